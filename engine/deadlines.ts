@@ -1,0 +1,100 @@
+/**
+ * Deadlines the shard's timer wheel must act on: an open auction resolves at `closesAt`, an awaiting
+ * commitment expires at `expiresAt`. The engine only names them; the shard submits the matching
+ * system command when its clock passes `atMs`, through the same path as client commands.
+ */
+import { SYSTEM_IDENTITY, type ExpireCommitmentCommand, type ResolveAuctionCommand } from "./types/command.js";
+import type { Event } from "./types/event.js";
+import { SEALED_AUCTION_PRESET } from "./types/market.js";
+import type { MarketAggregate } from "./state.js";
+import type { Commitment } from "./types/commitment.js";
+import { parseCommitmentId } from "./ids.js";
+import { findCommitment } from "./state.js";
+import { parseDateTimeMs } from "./time.js";
+import { assert } from "./assert.js";
+
+export type Deadline =
+  | { kind: "auction_close"; marketId: string; atMs: number }
+  | { kind: "commitment_expiry"; marketId: string; commitmentId: string; atMs: number };
+
+function msOf(text: string): number {
+  const ms = parseDateTimeMs(text);
+  assert(ms !== undefined, "stored times are normalized");
+  return ms;
+}
+
+function expiryOf(commitment: Commitment): Deadline | undefined {
+  if (commitment.state !== "awaiting_confirmations" || commitment.expiresAt === undefined) return undefined;
+  return { kind: "commitment_expiry", marketId: commitment.marketId, commitmentId: commitment.id, atMs: msOf(commitment.expiresAt) };
+}
+
+/** Deadlines created by the events of one accepted command. */
+export function deadlinesFromEvents(agg: MarketAggregate, events: readonly Event[]): Deadline[] {
+  const deadlines: Deadline[] = [];
+  for (const event of events) {
+    if (event.type === "market.published" && agg.market.mechanism.presetId === SEALED_AUCTION_PRESET) {
+      deadlines.push({ kind: "auction_close", marketId: agg.market.id, atMs: msOf(agg.market.mechanism.config.closesAt) });
+    } else if (event.type === "commitment.awaiting_confirmations" && event.data.expiresAt !== undefined) {
+      deadlines.push({
+        kind: "commitment_expiry",
+        marketId: agg.market.id,
+        commitmentId: event.data.commitmentId,
+        atMs: msOf(event.data.expiresAt),
+      });
+    }
+  }
+  return deadlines;
+}
+
+/** Every pending deadline of a market, e.g. to rebuild the timer wheel after recovery. */
+export function pendingDeadlines(agg: MarketAggregate): Deadline[] {
+  const deadlines: Deadline[] = [];
+  const market = agg.market;
+  if (market.mechanism.presetId === SEALED_AUCTION_PRESET && market.state === "open") {
+    deadlines.push({ kind: "auction_close", marketId: market.id, atMs: msOf(market.mechanism.config.closesAt) });
+  }
+  for (const commitment of agg.commitments) {
+    const expiry = expiryOf(commitment);
+    if (expiry !== undefined) deadlines.push(expiry);
+  }
+  return deadlines;
+}
+
+/** Whether a scheduled deadline still needs its system command (it may have been overtaken). */
+export function isDeadlinePending(agg: MarketAggregate | undefined, deadline: Deadline): boolean {
+  if (agg === undefined) return false;
+  switch (deadline.kind) {
+    case "auction_close":
+      return agg.market.mechanism.presetId === SEALED_AUCTION_PRESET && agg.market.state === "open";
+    case "commitment_expiry": {
+      const parsed = parseCommitmentId(deadline.commitmentId);
+      const commitment = parsed === undefined ? undefined : findCommitment(agg, parsed.ordinal, deadline.commitmentId);
+      return commitment?.state === "awaiting_confirmations";
+    }
+  }
+}
+
+/** The system command a deadline calls for, stamped with the shard's time and a deterministic command id. */
+export function systemCommandFor(
+  deadline: Deadline,
+  occurredAtMs: number,
+): ResolveAuctionCommand | ExpireCommitmentCommand {
+  switch (deadline.kind) {
+    case "auction_close":
+      return {
+        type: "sealed_auction.resolve",
+        commandId: `resolve:${deadline.marketId}`,
+        identity: { ...SYSTEM_IDENTITY },
+        occurredAtMs,
+        marketId: deadline.marketId,
+      };
+    case "commitment_expiry":
+      return {
+        type: "commitment.expire",
+        commandId: `expire:${deadline.commitmentId}`,
+        identity: { ...SYSTEM_IDENTITY },
+        occurredAtMs,
+        commitmentId: deadline.commitmentId,
+      };
+  }
+}

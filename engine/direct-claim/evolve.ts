@@ -1,0 +1,38 @@
+/** Folding direct-claim allocation: the market closes at capacity and reopens when capacity returns. */
+import { assert } from "../assert.js";
+import type { MarketAggregate } from "../state.js";
+import type { Commitment } from "../types/commitment.js";
+import type { DirectClaimAcceptedEvent } from "../types/event.js";
+import { DIRECT_CLAIM_PRESET, type DirectClaimState } from "../types/market.js";
+
+function directClaimConfig(agg: MarketAggregate) {
+  assert(agg.market.mechanism.presetId === DIRECT_CLAIM_PRESET, "direct-claim event in a direct-claim market");
+  return agg.market.mechanism.config;
+}
+
+export function evolveClaimAccepted(agg: MarketAggregate, event: DirectClaimAcceptedEvent): void {
+  const config = directClaimConfig(agg);
+  const allocated = event.data.allocated;
+  assert(allocated === (agg.market.mechanismState as DirectClaimState).allocated + 1, "a claim allocates one unit");
+  assert(allocated <= config.capacity && event.data.capacity === config.capacity, "allocated never exceeds capacity");
+  agg.market = {
+    ...agg.market,
+    state: allocated === config.capacity ? "closed" : "open",
+    mechanismState: { allocated },
+  };
+}
+
+/** The claimant's commitment now exists; index it so a second claim by the same principal is refused. */
+export function evolveClaimCommitmentCreated(agg: MarketAggregate, commitment: Commitment): void {
+  assert(!agg.activeCommitmentByPrincipal.has(commitment.participantPrincipalId), "one active commitment per principal");
+  agg.activeCommitmentByPrincipal.set(commitment.participantPrincipalId, agg.commitments.length);
+}
+
+/** A declined or expired claim returns its unit of capacity and reopens a market closed at capacity. */
+export function evolveClaimReleased(agg: MarketAggregate, commitment: Commitment): void {
+  directClaimConfig(agg);
+  const allocated = (agg.market.mechanismState as DirectClaimState).allocated;
+  assert(allocated >= 1, "a release follows an allocation");
+  assert(agg.activeCommitmentByPrincipal.delete(commitment.participantPrincipalId), "released commitment was active");
+  agg.market = { ...agg.market, state: "open", mechanismState: { allocated: allocated - 1 } };
+}

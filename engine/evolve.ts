@@ -1,0 +1,75 @@
+/**
+ * evolve(state, event) → state. Applies one event; the aggregate container is updated in place and
+ * returned, public objects inside it are replaced, never edited (see state.ts). Every invariant is
+ * asserted here, so a decide bug shows up as a loud failure rather than as a wrong record.
+ */
+import { assert, assertNever } from "./assert.js";
+import { evolveCommitment } from "./commitment/evolve.js";
+import type { DomainEvent } from "./decision.js";
+import { evolveClaimAccepted } from "./direct-claim/evolve.js";
+import { evolveDraftCreated, evolvePublished } from "./market/evolve.js";
+import { evolveBidSubmitted, evolveResolved } from "./sealed-auction/evolve.js";
+import type { MarketAggregate } from "./state.js";
+import type { DirectClaimState } from "./types/market.js";
+
+function advanceMarketVersion(agg: MarketAggregate, event: DomainEvent): void {
+  assert(event.marketId === agg.market.id, "event belongs to this market");
+  const version = agg.market.version;
+  if (event.marketVersion === version) return;
+  assert(event.marketVersion === version + 1, `market versions increase by one (${version} → ${event.marketVersion})`);
+  agg.market = { ...agg.market, version: event.marketVersion, updatedAt: event.occurredAt };
+}
+
+/**
+ * Invariants that hold between commands (not between the events of one command: a claim's
+ * `direct_claim.accepted` precedes the commitment it allocates).
+ */
+export function checkInvariants(agg: MarketAggregate): void {
+  const market = agg.market;
+  if (market.mechanism.presetId === "direct-claim.v1") {
+    const allocated = (market.mechanismState as DirectClaimState).allocated;
+    assert(allocated <= market.mechanism.config.capacity, "allocated ≤ capacity");
+    assert(allocated === agg.activeCommitmentByPrincipal.size, "allocated equals active commitments");
+    assert((market.state === "closed") === (allocated === market.mechanism.config.capacity), "closed exactly at capacity");
+  }
+}
+
+export function evolve(agg: MarketAggregate | undefined, event: DomainEvent): MarketAggregate {
+  let next: MarketAggregate;
+  if (event.type === "market.draft_created") {
+    next = evolveDraftCreated(agg, event);
+  } else {
+    assert(agg !== undefined, `event ${event.type} needs an existing market`);
+    next = agg;
+    advanceMarketVersion(next, event);
+    switch (event.type) {
+      case "market.published":
+        evolvePublished(next, event);
+        break;
+      case "direct_claim.accepted":
+        evolveClaimAccepted(next, event);
+        break;
+      case "sealed_auction.bid_submitted":
+        evolveBidSubmitted(next, event);
+        break;
+      case "sealed_auction.resolved":
+        evolveResolved(next, event);
+        break;
+      case "commitment.provisional":
+      case "commitment.awaiting_confirmations":
+      case "commitment.committed":
+      case "commitment.confirmation_recorded":
+      case "commitment.declined":
+      case "commitment.expired":
+        evolveCommitment(next, event);
+        break;
+      default:
+        assertNever(event, "event type");
+    }
+  }
+  if (event.sequence !== undefined) {
+    assert(event.sequence === next.eventCount + 1, "event sequences are contiguous");
+    next.eventCount = event.sequence;
+  }
+  return next;
+}

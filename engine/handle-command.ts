@@ -1,0 +1,162 @@
+/**
+ * One command, start to finish, inside the engine: decide, fold the events, account the record,
+ * and shape the reply of spec §2.8. This is what a shard calls for every command, and what replay
+ * calls for every logged command, so live state and replayed state cannot differ.
+ */
+import { assert, assertNever } from "./assert.js";
+import { decide } from "./decide.js";
+import { publicEvent, type DomainEvent } from "./decision.js";
+import { deadlinesFromEvents, type Deadline } from "./deadlines.js";
+import { checkInvariants, evolve } from "./evolve.js";
+import { parseCommitmentId } from "./ids.js";
+import { findCommitment, type MarketAggregate } from "./state.js";
+import { isoFromMs } from "./time.js";
+import type { SealedAuctionResolution, SealedBidReceipt } from "./types/auction.js";
+import type { Command } from "./types/command.js";
+import type { Commitment } from "./types/commitment.js";
+import type { Rejection } from "./types/errors.js";
+import type { Event } from "./types/event.js";
+import type { MarketActionResult, MarketResult } from "./types/results.js";
+
+export type CommandReply =
+  | { ok: true; result: MarketResult | MarketActionResult }
+  | { ok: false; rejection: Rejection };
+
+export interface CommandOutcome {
+  /** The market after the command; a new object only when the command created it. */
+  aggregate: MarketAggregate | undefined;
+  status: "accepted" | "rejected";
+  /** The command's sequence in its market's record; undefined when no market record holds it. */
+  recordSequence: number | undefined;
+  /** Public events of the command, in record order. */
+  events: Event[];
+  reply: CommandReply;
+  /** Deadlines the command created (auction close, commitment expiry). */
+  deadlines: Deadline[];
+}
+
+/**
+ * The market a command targets: its `marketId`, or the market a commitment id names. Undefined for a
+ * commitment id this service cannot have produced.
+ */
+export function marketIdOfCommand(command: Command): string | undefined {
+  return "marketId" in command ? command.marketId : parseCommitmentId(command.commitmentId)?.marketId;
+}
+
+/** Whether the command's target exists, which decides whether the market record holds the command. */
+function targetExists(agg: MarketAggregate | undefined, command: Command): agg is MarketAggregate {
+  if (agg === undefined) return false;
+  if ("marketId" in command) return true;
+  const parsed = parseCommitmentId(command.commitmentId);
+  return parsed !== undefined && findCommitment(agg, parsed.ordinal, command.commitmentId) !== undefined;
+}
+
+function changedCommitments(agg: MarketAggregate, events: readonly DomainEvent[]): Commitment[] {
+  const ids: string[] = [];
+  for (const event of events) {
+    if (event.type.startsWith("commitment.") && "commitmentId" in event.data && !ids.includes(event.data.commitmentId)) {
+      ids.push(event.data.commitmentId);
+    }
+  }
+  return ids.map((id) => {
+    const parsed = parseCommitmentId(id);
+    const commitment = parsed === undefined ? undefined : findCommitment(agg, parsed.ordinal, id);
+    assert(commitment !== undefined, "changed commitments exist");
+    return commitment;
+  });
+}
+
+function resultOf(agg: MarketAggregate, command: Command, events: DomainEvent[], publicEvents: Event[]): MarketResult | MarketActionResult {
+  switch (command.type) {
+    case "market.create_draft":
+    case "market.publish":
+      return { market: agg.market, events: publicEvents };
+    case "direct_claim.submit":
+    case "sealed_auction.submit_bid":
+    case "sealed_auction.resolve":
+    case "commitment.confirm":
+    case "commitment.decline":
+    case "commitment.expire": {
+      const result: MarketActionResult = {
+        market: agg.market,
+        commitments: changedCommitments(agg, events),
+        events: publicEvents,
+      };
+      const receipts: SealedBidReceipt[] = [];
+      let resolution: SealedAuctionResolution | undefined;
+      for (const event of publicEvents) {
+        if (event.type === "sealed_auction.bid_submitted") {
+          receipts.push({
+            bidId: event.data.bidId,
+            marketId: event.marketId,
+            marketVersion: event.marketVersion,
+            state: "active",
+            submittedAt: event.occurredAt,
+          });
+        } else if (event.type === "sealed_auction.resolved") {
+          resolution = event.data;
+        }
+      }
+      if (receipts.length > 0) result.bidReceipts = receipts;
+      if (resolution !== undefined) result.auctionResolution = resolution;
+      return result;
+    }
+    default:
+      return assertNever(command, "command type");
+  }
+}
+
+/**
+ * Handle one command against the market it targets (undefined when that market does not exist).
+ * The aggregate is updated in place; the returned outcome says what to record and reply.
+ */
+export function handleCommand(agg: MarketAggregate | undefined, command: Command): CommandOutcome {
+  const recordable = targetExists(agg, command);
+  const decision =
+    command.authorityRejection !== undefined
+      ? { accepted: false as const, rejection: command.authorityRejection }
+      : decide(agg, command);
+
+  if (!decision.accepted) {
+    let recordSequence: number | undefined;
+    if (recordable) {
+      agg.commandCount += 1;
+      recordSequence = agg.commandCount;
+    }
+    return {
+      aggregate: agg,
+      status: "rejected",
+      recordSequence,
+      events: [],
+      reply: { ok: false, rejection: decision.rejection },
+      deadlines: [],
+    };
+  }
+
+  let next = agg;
+  for (const event of decision.events) next = evolve(next, event);
+  assert(next !== undefined && decision.events.length > 0, "an accepted command emits events");
+  checkInvariants(next);
+  next.commandCount += 1;
+  const publicEvents = decision.events.map(publicEvent);
+  return {
+    aggregate: next,
+    status: "accepted",
+    recordSequence: next.commandCount,
+    events: publicEvents,
+    reply: { ok: true, result: resultOf(next, command, decision.events, publicEvents) },
+    deadlines: deadlinesFromEvents(next, publicEvents),
+  };
+}
+
+/** The command as the record shows it: the application command with server identity and time. */
+export function recordedRequestOf(command: Command): Record<string, unknown> {
+  const { type: _type, identity, occurredAtMs, authorityRejection: _authority, ...body } = command;
+  return {
+    ...body,
+    principalId: identity.principalId,
+    actorId: identity.actorId,
+    ...(identity.authorityRef === undefined ? {} : { authorityRef: identity.authorityRef }),
+    occurredAt: isoFromMs(occurredAtMs),
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * Deterministic, URL-path-safe identifiers (decision 5 in docs/decisions.md).
+ *
+ *   commitment  c.<ref>.<ordinal>   ordinal = 1-based creation order within the market
+ *   bid         b.<ref>.<ordinal>   ordinal = 1-based acceptance order within the market
+ *   event       e.<ref>.<sequence>  sequence = the event's record sequence
+ *
+ * `<ref>` is the unpadded base64url of the market id's UTF-8 bytes, so a commitment id names its
+ * market: the gateway routes commitment commands to the owning shard without a lookup table.
+ * Only [A-Za-z0-9_-] and `.` occur, all unreserved in RFC 3986.
+ */
+
+export function marketRef(marketId: string): string {
+  return Buffer.from(marketId, "utf8").toString("base64url");
+}
+
+export function commitmentIdOf(marketId: string, ordinal: number): string {
+  return `c.${marketRef(marketId)}.${ordinal}`;
+}
+
+export function bidIdOf(marketId: string, ordinal: number): string {
+  return `b.${marketRef(marketId)}.${ordinal}`;
+}
+
+export function eventIdOf(marketId: string, sequence: number): string {
+  return `e.${marketRef(marketId)}.${sequence}`;
+}
+
+export interface ParsedGeneratedId {
+  marketId: string;
+  ordinal: number;
+}
+
+const GENERATED_ID = /^([cbe])\.([A-Za-z0-9_-]+)\.([1-9][0-9]{0,15})$/;
+
+/**
+ * Parse an id this service generated. Returns `undefined` for anything it could not have produced
+ * (wrong kind, non-canonical base64url, ordinal out of range, bytes that are not UTF-8).
+ */
+export function parseGeneratedId(id: string, kind: "c" | "b" | "e"): ParsedGeneratedId | undefined {
+  const m = GENERATED_ID.exec(id);
+  if (m === null || m[1] !== kind || m[2] === undefined || m[3] === undefined) return undefined;
+  const ordinal = Number(m[3]);
+  if (!Number.isSafeInteger(ordinal)) return undefined;
+  const marketId = Buffer.from(m[2], "base64url").toString("utf8");
+  // Round-trip to reject non-canonical encodings and invalid UTF-8 (decoded to U+FFFD).
+  if (marketId.length === 0 || marketRef(marketId) !== m[2]) return undefined;
+  return { marketId, ordinal };
+}
+
+export function parseCommitmentId(commitmentId: string): ParsedGeneratedId | undefined {
+  return parseGeneratedId(commitmentId, "c");
+}

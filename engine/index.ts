@@ -1,0 +1,22 @@
+/**
+ * The deterministic market engine: a functional core with no clock, no randomness and no I/O.
+ * Same commands in, byte-identical records and hashes out.
+ */
+export * from "./types/index.js";
+export { decide } from "./decide.js";
+export { evolve, checkInvariants } from "./evolve.js";
+export { accept, reject, publicEvent, type Decision, type DomainEvent, type SealedBidAmount } from "./decision.js";
+export { handleCommand, marketIdOfCommand, recordedRequestOf, type CommandOutcome, type CommandReply } from "./handle-command.js";
+export { buildMarketRecord, replayMarket, recomputeRecordHash, type ReplayedMarket } from "./record.js";
+export { canonicalHash, canonicalJson, RECORD_HASH_ALGORITHM } from "./canonical-hash.js";
+export {
+  deadlinesFromEvents,
+  pendingDeadlines,
+  isDeadlinePending,
+  systemCommandFor,
+  type Deadline,
+} from "./deadlines.js";
+export { newAggregate, findCommitment, type MarketAggregate, type SealedBid } from "./state.js";
+export { bidIdOf, commitmentIdOf, eventIdOf, marketRef, parseCommitmentId, parseGeneratedId } from "./ids.js";
+export { isoFromMs, parseDateTimeMs } from "./time.js";
+export { InvariantViolation } from "./assert.js";

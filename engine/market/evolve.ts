@@ -1,0 +1,26 @@
+/** Folding market lifecycle events. */
+import { assert } from "../assert.js";
+import { newAggregate, type MarketAggregate } from "../state.js";
+import type { DraftCreatedEvent, PublishedEvent } from "../types/event.js";
+
+export function evolveDraftCreated(agg: MarketAggregate | undefined, event: DraftCreatedEvent): MarketAggregate {
+  assert(agg === undefined, "a market is created once");
+  assert(event.marketVersion === 1, "a draft starts at version 1");
+  const { creator, subject, mechanism, mechanismState } = event.data;
+  return newAggregate({
+    id: event.marketId,
+    version: 1,
+    state: "draft",
+    creator,
+    subject,
+    mechanism,
+    mechanismState,
+    createdAt: event.occurredAt,
+    updatedAt: event.occurredAt,
+  });
+}
+
+export function evolvePublished(agg: MarketAggregate, _event: PublishedEvent): void {
+  assert(agg.market.state === "draft", "only a draft is published");
+  agg.market = { ...agg.market, state: "open" };
+}

@@ -1,0 +1,113 @@
+/**
+ * The market record (spec §2.10) is a pure function of the commands the market's record holds: replay
+ * them through the same handler the shard uses, render each as a RecordedCommand, and hash the view.
+ * A shard therefore keeps only the commands, not their events, and the record is always reproducible.
+ */
+import { assert } from "./assert.js";
+import { canonicalHash, canonicalJson, RECORD_HASH_ALGORITHM } from "./canonical-hash.js";
+import { evolve, checkInvariants } from "./evolve.js";
+import { handleCommand, marketIdOfCommand, recordedRequestOf } from "./handle-command.js";
+import type { MarketAggregate } from "./state.js";
+import { isoFromMs } from "./time.js";
+import type { Command } from "./types/command.js";
+import type { Event } from "./types/event.js";
+import { SEALED_AUCTION_PRESET, type SealedAuctionState } from "./types/market.js";
+import type { MarketRecord, RecordedCommand } from "./types/record.js";
+
+export interface ReplayedMarket {
+  aggregate: MarketAggregate;
+  commands: RecordedCommand[];
+  events: Event[];
+}
+
+/** Re-run a market's recorded commands from nothing. Throws if they do not form a market record. */
+export function replayMarket(commands: readonly Command[]): ReplayedMarket {
+  let agg: MarketAggregate | undefined;
+  const recorded: RecordedCommand[] = [];
+  const events: Event[] = [];
+  for (const command of commands) {
+    const outcome = handleCommand(agg, command);
+    agg = outcome.aggregate;
+    assert(agg !== undefined, "a market record starts with the command that created the market");
+    assert(outcome.recordSequence === recorded.length + 1, "recorded commands replay into their own record");
+    const occurredAt = isoFromMs(command.occurredAtMs);
+    recorded.push({
+      sequence: outcome.recordSequence,
+      id: command.commandId,
+      type: command.type,
+      marketId: marketIdOfCommand(command) ?? "",
+      identity: command.identity,
+      request: recordedRequestOf(command),
+      status: outcome.status,
+      ...(outcome.reply.ok ? {} : { rejectionCode: outcome.reply.rejection.code }),
+      occurredAt,
+      // The shard stamps one time per command when it is decided and appended (docs/decisions.md).
+      recordedAt: occurredAt,
+    });
+    events.push(...outcome.events);
+  }
+  assert(agg !== undefined, "a market record has at least one command");
+  return { aggregate: agg, commands: recorded, events };
+}
+
+/** Bid amounts stay private until the auction is resolved (decision 6). */
+function bidsAreSealed(agg: MarketAggregate): boolean {
+  const market = agg.market;
+  return market.mechanism.presetId === SEALED_AUCTION_PRESET && (market.mechanismState as SealedAuctionState).resolution === undefined;
+}
+
+function redactSealedBids(commands: RecordedCommand[]): RecordedCommand[] {
+  return commands.map((command) =>
+    command.type === "sealed_auction.submit_bid" ? { ...command, request: { sealed: true } } : command,
+  );
+}
+
+/** The public state a list of events folds to, rendered canonically for comparison. */
+function foldPublicState(events: readonly Event[]): string | undefined {
+  let agg: MarketAggregate | undefined;
+  try {
+    for (const event of events) agg = evolve(agg, event);
+    if (agg === undefined) return undefined;
+    checkInvariants(agg);
+  } catch {
+    return undefined; // an event stream that does not fold is simply not a reconstruction
+  }
+  return canonicalJson({ market: agg.market, commitments: agg.commitments });
+}
+
+/**
+ * Build the record view and its integrity block. `live` is the shard's in-memory market (possibly
+ * restored from a snapshot): `stateReconstructed` is true only when folding the record's events
+ * reproduces both the replayed state and the live state.
+ */
+export function buildMarketRecord(commands: readonly Command[], live?: MarketAggregate): MarketRecord {
+  const replayed = replayMarket(commands);
+  const agg = replayed.aggregate;
+  const view = {
+    market: agg.market,
+    commands: bidsAreSealed(agg) ? redactSealedBids(replayed.commands) : replayed.commands,
+    commitments: agg.commitments,
+    events: replayed.events,
+  };
+  const replayedState = canonicalJson({ market: agg.market, commitments: agg.commitments });
+  const foldedState = foldPublicState(replayed.events);
+  const liveState = live === undefined ? replayedState : canonicalJson({ market: live.market, commitments: live.commitments });
+  return {
+    ...view,
+    integrity: {
+      algorithm: RECORD_HASH_ALGORITHM,
+      recordHash: canonicalHash(view),
+      stateReconstructed: foldedState === replayedState && liveState === replayedState,
+    },
+  };
+}
+
+/** Recompute a record's hash from its content, as an auditor would. */
+export function recomputeRecordHash(record: Pick<MarketRecord, "market" | "commands" | "commitments" | "events">): string {
+  return canonicalHash({
+    market: record.market,
+    commands: record.commands,
+    commitments: record.commitments,
+    events: record.events,
+  });
+}

@@ -1,0 +1,58 @@
+/** Folding sealed-auction events. */
+import { assert } from "../assert.js";
+import type { BidSubmittedDomainEvent } from "../decision.js";
+import { parseDateTimeMs } from "../time.js";
+import type { MarketAggregate } from "../state.js";
+import type { Commitment } from "../types/commitment.js";
+import type { AuctionResolvedEvent } from "../types/event.js";
+import { SEALED_AUCTION_PRESET, type SealedAuctionState } from "../types/market.js";
+
+function auctionState(agg: MarketAggregate): SealedAuctionState {
+  assert(agg.market.mechanism.presetId === SEALED_AUCTION_PRESET, "auction event in an auction market");
+  return agg.market.mechanismState as SealedAuctionState;
+}
+
+export function evolveBidSubmitted(agg: MarketAggregate, event: BidSubmittedDomainEvent): void {
+  const state = auctionState(agg);
+  assert(event.data.bidCount === state.bidCount + 1, "bids are counted one by one");
+  agg.market = { ...agg.market, mechanismState: { ...state, bidCount: event.data.bidCount } };
+  // Only the engine's own events carry the amount; a fold of public events keeps the public state only.
+  if (event.sealedBid !== undefined) {
+    const submittedAtMs = parseDateTimeMs(event.occurredAt);
+    assert(submittedAtMs !== undefined, "event time is normalized");
+    assert(!agg.bidByPrincipal.has(event.principalId), "one bid per principal");
+    agg.bids.push({
+      bidId: event.data.bidId,
+      ordinal: agg.bids.length + 1,
+      principalId: event.principalId,
+      amountMinor: event.sealedBid.amountMinor,
+      currency: event.sealedBid.currency,
+      submittedAtMs,
+      marketVersion: event.marketVersion,
+    });
+    agg.bidByPrincipal.set(event.principalId, agg.bids.length);
+  }
+}
+
+export function evolveResolved(agg: MarketAggregate, event: AuctionResolvedEvent): void {
+  const state = auctionState(agg);
+  const resolution = event.data;
+  const next: SealedAuctionState = {
+    bidCount: state.bidCount,
+    resolution: resolution.outcome,
+    ...(resolution.outcome === "winner_selected" ? { winningBidId: resolution.winningBidId } : {}),
+    ...(state.excludedBidIds === undefined ? {} : { excludedBidIds: state.excludedBidIds }),
+  };
+  agg.market = { ...agg.market, state: "closed", mechanismState: next };
+  agg.lastResolution = resolution;
+}
+
+/** A declined or expired winner: its bid is excluded before the next resolution is folded. */
+export function evolveWinnerReleased(agg: MarketAggregate, commitment: Commitment): void {
+  const state = auctionState(agg);
+  assert("winningBidId" in commitment.terms, "an auction commitment names its winning bid");
+  assert(state.winningBidId === commitment.terms.winningBidId, "the released commitment is the current winner's");
+  const excludedBidIds = [...(state.excludedBidIds ?? []), commitment.terms.winningBidId];
+  const { winningBidId: _released, ...rest } = state;
+  agg.market = { ...agg.market, mechanismState: { ...rest, excludedBidIds } };
+}

@@ -1,0 +1,60 @@
+/**
+ * The state a shard keeps per market: the public market and commitments (spec §2.3, §2.6), the private
+ * sealed bids, and record bookkeeping. Public objects (`market`, each commitment) are immutable
+ * snapshots: `evolve` replaces them instead of editing them, so a result that captured one stays
+ * true after later commands. The container itself is updated in place so a claim storm costs O(1)
+ * per claim rather than copying 20,000 commitments per command.
+ */
+import type { SealedAuctionResolution } from "./types/auction.js";
+import type { Commitment } from "./types/commitment.js";
+import type { Market } from "./types/market.js";
+
+/** A sealed bid with its amount. Private: never part of any public view while the auction is open. */
+export interface SealedBid {
+  bidId: string;
+  /** 1-based acceptance order: the tie-break between equal amounts. */
+  ordinal: number;
+  principalId: string;
+  amountMinor: number;
+  currency: string;
+  submittedAtMs: number;
+  /** Market version after the bid was accepted (for its receipt). */
+  marketVersion: number;
+}
+
+export interface MarketAggregate {
+  market: Market;
+  /** In creation order: the commitment with ordinal n is at index n − 1. */
+  commitments: Commitment[];
+  /** Private sealed bids in acceptance order: ordinal n at index n − 1. */
+  bids: SealedBid[];
+  /** The latest auction resolution (public, from `sealed_auction.resolved`), used to create the winner's commitment. */
+  lastResolution: SealedAuctionResolution | undefined;
+  /** direct-claim.v1: principal → ordinal of its active (awaiting or committed) commitment. Derived. */
+  activeCommitmentByPrincipal: Map<string, number>;
+  /** sealed-forward-auction.v1: principal → ordinal of its bid. Derived. */
+  bidByPrincipal: Map<string, number>;
+  /** Commands recorded in this market's record (accepted and rejected): the last command sequence. */
+  commandCount: number;
+  /** Events recorded in this market's record: the last event sequence. */
+  eventCount: number;
+}
+
+export function newAggregate(market: Market): MarketAggregate {
+  return {
+    market,
+    commitments: [],
+    bids: [],
+    lastResolution: undefined,
+    activeCommitmentByPrincipal: new Map(),
+    bidByPrincipal: new Map(),
+    commandCount: 0,
+    eventCount: 0,
+  };
+}
+
+/** The commitment a generated id names, if it belongs to this market. */
+export function findCommitment(agg: MarketAggregate, ordinal: number, commitmentId: string): Commitment | undefined {
+  const commitment = agg.commitments[ordinal - 1];
+  return commitment !== undefined && commitment.id === commitmentId ? commitment : undefined;
+}

@@ -1,0 +1,65 @@
+/**
+ * Time as data. The engine never reads a clock: commands carry `occurredAtMs`, and the only time
+ * functions here convert between RFC 3339 text and epoch milliseconds, deterministically.
+ */
+
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+
+const MS_PER_MINUTE = 60_000;
+const MS_PER_SECOND = 1_000;
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) {
+    const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+    return leap ? 29 : 28;
+  }
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/**
+ * Strict RFC 3339 parse to epoch milliseconds; `undefined` for anything that is not a real calendar
+ * instant (`Date.parse` would accept `2026-02-31` as 3 March). Fractions beyond milliseconds are
+ * truncated, and a leap second (`:60`) is refused.
+ */
+export function parseDateTimeMs(text: string): number | undefined {
+  const m = RFC3339.exec(text);
+  if (m === null) return undefined;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  const hour = Number(m[4]);
+  const minute = Number(m[5]);
+  const second = Number(m[6]);
+  const fractionMs = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, "0"));
+  if (month < 1 || month > 12) return undefined;
+  if (day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
+  let offsetMinutes = 0;
+  if (m[8] === undefined) {
+    const offsetHours = Number(m[10]);
+    const offsetMins = Number(m[11]);
+    if (offsetHours > 23 || offsetMins > 59) return undefined;
+    offsetMinutes = (m[9] === "-" ? -1 : 1) * (offsetHours * 60 + offsetMins);
+  }
+  // Date.UTC maps years 0..99 to 1900..1999, so set the full year explicitly.
+  const instant = new Date(0);
+  instant.setUTCFullYear(year, month - 1, day);
+  instant.setUTCHours(hour, minute, second, fractionMs);
+  const ms = instant.getTime() - offsetMinutes * MS_PER_MINUTE;
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** The one textual form of time the service emits: `YYYY-MM-DDTHH:mm:ss.sssZ`. */
+export function isoFromMs(epochMs: number): string {
+  return new Date(epochMs).toISOString();
+}
+
+export function addSeconds(epochMs: number, seconds: number): number {
+  return epochMs + seconds * MS_PER_SECOND;
+}
+
+/** True when `epochMs` is an instant `toISOString` can render (±8.64e15 ms), as an integer. */
+export function isValidEpochMs(epochMs: number): boolean {
+  return Number.isSafeInteger(epochMs) && Math.abs(epochMs) <= 8.64e15;
+}

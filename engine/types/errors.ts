@@ -1,0 +1,69 @@
+/** Spec §7.1: every error code a client can branch on. */
+export type ErrorCode =
+  | "invalid_request"
+  | "unauthenticated"
+  | "forbidden"
+  | "identity_conflict"
+  | "identity_not_found"
+  | "delegation_not_found"
+  | "delegation_conflict"
+  | "delegation_inactive"
+  | "not_found"
+  | "method_not_allowed"
+  | "idempotency_conflict"
+  | "concurrent_update"
+  | "internal_error"
+  | "invalid_command"
+  | "authority_reference_required"
+  | "unknown_mechanism"
+  | "invalid_mechanism_config"
+  | "market_not_found"
+  | "commitment_not_found"
+  | "principal_not_authorized"
+  | "version_conflict"
+  | "invalid_market_transition"
+  | "invalid_commitment_transition"
+  | "actor_not_authorized"
+  | "capacity_exhausted";
+
+export const ERROR_CODES: readonly ErrorCode[] = [
+  "invalid_request",
+  "unauthenticated",
+  "forbidden",
+  "identity_conflict",
+  "identity_not_found",
+  "delegation_not_found",
+  "delegation_conflict",
+  "delegation_inactive",
+  "not_found",
+  "method_not_allowed",
+  "idempotency_conflict",
+  "concurrent_update",
+  "internal_error",
+  "invalid_command",
+  "authority_reference_required",
+  "unknown_mechanism",
+  "invalid_mechanism_config",
+  "market_not_found",
+  "commitment_not_found",
+  "principal_not_authorized",
+  "version_conflict",
+  "invalid_market_transition",
+  "invalid_commitment_transition",
+  "actor_not_authorized",
+  "capacity_exhausted",
+];
+
+/** Spec §7: the body of every error response. */
+export interface ErrorBody {
+  error: {
+    code: ErrorCode;
+    message: string;
+  };
+}
+
+/** A decided refusal: a code clients branch on and a deterministic human-readable message. */
+export interface Rejection {
+  code: ErrorCode;
+  message: string;
+}

@@ -1,0 +1,14 @@
+export type * from "./auction.js";
+export type * from "./command.js";
+export type * from "./commitment.js";
+export type * from "./errors.js";
+export type * from "./event.js";
+export type * from "./market.js";
+export type * from "./record.js";
+export type * from "./results.js";
+export type * from "./shared.js";
+export { COMMAND_TYPES, SYSTEM_IDENTITY } from "./command.js";
+export { ERROR_CODES } from "./errors.js";
+export { EVENT_TYPES } from "./event.js";
+export { DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET } from "./market.js";
+export { AUTHORITY_SCOPES, MAX_IDENTIFIER_LENGTH, MAX_SAFE_INTEGER, MAX_SHORT_STRING_LENGTH } from "./shared.js";

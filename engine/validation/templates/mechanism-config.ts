@@ -1,0 +1,9 @@
+/**
+ * typia template (not compiled directly): `npm run generate` turns it into
+ * engine/validation/generated/mechanism-config.ts, plain TypeScript with no transform needed.
+ */
+import typia from "typia";
+import type { DirectClaimConfigInput, SealedAuctionConfig } from "../../types/market.js";
+
+export const validateDirectClaimConfig = typia.createValidateEquals<DirectClaimConfigInput>();
+export const validateSealedAuctionConfig = typia.createValidateEquals<SealedAuctionConfig>();
