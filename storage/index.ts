@@ -1,0 +1,40 @@
+/**
+ * Public API of the storage layer: durable bytes only. Payloads are opaque; encoding them
+ * (msgpackr) and giving them meaning is the caller's job.
+ */
+export {
+  SegmentLog,
+  DEFAULT_SEGMENT_SIZE_BYTES,
+  DEFAULT_MAX_BATCH_BYTES,
+  type SegmentLogOptions,
+  type AppendResult,
+  type CommitResult,
+  type LogStats,
+  type FramesOptions,
+  type VerifyResult,
+} from "./segment-log.js";
+export type { LogFrame, VerifyMode, FrameProblemKind } from "./segment-reader.js";
+export type { RecoveryReport, TornTailTruncation } from "./recovery.js";
+export {
+  SnapshotStore,
+  snapshotFileName,
+  type SnapshotInput,
+  type SnapshotStoreOptions,
+  type LoadedSnapshot,
+  type InvalidSnapshot,
+  type LoadResult,
+} from "./snapshot-store.js";
+export {
+  StorageError,
+  StorageInvariantError,
+  StorageLimitError,
+  LogClosedError,
+  LogCorruptError,
+  LogFailedError,
+  SnapshotWriteError,
+} from "./errors.js";
+export { nodeStorageFs, type StorageFs, type OpenFlags } from "./storage-fs.js";
+export { FRAME_HEADER_BYTES, MAX_PAYLOAD_BYTES } from "./frame.js";
+export { SEGMENT_HEADER_BYTES, segmentFileName } from "./segment-file.js";
+export { CHAIN_HASH_BYTES, genesisChainHash, nextChainHash } from "./hash-chain.js";
+export { crc32c } from "./crc32c.js";

@@ -1,0 +1,502 @@
+/**
+ * Append-only segment log with group commit, for a single writer thread.
+ *
+ * Contract:
+ *  - `append(payload)` only stages a frame in memory (assigning its lsn, position and chain);
+ *    nothing is durable and nothing may be acknowledged yet.
+ *  - `commitSync()` writes the whole staged batch with ONE pwrite of ONE buffer and ONE
+ *    fdatasync, and returns only when it is durable. Callers append many payloads per event-loop
+ *    turn, commit once, then release replies.
+ *  - If a write or flush fails, the log is permanently failed: that commit throws LogFailedError
+ *    and so does every later append/commit. Never retried, never reported as success.
+ *  - `close()` commits nothing: staged frames that were never committed are dropped and their
+ *    lsns are reused after reopen.
+ *  - One writer per directory. There is no lock file; the caller must guarantee it.
+ *
+ * Positions count frame bytes only (segment headers excluded), see segment-file.ts.
+ */
+import * as path from "node:path";
+import { assertStorage } from "./assert.js";
+import { LogClosedError, LogCorruptError, LogFailedError, StorageLimitError } from "./errors.js";
+import {
+  FRAME_CHAIN_OFFSET,
+  FRAME_HEADER_BYTES,
+  FRAME_PAYLOAD_OFFSET,
+  MAX_PAYLOAD_BYTES,
+  encodeFrameInto,
+  frameCrcMatches,
+  readFrameLsn,
+  readFramePayloadLength,
+} from "./frame.js";
+import { CHAIN_HASH_BYTES } from "./hash-chain.js";
+import { recoverLog, type RecoveryReport, type SegmentInfo } from "./recovery.js";
+import { SEGMENT_HEADER_BYTES, createSegmentFile } from "./segment-file.js";
+import {
+  DEFAULT_READ_CHUNK_BYTES,
+  MIN_READ_CHUNK_BYTES,
+  SegmentReader,
+  type LogFrame,
+  type VerifyMode,
+} from "./segment-reader.js";
+import { nodeStorageFs, readFully, type StorageFs } from "./storage-fs.js";
+
+const MIB = 1024 * 1024;
+export const DEFAULT_SEGMENT_SIZE_BYTES = 64 * MIB;
+export const MAX_SEGMENT_SIZE_BYTES = 1024 * 1024 * MIB; // 1 TiB, far below 2^53
+export const MIN_SEGMENT_SIZE_BYTES = SEGMENT_HEADER_BYTES + FRAME_HEADER_BYTES;
+export const DEFAULT_MAX_BATCH_BYTES = 64 * MIB;
+export const MAX_BATCH_BYTES_LIMIT = 1024 * MIB;
+const INITIAL_STAGING_BYTES = 64 * 1024;
+/** First read of `readAt` guesses the frame fits in this many bytes (one pread for small frames). */
+const READ_AT_FIRST_READ_BYTES = 4096;
+
+export interface SegmentLogOptions {
+  /** Directory holding the segment files (created if missing). */
+  readonly dir: string;
+  /** Rotate before a batch that would make the file (header included) larger than this. Default 64 MiB. */
+  readonly segmentSizeBytes?: number;
+  /** Largest payload `append` accepts. Default and hard maximum: 16 MiB. */
+  readonly maxPayloadBytes?: number;
+  /** Largest staged batch (frame bytes). Default 64 MiB; must hold one maximal frame. */
+  readonly maxBatchBytes?: number;
+  /** Read chunk size for scans and recovery. Default 4 MiB. */
+  readonly readChunkBytes?: number;
+  /** Recompute the SHA-256 chain during open (slower start). Default false: CRC + lsn only. */
+  readonly verifyChainOnOpen?: boolean;
+  /** File-system calls; default node:fs. Tests inject failures here. */
+  readonly fs?: StorageFs;
+}
+
+export interface AppendResult {
+  readonly lsn: number;
+  /** Global log position of the staged frame; valid for readAt once committed. */
+  readonly position: number;
+}
+
+export interface CommitResult {
+  /** Frames made durable by this commit (0 if nothing was staged: no I/O then). */
+  readonly frames: number;
+  readonly bytes: number;
+  readonly lastLsn: number;
+  readonly endPosition: number;
+}
+
+export interface LogStats {
+  readonly bytesWritten: number;
+  readonly commits: number;
+  readonly framesWritten: number;
+  readonly rotations: number;
+  readonly segments: number;
+}
+
+export interface FramesOptions {
+  /** Default "crc". "chain" also recomputes the hash chain; "none" trusts the bytes. */
+  readonly verify?: VerifyMode;
+  /**
+   * Default false: `payload` and `chain` are views into the read buffer, valid only until the
+   * iterator advances. True: each frame gets its own copies (slower, safe to keep).
+   */
+  readonly copyPayloads?: boolean;
+}
+
+export type VerifyResult =
+  | { readonly ok: true; readonly framesVerified: number; readonly lastLsn: number; readonly chainHead: Buffer }
+  | { readonly ok: false; readonly framesVerified: number; readonly error: LogCorruptError };
+
+type LogState = "open" | "failed" | "closed";
+
+export class SegmentLog {
+  readonly dir: string;
+  /** What open-time recovery found and did (torn tail truncation, removed temp files). */
+  readonly recovery: RecoveryReport;
+
+  private readonly storageFs: StorageFs;
+  private readonly segmentSizeBytes: number;
+  private readonly maxPayloadBytes: number;
+  private readonly maxBatchBytes: number;
+  private readonly readChunkBytes: number;
+  private readonly segments: SegmentInfo[];
+  private activeFd: number;
+  private state: LogState = "open";
+  private failureCause: unknown = null;
+
+  // Committed (durable) state.
+  private committedLastLsn: number;
+  private committedEndPosition: number;
+  private readonly committedChainHead: Buffer;
+
+  // Staged batch: frames encoded back to back, ready to be written as one buffer.
+  private staging: Buffer;
+  private stagedBytesCount = 0;
+  private stagedFramesCount = 0;
+  /** Offset in `staging` of the last staged frame (its chain is the next frame's previous chain). */
+  private lastStagedFrameOffset = -1;
+
+  private bytesWritten = 0;
+  private commits = 0;
+  private framesWritten = 0;
+  private rotations = 0;
+
+  private constructor(options: SegmentLogOptions) {
+    this.dir = path.resolve(options.dir);
+    this.storageFs = options.fs ?? nodeStorageFs;
+    this.segmentSizeBytes = checkedOption(options.segmentSizeBytes, DEFAULT_SEGMENT_SIZE_BYTES,
+      MIN_SEGMENT_SIZE_BYTES, MAX_SEGMENT_SIZE_BYTES, "segmentSizeBytes");
+    this.maxPayloadBytes = checkedOption(options.maxPayloadBytes, MAX_PAYLOAD_BYTES, 0, MAX_PAYLOAD_BYTES, "maxPayloadBytes");
+    this.maxBatchBytes = checkedOption(options.maxBatchBytes, DEFAULT_MAX_BATCH_BYTES,
+      FRAME_HEADER_BYTES + this.maxPayloadBytes, MAX_BATCH_BYTES_LIMIT, "maxBatchBytes");
+    this.readChunkBytes = checkedOption(options.readChunkBytes, DEFAULT_READ_CHUNK_BYTES,
+      MIN_READ_CHUNK_BYTES, 256 * MIB, "readChunkBytes");
+
+    const recovered = recoverLog({
+      storageFs: this.storageFs,
+      dirPath: this.dir,
+      verifyChain: options.verifyChainOnOpen ?? false,
+      readChunkBytes: this.readChunkBytes,
+    });
+    this.segments = recovered.segments;
+    this.activeFd = recovered.activeFd;
+    this.committedLastLsn = recovered.lastLsn;
+    this.committedEndPosition = recovered.endPosition;
+    this.committedChainHead = Buffer.from(recovered.chainHead);
+    this.recovery = recovered.report;
+    this.staging = Buffer.allocUnsafe(Math.min(INITIAL_STAGING_BYTES, this.maxBatchBytes));
+  }
+
+  /** Opens (or creates) the log in `options.dir`, running recovery. Throws LogCorruptError. */
+  static open(options: SegmentLogOptions): SegmentLog {
+    return new SegmentLog(options);
+  }
+
+  /** lsn of the last durable frame (0 for an empty log). Staged frames are not included. */
+  get lastLsn(): number {
+    return this.committedLastLsn;
+  }
+
+  /** Chain hash of the last durable frame (32 zero bytes for an empty log). A copy. */
+  get chainHead(): Buffer {
+    return Buffer.from(this.committedChainHead);
+  }
+
+  /** Global position just past the last durable frame = total durable frame bytes. */
+  get endPosition(): number {
+    return this.committedEndPosition;
+  }
+
+  get stagedFrames(): number {
+    return this.stagedFramesCount;
+  }
+
+  get stagedBytes(): number {
+    return this.stagedBytesCount;
+  }
+
+  /** True once a write/flush failed; every later append/commit throws LogFailedError. */
+  get failed(): boolean {
+    return this.state === "failed";
+  }
+
+  get closed(): boolean {
+    return this.state === "closed";
+  }
+
+  get stats(): LogStats {
+    return {
+      bytesWritten: this.bytesWritten,
+      commits: this.commits,
+      framesWritten: this.framesWritten,
+      rotations: this.rotations,
+      segments: this.segments.length,
+    };
+  }
+
+  /** Absolute paths of the segment files, oldest first. */
+  segmentFiles(): string[] {
+    return this.segments.map((segment) => segment.filePath);
+  }
+
+  /**
+   * Stages one frame. Nothing is written: the frame becomes durable with the next successful
+   * `commitSync()`. Throws StorageLimitError (log stays usable) if the payload or the batch is
+   * too large; throws LogFailedError/LogClosedError if the log cannot accept writes.
+   */
+  append(payload: Uint8Array): AppendResult {
+    this.assertWritable();
+    if (!(payload instanceof Uint8Array)) throw new TypeError("payload must be a Uint8Array");
+    if (payload.length > this.maxPayloadBytes) {
+      throw new StorageLimitError(`payload of ${payload.length} bytes exceeds maxPayloadBytes ${this.maxPayloadBytes}`);
+    }
+    const frameBytes = FRAME_HEADER_BYTES + payload.length;
+    const frameOffset = this.stagedBytesCount;
+    if (frameOffset + frameBytes > this.maxBatchBytes) {
+      throw new StorageLimitError(`batch would reach ${frameOffset + frameBytes} bytes, over maxBatchBytes ${this.maxBatchBytes}; commit first`);
+    }
+    const lsn = this.committedLastLsn + this.stagedFramesCount + 1;
+    assertStorage(Number.isSafeInteger(lsn), "lsn overflowed Number.MAX_SAFE_INTEGER");
+    this.ensureStagingCapacity(frameOffset + frameBytes);
+    const previousChain = this.lastStagedFrameOffset < 0
+      ? this.committedChainHead
+      : this.staging.subarray(this.lastStagedFrameOffset + FRAME_CHAIN_OFFSET, this.lastStagedFrameOffset + FRAME_PAYLOAD_OFFSET);
+    const written = encodeFrameInto(this.staging, frameOffset, lsn, previousChain, payload);
+    assertStorage(written === frameBytes, "encoded frame size mismatch");
+    this.lastStagedFrameOffset = frameOffset;
+    this.stagedBytesCount = frameOffset + frameBytes;
+    this.stagedFramesCount++;
+    return { lsn, position: this.committedEndPosition + frameOffset };
+  }
+
+  /**
+   * Makes every staged frame durable: rotate if needed, ONE pwrite of the batch, ONE fdatasync.
+   * On any I/O error the log becomes permanently failed and LogFailedError is thrown.
+   */
+  commitSync(): CommitResult {
+    this.assertWritable();
+    const frames = this.stagedFramesCount;
+    const bytes = this.stagedBytesCount;
+    if (frames === 0) {
+      return { frames: 0, bytes: 0, lastLsn: this.committedLastLsn, endPosition: this.committedEndPosition };
+    }
+    let active = this.activeSegment();
+    try {
+      // Rotate before a batch that would overflow; an empty segment takes any batch (so one
+      // oversized batch still fits somewhere). A batch never spans two segments.
+      if (active.frameCount > 0 && SEGMENT_HEADER_BYTES + active.frameBytes + bytes > this.segmentSizeBytes) {
+        active = this.rotate();
+      }
+      const fileOffset = SEGMENT_HEADER_BYTES + active.frameBytes;
+      const writtenBytes = this.storageFs.writeSync(this.activeFd, this.staging, 0, bytes, fileOffset);
+      if (writtenBytes !== bytes) {
+        throw new Error(`short write: ${writtenBytes} of ${bytes} bytes at ${active.filePath} offset ${fileOffset}`);
+      }
+      this.storageFs.fdatasyncSync(this.activeFd);
+    } catch (cause) {
+      this.state = "failed";
+      this.failureCause = cause;
+      this.dropStaged();
+      throw new LogFailedError(`commit failed, log is now permanently failed: ${describe(cause)}`, { cause });
+    }
+    active.frameBytes += bytes;
+    active.frameCount += frames;
+    this.committedEndPosition += bytes;
+    this.committedLastLsn += frames;
+    const chainAt = this.lastStagedFrameOffset + FRAME_CHAIN_OFFSET;
+    this.staging.copy(this.committedChainHead, 0, chainAt, chainAt + CHAIN_HASH_BYTES);
+    this.bytesWritten += bytes;
+    this.framesWritten += frames;
+    this.commits++;
+    this.dropStaged();
+    return { frames, bytes, lastLsn: this.committedLastLsn, endPosition: this.committedEndPosition };
+  }
+
+  /**
+   * Reads one durable frame by position (as returned by append). Always checks the CRC and
+   * returns owned copies. A position that is not a frame boundary fails the CRC check and
+   * throws LogCorruptError (the error says so).
+   */
+  readAt(position: number): LogFrame {
+    this.assertReadable();
+    if (!Number.isSafeInteger(position) || position < 0 || position >= this.committedEndPosition) {
+      throw new RangeError(`position ${position} is outside the durable log [0, ${this.committedEndPosition})`);
+    }
+    const segment = this.segmentForPosition(position);
+    const fileOffset = SEGMENT_HEADER_BYTES + (position - segment.basePositionBytes);
+    const segmentEnd = SEGMENT_HEADER_BYTES + segment.frameBytes;
+    const isActive = segment === this.activeSegment();
+    const fd = isActive ? this.activeFd : this.storageFs.openSync(segment.filePath, "r");
+    try {
+      const corrupt = (why: string): LogCorruptError => new LogCorruptError(segment.filePath, fileOffset,
+        `no valid frame at log position ${position}: ${why} (position is not a frame boundary or the frame is damaged)`);
+      if (segmentEnd - fileOffset < FRAME_HEADER_BYTES) throw corrupt("too close to the segment end for a frame header");
+      const firstReadBytes = Math.min(READ_AT_FIRST_READ_BYTES, segmentEnd - fileOffset);
+      let frame = Buffer.allocUnsafe(firstReadBytes);
+      if (readFully(this.storageFs, fd, frame, 0, firstReadBytes, fileOffset) !== firstReadBytes) throw corrupt("short read");
+      const payloadBytes = readFramePayloadLength(frame, 0);
+      const frameBytes = FRAME_HEADER_BYTES + payloadBytes;
+      if (payloadBytes > MAX_PAYLOAD_BYTES || fileOffset + frameBytes > segmentEnd) throw corrupt("declared length runs past the segment");
+      if (frameBytes > firstReadBytes) {
+        const full = Buffer.allocUnsafe(frameBytes);
+        frame.copy(full, 0, 0, firstReadBytes);
+        const rest = frameBytes - firstReadBytes;
+        if (readFully(this.storageFs, fd, full, firstReadBytes, rest, fileOffset + firstReadBytes) !== rest) throw corrupt("short read");
+        frame = full;
+      }
+      if (!frameCrcMatches(frame, 0, frameBytes)) throw corrupt("crc32c mismatch");
+      const lsn = readFrameLsn(frame, 0);
+      if (lsn < segment.firstLsn || lsn >= segment.firstLsn + segment.frameCount) throw corrupt(`lsn ${lsn} does not belong to this segment`);
+      return {
+        lsn,
+        position,
+        payload: Buffer.from(frame.subarray(FRAME_PAYLOAD_OFFSET, frameBytes)),
+        chain: Buffer.from(frame.subarray(FRAME_CHAIN_OFFSET, FRAME_PAYLOAD_OFFSET)),
+      };
+    } finally {
+      if (!isActive) this.storageFs.closeSync(fd);
+    }
+  }
+
+  /**
+   * Yields durable frames with lsn > fromLsnExclusive in lsn order, across segments, reading
+   * in `readChunkBytes` chunks. The set of frames is fixed when iteration starts (later commits
+   * are not seen). Bad bytes throw LogCorruptError naming file and offset. Unless
+   * `copyPayloads` is set, `payload`/`chain` are views valid only until the next step.
+   * Chain verification starts at the segment containing the first yielded frame.
+   */
+  *frames(fromLsnExclusive = 0, options: FramesOptions = {}): Generator<LogFrame, void, undefined> {
+    this.assertReadable();
+    if (!Number.isSafeInteger(fromLsnExclusive) || fromLsnExclusive < 0 || fromLsnExclusive > this.committedLastLsn) {
+      throw new RangeError(`fromLsnExclusive ${fromLsnExclusive} is outside [0, ${this.committedLastLsn}]`);
+    }
+    const verify = options.verify ?? "crc";
+    const copyPayloads = options.copyPayloads ?? false;
+    // Snapshot the durable extent now so commits made while iterating do not race the reader.
+    const snapshot = this.segments
+      .filter((segment) => segment.frameCount > 0 && segment.firstLsn + segment.frameCount - 1 > fromLsnExclusive)
+      .map((segment) => ({ ...segment }));
+    for (const segment of snapshot) {
+      const fd = this.storageFs.openSync(segment.filePath, "r");
+      try {
+        const reader = new SegmentReader({
+          storageFs: this.storageFs,
+          fd,
+          basePositionBytes: segment.basePositionBytes,
+          endFileOffsetBytes: SEGMENT_HEADER_BYTES + segment.frameBytes,
+          firstExpectedLsn: segment.firstLsn,
+          previousChain: segment.previousChain,
+          verify,
+          readChunkBytes: this.readChunkBytes,
+        });
+        for (let frame = reader.next(); frame !== null; frame = reader.next()) {
+          if (frame.lsn <= fromLsnExclusive) continue;
+          yield copyPayloads
+            ? { lsn: frame.lsn, position: frame.position, payload: Buffer.from(frame.payload), chain: Buffer.from(frame.chain) }
+            : frame;
+        }
+        const problem = reader.problem;
+        if (problem !== null) {
+          throw new LogCorruptError(segment.filePath, problem.fileOffsetBytes,
+            `${problem.kind} at log position ${problem.position}: ${problem.detail}`);
+        }
+        assertStorage(reader.framesRead === segment.frameCount, `segment ${segment.filePath} yielded ${reader.framesRead} frames, expected ${segment.frameCount}`);
+      } finally {
+        this.storageFs.closeSync(fd);
+      }
+    }
+  }
+
+  /**
+   * Full integrity check of the durable log: every CRC, lsn continuity and the whole SHA-256
+   * chain from genesis. Returns the first mismatch (file + offset) instead of throwing.
+   */
+  verify(): VerifyResult {
+    let framesVerified = 0;
+    let lastChain: Buffer = Buffer.alloc(CHAIN_HASH_BYTES);
+    let lastLsn = 0;
+    try {
+      for (const frame of this.frames(0, { verify: "chain" })) {
+        framesVerified++;
+        lastLsn = frame.lsn;
+        lastChain = frame.chain;
+      }
+    } catch (error) {
+      if (error instanceof LogCorruptError) return { ok: false, framesVerified, error };
+      throw error;
+    }
+    return { ok: true, framesVerified, lastLsn, chainHead: Buffer.from(lastChain) };
+  }
+
+  /**
+   * Closes the files. Commits nothing: staged, uncommitted frames are dropped. Idempotent.
+   * Allowed in the failed state (that is how a failed log is shut down before reopening).
+   */
+  close(): void {
+    if (this.state === "closed") return;
+    this.state = "closed";
+    this.dropStaged();
+    this.storageFs.closeSync(this.activeFd);
+  }
+
+  /** The error that put the log into the failed state, if any. */
+  get failure(): unknown {
+    return this.failureCause;
+  }
+
+  private activeSegment(): SegmentInfo {
+    const active = this.segments[this.segments.length - 1];
+    assertStorage(active !== undefined, "log has no segment");
+    return active;
+  }
+
+  /** Creates the next segment at the current end position and makes it the write target. */
+  private rotate(): SegmentInfo {
+    const created = createSegmentFile(this.storageFs, this.dir, this.committedEndPosition);
+    const previousFd = this.activeFd;
+    this.activeFd = created.fd;
+    const segment: SegmentInfo = {
+      basePositionBytes: this.committedEndPosition,
+      filePath: created.filePath,
+      frameBytes: 0,
+      firstLsn: this.committedLastLsn + 1,
+      frameCount: 0,
+      previousChain: Buffer.from(this.committedChainHead),
+    };
+    this.segments.push(segment);
+    this.rotations++;
+    // The previous segment's data is already durable (every commit fdatasyncs), so only close it.
+    this.storageFs.closeSync(previousFd);
+    return segment;
+  }
+
+  /** Binary search: the last segment whose base is <= position. */
+  private segmentForPosition(position: number): SegmentInfo {
+    let low = 0;
+    let high = this.segments.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      const candidate = this.segments[middle] as SegmentInfo;
+      if (candidate.basePositionBytes <= position) low = middle;
+      else high = middle - 1;
+    }
+    const found = this.segments[low];
+    assertStorage(found !== undefined && found.basePositionBytes <= position, "no segment for position");
+    return found;
+  }
+
+  private ensureStagingCapacity(requiredBytes: number): void {
+    if (requiredBytes <= this.staging.length) return;
+    let capacity = this.staging.length;
+    while (capacity < requiredBytes) capacity *= 2;
+    const grown = Buffer.allocUnsafe(Math.min(capacity, this.maxBatchBytes));
+    assertStorage(grown.length >= requiredBytes, "staging buffer cannot hold the batch");
+    this.staging.copy(grown, 0, 0, this.stagedBytesCount);
+    this.staging = grown;
+  }
+
+  private dropStaged(): void {
+    this.stagedBytesCount = 0;
+    this.stagedFramesCount = 0;
+    this.lastStagedFrameOffset = -1;
+  }
+
+  private assertWritable(): void {
+    if (this.state === "closed") throw new LogClosedError(`log ${this.dir} is closed`);
+    if (this.state === "failed") {
+      throw new LogFailedError(`log ${this.dir} failed earlier and accepts no more writes: ${describe(this.failureCause)}`, { cause: this.failureCause });
+    }
+  }
+
+  private assertReadable(): void {
+    if (this.state === "closed") throw new LogClosedError(`log ${this.dir} is closed`);
+  }
+}
+
+function checkedOption(value: number | undefined, fallback: number, min: number, max: number, name: string): number {
+  const chosen = value ?? fallback;
+  if (!Number.isSafeInteger(chosen) || chosen < min || chosen > max) {
+    throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${chosen}`);
+  }
+  return chosen;
+}
+
+function describe(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
+}

@@ -1,0 +1,232 @@
+/**
+ * Snapshot files: an opaque payload plus the log lsn and chain head it corresponds to.
+ *
+ * Snapshots are an optimisation; the log is the truth. A snapshot that fails validation is
+ * skipped (and reported) and the next older one is used, or none, in which case the caller
+ * replays the whole log.
+ *
+ * File `snapshot-<lsn, 20 digits>.snap`, layout:
+ *   offset  size  field
+ *   0       8     magic "SNAPSHT\n"
+ *   8       4     formatVersion u32 LE (= 1)
+ *   12      4     crc32c u32 LE over bytes [16, end of file)
+ *   16      8     lsn u64 LE (must equal the file name)
+ *   24      8     payloadLengthBytes u64 LE (file size must be 64 + this)
+ *   32      32    chainHead
+ *   64      n     payload
+ *
+ * Writes go to `<name>.tmp`, fsync, rename, fsync directory: a reader sees the old set of
+ * snapshots or the new one, never a half-written file under a final name.
+ * Recommended location: `<shard dir>/snapshots/` (the segment log ignores subdirectories).
+ */
+import * as path from "node:path";
+import { assertSafeUint, assertStorage } from "./assert.js";
+import { crc32c } from "./crc32c.js";
+import { SnapshotWriteError } from "./errors.js";
+import { CHAIN_HASH_BYTES } from "./hash-chain.js";
+import { readSafeU64LE, writeSafeU64LE } from "./safe-u64.js";
+import { fsyncDirectory, readFully, writeFully, nodeStorageFs, type StorageFs } from "./storage-fs.js";
+
+export const SNAPSHOT_HEADER_BYTES = 64;
+export const SNAPSHOT_FORMAT_VERSION = 1;
+export const SNAPSHOT_MAGIC = Buffer.from("SNAPSHT\n", "latin1");
+export const DEFAULT_MAX_SNAPSHOT_PAYLOAD_BYTES = 1024 * 1024 * 1024;
+const SNAPSHOT_NAME_PATTERN = /^snapshot-(\d{20})\.snap$/;
+const SNAPSHOT_TEMP_SUFFIX = ".tmp";
+const CRC_OFFSET = 12;
+const CRC_COVERAGE_START = 16;
+
+export interface SnapshotInput {
+  readonly lsn: number;
+  readonly chainHead: Uint8Array;
+  readonly payload: Uint8Array;
+}
+
+export interface LoadedSnapshot {
+  readonly lsn: number;
+  readonly chainHead: Buffer;
+  readonly payload: Buffer;
+  readonly filePath: string;
+}
+
+export interface InvalidSnapshot {
+  readonly filePath: string;
+  readonly reason: string;
+}
+
+export interface LoadResult {
+  /** Newest snapshot that validated, or null (replay the log from the start). */
+  readonly snapshot: LoadedSnapshot | null;
+  /** Newer snapshots that were skipped, newest first, with the reason. */
+  readonly invalid: readonly InvalidSnapshot[];
+}
+
+export interface SnapshotStoreOptions {
+  readonly dir: string;
+  readonly maxPayloadBytes?: number;
+  readonly fs?: StorageFs;
+}
+
+export function snapshotFileName(lsn: number): string {
+  assertSafeUint(lsn, "snapshot lsn");
+  return `snapshot-${String(lsn).padStart(20, "0")}.snap`;
+}
+
+export class SnapshotStore {
+  readonly dir: string;
+  private readonly storageFs: StorageFs;
+  private readonly maxPayloadBytes: number;
+
+  constructor(options: SnapshotStoreOptions) {
+    this.dir = path.resolve(options.dir);
+    this.storageFs = options.fs ?? nodeStorageFs;
+    this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULT_MAX_SNAPSHOT_PAYLOAD_BYTES;
+    if (!Number.isSafeInteger(this.maxPayloadBytes) || this.maxPayloadBytes < 0 || this.maxPayloadBytes > DEFAULT_MAX_SNAPSHOT_PAYLOAD_BYTES) {
+      throw new RangeError(`maxPayloadBytes must be in [0, ${DEFAULT_MAX_SNAPSHOT_PAYLOAD_BYTES}]`);
+    }
+    this.storageFs.mkdirSync(this.dir);
+  }
+
+  /** Writes a snapshot durably (temp, fsync, rename, fsync dir). Replaces one with the same lsn. */
+  write(input: SnapshotInput): { filePath: string; sizeBytes: number } {
+    if (!Number.isSafeInteger(input.lsn) || input.lsn < 0) throw new RangeError(`snapshot lsn ${input.lsn} is not a safe uint`);
+    if (input.chainHead.length !== CHAIN_HASH_BYTES) throw new RangeError("chainHead must be 32 bytes");
+    if (input.payload.length > this.maxPayloadBytes) {
+      throw new RangeError(`snapshot payload of ${input.payload.length} bytes exceeds ${this.maxPayloadBytes}`);
+    }
+    const content = encodeSnapshot(input);
+    const filePath = path.join(this.dir, snapshotFileName(input.lsn));
+    const tempPath = filePath + SNAPSHOT_TEMP_SUFFIX;
+    try {
+      const fd = this.storageFs.openSync(tempPath, "w");
+      try {
+        writeFully(this.storageFs, fd, content, 0);
+        this.storageFs.fsyncSync(fd);
+      } finally {
+        this.storageFs.closeSync(fd);
+      }
+      this.storageFs.renameSync(tempPath, filePath);
+      fsyncDirectory(this.storageFs, this.dir);
+    } catch (cause) {
+      // Leave the .tmp file (if any) behind: it never has a final name, prune() removes it.
+      throw new SnapshotWriteError(`writing snapshot ${filePath} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    }
+    return { filePath, sizeBytes: content.length };
+  }
+
+  /** Snapshot files by name, newest (highest lsn) first. Does not validate contents. */
+  list(): Array<{ lsn: number; filePath: string }> {
+    const found: Array<{ lsn: number; filePath: string }> = [];
+    for (const name of this.storageFs.readdirSync(this.dir)) {
+      const match = SNAPSHOT_NAME_PATTERN.exec(name);
+      if (match === null || match[1] === undefined) continue;
+      const lsn = Number(match[1]);
+      if (!Number.isSafeInteger(lsn)) continue;
+      found.push({ lsn, filePath: path.join(this.dir, name) });
+    }
+    return found.sort((a, b) => b.lsn - a.lsn);
+  }
+
+  /** Newest snapshot whose header, size and CRC validate; invalid newer ones are reported. */
+  loadNewestValid(): LoadResult {
+    const invalid: InvalidSnapshot[] = [];
+    for (const entry of this.list()) {
+      const result = this.readValidated(entry.filePath, entry.lsn);
+      if (typeof result === "string") {
+        invalid.push({ filePath: entry.filePath, reason: result });
+        continue;
+      }
+      return { snapshot: result, invalid };
+    }
+    return { snapshot: null, invalid };
+  }
+
+  /**
+   * Keeps the newest `keep` VALID snapshots and deletes every snapshot older than the oldest
+   * kept one, plus leftover temp files. Invalid snapshots newer than that are left in place for
+   * inspection (loadNewestValid keeps reporting them). Returns the deleted paths.
+   */
+  prune(keep = 2): { deleted: string[] } {
+    if (!Number.isSafeInteger(keep) || keep < 1) throw new RangeError(`keep must be an integer >= 1, got ${keep}`);
+    const deleted: string[] = [];
+    for (const name of this.storageFs.readdirSync(this.dir)) {
+      if (name.startsWith("snapshot-") && name.endsWith(".snap" + SNAPSHOT_TEMP_SUFFIX)) {
+        const filePath = path.join(this.dir, name);
+        this.storageFs.unlinkSync(filePath);
+        deleted.push(filePath);
+      }
+    }
+    const entries = this.list();
+    let validKept = 0;
+    let cutoffIndex = entries.length;
+    for (let index = 0; index < entries.length; index++) {
+      const entry = entries[index] as { lsn: number; filePath: string };
+      if (typeof this.readValidated(entry.filePath, entry.lsn) === "string") continue;
+      validKept++;
+      if (validKept === keep) {
+        cutoffIndex = index + 1;
+        break;
+      }
+    }
+    for (const entry of entries.slice(cutoffIndex)) {
+      this.storageFs.unlinkSync(entry.filePath);
+      deleted.push(entry.filePath);
+    }
+    if (deleted.length > 0) fsyncDirectory(this.storageFs, this.dir);
+    return { deleted };
+  }
+
+  /** Loaded snapshot, or the reason it is invalid. */
+  private readValidated(filePath: string, lsnFromName: number): LoadedSnapshot | string {
+    let fd: number;
+    try {
+      fd = this.storageFs.openSync(filePath, "r");
+    } catch (error) {
+      return `cannot open: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    try {
+      const sizeBytes = this.storageFs.fstatSync(fd).size;
+      if (sizeBytes < SNAPSHOT_HEADER_BYTES) return `file of ${sizeBytes} bytes is shorter than the header`;
+      if (sizeBytes - SNAPSHOT_HEADER_BYTES > this.maxPayloadBytes) return `payload of ${sizeBytes - SNAPSHOT_HEADER_BYTES} bytes exceeds the limit`;
+      const content = Buffer.allocUnsafe(sizeBytes);
+      if (readFully(this.storageFs, fd, content, 0, sizeBytes, 0) !== sizeBytes) return "short read";
+      return decodeSnapshot(content, lsnFromName, filePath);
+    } finally {
+      this.storageFs.closeSync(fd);
+    }
+  }
+}
+
+export function encodeSnapshot(input: SnapshotInput): Buffer {
+  const content = Buffer.allocUnsafe(SNAPSHOT_HEADER_BYTES + input.payload.length);
+  SNAPSHOT_MAGIC.copy(content, 0);
+  content.writeUInt32LE(SNAPSHOT_FORMAT_VERSION, 8);
+  writeSafeU64LE(content, input.lsn, 16);
+  writeSafeU64LE(content, input.payload.length, 24);
+  content.set(input.chainHead, 32);
+  content.set(input.payload, SNAPSHOT_HEADER_BYTES);
+  content.writeUInt32LE(crc32c(content.subarray(CRC_COVERAGE_START)), CRC_OFFSET);
+  return content;
+}
+
+/** Decoded snapshot, or the reason the bytes are not a valid snapshot for `expectedLsn`. */
+export function decodeSnapshot(content: Buffer, expectedLsn: number, filePath: string): LoadedSnapshot | string {
+  if (content.length < SNAPSHOT_HEADER_BYTES) return "shorter than the header";
+  if (!content.subarray(0, SNAPSHOT_MAGIC.length).equals(SNAPSHOT_MAGIC)) return "bad magic";
+  const version = content.readUInt32LE(8);
+  if (version !== SNAPSHOT_FORMAT_VERSION) return `unsupported format version ${version}`;
+  if (crc32c(content.subarray(CRC_COVERAGE_START)) !== content.readUInt32LE(CRC_OFFSET)) return "crc32c mismatch";
+  const lsn = readSafeU64LE(content, 16);
+  if (lsn !== expectedLsn) return `header lsn ${lsn} does not match file name lsn ${expectedLsn}`;
+  const payloadBytes = readSafeU64LE(content, 24);
+  if (payloadBytes !== content.length - SNAPSHOT_HEADER_BYTES) {
+    return `header declares ${payloadBytes} payload bytes, file holds ${content.length - SNAPSHOT_HEADER_BYTES}`;
+  }
+  assertStorage(lsn >= 0, "validated lsn is a safe uint");
+  return {
+    lsn,
+    chainHead: Buffer.from(content.subarray(32, 32 + CHAIN_HASH_BYTES)),
+    payload: content.subarray(SNAPSHOT_HEADER_BYTES),
+    filePath,
+  };
+}
