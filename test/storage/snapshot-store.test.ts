@@ -1,0 +1,114 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { SnapshotStore, SnapshotWriteError, snapshotFileName } from "../../storage/index.js";
+import { flipByte, fsWith, payloadFor, tempDir } from "./helpers.js";
+
+const chainFor = (seed: number): Buffer => Buffer.alloc(32, seed);
+
+describe("SnapshotStore", () => {
+  it("writes atomically and loads the newest", () => {
+    const dir = path.join(tempDir("snap"), "snapshots");
+    const store = new SnapshotStore({ dir });
+    expect(store.loadNewestValid()).toEqual({ snapshot: null, invalid: [] });
+    const written = store.write({ lsn: 10, chainHead: chainFor(1), payload: payloadFor(1, 500) });
+    expect(path.basename(written.filePath)).toBe("snapshot-00000000000000000010.snap");
+    expect(written.sizeBytes).toBe(64 + 500);
+    store.write({ lsn: 250, chainHead: chainFor(2), payload: payloadFor(2, 0) });
+    store.write({ lsn: 99, chainHead: chainFor(3), payload: payloadFor(3, 7) });
+    expect(fs.readdirSync(dir).filter((n) => n.endsWith(".tmp"))).toEqual([]);
+
+    const { snapshot, invalid } = store.loadNewestValid();
+    expect(invalid).toEqual([]);
+    expect(snapshot?.lsn).toBe(250);
+    expect(snapshot?.chainHead).toEqual(chainFor(2));
+    expect(snapshot?.payload.length).toBe(0);
+    expect(store.list().map((e) => e.lsn)).toEqual([250, 99, 10]);
+
+    // Layout: magic, version, crc over [16, end), lsn, payload length, chain head, payload.
+    const bytes = fs.readFileSync(path.join(dir, snapshotFileName(99)));
+    expect(bytes.subarray(0, 8).toString("latin1")).toBe("SNAPSHT\n");
+    expect(bytes.readUInt32LE(8)).toBe(1);
+    expect(bytes.readBigUInt64LE(16)).toBe(99n);
+    expect(bytes.readBigUInt64LE(24)).toBe(7n);
+    expect(bytes.subarray(32, 64)).toEqual(chainFor(3));
+    expect(bytes.subarray(64)).toEqual(payloadFor(3, 7));
+  });
+
+  it("falls back to an older snapshot when the newest is corrupt, and reports why", () => {
+    const dir = tempDir("snap");
+    const store = new SnapshotStore({ dir });
+    store.write({ lsn: 1, chainHead: chainFor(1), payload: payloadFor(1, 100) });
+    store.write({ lsn: 2, chainHead: chainFor(2), payload: payloadFor(2, 100) });
+    const newest = store.write({ lsn: 3, chainHead: chainFor(3), payload: payloadFor(3, 100) });
+    flipByte(newest.filePath, 64 + 50);
+
+    let result = store.loadNewestValid();
+    expect(result.snapshot?.lsn).toBe(2);
+    expect(result.snapshot?.payload).toEqual(payloadFor(2, 100));
+    expect(result.invalid).toEqual([{ filePath: newest.filePath, reason: "crc32c mismatch" }]);
+
+    // Truncated file, renamed file (lsn mismatch), garbage file: all skipped.
+    const second = path.join(dir, snapshotFileName(2));
+    fs.truncateSync(second, 100);
+    fs.copyFileSync(path.join(dir, snapshotFileName(1)), path.join(dir, snapshotFileName(5)));
+    fs.writeFileSync(path.join(dir, snapshotFileName(4)), Buffer.alloc(10));
+    result = store.loadNewestValid();
+    expect(result.snapshot?.lsn).toBe(1);
+    expect(result.invalid.map((i) => [path.basename(i.filePath), i.reason])).toEqual([
+      [snapshotFileName(5), "header lsn 1 does not match file name lsn 5"],
+      [snapshotFileName(4), "file of 10 bytes is shorter than the header"],
+      [snapshotFileName(3), "crc32c mismatch"],
+      [snapshotFileName(2), "crc32c mismatch"],
+    ]);
+
+    flipByte(path.join(dir, snapshotFileName(1)), 20);
+    expect(store.loadNewestValid().snapshot).toBeNull(); // no valid snapshot: replay the whole log
+  });
+
+  it("prune keeps the newest `keep` valid snapshots and deletes older ones and temp files", () => {
+    const dir = tempDir("snap");
+    const store = new SnapshotStore({ dir });
+    for (const lsn of [5, 10, 15, 20, 25]) store.write({ lsn, chainHead: chainFor(lsn), payload: payloadFor(lsn, 30) });
+    fs.writeFileSync(path.join(dir, snapshotFileName(30) + ".tmp"), "partial");
+    flipByte(path.join(dir, snapshotFileName(25)), 70); // newest is corrupt
+
+    const { deleted } = store.prune(2);
+    expect(deleted.map((p) => path.basename(p)).sort()).toEqual([
+      snapshotFileName(10), snapshotFileName(30) + ".tmp", snapshotFileName(5),
+    ].sort());
+    // The corrupt newer file stays for inspection; two valid ones remain.
+    expect(store.list().map((e) => e.lsn)).toEqual([25, 20, 15]);
+    expect(store.loadNewestValid().snapshot?.lsn).toBe(20);
+    expect(store.prune().deleted).toEqual([]);
+    expect(store.prune(1).deleted.map((p) => path.basename(p))).toEqual([snapshotFileName(15)]);
+    expect(() => store.prune(0)).toThrow(RangeError);
+  });
+
+  it("a failed write leaves no snapshot under a final name", () => {
+    const dir = tempDir("snap");
+    let failFsync = true;
+    const store = new SnapshotStore({
+      dir,
+      fs: fsWith({
+        fsyncSync: (fd) => {
+          if (failFsync) throw new Error("EIO: fsync");
+          fs.fsyncSync(fd);
+        },
+      }),
+    });
+    expect(() => store.write({ lsn: 1, chainHead: chainFor(1), payload: payloadFor(1, 10) })).toThrow(SnapshotWriteError);
+    expect(store.list()).toEqual([]);
+    expect(store.loadNewestValid().snapshot).toBeNull();
+    failFsync = false;
+    store.write({ lsn: 1, chainHead: chainFor(1), payload: payloadFor(1, 10) });
+    expect(store.loadNewestValid().snapshot?.lsn).toBe(1);
+  });
+
+  it("validates its inputs", () => {
+    const store = new SnapshotStore({ dir: tempDir("snap"), maxPayloadBytes: 10 });
+    expect(() => store.write({ lsn: -1, chainHead: chainFor(1), payload: Buffer.alloc(1) })).toThrow(RangeError);
+    expect(() => store.write({ lsn: 1, chainHead: Buffer.alloc(31), payload: Buffer.alloc(1) })).toThrow(RangeError);
+    expect(() => store.write({ lsn: 1, chainHead: chainFor(1), payload: Buffer.alloc(11) })).toThrow(RangeError);
+  });
+});
