@@ -44,16 +44,24 @@ export function encodeFrameInto(
   previousChain: Uint8Array,
   payload: Uint8Array,
 ): number {
+  assertStorage(previousChain.length === CHAIN_HASH_BYTES, "previous chain must be 32 bytes");
+  assertStorage(offsetBytes + FRAME_PAYLOAD_OFFSET <= target.length, "frame header does not fit the target buffer");
+  target.set(previousChain, offsetBytes + FRAME_CHAIN_OFFSET);
+  return sealFrameInPlace(target, offsetBytes, lsn, payload);
+}
+
+/**
+ * Like `encodeFrameInto`, but the previous chain is already in the frame's chain slot (the
+ * log copies it there with `copyWithin`, which avoids creating a Buffer view per append).
+ */
+export function sealFrameInPlace(target: Buffer, offsetBytes: number, lsn: number, payload: Uint8Array): number {
   assertSafeUint(lsn, "lsn");
   assertStorage(lsn >= 1, "lsn must be >= 1");
-  assertStorage(previousChain.length === CHAIN_HASH_BYTES, "previous chain must be 32 bytes");
   assertStorage(payload.length <= MAX_PAYLOAD_BYTES, "payload exceeds MAX_PAYLOAD_BYTES");
   const frameBytes = FRAME_HEADER_BYTES + payload.length;
   assertStorage(offsetBytes + frameBytes <= target.length, "frame does not fit the target buffer");
-
   const chainAt = offsetBytes + FRAME_CHAIN_OFFSET;
   const payloadAt = offsetBytes + FRAME_PAYLOAD_OFFSET;
-  target.set(previousChain, chainAt);
   target.set(payload, payloadAt);
   const chain = sha256(target.subarray(chainAt, payloadAt + payload.length));
   target.set(chain, chainAt);

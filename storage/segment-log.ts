@@ -23,10 +23,10 @@ import {
   FRAME_HEADER_BYTES,
   FRAME_PAYLOAD_OFFSET,
   MAX_PAYLOAD_BYTES,
-  encodeFrameInto,
   frameCrcMatches,
   readFrameLsn,
   readFramePayloadLength,
+  sealFrameInPlace,
 } from "./frame.js";
 import { CHAIN_HASH_BYTES } from "./hash-chain.js";
 import { recoverLog, type RecoveryReport, type SegmentInfo } from "./recovery.js";
@@ -234,10 +234,14 @@ export class SegmentLog {
     const lsn = this.committedLastLsn + this.stagedFramesCount + 1;
     assertStorage(Number.isSafeInteger(lsn), "lsn overflowed Number.MAX_SAFE_INTEGER");
     this.ensureStagingCapacity(frameOffset + frameBytes);
-    const previousChain = this.lastStagedFrameOffset < 0
-      ? this.committedChainHead
-      : this.staging.subarray(this.lastStagedFrameOffset + FRAME_CHAIN_OFFSET, this.lastStagedFrameOffset + FRAME_PAYLOAD_OFFSET);
-    const written = encodeFrameInto(this.staging, frameOffset, lsn, previousChain, payload);
+    const chainSlot = frameOffset + FRAME_CHAIN_OFFSET;
+    if (this.lastStagedFrameOffset < 0) {
+      this.staging.set(this.committedChainHead, chainSlot);
+    } else {
+      const previousSlot = this.lastStagedFrameOffset + FRAME_CHAIN_OFFSET;
+      this.staging.copyWithin(chainSlot, previousSlot, previousSlot + CHAIN_HASH_BYTES);
+    }
+    const written = sealFrameInPlace(this.staging, frameOffset, lsn, payload);
     assertStorage(written === frameBytes, "encoded frame size mismatch");
     this.lastStagedFrameOffset = frameOffset;
     this.stagedBytesCount = frameOffset + frameBytes;
