@@ -117,6 +117,8 @@ export function recoverLog(options: RecoverOptions): RecoveredLog {
   bases.sort((a, b) => a - b);
 
   if (bases.length === 0) {
+    // The directory itself may have just been created: make its name durable too.
+    fsyncDirectory(storageFs, path.dirname(dirPath));
     const created = createSegmentFile(storageFs, dirPath, 0);
     return {
       segments: [{ basePositionBytes: 0, filePath: created.filePath, frameBytes: 0, firstLsn: 1, frameCount: 0, previousChain: genesisChainHash() }],

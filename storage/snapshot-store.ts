@@ -85,6 +85,9 @@ export class SnapshotStore {
       throw new RangeError(`maxPayloadBytes must be in [0, ${DEFAULT_MAX_SNAPSHOT_PAYLOAD_BYTES}]`);
     }
     this.storageFs.mkdirSync(this.dir);
+    // The directory may have just been created; its entry in the parent must be durable
+    // before any snapshot inside it can be.
+    fsyncDirectory(this.storageFs, path.dirname(this.dir));
   }
 
   /** Writes a snapshot durably (temp, fsync, rename, fsync dir). Replaces one with the same lsn. */

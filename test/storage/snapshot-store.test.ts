@@ -87,7 +87,7 @@ describe("SnapshotStore", () => {
 
   it("a failed write leaves no snapshot under a final name", () => {
     const dir = tempDir("snap");
-    let failFsync = true;
+    let failFsync = false;
     const store = new SnapshotStore({
       dir,
       fs: fsWith({
@@ -97,6 +97,7 @@ describe("SnapshotStore", () => {
         },
       }),
     });
+    failFsync = true;
     expect(() => store.write({ lsn: 1, chainHead: chainFor(1), payload: payloadFor(1, 10) })).toThrow(SnapshotWriteError);
     expect(store.list()).toEqual([]);
     expect(store.loadNewestValid().snapshot).toBeNull();
