@@ -345,17 +345,25 @@ export class SegmentLog {
    * `copyPayloads` is set, `payload`/`chain` are views valid only until the next step.
    * Chain verification starts at the segment containing the first yielded frame.
    */
-  *frames(fromLsnExclusive = 0, options: FramesOptions = {}): Generator<LogFrame, void, undefined> {
+  frames(fromLsnExclusive = 0, options: FramesOptions = {}): Generator<LogFrame, void, undefined> {
+    // Validate eagerly (a generator body would only run at the first next()).
     this.assertReadable();
     if (!Number.isSafeInteger(fromLsnExclusive) || fromLsnExclusive < 0 || fromLsnExclusive > this.committedLastLsn) {
       throw new RangeError(`fromLsnExclusive ${fromLsnExclusive} is outside [0, ${this.committedLastLsn}]`);
     }
-    const verify = options.verify ?? "crc";
-    const copyPayloads = options.copyPayloads ?? false;
     // Snapshot the durable extent now so commits made while iterating do not race the reader.
     const snapshot = this.segments
       .filter((segment) => segment.frameCount > 0 && segment.firstLsn + segment.frameCount - 1 > fromLsnExclusive)
       .map((segment) => ({ ...segment }));
+    return this.readSegments(snapshot, fromLsnExclusive, options.verify ?? "crc", options.copyPayloads ?? false);
+  }
+
+  private *readSegments(
+    snapshot: readonly SegmentInfo[],
+    fromLsnExclusive: number,
+    verify: VerifyMode,
+    copyPayloads: boolean,
+  ): Generator<LogFrame, void, undefined> {
     for (const segment of snapshot) {
       const fd = this.storageFs.openSync(segment.filePath, "r");
       try {

@@ -124,10 +124,24 @@ describe("SegmentLog basics", () => {
       const lsns = [...log.frames(from, { verify: "chain" })].map((f) => f.lsn);
       expect(lsns).toEqual(written.filter((w) => w.lsn > from).map((w) => w.lsn));
     }
-    expect(() => [...log.frames(written.length + 1)]).toThrow(RangeError);
-    expect(() => [...log.frames(-1)]).toThrow(RangeError);
+    expect(() => log.frames(written.length + 1)).toThrow(RangeError); // eager, before iterating
+    expect(() => log.frames(-1)).toThrow(RangeError);
     const copies = [...log.frames(0, { copyPayloads: true, verify: "none" })];
     expect(copies.map((f) => f.payload)).toEqual(written.map((w) => w.payload));
+    log.close();
+  });
+
+  it("frames() iterates the durable log as of the call, even while the writer keeps committing and rotating", () => {
+    const dir = tempDir();
+    const log = SegmentLog.open({ dir, segmentSizeBytes: 300 });
+    writeBatches(log, [[50], [50], [50]]);
+    const iterator = log.frames(0, { verify: "chain" });
+    const first = iterator.next();
+    expect(first.done).toBe(false);
+    writeBatches(log, [[50], [50], [50]], 100); // rotates into new segments mid-iteration
+    const rest = [...iterator].map((f) => f.lsn);
+    expect(rest).toEqual([2, 3]);
+    expect([...log.frames()].map((f) => f.lsn)).toEqual([1, 2, 3, 4, 5, 6]);
     log.close();
   });
 
