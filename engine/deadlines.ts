@@ -8,7 +8,6 @@ import type { Event } from "./types/event.js";
 import { SEALED_AUCTION_PRESET } from "./types/market.js";
 import type { MarketAggregate } from "./state.js";
 import type { Commitment } from "./types/commitment.js";
-import { parseCommitmentId } from "./ids.js";
 import { findCommitment } from "./state.js";
 import { parseDateTimeMs } from "./time.js";
 import { assert } from "./assert.js";
@@ -67,9 +66,7 @@ export function isDeadlinePending(agg: MarketAggregate | undefined, deadline: De
     case "auction_close":
       return agg.market.mechanism.presetId === SEALED_AUCTION_PRESET && agg.market.state === "open";
     case "commitment_expiry": {
-      const parsed = parseCommitmentId(deadline.commitmentId);
-      const commitment = parsed === undefined ? undefined : findCommitment(agg, parsed.ordinal, deadline.commitmentId);
-      return commitment?.state === "awaiting_confirmations";
+      return findCommitment(agg, deadline.commitmentId)?.state === "awaiting_confirmations";
     }
   }
 }

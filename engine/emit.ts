@@ -3,7 +3,7 @@
  * count, every event carries the command's identity, time and the market version after the command.
  */
 import type { DomainEvent } from "./decision.js";
-import { eventIdOf } from "./ids.js";
+import { generatedIdOf, marketRef } from "./ids.js";
 import type { MarketAggregate } from "./state.js";
 import type { Command } from "./types/command.js";
 import type { Event, EventType } from "./types/event.js";
@@ -22,13 +22,14 @@ export function eventEmitter(
   sink: DomainEvent[],
 ): Emit {
   let sequence = agg?.eventCount ?? 0;
+  const ref = agg?.ref ?? marketRef(marketId);
   const occurredAt = isoFromMs(command.occurredAtMs);
   const { principalId, actorId, authorityRef } = command.identity;
   return <T extends EventType>(type: T, data: EventOf<T>["data"]): EventOf<T> => {
     sequence += 1;
     const event = {
       sequence,
-      id: eventIdOf(marketId, sequence),
+      id: generatedIdOf("e", ref, sequence),
       type,
       marketId,
       marketVersion: marketVersionAfter,

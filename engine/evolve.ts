@@ -1,7 +1,7 @@
 /**
- * evolve(state, event) → state. Applies one event; the aggregate container is updated in place and
- * returned, public objects inside it are replaced, never edited (see state.ts). Every invariant is
- * asserted here, so a decide bug shows up as a loud failure rather than as a wrong record.
+ * evolve(state, event) → state. Applies one event to the aggregate in place and returns it (see
+ * state.ts for what is edited and what is replaced). Every invariant is asserted here, so a decide
+ * bug shows up as a loud failure rather than as a wrong record.
  */
 import { assert, assertNever } from "./assert.js";
 import { evolveCommitment } from "./commitment/evolve.js";
@@ -13,11 +13,12 @@ import type { MarketAggregate } from "./state.js";
 import type { DirectClaimState } from "./types/market.js";
 
 function advanceMarketVersion(agg: MarketAggregate, event: DomainEvent): void {
-  assert(event.marketId === agg.market.id, "event belongs to this market");
-  const version = agg.market.version;
-  if (event.marketVersion === version) return;
-  assert(event.marketVersion === version + 1, `market versions increase by one (${version} → ${event.marketVersion})`);
-  agg.market = { ...agg.market, version: event.marketVersion, updatedAt: event.occurredAt };
+  const market = agg.market;
+  assert(event.marketId === market.id, "event belongs to this market");
+  if (event.marketVersion === market.version) return;
+  assert(event.marketVersion === market.version + 1, "market versions increase by one per command");
+  market.version = event.marketVersion;
+  market.updatedAt = event.occurredAt;
 }
 
 /**
@@ -39,7 +40,7 @@ export function evolve(agg: MarketAggregate | undefined, event: DomainEvent): Ma
   if (event.type === "market.draft_created") {
     next = evolveDraftCreated(agg, event);
   } else {
-    assert(agg !== undefined, `event ${event.type} needs an existing market`);
+    assert(agg !== undefined, "only market.draft_created starts a market");
     next = agg;
     advanceMarketVersion(next, event);
     switch (event.type) {

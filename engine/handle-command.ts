@@ -5,11 +5,11 @@
  */
 import { assert, assertNever } from "./assert.js";
 import { decide } from "./decide.js";
-import { publicEvent, type DomainEvent } from "./decision.js";
+import { publicEvent, type Decision, type DomainEvent } from "./decision.js";
 import { deadlinesFromEvents, type Deadline } from "./deadlines.js";
 import { checkInvariants, evolve } from "./evolve.js";
 import { parseCommitmentId } from "./ids.js";
-import { findCommitment, type MarketAggregate } from "./state.js";
+import { findCommitment, snapshotMarket, type MarketAggregate } from "./state.js";
 import { isoFromMs } from "./time.js";
 import type { SealedAuctionResolution, SealedBidReceipt } from "./types/auction.js";
 import type { Command } from "./types/command.js";
@@ -47,8 +47,7 @@ export function marketIdOfCommand(command: Command): string | undefined {
 function targetExists(agg: MarketAggregate | undefined, command: Command): agg is MarketAggregate {
   if (agg === undefined) return false;
   if ("marketId" in command) return true;
-  const parsed = parseCommitmentId(command.commitmentId);
-  return parsed !== undefined && findCommitment(agg, parsed.ordinal, command.commitmentId) !== undefined;
+  return findCommitment(agg, command.commitmentId) !== undefined;
 }
 
 function changedCommitments(agg: MarketAggregate, events: readonly DomainEvent[]): Commitment[] {
@@ -59,8 +58,7 @@ function changedCommitments(agg: MarketAggregate, events: readonly DomainEvent[]
     }
   }
   return ids.map((id) => {
-    const parsed = parseCommitmentId(id);
-    const commitment = parsed === undefined ? undefined : findCommitment(agg, parsed.ordinal, id);
+    const commitment = findCommitment(agg, id);
     assert(commitment !== undefined, "changed commitments exist");
     return commitment;
   });
@@ -70,7 +68,7 @@ function resultOf(agg: MarketAggregate, command: Command, events: DomainEvent[],
   switch (command.type) {
     case "market.create_draft":
     case "market.publish":
-      return { market: agg.market, events: publicEvents };
+      return { market: snapshotMarket(agg.market), events: publicEvents };
     case "direct_claim.submit":
     case "sealed_auction.submit_bid":
     case "sealed_auction.resolve":
@@ -78,7 +76,7 @@ function resultOf(agg: MarketAggregate, command: Command, events: DomainEvent[],
     case "commitment.decline":
     case "commitment.expire": {
       const result: MarketActionResult = {
-        market: agg.market,
+        market: snapshotMarket(agg.market),
         commitments: changedCommitments(agg, events),
         events: publicEvents,
       };
@@ -106,25 +104,46 @@ function resultOf(agg: MarketAggregate, command: Command, events: DomainEvent[],
   }
 }
 
+export interface AppliedCommand {
+  /** The market after the command; a new object only when the command created it. */
+  aggregate: MarketAggregate | undefined;
+  /** The command's sequence in its market's record; undefined when no market record holds it. */
+  recordSequence: number | undefined;
+  decision: Decision;
+}
+
 /**
- * Handle one command against the market it targets (undefined when that market does not exist).
- * The aggregate is updated in place; the returned outcome says what to record and reply.
+ * Decide and fold one command, and account for it in the market record: everything that changes
+ * state, nothing that only shapes a reply. Recovery replays the log through this alone.
+ */
+export function applyCommand(agg: MarketAggregate | undefined, command: Command): AppliedCommand {
+  const recordable = targetExists(agg, command);
+  const decision: Decision =
+    command.authorityRejection !== undefined
+      ? { accepted: false, rejection: command.authorityRejection }
+      : decide(agg, command);
+  if (!decision.accepted) {
+    if (!recordable) return { aggregate: agg, recordSequence: undefined, decision };
+    agg.commandCount += 1;
+    return { aggregate: agg, recordSequence: agg.commandCount, decision };
+  }
+  let next = agg;
+  for (const event of decision.events) next = evolve(next, event);
+  assert(next !== undefined && decision.events.length > 0, "an accepted command emits events");
+  checkInvariants(next);
+  next.commandCount += 1;
+  return { aggregate: next, recordSequence: next.commandCount, decision };
+}
+
+/**
+ * Handle one command against the market it targets (undefined when that market does not exist):
+ * apply it, then shape the public events, the reply of spec §2.8 and the deadlines it created.
  */
 export function handleCommand(agg: MarketAggregate | undefined, command: Command): CommandOutcome {
-  const recordable = targetExists(agg, command);
-  const decision =
-    command.authorityRejection !== undefined
-      ? { accepted: false as const, rejection: command.authorityRejection }
-      : decide(agg, command);
-
+  const { aggregate, recordSequence, decision } = applyCommand(agg, command);
   if (!decision.accepted) {
-    let recordSequence: number | undefined;
-    if (recordable) {
-      agg.commandCount += 1;
-      recordSequence = agg.commandCount;
-    }
     return {
-      aggregate: agg,
+      aggregate,
       status: "rejected",
       recordSequence,
       events: [],
@@ -132,31 +151,49 @@ export function handleCommand(agg: MarketAggregate | undefined, command: Command
       deadlines: [],
     };
   }
-
-  let next = agg;
-  for (const event of decision.events) next = evolve(next, event);
-  assert(next !== undefined && decision.events.length > 0, "an accepted command emits events");
-  checkInvariants(next);
-  next.commandCount += 1;
+  assert(aggregate !== undefined, "an accepted command leaves a market");
   const publicEvents = decision.events.map(publicEvent);
   return {
-    aggregate: next,
+    aggregate,
     status: "accepted",
-    recordSequence: next.commandCount,
+    recordSequence,
     events: publicEvents,
-    reply: { ok: true, result: resultOf(next, command, decision.events, publicEvents) },
-    deadlines: deadlinesFromEvents(next, publicEvents),
+    reply: { ok: true, result: resultOf(aggregate, command, decision.events, publicEvents) },
+    deadlines: deadlinesFromEvents(aggregate, publicEvents),
   };
+}
+
+/** The command's own members, as the client (or the timer wheel) sent them. */
+function bodyOf(command: Command): Record<string, unknown> {
+  switch (command.type) {
+    case "market.create_draft":
+      return { commandId: command.commandId, marketId: command.marketId, subject: command.subject, mechanism: command.mechanism };
+    case "market.publish":
+      return { commandId: command.commandId, marketId: command.marketId, expectedVersion: command.expectedVersion };
+    case "direct_claim.submit":
+      return command.expectedVersion === undefined
+        ? { commandId: command.commandId, marketId: command.marketId }
+        : { commandId: command.commandId, marketId: command.marketId, expectedVersion: command.expectedVersion };
+    case "sealed_auction.submit_bid":
+      return { commandId: command.commandId, marketId: command.marketId, amountMinor: command.amountMinor, currency: command.currency };
+    case "sealed_auction.resolve":
+      return { commandId: command.commandId, marketId: command.marketId };
+    case "commitment.confirm":
+    case "commitment.decline":
+    case "commitment.expire":
+      return { commandId: command.commandId, commitmentId: command.commitmentId };
+    default:
+      return assertNever(command, "command type");
+  }
 }
 
 /** The command as the record shows it: the application command with server identity and time. */
 export function recordedRequestOf(command: Command): Record<string, unknown> {
-  const { type: _type, identity, occurredAtMs, authorityRejection: _authority, ...body } = command;
-  return {
-    ...body,
-    principalId: identity.principalId,
-    actorId: identity.actorId,
-    ...(identity.authorityRef === undefined ? {} : { authorityRef: identity.authorityRef }),
-    occurredAt: isoFromMs(occurredAtMs),
-  };
+  const request = bodyOf(command);
+  const { principalId, actorId, authorityRef } = command.identity;
+  request["principalId"] = principalId;
+  request["actorId"] = actorId;
+  if (authorityRef !== undefined) request["authorityRef"] = authorityRef;
+  request["occurredAt"] = isoFromMs(command.occurredAtMs);
+  return request;
 }

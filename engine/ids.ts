@@ -26,6 +26,27 @@ export function eventIdOf(marketId: string, sequence: number): string {
   return `e.${marketRef(marketId)}.${sequence}`;
 }
 
+/** The same ids from an already computed `marketRef` (the hot path keeps it per market). */
+export const generatedIdOf = (kind: "c" | "b" | "e", ref: string, ordinal: number): string => `${kind}.${ref}.${ordinal}`;
+
+/**
+ * The ordinal of a generated id within the market whose ref is given, without decoding base64:
+ * `undefined` unless the id is exactly `<kind>.<ref>.<ordinal>` in canonical form.
+ */
+export function ordinalWithin(id: string, kind: "c" | "b" | "e", ref: string): number | undefined {
+  const prefixLength = ref.length + 3;
+  if (id.length <= prefixLength || id.charCodeAt(0) !== kind.charCodeAt(0) || id.charCodeAt(1) !== 46 /* . */) return undefined;
+  if (id.charCodeAt(prefixLength - 1) !== 46 || !id.startsWith(ref, 2)) return undefined;
+  const digits = id.slice(prefixLength);
+  if (digits.length > 16 || digits.charCodeAt(0) === 48 /* leading 0 */) return undefined;
+  for (let i = 0; i < digits.length; i += 1) {
+    const c = digits.charCodeAt(i);
+    if (c < 48 || c > 57) return undefined;
+  }
+  const ordinal = Number(digits);
+  return Number.isSafeInteger(ordinal) ? ordinal : undefined;
+}
+
 export interface ParsedGeneratedId {
   marketId: string;
   ordinal: number;

@@ -6,7 +6,7 @@ export * from "./types/index.js";
 export { decide } from "./decide.js";
 export { evolve, checkInvariants } from "./evolve.js";
 export { accept, reject, publicEvent, type Decision, type DomainEvent, type SealedBidAmount } from "./decision.js";
-export { handleCommand, marketIdOfCommand, recordedRequestOf, type CommandOutcome, type CommandReply } from "./handle-command.js";
+export { applyCommand, handleCommand, marketIdOfCommand, recordedRequestOf, type AppliedCommand, type CommandOutcome, type CommandReply } from "./handle-command.js";
 export { buildMarketRecord, replayMarket, recomputeRecordHash, type ReplayedMarket } from "./record.js";
 export { canonicalHash, canonicalJson, RECORD_HASH_ALGORITHM } from "./canonical-hash.js";
 export {

@@ -1,13 +1,16 @@
 /**
  * The state a shard keeps per market: the public market and commitments (spec §2.3, §2.6), the private
- * sealed bids, and record bookkeeping. Public objects (`market`, each commitment) are immutable
- * snapshots: `evolve` replaces them instead of editing them, so a result that captured one stays
- * true after later commands. The container itself is updated in place so a claim storm costs O(1)
- * per claim rather than copying 20,000 commitments per command.
+ * sealed bids, and record bookkeeping. The aggregate is owned by one shard and updated in place, so a
+ * claim storm costs O(1) per claim rather than copying 20,000 commitments per command:
+ *  - `market` and its `mechanismState` are edited in place; anything handed out (a reply, a record)
+ *    takes a `snapshotMarket` copy;
+ *  - each commitment is immutable and replaced on change, so replies may hold commitments as they are;
+ *  - objects shared with events (creator, subject, mechanism) are never edited.
  */
 import type { SealedAuctionResolution } from "./types/auction.js";
 import type { Commitment } from "./types/commitment.js";
 import type { Market } from "./types/market.js";
+import { marketRef, ordinalWithin } from "./ids.js";
 
 /** A sealed bid with its amount. Private: never part of any public view while the auction is open. */
 export interface SealedBid {
@@ -24,6 +27,8 @@ export interface SealedBid {
 
 export interface MarketAggregate {
   market: Market;
+  /** `marketRef(market.id)`, kept because every generated id of the market embeds it. */
+  readonly ref: string;
   /** In creation order: the commitment with ordinal n is at index n − 1. */
   commitments: Commitment[];
   /** Private sealed bids in acceptance order: ordinal n at index n − 1. */
@@ -43,6 +48,7 @@ export interface MarketAggregate {
 export function newAggregate(market: Market): MarketAggregate {
   return {
     market,
+    ref: marketRef(market.id),
     commitments: [],
     bids: [],
     lastResolution: undefined,
@@ -53,8 +59,21 @@ export function newAggregate(market: Market): MarketAggregate {
   };
 }
 
+/** A copy of the market that later commands cannot change (for replies and records). */
+export function snapshotMarket(market: Market): Market {
+  const state = market.mechanismState;
+  return { ...market, mechanismState: "allocated" in state ? { allocated: state.allocated } : { ...state } };
+}
+
 /** The commitment a generated id names, if it belongs to this market. */
-export function findCommitment(agg: MarketAggregate, ordinal: number, commitmentId: string): Commitment | undefined {
-  const commitment = agg.commitments[ordinal - 1];
+export function findCommitment(agg: MarketAggregate, commitmentId: string): Commitment | undefined {
+  const ordinal = ordinalWithin(commitmentId, "c", agg.ref);
+  const commitment = ordinal === undefined ? undefined : agg.commitments[ordinal - 1];
   return commitment !== undefined && commitment.id === commitmentId ? commitment : undefined;
+}
+
+/** The 0-based index of a commitment id of this market in `commitments` (it may not exist yet). */
+export function commitmentIndexOf(agg: MarketAggregate, commitmentId: string): number | undefined {
+  const ordinal = ordinalWithin(commitmentId, "c", agg.ref);
+  return ordinal === undefined ? undefined : ordinal - 1;
 }

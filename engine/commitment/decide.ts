@@ -1,7 +1,6 @@
 /** Spec §3.2 and decision 3: confirm, decline and expire commitments. */
 import { accept, reject, type Decision, type DomainEvent, type Rejected } from "../decision.js";
 import { eventEmitter } from "../emit.js";
-import { parseCommitmentId } from "../ids.js";
 import { isoFromMs, parseDateTimeMs } from "../time.js";
 import { assert, assertNever } from "../assert.js";
 import { findCommitment, type MarketAggregate } from "../state.js";
@@ -16,15 +15,14 @@ import type { Commitment } from "../types/commitment.js";
 import type { CommitmentStateChangedEventData } from "../types/event.js";
 import { DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET } from "../types/market.js";
 import { emitWinnerReleased } from "../sealed-auction/decide.js";
+import { NO_PRINCIPALS } from "./confirmations.js";
 
 function notFound(command: CommitmentCommand): Rejected {
   return reject("commitment_not_found", `commitment ${JSON.stringify(command.commitmentId)} was not found`);
 }
 
 function lookup(agg: MarketAggregate | undefined, command: CommitmentCommand): Commitment | undefined {
-  const parsed = parseCommitmentId(command.commitmentId);
-  if (agg === undefined || parsed === undefined || parsed.marketId !== agg.market.id) return undefined;
-  return findCommitment(agg, parsed.ordinal, command.commitmentId);
+  return agg === undefined ? undefined : findCommitment(agg, command.commitmentId);
 }
 
 function expiresAtMsOf(commitment: Commitment): number {
@@ -54,7 +52,7 @@ function stateData(
   return {
     commitmentId: commitment.id,
     state,
-    requiredConfirmationPrincipalIds: commitment.requiredConfirmationPrincipalIds ?? [],
+    requiredConfirmationPrincipalIds: commitment.requiredConfirmationPrincipalIds ?? NO_PRINCIPALS,
     confirmedPrincipalIds,
     ...(commitment.expiresAt === undefined ? {} : { expiresAt: commitment.expiresAt }),
   };
@@ -64,13 +62,13 @@ export function decideConfirm(agg: MarketAggregate | undefined, command: Confirm
   const commitment = lookup(agg, command);
   if (agg === undefined || commitment === undefined) return notFound(command);
   const principalId = command.identity.principalId;
-  const required = commitment.requiredConfirmationPrincipalIds ?? [];
+  const required = commitment.requiredConfirmationPrincipalIds ?? NO_PRINCIPALS;
   if (!required.includes(principalId)) {
     return reject("principal_not_authorized", "principal is not required to confirm this commitment");
   }
   if (commitment.state !== "awaiting_confirmations") return notAwaiting(commitment);
   if (command.occurredAtMs >= expiresAtMsOf(commitment)) return deadlinePassed(commitment, command.occurredAtMs);
-  const confirmed = commitment.confirmedPrincipalIds ?? [];
+  const confirmed = commitment.confirmedPrincipalIds ?? NO_PRINCIPALS;
   if (confirmed.includes(principalId)) {
     return reject("invalid_commitment_transition", "principal has already confirmed this commitment");
   }
@@ -94,7 +92,7 @@ function decideRelease(
   const events: DomainEvent[] = [];
   const emit = eventEmitter(agg, command, agg.market.id, agg.market.version + 1, events);
   const ended = command.type === "commitment.decline" ? "declined" : "expired";
-  emit(`commitment.${ended}`, stateData(commitment, ended, commitment.confirmedPrincipalIds ?? []));
+  emit(`commitment.${ended}`, stateData(commitment, ended, commitment.confirmedPrincipalIds ?? NO_PRINCIPALS));
   const presetId = agg.market.mechanism.presetId;
   switch (presetId) {
     case DIRECT_CLAIM_PRESET:

@@ -3,10 +3,10 @@
  * one replaces it with the state the event carries and increments its version.
  */
 import { assert, assertNever } from "../assert.js";
+import { NO_PRINCIPALS } from "./confirmations.js";
 import { evolveClaimCommitmentCreated, evolveClaimReleased } from "../direct-claim/evolve.js";
-import { parseCommitmentId } from "../ids.js";
 import { evolveWinnerReleased } from "../sealed-auction/evolve.js";
-import type { MarketAggregate } from "../state.js";
+import { commitmentIndexOf, type MarketAggregate } from "../state.js";
 import type { Commitment, CommitmentTerms } from "../types/commitment.js";
 import type { CommitmentEvent } from "../types/event.js";
 import { DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET } from "../types/market.js";
@@ -41,8 +41,8 @@ function newCommitment(agg: MarketAggregate, event: CommitmentEvent): Commitment
     participantPrincipalId,
     state: data.state,
     terms,
-    requiredConfirmationPrincipalIds: data.requiredConfirmationPrincipalIds ?? [],
-    confirmedPrincipalIds: data.confirmedPrincipalIds ?? [],
+    requiredConfirmationPrincipalIds: data.requiredConfirmationPrincipalIds ?? NO_PRINCIPALS,
+    confirmedPrincipalIds: data.confirmedPrincipalIds ?? NO_PRINCIPALS,
     ...(data.expiresAt === undefined ? {} : { expiresAt: data.expiresAt }),
     createdAt: event.occurredAt,
     updatedAt: event.occurredAt,
@@ -62,9 +62,8 @@ function released(agg: MarketAggregate, commitment: Commitment): void {
 }
 
 export function evolveCommitment(agg: MarketAggregate, event: CommitmentEvent): void {
-  const parsed = parseCommitmentId(event.data.commitmentId);
-  assert(parsed !== undefined && parsed.marketId === agg.market.id, "commitment ids name their market");
-  const index = parsed.ordinal - 1;
+  const index = commitmentIndexOf(agg, event.data.commitmentId);
+  assert(index !== undefined, "commitment ids name their market");
   const existing = agg.commitments[index];
   if (existing === undefined) {
     assert(index === agg.commitments.length, "commitments are created in ordinal order");
@@ -84,7 +83,7 @@ export function evolveCommitment(agg: MarketAggregate, event: CommitmentEvent): 
     version: existing.version + 1,
     marketVersion: event.marketVersion,
     state: event.data.state,
-    confirmedPrincipalIds: event.data.confirmedPrincipalIds ?? existing.confirmedPrincipalIds ?? [],
+    confirmedPrincipalIds: event.data.confirmedPrincipalIds ?? existing.confirmedPrincipalIds ?? NO_PRINCIPALS,
     updatedAt: event.occurredAt,
   };
   agg.commitments[index] = next;

@@ -1,8 +1,8 @@
 /** Spec §3.2 and decision 2: first-come direct claims against a capacity. */
 import { accept, reject, type Decision, type DomainEvent } from "../decision.js";
 import { eventEmitter } from "../emit.js";
-import { requiredConfirmations } from "../commitment/confirmations.js";
-import { commitmentIdOf } from "../ids.js";
+import { NO_PRINCIPALS, requiredConfirmations } from "../commitment/confirmations.js";
+import { generatedIdOf } from "../ids.js";
 import { addSeconds, isoFromMs } from "../time.js";
 import type { MarketAggregate } from "../state.js";
 import type { DirectClaimCommand } from "../types/command.js";
@@ -43,7 +43,7 @@ export function decideDirectClaim(agg: MarketAggregate | undefined, command: Dir
 
   const events: DomainEvent[] = [];
   const emit = eventEmitter(agg, command, market.id, market.version + 1, events);
-  const commitmentId = commitmentIdOf(market.id, agg.commitments.length + 1);
+  const commitmentId = generatedIdOf("c", agg.ref, agg.commitments.length + 1);
   emit("direct_claim.accepted", { commitmentId, allocated: allocated + 1, capacity: config.capacity });
   const required = requiredConfirmations(config.confirmation, market.creator.principalId, principalId);
   if (config.confirmation === "none") {
@@ -51,14 +51,14 @@ export function decideDirectClaim(agg: MarketAggregate | undefined, command: Dir
       commitmentId,
       state: "committed",
       requiredConfirmationPrincipalIds: required,
-      confirmedPrincipalIds: [],
+      confirmedPrincipalIds: NO_PRINCIPALS,
     });
   } else {
     emit("commitment.awaiting_confirmations", {
       commitmentId,
       state: "awaiting_confirmations",
       requiredConfirmationPrincipalIds: required,
-      confirmedPrincipalIds: [],
+      confirmedPrincipalIds: NO_PRINCIPALS,
       expiresAt: isoFromMs(addSeconds(command.occurredAtMs, config.holdDurationSeconds)),
     });
   }

@@ -15,11 +15,8 @@ export function evolveClaimAccepted(agg: MarketAggregate, event: DirectClaimAcce
   const allocated = event.data.allocated;
   assert(allocated === (agg.market.mechanismState as DirectClaimState).allocated + 1, "a claim allocates one unit");
   assert(allocated <= config.capacity && event.data.capacity === config.capacity, "allocated never exceeds capacity");
-  agg.market = {
-    ...agg.market,
-    state: allocated === config.capacity ? "closed" : "open",
-    mechanismState: { allocated },
-  };
+  agg.market.state = allocated === config.capacity ? "closed" : "open";
+  (agg.market.mechanismState as DirectClaimState).allocated = allocated;
 }
 
 /** The claimant's commitment now exists; index it so a second claim by the same principal is refused. */
@@ -34,5 +31,6 @@ export function evolveClaimReleased(agg: MarketAggregate, commitment: Commitment
   const allocated = (agg.market.mechanismState as DirectClaimState).allocated;
   assert(allocated >= 1, "a release follows an allocation");
   assert(agg.activeCommitmentByPrincipal.delete(commitment.participantPrincipalId), "released commitment was active");
-  agg.market = { ...agg.market, state: "open", mechanismState: { allocated: allocated - 1 } };
+  agg.market.state = "open";
+  (agg.market.mechanismState as DirectClaimState).allocated = allocated - 1;
 }

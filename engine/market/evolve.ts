@@ -14,7 +14,8 @@ export function evolveDraftCreated(agg: MarketAggregate | undefined, event: Draf
     creator,
     subject,
     mechanism,
-    mechanismState,
+    // The event keeps its own copy: the aggregate edits mechanism state in place.
+    mechanismState: { ...mechanismState },
     createdAt: event.occurredAt,
     updatedAt: event.occurredAt,
   });
@@ -22,5 +23,5 @@ export function evolveDraftCreated(agg: MarketAggregate | undefined, event: Draf
 
 export function evolvePublished(agg: MarketAggregate, _event: PublishedEvent): void {
   assert(agg.market.state === "draft", "only a draft is published");
-  agg.market = { ...agg.market, state: "open" };
+  agg.market.state = "open";
 }

@@ -1,7 +1,7 @@
 /** Spec §2.7, §3.1 and decision 4: sealed bids, resolution at close, winner promotion. */
 import { accept, reject, type Decision, type DomainEvent } from "../decision.js";
 import { eventEmitter, type Emit } from "../emit.js";
-import { bidIdOf, commitmentIdOf } from "../ids.js";
+import { generatedIdOf } from "../ids.js";
 import { addSeconds, isoFromMs, parseDateTimeMs } from "../time.js";
 import { assert } from "../assert.js";
 import type { MarketAggregate } from "../state.js";
@@ -10,6 +10,7 @@ import { SYSTEM_IDENTITY } from "../types/command.js";
 import type { Commitment } from "../types/commitment.js";
 import { SEALED_AUCTION_PRESET, type SealedAuctionConfig, type SealedAuctionState } from "../types/market.js";
 import { resolveSecondPrice } from "./second-price.js";
+import { NO_PRINCIPALS } from "../commitment/confirmations.js";
 
 function closesAtMsOf(config: SealedAuctionConfig): number {
   const closesAtMs = parseDateTimeMs(config.closesAt);
@@ -44,7 +45,7 @@ export function decideSubmitBid(agg: MarketAggregate | undefined, command: Submi
   const emit = eventEmitter(agg, command, market.id, market.version + 1, events);
   const state = market.mechanismState as SealedAuctionState;
   const bidEvent = emit("sealed_auction.bid_submitted", {
-    bidId: bidIdOf(market.id, agg.bids.length + 1),
+    bidId: generatedIdOf("b", agg.ref, agg.bids.length + 1),
     bidCount: state.bidCount + 1,
   });
   // The amount rides privately on the domain event; publicEvent() strips it from every view.
@@ -61,10 +62,10 @@ function emitResolution(agg: MarketAggregate, command: Command, emit: Emit, excl
   emit("sealed_auction.resolved", resolution);
   if (resolution.outcome === "winner_selected") {
     emit("commitment.awaiting_confirmations", {
-      commitmentId: commitmentIdOf(market.id, agg.commitments.length + 1),
+      commitmentId: generatedIdOf("c", agg.ref, agg.commitments.length + 1),
       state: "awaiting_confirmations",
       requiredConfirmationPrincipalIds: [resolution.winnerPrincipalId],
-      confirmedPrincipalIds: [],
+      confirmedPrincipalIds: NO_PRINCIPALS,
       expiresAt: isoFromMs(addSeconds(command.occurredAtMs, config.holdDurationSeconds)),
     });
   }

@@ -15,7 +15,7 @@ function auctionState(agg: MarketAggregate): SealedAuctionState {
 export function evolveBidSubmitted(agg: MarketAggregate, event: BidSubmittedDomainEvent): void {
   const state = auctionState(agg);
   assert(event.data.bidCount === state.bidCount + 1, "bids are counted one by one");
-  agg.market = { ...agg.market, mechanismState: { ...state, bidCount: event.data.bidCount } };
+  state.bidCount = event.data.bidCount;
   // Only the engine's own events carry the amount; a fold of public events keeps the public state only.
   if (event.sealedBid !== undefined) {
     const submittedAtMs = parseDateTimeMs(event.occurredAt);
@@ -43,7 +43,8 @@ export function evolveResolved(agg: MarketAggregate, event: AuctionResolvedEvent
     ...(resolution.outcome === "winner_selected" ? { winningBidId: resolution.winningBidId } : {}),
     ...(state.excludedBidIds === undefined ? {} : { excludedBidIds: state.excludedBidIds }),
   };
-  agg.market = { ...agg.market, state: "closed", mechanismState: next };
+  agg.market.state = "closed";
+  agg.market.mechanismState = next;
   agg.lastResolution = resolution;
 }
 
@@ -54,5 +55,5 @@ export function evolveWinnerReleased(agg: MarketAggregate, commitment: Commitmen
   assert(state.winningBidId === commitment.terms.winningBidId, "the released commitment is the current winner's");
   const excludedBidIds = [...(state.excludedBidIds ?? []), commitment.terms.winningBidId];
   const { winningBidId: _released, ...rest } = state;
-  agg.market = { ...agg.market, mechanismState: { ...rest, excludedBidIds } };
+  agg.market.mechanismState = { ...rest, excludedBidIds };
 }

@@ -1,0 +1,45 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { bidIdOf, commitmentIdOf, eventIdOf, isoFromMs, parseCommitmentId, parseDateTimeMs, parseGeneratedId } from "../../engine/index.js";
+
+describe("generated ids (decision 5)", () => {
+  it("are URL-path safe and name their market", () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 128, unit: "grapheme" }), fc.integer({ min: 1, max: 2 ** 40 }), (marketId, ordinal) => {
+        const id = commitmentIdOf(marketId, ordinal);
+        expect(id).toMatch(/^c\.[A-Za-z0-9_-]+\.[1-9][0-9]*$/);
+        expect(encodeURIComponent(id)).toBe(id);
+        expect(parseCommitmentId(id)).toEqual({ marketId, ordinal });
+        expect(parseGeneratedId(bidIdOf(marketId, ordinal), "b")).toEqual({ marketId, ordinal });
+        expect(parseGeneratedId(eventIdOf(marketId, ordinal), "e")).toEqual({ marketId, ordinal });
+        expect(parseCommitmentId(bidIdOf(marketId, ordinal))).toBeUndefined();
+      }),
+    );
+  });
+
+  it("refuses ids the service cannot have produced", () => {
+    for (const bad of ["", "c", "c..1", "c.bTE.0", "c.bTE.01", "c.bTE.-1", "c.bTE.1.2", "c.b%54E.1", "c.bTE=.1", "c.bTE.99999999999999999", "c./.1", "c.__8.1"]) {
+      expect(parseCommitmentId(bad)).toBeUndefined();
+    }
+  });
+});
+
+describe("RFC 3339 time", () => {
+  it("parses offsets, fractions and case, strictly", () => {
+    expect(parseDateTimeMs("2026-03-01T14:30:00+02:00")).toBe(Date.parse("2026-03-01T12:30:00Z"));
+    expect(parseDateTimeMs("2026-03-01t12:30:00.123456789z")).toBe(Date.parse("2026-03-01T12:30:00.123Z"));
+    expect(parseDateTimeMs("2024-02-29T00:00:00Z")).toBe(Date.parse("2024-02-29T00:00:00Z"));
+    expect(parseDateTimeMs("0001-01-01T00:00:00Z")).toBe(Date.parse("0001-01-01T00:00:00Z"));
+    for (const bad of ["2026-02-29T00:00:00Z", "2026-02-31T00:00:00Z", "2026-13-01T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T00:00:60Z", "2026-01-01T00:00:00", "2026-01-01T00:00:00+24:00", "2026-01-01", "yesterday"]) {
+      expect(parseDateTimeMs(bad)).toBeUndefined();
+    }
+  });
+
+  it("round-trips the service's own form", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -62_135_596_800_000, max: 253_402_300_799_999 }), (ms) => {
+        expect(parseDateTimeMs(isoFromMs(ms))).toBe(ms);
+      }),
+    );
+  });
+});
