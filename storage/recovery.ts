@@ -36,6 +36,7 @@ import {
   TEMP_FILE_SUFFIX,
   createSegmentFile,
   parseSegmentFileName,
+  segmentFileName,
   segmentHeaderProblem,
 } from "./segment-file.js";
 import { SegmentReader, type FrameProblem, type VerifyMode } from "./segment-reader.js";
@@ -142,7 +143,7 @@ export function recoverLog(options: RecoverOptions): RecoveredLog {
   for (let index = 0; index < bases.length; index++) {
     const base = bases[index] as number;
     const isLast = index === bases.length - 1;
-    const filePath = path.join(dirPath, `${String(base).padStart(20, "0")}${SEGMENT_FILE_SUFFIX}`);
+    const filePath = path.join(dirPath, segmentFileName(base));
     if (base !== expectedBase) {
       throw new LogCorruptError(filePath, 0,
         `segment starts at log position ${base} but the previous segments end at ${expectedBase} (missing or extra segment)`);
@@ -163,7 +164,7 @@ export function recoverLog(options: RecoverOptions): RecoveredLog {
         firstExpectedLsn: firstLsn, previousChain, verify, readChunkBytes: options.readChunkBytes,
       });
       while (reader.next() !== null) { /* the reader verifies; we only need its end state */ }
-      let endFileOffset = reader.nextFileOffsetBytes;
+      const endFileOffset = reader.nextFileOffsetBytes;
       const problem = reader.problem;
       if (problem !== null) {
         const tornReason = isLast ? tornTailReason(storageFs, fd, problem, fileSizeBytes, reader.nextExpectedLsn) : null;
@@ -185,7 +186,6 @@ export function recoverLog(options: RecoverOptions): RecoveredLog {
       } else {
         assertStorage(endFileOffset === fileSizeBytes, "clean scan must end at EOF");
       }
-      endFileOffset = reader.nextFileOffsetBytes;
       framesScanned += reader.framesRead;
       const frameBytes = endFileOffset - SEGMENT_HEADER_BYTES;
       if (frameBytes === 0 && !isLast) {
