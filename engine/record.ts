@@ -4,14 +4,16 @@
  * A shard therefore keeps only the commands, not their events, and the record is always reproducible.
  */
 import { assert } from "./assert.js";
-import { canonicalHash, canonicalJson, RECORD_HASH_ALGORITHM } from "./canonical-hash.js";
+import { isDeepStrictEqual } from "node:util";
+import { canonicalHash, RECORD_HASH_ALGORITHM } from "./canonical-hash.js";
 import { evolve, checkInvariants } from "./evolve.js";
 import { handleCommand, marketIdOfCommand, recordedRequestOf } from "./handle-command.js";
 import type { MarketAggregate } from "./state.js";
 import { isoFromMs } from "./time.js";
 import type { Command } from "./types/command.js";
+import type { Commitment } from "./types/commitment.js";
 import type { Event } from "./types/event.js";
-import { SEALED_AUCTION_PRESET, type SealedAuctionState } from "./types/market.js";
+import { SEALED_AUCTION_PRESET, type Market, type SealedAuctionState } from "./types/market.js";
 import type { MarketRecord, RecordedCommand } from "./types/record.js";
 
 export interface ReplayedMarket {
@@ -62,8 +64,13 @@ function redactSealedBids(commands: RecordedCommand[]): RecordedCommand[] {
   );
 }
 
-/** The public state a list of events folds to, rendered canonically for comparison. */
-function foldPublicState(events: readonly Event[]): string | undefined {
+interface PublicState {
+  market: Market;
+  commitments: Commitment[];
+}
+
+/** The public state a list of events folds to; undefined when the events do not fold. */
+function foldPublicState(events: readonly Event[]): PublicState | undefined {
   let agg: MarketAggregate | undefined;
   try {
     for (const event of events) agg = evolve(agg, event);
@@ -72,7 +79,7 @@ function foldPublicState(events: readonly Event[]): string | undefined {
   } catch {
     return undefined; // an event stream that does not fold is simply not a reconstruction
   }
-  return canonicalJson({ market: agg.market, commitments: agg.commitments });
+  return { market: agg.market, commitments: agg.commitments };
 }
 
 /**
@@ -89,15 +96,17 @@ export function buildMarketRecord(commands: readonly Command[], live?: MarketAgg
     commitments: agg.commitments,
     events: replayed.events,
   };
-  const replayedState = canonicalJson({ market: agg.market, commitments: agg.commitments });
+  // Structural comparison (key order irrelevant, -0 ≠ 0): the same verdict as comparing canonical
+  // JSON, without rendering the whole state three times.
+  const replayedState: PublicState = { market: agg.market, commitments: agg.commitments };
   const foldedState = foldPublicState(replayed.events);
-  const liveState = live === undefined ? replayedState : canonicalJson({ market: live.market, commitments: live.commitments });
+  const liveState: PublicState = live === undefined ? replayedState : { market: live.market, commitments: live.commitments };
   return {
     ...view,
     integrity: {
       algorithm: RECORD_HASH_ALGORITHM,
       recordHash: canonicalHash(view),
-      stateReconstructed: foldedState === replayedState && liveState === replayedState,
+      stateReconstructed: isDeepStrictEqual(foldedState, replayedState) && isDeepStrictEqual(liveState, replayedState),
     },
   };
 }
