@@ -1,0 +1,362 @@
+/**
+ * One shard, without threads: it owns its markets in memory, logs every command to its own segment
+ * log, group-commits each batch with one fdatasync before any reply of the batch is released, fires
+ * auction closes and hold expiries from its timer wheel, answers reads from memory, reproduces past
+ * replies for idempotent retries, and snapshots. The worker (shard-worker.ts) is a thin message loop
+ * around this class, so tests drive it directly with a manual clock and real files.
+ *
+ * The log is the truth: the in-memory state is always a fold of the log through the engine.
+ */
+import * as path from "node:path";
+import { applyCommand, handleCommand, marketIdOfCommand } from "../../engine/handle-command.js";
+import { buildMarketRecord } from "../../engine/record.js";
+import { isDeadlinePending, pendingDeadlines, systemCommandFor, type Deadline } from "../../engine/deadlines.js";
+import { snapshotMarket } from "../../engine/state.js";
+import { isoFromMs } from "../../engine/time.js";
+import type { Command } from "../../engine/types/command.js";
+import type { SealedBidReceipt } from "../../engine/types/auction.js";
+import { SegmentLog, SnapshotStore } from "../../storage/index.js";
+import type { Clock } from "../clock.js";
+import { decodeLoggedCommand, encodeLoggedCommand, LOGGED_COMMAND_VERSION, type LoggedCommand } from "./logged-command.js";
+import { decodeShardSnapshot, encodeShardSnapshot, type ShardMarket } from "./shard-snapshot.js";
+import type {
+  CommandRequest,
+  CommandResponse,
+  IdempotencyEntries,
+  ReadRequest,
+  ShardRecoveryReport,
+  ShardReply,
+  ShardRequest,
+  ShardResponse,
+} from "./shard-protocol.js";
+import { TimerWheel } from "./timer-wheel.js";
+
+export interface ShardCoreOptions {
+  /** This shard's directory, e.g. DATA_DIR/shards/00. */
+  dir: string;
+  shardIndex: number;
+  clock: Clock;
+  segmentSizeBytes?: number;
+  /** Report idempotency entries of frames after this lsn (the gateway index snapshot's watermark). */
+  reportIdempotencyAfterLsn?: number;
+  /** Replies kept for fast idempotent replays (older ones are recomputed from the log). */
+  replyCacheEntries?: number;
+}
+
+export interface OpenedShard {
+  core: ShardCore;
+  report: ShardRecoveryReport;
+  idempotency: IdempotencyEntries;
+}
+
+const DEFAULT_REPLY_CACHE_ENTRIES = 4096;
+
+/** Index of `position` in an ascending list, or -1. */
+function indexOfPosition(positions: readonly number[], position: number): number {
+  let low = 0;
+  let high = positions.length - 1;
+  while (low <= high) {
+    const mid = (low + high) >>> 1;
+    const at = positions[mid] as number;
+    if (at === position) return mid;
+    if (at < position) low = mid + 1;
+    else high = mid - 1;
+  }
+  return -1;
+}
+
+export class ShardCore {
+  private readonly markets = new Map<string, ShardMarket>();
+  private readonly timers = new TimerWheel<Deadline>();
+  private readonly replyCache = new Map<number, ShardReply>();
+  private lastStampMs: number;
+  private commandsSinceSnapshot = 0;
+  private closed = false;
+
+  private constructor(
+    private readonly options: ShardCoreOptions,
+    private readonly log: SegmentLog,
+    private readonly snapshots: SnapshotStore,
+    lastStampMs: number,
+  ) {
+    this.lastStampMs = lastStampMs;
+  }
+
+  /** Recover: newest valid snapshot, then every frame after it; rebuild the timer wheel. */
+  static open(options: ShardCoreOptions): OpenedShard {
+    const startedMs = performance.now();
+    const snapshots = new SnapshotStore({ dir: path.join(options.dir, "snapshots") });
+    const loaded = snapshots.loadNewestValid().snapshot;
+    const decoded = loaded === null ? undefined : decodeShardSnapshot(loaded.payload);
+    if (decoded !== undefined && decoded.shardIndex !== options.shardIndex) {
+      throw new Error(`snapshot in ${options.dir} belongs to shard ${decoded.shardIndex}, not ${options.shardIndex}`);
+    }
+    const log = SegmentLog.open({
+      dir: options.dir,
+      ...(options.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: options.segmentSizeBytes }),
+    });
+    const snapshotLsn = loaded?.lsn ?? 0;
+    if (snapshotLsn > log.lastLsn) {
+      log.close();
+      throw new Error(`snapshot of lsn ${snapshotLsn} is newer than the log (last lsn ${log.lastLsn}) in ${options.dir}`);
+    }
+    const core = new ShardCore(options, log, snapshots, decoded?.lastStampMs ?? 0);
+    for (const market of decoded?.markets ?? []) core.markets.set(market.agg.market.id, market);
+
+    const reportAfter = Math.min(options.reportIdempotencyAfterLsn ?? 0, snapshotLsn);
+    const idempotency: IdempotencyEntries = { actorIds: [], commandIds: [], fingerprints: [], positions: [] };
+    let framesReplayed = 0;
+    let framesScannedForIdempotency = 0;
+    for (const frame of log.frames(reportAfter, { verify: "none" })) {
+      const logged = decodeLoggedCommand(frame.payload);
+      if (logged.f !== undefined) {
+        idempotency.actorIds.push(logged.c.identity.actorId);
+        idempotency.commandIds.push(logged.c.commandId);
+        idempotency.fingerprints.push(logged.f);
+        idempotency.positions.push(frame.position);
+      }
+      if (frame.lsn <= snapshotLsn) {
+        framesScannedForIdempotency += 1;
+        continue;
+      }
+      core.replay(logged.c, frame.position);
+      framesReplayed += 1;
+    }
+    for (const { agg } of core.markets.values()) {
+      for (const deadline of pendingDeadlines(agg)) core.timers.schedule(deadline.atMs, deadline);
+    }
+    const report: ShardRecoveryReport = {
+      shardIndex: options.shardIndex,
+      snapshotLsn,
+      marketsFromSnapshot: decoded?.markets.length ?? 0,
+      framesReplayed,
+      framesScannedForIdempotency,
+      lastLsn: log.lastLsn,
+      markets: core.markets.size,
+      truncatedBytes: log.recovery.truncation?.truncatedBytes ?? 0,
+      elapsedMs: Math.round(performance.now() - startedMs),
+    };
+    return { core, report, idempotency };
+  }
+
+  get marketCount(): number {
+    return this.markets.size;
+  }
+
+  get lastLsn(): number {
+    return this.log.lastLsn;
+  }
+
+  get pendingTimers(): number {
+    return this.timers.size;
+  }
+
+  /** Apply one logged command during recovery: decide + fold, no reply. */
+  private replay(command: Command, position: number): void {
+    const marketId = marketIdOfCommand(command);
+    const entry = marketId === undefined ? undefined : this.markets.get(marketId);
+    const applied = applyCommand(entry?.agg, command);
+    if (applied.recordSequence !== undefined) {
+      const owner = entry ?? this.adopt(applied.aggregate);
+      owner.positions.push(position);
+      if (owner.positions.length !== applied.recordSequence) {
+        throw new Error(`log replay diverged: market ${owner.agg.market.id} record sequence ${applied.recordSequence} at position ${position}`);
+      }
+    }
+    if (command.occurredAtMs > this.lastStampMs) this.lastStampMs = command.occurredAtMs;
+  }
+
+  private adopt(agg: ShardMarket["agg"] | undefined): ShardMarket {
+    if (agg === undefined) throw new Error("an accepted command leaves a market");
+    const entry: ShardMarket = { agg, positions: [] };
+    this.markets.set(agg.market.id, entry);
+    return entry;
+  }
+
+  /** Server time for the next batch: the clock, never earlier than an already stamped command. */
+  private stamp(): number {
+    const nowMs = this.options.clock.nowMs();
+    if (nowMs > this.lastStampMs) this.lastStampMs = nowMs;
+    return this.lastStampMs;
+  }
+
+  /** Decide, log (staged) and account one command; the caller commits. */
+  private execute(command: Command, fingerprint: string | undefined): CommandResponse {
+    const marketId = marketIdOfCommand(command);
+    const entry = marketId === undefined ? undefined : this.markets.get(marketId);
+    const outcome = handleCommand(entry?.agg, command);
+    const recorded = outcome.recordSequence !== undefined;
+    const logged: LoggedCommand = {
+      v: LOGGED_COMMAND_VERSION,
+      ...(fingerprint === undefined ? {} : { f: fingerprint }),
+      c: command,
+      ...(!recorded && !outcome.reply.ok ? { r: outcome.reply.rejection } : {}),
+    };
+    const { position } = this.log.append(encodeLoggedCommand(logged));
+    if (recorded) {
+      const owner = entry ?? this.adopt(outcome.aggregate);
+      owner.positions.push(position);
+    }
+    for (const deadline of outcome.deadlines) this.timers.schedule(deadline.atMs, deadline);
+    this.commandsSinceSnapshot += 1;
+    const reply: ShardReply = outcome.reply.ok
+      ? { ok: true, json: JSON.stringify(outcome.reply.result) }
+      : { ok: false, code: outcome.reply.rejection.code, message: outcome.reply.rejection.message };
+    this.remember(position, reply);
+    return { kind: "command", status: outcome.status, reply, position };
+  }
+
+  private remember(position: number, reply: ShardReply): void {
+    const limit = this.options.replyCacheEntries ?? DEFAULT_REPLY_CACHE_ENTRIES;
+    if (limit <= 0) return;
+    this.replyCache.set(position, reply);
+    if (this.replyCache.size > limit) {
+      const oldest = this.replyCache.keys().next();
+      if (!oldest.done) this.replyCache.delete(oldest.value);
+    }
+  }
+
+  /** Submit the system commands of every deadline that has passed (staged; the caller commits). */
+  private fireDue(nowMs: number): number {
+    let fired = 0;
+    for (const deadline of this.timers.takeDue(nowMs)) {
+      const entry = this.markets.get(deadline.marketId);
+      if (!isDeadlinePending(entry?.agg, deadline)) continue; // overtaken (confirmed, declined, resolved)
+      this.execute(systemCommandFor(deadline, nowMs), undefined);
+      fired += 1;
+    }
+    return fired;
+  }
+
+  /**
+   * Process one batch: due deadlines first, then the commands in arrival order, one group commit,
+   * then the reads (which therefore see the whole batch). Nothing is returned before the commit.
+   * A failed write or fdatasync throws: the shard must stop, nothing of the batch was acknowledged.
+   */
+  processBatch(requests: readonly ShardRequest[]): ShardResponse[] {
+    if (this.closed) throw new Error("shard is closed");
+    const nowMs = this.stamp();
+    this.fireDue(nowMs);
+    const responses: Array<ShardResponse | undefined> = new Array(requests.length);
+    const reads: number[] = [];
+    requests.forEach((request, index) => {
+      if (request.kind === "command") responses[index] = this.execute(this.stamped(request, nowMs), request.fingerprint);
+      else reads.push(index);
+    });
+    if (this.log.stagedFrames > 0) this.log.commitSync();
+    for (const index of reads) responses[index] = { kind: "read", reply: this.read(requests[index] as ReadRequest) };
+    return responses as ShardResponse[];
+  }
+
+  /** Fire due deadlines outside a client batch (the worker's periodic tick). Durable on return. */
+  tick(): number {
+    if (this.closed) return 0;
+    const fired = this.fireDue(this.stamp());
+    if (this.log.stagedFrames > 0) this.log.commitSync();
+    return fired;
+  }
+
+  private stamped(request: CommandRequest, nowMs: number): Command {
+    return { ...request.command, occurredAtMs: nowMs };
+  }
+
+  private read(request: ReadRequest): ShardReply {
+    switch (request.kind) {
+      case "market": {
+        const entry = this.markets.get(request.marketId);
+        return entry === undefined ? marketNotFound(request.marketId) : { ok: true, json: JSON.stringify(snapshotMarket(entry.agg.market)) };
+      }
+      case "record":
+        return this.readRecord(request.marketId, request.actorId);
+      case "outcome":
+        return this.readOutcome(request.marketId, request.principalId);
+      case "reply-at":
+        return this.replyAt(request.position);
+    }
+  }
+
+  private commandsOf(entry: ShardMarket, count = entry.positions.length): Command[] {
+    const commands: Command[] = new Array(count);
+    for (let i = 0; i < count; i += 1) commands[i] = decodeLoggedCommand(this.log.readAt(entry.positions[i] as number).payload).c;
+    return commands;
+  }
+
+  private readRecord(marketId: string, actorId: string): ShardReply {
+    const entry = this.markets.get(marketId);
+    if (entry === undefined) return marketNotFound(marketId);
+    const creator = entry.agg.market.creator;
+    if (actorId !== creator.principalId && actorId !== creator.actorId) {
+      return { ok: false, code: "forbidden", message: "only the creator principal or the creating actor can read the market record" };
+    }
+    return { ok: true, json: JSON.stringify(buildMarketRecord(this.commandsOf(entry), entry.agg)) };
+  }
+
+  private readOutcome(marketId: string, principalId: string): ShardReply {
+    const entry = this.markets.get(marketId);
+    if (entry === undefined) return marketNotFound(marketId);
+    const agg = entry.agg;
+    const bidReceipts: SealedBidReceipt[] = agg.bids
+      .filter((bid) => bid.principalId === principalId)
+      .map((bid) => ({ bidId: bid.bidId, marketId, marketVersion: bid.marketVersion, state: "active", submittedAt: isoFromMs(bid.submittedAtMs) }));
+    const commitments = agg.commitments.filter(
+      (c) => c.participantPrincipalId === principalId || c.creatorPrincipalId === principalId,
+    );
+    return { ok: true, json: JSON.stringify({ marketId, principalId, bidReceipts, commitments }) };
+  }
+
+  /**
+   * The reply the command logged at `position` got. Rejections no market holds are stored in the
+   * frame; anything else is recomputed by replaying the market's record up to that command: the
+   * engine is deterministic, so it is the same reply, byte for byte.
+   */
+  private replyAt(position: number): ShardReply {
+    const cached = this.replyCache.get(position);
+    if (cached !== undefined) return cached;
+    const logged = decodeLoggedCommand(this.log.readAt(position).payload);
+    if (logged.r !== undefined) return { ok: false, code: logged.r.code, message: logged.r.message };
+    const marketId = marketIdOfCommand(logged.c);
+    const entry = marketId === undefined ? undefined : this.markets.get(marketId);
+    const index = entry === undefined ? -1 : indexOfPosition(entry.positions, position);
+    if (entry === undefined || index < 0) throw new Error(`no market record holds the command logged at ${position}`);
+    let agg: ShardMarket["agg"] | undefined;
+    let reply: ShardReply | undefined;
+    for (const command of this.commandsOf(entry, index + 1)) {
+      const outcome = handleCommand(agg, command);
+      agg = outcome.aggregate;
+      reply = outcome.reply.ok
+        ? { ok: true, json: JSON.stringify(outcome.reply.result) }
+        : { ok: false, code: outcome.reply.rejection.code, message: outcome.reply.rejection.message };
+    }
+    if (reply === undefined) throw new Error("replay produced no reply");
+    this.remember(position, reply);
+    return reply;
+  }
+
+  /** Commands applied since the last snapshot (the runtime decides when to checkpoint). */
+  get commandsSinceLastSnapshot(): number {
+    return this.commandsSinceSnapshot;
+  }
+
+  /** Write a snapshot of the committed state (call between batches). */
+  snapshot(): { lsn: number; sizeBytes: number } {
+    if (this.log.stagedFrames !== 0) throw new Error("snapshot with uncommitted frames");
+    const payload = encodeShardSnapshot(
+      { shardIndex: this.options.shardIndex, lastStampMs: this.lastStampMs, endPosition: this.log.endPosition },
+      this.markets.values(),
+    );
+    const written = this.snapshots.write({ lsn: this.log.lastLsn, chainHead: this.log.chainHead, payload });
+    this.snapshots.prune(2);
+    this.commandsSinceSnapshot = 0;
+    return { lsn: this.log.lastLsn, sizeBytes: written.sizeBytes };
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.log.close();
+  }
+}
+
+function marketNotFound(marketId: string): ShardReply {
+  return { ok: false, code: "market_not_found", message: `market ${JSON.stringify(marketId)} was not found` };
+}

@@ -1,0 +1,65 @@
+/** Builders and helpers for runtime tests: real files in temp dirs, a manual clock, real engine. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import type { Command, CommandIdentity, MechanismSelectionInput } from "../../engine/index.js";
+import type { CommandRequest, ShardResponse } from "../../gateway/runtime/shard-protocol.js";
+
+export const T0 = Date.parse("2026-03-01T12:00:00.000Z");
+
+export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(path.join(tmpdir(), `ms-${prefix}-`));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const self = (principalId: string): CommandIdentity => ({ principalId, actorId: principalId });
+let counter = 0;
+const nextId = () => `cmd-${++counter}`;
+
+export function request(command: Command, fingerprint = `fp-${command.commandId}`): CommandRequest {
+  return { kind: "command", command, fingerprint };
+}
+
+export const commands = {
+  create(principalId: string, marketId: string, mechanism: MechanismSelectionInput, commandId = nextId()): Command {
+    return {
+      type: "market.create_draft",
+      commandId,
+      identity: self(principalId),
+      occurredAtMs: 0,
+      marketId,
+      subject: { schema: "slot.v1", data: { dock: 7 } },
+      mechanism,
+    };
+  },
+  publish(principalId: string, marketId: string, expectedVersion = 1, commandId = nextId()): Command {
+    return { type: "market.publish", commandId, identity: self(principalId), occurredAtMs: 0, marketId, expectedVersion };
+  },
+  claim(principalId: string, marketId: string, commandId = nextId()): Command {
+    return { type: "direct_claim.submit", commandId, identity: self(principalId), occurredAtMs: 0, marketId };
+  },
+  bid(principalId: string, marketId: string, amountMinor: number, commandId = nextId()): Command {
+    return { type: "sealed_auction.submit_bid", commandId, identity: self(principalId), occurredAtMs: 0, marketId, amountMinor, currency: "EUR" };
+  },
+  confirm(principalId: string, commitmentId: string, commandId = nextId()): Command {
+    return { type: "commitment.confirm", commandId, identity: self(principalId), occurredAtMs: 0, commitmentId };
+  },
+  decline(principalId: string, commitmentId: string, commandId = nextId()): Command {
+    return { type: "commitment.decline", commandId, identity: self(principalId), occurredAtMs: 0, commitmentId };
+  },
+};
+
+export const directClaim = (config: Record<string, unknown>): MechanismSelectionInput => ({ presetId: "direct-claim.v1", config });
+export const auction = (config: Record<string, unknown>): MechanismSelectionInput => ({ presetId: "sealed-forward-auction.v1", config });
+
+/** The parsed JSON of a successful reply; throws with the code otherwise. */
+export function okJson(response: ShardResponse | undefined): any {
+  if (response === undefined) throw new Error("no response");
+  if (!response.reply.ok) throw new Error(`expected success, got ${response.reply.code}: ${response.reply.message}`);
+  return JSON.parse(response.reply.json);
+}
+
+export function codeOf(response: ShardResponse | undefined): string {
+  if (response === undefined) throw new Error("no response");
+  return response.reply.ok ? "ok" : response.reply.code;
+}
