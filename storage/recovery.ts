@@ -1,5 +1,6 @@
 /**
- * Open-time recovery: scan every segment, verify every frame, and decide what a bad frame means.
+ * Open-time recovery: check how the segments tile the log, verify the frames of every segment
+ * that is scanned, and decide what a bad frame means.
  *
  * Rules (see docs/storage.md):
  *  - A bad frame at the tail of the LAST segment is a torn write of a commit that never
@@ -11,8 +12,18 @@
  *    damaged (the CRC matches when the frame is taken to end at EOF, or a valid frame with the
  *    next lsn follows), the open is refused: truncating would drop acknowledged data.
  *  - Anything else (bad frame in an earlier segment, bad frame followed by non-zero data, a
- *    CRC-valid frame with the wrong lsn or chain, a bad segment header, a gap between segments,
- *    a missing first segment) throws LogCorruptError naming file and offset. Nothing is skipped.
+ *    CRC-valid frame with the wrong lsn or chain, a bad segment header, a header whose firstLsn
+ *    or previousChain does not continue the segments before it, a gap between segments, a
+ *    missing first segment) throws LogCorruptError naming file and offset. Nothing is skipped.
+ *
+ * Trusted sealed segments (option `trustSealedSegmentsBeforePosition` / `...ThroughLsn`): a
+ * prefix of sealed segments (never the last one) can be accepted WITHOUT reading their frames.
+ * For those only the header (magic, version, CRC, base = file name), the tiling (base = previous
+ * base + previous frame bytes, frame bytes = file size - header) and the lsn boundaries (the next
+ * header's firstLsn minus this header's firstLsn = this segment's frame count, >= 1) are
+ * checked. The first scanned segment starts from its own header's firstLsn and previousChain.
+ * Damage inside a trusted segment is therefore NOT detected by open; `SegmentLog.verify()`
+ * (which always scans everything) detects it.
  */
 import * as path from "node:path";
 import { assertStorage } from "./assert.js";
@@ -23,6 +34,7 @@ import {
   FRAME_CRC_OFFSET,
   FRAME_HEADER_BYTES,
   FRAME_LSN_OFFSET,
+  MAX_FRAME_BYTES,
   MAX_PAYLOAD_BYTES,
   frameCrcMatches,
   readFrameLsn,
@@ -36,8 +48,9 @@ import {
   TEMP_FILE_SUFFIX,
   createSegmentFile,
   parseSegmentFileName,
+  parseSegmentHeader,
   segmentFileName,
-  segmentHeaderProblem,
+  type SegmentHeader,
 } from "./segment-file.js";
 import { SegmentReader, type FrameProblem, type VerifyMode } from "./segment-reader.js";
 import { fsyncDirectory, readFully, type StorageFs } from "./storage-fs.js";
@@ -48,10 +61,10 @@ export interface SegmentInfo {
   readonly filePath: string;
   /** Committed frame bytes in the file (file size minus header). */
   frameBytes: number;
-  /** lsn of the first frame; for an empty segment, the lsn its first frame will get. */
+  /** lsn of the first frame; for an empty segment, the lsn its first frame will get (= header firstLsn). */
   readonly firstLsn: number;
   frameCount: number;
-  /** chain of the frame just before this segment (genesis for the first segment). */
+  /** chain of the frame just before this segment (genesis for the first segment; = header previousChain). */
   readonly previousChain: Buffer;
 }
 
@@ -67,14 +80,27 @@ export interface TornTailTruncation {
 }
 
 export interface RecoveryReport {
+  /** Segments whose frames were read and checked (CRC, lsn, torn-tail rules; chain if requested). */
   readonly segmentsScanned: number;
   readonly framesScanned: number;
+  /**
+   * Sealed segments accepted without reading their frames (header, tiling and lsn boundaries
+   * only), because they lie wholly before the trust bound passed to open. 0 by default.
+   */
+  readonly segmentsTrusted: number;
+  /** Frames in the trusted segments (derived from the segment headers' firstLsn values). */
+  readonly framesTrusted: number;
+  /** Log position where the trusted prefix ends (= base of the first scanned segment); 0 if none. */
+  readonly trustedEndPosition: number;
+  /** Last lsn inside the trusted prefix; 0 if none. Frames after it were scanned by this open. */
+  readonly trustedLastLsn: number;
   /** Non-null when a torn tail was truncated. */
   readonly truncation: TornTailTruncation | null;
   /** Leftover `*.seg.tmp` files from an interrupted rotation, deleted on open. */
   readonly removedTempFiles: readonly string[];
   /** True when the directory held no segment and the first one was created. */
   readonly createdFirstSegment: boolean;
+  /** True when the chain was recomputed for the SCANNED segments (option verifyChainOnOpen). */
   readonly chainVerified: boolean;
 }
 
@@ -93,6 +119,16 @@ export interface RecoverOptions {
   readonly dirPath: string;
   readonly verifyChain: boolean;
   readonly readChunkBytes: number;
+  /** Trust sealed segments whose frames all lie before this log position (null: no bound). */
+  readonly trustSealedSegmentsBeforePosition: number | null;
+  /** Trust sealed segments whose frames all have lsn <= this (null: no bound). */
+  readonly trustSealedSegmentsThroughLsn: number | null;
+}
+
+/** Header and size of one segment file, read without scanning its frames. */
+interface SegmentFacts {
+  readonly header: SegmentHeader;
+  readonly fileSizeBytes: number;
 }
 
 export function recoverLog(options: RecoverOptions): RecoveredLog {
@@ -117,25 +153,60 @@ export function recoverLog(options: RecoverOptions): RecoveredLog {
   if (removedTempFiles.length > 0) fsyncDirectory(storageFs, dirPath);
   bases.sort((a, b) => a - b);
 
+  const emptyTrust = { segmentsTrusted: 0, framesTrusted: 0, trustedEndPosition: 0, trustedLastLsn: 0 };
   if (bases.length === 0) {
     // The directory itself may have just been created: make its name durable too.
     fsyncDirectory(storageFs, path.dirname(dirPath));
-    const created = createSegmentFile(storageFs, dirPath, 0);
+    const created = createSegmentFile(storageFs, dirPath, { basePositionBytes: 0, firstLsn: 1, previousChain: genesisChainHash() });
     return {
       segments: [{ basePositionBytes: 0, filePath: created.filePath, frameBytes: 0, firstLsn: 1, frameCount: 0, previousChain: genesisChainHash() }],
       activeFd: created.fd,
       lastLsn: 0,
       chainHead: genesisChainHash(),
       endPosition: 0,
-      report: { segmentsScanned: 0, framesScanned: 0, truncation: null, removedTempFiles, createdFirstSegment: true, chainVerified: options.verifyChain },
+      report: {
+        segmentsScanned: 0, framesScanned: 0, ...emptyTrust, truncation: null, removedTempFiles,
+        createdFirstSegment: true, chainVerified: options.verifyChain,
+      },
     };
   }
+
+  const filePathOf = (index: number): string => path.join(dirPath, segmentFileName(bases[index] as number));
+  // Headers read ahead (a trusted segment's frame count comes from the NEXT header), by index.
+  const factsCache = new Map<number, SegmentFacts>();
+  const factsOf = (index: number): SegmentFacts => {
+    let facts = factsCache.get(index);
+    if (facts === undefined) {
+      facts = readSegmentFacts(storageFs, filePathOf(index), bases[index] as number);
+      factsCache.set(index, facts);
+    }
+    return facts;
+  };
+  const trustBoundPosition = options.trustSealedSegmentsBeforePosition;
+  const trustBoundLsn = options.trustSealedSegmentsThroughLsn;
+  /** Whether sealed segment `index` (not the last) lies wholly before the trust bound. */
+  const liesBeforeTrustBound = (index: number): boolean => {
+    const facts = factsOf(index);
+    if (trustBoundPosition !== null) {
+      const endPosition = facts.header.basePositionBytes + (facts.fileSizeBytes - SEGMENT_HEADER_BYTES);
+      if (endPosition > trustBoundPosition) return false;
+    }
+    if (trustBoundLsn !== null) {
+      const lastLsn = factsOf(index + 1).header.firstLsn - 1;
+      if (lastLsn > trustBoundLsn) return false;
+    }
+    return true;
+  };
+  const trustEnabled = trustBoundPosition !== null || trustBoundLsn !== null;
 
   const segments: SegmentInfo[] = [];
   let expectedBase = 0;
   let nextLsn = 1;
   let chain = genesisChainHash();
   let framesScanned = 0;
+  let segmentsTrusted = 0;
+  let framesTrusted = 0;
+  let trusting = trustEnabled; // trusted segments form a prefix: once one is scanned, all later ones are
   let truncation: TornTailTruncation | null = null;
   let activeFd = -1;
   const verify: VerifyMode = options.verifyChain ? "chain" : "crc";
@@ -143,19 +214,44 @@ export function recoverLog(options: RecoverOptions): RecoveredLog {
   for (let index = 0; index < bases.length; index++) {
     const base = bases[index] as number;
     const isLast = index === bases.length - 1;
-    const filePath = path.join(dirPath, segmentFileName(base));
+    const filePath = filePathOf(index);
     if (base !== expectedBase) {
       throw new LogCorruptError(filePath, 0,
         `segment starts at log position ${base} but the previous segments end at ${expectedBase} (missing or extra segment)`);
     }
+
+    trusting = trusting && !isLast && liesBeforeTrustBound(index);
+    if (trusting) {
+      const { header, fileSizeBytes } = factsOf(index);
+      checkHeaderContinues(filePath, header, nextLsn, chain);
+      const frameBytes = fileSizeBytes - SEGMENT_HEADER_BYTES;
+      if (frameBytes === 0) {
+        throw new LogCorruptError(filePath, SEGMENT_HEADER_BYTES, "segment other than the last one holds no frames");
+      }
+      const next = factsOf(index + 1).header;
+      const frameCount = next.firstLsn - header.firstLsn;
+      if (frameCount < 1 || frameCount * FRAME_HEADER_BYTES > frameBytes || frameCount * MAX_FRAME_BYTES < frameBytes) {
+        throw new LogCorruptError(filePathOf(index + 1), 0,
+          `segment header firstLsn ${next.firstLsn} implies that the previous segment ${path.basename(filePath)} ` +
+            `(firstLsn ${header.firstLsn}, ${frameBytes} frame bytes) holds ${frameCount} frames, which is impossible ` +
+            `(a sealed segment holds at least one frame, each of ${FRAME_HEADER_BYTES} to ${MAX_FRAME_BYTES} bytes)`);
+      }
+      segments.push({ basePositionBytes: base, filePath, frameBytes, firstLsn: header.firstLsn, frameCount, previousChain: header.previousChain });
+      segmentsTrusted++;
+      framesTrusted += frameCount;
+      expectedBase = base + frameBytes;
+      // Frames are not read: the next segment's header supplies where they end.
+      nextLsn = next.firstLsn;
+      chain = Buffer.from(next.previousChain);
+      continue;
+    }
+
     const fd = storageFs.openSync(filePath, isLast ? "r+" : "r");
     let keepFdOpen = false;
     try {
       const fileSizeBytes = storageFs.fstatSync(fd).size;
-      const header = Buffer.alloc(SEGMENT_HEADER_BYTES);
-      const headerBytes = readFully(storageFs, fd, header, 0, SEGMENT_HEADER_BYTES, 0);
-      const headerProblem = segmentHeaderProblem(header.subarray(0, headerBytes), base);
-      if (headerProblem !== null) throw new LogCorruptError(filePath, 0, headerProblem);
+      const header = readHeader(storageFs, fd, filePath, base);
+      checkHeaderContinues(filePath, header, nextLsn, chain);
 
       const firstLsn = nextLsn;
       const previousChain = Buffer.from(chain);
@@ -206,14 +302,65 @@ export function recoverLog(options: RecoverOptions): RecoveredLog {
   }
 
   assertStorage(activeFd >= 0, "recovery must leave the last segment open");
+  const lastTrusted = segmentsTrusted > 0 ? segments[segmentsTrusted - 1] : undefined;
   return {
     segments,
     activeFd,
     lastLsn: nextLsn - 1,
     chainHead: chain,
     endPosition: expectedBase,
-    report: { segmentsScanned: segments.length, framesScanned, truncation, removedTempFiles, createdFirstSegment: false, chainVerified: options.verifyChain },
+    report: {
+      segmentsScanned: segments.length - segmentsTrusted,
+      framesScanned,
+      segmentsTrusted,
+      framesTrusted,
+      trustedEndPosition: lastTrusted === undefined ? 0 : lastTrusted.basePositionBytes + lastTrusted.frameBytes,
+      trustedLastLsn: lastTrusted === undefined ? 0 : lastTrusted.firstLsn + lastTrusted.frameCount - 1,
+      truncation,
+      removedTempFiles,
+      createdFirstSegment: false,
+      chainVerified: options.verifyChain,
+    },
   };
+}
+
+/** Reads and validates the header through an open fd; throws LogCorruptError naming the file. */
+export function readHeader(storageFs: StorageFs, fd: number, filePath: string, base: number): SegmentHeader {
+  const bytes = Buffer.alloc(SEGMENT_HEADER_BYTES);
+  const got = readFully(storageFs, fd, bytes, 0, SEGMENT_HEADER_BYTES, 0);
+  const parsed = parseSegmentHeader(bytes.subarray(0, got), base);
+  if (!parsed.ok) throw new LogCorruptError(filePath, 0, parsed.problem);
+  return parsed.header;
+}
+
+function readSegmentFacts(storageFs: StorageFs, filePath: string, base: number): SegmentFacts {
+  const fd = storageFs.openSync(filePath, "r");
+  try {
+    const fileSizeBytes = storageFs.fstatSync(fd).size;
+    return { header: readHeader(storageFs, fd, filePath, base), fileSizeBytes };
+  } finally {
+    storageFs.closeSync(fd);
+  }
+}
+
+/**
+ * A segment's header must continue the log before it: its firstLsn is the next lsn and its
+ * previousChain is the chain of the frame just before it. Its CRC is valid at this point, so a
+ * mismatch is not a torn write.
+ */
+function checkHeaderContinues(filePath: string, header: SegmentHeader, nextLsn: number, chain: Buffer): void {
+  if (header.firstLsn !== nextLsn) {
+    throw new LogCorruptError(filePath, 0,
+      `segment header firstLsn ${header.firstLsn} does not continue the log: the frames before this segment end at lsn ${nextLsn - 1}`);
+  }
+  if (!header.previousChain.equals(chain)) {
+    throw new LogCorruptError(filePath, 0,
+      `segment header previousChain ${shortHex(header.previousChain)}… does not match the chain ${shortHex(chain)}… of the frame before this segment`);
+  }
+}
+
+export function shortHex(chain: Buffer): string {
+  return chain.subarray(0, 8).toString("hex");
 }
 
 /**

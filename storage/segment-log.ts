@@ -28,8 +28,8 @@ import {
   readFramePayloadLength,
   sealFrameInPlace,
 } from "./frame.js";
-import { CHAIN_HASH_BYTES } from "./hash-chain.js";
-import { recoverLog, type RecoveryReport, type SegmentInfo } from "./recovery.js";
+import { CHAIN_HASH_BYTES, genesisChainHash } from "./hash-chain.js";
+import { readHeader, recoverLog, shortHex, type RecoveryReport, type SegmentInfo } from "./recovery.js";
 import { SEGMENT_HEADER_BYTES, createSegmentFile } from "./segment-file.js";
 import {
   DEFAULT_READ_CHUNK_BYTES,
@@ -61,8 +61,26 @@ export interface SegmentLogOptions {
   readonly maxBatchBytes?: number;
   /** Read chunk size for scans and recovery. Default 4 MiB. */
   readonly readChunkBytes?: number;
-  /** Recompute the SHA-256 chain during open (slower start). Default false: CRC + lsn only. */
+  /** Recompute the SHA-256 chain of the scanned segments during open (slower start). Default false: CRC + lsn only. */
   readonly verifyChainOnOpen?: boolean;
+  /**
+   * Fast open after a snapshot: sealed segments (every segment except the last) whose frames all
+   * lie before this log position are accepted WITHOUT reading their frames. Only their header
+   * (magic, version, CRC, base = file name), the tiling of positions and the lsn boundaries
+   * between segment headers are checked. The segment holding this position and every later one
+   * (always including the last) are fully scanned as usual. Default: absent = scan everything.
+   * Damage inside a trusted segment is not detected by open; `verify()` detects it.
+   * Pass the position of the first frame you will replay (e.g. `endPosition` recorded when a
+   * snapshot was taken). Mutually exclusive with `trustSealedSegmentsThroughLsn`.
+   */
+  readonly trustSealedSegmentsBeforePosition?: number;
+  /**
+   * Same as `trustSealedSegmentsBeforePosition`, bounded by lsn instead: sealed segments whose
+   * frames all have lsn <= this value are trusted (their lsn range comes from consecutive
+   * segment headers). Pass the lsn you replay after, e.g. `snapshot.lsn`. Mutually exclusive
+   * with `trustSealedSegmentsBeforePosition`.
+   */
+  readonly trustSealedSegmentsThroughLsn?: number;
   /** File-system calls; default node:fs. Tests inject failures here. */
   readonly fs?: StorageFs;
 }
@@ -148,11 +166,19 @@ export class SegmentLog {
     this.readChunkBytes = checkedOption(options.readChunkBytes, DEFAULT_READ_CHUNK_BYTES,
       MIN_READ_CHUNK_BYTES, 256 * MIB, "readChunkBytes");
 
+    const trustBeforePosition = optionalBound(options.trustSealedSegmentsBeforePosition, "trustSealedSegmentsBeforePosition");
+    const trustThroughLsn = optionalBound(options.trustSealedSegmentsThroughLsn, "trustSealedSegmentsThroughLsn");
+    if (trustBeforePosition !== null && trustThroughLsn !== null) {
+      throw new RangeError("pass at most one of trustSealedSegmentsBeforePosition and trustSealedSegmentsThroughLsn");
+    }
+
     const recovered = recoverLog({
       storageFs: this.storageFs,
       dirPath: this.dir,
       verifyChain: options.verifyChainOnOpen ?? false,
       readChunkBytes: this.readChunkBytes,
+      trustSealedSegmentsBeforePosition: trustBeforePosition,
+      trustSealedSegmentsThroughLsn: trustThroughLsn,
     });
     this.segments = recovered.segments;
     this.activeFd = recovered.activeFd;
@@ -343,7 +369,10 @@ export class SegmentLog {
    * in `readChunkBytes` chunks. The set of frames is fixed when iteration starts (later commits
    * are not seen). Bad bytes throw LogCorruptError naming file and offset. Unless
    * `copyPayloads` is set, `payload`/`chain` are views valid only until the next step.
-   * Chain verification starts at the segment containing the first yielded frame.
+   * Reading starts at the segment holding lsn fromLsnExclusive + 1 (binary search over the
+   * segments' firstLsn); older segments are not opened. In "chain" mode the chain starts from
+   * that segment's header previousChain and is carried across later segments, each of whose
+   * header previousChain must match it.
    */
   frames(fromLsnExclusive = 0, options: FramesOptions = {}): Generator<LogFrame, void, undefined> {
     // Validate eagerly (a generator body would only run at the first next()).
@@ -352,9 +381,13 @@ export class SegmentLog {
       throw new RangeError(`fromLsnExclusive ${fromLsnExclusive} is outside [0, ${this.committedLastLsn}]`);
     }
     // Snapshot the durable extent now so commits made while iterating do not race the reader.
-    const snapshot = this.segments
-      .filter((segment) => segment.frameCount > 0 && segment.firstLsn + segment.frameCount - 1 > fromLsnExclusive)
-      .map((segment) => ({ ...segment }));
+    const snapshot: SegmentInfo[] = [];
+    if (fromLsnExclusive < this.committedLastLsn) {
+      for (let index = this.segmentIndexForLsn(fromLsnExclusive + 1); index < this.segments.length; index++) {
+        const segment = this.segments[index] as SegmentInfo;
+        if (segment.frameCount > 0) snapshot.push({ ...segment });
+      }
+    }
     return this.readSegments(snapshot, fromLsnExclusive, options.verify ?? "crc", options.copyPayloads ?? false);
   }
 
@@ -364,7 +397,14 @@ export class SegmentLog {
     verify: VerifyMode,
     copyPayloads: boolean,
   ): Generator<LogFrame, void, undefined> {
+    // Chain carried across segments in "chain" mode (null before the first segment).
+    let carriedChain: Buffer | null = null;
     for (const segment of snapshot) {
+      if (carriedChain !== null && !carriedChain.equals(segment.previousChain)) {
+        throw new LogCorruptError(segment.filePath, 0,
+          `segment header previousChain ${shortHex(segment.previousChain)}… does not match the chain ${shortHex(carriedChain)}… of the frame before this segment`);
+      }
+      const endLsnExclusive = segment.firstLsn + segment.frameCount;
       const fd = this.storageFs.openSync(segment.filePath, "r");
       try {
         const reader = new SegmentReader({
@@ -378,6 +418,8 @@ export class SegmentLog {
           readChunkBytes: this.readChunkBytes,
         });
         for (let frame = reader.next(); frame !== null; frame = reader.next()) {
+          // Only possible when the segment was trusted at open and its neighbours' headers lie.
+          if (frame.lsn >= endLsnExclusive) throw segmentCountMismatch(segment, "more");
           if (frame.lsn <= fromLsnExclusive) continue;
           yield copyPayloads
             ? { lsn: frame.lsn, position: frame.position, payload: Buffer.from(frame.payload), chain: Buffer.from(frame.chain) }
@@ -388,7 +430,8 @@ export class SegmentLog {
           throw new LogCorruptError(segment.filePath, problem.fileOffsetBytes,
             `${problem.kind} at log position ${problem.position}: ${problem.detail}`);
         }
-        assertStorage(reader.framesRead === segment.frameCount, `segment ${segment.filePath} yielded ${reader.framesRead} frames, expected ${segment.frameCount}`);
+        if (reader.framesRead !== segment.frameCount) throw segmentCountMismatch(segment, "fewer");
+        if (verify === "chain") carriedChain = Buffer.from(reader.lastChain);
       } finally {
         this.storageFs.closeSync(fd);
       }
@@ -396,24 +439,71 @@ export class SegmentLog {
   }
 
   /**
-   * Full integrity check of the durable log: every CRC, lsn continuity and the whole SHA-256
-   * chain from genesis. Returns the first mismatch (file + offset) instead of throwing.
+   * Full integrity audit of the durable log, whatever open trusted: every segment header is
+   * re-read and must continue the log (its firstLsn = the next lsn, its previousChain = the
+   * chain of the frame before it, as computed by this scan), and every frame is checked (CRC,
+   * lsn continuity, the whole SHA-256 chain from genesis). Returns the first mismatch (file +
+   * offset) instead of throwing.
    */
   verify(): VerifyResult {
+    this.assertReadable();
+    const snapshot = this.segments.map((segment) => ({ ...segment }));
     let framesVerified = 0;
-    let lastChain: Buffer = Buffer.alloc(CHAIN_HASH_BYTES);
-    let lastLsn = 0;
+    let nextLsn = 1;
+    let chain = genesisChainHash();
+    /** Previous segment, checked after the next header so a lying header is named first. */
+    let previous: { segment: SegmentInfo; framesRead: number } | null = null;
     try {
-      for (const frame of this.frames(0, { verify: "chain" })) {
-        framesVerified++;
-        lastLsn = frame.lsn;
-        lastChain = frame.chain;
+      for (const segment of snapshot) {
+        const fd = this.storageFs.openSync(segment.filePath, "r");
+        try {
+          const header = readHeader(this.storageFs, fd, segment.filePath, segment.basePositionBytes);
+          if (header.firstLsn !== nextLsn) {
+            throw new LogCorruptError(segment.filePath, 0,
+              `segment header firstLsn ${header.firstLsn} does not match the lsn computed by the scan (${nextLsn})`);
+          }
+          if (!header.previousChain.equals(chain)) {
+            throw new LogCorruptError(segment.filePath, 0,
+              `segment header previousChain ${shortHex(header.previousChain)}… does not match the chain computed by the scan (${shortHex(chain)}…)`);
+          }
+          if (previous !== null && previous.framesRead !== previous.segment.frameCount) {
+            throw segmentCountMismatch(previous.segment, previous.framesRead > previous.segment.frameCount ? "more" : "fewer");
+          }
+          if (segment.firstLsn !== nextLsn) {
+            throw new LogCorruptError(segment.filePath, 0,
+              `segment firstLsn ${segment.firstLsn} recorded at open does not match the lsn computed by the scan (${nextLsn})`);
+          }
+          const reader = new SegmentReader({
+            storageFs: this.storageFs,
+            fd,
+            basePositionBytes: segment.basePositionBytes,
+            endFileOffsetBytes: SEGMENT_HEADER_BYTES + segment.frameBytes,
+            firstExpectedLsn: nextLsn,
+            previousChain: chain,
+            verify: "chain",
+            readChunkBytes: this.readChunkBytes,
+          });
+          while (reader.next() !== null) framesVerified++;
+          const problem = reader.problem;
+          if (problem !== null) {
+            throw new LogCorruptError(segment.filePath, problem.fileOffsetBytes,
+              `${problem.kind} at log position ${problem.position}: ${problem.detail}`);
+          }
+          nextLsn = reader.nextExpectedLsn;
+          chain = Buffer.from(reader.lastChain);
+          previous = { segment, framesRead: reader.framesRead };
+        } finally {
+          this.storageFs.closeSync(fd);
+        }
+      }
+      if (previous !== null && previous.framesRead !== previous.segment.frameCount) {
+        throw segmentCountMismatch(previous.segment, previous.framesRead > previous.segment.frameCount ? "more" : "fewer");
       }
     } catch (error) {
       if (error instanceof LogCorruptError) return { ok: false, framesVerified, error };
       throw error;
     }
-    return { ok: true, framesVerified, lastLsn, chainHead: Buffer.from(lastChain) };
+    return { ok: true, framesVerified, lastLsn: nextLsn - 1, chainHead: chain };
   }
 
   /**
@@ -440,7 +530,11 @@ export class SegmentLog {
 
   /** Creates the next segment at the current end position and makes it the write target. */
   private rotate(): SegmentInfo {
-    const created = createSegmentFile(this.storageFs, this.dir, this.committedEndPosition);
+    const created = createSegmentFile(this.storageFs, this.dir, {
+      basePositionBytes: this.committedEndPosition,
+      firstLsn: this.committedLastLsn + 1,
+      previousChain: this.committedChainHead,
+    });
     const previousFd = this.activeFd;
     this.activeFd = created.fd;
     const segment: SegmentInfo = {
@@ -471,6 +565,23 @@ export class SegmentLog {
     const found = this.segments[low];
     assertStorage(found !== undefined && found.basePositionBytes <= position, "no segment for position");
     return found;
+  }
+
+  /**
+   * Binary search: index of the last segment whose firstLsn is <= lsn. For lsn in
+   * [1, lastLsn] that is the segment holding it (sealed segments are never empty).
+   */
+  private segmentIndexForLsn(lsn: number): number {
+    let low = 0;
+    let high = this.segments.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if ((this.segments[middle] as SegmentInfo).firstLsn <= lsn) low = middle;
+      else high = middle - 1;
+    }
+    const found = this.segments[low];
+    assertStorage(found !== undefined && found.firstLsn <= lsn && lsn < found.firstLsn + Math.max(1, found.frameCount), "no segment for lsn");
+    return low;
   }
 
   private ensureStagingCapacity(requiredBytes: number): void {
@@ -507,6 +618,19 @@ function checkedOption(value: number | undefined, fallback: number, min: number,
     throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${chosen}`);
   }
   return chosen;
+}
+
+function optionalBound(value: number | undefined, name: string): number | null {
+  if (value === undefined) return null;
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative safe integer, got ${value}`);
+  return value;
+}
+
+/** A segment (trusted at open) holds a different number of frames than its neighbours' headers say. */
+function segmentCountMismatch(segment: SegmentInfo, direction: "more" | "fewer"): LogCorruptError {
+  return new LogCorruptError(segment.filePath, 0,
+    `segment holds ${direction} than the ${segment.frameCount} frames (lsn ${segment.firstLsn}..${segment.firstLsn + segment.frameCount - 1}) ` +
+      `that the segment headers (firstLsn of this and the next segment) say`);
 }
 
 function describe(cause: unknown): string {

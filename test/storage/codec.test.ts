@@ -4,7 +4,14 @@ import { crc32c, crc32cPortable } from "../../storage/crc32c.js";
 import { encodeFrame, frameChainMatches, frameCrcMatches, readFrameLsn, readFramePayloadLength, FRAME_HEADER_BYTES } from "../../storage/frame.js";
 import { genesisChainHash, nextChainHash } from "../../storage/hash-chain.js";
 import { readSafeU64LE, writeSafeU64LE } from "../../storage/safe-u64.js";
-import { encodeSegmentHeader, parseSegmentFileName, segmentFileName, segmentHeaderProblem } from "../../storage/segment-file.js";
+import {
+  SEGMENT_HEADER_BYTES,
+  encodeSegmentHeader,
+  parseSegmentFileName,
+  parseSegmentHeader,
+  segmentFileName,
+  segmentHeaderProblem,
+} from "../../storage/segment-file.js";
 import { createHash } from "node:crypto";
 
 describe("crc32c", () => {
@@ -99,14 +106,48 @@ describe("segment naming and header", () => {
     expect(parseSegmentFileName("99999999999999999999.seg")).toBeNull(); // above 2^53
   });
 
-  it("validates magic, crc and base position", () => {
-    const header = encodeSegmentHeader(4096);
-    expect(header.length).toBe(32);
+  it("v2 header layout: magic, version 2, base, firstLsn, previousChain, CRC over [0, 68)", () => {
+    const previousChain = nextChainHash(genesisChainHash(), Buffer.from("before"));
+    const header = encodeSegmentHeader({ basePositionBytes: 2 ** 33 + 4096, firstLsn: 2 ** 40 + 3, previousChain });
+    expect(SEGMENT_HEADER_BYTES).toBe(72);
+    expect(header.length).toBe(72);
+    expect(header.subarray(0, 8).toString("latin1")).toBe("SEGLOG\r\n");
+    expect(header.readUInt32LE(8)).toBe(2);
+    expect(header.readUInt32LE(12)).toBe(0);
+    expect(header.readBigUInt64LE(16)).toBe(BigInt(2 ** 33 + 4096));
+    expect(header.readBigUInt64LE(24)).toBe(BigInt(2 ** 40 + 3));
+    expect(header.subarray(32, 64)).toEqual(previousChain);
+    expect(header.readUInt32LE(64)).toBe(0);
+    expect(header.readUInt32LE(68)).toBe(crc32c(header.subarray(0, 68)));
+    const parsed = parseSegmentHeader(header, 2 ** 33 + 4096);
+    expect(parsed).toEqual({ ok: true, header: { basePositionBytes: 2 ** 33 + 4096, firstLsn: 2 ** 40 + 3, previousChain } });
+  });
+
+  it("rejects a header that is truncated, damaged, of another version, or inconsistent with its name", () => {
+    const header = encodeSegmentHeader({ basePositionBytes: 4096, firstLsn: 9, previousChain: genesisChainHash() });
     expect(segmentHeaderProblem(header, 4096)).toBeNull();
     expect(segmentHeaderProblem(header, 0)).toMatch(/base position/);
-    const bad = Buffer.from(header);
-    bad[9] = 7;
-    expect(segmentHeaderProblem(bad, 4096)).toMatch(/crc/);
-    expect(segmentHeaderProblem(header.subarray(0, 20), 4096)).toMatch(/truncated/);
+    expect(segmentHeaderProblem(header.subarray(0, 71), 4096)).toMatch(/truncated/);
+    // Every single byte flip is caught (magic check or CRC), including in firstLsn and previousChain.
+    for (let byte = 0; byte < 72; byte++) {
+      const bad = Buffer.from(header);
+      bad[byte] = (bad[byte] as number) ^ 0x10;
+      expect(segmentHeaderProblem(bad, 4096), `byte ${byte}`).not.toBeNull();
+    }
+    // Fields that are wrong but carry a valid CRC (written by something else): refused by content.
+    const withCrc = (edit: (b: Buffer) => void): Buffer => {
+      const b = Buffer.from(header);
+      edit(b);
+      b.writeUInt32LE(crc32c(b.subarray(0, 68)), 68);
+      return b;
+    };
+    expect(segmentHeaderProblem(withCrc((b) => b.writeUInt32LE(1, 8)), 4096)).toMatch(/unsupported segment format version 1/);
+    expect(segmentHeaderProblem(withCrc((b) => b.writeUInt32LE(7, 12)), 4096)).toMatch(/reserved field at offset 12/);
+    expect(segmentHeaderProblem(withCrc((b) => b.writeUInt32LE(7, 64)), 4096)).toMatch(/reserved field at offset 64/);
+    expect(segmentHeaderProblem(withCrc((b) => b.writeBigUInt64LE(0n, 24)), 4096)).toMatch(/firstLsn/);
+    expect(segmentHeaderProblem(withCrc((b) => b.writeBigUInt64LE(2n ** 60n, 24)), 4096)).toMatch(/firstLsn/);
+    // The encoder refuses impossible values.
+    expect(() => encodeSegmentHeader({ basePositionBytes: 0, firstLsn: 0, previousChain: genesisChainHash() })).toThrow();
+    expect(() => encodeSegmentHeader({ basePositionBytes: 0, firstLsn: 1, previousChain: Buffer.alloc(31) })).toThrow();
   });
 });

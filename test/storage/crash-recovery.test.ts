@@ -150,7 +150,7 @@ describe("crash simulation: torn tail of the last segment", () => {
 
   it("a torn batch in a freshly rotated last segment truncates back to the empty segment", () => {
     // Segment size fits only the first batch, so the last batch is alone in a new segment.
-    const fixture = buildFixture([[50, 50], [30, 0, 10]], { segmentSizeBytes: 32 + 2 * 98 });
+    const fixture = buildFixture([[50, 50], [30, 0, 10]], { segmentSizeBytes: SEGMENT_HEADER_BYTES + 2 * 98 });
     expect(fixture.lastBatchStart).toBe(SEGMENT_HEADER_BYTES);
     for (let cut = SEGMENT_HEADER_BYTES; cut <= fixture.lastSegmentBytes.length; cut++) {
       fs.writeFileSync(fixture.lastSegmentPath, fixture.lastSegmentBytes.subarray(0, cut));
@@ -159,7 +159,7 @@ describe("crash simulation: torn tail of the last segment", () => {
   });
 
   it("a last segment whose header is damaged refuses to open (headers are written atomically)", () => {
-    const fixture = buildFixture([[50, 50], [30]], { segmentSizeBytes: 32 + 2 * 98 });
+    const fixture = buildFixture([[50, 50], [30]], { segmentSizeBytes: SEGMENT_HEADER_BYTES + 2 * 98 });
     fs.writeFileSync(fixture.lastSegmentPath, fixture.lastSegmentBytes.subarray(0, 20));
     expect(() => SegmentLog.open(fixture.options)).toThrow(LogCorruptError);
   });

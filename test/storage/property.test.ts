@@ -3,14 +3,14 @@ import fc from "fast-check";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { SegmentLog, genesisChainHash, nextChainHash } from "../../storage/index.js";
+import { SEGMENT_HEADER_BYTES, SegmentLog, genesisChainHash, nextChainHash } from "../../storage/index.js";
 
 describe("property: whatever is committed comes back identically after reopen", () => {
   it("random batch sizes, payload sizes and segment sizes", () => {
     const batchesArb = fc.array(fc.array(fc.uint8Array({ maxLength: 300 }), { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 25 });
     fc.assert(
       fc.property(
-        fc.integer({ min: 80, max: 3000 }),
+        fc.integer({ min: SEGMENT_HEADER_BYTES + 48, max: 3000 }),
         fc.integer({ min: 4096, max: 20_000 }),
         batchesArb,
         fc.boolean(),
@@ -45,7 +45,7 @@ describe("property: whatever is committed comes back identically after reopen", 
             for (const file of log.segmentFiles()) {
               const base = Number(path.basename(file).slice(0, 20));
               const sizeBytes = fs.statSync(file).size;
-              const inside = expected.filter((e) => e.position >= base && e.position < base + sizeBytes - 32);
+              const inside = expected.filter((e) => e.position >= base && e.position < base + sizeBytes - SEGMENT_HEADER_BYTES);
               const batchesInside = new Set(inside.map((e) => e.batch));
               for (const batch of batchesInside) {
                 expect(segmentOfBatch.has(batch)).toBe(false);

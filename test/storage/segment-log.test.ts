@@ -168,7 +168,7 @@ describe("SegmentLog basics", () => {
 describe("rotation", () => {
   it("rotates before a batch that would overflow, never splits a batch, names segments by base position", () => {
     const dir = tempDir();
-    const segmentSizeBytes = 32 + 3 * 58; // header + room for exactly three 10-byte-payload frames
+    const segmentSizeBytes = SEGMENT_HEADER_BYTES + 3 * 58; // header + room for exactly three 10-byte-payload frames
     let log = SegmentLog.open({ dir, segmentSizeBytes });
     // Batch sizes in frames: 2, 2 (overflows: rotate), 1, 3 (overflows: rotate), 1 (overflows: rotate)
     const written = writeBatches(log, [[10, 10], [10, 10], [10], [10, 10, 10], [10]]);
@@ -201,7 +201,8 @@ describe("rotation", () => {
     const log = SegmentLog.open({ dir, segmentSizeBytes: 200 });
     const written = writeBatches(log, [[10], [500], [10], [100, 100, 100], [10]]);
     const sizes = log.segmentFiles().map(fileSize);
-    expect(sizes).toEqual([32 + 58, 32 + 548, 32 + 58, 32 + 3 * 148, 32 + 58]);
+    const h = SEGMENT_HEADER_BYTES;
+    expect(sizes).toEqual([h + 58, h + 548, h + 58, h + 3 * 148, h + 58]);
     expect([...log.frames(0, { copyPayloads: true })].map((f) => f.payload)).toEqual(written.map((w) => w.payload));
     log.close();
   });
