@@ -96,6 +96,14 @@ export class IdempotencyIndex {
     };
   }
 
+  /** Every finished entry (for the index snapshot). */
+  *entries(): IterableIterator<{ actorId: string; commandId: string; fingerprint: string; owner: CommandOwner; position: number }> {
+    for (const [key, entry] of this.done) {
+      const at = key.indexOf(SEPARATOR);
+      yield { actorId: key.slice(0, at), commandId: key.slice(at + 1), ...entry };
+    }
+  }
+
   /** Rebuild from an owner's durable log at start-up (later entries for a key never differ). */
   restore(actorId: string, commandId: string, fingerprint: string, location: CommandLocation): void {
     const key = idempotencyKey(actorId, commandId);

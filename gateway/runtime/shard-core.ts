@@ -125,6 +125,8 @@ export class ShardCore {
     for (const { agg } of core.markets.values()) {
       for (const deadline of pendingDeadlines(agg)) core.timers.schedule(deadline.atMs, deadline);
     }
+    // The replayed tail is not in any snapshot yet.
+    core.commandsSinceSnapshot = framesReplayed;
     const report: ShardRecoveryReport = {
       shardIndex: options.shardIndex,
       snapshotLsn,

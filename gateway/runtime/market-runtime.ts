@@ -1,0 +1,213 @@
+/**
+ * The market side of the service as the transports (HTTP, MCP) see it: submit a command, read a
+ * market, its record, or a principal's outcome. Behind it: idempotency (gateway thread), routing to
+ * the owning shard, shard workers that decide and log durably, periodic checkpoints (shard
+ * snapshots + the idempotency index snapshot), and an orderly shutdown.
+ */
+import { marketIdOfCommand } from "../../engine/handle-command.js";
+import type { Command } from "../../engine/types/command.js";
+import type { Clock } from "../clock.js";
+import { IdempotencyIndex, type CommandLocation } from "../idempotency/index.js";
+import { loadIndexSnapshot, writeIndexSnapshot } from "../idempotency/index-snapshot.js";
+import { ensureClusterMeta } from "./cluster-meta.js";
+import { ShardHost, type ShardWorkerSource } from "./shard-host.js";
+import type { ReadRequest, ShardRecoveryReport, ShardReply } from "./shard-protocol.js";
+import { fnv1a32, shardOfMarket } from "./shard-routing.js";
+
+export interface MarketRuntimeOptions {
+  dataDir: string;
+  shardCount: number;
+  clock: Clock;
+  /** Tests: shards take their time from `clock` (advance it, then call `publishTime`). */
+  controlledClock?: boolean;
+  /** Checkpoint after this many commands (default 100,000) ... */
+  checkpointEveryCommands?: number;
+  /** ... or this often when anything changed (default 60 s; 0 disables the timer). */
+  checkpointEverySeconds?: number;
+  segmentSizeBytes?: number;
+  workerSource?: ShardWorkerSource;
+  /** The index to use (shared with the identity store); a new one by default. */
+  idempotency?: IdempotencyIndex;
+  /** A shard lost durability: the service must stop accepting and exit non-zero. */
+  onFatal: (message: string) => void;
+}
+
+export interface SubmitResult {
+  /** "replayed": an identical earlier command's reply was returned. */
+  disposition: "executed" | "replayed";
+  reply: ShardReply;
+}
+
+export interface RuntimeRecovery {
+  shards: ShardRecoveryReport[];
+  idempotencyEntries: number;
+  elapsedMs: number;
+}
+
+const CONFLICT: ShardReply = {
+  ok: false,
+  code: "idempotency_conflict",
+  message: "commandId was already used by this actor with different content",
+};
+
+export class MarketRuntime {
+  private commandsSinceCheckpoint = 0;
+  private checkpointing: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly options: MarketRuntimeOptions,
+    private readonly host: ShardHost,
+    readonly idempotency: IdempotencyIndex,
+  ) {}
+
+  static async open(options: MarketRuntimeOptions): Promise<{ runtime: MarketRuntime; recovery: RuntimeRecovery }> {
+    const startedMs = performance.now();
+    ensureClusterMeta(options.dataDir, options.shardCount, options.clock.nowMs());
+    const index = options.idempotency ?? new IdempotencyIndex();
+    const watermarks = loadIndexSnapshot(options.dataDir, options.shardCount, index);
+    const { host, reports, idempotency } = await ShardHost.start({
+      dataDir: options.dataDir,
+      shardCount: options.shardCount,
+      clock: options.clock,
+      controlledClock: options.controlledClock ?? false,
+      reportIdempotencyAfterLsn: watermarks,
+      ...(options.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: options.segmentSizeBytes }),
+      ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
+      onFatal: (shardIndex, message) => options.onFatal(`shard ${shardIndex}: ${message}`),
+    });
+    idempotency.forEach((entries, shardIndex) => {
+      for (let i = 0; i < entries.actorIds.length; i += 1) {
+        index.restore(entries.actorIds[i] as string, entries.commandIds[i] as string, entries.fingerprints[i] as string, {
+          owner: shardIndex,
+          position: entries.positions[i] as number,
+        });
+      }
+    });
+    const runtime = new MarketRuntime(options, host, index);
+    const everySeconds = options.checkpointEverySeconds ?? 60;
+    if (everySeconds > 0) {
+      runtime.timer = setInterval(() => {
+        if (runtime.commandsSinceCheckpoint > 0) void runtime.checkpoint().catch((error: unknown) => options.onFatal(`checkpoint failed: ${String(error)}`));
+      }, everySeconds * 1000);
+      runtime.timer.unref();
+    }
+    return {
+      runtime,
+      recovery: { shards: reports, idempotencyEntries: index.size, elapsedMs: Math.round(performance.now() - startedMs) },
+    };
+  }
+
+  get shardCount(): number {
+    return this.host.shardCount;
+  }
+
+  /** The shard a command goes to: its market's; a malformed commitment id still lands somewhere fixed. */
+  shardOfCommand(command: Command): number {
+    const marketId = marketIdOfCommand(command);
+    if (marketId !== undefined) return shardOfMarket(marketId, this.host.shardCount);
+    return fnv1a32("commitmentId" in command ? command.commitmentId : "") % this.host.shardCount;
+  }
+
+  /**
+   * Run a command once per (actor, commandId): an identical retry gets the original reply (also
+   * while the first is still in flight, and after a restart); other content is a conflict.
+   */
+  async submit(command: Command, fingerprint: string): Promise<SubmitResult> {
+    if (this.closed) throw new Error("the market runtime is closed");
+    for (;;) {
+      const claim = this.idempotency.claim(command.identity.actorId, command.commandId, fingerprint);
+      switch (claim.kind) {
+        case "conflict":
+          return { disposition: "replayed", reply: CONFLICT };
+        case "replay":
+          return { disposition: "replayed", reply: await this.replyAt(claim.location) };
+        case "pending": {
+          const location = await claim.settled;
+          if (location === undefined) continue; // the first attempt failed before logging: try afresh
+          return { disposition: "replayed", reply: await this.replyAt(location) };
+        }
+        case "fresh": {
+          const shardIndex = this.shardOfCommand(command);
+          let response;
+          try {
+            response = await this.host.request(shardIndex, { kind: "command", command, fingerprint });
+          } catch (error) {
+            claim.abandon();
+            throw error;
+          }
+          if (response.kind !== "command") {
+            claim.abandon();
+            throw new Error("shard answered a command with a read response");
+          }
+          claim.complete({ owner: shardIndex, position: response.position });
+          this.countCommand();
+          return { disposition: "executed", reply: response.reply };
+        }
+      }
+    }
+  }
+
+  /** The reply of an already executed market command. */
+  async replyAt(location: CommandLocation): Promise<ShardReply> {
+    if (location.owner === "identity") throw new Error("identity-owned command replayed through the market runtime");
+    const response = await this.host.request(location.owner, { kind: "reply-at", position: location.position });
+    return response.reply;
+  }
+
+  private async read(marketId: string, request: ReadRequest): Promise<ShardReply> {
+    if (this.closed) throw new Error("the market runtime is closed");
+    const response = await this.host.request(shardOfMarket(marketId, this.host.shardCount), request);
+    return response.reply;
+  }
+
+  readMarket(marketId: string): Promise<ShardReply> {
+    return this.read(marketId, { kind: "market", marketId });
+  }
+
+  readRecord(marketId: string, actorId: string): Promise<ShardReply> {
+    return this.read(marketId, { kind: "record", marketId, actorId });
+  }
+
+  readOutcome(marketId: string, principalId: string): Promise<ShardReply> {
+    return this.read(marketId, { kind: "outcome", marketId, principalId });
+  }
+
+  /** Controlled-clock mode: make the shards see the clock's current time (and fire deadlines). */
+  publishTime(): void {
+    this.host.publishTime();
+  }
+
+  private countCommand(): void {
+    this.commandsSinceCheckpoint += 1;
+    if (this.commandsSinceCheckpoint >= (this.options.checkpointEveryCommands ?? 100_000) && this.checkpointing === undefined) {
+      void this.checkpoint().catch((error: unknown) => this.options.onFatal(`checkpoint failed: ${String(error)}`));
+    }
+  }
+
+  /** Snapshot every shard, then the idempotency index with the shards' lsns as its watermarks. */
+  checkpoint(): Promise<void> {
+    if (this.checkpointing !== undefined) return this.checkpointing;
+    this.commandsSinceCheckpoint = 0;
+    this.checkpointing = (async () => {
+      try {
+        const lsns = await this.host.snapshotAll();
+        writeIndexSnapshot(this.options.dataDir, this.idempotency, lsns);
+      } finally {
+        this.checkpointing = undefined;
+      }
+    })();
+    return this.checkpointing;
+  }
+
+  /** Drain the shards, snapshot everything, stop the workers. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer !== undefined) clearInterval(this.timer);
+    if (this.checkpointing !== undefined) await this.checkpointing.catch(() => undefined);
+    const lsns = await this.host.close();
+    writeIndexSnapshot(this.options.dataDir, this.idempotency, lsns);
+  }
+}

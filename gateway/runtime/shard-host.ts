@@ -1,0 +1,223 @@
+/**
+ * The gateway thread's side of the shards: starts one worker per shard, batches requests per shard
+ * per event-loop turn into one message, correlates replies, forwards a controlled clock in tests,
+ * and shuts workers down in order (toolchain.md: never terminate a worker mid-write).
+ */
+import * as path from "node:path";
+import { Worker } from "node:worker_threads";
+import type { Clock } from "../clock.js";
+import type { IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
+import type { FromShard, ShardWorkerData, ToShard, Envelope } from "./worker-messages.js";
+
+/** How a shard worker's code is loaded: a file (normal), or source to eval (single binary, tests). */
+export type ShardWorkerSource = { kind: "file"; url: URL } | { kind: "eval"; code: string };
+
+export function defaultShardWorkerSource(): ShardWorkerSource {
+  const here = import.meta.url;
+  if (here.endsWith(".ts")) {
+    // Running from TypeScript sources (tests): register tsx inside the worker, then load it.
+    const target = new URL("./shard-worker.ts", here).href;
+    return {
+      kind: "eval",
+      code: `import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(target)}); }).catch((error) => { console.error(error); process.exit(1); });`,
+    };
+  }
+  return { kind: "file", url: new URL("./shard-worker.js", here) };
+}
+
+export interface ShardHostOptions {
+  dataDir: string;
+  shardCount: number;
+  clock: Clock;
+  /** true: workers take their time from `clock` via messages (tests); false: workers read Date.now(). */
+  controlledClock: boolean;
+  /** Per shard: report idempotency entries of frames after this lsn (index snapshot watermark). */
+  reportIdempotencyAfterLsn: readonly number[];
+  segmentSizeBytes?: number;
+  tickIntervalMs?: number;
+  workerSource?: ShardWorkerSource;
+  /** Called when a shard can no longer guarantee durability; the service must stop. */
+  onFatal: (shardIndex: number, message: string) => void;
+}
+
+export interface StartedShards {
+  host: ShardHost;
+  reports: ShardRecoveryReport[];
+  idempotency: IdempotencyEntries[];
+}
+
+interface ShardChannel {
+  worker: Worker;
+  outbox: Array<Envelope<ShardRequest>>;
+  flushScheduled: boolean;
+  waiting: Map<number, (response: ShardResponse) => void>;
+  snapshotWaiters: Map<number, (lsn: number) => void>;
+  closed?: (lsn: number) => void;
+  exited: Promise<number>;
+}
+
+export function shardDirectory(dataDir: string, shardIndex: number): string {
+  return path.join(dataDir, "shards", String(shardIndex).padStart(2, "0"));
+}
+
+export class ShardHost {
+  private nextId = 1;
+  private closing = false;
+
+  private constructor(
+    private readonly options: ShardHostOptions,
+    private readonly channels: ShardChannel[],
+  ) {}
+
+  static async start(options: ShardHostOptions): Promise<StartedShards> {
+    const source = options.workerSource ?? defaultShardWorkerSource();
+    const channels: ShardChannel[] = [];
+    const ready: Array<Promise<{ report: ShardRecoveryReport; idempotency: IdempotencyEntries }>> = [];
+    for (let shardIndex = 0; shardIndex < options.shardCount; shardIndex += 1) {
+      const data: ShardWorkerData = {
+        dir: shardDirectory(options.dataDir, shardIndex),
+        shardIndex,
+        clockMode: options.controlledClock ? "controlled" : "system",
+        startMs: options.clock.nowMs(),
+        reportIdempotencyAfterLsn: options.reportIdempotencyAfterLsn[shardIndex] ?? 0,
+        tickIntervalMs: options.tickIntervalMs ?? 100,
+        ...(options.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: options.segmentSizeBytes }),
+      };
+      const worker =
+        source.kind === "file"
+          ? new Worker(source.url, { workerData: data })
+          : new Worker(source.code, { eval: true, workerData: data });
+      const exited = new Promise<number>((resolve) => worker.once("exit", resolve));
+      const channel: ShardChannel = { worker, outbox: [], flushScheduled: false, waiting: new Map(), snapshotWaiters: new Map(), exited };
+      channels.push(channel);
+      ready.push(
+        new Promise((resolve, reject) => {
+          const onEarlyExit = (code: number) => reject(new Error(`shard ${shardIndex} exited during start-up (code ${code})`));
+          worker.once("exit", onEarlyExit);
+          worker.once("error", reject);
+          worker.on("message", function first(message: FromShard) {
+            if (message.t === "ready") {
+              worker.off("message", first);
+              worker.off("exit", onEarlyExit);
+              resolve({ report: message.report, idempotency: message.idempotency });
+            } else if (message.t === "fatal") {
+              worker.off("message", first);
+              reject(new Error(`shard ${shardIndex} could not start: ${message.message}`));
+            }
+          });
+        }),
+      );
+    }
+    let started: Array<{ report: ShardRecoveryReport; idempotency: IdempotencyEntries }>;
+    try {
+      started = await Promise.all(ready);
+    } catch (error) {
+      await Promise.all(channels.map((c) => c.worker.terminate()));
+      throw error;
+    }
+    const host = new ShardHost(options, channels);
+    channels.forEach((channel, shardIndex) => host.attach(channel, shardIndex));
+    return { host, reports: started.map((s) => s.report), idempotency: started.map((s) => s.idempotency) };
+  }
+
+  get shardCount(): number {
+    return this.channels.length;
+  }
+
+  private attach(channel: ShardChannel, shardIndex: number): void {
+    channel.worker.on("message", (message: FromShard) => {
+      switch (message.t) {
+        case "batch":
+          for (const item of message.items) {
+            const resolve = channel.waiting.get(item.id);
+            channel.waiting.delete(item.id);
+            resolve?.(item.body);
+          }
+          return;
+        case "snapshot": {
+          const resolve = channel.snapshotWaiters.get(message.id);
+          channel.snapshotWaiters.delete(message.id);
+          resolve?.(message.lsn);
+          return;
+        }
+        case "fatal":
+          this.options.onFatal(shardIndex, message.message);
+          return;
+        case "closed":
+          channel.closed?.(message.lsn);
+          return;
+        case "ready":
+          return;
+      }
+    });
+    channel.worker.on("error", (error) => this.options.onFatal(shardIndex, error.message));
+    channel.worker.on("exit", (code) => {
+      if (!this.closing) this.options.onFatal(shardIndex, `shard worker exited unexpectedly (code ${code})`);
+    });
+  }
+
+  private channel(shardIndex: number): ShardChannel {
+    const channel = this.channels[shardIndex];
+    if (channel === undefined) throw new Error(`no shard ${shardIndex}`);
+    return channel;
+  }
+
+  /** Queue a request; all requests to a shard in one event-loop turn travel as one message. */
+  request(shardIndex: number, body: ShardRequest): Promise<ShardResponse> {
+    if (this.closing) return Promise.reject(new Error("shards are shutting down"));
+    const channel = this.channel(shardIndex);
+    const id = this.nextId++;
+    const reply = new Promise<ShardResponse>((resolve) => channel.waiting.set(id, resolve));
+    channel.outbox.push({ id, body });
+    if (!channel.flushScheduled) {
+      channel.flushScheduled = true;
+      setImmediate(() => this.flush(channel));
+    }
+    return reply;
+  }
+
+  private flush(channel: ShardChannel): void {
+    channel.flushScheduled = false;
+    if (channel.outbox.length === 0) return;
+    const message: ToShard = { t: "batch", nowMs: this.options.clock.nowMs(), items: channel.outbox };
+    channel.outbox = [];
+    channel.worker.postMessage(message);
+  }
+
+  /** Controlled-clock mode: tell every shard the time (fires due deadlines). */
+  publishTime(): void {
+    const message: ToShard = { t: "time", nowMs: this.options.clock.nowMs() };
+    for (const channel of this.channels) channel.worker.postMessage(message);
+  }
+
+  /** Snapshot every shard; resolves with each shard's snapshot lsn. */
+  snapshotAll(): Promise<number[]> {
+    return Promise.all(
+      this.channels.map((channel) => {
+        this.flush(channel);
+        const id = this.nextId++;
+        const done = new Promise<number>((resolve) => channel.snapshotWaiters.set(id, resolve));
+        channel.worker.postMessage({ t: "snapshot", id } satisfies ToShard);
+        return done;
+      }),
+    );
+  }
+
+  /** Drain, snapshot and stop every shard; resolves with each shard's final lsn. */
+  async close(): Promise<number[]> {
+    if (this.closing) throw new Error("already closing");
+    for (const channel of this.channels) this.flush(channel);
+    this.closing = true;
+    const lsns = await Promise.all(
+      this.channels.map((channel) => {
+        const closed = new Promise<number>((resolve) => {
+          channel.closed = resolve;
+        });
+        channel.worker.postMessage({ t: "close" } satisfies ToShard);
+        return closed;
+      }),
+    );
+    await Promise.all(this.channels.map((channel) => channel.exited));
+    return lsns;
+  }
+}

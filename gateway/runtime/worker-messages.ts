@@ -1,0 +1,33 @@
+/** Messages between the gateway thread (ShardHost) and a shard worker. */
+import type { IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
+
+export interface ShardWorkerData {
+  dir: string;
+  shardIndex: number;
+  /** "system": the worker reads Date.now(). "controlled": time arrives in messages (tests). */
+  clockMode: "system" | "controlled";
+  startMs: number;
+  reportIdempotencyAfterLsn: number;
+  segmentSizeBytes?: number;
+  /** How often the worker checks its timer wheel (system clock mode). */
+  tickIntervalMs: number;
+}
+
+export interface Envelope<T> {
+  id: number;
+  body: T;
+}
+
+export type ToShard =
+  | { t: "batch"; nowMs: number; items: Array<Envelope<ShardRequest>> }
+  | { t: "time"; nowMs: number }
+  | { t: "snapshot"; id: number }
+  | { t: "close" };
+
+export type FromShard =
+  | { t: "ready"; report: ShardRecoveryReport; idempotency: IdempotencyEntries }
+  | { t: "batch"; items: Array<Envelope<ShardResponse>> }
+  | { t: "snapshot"; id: number; lsn: number; sizeBytes: number }
+  | { t: "fatal"; message: string }
+  /** After a final snapshot: `lsn` is the shard's last lsn, all of it in its newest snapshot. */
+  | { t: "closed"; lsn: number };

@@ -1,0 +1,152 @@
+import { rmSync } from "node:fs";
+import * as path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { isoFromMs } from "../../engine/index.js";
+import { ManualClock } from "../../gateway/clock.js";
+import { commandFingerprint } from "../../gateway/idempotency/fingerprint.js";
+import { MarketRuntime } from "../../gateway/runtime/market-runtime.js";
+import type { Command } from "../../engine/index.js";
+import { T0, auction, commands, directClaim, tempDir } from "./support.js";
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+async function openRuntime(dataDir: string, clock: ManualClock, shardCount = 2) {
+  const fatal: string[] = [];
+  const { runtime, recovery } = await MarketRuntime.open({
+    dataDir,
+    shardCount,
+    clock,
+    controlledClock: true,
+    checkpointEverySeconds: 0,
+    onFatal: (message) => fatal.push(message),
+  });
+  return { runtime, recovery, fatal };
+}
+
+function fingerprintOf(command: Command): string {
+  const { occurredAtMs: _t, ...content } = command;
+  return commandFingerprint(command.type, content);
+}
+
+const submit = (runtime: MarketRuntime, command: Command) => runtime.submit(command, fingerprintOf(command));
+const json = (reply: { ok: boolean; json?: string }) => (reply.ok ? JSON.parse(reply.json ?? "null") : undefined);
+
+function freshDir(): string {
+  const t = tempDir("runtime");
+  cleanups.push(t.cleanup);
+  return t.dir;
+}
+
+describe("MarketRuntime with shard workers", () => {
+  it("executes commands on the owning shard and replays identical retries; different content conflicts", async () => {
+    const dir = freshDir();
+    const clock = new ManualClock(T0);
+    const { runtime } = await openRuntime(dir, clock);
+    cleanups.push(() => runtime.close());
+    const markets = Array.from({ length: 8 }, (_, i) => `market-${i}`);
+    for (const id of markets) {
+      expect((await submit(runtime, commands.create("alice", id, directClaim({ capacity: 3, pricing: { mode: "free" }, confirmation: "none" }), `create-${id}`))).reply.ok).toBe(true);
+      expect((await submit(runtime, commands.publish("alice", id, 1, `publish-${id}`))).reply.ok).toBe(true);
+    }
+    const shards = new Set(markets.map((id) => runtime.shardOfCommand(commands.claim("x", id))));
+    expect(shards.size).toBe(2);
+
+    const claim = commands.claim("bob", "market-3", "bob-claim-1");
+    const first = await submit(runtime, claim);
+    expect(first.disposition).toBe("executed");
+    const retry = await submit(runtime, claim);
+    expect(retry).toEqual({ disposition: "replayed", reply: first.reply });
+
+    const conflicting = commands.claim("bob", "market-4", "bob-claim-1");
+    const conflict = await submit(runtime, conflicting);
+    expect(conflict.reply).toMatchObject({ ok: false, code: "idempotency_conflict" });
+    // The conflicting command was not executed.
+    const market4 = json(await runtime.readMarket("market-4"));
+    expect(market4.mechanismState.allocated).toBe(0);
+  });
+
+  it("runs concurrent identical submissions once", async () => {
+    const dir = freshDir();
+    const clock = new ManualClock(T0);
+    const { runtime } = await openRuntime(dir, clock);
+    cleanups.push(() => runtime.close());
+    await submit(runtime, commands.create("alice", "m", directClaim({ capacity: 10, pricing: { mode: "free" }, confirmation: "none" })));
+    await submit(runtime, commands.publish("alice", "m"));
+    const claim = commands.claim("bob", "m", "dup");
+    const results = await Promise.all(Array.from({ length: 5 }, () => submit(runtime, claim)));
+    expect(results.filter((r) => r.disposition === "executed")).toHaveLength(1);
+    for (const r of results) expect(r.reply).toEqual(results[0]?.reply);
+    expect(json(await runtime.readMarket("m")).mechanismState.allocated).toBe(1);
+  });
+
+  it("keeps idempotency, state and records across a restart (with and without the index snapshot)", async () => {
+    const dir = freshDir();
+    const clock = new ManualClock(T0);
+    const first = await openRuntime(dir, clock);
+    const sent: Command[] = [];
+    const replies: unknown[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      for (const command of [
+        commands.create("alice", `m${i}`, directClaim({ capacity: 2, pricing: { mode: "free" }, confirmation: "none" }), `c${i}`),
+        commands.publish("alice", `m${i}`, 1, `p${i}`),
+        commands.claim("bob", `m${i}`, `bob${i}`),
+        commands.claim("bob", `m${i}`, `bob-again${i}`),
+        commands.publish("alice", `missing${i}`, 1, `ghost${i}`),
+      ]) {
+        clock.advance(1);
+        sent.push(command);
+        replies.push((await submit(first.runtime, command)).reply);
+      }
+    }
+    await first.runtime.checkpoint();
+    // More commands after the checkpoint: they are only in the log tails.
+    const late = commands.claim("carol", "m0", "carol0");
+    sent.push(late);
+    replies.push((await submit(first.runtime, late)).reply);
+    const recordBefore = json(await first.runtime.readRecord("m0", "alice"));
+    await first.runtime.close();
+    // Lose the index snapshot too: the shards then report every entry from their logs.
+    rmSync(path.join(dir, "idempotency"), { recursive: true, force: true });
+
+    const second = await openRuntime(dir, clock);
+    expect(second.recovery.idempotencyEntries).toBe(sent.length);
+    for (const [i, command] of sent.entries()) {
+      const again = await submit(second.runtime, command);
+      expect(again.disposition).toBe("replayed");
+      expect(again.reply).toEqual(replies[i]);
+    }
+    const conflict = await submit(second.runtime, commands.claim("bob", "m2", "bob1"));
+    expect(conflict.reply).toMatchObject({ code: "idempotency_conflict" });
+    const recordAfter = json(await second.runtime.readRecord("m0", "alice"));
+    expect(recordAfter.integrity).toEqual(recordBefore.integrity);
+    await second.runtime.close();
+  });
+
+  it("refuses to start with another shard count", async () => {
+    const dir = freshDir();
+    const clock = new ManualClock(T0);
+    const { runtime } = await openRuntime(dir, clock, 2);
+    await runtime.close();
+    await expect(openRuntime(dir, clock, 3)).rejects.toThrow(/SHARDS=2/);
+  });
+
+  it("closes an auction when the controlled clock passes closesAt", async () => {
+    const dir = freshDir();
+    const clock = new ManualClock(T0);
+    const { runtime } = await openRuntime(dir, clock);
+    cleanups.push(() => runtime.close());
+    await submit(runtime, commands.create("alice", "a", auction({ currency: "EUR", closesAt: isoFromMs(T0 + 60_000), holdDurationSeconds: 30 })));
+    await submit(runtime, commands.publish("alice", "a"));
+    await submit(runtime, commands.bid("bob", "a", 100));
+    clock.advance(60_000);
+    runtime.publishTime();
+    // A read is answered after the time message: the close has happened by then.
+    const market = json(await runtime.readMarket("a"));
+    expect(market).toMatchObject({ state: "closed", mechanismState: { resolution: "winner_selected" } });
+    const outcome = json(await runtime.readOutcome("a", "bob"));
+    expect(outcome.commitments[0]).toMatchObject({ state: "awaiting_confirmations", expiresAt: isoFromMs(T0 + 90_000) });
+  });
+});
