@@ -22,6 +22,8 @@ interface Fixture {
   /** File offset in the last segment where the last committed batch starts. */
   lastBatchStart: number;
   options: SegmentLogOptions;
+  segmentCount: number;
+  segmentFiles: string[];
 }
 
 /**
@@ -51,7 +53,18 @@ function buildFixture(batches: number[][], options: Omit<SegmentLogOptions, "dir
   const frameStartsInLastSegment = positions.map((p) => (p >= lastBase ? SEGMENT_HEADER_BYTES + p - lastBase : -1));
   const lastBatchStart = frameStartsInLastSegment[lastBatchFirstIndex] as number;
   expect(lastBatchStart).toBeGreaterThanOrEqual(SEGMENT_HEADER_BYTES);
-  return { dir, payloads, frameStartsInLastSegment, lastSegmentPath, lastSegmentBytes: fs.readFileSync(lastSegmentPath), lastBatchStart, options: fullOptions };
+  return { dir, payloads, frameStartsInLastSegment, lastSegmentPath, lastSegmentBytes: fs.readFileSync(lastSegmentPath), lastBatchStart, options: fullOptions, segmentCount: files.length, segmentFiles: files };
+}
+
+/**
+ * Deletes segments created after the fixture was built (checkRecoveryAfterDamage appends, which
+ * may rotate when segments are small), so the next damage case starts from the fixture's files.
+ */
+function removeLaterSegments(fixture: Fixture): void {
+  for (const name of fs.readdirSync(fixture.dir)) {
+    const filePath = path.join(fixture.dir, name);
+    if (name.endsWith(".seg") && !fixture.segmentFiles.includes(filePath)) fs.rmSync(filePath);
+  }
 }
 
 /** Number of frames that are wholly inside the first `cut` bytes of the last segment, plus older ones. */
@@ -83,6 +96,11 @@ function checkRecoveryAfterDamage(fixture: Fixture, cut: number, damagedFileSize
   const log = SegmentLog.open(fixture.options);
   try {
     expect(log.lastLsn, `cut at ${cut}`).toBe(count);
+    if (fixture.options.trustSealedSegmentsBeforePosition !== undefined) {
+      // Every sealed segment was trusted; only the last one was scanned (and truncated).
+      expect(log.recovery.segmentsTrusted).toBe(fixture.segmentCount - 1);
+      expect(log.recovery.segmentsScanned).toBe(1);
+    }
     expect(log.chainHead).toEqual(chainOf(fixture.payloads.slice(0, count)));
     const truncation = log.recovery.truncation;
     if (endOffset === damagedFileSize) {
@@ -156,6 +174,33 @@ describe("crash simulation: torn tail of the last segment", () => {
       fs.writeFileSync(fixture.lastSegmentPath, fixture.lastSegmentBytes.subarray(0, cut));
       checkRecoveryAfterDamage(fixture, cut, cut);
     }
+  });
+
+  describe("with every sealed segment trusted (trustSealedSegmentsBeforePosition = end of log), the same rules hold", () => {
+    const trusted = { segmentSizeBytes: SEGMENT_HEADER_BYTES + 2 * 98, trustSealedSegmentsBeforePosition: Number.MAX_SAFE_INTEGER };
+    const trustedBatches = [[50, 50], [50], [50, 50], [1, 0, 64, 2, 40]];
+
+    it("cutting the last segment at every byte offset of the last batch", () => {
+      const fixture = buildFixture(trustedBatches, trusted);
+      expect(fixture.segmentCount).toBe(4);
+      for (let cut = fixture.lastBatchStart; cut <= fixture.lastSegmentBytes.length; cut++) {
+        removeLaterSegments(fixture);
+        fs.writeFileSync(fixture.lastSegmentPath, fixture.lastSegmentBytes.subarray(0, cut));
+        checkRecoveryAfterDamage(fixture, cut, cut);
+      }
+    });
+
+    it("zero-filling the last segment from every byte offset of the last batch", () => {
+      const fixture = buildFixture(trustedBatches, trusted);
+      const fullSize = fixture.lastSegmentBytes.length;
+      for (let cut = fixture.lastBatchStart; cut < fullSize; cut++) {
+        removeLaterSegments(fixture);
+        const damaged = Buffer.from(fixture.lastSegmentBytes);
+        damaged.fill(0, cut);
+        fs.writeFileSync(fixture.lastSegmentPath, damaged);
+        checkRecoveryAfterDamage(fixture, cut, fullSize);
+      }
+    });
   });
 
   it("a last segment whose header is damaged refuses to open (headers are written atomically)", () => {
