@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+/**
+ * market-service command line: `replay` and `verify` audit a data directory from its raw logs.
+ * (The service itself, `serve`, and the client commands are added with the gateway.)
+ */
+import { Command, InvalidArgumentError } from "commander";
+import { replayDataDir, replayMarketRecord, verifyDataDir, type ReplayResult } from "./audit/audit-replay.js";
+import { progressReporter } from "./audit/progress-bar.js";
+
+const program = new Command();
+program
+  .name("market-service")
+  .description("Deterministic market service: direct claims and sealed second-price auctions, durable and replayable.")
+  .showHelpAfterError();
+
+function summary(verb: string, result: ReplayResult): string {
+  const seconds = (result.elapsedMs / 1000).toFixed(2);
+  return `${verb} ${result.commands.toLocaleString("en-US")} commands from ${result.shards} shard(s) in ${seconds} s ` +
+    `(${result.commandsPerSecond.toLocaleString("en-US")} commands/s); ${result.markets.length} market(s)`;
+}
+
+function printMarkets(result: ReplayResult): void {
+  for (const m of result.markets) {
+    process.stdout.write(`${m.recordHash}  ${m.marketId}  (${m.commands} commands, shard ${m.shard}${m.stateReconstructed ? "" : ", NOT RECONSTRUCTED"})\n`);
+  }
+}
+
+const dataOption = (value: string): string => {
+  if (value.length === 0) throw new InvalidArgumentError("a directory is required");
+  return value;
+};
+
+program
+  .command("replay")
+  .description("re-run every logged command of every shard through the engine (raw segments only, no snapshots) and print each market's record hash")
+  .requiredOption("--data <dir>", "data directory (stop the service first, or use a copy)", dataOption)
+  .option("--market <id>", "print this market's full record as JSON instead")
+  .option("--json", "machine-readable output")
+  .action((options: { data: string; market?: string; json?: boolean }) => {
+    if (options.market !== undefined) {
+      const record = replayMarketRecord(options.data, options.market);
+      if (record === undefined) {
+        process.stderr.write(`replay: no market ${JSON.stringify(options.market)} in ${options.data}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      process.stdout.write(`${JSON.stringify(record, null, options.json === true ? undefined : 2)}\n`);
+      return;
+    }
+    const progress = progressReporter("replay");
+    const result = replayDataDir(options.data, { onProgress: progress.onProgress });
+    progress.stop();
+    if (options.json === true) process.stdout.write(`${JSON.stringify(result)}\n`);
+    else printMarkets(result);
+    process.stderr.write(`${summary("replayed", result)}\n`);
+  });
+
+program
+  .command("verify")
+  .description("replay, and check every CRC, the hash chain, segment headers and each shard's newest snapshot against the replayed state; exit 1 naming the first divergence")
+  .requiredOption("--data <dir>", "data directory (stop the service first, or use a copy)", dataOption)
+  .option("--json", "machine-readable output")
+  .action((options: { data: string; json?: boolean }) => {
+    const progress = progressReporter("verify");
+    const result = verifyDataDir(options.data, { onProgress: progress.onProgress });
+    progress.stop();
+    if (options.json === true) process.stdout.write(`${JSON.stringify(result)}\n`);
+    if (!result.ok) {
+      process.stderr.write(`verify: FAILED: ${result.problem ?? "unknown problem"}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    if (options.json !== true) printMarkets(result.replay);
+    process.stderr.write(`${summary("verified", result.replay)}; ${result.snapshotsCompared} snapshot(s) matched\n`);
+  });
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  process.stderr.write(`market-service: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});
