@@ -1,0 +1,184 @@
+/**
+ * One request/response pair on a uWS connection, and the only code that writes to `HttpResponse`.
+ *
+ * uWS rules this enforces (docs/http.md, "Crash-proofing"):
+ * - `onAborted` is attached by the constructor, i.e. synchronously first thing in the uWS handler;
+ * - after an abort `res` is never touched again (uWS throws, inside a callback that is fatal);
+ * - at most one response is written;
+ * - every write happens inside `res.cork` (one syscall per response, and no uWS warning when a
+ *   reply is written after an await);
+ * - nothing here throws: a failure while writing is logged and swallowed.
+ */
+import { errorBody, type ErrorCode, HttpError, INTERNAL_ERROR_MESSAGE, statusForErrorCode } from "./errors.js";
+import { describeThrown, type LogFn, safeLog } from "./log.js";
+import { REQUEST_ID_HEADER } from "./request-id.js";
+import type { HttpReply } from "./route.js";
+import { statusLine } from "./status-line.js";
+import type { HttpResponse } from "./uws.js";
+
+const JSON_CONTENT_TYPE = "application/json";
+/** Replies are per-caller and often private (market records): no cache may keep them. */
+const CACHE_CONTROL = "no-store";
+const INTERNAL_ERROR_JSON = JSON.stringify(errorBody("internal_error", INTERNAL_ERROR_MESSAGE));
+
+/** Headers a handler may not set: the server owns framing, content type and the request id. */
+const RESERVED_REPLY_HEADERS: ReadonlySet<string> = new Set([
+  "cache-control",
+  "connection",
+  "content-length",
+  "content-type",
+  "date",
+  "transfer-encoding",
+  REQUEST_ID_HEADER,
+]);
+const HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
+/** Visible ASCII, space and tab; in particular no CR/LF (header injection). */
+const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+
+export class Exchange {
+  aborted = false;
+  responded = false;
+  requestId = "";
+  /** The route pattern, for logs ("-" until a route is known). */
+  route = "-";
+
+  constructor(
+    readonly res: HttpResponse,
+    private readonly log: LogFn,
+  ) {
+    res.onAborted(() => {
+      this.aborted = true;
+    });
+  }
+
+  /** True while a reply can still be written. */
+  get open(): boolean {
+    return !this.aborted && !this.responded;
+  }
+
+  /** Writes a final response. `closeConnection` makes uWS close after it (used when the request
+   * body was not, or not entirely, read). */
+  write(
+    status: number,
+    json: string | Buffer,
+    headers: Readonly<Record<string, string>> | undefined,
+    closeConnection: boolean,
+  ): void {
+    if (this.aborted) {
+      safeLog(this.log, "debug", "client went away before the reply", { requestId: this.requestId, route: this.route, status });
+      return;
+    }
+    if (this.responded) {
+      safeLog(this.log, "error", "second reply to one request dropped", { requestId: this.requestId, route: this.route, status });
+      return;
+    }
+    const line = statusLine(status);
+    if (line === undefined) {
+      // Guarded by checkReply; a bad status here is our bug, answer 500 rather than a broken line.
+      this.write(500, INTERNAL_ERROR_JSON, undefined, closeConnection);
+      return;
+    }
+    this.responded = true;
+    const res = this.res;
+    const requestId = this.requestId;
+    try {
+      res.cork(() => {
+        res.writeStatus(line);
+        res.writeHeader("content-type", JSON_CONTENT_TYPE);
+        res.writeHeader("cache-control", CACHE_CONTROL);
+        res.writeHeader(REQUEST_ID_HEADER, requestId);
+        if (headers !== undefined) {
+          for (const name in headers) {
+            const value = headers[name];
+            if (value !== undefined) res.writeHeader(name, value);
+          }
+        }
+        res.end(json, closeConnection);
+      });
+    } catch (error) {
+      safeLog(this.log, "error", "writing a response failed", {
+        requestId,
+        route: this.route,
+        status,
+        error: describeThrown(error),
+      });
+    }
+  }
+
+  /** An error reply `{"error":{code,message}}` with the code's status. */
+  writeError(
+    code: ErrorCode,
+    message: string,
+    closeConnection = false,
+    headers?: Readonly<Record<string, string>>,
+  ): void {
+    this.write(statusForErrorCode(code), JSON.stringify(errorBody(code, message)), headers, closeConnection);
+  }
+
+  /** The generic 500; the cause goes to the log under the request id, never to the client. */
+  writeInternalError(thrown: unknown, where: string, closeConnection = false): void {
+    safeLog(this.log, "error", where, { requestId: this.requestId, route: this.route, error: describeThrown(thrown) });
+    this.write(500, INTERNAL_ERROR_JSON, undefined, closeConnection);
+  }
+
+  /** Sends what a handler returned, after checking it is a well-formed reply. */
+  writeReply(reply: HttpReply): void {
+    try {
+      const problem = checkReply(reply);
+      if (problem !== undefined) {
+        this.writeInternalError(new Error(problem), "handler returned an invalid reply");
+        return;
+      }
+      let json: string | Buffer;
+      if ("json" in reply) {
+        json = reply.json;
+      } else {
+        const serialised: unknown = JSON.stringify(reply.body);
+        if (typeof serialised !== "string") {
+          this.writeInternalError(new Error("reply body is not JSON-serialisable"), "handler returned an invalid reply");
+          return;
+        }
+        json = serialised;
+      }
+      this.write(reply.status, json, reply.headers, false);
+    } catch (error) {
+      // JSON.stringify throws on cycles and BigInt; a getter on the reply may throw too.
+      this.writeInternalError(error, "serialising a reply failed");
+    }
+  }
+
+  /** Turns a handler's throw or rejection into a reply. */
+  writeThrown(thrown: unknown): void {
+    if (thrown instanceof HttpError) {
+      this.write(thrown.status, JSON.stringify(errorBody(thrown.code, thrown.message)), undefined, false);
+      return;
+    }
+    this.writeInternalError(thrown, "handler failed");
+  }
+}
+
+/** Why `reply` is not a valid reply, or undefined. Handlers are ours, but a bad one must cost a
+ * 500, not a malformed response or a header injected into the stream. */
+export function checkReply(reply: unknown): string | undefined {
+  if (typeof reply !== "object" || reply === null) return "reply is not an object";
+  const { status, headers } = reply as { status?: unknown; headers?: unknown };
+  if (typeof status !== "number" || !Number.isInteger(status) || statusLine(status) === undefined) {
+    return `reply status ${String(status)} is not a known final HTTP status`;
+  }
+  if (status === 204 || status === 205 || status === 304) return `reply status ${status} cannot carry a JSON body`;
+  if ("json" in reply) {
+    const json = (reply as { json: unknown }).json;
+    if (typeof json !== "string" && !Buffer.isBuffer(json)) return "reply json is neither a string nor a Buffer";
+  } else if (!("body" in reply)) {
+    return "reply has neither body nor json";
+  }
+  if (headers !== undefined) {
+    if (typeof headers !== "object" || headers === null) return "reply headers is not an object";
+    for (const [name, value] of Object.entries(headers)) {
+      if (!HEADER_NAME.test(name)) return `reply header name ${JSON.stringify(name)} is not a lowercase token`;
+      if (RESERVED_REPLY_HEADERS.has(name)) return `reply header ${name} is set by the server`;
+      if (typeof value !== "string" || !HEADER_VALUE.test(value)) return `reply header ${name} has an invalid value`;
+    }
+  }
+  return undefined;
+}

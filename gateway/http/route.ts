@@ -1,0 +1,60 @@
+/**
+ * The contract between the HTTP layer and route handlers: what a handler receives and returns.
+ */
+import type { RequestHeaders } from "./headers.js";
+
+export type HttpMethod = "GET" | "POST";
+
+/** Everything a handler may know about a request; all of it copied, so it outlives the uWS request. */
+export interface HttpRequestContext {
+  readonly method: HttpMethod;
+  /** Path plus query exactly as received (`/v1/markets/a%2Fb?x=1`): what HMAC signatures cover. */
+  readonly url: string;
+  /** The path as received, still percent-encoded. */
+  readonly path: string;
+  /** The raw query string without '?', "" when there is none. */
+  readonly query: string;
+  /** Percent-decoded path parameters by name (`params.marketId`). */
+  readonly params: Readonly<Record<string, string>>;
+  readonly headers: RequestHeaders;
+  /** The exact bytes received (empty for GET). A view: it may not start at offset 0 of its buffer. */
+  readonly bodyBytes: Buffer;
+  /** Echoed incoming `x-request-id` when sane, else generated; on the response and in every log. */
+  readonly requestId: string;
+  /** The peer's IP address as text (the proxy's, behind a proxy). */
+  readonly remoteAddress: string;
+  /** The route pattern that matched, for logs and metrics (`/v1/markets/:marketId/publish`). */
+  readonly route: string;
+}
+
+/** A reply whose body the server serialises with JSON.stringify. */
+export interface JsonReply {
+  status: number;
+  body: unknown;
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** A reply already serialised as JSON text, for hot paths that cache or build their bytes. */
+export interface SerializedReply {
+  status: number;
+  json: string | Buffer;
+  headers?: Readonly<Record<string, string>>;
+}
+
+export type HttpReply = JsonReply | SerializedReply;
+
+/**
+ * A route handler. It may return the reply directly (answered in the same tick, no promise) or a
+ * promise of it. Error replies: throw `HttpError` (see `fail`); anything else thrown or rejected
+ * becomes a logged 500 `internal_error`.
+ */
+export type HttpHandler = (request: HttpRequestContext) => Promise<HttpReply> | HttpReply;
+
+export interface HttpRoute {
+  method: HttpMethod;
+  /** uWS pattern: static segments and `:name` parameters, e.g. `/v1/markets/:marketId/publish`. */
+  pattern: string;
+  handler: HttpHandler;
+  /** Body limit for this route; default is the server's `maxBodyBytes` (1 MiB). */
+  maxBodyBytes?: number;
+}

@@ -1,0 +1,311 @@
+/**
+ * The HTTP server: a uWS App with a route table, bounded body reading, strict error replies and
+ * crash-proof dispatch. Request lifecycle and the rules behind it: docs/http.md.
+ */
+import { accessSync, constants as fsConstants } from "node:fs";
+import { describeBytes, readBody } from "./body.js";
+import { Exchange } from "./exchange.js";
+import { copyRequestHeaders, type RequestHeaders } from "./headers.js";
+import { describeThrown, type LogFn, safeLog } from "./log.js";
+import { compilePattern, type CompiledPattern, decodePathParam } from "./path-params.js";
+import { REQUEST_ID_HEADER, requestIdFor } from "./request-id.js";
+import type { HttpMethod, HttpReply, HttpRequestContext, HttpRoute } from "./route.js";
+import {
+  closeApp,
+  createUwsApp,
+  type HttpRequest,
+  type HttpResponse,
+  LISTEN_DEFAULT,
+  LISTEN_EXCLUSIVE_PORT,
+  listenOn,
+  type TemplatedApp,
+} from "./uws.js";
+
+export interface HttpLimits {
+  /** Default body limit per request (spec §4, §8: 1 MiB); a route may set its own. */
+  maxBodyBytes: number;
+  /** Sum of header name and value lengths; uWS itself drops connections above ~100 KiB. */
+  maxHeaderBytes: number;
+  /** Decoded length bound of a path parameter (generated ids reach 1024, docs/decisions.md D10). */
+  maxPathParamChars: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = {
+  maxBodyBytes: 1024 * 1024,
+  maxHeaderBytes: 16 * 1024,
+  maxPathParamChars: 1024,
+};
+
+/** No route may raise its body limit above this: a body is held whole in memory. */
+export const MAX_ROUTE_BODY_BYTES = 64 * 1024 * 1024;
+
+export interface HttpServerOptions {
+  routes: readonly HttpRoute[];
+  log: LogFn;
+  /** Both or neither: with them the server is an SSLApp (TLS). */
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
+  tlsPassphrase?: string;
+  limits?: Partial<HttpLimits>;
+  /**
+   * Listen without SO_REUSEPORT (default true): a second instance on the same port then fails to
+   * start instead of silently sharing traffic. Worker threads sharing one port pass false.
+   */
+  exclusivePort?: boolean;
+}
+
+export interface HttpServer {
+  /** Binds and resolves with the actual port (pass 0 for any free port). */
+  listen(host: string, port: number): Promise<number>;
+  /** Closes the listen socket and every connection; in-flight replies are dropped. Idempotent. */
+  close(): void;
+  readonly app: TemplatedApp;
+}
+
+const EMPTY_BODY = Buffer.alloc(0);
+const CONTENT_LENGTH_DIGITS = /^[0-9]{1,15}$/;
+
+interface PreparedRoute {
+  readonly method: HttpMethod;
+  readonly compiled: CompiledPattern;
+  readonly handler: HttpRoute["handler"];
+  readonly maxBodyBytes: number;
+}
+
+export function createHttpServer(options: HttpServerOptions): HttpServer {
+  const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...definedOnly(options.limits ?? {}) };
+  checkLimits(limits);
+  const log = options.log;
+  const tls = tlsFiles(options);
+  const routes = prepareRoutes(options.routes, limits);
+  const app = createUwsApp(tls);
+
+  // Method handlers first, then per-pattern `any` (405), then the catch-all (404): uWS prefers a
+  // method match over `any` for one pattern, and a longer pattern over the wildcard.
+  // Keyed by shape: `/a/:x` (GET) and `/a/:y` (POST) are one uWS path and share one 405 handler.
+  const allowedByShape = new Map<string, { pattern: string; methods: HttpMethod[] }>();
+  for (const route of routes) {
+    const uwsHandler = (res: HttpResponse, req: HttpRequest): void => handleRoute(res, req, route, limits, log);
+    if (route.method === "GET") app.get(route.compiled.pattern, uwsHandler);
+    else app.post(route.compiled.pattern, uwsHandler);
+    const entry = allowedByShape.get(route.compiled.shape) ?? { pattern: route.compiled.pattern, methods: [] };
+    entry.methods.push(route.method);
+    allowedByShape.set(route.compiled.shape, entry);
+  }
+  for (const { pattern, methods } of allowedByShape.values()) {
+    const allow = methods.join(", ");
+    app.any(pattern, (res, req) =>
+      handleUnrouted(res, req, log, "method_not_allowed", `method ${req.getMethod().toUpperCase()} is not allowed here`, allow),
+    );
+  }
+  app.any("/*", (res, req) => handleUnrouted(res, req, log, "not_found", "no such route", undefined));
+
+  let listening = false;
+  let closed = false;
+  return {
+    app,
+    async listen(host: string, port: number): Promise<number> {
+      if (listening || closed) throw new Error("listen may be called once, before close");
+      if (!(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new RangeError(`bad port ${port}`);
+      listening = true;
+      if (tls === undefined && !isLoopbackHost(host)) {
+        safeLog(log, "warn", "serving plain HTTP on a non-loopback address; the spec requires TLS (§5.3)", { host, port });
+      }
+      const bound = await listenOn(app, host, port, options.exclusivePort === false ? LISTEN_DEFAULT : LISTEN_EXCLUSIVE_PORT);
+      safeLog(log, "info", "http server listening", { host, port: bound.port, tls: tls !== undefined });
+      return bound.port;
+    },
+    close(): void {
+      if (closed) return;
+      closed = true;
+      closeApp(app);
+    },
+  };
+}
+
+// ---- per request ----
+
+/**
+ * The uWS handler of a route. Everything runs inside try/catch: a throw escaping a uWS handler
+ * aborts the process. `new Exchange` attaches `onAborted` before anything else can fail.
+ */
+function handleRoute(res: HttpResponse, req: HttpRequest, route: PreparedRoute, limits: HttpLimits, log: LogFn): void {
+  const exchange = new Exchange(res, log);
+  try {
+    exchange.route = route.compiled.pattern;
+    // Copy everything out of `req` now: it is invalid after this function returns.
+    const path = req.getUrl();
+    const query = rawQuery(req);
+    const copied = copyRequestHeaders(req, limits.maxHeaderBytes);
+    exchange.requestId = requestIdFor(copied.ok ? (copied.headers.get(REQUEST_ID_HEADER) ?? "") : req.getHeader(REQUEST_ID_HEADER));
+    if (!copied.ok) {
+      return exchange.writeError("invalid_request", copied.message, mayHaveBody(req));
+    }
+    const headers = copied.headers;
+    const params: Record<string, string> = {};
+    const names = route.compiled.paramNames;
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i] as string;
+      const decoded = decodePathParam(name, req.getParameter(i), limits.maxPathParamChars);
+      if (!decoded.ok) return exchange.writeError("not_found", decoded.message, hasBody(headers));
+      params[name] = decoded.value;
+    }
+    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString("latin1");
+    const makeContext = (bodyBytes: Buffer): HttpRequestContext => ({
+      method: route.method,
+      url: query === undefined ? path : `${path}?${query}`,
+      path,
+      query: query ?? "",
+      params,
+      headers,
+      bodyBytes,
+      requestId: exchange.requestId,
+      remoteAddress,
+      route: route.compiled.pattern,
+    });
+
+    if (route.method === "GET") {
+      // A GET body would be ignored yet could be signed over; refuse it rather than guess.
+      if (hasBody(headers)) return exchange.writeError("invalid_request", "a GET request must not have a body", true);
+      return invoke(route, makeContext(EMPTY_BODY), exchange);
+    }
+
+    const contentLength = headers.get("content-length");
+    let declaredBytes: number | undefined;
+    if (contentLength !== undefined) {
+      // uWS already drops requests with a non-numeric Content-Length; this is belt and braces.
+      if (!CONTENT_LENGTH_DIGITS.test(contentLength)) {
+        return exchange.writeError("invalid_request", "invalid Content-Length", true);
+      }
+      declaredBytes = Number(contentLength);
+      if (declaredBytes > route.maxBodyBytes) {
+        // Refuse before reading a byte; closing stops uWS from reading the body at all.
+        return exchange.writeError("invalid_request", `request body exceeds ${describeBytes(route.maxBodyBytes)}`, true);
+      }
+    }
+    readBody(exchange, route.maxBodyBytes, declaredBytes, {
+      onBody: (bytes) => invoke(route, makeContext(bytes), exchange),
+      onRefused: (message) => exchange.writeError("invalid_request", message, true),
+      onFailure: (thrown) => exchange.writeInternalError(thrown, "reading the request body failed", true),
+    });
+  } catch (error) {
+    exchange.writeInternalError(error, "request dispatch failed", true);
+  }
+}
+
+/** Runs a handler; whatever it does (return, throw, resolve, reject), exactly one reply follows. */
+function invoke(route: PreparedRoute, context: HttpRequestContext, exchange: Exchange): void {
+  let result: Promise<HttpReply> | HttpReply;
+  try {
+    result = route.handler(context);
+  } catch (error) {
+    exchange.writeThrown(error);
+    return;
+  }
+  if (isThenable(result)) {
+    // Both callbacks never throw (Exchange methods catch everything), so the promise this
+    // returns cannot reject unhandled.
+    result.then(
+      (reply) => exchange.writeReply(reply),
+      (error: unknown) => exchange.writeThrown(error),
+    );
+  } else {
+    exchange.writeReply(result);
+  }
+}
+
+/** 404 and 405: answered at once; the body (if any) is not read, so the connection is closed. */
+function handleUnrouted(
+  res: HttpResponse,
+  req: HttpRequest,
+  log: LogFn,
+  code: "not_found" | "method_not_allowed",
+  message: string,
+  allow: string | undefined,
+): void {
+  const exchange = new Exchange(res, log);
+  try {
+    exchange.requestId = requestIdFor(req.getHeader(REQUEST_ID_HEADER));
+    exchange.writeError(code, message, mayHaveBody(req), allow === undefined ? undefined : { allow });
+  } catch (error) {
+    exchange.writeInternalError(error, "request dispatch failed", true);
+  }
+}
+
+// ---- helpers ----
+
+/** uWS returns undefined (despite its typings) when the target has no '?'. */
+function rawQuery(req: HttpRequest): string | undefined {
+  return req.getQuery() as string | undefined;
+}
+
+function hasBody(headers: RequestHeaders): boolean {
+  const contentLength = headers.get("content-length");
+  return (contentLength !== undefined && contentLength !== "0") || headers.has("transfer-encoding");
+}
+
+function mayHaveBody(req: HttpRequest): boolean {
+  const contentLength = req.getHeader("content-length");
+  return (contentLength !== "" && contentLength !== "0") || req.getHeader("transfer-encoding") !== "";
+}
+
+function isThenable(value: unknown): value is PromiseLike<HttpReply> {
+  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
+}
+
+export function isLoopbackHost(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+function definedOnly(partial: Partial<HttpLimits>): Partial<HttpLimits> {
+  const out: Partial<HttpLimits> = {};
+  if (partial.maxBodyBytes !== undefined) out.maxBodyBytes = partial.maxBodyBytes;
+  if (partial.maxHeaderBytes !== undefined) out.maxHeaderBytes = partial.maxHeaderBytes;
+  if (partial.maxPathParamChars !== undefined) out.maxPathParamChars = partial.maxPathParamChars;
+  return out;
+}
+
+function checkLimits(limits: HttpLimits): void {
+  assertIntegerIn("maxBodyBytes", limits.maxBodyBytes, 0, MAX_ROUTE_BODY_BYTES);
+  assertIntegerIn("maxHeaderBytes", limits.maxHeaderBytes, 256, 1024 * 1024);
+  assertIntegerIn("maxPathParamChars", limits.maxPathParamChars, 1, 64 * 1024);
+}
+
+function assertIntegerIn(name: string, value: number, min: number, max: number): void {
+  if (!(Number.isSafeInteger(value) && value >= min && value <= max)) {
+    throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${value}`);
+  }
+}
+
+function tlsFiles(options: HttpServerOptions): { certFile: string; keyFile: string; passphrase?: string } | undefined {
+  const { tlsCertFile: certFile, tlsKeyFile: keyFile, tlsPassphrase: passphrase } = options;
+  if (certFile === undefined && keyFile === undefined) return undefined;
+  if (certFile === undefined || keyFile === undefined) throw new Error("TLS needs both tlsCertFile and tlsKeyFile");
+  // uWS only says "App construction failed"; name the file instead.
+  for (const file of [certFile, keyFile]) {
+    try {
+      accessSync(file, fsConstants.R_OK);
+    } catch (error) {
+      throw new Error(`TLS file ${file} is not readable: ${describeThrown(error).split("\n")[0]}`);
+    }
+  }
+  return passphrase === undefined ? { certFile, keyFile } : { certFile, keyFile, passphrase };
+}
+
+function prepareRoutes(routes: readonly HttpRoute[], limits: HttpLimits): PreparedRoute[] {
+  if (routes.length === 0) throw new Error("the route table is empty");
+  const seen = new Map<string, string>();
+  return routes.map((route) => {
+    if (route.method !== "GET" && route.method !== "POST") throw new Error(`unsupported method ${String(route.method)}`);
+    if (typeof route.handler !== "function") throw new Error(`route ${route.method} ${route.pattern} has no handler`);
+    const compiled = compilePattern(route.pattern);
+    // `/a/:x` and `/a/:y` are one uWS route; two handlers for it would silently shadow each other.
+    const key = `${route.method} ${compiled.shape}`;
+    const previous = seen.get(key);
+    if (previous !== undefined) throw new Error(`routes ${previous} and ${route.pattern} (${route.method}) collide`);
+    seen.set(key, route.pattern);
+    const maxBodyBytes = route.maxBodyBytes ?? limits.maxBodyBytes;
+    assertIntegerIn(`maxBodyBytes of ${route.pattern}`, maxBodyBytes, 0, MAX_ROUTE_BODY_BYTES);
+    return { method: route.method, compiled, handler: route.handler, maxBodyBytes };
+  });
+}
