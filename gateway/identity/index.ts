@@ -1,0 +1,36 @@
+/** Public API of the identity store (principals, actors, keys, delegations, token records). */
+export {
+  IdentityStore,
+  DEFAULT_SNAPSHOT_EVERY_COMMANDS,
+  type IdentityStoreOptions,
+  type IdentityRecoveryReport,
+  type IdentityStoreStats,
+  type IdentityRequest,
+} from "./store.js";
+export type {
+  ProvisionIdentityBody,
+  IssueDelegationBody,
+  RevokeDelegationBody,
+  DisableActorBody,
+  DisablePrincipalBody,
+  RevokeKeyBody,
+  CreateChallengeBody,
+  IssueTokenBody,
+  PublicKeyText,
+} from "./bodies.js";
+export type {
+  Principal,
+  Actor,
+  ActorKey,
+  Delegation,
+  ProvisionedIdentity,
+  Reply,
+  OkReply,
+  ErrorReply,
+  IdentityReply,
+  TokenRecord,
+} from "./types.js";
+export { decide } from "./decide.js";
+export { evolve } from "./evolve.js";
+export { emptyIdentityState, MAX_LIVE_TOKENS_PER_KEY, type IdentityState } from "./state.js";
+export { SYSTEM_ID, isIdentifier, decodePublicKey } from "./validate.js";
