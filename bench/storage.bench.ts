@@ -1,6 +1,9 @@
 /**
- * Storage benchmarks: durable group-commit appends, raw log replay, CRC32C implementations.
+ * Storage benchmarks: durable group-commit appends, raw log replay, startup after a snapshot
+ * (trusted open + tail replay), CRC32C implementations.
  * Run: node --import tsx bench/storage.bench.ts     (bounded: ~40 s on the 2-vCPU dev VM)
+ * Optional: STORAGE_BENCH_STARTUP_FRAMES=10000000 adds the startup table for a 10M-frame log
+ * (writes 2.5 GB under os.tmpdir(), about 2 more minutes).
  *
  * Logs are written under os.tmpdir(); the script checks (stat st_dev) whether that is the same
  * filesystem as the repo and prints it, because fsync cost is a property of the device.
@@ -18,6 +21,7 @@ const PAYLOAD_BYTES = 200;
 const APPEND_SECONDS_PER_BATCH_SIZE = 2;
 const REPLAY_FRAMES = 1_000_000;
 const REPLAY_WRITE_BATCH = 4096;
+const TAIL_LSNS = 10_000;
 
 function fmt(n: number, digits = 0): string {
   return n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -128,6 +132,9 @@ function benchReplay(benchRoot: string): void {
     log = SegmentLog.open({ dir });
     row("open: recovery scan (CRC + lsn continuity)", (performance.now() - t0) / 1000);
     if (log.lastLsn !== REPLAY_FRAMES) throw new Error(`expected ${REPLAY_FRAMES} frames, found ${log.lastLsn}`);
+    log.close();
+    benchStartup(dir, "the replay log below");
+    log = SegmentLog.open({ dir });
 
     for (const verify of ["none", "crc", "chain"] as const) {
       t0 = performance.now();
@@ -154,6 +161,90 @@ function benchReplay(benchRoot: string): void {
       ["operation", "frames/s (wall)", "MB/s (wall)", "wall s", "cpu s", "frames per cpu-s"],
       rows,
     );
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Startup after a snapshot on an existing log in `dir`: full-scan open vs open with the sealed
+ * segments trusted (header, tiling and lsn boundaries only; the last segment is always
+ * scanned), then replay of only the last TAIL_LSNS frames.
+ */
+function benchStartup(dir: string, what: string): void {
+  const rows: string[][] = [];
+  const measure = (label: string, run: () => string): void => {
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    const work = run();
+    const wallMs = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    rows.push([label, fmt(wallMs, 1), fmt((cpu.user + cpu.system) / 1000, 1), work]);
+  };
+  let lastLsn = 0;
+  let endPosition = 0;
+  let chainHead: Buffer = Buffer.alloc(0);
+  let segments = 0;
+  measure("open, full scan (default)", () => {
+    const log = SegmentLog.open({ dir });
+    lastLsn = log.lastLsn;
+    endPosition = log.endPosition;
+    chainHead = log.chainHead;
+    segments = log.stats.segments;
+    log.close();
+    return `${log.recovery.segmentsScanned} segments / ${fmt(log.recovery.framesScanned)} frames scanned`;
+  });
+  const tailFrom = lastLsn - TAIL_LSNS;
+  for (const [label, extra] of [
+    ["open, trustSealedSegmentsBeforePosition = end of log", { trustSealedSegmentsBeforePosition: endPosition }],
+    [`open, trustSealedSegmentsThroughLsn = lastLsn - ${fmt(TAIL_LSNS)}`, { trustSealedSegmentsThroughLsn: tailFrom }],
+  ] as const) {
+    measure(label, () => {
+      const log = SegmentLog.open({ dir, ...extra });
+      const { recovery } = log;
+      if (log.lastLsn !== lastLsn || !log.chainHead.equals(chainHead)) throw new Error("trusted open disagrees with full open");
+      log.close();
+      return `${recovery.segmentsTrusted} trusted (${fmt(recovery.framesTrusted)} frames), ` +
+        `${recovery.segmentsScanned} scanned (${fmt(recovery.framesScanned)} frames)`;
+    });
+  }
+  const log = SegmentLog.open({ dir, trustSealedSegmentsBeforePosition: endPosition });
+  try {
+    for (const verify of ["none", "crc", "chain"] as const) {
+      measure(`frames(lastLsn - ${fmt(TAIL_LSNS)}, { verify: "${verify}" })`, () => {
+        let count = 0;
+        for (const frame of log.frames(tailFrom, { verify })) count += frame.payload.length > 0 ? 1 : 0;
+        if (count !== TAIL_LSNS) throw new Error("tail replay count mismatch");
+        return `${fmt(TAIL_LSNS)} frames yielded; the start segment is read from its first frame`;
+      });
+    }
+  } finally {
+    log.close();
+  }
+  printTable(
+    `Startup after a snapshot: ${what}, ${fmt(lastLsn)} frames x ${PAYLOAD_BYTES} B, ${segments} segments of 64 MiB (page cache warm)`,
+    ["operation", "wall ms", "cpu ms", "work"],
+    rows,
+  );
+}
+
+/** Optional: STORAGE_BENCH_STARTUP_FRAMES=10000000 also runs the startup table on a log that large. */
+function benchLargeStartup(benchRoot: string): void {
+  const frames = Number(process.env["STORAGE_BENCH_STARTUP_FRAMES"] ?? 0);
+  if (!Number.isSafeInteger(frames) || frames <= TAIL_LSNS) return;
+  const dir = fs.mkdtempSync(path.join(benchRoot, "startup-"));
+  try {
+    const payloads = Array.from({ length: 1024 }, (_, i) => makePayload(i));
+    const log = SegmentLog.open({ dir });
+    const t0 = performance.now();
+    for (let i = 0; i < frames; i++) {
+      log.append(payloads[i & 1023] as Buffer);
+      if ((i + 1) % REPLAY_WRITE_BATCH === 0) log.commitSync();
+    }
+    log.commitSync();
+    console.log(`\nwrote ${fmt(frames)} frames (${fmt(log.endPosition / 1e9, 2)} GB) in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+    log.close();
+    benchStartup(dir, "STORAGE_BENCH_STARTUP_FRAMES log");
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -187,6 +278,7 @@ async function main(): Promise<void> {
     environment(benchRoot);
     benchDurableAppends(benchRoot);
     benchReplay(benchRoot);
+    benchLargeStartup(benchRoot);
     await benchChecksums();
   } finally {
     fs.rmSync(benchRoot, { recursive: true, force: true });
