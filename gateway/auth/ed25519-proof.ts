@@ -12,7 +12,7 @@
 import { hash, randomBytes, timingSafeEqual, verify } from "node:crypto";
 import { isoFromMs } from "../../engine/time.js";
 import type { CreateChallengeBody, IssueTokenBody } from "../identity/bodies.js";
-import type { ActorRecord, KeyRecord, Reply } from "../identity/types.js";
+import type { ActorRecord, ErrorReply, KeyRecord, Reply } from "../identity/types.js";
 import { decodeBase64UrlStrict, isIdentifier } from "../identity/validate.js";
 import { ChallengeStore } from "./challenges.js";
 import type { AuthConfig } from "./config.js";
@@ -34,6 +34,8 @@ export const ACCESS_TOKEN_BYTES = 32;
 export const ACCESS_TOKEN_TEXT_LENGTH = 43;
 const ED25519_SIGNATURE_BYTES = 64;
 const MS_PER_SECOND = 1000;
+/** The store failed or closed: not the client's fault, so 500 rather than 401. */
+const STORE_UNAVAILABLE: ErrorReply = { ok: false, code: "internal_error", message: "identity store is unavailable" };
 
 function sha256(text: string): Buffer {
   return hash("sha256", text, "buffer");
@@ -72,6 +74,7 @@ export class Ed25519ProofAuthenticator {
   /** POST /v1/auth/challenges → 201 AuthenticationChallenge, or 401. */
   createChallenge(body: CreateChallengeBody, nowMs: number): Reply<AuthenticationChallenge> {
     if (!isIdentifier(body.actorId) || !isIdentifier(body.keyId)) return AUTHENTICATION_FAILED;
+    if (this.identity.unavailable) return STORE_UNAVAILABLE;
     if (activeActorKey(this.identity, body.actorId, body.keyId) === undefined) return AUTHENTICATION_FAILED;
     const id = randomBytes(CHALLENGE_ID_BYTES).toString("base64url");
     const nonce = randomBytes(NONCE_BYTES).toString("base64url");
@@ -114,6 +117,7 @@ export class Ed25519ProofAuthenticator {
     if (!timingSafeEqual(sha256(body.nonce), challenge.nonceHash)) return AUTHENTICATION_FAILED;
     const signature = decodeBase64UrlStrict(body.signature);
     if (signature === undefined || signature.length !== ED25519_SIGNATURE_BYTES) return AUTHENTICATION_FAILED;
+    if (this.identity.unavailable) return STORE_UNAVAILABLE;
     const active = activeActorKey(this.identity, challenge.actorId, challenge.keyId);
     if (active === undefined) return AUTHENTICATION_FAILED;
 
@@ -144,11 +148,7 @@ export class Ed25519ProofAuthenticator {
       issuedAtMs: nowMs,
       expiresAtMs,
     });
-    if (!durable) {
-      return this.identity.unavailable
-        ? { ok: false, code: "internal_error", message: "identity store is unavailable" }
-        : AUTHENTICATION_FAILED;
-    }
+    if (!durable) return this.identity.unavailable ? STORE_UNAVAILABLE : AUTHENTICATION_FAILED;
     return {
       ok: true,
       status: 201,
