@@ -63,15 +63,11 @@ function integerSetting(env: Env, name: string, fallback: number, max: number): 
   return value;
 }
 
-function actorIdProblem(actorId: string): string | undefined {
-  if (!isIdentifier(actorId)) return `1 to ${MAX_IDENTIFIER_LENGTH} characters without control characters`;
-  if (actorId === SYSTEM_ID) return `"${SYSTEM_ID}" is reserved for the service`;
-  return undefined;
-}
-
 function checkActorId(setting: string, actorId: string, where: string): void {
-  const problem = actorIdProblem(actorId);
-  if (problem !== undefined) throw new ConfigError(setting, `${where}: actor id must be ${problem}`);
+  if (!isIdentifier(actorId)) {
+    throw new ConfigError(setting, `${where}: an actor id must be 1 to ${MAX_IDENTIFIER_LENGTH} characters without control characters`);
+  }
+  if (actorId === SYSTEM_ID) throw new ConfigError(setting, `${where}: actor id "${SYSTEM_ID}" is reserved for the service`);
 }
 
 function checkSecret(setting: string, secret: string, where: string, what: string): void {

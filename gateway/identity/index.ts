@@ -33,4 +33,4 @@ export type {
 export { decide } from "./decide.js";
 export { evolve } from "./evolve.js";
 export { emptyIdentityState, MAX_LIVE_TOKENS_PER_KEY, type IdentityState } from "./state.js";
-export { SYSTEM_ID, isIdentifier, decodePublicKey } from "./validate.js";
+export { SYSTEM_ID, isIdentifier, decodePublicKey, decodeBase64UrlStrict } from "./validate.js";
