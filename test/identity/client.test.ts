@@ -40,3 +40,21 @@ describe("client helpers", () => {
     expect(() => canonicalHmacString({ actorId: "a", method: "GET", uri: "/", timestampSeconds: 1.5 })).toThrow();
   });
 });
+
+describe("signing payload", () => {
+  it("matches the example of docs/auth.md byte for byte", async () => {
+    const { signingPayloadBytes } = await import("../../gateway/auth/index.js");
+    const bytes = signingPayloadBytes({
+      audience: "market-service",
+      challengeId: "q1w2e3r4t5y6u7i8o9p0aa",
+      actorId: "alice",
+      keyId: "alice-key-1",
+      nonce: "3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+      expiresAt: "2026-03-01T12:02:00.000Z",
+    });
+    expect(bytes.length).toBe(147);
+    expect(bytes.toString("base64url")).toBe(
+      "bWFya2V0LXNlcnZpY2UtYXV0aC12MQptYXJrZXQtc2VydmljZQpxMXcyZTNyNHQ1eTZ1N2k4bzlwMGFhCmFsaWNlCmFsaWNlLWtleS0xCjNxMi03d0FBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUEKMjAyNi0wMy0wMVQxMjowMjowMC4wMDBa",
+    );
+  });
+});
