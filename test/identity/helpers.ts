@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach } from "vitest";
+import { AuthService, loadAuthConfig, type Env } from "../../gateway/auth/index.js";
 import { ManualClock } from "../../gateway/clock.js";
 import { IdempotencyIndex } from "../../gateway/idempotency/index.js";
 import { IdentityStore, type IdentityStoreOptions } from "../../gateway/identity/index.js";
@@ -98,8 +99,6 @@ export function readAllFiles(dir: string): Array<{ file: string; bytes: Buffer }
   }
   return out;
 }
-
-import { AuthService, loadAuthConfig, type Env } from "../../gateway/auth/index.js";
 
 export const HMAC_SECRET = "operator-secret-0123456789abcdefghijklmnop";
 
