@@ -30,7 +30,7 @@ export function checkInvariants(agg: MarketAggregate): void {
   if (market.mechanism.presetId === "direct-claim.v1") {
     const allocated = (market.mechanismState as DirectClaimState).allocated;
     assert(allocated <= market.mechanism.config.capacity, "allocated ≤ capacity");
-    assert(allocated === agg.activeCommitmentByPrincipal.size, "allocated equals active commitments");
+    assert(allocated === (agg.principalIndex?.size ?? 0), "allocated equals active commitments");
     assert((market.state === "closed") === (allocated === market.mechanism.config.capacity), "closed exactly at capacity");
   }
 }

@@ -8,7 +8,7 @@
  *  - objects shared with events (creator, subject, mechanism) are never edited.
  */
 import type { SealedAuctionResolution } from "./types/auction.js";
-import type { Commitment } from "./types/commitment.js";
+import type { Commitment, DirectClaimCommitmentTerms } from "./types/commitment.js";
 import type { Market } from "./types/market.js";
 import { marketRef, ordinalWithin } from "./ids.js";
 
@@ -35,10 +35,14 @@ export interface MarketAggregate {
   bids: SealedBid[];
   /** The latest auction resolution (public, from `sealed_auction.resolved`), used to create the winner's commitment. */
   lastResolution: SealedAuctionResolution | undefined;
-  /** direct-claim.v1: principal → ordinal of its active (awaiting or committed) commitment. Derived. */
-  activeCommitmentByPrincipal: Map<string, number>;
-  /** sealed-forward-auction.v1: principal → ordinal of its bid. Derived. */
-  bidByPrincipal: Map<string, number>;
+  /**
+   * Derived, created on first use so an idle market carries no map: for direct-claim.v1, principal →
+   * ordinal of its active (awaiting or committed) commitment; for sealed-forward-auction.v1,
+   * principal → ordinal of its bid.
+   */
+  principalIndex: Map<string, number> | undefined;
+  /** direct-claim.v1: the terms every commitment of the market shares (one object, not one per claim). */
+  claimTerms: DirectClaimCommitmentTerms | undefined;
   /** Commands recorded in this market's record (accepted and rejected): the last command sequence. */
   commandCount: number;
   /** Events recorded in this market's record: the last event sequence. */
@@ -52,11 +56,17 @@ export function newAggregate(market: Market): MarketAggregate {
     commitments: [],
     bids: [],
     lastResolution: undefined,
-    activeCommitmentByPrincipal: new Map(),
-    bidByPrincipal: new Map(),
+    principalIndex: undefined,
+    claimTerms: undefined,
     commandCount: 0,
     eventCount: 0,
   };
+}
+
+/** The principal index, created on first use. */
+export function principalIndexOf(agg: MarketAggregate): Map<string, number> {
+  agg.principalIndex ??= new Map();
+  return agg.principalIndex;
 }
 
 /** A copy of the market that later commands cannot change (for replies and records). */

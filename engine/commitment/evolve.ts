@@ -19,7 +19,9 @@ function newCommitment(agg: MarketAggregate, event: CommitmentEvent): Commitment
   switch (presetId) {
     case DIRECT_CLAIM_PRESET:
       participantPrincipalId = event.principalId;
-      terms = { subject: market.subject, pricing: market.mechanism.config.pricing };
+      // Immutable and identical for every claim of the market: one shared object.
+      agg.claimTerms ??= { subject: market.subject, pricing: market.mechanism.config.pricing };
+      terms = agg.claimTerms;
       break;
     case SEALED_AUCTION_PRESET: {
       const resolution = agg.lastResolution;

@@ -29,7 +29,7 @@ export function decideDirectClaim(agg: MarketAggregate | undefined, command: Dir
       `expectedVersion ${expectedVersion} does not match the current market version ${market.version}`,
     );
   }
-  if (agg.activeCommitmentByPrincipal.has(principalId)) {
+  if (agg.principalIndex?.has(principalId) === true) {
     return reject("invalid_market_transition", "principal already holds an active commitment in this market");
   }
   const config = market.mechanism.config;

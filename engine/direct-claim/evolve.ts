@@ -1,6 +1,6 @@
 /** Folding direct-claim allocation: the market closes at capacity and reopens when capacity returns. */
 import { assert } from "../assert.js";
-import type { MarketAggregate } from "../state.js";
+import { principalIndexOf, type MarketAggregate } from "../state.js";
 import type { Commitment } from "../types/commitment.js";
 import type { DirectClaimAcceptedEvent } from "../types/event.js";
 import { DIRECT_CLAIM_PRESET, type DirectClaimState } from "../types/market.js";
@@ -21,8 +21,9 @@ export function evolveClaimAccepted(agg: MarketAggregate, event: DirectClaimAcce
 
 /** The claimant's commitment now exists; index it so a second claim by the same principal is refused. */
 export function evolveClaimCommitmentCreated(agg: MarketAggregate, commitment: Commitment): void {
-  assert(!agg.activeCommitmentByPrincipal.has(commitment.participantPrincipalId), "one active commitment per principal");
-  agg.activeCommitmentByPrincipal.set(commitment.participantPrincipalId, agg.commitments.length);
+  const active = principalIndexOf(agg);
+  assert(!active.has(commitment.participantPrincipalId), "one active commitment per principal");
+  active.set(commitment.participantPrincipalId, agg.commitments.length);
 }
 
 /** A declined or expired claim returns its unit of capacity and reopens a market closed at capacity. */
@@ -30,7 +31,7 @@ export function evolveClaimReleased(agg: MarketAggregate, commitment: Commitment
   directClaimConfig(agg);
   const allocated = (agg.market.mechanismState as DirectClaimState).allocated;
   assert(allocated >= 1, "a release follows an allocation");
-  assert(agg.activeCommitmentByPrincipal.delete(commitment.participantPrincipalId), "released commitment was active");
+  assert(agg.principalIndex?.delete(commitment.participantPrincipalId) === true, "released commitment was active");
   agg.market.state = "open";
   (agg.market.mechanismState as DirectClaimState).allocated = allocated - 1;
 }

@@ -38,7 +38,7 @@ export function decideSubmitBid(agg: MarketAggregate | undefined, command: Submi
   if (command.currency !== config.currency) {
     return reject("invalid_command", `bid currency must be the auction currency ${config.currency}`);
   }
-  if (agg.bidByPrincipal.has(principalId)) {
+  if (agg.principalIndex?.has(principalId) === true) {
     return reject("invalid_market_transition", "principal already has an active bid; bids cannot be replaced");
   }
   const events: DomainEvent[] = [];

@@ -2,7 +2,7 @@
 import { assert } from "../assert.js";
 import type { BidSubmittedDomainEvent } from "../decision.js";
 import { parseDateTimeMs } from "../time.js";
-import type { MarketAggregate } from "../state.js";
+import { principalIndexOf, type MarketAggregate } from "../state.js";
 import type { Commitment } from "../types/commitment.js";
 import type { AuctionResolvedEvent } from "../types/event.js";
 import { SEALED_AUCTION_PRESET, type SealedAuctionState } from "../types/market.js";
@@ -20,7 +20,8 @@ export function evolveBidSubmitted(agg: MarketAggregate, event: BidSubmittedDoma
   if (event.sealedBid !== undefined) {
     const submittedAtMs = parseDateTimeMs(event.occurredAt);
     assert(submittedAtMs !== undefined, "event time is normalized");
-    assert(!agg.bidByPrincipal.has(event.principalId), "one bid per principal");
+    const bidders = principalIndexOf(agg);
+    assert(!bidders.has(event.principalId), "one bid per principal");
     agg.bids.push({
       bidId: event.data.bidId,
       ordinal: agg.bids.length + 1,
@@ -30,7 +31,7 @@ export function evolveBidSubmitted(agg: MarketAggregate, event: BidSubmittedDoma
       submittedAtMs,
       marketVersion: event.marketVersion,
     });
-    agg.bidByPrincipal.set(event.principalId, agg.bids.length);
+    bidders.set(event.principalId, agg.bids.length);
   }
 }
 

@@ -91,11 +91,15 @@ export class ShardCore {
     if (decoded !== undefined && decoded.shardIndex !== options.shardIndex) {
       throw new Error(`snapshot in ${options.dir} belongs to shard ${decoded.shardIndex}, not ${options.shardIndex}`);
     }
+    const snapshotLsn = loaded?.lsn ?? 0;
+    // Frames from here on are read below; sealed segments wholly before it were verified when they
+    // were written and are covered by the snapshot, so open does not rescan them (`verify` does).
+    const reportAfter = Math.min(options.reportIdempotencyAfterLsn ?? 0, snapshotLsn);
     const log = SegmentLog.open({
       dir: options.dir,
+      trustSealedSegmentsThroughLsn: reportAfter,
       ...(options.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: options.segmentSizeBytes }),
     });
-    const snapshotLsn = loaded?.lsn ?? 0;
     if (snapshotLsn > log.lastLsn) {
       log.close();
       throw new Error(`snapshot of lsn ${snapshotLsn} is newer than the log (last lsn ${log.lastLsn}) in ${options.dir}`);
@@ -103,7 +107,6 @@ export class ShardCore {
     const core = new ShardCore(options, log, snapshots, decoded?.lastStampMs ?? 0);
     for (const market of decoded?.markets ?? []) core.markets.set(market.agg.market.id, market);
 
-    const reportAfter = Math.min(options.reportIdempotencyAfterLsn ?? 0, snapshotLsn);
     const idempotency: IdempotencyEntries = { actorIds: [], commandIds: [], fingerprints: [], positions: [] };
     let framesReplayed = 0;
     let framesScannedForIdempotency = 0;
