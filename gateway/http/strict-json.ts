@@ -10,8 +10,8 @@
  *   the same reason. Non-integer numbers are ordinary doubles (`0.1` is accepted);
  * - `-0` is accepted and returned as 0: JSON output has no negative zero anyway, and keeping it
  *   would let two byte-different logs record the same request;
- * - escaped lone UTF-16 surrogates (`"\ud800"`): they cannot be encoded as UTF-8, so they would be
- *   mangled in logs, hashes and records;
+ * - lone UTF-16 surrogates, escaped (`"\ud800"`) or raw: they cannot be encoded as UTF-8, so they
+ *   would be mangled in logs, hashes and records;
  * - nesting beyond a depth limit (bounded work and stack for every later recursive consumer);
  * - invalid UTF-8 and a leading byte order mark (RFC 8259 §8.1: UTF-8, no BOM);
  * - anything but one object at the top level (a second value or trailing bytes are refused).
@@ -19,14 +19,15 @@
  * Escaped control characters (`"\u0000"`) are valid JSON and pass; the identifier validators refuse
  * them where the spec's fields need it.
  *
- * How: a hand-written single-pass parser that validates and builds the value at once. It was
- * measured against "validating scanner, then native JSON.parse" and won on both a 120-byte claim and
- * a 100 KB nested body (test/http/strict-json.bench.ts, numbers in docs/http.md). The result is made
- * of plain objects (prototype `Object.prototype`, as JSON.parse makes them, which the typia validators
- * expect) and arrays; a `"__proto__"` member is defined as an own data property, never assigned, so it
- * stays plain data and no prototype changes.
+ * How: one validating scan over the decoded text (full grammar, duplicates, depth, numbers,
+ * surrogate escapes) that allocates nothing on the common path, then native `JSON.parse` builds the
+ * value. A hand-written parser that validates and builds in one pass was measured against it and
+ * was slower on both a 120-byte claim and a 100 KB body (test/http/strict-json.bench.ts; numbers in
+ * docs/http.md). `JSON.parse` makes plain objects (prototype `Object.prototype`, which the typia
+ * validators expect) and defines a `"__proto__"` member as an own data property, so no prototype
+ * is ever changed.
  *
- * The parser keeps its cursor in module variables (no allocation per call); it is synchronous and
+ * The scanner keeps its state in module variables (no allocation per call); it is synchronous and
  * never re-entered, so that is safe.
  */
 import { isAscii, isUtf8 } from "node:buffer";
@@ -53,8 +54,12 @@ export type StrictJsonResult = { ok: true; value: JsonObject } | { ok: false; me
 
 /** Member paths in messages are cut here; a 32-level path of long names would flood logs. */
 const MAX_PATH_CHARS = 200;
-/** An integer literal with at most this many digits is always a safe integer (2^53 has 16). */
+/** An integer part with at most this many digits is always below 2^53 (which has 16). */
 const ALWAYS_SAFE_INTEGER_DIGITS = 15;
+/** A non-zero fraction with at most this many digits is ≥ 1e-300, well above the smallest double. */
+const NEVER_UNDERFLOWING_FRACTION_DIGITS = 300;
+/** Up to this many members, duplicates are found by comparing name ranges in the text (no strings). */
+const RANGE_COMPARE_MAX_MEMBERS = 16;
 
 const CHAR_TAB = 0x09;
 const CHAR_LF = 0x0a;
@@ -65,7 +70,6 @@ const CHAR_PLUS = 0x2b;
 const CHAR_COMMA = 0x2c;
 const CHAR_MINUS = 0x2d;
 const CHAR_DOT = 0x2e;
-const CHAR_SLASH = 0x2f;
 const CHAR_0 = 0x30;
 const CHAR_1 = 0x31;
 const CHAR_9 = 0x39;
@@ -74,35 +78,55 @@ const CHAR_E_UPPER = 0x45;
 const CHAR_LEFT_BRACKET = 0x5b;
 const CHAR_BACKSLASH = 0x5c;
 const CHAR_RIGHT_BRACKET = 0x5d;
-const CHAR_B_LOWER = 0x62;
 const CHAR_E_LOWER = 0x65;
 const CHAR_F_LOWER = 0x66;
 const CHAR_N_LOWER = 0x6e;
-const CHAR_R_LOWER = 0x72;
 const CHAR_T_LOWER = 0x74;
 const CHAR_U_LOWER = 0x75;
 const CHAR_LEFT_BRACE = 0x7b;
 const CHAR_RIGHT_BRACE = 0x7d;
 
-const PROTO = "__proto__";
-
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/** Thrown inside the parser only; `parseStrictJsonText` turns it into `{ ok: false }`. */
+/** Thrown inside the scanner only; turned into `{ ok: false }` before returning. */
 class JsonRefusal {
   constructor(readonly message: string) {}
 }
 
-// ---- parser state (see the module comment) ----
+// ---- scanner state (see the module comment) ----
 let text = "";
 let pos = 0;
 let maxDepth = DEFAULT_MAX_JSON_DEPTH;
-/** `pathSegments[d]`: member name or element index being parsed in the container at depth d. */
-const pathSegments: (string | number)[] = [0];
-/** Deepest container reached, so cleanup touches only the slots that were used. */
+let sawNegativeZero = false;
+/** Set by scanString: whether the literal just scanned had escapes. */
+let lastStringEscaped = false;
+/** Deepest container reached, so cleanup touches only the per-depth slots that were used. */
 let deepest = 0;
+/**
+ * True when the text can hold no raw lone surrogate (it came from UTF-8, or is well-formed): then
+ * strings are skipped with native `indexOf` searches for '"' and '\\' instead of a per-character
+ * loop. That search does not see raw control characters inside strings; JSON.parse refuses them,
+ * and the text is then scanned again character by character for a precise message.
+ */
+let plainText = false;
+/** Position of the next backslash at or after the last search (text length when none is left). */
+let nextBackslash = -1;
 
-/** Parses a request body. Never throws, whatever the bytes. */
+/**
+ * Per depth d: the member being scanned, for error paths. For an object, the name's range in the
+ * text (`pathStart..pathEnd`, quotes excluded) and whether it has escapes; for an array, -1 and the
+ * index in `pathEnd`.
+ */
+const pathStart: number[] = [0];
+const pathEnd: number[] = [0];
+const pathEscaped: boolean[] = [false];
+/** Per depth: name ranges of the members seen so far in the object being scanned (range mode). */
+const nameStarts: number[][] = [[]];
+const nameEnds: number[][] = [[]];
+/** Per depth: decoded names (set mode: large objects, or any escaped name). */
+const nameSets: (Set<string> | undefined)[] = [undefined];
+
+/** Parses a request body. Never throws for any bytes (only for invalid `limits`, a caller bug). */
 export function parseStrictJson(bytes: Uint8Array, limits: StrictJsonLimits = DEFAULT_STRICT_JSON_LIMITS): StrictJsonResult {
   if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
     return { ok: false, message: "request body must not start with a UTF-8 byte order mark" };
@@ -116,7 +140,7 @@ export function parseStrictJson(bytes: Uint8Array, limits: StrictJsonLimits = DE
     if (!isUtf8(view)) return { ok: false, message: "request body is not valid UTF-8" };
     decoded = utf8Decoder.decode(view);
   }
-  return parseStrictJsonText(decoded, limits);
+  return parseText(decoded, limits, true);
 }
 
 /**
@@ -124,88 +148,140 @@ export function parseStrictJson(bytes: Uint8Array, limits: StrictJsonLimits = DE
  * string may hold raw lone surrogates, which UTF-8 input cannot, and they are refused too).
  */
 export function parseStrictJsonText(input: string, limits: StrictJsonLimits = DEFAULT_STRICT_JSON_LIMITS): StrictJsonResult {
+  return parseText(input, limits, (input as unknown as { isWellFormed(): boolean }).isWellFormed());
+}
+
+function parseText(input: string, limits: StrictJsonLimits, wellFormed: boolean): StrictJsonResult {
+  const first = scanAndParse(input, limits, wellFormed);
+  if (first.ok || !wellFormed || !refusedByJsonParse) return first;
+  // JSON.parse refused what the fast scan let through (a raw control character in a string):
+  // scan again one character at a time for a message with a member path.
+  const second = scanAndParse(input, limits, false);
+  return refusedByJsonParse ? first : second;
+}
+
+/** Whether the last `scanAndParse` failure came from JSON.parse rather than from the scan. */
+let refusedByJsonParse = false;
+
+function scanAndParse(input: string, limits: StrictJsonLimits, fastStrings: boolean): StrictJsonResult {
   if (!(Number.isSafeInteger(limits.maxDepth) && limits.maxDepth >= 1)) {
     throw new RangeError(`maxDepth must be a positive integer, got ${limits.maxDepth}`);
   }
   text = input;
   pos = 0;
   maxDepth = limits.maxDepth;
+  sawNegativeZero = false;
   deepest = 0;
+  nextBackslash = -1;
+  plainText = fastStrings;
+  refusedByJsonParse = false;
   try {
     skipWhitespace();
-    if (pos >= text.length) return { ok: false, message: "request body is empty" };
-    if (text.charCodeAt(pos) !== CHAR_LEFT_BRACE) return { ok: false, message: "request body must be a JSON object" };
-    const value = parseObject(1);
+    if (pos >= text.length) return refused("request body is empty");
+    if (text.charCodeAt(pos) !== CHAR_LEFT_BRACE) return refused("request body must be a JSON object");
+    scanObject(1);
     skipWhitespace();
-    if (pos < text.length) {
-      return { ok: false, message: `invalid JSON: unexpected data after the top-level object at position ${pos}` };
-    }
+    if (pos < text.length) return refused(`invalid JSON: unexpected data after the top-level object at position ${pos}`);
+  } catch (error) {
+    if (error instanceof JsonRefusal) return refused(error.message);
+    // Only a stack overflow from an absurd caller-chosen maxDepth can land here.
+    return refused(`invalid JSON: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    text = "";
+    for (let d = 1; d <= deepest; d++) nameSets[d]?.clear();
+  }
+  try {
+    const value = (sawNegativeZero ? JSON.parse(input, normalizeNegativeZero) : JSON.parse(input)) as JsonObject;
     return { ok: true, value };
   } catch (error) {
-    if (error instanceof JsonRefusal) return { ok: false, message: error.message };
-    // Only a stack overflow from an absurd caller-chosen maxDepth can land here.
-    return { ok: false, message: `invalid JSON: ${error instanceof Error ? error.message : String(error)}` };
-  } finally {
-    releaseParserState();
+    refusedByJsonParse = true;
+    return refused(`invalid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
-/** Member names may be V8 slices of the body; keeping them (or `text`) would pin up to 1 MiB. */
-function releaseParserState(): void {
-  text = "";
-  for (let d = 1; d <= deepest; d++) pathSegments[d] = 0;
+function refused(message: string): StrictJsonResult {
+  return { ok: false, message };
 }
 
-// ---- grammar ----
+/** JSON.parse reviver, used only when the scan saw a negative zero (rare: it is slower). */
+function normalizeNegativeZero(_key: string, value: unknown): unknown {
+  return value === 0 ? 0 : value;
+}
 
-function parseValue(depth: number): JsonValue {
+function scanValue(depth: number): void {
   const c = text.charCodeAt(pos);
-  if (c === CHAR_QUOTE) return parseString(depth, "string");
-  if (c === CHAR_LEFT_BRACE) return parseObject(depth + 1);
-  if (c === CHAR_LEFT_BRACKET) return parseArray(depth + 1);
-  if (c === CHAR_MINUS || (c >= CHAR_0 && c <= CHAR_9)) return parseNumber(depth);
-  if (c === CHAR_T_LOWER && text.startsWith("true", pos)) {
-    pos += 4;
-    return true;
+  if (c === CHAR_QUOTE) scanString(depth, "string");
+  else if (c === CHAR_LEFT_BRACE) scanObject(depth + 1);
+  else if (c === CHAR_LEFT_BRACKET) scanArray(depth + 1);
+  else if (c === CHAR_MINUS || (c >= CHAR_0 && c <= CHAR_9)) scanNumber(depth);
+  else if (c === CHAR_T_LOWER && text.startsWith("true", pos)) pos += 4;
+  else if (c === CHAR_F_LOWER && text.startsWith("false", pos)) pos += 5;
+  else if (c === CHAR_N_LOWER && text.startsWith("null", pos)) pos += 4;
+  else throw syntaxError("expected a value", depth);
+}
+
+/** Depth check and per-depth storage for a container being entered. */
+function enter(depth: number): void {
+  if (depth > maxDepth) throw new JsonRefusal(`JSON nested deeper than ${maxDepth} levels at ${pathTo(depth - 1)}`);
+  if (depth > deepest) {
+    deepest = depth;
+    if (nameStarts[depth] === undefined) {
+      nameStarts[depth] = [];
+      nameEnds[depth] = [];
+    }
   }
-  if (c === CHAR_F_LOWER && text.startsWith("false", pos)) {
-    pos += 5;
-    return false;
-  }
-  if (c === CHAR_N_LOWER && text.startsWith("null", pos)) {
-    pos += 4;
-    return null;
-  }
-  throw syntaxError("expected a value", depth);
 }
 
 /** `depth` is this object's own nesting level (top-level object = 1). Cursor is on '{'. */
-function parseObject(depth: number): JsonObject {
-  if (depth > maxDepth) throw new JsonRefusal(`JSON nested deeper than ${maxDepth} levels at ${pathTo(depth - 1)}`);
-  if (depth > deepest) deepest = depth;
+function scanObject(depth: number): void {
+  enter(depth);
   pos++;
   skipWhitespace();
-  const object: JsonObject = {};
   if (text.charCodeAt(pos) === CHAR_RIGHT_BRACE) {
     pos++;
-    return object;
+    return;
   }
+  const starts = nameStarts[depth] as number[];
+  const ends = nameEnds[depth] as number[];
+  let count = 0;
+  let names: Set<string> | undefined; // set mode
   for (;;) {
     if (text.charCodeAt(pos) !== CHAR_QUOTE) throw syntaxError("expected a member name in double quotes", depth - 1);
-    const name = parseString(depth - 1, "member name");
-    pathSegments[depth] = name;
-    if (Object.hasOwn(object, name)) throw new JsonRefusal(`duplicate member at ${pathTo(depth)}`);
+    const start = pos + 1;
+    scanString(depth - 1, "member name");
+    const end = pos - 1;
+    const escaped = lastStringEscaped;
+    pathStart[depth] = start;
+    pathEnd[depth] = end;
+    pathEscaped[depth] = escaped;
+    if (names === undefined && (escaped || count === RANGE_COMPARE_MAX_MEMBERS)) {
+      // Switch to decoded names: escapes make equal names differ in the text ("a" vs "\u0061").
+      names = nameSets[depth] ?? new Set<string>();
+      nameSets[depth] = names;
+      names.clear();
+      for (let k = 0; k < count; k++) names.add(text.slice(starts[k], ends[k]));
+    }
+    if (names === undefined) {
+      const length = end - start;
+      for (let k = 0; k < count; k++) {
+        const otherStart = starts[k] as number;
+        if ((ends[k] as number) - otherStart === length && sameChars(otherStart, start, length)) {
+          throw new JsonRefusal(`duplicate member at ${pathTo(depth)}`);
+        }
+      }
+      starts[count] = start;
+      ends[count] = end;
+    } else {
+      const name = escaped ? decodeName(start, end) : text.slice(start, end);
+      if (names.has(name)) throw new JsonRefusal(`duplicate member at ${pathTo(depth)}`);
+      names.add(name);
+    }
+    count++;
     skipWhitespace();
     if (text.charCodeAt(pos) !== CHAR_COLON) throw syntaxError("expected ':' after a member name", depth);
     pos++;
     skipWhitespace();
-    const value = parseValue(depth);
-    if (name === PROTO) {
-      // Assignment would call the __proto__ setter and change the prototype; define it as data.
-      Object.defineProperty(object, PROTO, { value, writable: true, enumerable: true, configurable: true });
-    } else {
-      object[name] = value;
-    }
+    scanValue(depth);
     skipWhitespace();
     const c = text.charCodeAt(pos);
     if (c === CHAR_COMMA) {
@@ -215,25 +291,37 @@ function parseObject(depth: number): JsonObject {
     }
     if (c === CHAR_RIGHT_BRACE) {
       pos++;
-      return object;
+      names?.clear();
+      return;
     }
     throw syntaxError("expected ',' or '}' after a member", depth);
   }
 }
 
-function parseArray(depth: number): JsonValue[] {
-  if (depth > maxDepth) throw new JsonRefusal(`JSON nested deeper than ${maxDepth} levels at ${pathTo(depth - 1)}`);
-  if (depth > deepest) deepest = depth;
+function sameChars(a: number, b: number, length: number): boolean {
+  const source = text;
+  for (let k = 0; k < length; k++) {
+    if (source.charCodeAt(a + k) !== source.charCodeAt(b + k)) return false;
+  }
+  return true;
+}
+
+function decodeName(start: number, end: number): string {
+  return JSON.parse(text.slice(start - 1, end + 1)) as string;
+}
+
+function scanArray(depth: number): void {
+  enter(depth);
   pos++;
   skipWhitespace();
-  const array: JsonValue[] = [];
   if (text.charCodeAt(pos) === CHAR_RIGHT_BRACKET) {
     pos++;
-    return array;
+    return;
   }
+  pathStart[depth] = -1;
   for (let index = 0; ; index++) {
-    pathSegments[depth] = index;
-    array.push(parseValue(depth));
+    pathEnd[depth] = index;
+    scanValue(depth);
     skipWhitespace();
     const c = text.charCodeAt(pos);
     if (c === CHAR_COMMA) {
@@ -243,110 +331,99 @@ function parseArray(depth: number): JsonValue[] {
     }
     if (c === CHAR_RIGHT_BRACKET) {
       pos++;
-      return array;
+      return;
     }
     throw syntaxError("expected ',' or ']' after an element", depth);
   }
 }
 
-/**
- * A string literal at the cursor (on the opening quote), unescaped. `depth` names the path reported
- * on failure. The common case (no escapes) is one scan and one slice.
- */
-function parseString(depth: number, what: string): string {
+/** Advances past a string literal (cursor on the opening quote); sets `lastStringEscaped`. */
+function scanString(depth: number, what: string): void {
+  if (!plainText) return scanStringByChar(depth, what);
   const source = text;
-  const end = source.length;
-  const start = ++pos;
-  let c = 0;
-  while (pos < end) {
-    c = source.charCodeAt(pos);
-    if (c === CHAR_QUOTE || c === CHAR_BACKSLASH || c < CHAR_SPACE || (c & 0xf800) === 0xd800) break;
-    pos++;
-  }
-  if (pos < end && c === CHAR_QUOTE) {
-    pos++;
-    return source.slice(start, pos - 1);
-  }
-  return parseStringSlow(source.slice(start, pos), depth, what);
-}
-
-/** Continues a string that has escapes (or raw surrogates, or is malformed) from the cursor. */
-function parseStringSlow(prefix: string, depth: number, what: string): string {
-  const source = text;
-  const end = source.length;
-  let out = prefix;
+  let p = pos + 1;
+  let escaped = false;
   for (;;) {
-    if (pos >= end) throw syntaxError(`unterminated ${what}`, depth);
-    const c = source.charCodeAt(pos);
-    if (c === CHAR_QUOTE) {
-      pos++;
-      return out;
+    const quote = source.indexOf('"', p);
+    if (quote < 0) {
+      pos = source.length;
+      throw syntaxError(`unterminated ${what}`, depth);
     }
-    if (c < CHAR_SPACE) throw syntaxError(`raw control character in a ${what} (must be escaped)`, depth);
+    let backslash = nextBackslash;
+    if (backslash < p) {
+      backslash = source.indexOf("\\", p);
+      if (backslash < 0) backslash = source.length;
+      nextBackslash = backslash;
+    }
+    if (backslash > quote) {
+      pos = quote + 1;
+      lastStringEscaped = escaped;
+      return;
+    }
+    escaped = true;
+    p = scanEscape(backslash, depth, what);
+  }
+}
+
+/** Validates the escape at `at` (a backslash) and returns the position after it. */
+function scanEscape(at: number, depth: number, what: string): number {
+  const source = text;
+  const e = source.charCodeAt(at + 1);
+  if (e === CHAR_U_LOWER) {
+    const unit = hex4(at + 2);
+    if (unit < 0) {
+      pos = at;
+      throw syntaxError(`invalid \\u escape in a ${what}`, depth);
+    }
+    if (unit >= 0xdc00 && unit <= 0xdfff) throw loneSurrogate(depth, what);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const low = source.charCodeAt(at + 6) === CHAR_BACKSLASH && source.charCodeAt(at + 7) === CHAR_U_LOWER ? hex4(at + 8) : -1;
+      if (!(low >= 0xdc00 && low <= 0xdfff)) throw loneSurrogate(depth, what);
+      return at + 12;
+    }
+    return at + 6;
+  }
+  // " \ / b f n r t
+  if (e === 0x22 || e === 0x5c || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) {
+    return at + 2;
+  }
+  pos = at;
+  throw syntaxError(`invalid escape in a ${what}`, depth);
+}
+
+/** The same, one character at a time, for text with raw control characters or surrogates. */
+function scanStringByChar(depth: number, what: string): void {
+  const source = text;
+  const end = source.length;
+  let p = pos + 1;
+  let escaped = false;
+  for (;;) {
+    if (p >= end) {
+      pos = p;
+      throw syntaxError(`unterminated ${what}`, depth);
+    }
+    const c = source.charCodeAt(p);
+    if (c === CHAR_QUOTE) break;
+    if (c >= CHAR_SPACE && c !== CHAR_BACKSLASH && (c & 0xf800) !== 0xd800) {
+      p++;
+      continue;
+    }
+    if (c < CHAR_SPACE) {
+      pos = p;
+      throw syntaxError(`raw control character in a ${what} (must be escaped)`, depth);
+    }
     if (c !== CHAR_BACKSLASH) {
-      if ((c & 0xf800) === 0xd800) {
-        // Raw surrogates only reach here from a JS-string caller; a valid pair is fine.
-        const next = source.charCodeAt(pos + 1);
-        if (!(c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff)) throw loneSurrogate(depth, what);
-        out += source.slice(pos, pos + 2);
-        pos += 2;
-        continue;
-      }
-      const runStart = pos;
-      do pos++;
-      while (pos < end && isPlainStringChar(source.charCodeAt(pos)));
-      out += source.slice(runStart, pos);
+      // A raw surrogate (only from a JS-string caller): a well-formed pair is fine.
+      const next = source.charCodeAt(p + 1);
+      if (!(c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff)) throw loneSurrogate(depth, what);
+      p += 2;
       continue;
     }
-    const e = source.charCodeAt(pos + 1);
-    if (e === CHAR_U_LOWER) {
-      const unit = hex4(pos + 2);
-      if (unit < 0) throw syntaxError(`invalid \\u escape in a ${what}`, depth);
-      pos += 6;
-      if (unit >= 0xdc00 && unit <= 0xdfff) throw loneSurrogate(depth, what);
-      if (unit >= 0xd800 && unit <= 0xdbff) {
-        const low =
-          source.charCodeAt(pos) === CHAR_BACKSLASH && source.charCodeAt(pos + 1) === CHAR_U_LOWER ? hex4(pos + 2) : -1;
-        if (!(low >= 0xdc00 && low <= 0xdfff)) throw loneSurrogate(depth, what);
-        pos += 6;
-        out += String.fromCharCode(unit, low);
-      } else {
-        out += String.fromCharCode(unit);
-      }
-      continue;
-    }
-    const unescaped = simpleEscape(e);
-    if (unescaped === undefined) throw syntaxError(`invalid escape in a ${what}`, depth);
-    out += unescaped;
-    pos += 2;
+    escaped = true;
+    p = scanEscape(p, depth, what);
   }
-}
-
-function isPlainStringChar(c: number): boolean {
-  return c !== CHAR_QUOTE && c !== CHAR_BACKSLASH && c >= CHAR_SPACE && (c & 0xf800) !== 0xd800;
-}
-
-function simpleEscape(c: number): string | undefined {
-  switch (c) {
-    case CHAR_QUOTE:
-      return '"';
-    case CHAR_BACKSLASH:
-      return "\\";
-    case CHAR_SLASH:
-      return "/";
-    case CHAR_B_LOWER:
-      return "\b";
-    case CHAR_F_LOWER:
-      return "\f";
-    case CHAR_N_LOWER:
-      return "\n";
-    case CHAR_R_LOWER:
-      return "\r";
-    case CHAR_T_LOWER:
-      return "\t";
-    default:
-      return undefined;
-  }
+  pos = p + 1;
+  lastStringEscaped = escaped;
 }
 
 /** The value of 4 hex digits at `at`, or -1. */
@@ -365,44 +442,49 @@ function hex4(at: number): number {
   return value;
 }
 
-function parseNumber(depth: number): number {
+function scanNumber(depth: number): void {
   const source = text;
   const start = pos;
   const negative = source.charCodeAt(pos) === CHAR_MINUS;
   if (negative) pos++;
   const integerStart = pos;
   let c = source.charCodeAt(pos);
-  let integer = 0;
   if (c === CHAR_0) {
     pos++;
   } else if (c >= CHAR_1 && c <= CHAR_9) {
-    do {
-      integer = integer * 10 + (c - CHAR_0);
-      c = source.charCodeAt(++pos);
-    } while (c >= CHAR_0 && c <= CHAR_9);
+    do c = source.charCodeAt(++pos);
+    while (c >= CHAR_0 && c <= CHAR_9);
   } else {
     throw syntaxError("expected a digit", depth);
   }
   const integerDigits = pos - integerStart;
-  let plainInteger = true;
+  let fractionStart = pos;
   c = source.charCodeAt(pos);
   if (c === CHAR_DOT) {
-    plainInteger = false;
-    c = source.charCodeAt(++pos);
+    fractionStart = ++pos;
+    c = source.charCodeAt(pos);
     if (!(c >= CHAR_0 && c <= CHAR_9)) throw syntaxError("expected a digit after '.'", depth);
     do c = source.charCodeAt(++pos);
     while (c >= CHAR_0 && c <= CHAR_9);
   }
+  const fractionEnd = pos;
+  let hasExponent = false;
   if (c === CHAR_E_LOWER || c === CHAR_E_UPPER) {
-    plainInteger = false;
+    hasExponent = true;
     c = source.charCodeAt(++pos);
     if (c === CHAR_PLUS || c === CHAR_MINUS) c = source.charCodeAt(++pos);
     if (!(c >= CHAR_0 && c <= CHAR_9)) throw syntaxError("expected a digit in the exponent", depth);
     do c = source.charCodeAt(++pos);
     while (c >= CHAR_0 && c <= CHAR_9);
   }
-  // Up to 15 digits the accumulated value is exact; "-0" becomes 0 here.
-  if (plainInteger && integerDigits <= ALWAYS_SAFE_INTEGER_DIGITS) return negative && integer !== 0 ? -integer : integer;
+  if (!hasExponent && integerDigits <= ALWAYS_SAFE_INTEGER_DIGITS && fractionEnd - fractionStart <= NEVER_UNDERFLOWING_FRACTION_DIGITS) {
+    // Fast path, no conversion: |value| < 1e15 (finite, and an integer value is safe) and a non-zero
+    // fraction of at most 300 digits is ≥ 1e-300, far from underflow. Only -0 needs a note.
+    if (negative && integerDigits === 1 && source.charCodeAt(integerStart) === CHAR_0 && allZeroDigits(fractionStart, fractionEnd)) {
+      sawNegativeZero = true;
+    }
+    return;
+  }
   const literal = source.slice(start, pos);
   const value = Number(literal);
   if (!Number.isFinite(value)) throw new JsonRefusal(`number at ${pathTo(depth)} is out of range`);
@@ -413,9 +495,13 @@ function parseNumber(depth: number): number {
   }
   if (value === 0) {
     if (hasNonZeroMantissaDigit(literal)) throw new JsonRefusal(`number at ${pathTo(depth)} is too small (it would round to 0)`);
-    return 0; // also turns -0 (e.g. "-0.0e5") into 0
+    if (negative) sawNegativeZero = true;
   }
-  return value;
+}
+
+function allZeroDigits(from: number, to: number): boolean {
+  for (let k = from; k < to; k++) if (text.charCodeAt(k) !== CHAR_0) return false;
+  return true;
 }
 
 function hasNonZeroMantissaDigit(literal: string): boolean {
@@ -435,8 +521,6 @@ function skipWhitespace(): void {
   }
 }
 
-// ---- refusals ----
-
 function syntaxError(expectation: string, depth: number): JsonRefusal {
   const found = pos >= text.length ? "end of input" : describeChar(text.charCodeAt(pos));
   return new JsonRefusal(`invalid JSON at ${pathTo(depth)}: ${expectation}, found ${found} at position ${pos}`);
@@ -453,14 +537,23 @@ function describeChar(c: number): string {
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-/** `$.a.b[3]["odd name"]` for the members being parsed at depths 1..depth. */
+/** `$.a.b[3]["odd name"]` for the members being scanned at depths 1..depth. */
 function pathTo(depth: number): string {
   let path = "$";
   for (let d = 1; d <= depth; d++) {
-    const segment = pathSegments[d];
-    if (typeof segment === "number") path += `[${segment}]`;
-    else if (segment !== undefined && IDENTIFIER.test(segment)) path += `.${segment}`;
-    else path += `[${JSON.stringify(segment ?? "")}]`;
+    const start = pathStart[d] ?? -1;
+    const end = pathEnd[d] ?? 0;
+    if (start < 0) {
+      path += `[${end}]`;
+    } else {
+      let name: string;
+      try {
+        name = pathEscaped[d] === true ? decodeName(start, end) : text.slice(start, end);
+      } catch {
+        name = text.slice(start, end);
+      }
+      path += IDENTIFIER.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`;
+    }
     if (path.length > MAX_PATH_CHARS) return `${path.slice(0, MAX_PATH_CHARS)}…`;
   }
   return path;

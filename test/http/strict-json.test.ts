@@ -51,6 +51,16 @@ describe("accepted input", () => {
     expect(result.value.min).toBe(Number.MIN_SAFE_INTEGER);
   });
 
+  it("takes the no-conversion number path only where it is exact", () => {
+    const result = parse(`{"a":123456789012345.5,"b":1234567890123456.5,"c":-0.000,"d":0.${"0".repeat(299)}1,"e":-12.50}`);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.value).toEqual({ a: 123456789012345.5, b: 1234567890123456.5, c: 0, d: 1e-300, e: -12.5 });
+    expect(Object.is(result.value.c, 0)).toBe(true);
+    expect(refusal(`{"u":0.${"0".repeat(400)}1}`)).toBe("number at $.u is too small (it would round to 0)");
+    expect(refusal('{"u":9007199254740992.5}')).toMatch(/^number at \$\.u cannot be represented exactly/);
+  });
+
   it("accepts escaped NUL and control characters (validators judge them)", () => {
     expect(parse('{"s":"a\\u0000b\\u001f"}')).toEqual({ ok: true, value: { s: "a\u0000b\u001f" } });
   });
@@ -257,6 +267,27 @@ describe("properties against JSON.parse", () => {
         }
       }),
       { numRuns: 5000 },
+    );
+  });
+});
+
+describe("differential: the production scanner and the hand-written parser agree", () => {
+  it("on generated values and on mutated text", async () => {
+    const { handParseStrictJson } = await import("./support/strict-json-hand-parser.js");
+    const mutated = fc.tuple(fc.json(), fc.nat(), fc.integer({ min: 0, max: 0x7f })).map(([json, at, code]) => {
+      const text = `{"r":${json}}`;
+      const i = at % text.length;
+      return Buffer.from(text.slice(0, i) + String.fromCharCode(code) + text.slice(i + 1));
+    });
+    const generated = fc.jsonValue({ stringUnit: "binary" }).map((value) => Buffer.from(JSON.stringify({ v: value })));
+    fc.assert(
+      fc.property(fc.oneof(generated, mutated), (bytes) => {
+        const ours = parseStrictJson(bytes);
+        const theirs = handParseStrictJson(bytes);
+        expect(ours.ok).toBe(theirs.ok);
+        if (ours.ok && theirs.ok) expect(JSON.stringify(ours.value)).toBe(JSON.stringify(theirs.value));
+      }),
+      { numRuns: 3000 },
     );
   });
 });
