@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 /**
- * market-service command line: `replay` and `verify` audit a data directory from its raw logs.
- * (The service itself, `serve`, and the client commands are added with the gateway.)
+ * market-service command line: `serve` runs the service (the default); `replay` and `verify` audit a
+ * data directory from its raw logs.
  */
 import { Command, InvalidArgumentError } from "commander";
 import { replayDataDir, replayMarketRecord, verifyDataDir, type ReplayResult } from "./audit/audit-replay.js";
 import { progressReporter } from "./audit/progress-bar.js";
+import { serve } from "./main.js";
+import { provisionCommand, tokenCommand } from "./client/cli-commands.js";
 
 const program = new Command();
 program
@@ -29,6 +31,11 @@ const dataOption = (value: string): string => {
   if (value.length === 0) throw new InvalidArgumentError("a directory is required");
   return value;
 };
+
+program
+  .command("serve", { isDefault: true })
+  .description("run the service (settings from the environment: HOST, PORT, DATA_DIR, SHARDS, ...; see docs/configuration.md)")
+  .action(() => serve());
 
 program
   .command("replay")
@@ -73,6 +80,24 @@ program
     if (options.json !== true) printMarkets(result.replay);
     process.stderr.write(`${summary("verified", result.replay)}; ${result.snapshotsCompared} snapshot(s) matched\n`);
   });
+
+program
+  .command("provision")
+  .description("generate an Ed25519 key pair, provision principal + actor + key through the HMAC-signed admin endpoint, and write the identity (with its private key) to a 0600 file")
+  .requiredOption("--principal <id>", "principal id")
+  .option("--actor <id>", "actor id (default: the principal id)")
+  .option("--key-id <id>", "key id (default: <actor>-key-1)")
+  .requiredOption("--out <file>", "where to write the identity file (refuses to overwrite)")
+  .option("--url <url>", "service base URL", process.env["MARKET_SERVICE_URL"] ?? "http://127.0.0.1:8080")
+  .option("--operator-secret-file <file>", "operator credentials {actorId, secret} (default: $DATA_DIR/operator.secret or ./data/operator.secret); or set SERVICE_HMAC_ACTOR and SERVICE_HMAC_SECRET")
+  .action((options) => provisionCommand(options));
+
+program
+  .command("token")
+  .description("print a bearer token for an identity file (Ed25519 challenge → token)")
+  .requiredOption("--identity <file>", "identity file written by `provision`")
+  .option("--url <url>", "service base URL (default: the one in the identity file, else http://127.0.0.1:8080)")
+  .action((options) => tokenCommand(options));
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`market-service: ${error instanceof Error ? error.message : String(error)}\n`);

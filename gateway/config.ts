@@ -1,0 +1,74 @@
+/**
+ * Service settings from the environment, validated at start: a bad value throws a ConfigError
+ * naming the setting and what is allowed (the process then exits with status 2). Authentication
+ * settings are validated by auth/config.ts.
+ *
+ * | setting                    | allowed                                  | default                 |
+ * |----------------------------|------------------------------------------|-------------------------|
+ * | HOST                       | IP address or host name to bind          | 127.0.0.1               |
+ * | PORT                       | integer 0..65535 (0: any free port)      | 8080                    |
+ * | DATA_DIR                   | directory (created if missing)           | ./data                  |
+ * | SHARDS                     | integer 1..64 (fixed once data exists)   | CPU cores               |
+ * | TLS_CERT_FILE, TLS_KEY_FILE| both or neither; readable PEM files      | none (plain HTTP)       |
+ * | CHECKPOINT_EVERY_COMMANDS  | integer 1..100,000,000                   | 100000                  |
+ * | CHECKPOINT_EVERY_SECONDS   | integer 0..86,400 (0: only by count)     | 60                      |
+ * | LOG_LEVEL                  | debug, info, warn, error, silent         | info                    |
+ */
+import { availableParallelism } from "node:os";
+import * as path from "node:path";
+import { ConfigError } from "./auth/config-error.js";
+
+export { ConfigError };
+
+export type LogLevelSetting = "debug" | "info" | "warn" | "error" | "silent";
+
+export interface ServiceConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  shards: number;
+  tlsCertFile: string | undefined;
+  tlsKeyFile: string | undefined;
+  checkpointEveryCommands: number;
+  checkpointEverySeconds: number;
+  logLevel: LogLevelSetting;
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = /^[0-9]{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got ${JSON.stringify(raw.slice(0, 40))})`);
+  }
+  return value;
+}
+
+const HOST_PATTERN = /^[A-Za-z0-9.:[\]-]{1,253}$/;
+const LOG_LEVELS: readonly LogLevelSetting[] = ["debug", "info", "warn", "error", "silent"];
+
+export function loadServiceConfig(env: Env, cwd: string = process.cwd()): ServiceConfig {
+  const host = env["HOST"] === undefined || env["HOST"] === "" ? "127.0.0.1" : env["HOST"];
+  if (!HOST_PATTERN.test(host)) throw new ConfigError("HOST", "must be an IP address or a host name");
+  const tlsCertFile = env["TLS_CERT_FILE"] === "" ? undefined : env["TLS_CERT_FILE"];
+  const tlsKeyFile = env["TLS_KEY_FILE"] === "" ? undefined : env["TLS_KEY_FILE"];
+  if ((tlsCertFile === undefined) !== (tlsKeyFile === undefined)) {
+    throw new ConfigError(tlsCertFile === undefined ? "TLS_CERT_FILE" : "TLS_KEY_FILE", "TLS_CERT_FILE and TLS_KEY_FILE must be set together");
+  }
+  const logLevel = (env["LOG_LEVEL"] === undefined || env["LOG_LEVEL"] === "" ? "info" : env["LOG_LEVEL"]) as LogLevelSetting;
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError("LOG_LEVEL", `must be one of ${LOG_LEVELS.join(", ")}`);
+  const dataDirSetting = env["DATA_DIR"] === undefined || env["DATA_DIR"] === "" ? "./data" : env["DATA_DIR"];
+  return {
+    host,
+    port: integer(env, "PORT", 8080, 0, 65_535),
+    dataDir: path.resolve(cwd, dataDirSetting),
+    shards: integer(env, "SHARDS", Math.min(availableParallelism(), 64), 1, 64),
+    tlsCertFile,
+    tlsKeyFile,
+    checkpointEveryCommands: integer(env, "CHECKPOINT_EVERY_COMMANDS", 100_000, 1, 100_000_000),
+    checkpointEverySeconds: integer(env, "CHECKPOINT_EVERY_SECONDS", 60, 0, 86_400),
+    logLevel,
+  };
+}

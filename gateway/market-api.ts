@@ -1,0 +1,164 @@
+/**
+ * Market operations, independent of transport: HTTP routes and MCP tools call the same functions,
+ * so authority, validation, idempotency, transitions and privacy are the same on both (and the
+ * same command sent over both is one command).
+ *
+ * A command's path: validate the body against the engine's own type (400 `invalid_request`),
+ * check delegated authority (§5.5; a refusal travels WITH the command so it is recorded), build the
+ * engine command, fingerprint its content, and submit it to the market runtime, which answers only
+ * after the shard's fdatasync.
+ */
+import type { IValidation } from "typia";
+import type { Command } from "../engine/types/command.js";
+import type {
+  CommitmentActionBody,
+  CreateMarketBody,
+  DirectClaimBody,
+  PublishMarketBody,
+  SealedBidBody,
+} from "../engine/types/command.js";
+import type { ErrorCode } from "../engine/types/errors.js";
+import {
+  validateCommitmentActionBody,
+  validateCreateMarketBody,
+  validateDirectClaimBody,
+  validatePublishMarketBody,
+  validateSealedBidBody,
+} from "../engine/validation/generated/bodies.js";
+import { SCOPE_FOR_OPERATION, type DelegableOperation } from "./auth/authority.js";
+import type { AuthService } from "./auth/service.js";
+import type { Clock } from "./clock.js";
+import { commandFingerprint } from "./idempotency/fingerprint.js";
+import type { MarketRuntime } from "./runtime/market-runtime.js";
+import { validationMessage } from "./validation/messages.js";
+
+/** A reply for either transport: JSON text made by the shard, or an error code and message. */
+export type ApiReply = { ok: true; status: 200 | 201; json: string } | { ok: false; code: ErrorCode; message: string };
+
+export type MarketOperation = DelegableOperation;
+
+interface OperationSpec<Body> {
+  /** Where the target id comes from: the body (create) or the path / tool input. */
+  target: "body" | "marketId" | "commitmentId";
+  successStatus: 200 | 201;
+  validate: (input: unknown) => IValidation<Body>;
+  build: (targetId: string, body: Body) => Omit<Command, "commandId" | "identity" | "occurredAtMs">;
+}
+
+const OPERATIONS: { [Op in MarketOperation]: OperationSpec<never> } = {
+  "market.create_draft": {
+    target: "body",
+    successStatus: 201,
+    validate: validateCreateMarketBody,
+    build: (_id, body: CreateMarketBody) => ({ type: "market.create_draft", marketId: body.marketId, subject: body.subject, mechanism: body.mechanism }),
+  } satisfies OperationSpec<CreateMarketBody> as OperationSpec<never>,
+  "market.publish": {
+    target: "marketId",
+    successStatus: 200,
+    validate: validatePublishMarketBody,
+    build: (marketId, body: PublishMarketBody) => ({ type: "market.publish", marketId, expectedVersion: body.expectedVersion }),
+  } satisfies OperationSpec<PublishMarketBody> as OperationSpec<never>,
+  "direct_claim.submit": {
+    target: "marketId",
+    successStatus: 200,
+    validate: validateDirectClaimBody,
+    build: (marketId, body: DirectClaimBody) => ({
+      type: "direct_claim.submit",
+      marketId,
+      ...(body.expectedVersion === undefined ? {} : { expectedVersion: body.expectedVersion }),
+    }),
+  } satisfies OperationSpec<DirectClaimBody> as OperationSpec<never>,
+  "sealed_auction.submit_bid": {
+    target: "marketId",
+    successStatus: 200,
+    validate: validateSealedBidBody,
+    build: (marketId, body: SealedBidBody) => ({ type: "sealed_auction.submit_bid", marketId, amountMinor: body.amountMinor, currency: body.currency }),
+  } satisfies OperationSpec<SealedBidBody> as OperationSpec<never>,
+  "commitment.confirm": {
+    target: "commitmentId",
+    successStatus: 200,
+    validate: validateCommitmentActionBody,
+    build: (commitmentId) => ({ type: "commitment.confirm", commitmentId }),
+  } satisfies OperationSpec<CommitmentActionBody> as OperationSpec<never>,
+  "commitment.decline": {
+    target: "commitmentId",
+    successStatus: 200,
+    validate: validateCommitmentActionBody,
+    build: (commitmentId) => ({ type: "commitment.decline", commitmentId }),
+  } satisfies OperationSpec<CommitmentActionBody> as OperationSpec<never>,
+};
+
+/** The content that makes two submissions "the same command": everything but server time and authority. */
+export function fingerprintOfCommand(command: Command): string {
+  const { occurredAtMs: _time, authorityRejection: _authority, ...content } = command;
+  return commandFingerprint(command.type, content);
+}
+
+export interface MarketApiParts {
+  runtime: MarketRuntime;
+  auth: AuthService;
+  clock: Clock;
+}
+
+export class MarketApi {
+  constructor(private readonly parts: MarketApiParts) {}
+
+  /**
+   * Run a market or commitment command for the authenticated actor. `targetId` is the path (or tool
+   * input) id: the market id, or the commitment id; unused for create, whose id is in the body.
+   */
+  async execute(actorId: string, operation: MarketOperation, targetId: string, input: unknown): Promise<ApiReply> {
+    const spec = OPERATIONS[operation] as unknown as OperationSpec<CreateMarketBody & PublishMarketBody & SealedBidBody>;
+    const checked = spec.validate(input);
+    if (!checked.success) return { ok: false, code: "invalid_request", message: validationMessage(checked.errors) };
+    const body = checked.data;
+    const { principalId, authorityRef } = body;
+    const identity = { principalId, actorId, ...(authorityRef === undefined ? {} : { authorityRef }) };
+    const command = {
+      ...spec.build(targetId, body),
+      commandId: body.commandId,
+      identity,
+      occurredAtMs: 0, // stamped by the shard
+    } as Command;
+    const authority = this.parts.auth.checkAuthority(
+      { actorId, principalId, ...(authorityRef === undefined ? {} : { authorityRef }), scope: SCOPE_FOR_OPERATION[operation] },
+      this.parts.clock.nowMs(),
+    );
+    if (authority !== undefined) command.authorityRejection = authority;
+    const { reply } = await this.parts.runtime.submit(command, fingerprintOfCommand(command));
+    return reply.ok ? { ok: true, status: spec.successStatus, json: reply.json } : reply;
+  }
+
+  async getMarket(marketId: string): Promise<ApiReply> {
+    return ok200(await this.parts.runtime.readMarket(marketId));
+  }
+
+  /** The record, for the creator principal or the creating actor (checked by the shard). */
+  async getRecord(actorId: string, marketId: string): Promise<ApiReply> {
+    return ok200(await this.parts.runtime.readRecord(marketId, actorId));
+  }
+
+  /**
+   * A principal's own bid receipts and commitments in a market. The actor reads its own principal,
+   * or another principal's through a delegation holding any market scope.
+   */
+  async getOutcome(actorId: string, marketId: string, principalId: string | undefined, authorityRef: string | undefined): Promise<ApiReply> {
+    const principal = principalId ?? actorId;
+    if (principal !== actorId || authorityRef !== undefined) {
+      const refusal = this.parts.auth.checkAnyMarketAuthority(
+        { actorId, principalId: principal, ...(authorityRef === undefined ? {} : { authorityRef }) },
+        this.parts.clock.nowMs(),
+      );
+      if (refusal !== undefined) return { ok: false, code: refusal.code, message: refusal.message };
+    }
+    return ok200(await this.parts.runtime.readOutcome(marketId, principal));
+  }
+}
+
+function ok200(reply: { ok: true; json: string } | { ok: false; code: ErrorCode; message: string }): ApiReply {
+  return reply.ok ? { ok: true, status: 200, json: reply.json } : reply;
+}
+
+export const MARKET_OPERATION_TARGET: Readonly<Record<MarketOperation, "body" | "marketId" | "commitmentId">> = Object.fromEntries(
+  Object.entries(OPERATIONS).map(([op, spec]) => [op, spec.target]),
+) as Record<MarketOperation, "body" | "marketId" | "commitmentId">;

@@ -1,0 +1,70 @@
+/** What every route handler does first: authenticate the actor, parse the strict JSON body. */
+import type { ErrorCode } from "../../engine/types/errors.js";
+import type { AuthService } from "../auth/service.js";
+import type { AuthenticatedActor } from "../auth/types.js";
+import type { Clock } from "../clock.js";
+import { fail, type ErrorStatusContext } from "../http/errors.js";
+import type { HttpReply, HttpRequestContext } from "../http/route.js";
+import { parseStrictJson } from "../http/strict-json.js";
+import type { ApiReply } from "../market-api.js";
+
+export interface RouteParts {
+  auth: AuthService;
+  clock: Clock;
+}
+
+/** The authenticated actor of the request, or a 401 reply ("request authentication failed"). */
+export function requireActor(parts: RouteParts, request: HttpRequestContext, transport: "http" | "mcp" = "http"): AuthenticatedActor {
+  const actor = parts.auth.authenticateRequest(
+    {
+      headers: (name) => request.headers.get(name),
+      method: request.method,
+      uri: request.url,
+      bodyBytes: request.bodyBytes,
+      transport,
+    },
+    parts.clock.nowMs(),
+  );
+  if (actor === undefined) fail("unauthenticated", "request authentication failed");
+  return actor;
+}
+
+/** The body as a JSON object (strict: one value, no duplicate keys, safe numbers), or a 400 reply. */
+export function readJsonBody(request: HttpRequestContext): Record<string, unknown> {
+  const parsed = parseStrictJson(request.bodyBytes);
+  if (!parsed.ok) fail("invalid_request", parsed.message);
+  return parsed.value as Record<string, unknown>;
+}
+
+/** An API reply as an HTTP reply: success JSON as is, errors with their mapped status. */
+export function toHttpReply(reply: ApiReply, context?: ErrorStatusContext): HttpReply {
+  if (!reply.ok) fail(reply.code, reply.message, context);
+  return { status: reply.status, json: reply.json };
+}
+
+/** A reply of the identity store (object body) as an HTTP reply. */
+export function identityToHttpReply(
+  reply: { ok: true; status: number; body: unknown } | { ok: false; code: ErrorCode; message: string },
+  context?: ErrorStatusContext,
+): HttpReply {
+  if (!reply.ok) fail(reply.code, reply.message, context);
+  return { status: reply.status, body: reply.body };
+}
+
+/** One query parameter (decoded), or undefined; a malformed or repeated one is a 400. */
+export function queryParam(request: HttpRequestContext, name: string): string | undefined {
+  if (request.query === "") return undefined;
+  let params: URLSearchParams;
+  try {
+    params = new URLSearchParams(request.query);
+  } catch {
+    fail("invalid_request", "malformed query string");
+  }
+  const values = params.getAll(name);
+  if (values.length > 1) fail("invalid_request", `query parameter ${name} is repeated`);
+  const value = values[0];
+  if (value !== undefined && (value.length === 0 || value.length > 128 || !value.isWellFormed())) {
+    fail("invalid_request", `query parameter ${name} must be 1 to 128 characters`);
+  }
+  return value;
+}
