@@ -297,6 +297,9 @@ describe("crash-proofing", () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ key: "stays" });
     expect(t.finished).toContain("gone"); // the handler did finish; only its reply was dropped
+    // The dropped reply never touched the aborted uWS response (that would throw inside uWS).
+    expect(t.logs.filter((e) => e.message === "writing a response failed")).toEqual([]);
+    expect(t.logs.some((e) => e.level === "debug" && e.message === "client went away before the reply" && e.fields.route === "/slow/:key")).toBe(true);
   });
 
   it("keeps serving when the logger itself throws", async () => {
