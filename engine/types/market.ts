@@ -83,12 +83,20 @@ export interface SealedAuctionSelection {
 export type MechanismSelection = DirectClaimSelection | SealedAuctionSelection;
 
 /**
- * What a create command carries. The preset id is checked by the engine (unknown → 422
- * `unknown_mechanism`) and the config against the preset's input type (invalid → 422
+ * The allocation mechanism and its configuration. The preset id is checked by the engine (unknown →
+ * 422 `unknown_mechanism`) and the config against the preset's input type (invalid → 422
  * `invalid_mechanism_config`), which is why both are open here.
  */
 export interface MechanismSelectionInput {
+  /** `direct-claim.v1` (first-come claims) or `sealed-forward-auction.v1` (sealed second-price auction). */
   presetId: string & tags.MinLength<1> & tags.MaxLength<128>;
+  /**
+   * direct-claim.v1: `{capacity: integer ≥ 1, pricing: {mode: "free"} | {mode: "posted", amountMinor:
+   * integer ≥ 1, currency: "EUR"}, confirmation: "none" | "creator" | "participant" | "both",
+   * holdDurationSeconds: integer ≥ 1 (required unless confirmation is "none")}`.
+   * sealed-forward-auction.v1: `{currency: "EUR", reserveAmountMinor?: integer ≥ 1, closesAt: RFC 3339
+   * time in the future, holdDurationSeconds: integer ≥ 1}`.
+   */
   config: Record<string, unknown>;
 }
 
