@@ -102,6 +102,12 @@ describe("broken uploads", () => {
     expect(await post("/echo", '{"after":2}')).toEqual({ status: 200, body: { after: 2 } });
   });
 
+  it("reads a POST without Content-Length or Transfer-Encoding as an empty body", async () => {
+    const result = await rawExchange(t.port, { send: "POST /bytes HTTP/1.1\r\nHost: x\r\n\r\n" });
+    expect(result.responses[0]?.status).toBe(200);
+    expect(JSON.parse(result.responses[0]?.body ?? "")).toEqual({ length: 0, first: null });
+  });
+
   it("echoes a chunked body byte for byte", async () => {
     const result = await rawExchange(t.port, {
       send: 'POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{"a"\r\n3\r\n:[1\r\n2\r\n]}\r\n0\r\n\r\n',
