@@ -88,7 +88,8 @@ export class Exchange {
         res.writeHeader("cache-control", CACHE_CONTROL);
         res.writeHeader(REQUEST_ID_HEADER, requestId);
         if (headers !== undefined) {
-          for (const name in headers) {
+          // Own keys only, the same ones checkReply validated.
+          for (const name of Object.keys(headers)) {
             const value = headers[name];
             if (value !== undefined) res.writeHeader(name, value);
           }
@@ -149,8 +150,14 @@ export class Exchange {
 
   /** Turns a handler's throw or rejection into a reply. */
   writeThrown(thrown: unknown): void {
-    if (thrown instanceof HttpError) {
-      this.write(thrown.status, JSON.stringify(errorBody(thrown.code, thrown.message)), undefined, false);
+    try {
+      if (thrown instanceof HttpError) {
+        this.write(thrown.status, JSON.stringify(errorBody(thrown.code, thrown.message)), undefined, false);
+        return;
+      }
+    } catch (error) {
+      // Only a pathological HttpError subclass (a throwing getter) gets here.
+      this.writeInternalError(error, "serialising an error reply failed");
       return;
     }
     this.writeInternalError(thrown, "handler failed");
