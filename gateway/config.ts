@@ -13,6 +13,7 @@
  * | CHECKPOINT_EVERY_COMMANDS  | integer 1..100,000,000                   | 100000                  |
  * | CHECKPOINT_EVERY_SECONDS   | integer 0..86,400 (0: only by count)     | 60                      |
  * | LOG_LEVEL                  | debug, info, warn, error, silent         | info                    |
+ * | MCP_RESPONSE_MODE          | json (one JSON body) or sse (event stream)| json                   |
  */
 import { availableParallelism } from "node:os";
 import * as path from "node:path";
@@ -32,6 +33,7 @@ export interface ServiceConfig {
   checkpointEveryCommands: number;
   checkpointEverySeconds: number;
   logLevel: LogLevelSetting;
+  mcpResponseMode: "json" | "sse";
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -59,6 +61,8 @@ export function loadServiceConfig(env: Env, cwd: string = process.cwd()): Servic
   }
   const logLevel = (env["LOG_LEVEL"] === undefined || env["LOG_LEVEL"] === "" ? "info" : env["LOG_LEVEL"]) as LogLevelSetting;
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError("LOG_LEVEL", `must be one of ${LOG_LEVELS.join(", ")}`);
+  const mcpResponseMode = env["MCP_RESPONSE_MODE"] === undefined || env["MCP_RESPONSE_MODE"] === "" ? "json" : env["MCP_RESPONSE_MODE"];
+  if (mcpResponseMode !== "json" && mcpResponseMode !== "sse") throw new ConfigError("MCP_RESPONSE_MODE", "must be json or sse");
   const dataDirSetting = env["DATA_DIR"] === undefined || env["DATA_DIR"] === "" ? "./data" : env["DATA_DIR"];
   return {
     host,
@@ -70,5 +74,6 @@ export function loadServiceConfig(env: Env, cwd: string = process.cwd()): Servic
     checkpointEveryCommands: integer(env, "CHECKPOINT_EVERY_COMMANDS", 100_000, 1, 100_000_000),
     checkpointEverySeconds: integer(env, "CHECKPOINT_EVERY_SECONDS", 60, 0, 86_400),
     logLevel,
+    mcpResponseMode,
   };
 }

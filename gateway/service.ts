@@ -18,9 +18,14 @@ import { authRoutes } from "./routes/auth-routes.js";
 import { healthRoutes } from "./routes/health-routes.js";
 import { identityRoutes } from "./routes/identity-routes.js";
 import { marketRoutes } from "./routes/market-routes.js";
+import { mcpRoutes } from "./routes/mcp-routes.js";
+import { McpEndpoint } from "./mcp/mcp-endpoint.js";
 import { MarketRuntime } from "./runtime/market-runtime.js";
 import type { ShardWorkerSource } from "./runtime/shard-host.js";
 import { mkdirSync } from "node:fs";
+
+/** The service version (MCP server info, --version). */
+export const SERVICE_VERSION = "0.1.0";
 
 export interface ServiceOptions {
   env: Env;
@@ -43,6 +48,7 @@ export interface RunningService {
   readonly identity: IdentityStore;
   readonly auth: AuthService;
   readonly api: MarketApi;
+  readonly mcp: McpEndpoint;
   /** Set on the first start without configured HMAC secrets: how to use the generated operator. */
   readonly bootstrapNotice: string | undefined;
   /** Controlled clock: tell the shards the clock's time (fires due deadlines). */
@@ -96,12 +102,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     throw error;
   }
   const api = new MarketApi({ runtime, auth, clock });
-  const parts = { auth, clock, identity, api };
+  const mcp = new McpEndpoint({
+    api,
+    version: SERVICE_VERSION,
+    responseMode: config.mcpResponseMode,
+    onError: (error) => log("error", "mcp tool failed", { error: error instanceof Error ? error.message : String(error) }),
+  });
+  const parts = { auth, clock, identity, api, mcp };
   let server: HttpServer;
   let port: number;
   try {
     server = createHttpServer({
-      routes: [...healthRoutes(), ...authRoutes(parts), ...identityRoutes(parts), ...marketRoutes(parts)],
+      routes: [...healthRoutes(), ...authRoutes(parts), ...identityRoutes(parts), ...marketRoutes(parts), ...mcpRoutes(parts)],
       log,
       ...(config.tlsCertFile === undefined ? {} : { tlsCertFile: config.tlsCertFile }),
       ...(config.tlsKeyFile === undefined ? {} : { tlsKeyFile: config.tlsKeyFile }),
@@ -124,6 +136,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     identity,
     auth,
     api,
+    mcp,
     bootstrapNotice: authConfig.bootstrapNotice,
     publishTime: () => runtime.publishTime(),
     close: () => {

@@ -12,7 +12,7 @@
 import { errorBody, type ErrorCode, HttpError, INTERNAL_ERROR_MESSAGE, statusForErrorCode } from "./errors.js";
 import { describeThrown, type LogFn, safeLog } from "./log.js";
 import { REQUEST_ID_HEADER } from "./request-id.js";
-import type { HttpReply } from "./route.js";
+import type { HttpReply, StreamReply } from "./route.js";
 import { statusLine } from "./status-line.js";
 import type { HttpResponse } from "./uws.js";
 
@@ -41,6 +41,8 @@ export class Exchange {
   requestId = "";
   /** The route pattern, for logs ("-" until a route is known). */
   route = "-";
+  /** A streaming write waiting for `onWritable`, woken by an abort instead. */
+  private onAbortedOnce: (() => void) | undefined;
 
   constructor(
     readonly res: HttpResponse,
@@ -48,6 +50,9 @@ export class Exchange {
   ) {
     res.onAborted(() => {
       this.aborted = true;
+      const wake = this.onAbortedOnce;
+      this.onAbortedOnce = undefined;
+      wake?.();
     });
   }
 
@@ -122,8 +127,90 @@ export class Exchange {
     this.write(500, INTERNAL_ERROR_JSON, undefined, closeConnection);
   }
 
+  /**
+   * Streams a reply: headers once, then each chunk in its own cork; when uWS reports backpressure
+   * (`write` returns false) wait for `onWritable` before the next chunk. Stops reading when the
+   * client goes away. Never throws.
+   */
+  private async writeStream(reply: StreamReply): Promise<void> {
+    const res = this.res;
+    const reader = reply.stream.getReader();
+    try {
+      if (this.aborted) return;
+      const line = statusLine(reply.status);
+      if (line === undefined || !/^[\x20-\x7e]{1,200}$/.test(reply.contentType)) {
+        this.writeInternalError(new Error("invalid stream reply"), "handler returned an invalid reply");
+        return;
+      }
+      this.responded = true;
+      res.cork(() => {
+        res.writeStatus(line);
+        res.writeHeader("content-type", reply.contentType);
+        res.writeHeader("cache-control", CACHE_CONTROL);
+        res.writeHeader(REQUEST_ID_HEADER, this.requestId);
+        for (const [name, value] of Object.entries(reply.headers ?? {})) res.writeHeader(name, value);
+      });
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (this.aborted) return;
+        if (done) {
+          res.cork(() => res.end());
+          return;
+        }
+        let accepted = true;
+        res.cork(() => {
+          accepted = res.write(value);
+        });
+        if (!accepted) await this.writable();
+      }
+    } catch (error) {
+      safeLog(this.log, "error", "streaming a reply failed", { requestId: this.requestId, route: this.route, error: describeThrown(error) });
+      if (!this.aborted) {
+        try {
+          res.close(); // headers are out: the only honest signal left is to cut the connection
+        } catch {
+          // already gone
+        }
+      }
+    } finally {
+      await reader.cancel().catch(() => undefined);
+      try {
+        reply.onDone?.();
+      } catch (error) {
+        safeLog(this.log, "error", "stream onDone failed", { requestId: this.requestId, error: describeThrown(error) });
+      }
+    }
+  }
+
+  /** Resolves when uWS can take more bytes, or when the client went away. */
+  private writable(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.aborted) {
+        resolve();
+        return;
+      }
+      this.onAbortedOnce = resolve;
+      this.res.onWritable(() => {
+        this.onAbortedOnce = undefined;
+        resolve();
+        return true;
+      });
+    });
+  }
+
   /** Sends what a handler returned, after checking it is a well-formed reply. */
   writeReply(reply: HttpReply): void {
+    if ("stream" in reply) {
+      const headerProblem = reply.headers === undefined ? undefined : checkReply({ status: reply.status, json: "", headers: reply.headers });
+      if (headerProblem !== undefined) {
+        void reply.stream.cancel().catch(() => undefined);
+        reply.onDone?.();
+        this.writeInternalError(new Error(headerProblem), "handler returned an invalid reply");
+        return;
+      }
+      void this.writeStream(reply);
+      return;
+    }
     try {
       const problem = checkReply(reply);
       if (problem !== undefined) {

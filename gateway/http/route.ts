@@ -41,7 +41,21 @@ export interface SerializedReply {
   headers?: Readonly<Record<string, string>>;
 }
 
-export type HttpReply = JsonReply | SerializedReply;
+/**
+ * A reply streamed from a web `ReadableStream` (the MCP endpoint's Streamable HTTP responses, which
+ * may be server-sent events). Chunks are written as they come, pausing under backpressure;
+ * `onDone` runs once the stream ended, failed or the client went away.
+ */
+export interface StreamReply {
+  status: number;
+  /** e.g. `application/json` or `text/event-stream`. */
+  contentType: string;
+  stream: ReadableStream<Uint8Array>;
+  headers?: Readonly<Record<string, string>>;
+  onDone?: () => void;
+}
+
+export type HttpReply = JsonReply | SerializedReply | StreamReply;
 
 /**
  * A route handler. It may return the reply directly (answered in the same tick, no promise) or a

@@ -1,0 +1,85 @@
+-- wrk script for claim storms: every request carries its own participant's bearer token and a fresh
+-- commandId. Environment:
+--   STORM_TOKENS   file with one "principalId token" pair per line
+--   STORM_PATHS    file with one request path per line (round-robin: one market or many)
+--   STORM_RATE     optional requests/s for the whole run (paced; otherwise as fast as possible)
+--   STORM_CONNECTIONS  connection count (for pacing)
+--   STORM_RUN      a tag unique to this run: command ids must never repeat across runs (the service
+--                  would rightly answer idempotency_conflict for the same actor + commandId)
+-- Prints a JSON summary line "STORM_RESULT {...}" with counts by status and latency percentiles.
+
+local tokens = {}
+local principals = {}
+local paths = {}
+local threads = {}
+local counter = 0
+local thread_id = 0
+statuses = {} -- global: done() reads it from each thread with thread:get
+local pace_ms = 0
+local run = "run"
+
+local function read_lines(name)
+  local lines = {}
+  local f = assert(io.open(name, "r"), "cannot open " .. name)
+  for line in f:lines() do
+    if line ~= "" then table.insert(lines, line) end
+  end
+  f:close()
+  return lines
+end
+
+function setup(thread)
+  thread_id = thread_id + 1
+  thread:set("id", thread_id)
+  table.insert(threads, thread)
+end
+
+function init(args)
+  for _, line in ipairs(read_lines(os.getenv("STORM_TOKENS"))) do
+    local principal, token = line:match("^(%S+) (%S+)$")
+    table.insert(principals, principal)
+    table.insert(tokens, token)
+  end
+  paths = read_lines(os.getenv("STORM_PATHS"))
+  run = os.getenv("STORM_RUN") or "run"
+  -- Spread threads over disjoint slices of the participants.
+  counter = (id - 1) * 1000003
+  local rate = tonumber(os.getenv("STORM_RATE") or "")
+  local connections = tonumber(os.getenv("STORM_CONNECTIONS") or "1")
+  if rate ~= nil and rate > 0 then pace_ms = connections * 1000 / rate end
+end
+
+function delay()
+  return pace_ms
+end
+
+function request()
+  counter = counter + 1
+  local i = (counter % #tokens) + 1
+  local path = paths[(counter % #paths) + 1]
+  local body = '{"commandId":"' .. run .. '-' .. id .. '-' .. counter .. '","principalId":"' .. principals[i] .. '"}'
+  return wrk.format("POST", path, { ["authorization"] = "Bearer " .. tokens[i], ["content-type"] = "application/json" }, body)
+end
+
+function response(status, headers, body)
+  statuses[status] = (statuses[status] or 0) + 1
+end
+
+function done(summary, latency, requests)
+  local by_status = {}
+  for _, thread in ipairs(threads) do
+    local counts = thread:get("statuses")
+    for status, count in pairs(counts) do
+      by_status[status] = (by_status[status] or 0) + count
+    end
+  end
+  local parts = {}
+  for status, count in pairs(by_status) do table.insert(parts, '"' .. status .. '":' .. count) end
+  io.write(string.format(
+    'STORM_RESULT {"requests":%d,"durationUs":%d,"connectErrors":%d,"readErrors":%d,"writeErrors":%d,"timeouts":%d,"non2xx":%d,' ..
+    '"latencyUs":{"p50":%d,"p90":%d,"p99":%d,"p999":%d,"max":%d,"mean":%.1f},"statuses":{%s}}\n',
+    summary.requests, summary.duration, summary.errors.connect, summary.errors.read, summary.errors.write,
+    summary.errors.timeout, summary.errors.status,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9), latency.max, latency.mean,
+    table.concat(parts, ",")))
+end

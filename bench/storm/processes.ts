@@ -1,0 +1,128 @@
+/** Starting and stopping the processes a storm needs: the real service (as a user runs it) and the floor. */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import * as path from "node:path";
+
+export const REPO = path.resolve(import.meta.dirname, "..", "..");
+
+export interface Started {
+  process: ChildProcess;
+  stop: () => Promise<number | null>;
+  stderr: () => string;
+}
+
+async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before it was healthy`);
+    try {
+      const response = await fetch(`${url}/healthz`);
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} not healthy after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function track(child: ChildProcess): Started {
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+    if (stderr.length > 100_000) stderr = stderr.slice(-50_000);
+  });
+  return {
+    process: child,
+    stderr: () => stderr,
+    stop: async () => {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill("SIGTERM");
+      const [code] = (await once(child, "exit")) as [number | null];
+      return code;
+    },
+  };
+}
+
+/** The service exactly as `npm start` runs it (built output, durable, default shard count unless given). */
+export async function startService(env: Record<string, string>, port: number): Promise<Started & { url: string }> {
+  const child = spawn(process.execPath, [path.join(REPO, "dist", "gateway", "main.js")], {
+    cwd: REPO,
+    env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const started = track(child);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHealth(url, child, 60_000);
+  return { ...started, url };
+}
+
+export async function startFloor(port: number): Promise<Started & { url: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO, "bench", "storm", "floor-server.ts"), String(port)], {
+    cwd: REPO,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const started = track(child);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHealth(url, child, 30_000);
+  return { ...started, url };
+}
+
+export function requireWrk(): string {
+  const found = spawnSync("sh", ["-c", "command -v wrk"], { encoding: "utf8" });
+  const wrk = found.stdout.trim();
+  if (found.status !== 0 || wrk === "") {
+    throw new Error("wrk is not installed: install the Debian package with `apt-get install wrk` (the storm driver; see bench/README.md)");
+  }
+  return wrk;
+}
+
+export interface WrkResult {
+  requests: number;
+  durationUs: number;
+  connectErrors: number;
+  readErrors: number;
+  writeErrors: number;
+  timeouts: number;
+  non2xx: number;
+  latencyUs: { p50: number; p90: number; p99: number; p999: number; max: number; mean: number };
+  statuses: Record<string, number>;
+  requestsPerSecond: number;
+}
+
+let runCounter = 0;
+
+/** Run wrk with the claims script (or none for the floor) and parse its STORM_RESULT line. */
+export async function runWrk(options: {
+  url: string;
+  path: string;
+  threads: number;
+  connections: number;
+  durationSeconds: number;
+  env: Record<string, string>;
+}): Promise<WrkResult> {
+  const wrk = requireWrk();
+  const child = spawn(
+    wrk,
+    [
+      `-t${options.threads}`,
+      `-c${options.connections}`,
+      `-d${options.durationSeconds}s`,
+      "--timeout",
+      "10s",
+      "-s",
+      path.join(REPO, "bench", "storm", "claims.lua"),
+      `${options.url}${options.path}`,
+    ],
+    { env: { ...process.env, STORM_RUN: `r${++runCounter}-${Date.now()}`, ...options.env }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, "exit")) as [number | null];
+  const line = stdout.split("\n").find((l) => l.startsWith("STORM_RESULT "));
+  if (code !== 0 || line === undefined) throw new Error(`wrk failed (${code}): ${stderr}\n${stdout}`);
+  const parsed = JSON.parse(line.slice("STORM_RESULT ".length)) as Omit<WrkResult, "requestsPerSecond">;
+  return { ...parsed, requestsPerSecond: parsed.requests / (parsed.durationUs / 1e6) };
+}
