@@ -28,7 +28,8 @@ import {
 import { SCOPE_FOR_OPERATION, type DelegableOperation } from "./auth/authority.js";
 import type { AuthService } from "./auth/service.js";
 import type { Clock } from "./clock.js";
-import { commandFingerprint } from "./idempotency/fingerprint.js";
+import { orderedFingerprint } from "./idempotency/fingerprint.js";
+import { canonicalJson } from "../engine/canonical-hash.js";
 import type { MarketRuntime } from "./runtime/market-runtime.js";
 import { validationMessage } from "./validation/messages.js";
 
@@ -88,10 +89,31 @@ const OPERATIONS: { [Op in MarketOperation]: OperationSpec<never> } = {
   } satisfies OperationSpec<CommitmentActionBody> as OperationSpec<never>,
 };
 
-/** The content that makes two submissions "the same command": everything but server time and authority. */
+/**
+ * The content that makes two submissions "the same command": everything but server time and the
+ * authority decision. Fields in a fixed order per command type (absent optional fields as null), so
+ * it is deterministic without a general canonicalizer on the claim-storm path; only the free-form
+ * parts of a create (subject, mechanism) go through RFC 8785 canonical JSON.
+ */
 export function fingerprintOfCommand(command: Command): string {
-  const { occurredAtMs: _time, authorityRejection: _authority, ...content } = command;
-  return commandFingerprint(command.type, content);
+  const { principalId, actorId, authorityRef } = command.identity;
+  const head = [command.commandId, principalId, actorId, authorityRef ?? null];
+  switch (command.type) {
+    case "market.create_draft":
+      return orderedFingerprint(command.type, [...head, command.marketId, canonicalJson(command.subject), canonicalJson(command.mechanism)]);
+    case "market.publish":
+      return orderedFingerprint(command.type, [...head, command.marketId, command.expectedVersion]);
+    case "direct_claim.submit":
+      return orderedFingerprint(command.type, [...head, command.marketId, command.expectedVersion ?? null]);
+    case "sealed_auction.submit_bid":
+      return orderedFingerprint(command.type, [...head, command.marketId, command.amountMinor, command.currency]);
+    case "sealed_auction.resolve":
+      return orderedFingerprint(command.type, [...head, command.marketId]);
+    case "commitment.confirm":
+    case "commitment.decline":
+    case "commitment.expire":
+      return orderedFingerprint(command.type, [...head, command.commitmentId]);
+  }
 }
 
 export interface MarketApiParts {

@@ -46,7 +46,9 @@ function track(child: ChildProcess): Started {
 
 /** The service exactly as `npm start` runs it (built output, durable, default shard count unless given). */
 export async function startService(env: Record<string, string>, port: number): Promise<Started & { url: string }> {
-  const child = spawn(process.execPath, [path.join(REPO, "dist", "gateway", "main.js")], {
+  // STORM_NODE_ARGS: extra node flags for the service, e.g. "--cpu-prof --cpu-prof-dir=.tmp/prof".
+  const nodeArgs = (process.env["STORM_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "");
+  const child = spawn(process.execPath, [...nodeArgs, path.join(REPO, "dist", "gateway", "main.js")], {
     cwd: REPO,
     env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "ignore", "pipe"],

@@ -200,7 +200,8 @@ export class Exchange {
 
   /** Sends what a handler returned, after checking it is a well-formed reply. */
   writeReply(reply: HttpReply): void {
-    if ("stream" in reply) {
+    // A handler may return anything at run time: only a real object can be a stream reply.
+    if (typeof reply === "object" && reply !== null && "stream" in reply) {
       const headerProblem = reply.headers === undefined ? undefined : checkReply({ status: reply.status, json: "", headers: reply.headers });
       if (headerProblem !== undefined) {
         void reply.stream.cancel().catch(() => undefined);

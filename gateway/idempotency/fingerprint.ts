@@ -4,14 +4,28 @@
  * its arguments after parsing, not the bytes. Key order and whitespace do not matter, and the same
  * command sent over HTTP (id in the path) and over MCP (id in the tool input) is the same content.
  *
- * Fingerprint = first 16 bytes of SHA-256 over RFC 8785 canonical JSON of [operation, arguments],
- * base64url (22 characters).
+ * Fingerprint = first 16 bytes of SHA-256, base64url (22 characters). Fingerprints are logged with
+ * commands: changing these functions changes what "the same content" means for existing data.
  */
 import canonicalize from "canonicalize";
 import { createHash } from "node:crypto";
 
+function digest(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest().subarray(0, 16).toString("base64url");
+}
+
+/** For free-form arguments: SHA-256 over RFC 8785 canonical JSON of [operation, args]. */
 export function commandFingerprint(operation: string, args: unknown): string {
   const text = canonicalize([operation, args]);
   if (text === undefined) throw new Error("fingerprint of an undefined value");
-  return createHash("sha256").update(text, "utf8").digest().subarray(0, 16).toString("base64url");
+  return digest(text);
+}
+
+/**
+ * For the hot path: the caller lists the fields in a fixed order (absent optional fields as null,
+ * free-form objects already as canonical JSON text), so plain JSON of the list is deterministic and
+ * no general canonicalizer runs per claim.
+ */
+export function orderedFingerprint(operation: string, fields: readonly unknown[]): string {
+  return digest(JSON.stringify([operation, fields]));
 }

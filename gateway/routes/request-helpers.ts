@@ -4,6 +4,7 @@ import type { AuthService } from "../auth/service.js";
 import type { AuthenticatedActor } from "../auth/types.js";
 import type { Clock } from "../clock.js";
 import { fail, type ErrorStatusContext } from "../http/errors.js";
+import { errorReply } from "../http/replies.js";
 import type { HttpReply, HttpRequestContext } from "../http/route.js";
 import { parseStrictJson } from "../http/strict-json.js";
 import type { ApiReply } from "../market-api.js";
@@ -36,9 +37,13 @@ export function readJsonBody(request: HttpRequestContext): Record<string, unknow
   return parsed.value as Record<string, unknown>;
 }
 
-/** An API reply as an HTTP reply: success JSON as is, errors with their mapped status. */
+/**
+ * An API reply as an HTTP reply: success JSON as is, errors with their mapped status. Returned, not
+ * thrown: in a capacity-limited claim storm most replies are 409s, and an exception per reply
+ * (stack capture) cost ~13% of the gateway thread.
+ */
 export function toHttpReply(reply: ApiReply, context?: ErrorStatusContext): HttpReply {
-  if (!reply.ok) fail(reply.code, reply.message, context);
+  if (!reply.ok) return errorReply(reply.code, reply.message, context);
   return { status: reply.status, json: reply.json };
 }
 
