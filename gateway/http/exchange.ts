@@ -12,7 +12,7 @@
 import { errorBody, type ErrorCode, HttpError, INTERNAL_ERROR_MESSAGE, statusForErrorCode } from "./errors.js";
 import { describeThrown, type LogFn, safeLog } from "./log.js";
 import { REQUEST_ID_HEADER } from "./request-id.js";
-import type { HttpReply, StreamReply } from "./route.js";
+import type { HttpReply, ResponseObserver, StreamReply } from "./route.js";
 import { statusLine } from "./status-line.js";
 import type { HttpResponse } from "./uws.js";
 
@@ -43,17 +43,41 @@ export class Exchange {
   route = "-";
   /** A streaming write waiting for `onWritable`, woken by an abort instead. */
   private onAbortedOnce: (() => void) | undefined;
+  private readonly startedMs = performance.now();
+  private reported = false;
 
   constructor(
     readonly res: HttpResponse,
     private readonly log: LogFn,
+    private readonly observer: ResponseObserver | undefined = undefined,
+    readonly method = "-",
   ) {
     res.onAborted(() => {
       this.aborted = true;
       const wake = this.onAbortedOnce;
       this.onAbortedOnce = undefined;
       wake?.();
+      // A client gone before any reply: report it now (a streaming reply reports when it stops).
+      if (!this.responded) this.report(0);
     });
+  }
+
+  /** Tell the observer about this request, exactly once. Never throws. */
+  private report(status: number): void {
+    if (this.reported || this.observer === undefined) return;
+    this.reported = true;
+    try {
+      this.observer({
+        requestId: this.requestId,
+        method: this.method,
+        route: this.route,
+        status,
+        durationMs: performance.now() - this.startedMs,
+        aborted: this.aborted,
+      });
+    } catch (error) {
+      safeLog(this.log, "error", "response observer failed", { requestId: this.requestId, error: describeThrown(error) });
+    }
   }
 
   /** True while a reply can still be written. */
@@ -71,6 +95,7 @@ export class Exchange {
   ): void {
     if (this.aborted) {
       safeLog(this.log, "debug", "client went away before the reply", { requestId: this.requestId, route: this.route, status });
+      this.report(status);
       return;
     }
     if (this.responded) {
@@ -109,6 +134,7 @@ export class Exchange {
         error: describeThrown(error),
       });
     }
+    this.report(status);
   }
 
   /** An error reply `{"error":{code,message}}` with the code's status. */
@@ -155,6 +181,7 @@ export class Exchange {
         if (this.aborted) return;
         if (done) {
           res.cork(() => res.end());
+          this.report(reply.status);
           return;
         }
         let accepted = true;
@@ -173,6 +200,7 @@ export class Exchange {
         }
       }
     } finally {
+      this.report(reply.status); // no-op when already reported at the end of the stream
       await reader.cancel().catch(() => undefined);
       try {
         reply.onDone?.();

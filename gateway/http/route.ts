@@ -57,6 +57,20 @@ export interface StreamReply {
 
 export type HttpReply = JsonReply | SerializedReply | StreamReply;
 
+/** What the server reports once per request, after its reply was written (or the client left). */
+export interface ResponseInfo {
+  requestId: string;
+  method: string;
+  /** The route pattern (`/v1/markets/:marketId/publish`), "-" when no route matched. */
+  route: string;
+  status: number;
+  durationMs: number;
+  /** The client went away before the reply was written. */
+  aborted: boolean;
+}
+
+export type ResponseObserver = (info: ResponseInfo) => void;
+
 /**
  * A route handler. It may return the reply directly (answered in the same tick, no promise) or a
  * promise of it. Error replies: throw `HttpError` (see `fail`); anything else thrown or rejected

@@ -9,9 +9,10 @@ import { copyRequestHeaders, type RequestHeaders } from "./headers.js";
 import { describeThrown, type LogFn, safeLog } from "./log.js";
 import { compilePattern, type CompiledPattern, decodePathParam } from "./path-params.js";
 import { REQUEST_ID_HEADER, requestIdFor } from "./request-id.js";
-import type { HttpMethod, HttpReply, HttpRequestContext, HttpRoute } from "./route.js";
+import type { HttpMethod, HttpReply, HttpRequestContext, HttpRoute, ResponseObserver } from "./route.js";
 import {
   closeApp,
+  closeListenSocket,
   createUwsApp,
   type HttpRequest,
   type HttpResponse,
@@ -19,6 +20,7 @@ import {
   LISTEN_EXCLUSIVE_PORT,
   listenOn,
   type TemplatedApp,
+  type us_listen_socket,
 } from "./uws.js";
 
 export interface HttpLimits {
@@ -52,11 +54,17 @@ export interface HttpServerOptions {
    * start instead of silently sharing traffic. Worker threads sharing one port pass false.
    */
   exclusivePort?: boolean;
+  /** Called once per request after its reply (request logs, metrics). */
+  onResponse?: ResponseObserver;
 }
 
 export interface HttpServer {
   /** Binds and resolves with the actual port (pass 0 for any free port). */
   listen(host: string, port: number): Promise<number>;
+  /** Stops accepting connections; requests in flight (and open keep-alive connections) continue. */
+  stopListening(): void;
+  /** Requests received whose reply has not been written yet. */
+  readonly inFlight: number;
   /** Closes the listen socket and every connection; in-flight replies are dropped. Idempotent. */
   close(): void;
   readonly app: TemplatedApp;
@@ -79,13 +87,24 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   const tls = tlsFiles(options);
   const routes = prepareRoutes(options.routes, limits);
   const app = createUwsApp(tls);
+  // Every request passes through an Exchange; counting them here gives the in-flight count the
+  // graceful drain waits on, and feeds the caller's observer.
+  let inFlight = 0;
+  const observer: ResponseObserver = (info) => {
+    inFlight -= 1;
+    options.onResponse?.(info);
+  };
+  const exchangeFor = (res: HttpResponse, method: string): Exchange => {
+    inFlight += 1;
+    return new Exchange(res, log, observer, method);
+  };
 
   // Method handlers first, then per-pattern `any` (405), then the catch-all (404): uWS prefers a
   // method match over `any` for one pattern, and a longer pattern over the wildcard.
   // Keyed by shape: `/a/:x` (GET) and `/a/:y` (POST) are one uWS path and share one 405 handler.
   const allowedByShape = new Map<string, { pattern: string; methods: HttpMethod[] }>();
   for (const route of routes) {
-    const uwsHandler = (res: HttpResponse, req: HttpRequest): void => handleRoute(res, req, route, limits, log);
+    const uwsHandler = (res: HttpResponse, req: HttpRequest): void => handleRoute(exchangeFor(res, route.method), req, route, limits);
     if (route.method === "GET") app.get(route.compiled.pattern, uwsHandler);
     else app.post(route.compiled.pattern, uwsHandler);
     const entry = allowedByShape.get(route.compiled.shape) ?? { pattern: route.compiled.pattern, methods: [] };
@@ -95,15 +114,24 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   for (const { pattern, methods } of allowedByShape.values()) {
     const allow = methods.join(", ");
     app.any(pattern, (res, req) =>
-      handleUnrouted(res, req, log, "method_not_allowed", `method ${req.getMethod().toUpperCase()} is not allowed here`, allow),
+      handleUnrouted(exchangeFor(res, req.getMethod().toUpperCase()), req, "method_not_allowed", `method ${req.getMethod().toUpperCase()} is not allowed here`, allow),
     );
   }
-  app.any("/*", (res, req) => handleUnrouted(res, req, log, "not_found", "no such route", undefined));
+  app.any("/*", (res, req) => handleUnrouted(exchangeFor(res, req.getMethod().toUpperCase()), req, "not_found", "no such route", undefined));
 
   let listening = false;
   let closed = false;
+  let listenSocket: us_listen_socket | undefined;
   return {
     app,
+    get inFlight() {
+      return inFlight;
+    },
+    stopListening(): void {
+      if (listenSocket === undefined) return;
+      closeListenSocket(listenSocket);
+      listenSocket = undefined;
+    },
     async listen(host: string, port: number): Promise<number> {
       if (listening || closed) throw new Error("listen may be called once, before close");
       if (!(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new RangeError(`bad port ${port}`);
@@ -112,6 +140,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
         safeLog(log, "warn", "serving plain HTTP on a non-loopback address; the spec requires TLS (§5.3)", { host, port });
       }
       const bound = await listenOn(app, host, port, options.exclusivePort === false ? LISTEN_DEFAULT : LISTEN_EXCLUSIVE_PORT);
+      listenSocket = bound.socket;
       safeLog(log, "info", "http server listening", { host, port: bound.port, tls: tls !== undefined });
       return bound.port;
     },
@@ -129,8 +158,8 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
  * The uWS handler of a route. Everything runs inside try/catch: a throw escaping a uWS handler
  * aborts the process. `new Exchange` attaches `onAborted` before anything else can fail.
  */
-function handleRoute(res: HttpResponse, req: HttpRequest, route: PreparedRoute, limits: HttpLimits, log: LogFn): void {
-  const exchange = new Exchange(res, log);
+function handleRoute(exchange: Exchange, req: HttpRequest, route: PreparedRoute, limits: HttpLimits): void {
+  const res = exchange.res;
   try {
     exchange.route = route.compiled.pattern;
     // Copy everything out of `req` now: it is invalid after this function returns.
@@ -216,14 +245,12 @@ function invoke(route: PreparedRoute, context: HttpRequestContext, exchange: Exc
 
 /** 404 and 405: answered at once; the body (if any) is not read, so the connection is closed. */
 function handleUnrouted(
-  res: HttpResponse,
+  exchange: Exchange,
   req: HttpRequest,
-  log: LogFn,
   code: "not_found" | "method_not_allowed",
   message: string,
   allow: string | undefined,
 ): void {
-  const exchange = new Exchange(res, log);
   try {
     exchange.requestId = requestIdFor(req.getHeader(REQUEST_ID_HEADER));
     exchange.writeError(code, message, mayHaveBody(req), allow === undefined ? undefined : { allow });

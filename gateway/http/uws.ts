@@ -101,6 +101,11 @@ export function listenOn(
   });
 }
 
+/** Stop accepting on one listen socket; open connections are untouched (graceful drain). */
+export function closeListenSocket(socket: us_listen_socket): void {
+  uWS.us_listen_socket_close(socket);
+}
+
 /** Closes the listen sockets and every open connection (in-flight requests see onAborted). */
 export function closeApp(app: TemplatedApp): void {
   app.close();
