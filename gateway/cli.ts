@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError } from "commander";
 import { replayDataDir, replayMarketRecord, verifyDataDir, type ReplayResult } from "./audit/audit-replay.js";
 import { progressReporter } from "./audit/progress-bar.js";
 import { serve } from "./main.js";
+import { settingsHelp } from "./settings.js";
 import { provisionCommand, tokenCommand } from "./client/cli-commands.js";
 
 const program = new Command();
@@ -34,7 +35,8 @@ const dataOption = (value: string): string => {
 
 program
   .command("serve", { isDefault: true })
-  .description("run the service (settings from the environment: HOST, PORT, DATA_DIR, SHARDS, ...; see docs/configuration.md)")
+  .description("run the service (the default command); settings come from the environment")
+  .addHelpText("after", `\n${settingsHelp()}`)
   .action(() => serve());
 
 program

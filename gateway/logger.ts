@@ -1,16 +1,49 @@
 /**
- * One JSON object per line on stdout. Callers pass only fields they chose: never tokens, secrets,
- * private keys or open bid amounts (a test greps the log of a full lifecycle for them).
+ * Structured JSON logs (pino), one object per line on stdout. Callers pass only fields they chose:
+ * never tokens, secrets, private keys or open bid amounts (a test greps the log of a full lifecycle
+ * for them); the redaction paths below are a second line of defence, not the first.
  */
-import type { LogFn, LogLevel } from "./http/log.js";
+import { pino, type Logger } from "pino";
+import type { LogFn } from "./http/log.js";
 import type { LogLevelSetting } from "./config.js";
 
-const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+const REDACTED_PATHS = [
+  "authorization",
+  "*.authorization",
+  "token",
+  "*.token",
+  "accessToken",
+  "*.accessToken",
+  "secret",
+  "*.secret",
+  "privateKey",
+  "*.privateKey",
+  "signature",
+  "*.signature",
+  "nonce",
+  "*.nonce",
+  "amountMinor",
+  "*.amountMinor",
+];
 
-export function createLogger(level: LogLevelSetting, write: (line: string) => void = (line) => process.stdout.write(line)): LogFn {
-  const threshold = level === "silent" ? Number.POSITIVE_INFINITY : RANK[level];
-  return (messageLevel, message, fields) => {
-    if (RANK[messageLevel] < threshold) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: messageLevel, msg: message, ...fields })}\n`);
-  };
+export function createPinoLogger(level: LogLevelSetting, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: "market-service" },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination ?? pino.destination({ fd: 1, sync: false }),
+  );
+}
+
+/** The LogFn the HTTP layer and the service use, on top of pino. */
+export function logFnOf(logger: Logger): LogFn {
+  return (level, message, fields) => logger[level](fields, message);
+}
+
+export function createLogger(level: LogLevelSetting, destination?: pino.DestinationStream): LogFn {
+  return logFnOf(createPinoLogger(level, destination));
 }

@@ -12,7 +12,10 @@ import { createHttpServer, type HttpServer } from "./http/server.js";
 import type { LogFn } from "./http/log.js";
 import { IdempotencyIndex } from "./idempotency/index.js";
 import { IdentityStore } from "./identity/store.js";
-import { createLogger } from "./logger.js";
+import { createPinoLogger, logFnOf } from "./logger.js";
+import { ServiceMetrics } from "./metrics.js";
+import { operationsRoutes } from "./routes/operations-routes.js";
+import type { HttpRoute } from "./http/route.js";
 import { MarketApi } from "./market-api.js";
 import { authRoutes } from "./routes/auth-routes.js";
 import { healthRoutes } from "./routes/health-routes.js";
@@ -23,9 +26,12 @@ import { McpEndpoint } from "./mcp/mcp-endpoint.js";
 import { MarketRuntime } from "./runtime/market-runtime.js";
 import type { ShardWorkerSource } from "./runtime/shard-host.js";
 import { mkdirSync } from "node:fs";
+import { SERVICE_VERSION } from "./version.js";
 
-/** The service version (MCP server info, --version). */
-export const SERVICE_VERSION = "0.1.0";
+export { SERVICE_VERSION } from "./version.js";
+
+/** How long a graceful stop waits for requests in flight before closing connections. */
+const DRAIN_TIMEOUT_MS = 10_000;
 
 export interface ServiceOptions {
   env: Env;
@@ -49,6 +55,9 @@ export interface RunningService {
   readonly auth: AuthService;
   readonly api: MarketApi;
   readonly mcp: McpEndpoint;
+  readonly metrics: ServiceMetrics;
+  /** Every route the server answers (method + uWS pattern), for the OpenAPI consistency check. */
+  readonly routes: ReadonlyArray<{ method: string; pattern: string }>;
   /** Set on the first start without configured HMAC secrets: how to use the generated operator. */
   readonly bootstrapNotice: string | undefined;
   /** Controlled clock: tell the shards the clock's time (fires due deadlines). */
@@ -59,15 +68,37 @@ export interface RunningService {
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const config = loadServiceConfig(options.env, options.cwd);
   const clock = options.clock ?? systemClock;
-  const log = options.log ?? createLogger(config.logLevel);
+  const pinoLogger = options.log === undefined ? createPinoLogger(config.logLevel) : undefined;
+  const log = options.log ?? logFnOf(pinoLogger as NonNullable<typeof pinoLogger>);
+  const flushLogs = () => pinoLogger?.flush();
   const onFatal =
     options.onFatal ??
     ((message: string) => {
       log("error", "durability lost: stopping", { reason: message });
+      flushLogs();
       process.exit(1);
     });
   mkdirSync(config.dataDir, { recursive: true });
   const authConfig = loadAuthConfig(options.env, config.dataDir);
+  // The effective configuration, secrets reduced to who has one.
+  log("info", "configuration", {
+    host: config.host,
+    port: config.port,
+    dataDir: config.dataDir,
+    shards: config.shards,
+    tls: config.tlsCertFile !== undefined,
+    logLevel: config.logLevel,
+    checkpointEveryCommands: config.checkpointEveryCommands,
+    checkpointEverySeconds: config.checkpointEverySeconds,
+    mcpResponseMode: config.mcpResponseMode,
+    challengeTtlSeconds: authConfig.challengeTtlSeconds,
+    tokenTtlSeconds: authConfig.tokenTtlSeconds,
+    audience: authConfig.audience,
+    hmacClockSkewSeconds: authConfig.hmacClockSkewSeconds,
+    hmacActors: [...authConfig.hmacSecrets.keys()],
+    staticMcpTokens: authConfig.staticMcpTokenHashes.size,
+    operators: [...authConfig.operatorActors],
+  });
   const idempotency = new IdempotencyIndex();
   const identity = IdentityStore.open({
     dir: path.join(config.dataDir, "identity"),
@@ -77,6 +108,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   const auth = new AuthService(authConfig, identity);
   let runtime: MarketRuntime;
+  // Created once the runtime exists (it samples it); batches before that are not counted.
+  let metrics: ServiceMetrics | undefined;
   try {
     const opened = await MarketRuntime.open({
       dataDir: config.dataDir,
@@ -87,6 +120,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       checkpointEverySeconds: config.checkpointEverySeconds,
       idempotency,
       onFatal,
+      onBatch: (shardIndex, stats) => metrics?.observeBatch(shardIndex, stats),
       ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
     });
     runtime = opened.runtime;
@@ -101,6 +135,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     identity.close();
     throw error;
   }
+  const liveRuntime = runtime;
+  metrics = new ServiceMetrics({ pendingByShard: () => liveRuntime.pendingByShard(), idempotencyEntries: () => idempotency.size });
+  const serviceMetrics = metrics;
   const api = new MarketApi({ runtime, auth, clock });
   const mcp = new McpEndpoint({
     api,
@@ -108,13 +145,32 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     responseMode: config.mcpResponseMode,
     onError: (error) => log("error", "mcp tool failed", { error: error instanceof Error ? error.message : String(error) }),
   });
-  const parts = { auth, clock, identity, api, mcp };
+  const parts = { auth, clock, identity, api, mcp, metrics: serviceMetrics, adminMounted: auth.operatorsConfigured() };
+  const routes: HttpRoute[] = [
+    ...healthRoutes(),
+    ...authRoutes(parts),
+    ...identityRoutes(parts),
+    ...marketRoutes(parts),
+    ...mcpRoutes(parts),
+    ...operationsRoutes(parts),
+  ];
   let server: HttpServer;
   let port: number;
   try {
     server = createHttpServer({
-      routes: [...healthRoutes(), ...authRoutes(parts), ...identityRoutes(parts), ...marketRoutes(parts), ...mcpRoutes(parts)],
+      routes,
       log,
+      onResponse: (info) => {
+        serviceMetrics.observeResponse(info);
+        log("info", "request", {
+          requestId: info.requestId,
+          method: info.method,
+          route: info.route,
+          status: info.status,
+          latencyMs: Math.round(info.durationMs * 1000) / 1000,
+          ...(info.aborted ? { aborted: true } : {}),
+        });
+      },
       ...(config.tlsCertFile === undefined ? {} : { tlsCertFile: config.tlsCertFile }),
       ...(config.tlsKeyFile === undefined ? {} : { tlsKeyFile: config.tlsKeyFile }),
     });
@@ -137,14 +193,23 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     auth,
     api,
     mcp,
+    metrics: serviceMetrics,
+    routes: routes.map((route) => ({ method: route.method, pattern: route.pattern })),
     bootstrapNotice: authConfig.bootstrapNotice,
     publishTime: () => runtime.publishTime(),
     close: () => {
       closing ??= (async () => {
+        // Graceful: stop accepting, let requests in flight finish (bounded), then drain the
+        // shards (their inboxes are answered), snapshot, and close the logs.
+        server.stopListening();
+        const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+        while (server.inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+        if (server.inFlight > 0) log("warn", "stopping with requests still in flight", { inFlight: server.inFlight });
         server.close();
         await runtime.close();
         identity.close();
         log("info", "stopped", {});
+        flushLogs();
       })();
       return closing;
     },

@@ -66,7 +66,7 @@ export class ServiceClient {
   }
 
   /** Provision a principal, actor and a fresh key pair through the HMAC-signed admin endpoint. */
-  async provision(operator: { actorId: string; secret: string }, ids: { principalId: string; actorId?: string; keyId?: string; commandId?: string }): Promise<IdentityFile> {
+  async provision(operator: { actorId: string; secret: string; timestampSeconds?: number }, ids: { principalId: string; actorId?: string; keyId?: string; commandId?: string }): Promise<IdentityFile> {
     const actorId = ids.actorId ?? ids.principalId;
     const keyId = ids.keyId ?? `${actorId}-key-1`;
     const keys = generateKeyPair();

@@ -11,7 +11,7 @@ import { IdempotencyIndex, type CommandLocation } from "../idempotency/index.js"
 import { loadIndexSnapshot, writeIndexSnapshot } from "../idempotency/index-snapshot.js";
 import { ensureClusterMeta } from "./cluster-meta.js";
 import { ShardHost, type ShardWorkerSource } from "./shard-host.js";
-import type { ReadRequest, ShardRecoveryReport, ShardReply } from "./shard-protocol.js";
+import type { BatchStats, ReadRequest, ShardRecoveryReport, ShardReply } from "./shard-protocol.js";
 import { fnv1a32, shardOfMarket } from "./shard-routing.js";
 
 export interface MarketRuntimeOptions {
@@ -30,6 +30,8 @@ export interface MarketRuntimeOptions {
   idempotency?: IdempotencyIndex;
   /** A shard lost durability: the service must stop accepting and exit non-zero. */
   onFatal: (message: string) => void;
+  /** After every shard batch (metrics). */
+  onBatch?: (shardIndex: number, stats: BatchStats) => void;
 }
 
 export interface SubmitResult {
@@ -76,6 +78,7 @@ export class MarketRuntime {
       ...(options.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: options.segmentSizeBytes }),
       ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
       onFatal: (shardIndex, message) => options.onFatal(`shard ${shardIndex}: ${message}`),
+      ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
     });
     idempotency.forEach((entries, shardIndex) => {
       for (let i = 0; i < entries.actorIds.length; i += 1) {
@@ -101,6 +104,11 @@ export class MarketRuntime {
 
   get shardCount(): number {
     return this.host.shardCount;
+  }
+
+  /** Requests queued for or in flight to each shard. */
+  pendingByShard(): number[] {
+    return this.host.pendingByShard();
   }
 
   /** The shard a command goes to: its market's; a malformed commitment id still lands somewhere fixed. */

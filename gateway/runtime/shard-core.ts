@@ -20,6 +20,7 @@ import type { Clock } from "../clock.js";
 import { decodeLoggedCommand, encodeLoggedCommand, LOGGED_COMMAND_VERSION, type LoggedCommand } from "./logged-command.js";
 import { decodeShardSnapshot, encodeShardSnapshot, type ShardMarket } from "./shard-snapshot.js";
 import type {
+  BatchStats,
   CommandRequest,
   CommandResponse,
   IdempotencyEntries,
@@ -71,6 +72,9 @@ export class ShardCore {
   private readonly replyCache = new Map<number, ShardReply>();
   private lastStampMs: number;
   private commandsSinceSnapshot = 0;
+  private commitmentCount = 0;
+  /** Statistics of the last processed batch (or tick). */
+  lastBatch: BatchStats = { commands: 0, commitMs: 0, logBytes: 0, markets: 0, commitments: 0 };
   private closed = false;
 
   private constructor(
@@ -127,6 +131,7 @@ export class ShardCore {
     }
     for (const { agg } of core.markets.values()) {
       for (const deadline of pendingDeadlines(agg)) core.timers.schedule(deadline.atMs, deadline);
+      core.commitmentCount += agg.commitments.length;
     }
     // The replayed tail is not in any snapshot yet.
     core.commandsSinceSnapshot = framesReplayed;
@@ -189,7 +194,9 @@ export class ShardCore {
   private execute(command: Command, fingerprint: string | undefined): CommandResponse {
     const marketId = marketIdOfCommand(command);
     const entry = marketId === undefined ? undefined : this.markets.get(marketId);
+    const commitmentsBefore = entry?.agg.commitments.length ?? 0;
     const outcome = handleCommand(entry?.agg, command);
+    this.commitmentCount += (outcome.aggregate?.commitments.length ?? 0) - commitmentsBefore;
     const recorded = outcome.recordSequence !== undefined;
     const logged: LoggedCommand = {
       v: LOGGED_COMMAND_VERSION,
@@ -248,16 +255,28 @@ export class ShardCore {
       if (request.kind === "command") responses[index] = this.execute(this.stamped(request, nowMs), request.fingerprint);
       else reads.push(index);
     });
-    if (this.log.stagedFrames > 0) this.log.commitSync();
+    this.commit();
     for (const index of reads) responses[index] = { kind: "read", reply: this.read(requests[index] as ReadRequest) };
     return responses as ShardResponse[];
+  }
+
+  /** One write + one fdatasync for everything staged; records the batch statistics. */
+  private commit(): void {
+    const commands = this.log.stagedFrames;
+    let commitMs = 0;
+    if (commands > 0) {
+      const startedMs = performance.now();
+      this.log.commitSync();
+      commitMs = performance.now() - startedMs;
+    }
+    this.lastBatch = { commands, commitMs, logBytes: this.log.endPosition, markets: this.markets.size, commitments: this.commitmentCount };
   }
 
   /** Fire due deadlines outside a client batch (the worker's periodic tick). Durable on return. */
   tick(): number {
     if (this.closed) return 0;
     const fired = this.fireDue(this.stamp());
-    if (this.log.stagedFrames > 0) this.log.commitSync();
+    this.commit();
     return fired;
   }
 

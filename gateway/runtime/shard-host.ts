@@ -6,7 +6,7 @@
 import * as path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { Clock } from "../clock.js";
-import type { IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
+import type { BatchStats, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
 import type { FromShard, ShardWorkerData, ToShard, Envelope } from "./worker-messages.js";
 
 /** How a shard worker's code is loaded: a file (normal), or source to eval (single binary, tests). */
@@ -38,6 +38,8 @@ export interface ShardHostOptions {
   workerSource?: ShardWorkerSource;
   /** Called when a shard can no longer guarantee durability; the service must stop. */
   onFatal: (shardIndex: number, message: string) => void;
+  /** Called after every batch a shard processed (metrics). */
+  onBatch?: (shardIndex: number, stats: BatchStats) => void;
 }
 
 export interface StartedShards {
@@ -124,6 +126,11 @@ export class ShardHost {
     return this.channels.length;
   }
 
+  /** Requests queued for or in flight to each shard (the shard inbox depth, seen from here). */
+  pendingByShard(): number[] {
+    return this.channels.map((channel) => channel.outbox.length + channel.waiting.size);
+  }
+
   private attach(channel: ShardChannel, shardIndex: number): void {
     channel.worker.on("message", (message: FromShard) => {
       switch (message.t) {
@@ -133,6 +140,10 @@ export class ShardHost {
             channel.waiting.delete(item.id);
             resolve?.(item.body);
           }
+          this.options.onBatch?.(shardIndex, message.stats);
+          return;
+        case "stats":
+          this.options.onBatch?.(shardIndex, message.stats);
           return;
         case "snapshot": {
           const resolve = channel.snapshotWaiters.get(message.id);

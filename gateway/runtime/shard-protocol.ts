@@ -52,6 +52,18 @@ export interface IdempotencyEntries {
   positions: number[];
 }
 
+/** What one processed batch did, for metrics. */
+export interface BatchStats {
+  /** Commands (client and system) decided and logged in the batch. */
+  commands: number;
+  /** Wall time of the batch's write + fdatasync (0 when nothing was logged). */
+  commitMs: number;
+  /** Log end position in bytes after the batch. */
+  logBytes: number;
+  markets: number;
+  commitments: number;
+}
+
 export interface ShardRecoveryReport {
   shardIndex: number;
   /** lsn of the snapshot recovery started from (0: none). */

@@ -54,7 +54,7 @@ function processInbox(): void {
   inbox = [];
   try {
     const responses = core.processBatch(items.map((item) => item.body));
-    post({ t: "batch", items: responses.map((body, index) => ({ id: (items[index] as Envelope<ShardRequest>).id, body })) });
+    post({ t: "batch", items: responses.map((body, index) => ({ id: (items[index] as Envelope<ShardRequest>).id, body })), stats: core.lastBatch });
   } catch (error) {
     fatal(error);
   }
@@ -62,7 +62,7 @@ function processInbox(): void {
 
 function tick(): void {
   try {
-    core.tick();
+    if (core.tick() > 0) post({ t: "stats", stats: core.lastBatch });
   } catch (error) {
     fatal(error);
   }

@@ -1,5 +1,5 @@
 /** Messages between the gateway thread (ShardHost) and a shard worker. */
-import type { IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
+import type { BatchStats, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
 
 export interface ShardWorkerData {
   dir: string;
@@ -26,7 +26,9 @@ export type ToShard =
 
 export type FromShard =
   | { t: "ready"; report: ShardRecoveryReport; idempotency: IdempotencyEntries }
-  | { t: "batch"; items: Array<Envelope<ShardResponse>> }
+  | { t: "batch"; items: Array<Envelope<ShardResponse>>; stats: BatchStats }
+  /** A timer tick that logged system commands (no client replies). */
+  | { t: "stats"; stats: BatchStats }
   | { t: "snapshot"; id: number; lsn: number; sizeBytes: number }
   | { t: "fatal"; message: string }
   /** After a final snapshot: `lsn` is the shard's last lsn, all of it in its newest snapshot. */

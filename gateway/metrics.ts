@@ -1,0 +1,79 @@
+/**
+ * Prometheus metrics (prom-client), served at GET /metrics. Labels have bounded cardinality: route
+ * templates (never paths with ids), methods, status codes, shard numbers. No ids, tokens or amounts.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { ResponseInfo } from "./http/route.js";
+import type { BatchStats } from "./runtime/shard-protocol.js";
+
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: "market_http_requests_total",
+    help: "HTTP requests by route template, method and status (0: the client left before the reply).",
+    labelNames: ["route", "method", "status"] as const,
+    registers: [this.registry],
+  });
+  private readonly latency = new Histogram({
+    name: "market_http_request_duration_seconds",
+    help: "Time from request arrival to the reply written, by route template.",
+    labelNames: ["route", "method"] as const,
+    buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  private readonly batchSize = new Histogram({
+    name: "market_shard_batch_commands",
+    help: "Commands decided and logged per shard batch (group commit size).",
+    labelNames: ["shard"] as const,
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024],
+    registers: [this.registry],
+  });
+  private readonly fsync = new Histogram({
+    name: "market_shard_commit_seconds",
+    help: "Duration of a shard batch's write + fdatasync.",
+    labelNames: ["shard"] as const,
+    buckets: [0.00005, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.05, 0.1],
+    registers: [this.registry],
+  });
+  private readonly logBytes = new Gauge({ name: "market_shard_log_bytes", help: "Bytes in the shard's log.", labelNames: ["shard"] as const, registers: [this.registry] });
+  private readonly markets = new Gauge({ name: "market_shard_markets", help: "Markets owned by the shard.", labelNames: ["shard"] as const, registers: [this.registry] });
+  private readonly commitments = new Gauge({ name: "market_shard_commitments", help: "Commitments held by the shard's markets.", labelNames: ["shard"] as const, registers: [this.registry] });
+  private readonly inbox = new Gauge({
+    name: "market_shard_inbox_depth",
+    help: "Requests queued for or in flight to the shard.",
+    labelNames: ["shard"] as const,
+    registers: [this.registry],
+  });
+  private readonly idempotencyEntries = new Gauge({ name: "market_idempotency_entries", help: "Entries in the idempotency index.", registers: [this.registry] });
+
+  constructor(private readonly sample: { pendingByShard: () => number[]; idempotencyEntries: () => number }) {
+    collectDefaultMetrics({ register: this.registry, prefix: "market_" });
+  }
+
+  observeResponse(info: ResponseInfo): void {
+    this.requests.inc({ route: info.route, method: info.method, status: String(info.status) });
+    this.latency.observe({ route: info.route, method: info.method }, info.durationMs / 1000);
+  }
+
+  observeBatch(shardIndex: number, stats: BatchStats): void {
+    const shard = String(shardIndex);
+    if (stats.commands > 0) {
+      this.batchSize.observe({ shard }, stats.commands);
+      this.fsync.observe({ shard }, stats.commitMs / 1000);
+    }
+    this.logBytes.set({ shard }, stats.logBytes);
+    this.markets.set({ shard }, stats.markets);
+    this.commitments.set({ shard }, stats.commitments);
+  }
+
+  /** The text exposition, with the sampled gauges refreshed. */
+  async render(): Promise<string> {
+    this.sample.pendingByShard().forEach((depth, shard) => this.inbox.set({ shard: String(shard) }, depth));
+    this.idempotencyEntries.set(this.sample.idempotencyEntries());
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

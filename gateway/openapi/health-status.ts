@@ -1,0 +1,4 @@
+/** GET /healthz */
+export interface HealthStatus {
+  status: "ok";
+}

@@ -1,0 +1,49 @@
+/**
+ * Every environment setting the service reads, with its default and what is allowed: the source of
+ * `market-service serve --help` and of `.env.example`. Validation lives in config.ts and
+ * auth/config.ts; test/ops checks that both agree with this table.
+ */
+export interface SettingDoc {
+  name: string;
+  default: string;
+  allowed: string;
+}
+
+export const SETTINGS: readonly SettingDoc[] = [
+  { name: "HOST", default: "127.0.0.1", allowed: "IP address or host name to bind (a warning is logged for non-loopback without TLS)" },
+  { name: "PORT", default: "8080", allowed: "integer 0..65535 (0: any free port)" },
+  { name: "DATA_DIR", default: "./data", allowed: "directory for logs and snapshots (created if missing)" },
+  { name: "SHARDS", default: "number of CPU cores (max 64)", allowed: "integer 1..64; fixed once the data directory exists" },
+  { name: "TLS_CERT_FILE", default: "(none: plain HTTP)", allowed: "PEM certificate file; set with TLS_KEY_FILE" },
+  { name: "TLS_KEY_FILE", default: "(none)", allowed: "PEM private key file; set with TLS_CERT_FILE" },
+  { name: "CHECKPOINT_EVERY_COMMANDS", default: "100000", allowed: "integer 1..100000000: snapshot shards + idempotency index after this many commands" },
+  { name: "CHECKPOINT_EVERY_SECONDS", default: "60", allowed: "integer 0..86400 (0: only by command count)" },
+  { name: "LOG_LEVEL", default: "info", allowed: "debug | info | warn | error | silent" },
+  { name: "MCP_RESPONSE_MODE", default: "json", allowed: "json (one JSON body per POST /mcp) | sse (server-sent events)" },
+  { name: "AUTH_CHALLENGE_TTL", default: "120", allowed: "challenge lifetime, integer seconds 1..3600" },
+  { name: "AUTH_TOKEN_TTL", default: "900", allowed: "bearer token lifetime, integer seconds 1..86400" },
+  { name: "AUTH_AUDIENCE", default: "market-service", allowed: "1..128 visible ASCII characters, bound into challenges and tokens" },
+  { name: "HMAC_CLOCK_SKEW_SECONDS", default: "300", allowed: "integer seconds 1..3600 either side of the server clock" },
+  { name: "SERVICE_HMAC_SECRETS", default: "(none: a bootstrap operator is created in DATA_DIR/operator.secret)", allowed: "actor=secret,... (secrets ≥ 32 visible ASCII characters)" },
+  { name: "SERVICE_HMAC_SECRETS_FILE", default: "(none)", allowed: "JSON file {\"actor\": \"secret\"}" },
+  { name: "MCP_STATIC_TOKENS", default: "(none)", allowed: "token=actor,... accepted on /mcp only (tokens ≥ 32 visible ASCII characters)" },
+  { name: "MCP_STATIC_TOKENS_FILE", default: "(none)", allowed: "JSON file {\"token\": \"actor\"}" },
+  { name: "SERVICE_OPERATOR_ACTORS", default: "(none; the bootstrap operator when one was created)", allowed: "comma-separated actor ids allowed to POST /v1/admin/identities" },
+];
+
+export function settingsHelp(): string {
+  const width = Math.max(...SETTINGS.map((s) => s.name.length));
+  return [
+    "Settings (environment variables; a bad value exits with status 2 naming the setting):",
+    ...SETTINGS.map((s) => `  ${s.name.padEnd(width)}  ${s.allowed}\n  ${" ".repeat(width)}  default: ${s.default}`),
+  ].join("\n");
+}
+
+/** `.env.example`: every setting, commented out at its default. */
+export function envExample(): string {
+  return [
+    "# market-service settings (all optional). Uncomment and edit; see `market-service serve --help`.",
+    ...SETTINGS.map((s) => `\n# ${s.allowed}\n# default: ${s.default}\n# ${s.name}=`),
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,49 @@
+/**
+ * typia template (not compiled directly): `npm run generate` turns it into
+ * gateway/validation/generated/openapi.ts — OpenAPI 3.1 component schemas for every request and
+ * response body, from the same types the gateway validates with.
+ */
+import typia from "typia";
+import type {
+  CommitmentActionBody,
+  CreateMarketBody,
+  DirectClaimBody,
+  PublishMarketBody,
+  SealedBidBody,
+} from "../../../engine/types/command.js";
+import type { ErrorBody } from "../../../engine/types/errors.js";
+import type { Market } from "../../../engine/types/market.js";
+import type { MarketRecord } from "../../../engine/types/record.js";
+import type { MarketActionResult, MarketResult } from "../../../engine/types/results.js";
+import type { AuthenticationChallenge, AuthenticationTokenGrant } from "../../auth/types.js";
+import type { CreateChallengeBody, IssueDelegationBody, IssueTokenBody, ProvisionIdentityBody, RevokeDelegationBody } from "../../identity/bodies.js";
+import type { Delegation, ProvisionedIdentity } from "../../identity/types.js";
+import type { MarketOutcome } from "../../mcp/tool-outputs.js";
+import type { HealthStatus } from "../../openapi/health-status.js";
+
+export const openApiComponents = typia.json.schemas<
+  [
+    HealthStatus,
+    CreateChallengeBody,
+    AuthenticationChallenge,
+    IssueTokenBody,
+    AuthenticationTokenGrant,
+    ProvisionIdentityBody,
+    ProvisionedIdentity,
+    IssueDelegationBody,
+    RevokeDelegationBody,
+    Delegation,
+    CreateMarketBody,
+    PublishMarketBody,
+    DirectClaimBody,
+    SealedBidBody,
+    CommitmentActionBody,
+    MarketResult,
+    MarketActionResult,
+    Market,
+    MarketRecord,
+    MarketOutcome,
+    ErrorBody,
+  ],
+  "3.1"
+>();

@@ -1,0 +1,129 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ServiceClient } from "../../gateway/client/service-client.js";
+import { ManualClock } from "../../gateway/clock.js";
+import { startService, type RunningService } from "../../gateway/service.js";
+import { envExample, SETTINGS } from "../../gateway/settings.js";
+import { loadServiceConfig } from "../../gateway/config.js";
+import { ConfigError } from "../../gateway/auth/config-error.js";
+
+const run = promisify(execFile);
+const SECRET = "operator-secret-0123456789-abcdefghijklmnop";
+const STATIC_TOKEN = "static-mcp-token-0123456789-abcdefghijklmnop";
+const lines: string[] = [];
+let service: RunningService;
+let dataDir: string;
+const clock = new ManualClock(Date.parse("2026-05-01T10:00:00Z"));
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), "ops-"));
+  service = await startService({
+    env: { DATA_DIR: dataDir, PORT: "0", SHARDS: "2", LOG_LEVEL: "debug", SERVICE_HMAC_SECRETS: `operator=${SECRET}`, SERVICE_OPERATOR_ACTORS: "operator", MCP_STATIC_TOKENS: `${STATIC_TOKEN}=agent` },
+    clock,
+    controlledClock: true,
+    log: (level, msg, fields) => lines.push(JSON.stringify({ level, msg, ...fields })),
+    onFatal: (m) => {
+      throw new Error(m);
+    },
+  });
+}, 30_000);
+
+afterAll(async () => {
+  await service?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("GET /openapi.json", () => {
+  it("is a valid OpenAPI 3.1 document listing exactly the routes the server answers", async () => {
+    const response = await fetch(`${service.url}/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    const result = await new Validator().validate(document as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(document.openapi).toBe("3.1.0");
+    const documented = Object.entries(document.paths).flatMap(([p, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${p}`)).sort();
+    const routed = service.routes.map((r) => `${r.method} ${r.pattern.replace(/:([A-Za-z]+)/g, "{$1}")}`).sort();
+    expect(documented).toEqual(routed);
+  });
+
+  it("describes bodies and responses with the typia schemas", async () => {
+    const document = (await (await fetch(`${service.url}/openapi.json`)).json()) as any;
+    const claim = document.paths["/v1/markets/{marketId}/direct-claims"].post;
+    expect(claim.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/DirectClaimBody" });
+    expect(document.components.schemas.DirectClaimBody.required).toEqual(expect.arrayContaining(["commandId", "principalId"]));
+    expect(claim.responses["409"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ErrorBody" });
+  });
+});
+
+describe("a full lifecycle: metrics and logs", () => {
+  it("counts requests by route template and never logs tokens, secrets, private keys or open bid amounts", async () => {
+    const client = new ServiceClient(service.url);
+    const ts = () => Math.floor(clock.nowMs() / 1000);
+    const operator = { actorId: "operator", secret: SECRET, timestampSeconds: ts() };
+    const alice = await client.provision(operator, { principalId: "alice" });
+    const bob = await client.provision({ ...operator, timestampSeconds: ts() }, { principalId: "bob" });
+    const aliceToken = (await client.token(alice)).accessToken;
+    const bobToken = (await client.token(bob)).accessToken;
+    const a = { kind: "bearer" as const, token: aliceToken };
+    const b = { kind: "bearer" as const, token: bobToken };
+    const closesAt = new Date(clock.nowMs() + 60_000).toISOString();
+    const secretMarket = "market-with-a-distinctive-id-777";
+    expect((await client.request("POST", "/v1/markets", { commandId: "c1", marketId: secretMarket, principalId: "alice", subject: { schema: "s.v1", data: {} }, mechanism: { presetId: "sealed-forward-auction.v1", config: { currency: "EUR", closesAt, holdDurationSeconds: 60 } } }, a)).status).toBe(201);
+    expect((await client.request("POST", `/v1/markets/${secretMarket}/publish`, { commandId: "c2", principalId: "alice", expectedVersion: 1 }, a)).status).toBe(200);
+    const bidAmount = 918_273_645;
+    expect((await client.request("POST", `/v1/markets/${secretMarket}/sealed-bids`, { commandId: "b1", principalId: "bob", amountMinor: bidAmount, currency: "EUR" }, b)).status).toBe(200);
+    expect((await client.request("POST", `/v1/markets/${secretMarket}/sealed-bids`, { commandId: "b2", principalId: "bob", amountMinor: bidAmount + 1, currency: "EUR" }, b)).status).toBe(409);
+    await client.request("GET", `/v1/markets/${secretMarket}/record`, undefined, a);
+    await client.request("POST", "/mcp", { jsonrpc: "2.0", id: 1, method: "tools/list" }, { kind: "bearer", token: STATIC_TOKEN }, { accept: "application/json, text/event-stream" });
+    await client.request("GET", "/v1/markets/nope", undefined, { kind: "bearer", token: "wrong-token" });
+
+    const metrics = await (await fetch(`${service.url}/metrics`)).text();
+    expect(metrics).toMatch(/market_http_requests_total\{route="\/v1\/markets\/:marketId\/sealed-bids",method="POST",status="200"\} 1/);
+    expect(metrics).toMatch(/market_http_requests_total\{route="\/v1\/markets\/:marketId\/sealed-bids",method="POST",status="409"\} 1/);
+    expect(metrics).toMatch(/market_http_request_duration_seconds_bucket\{le="0.01",route="\/v1\/markets",method="POST"\}/);
+    expect(metrics).toMatch(/market_shard_commit_seconds_count\{shard="\d"\} \d+/);
+    expect(metrics).toMatch(/market_shard_markets\{shard="\d"\} 1/);
+    expect(metrics).toMatch(/market_process_resident_memory_bytes \d+/);
+    expect(metrics).not.toContain(secretMarket);
+    expect(metrics).not.toContain(String(bidAmount));
+
+    const log = lines.join("\n");
+    expect(log).toContain('"msg":"request"');
+    expect(log).toContain('"route":"/v1/markets/:marketId/sealed-bids"');
+    for (const secret of [aliceToken, bobToken, SECRET, STATIC_TOKEN, alice.privateKey, bob.privateKey, String(bidAmount), String(bidAmount + 1)]) {
+      expect(log).not.toContain(secret);
+    }
+  });
+});
+
+describe("configuration", () => {
+  it("names the setting and what is allowed for a bad value", () => {
+    expect(() => loadServiceConfig({ PORT: "eighty" })).toThrow(ConfigError);
+    expect(() => loadServiceConfig({ PORT: "eighty" })).toThrow(/PORT: must be an integer from 0 to 65535/);
+    expect(() => loadServiceConfig({ SHARDS: "0" })).toThrow(/SHARDS/);
+    expect(() => loadServiceConfig({ LOG_LEVEL: "loud" })).toThrow(/LOG_LEVEL: must be one of/);
+    expect(() => loadServiceConfig({ TLS_CERT_FILE: "/x.pem" })).toThrow(/TLS_KEY_FILE|TLS_CERT_FILE/);
+    expect(() => loadServiceConfig({ MCP_RESPONSE_MODE: "xml" })).toThrow(/MCP_RESPONSE_MODE/);
+  });
+
+  it("exits with status 2 on a bad setting", async () => {
+    const main = path.join(import.meta.dirname, "../../gateway/main.ts");
+    await expect(run(process.execPath, ["--import", "tsx", main], { env: { ...process.env, PORT: "99999", DATA_DIR: dataDir } })).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("PORT"),
+    });
+  }, 30_000);
+
+  it("documents every setting in .env.example and --help", async () => {
+    expect(readFileSync(path.join(import.meta.dirname, "../../.env.example"), "utf8")).toBe(envExample());
+    const cli = path.join(import.meta.dirname, "../../gateway/cli.ts");
+    const help = await run(process.execPath, ["--import", "tsx", cli, "serve", "--help"]);
+    for (const setting of SETTINGS) expect(help.stdout).toContain(setting.name);
+  }, 30_000);
+});
