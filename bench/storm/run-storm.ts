@@ -151,12 +151,17 @@ async function main(): Promise<void> {
     const floor = await startFloor(PORT + 1);
     const floorPaths = path.join(WORK, "floor-paths.txt");
     writeFileSync(floorPaths, "/claim\n");
-    const floorResult = await runWrk({ url: floor.url, path: "/", threads: THREADS, connections: CONNECTIONS, durationSeconds: SECONDS, env: { STORM_TOKENS: tokensFile, STORM_PATHS: floorPaths } });
-    await floor.stop();
+    let floorResult: WrkResult;
+    try {
+      floorResult = await runWrk({ url: floor.url, path: "/", threads: THREADS, connections: CONNECTIONS, durationSeconds: SECONDS, env: { STORM_TOKENS: tokensFile, STORM_PATHS: floorPaths } });
+    } finally {
+      await floor.stop();
+    }
     report["floor"] = floorResult;
     process.stderr.write(`floor: ${Math.round(floorResult.requestsPerSecond)} req/s, p99 ${floorResult.latencyUs.p99} µs\n`);
 
-    for (const capacity of [1_000, PARTICIPANTS]) {
+    const only = process.argv.includes("--only") ? [arg("only", 1_000)] : undefined;
+    for (const capacity of only ?? [1_000, PARTICIPANTS]) {
       const scenario = `P1 capacity ${capacity}`;
       const marketId = `hot-${capacity}`;
       await createMarket(client, creatorToken, marketId, capacity);
