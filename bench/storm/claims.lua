@@ -56,7 +56,9 @@ end
 function request()
   counter = counter + 1
   local i = (counter % #tokens) + 1
-  local path = paths[(counter % #paths) + 1]
+  -- Shift the market by one on every pass over the participants, so with many markets the
+  -- (participant, market) pairs do not simply repeat.
+  local path = paths[((counter + math.floor(counter / #tokens)) % #paths) + 1]
   local body = '{"commandId":"' .. run .. '-' .. id .. '-' .. counter .. '","principalId":"' .. principals[i] .. '"}'
   return wrk.format("POST", path, { ["authorization"] = "Bearer " .. tokens[i], ["content-type"] = "application/json" }, body)
 end

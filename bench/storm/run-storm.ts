@@ -1,38 +1,48 @@
 /**
- * Claim-storm benchmark (issue 7). `npm run bench:storm [-- --participants 20000 --seconds 10 --connections 64]`
+ * Claim-storm benchmark (issue 7).
+ *   npm run bench:storm -- [--scenario p1|p3|all] [--participants 20000] [--seconds 10] [--connections 64]
  *
  * Starts the real service the way a user runs it (built output, durable: every reply after its
- * fdatasync, default shard count, fresh data dir on the repository's disk), provisions participants
- * through the real API (HMAC admin + Ed25519 challenge → bearer token each), runs the floor (a no-op
- * uWS server) and then each storm with the same driver (wrk + claims.lua, one token and a fresh
- * commandId per request), verifies the outcome from the service itself, and writes
- * bench/results/<date>-storm.json. A run that fails a check reports the failure, not a number.
+ * fdatasync, fresh data dir on the repository's disk), provisions participants through the real API
+ * (HMAC admin + Ed25519 challenge → bearer token each), runs the floor (a no-op uWS server) and then
+ * each storm with the same driver (wrk + claims.lua: one participant token and a fresh commandId per
+ * request), verifies the outcome from the service itself, and writes
+ * bench/results/<date>-storm.{json,md} and SVG charts. A scenario that fails a check is reported as
+ * failed, not as a number.
+ *
+ *   P1: one hot direct-claim.v1 market, confirmation none, capacity 1,000 and capacity = participants;
+ *       peak (saturation) and p99 at half the peak rate; ratio to the floor.
+ *   P3: 1,000 markets, claims spread over them; SHARDS=1 vs SHARDS=2.
  */
 import canonicalize from "canonicalize";
-import { createHash, randomBytes } from "node:crypto";
 import { execSync } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, release, totalmem } from "node:os";
 import * as path from "node:path";
-import { ServiceClient, type IdentityFile } from "../../gateway/client/service-client.js";
+import { ServiceClient } from "../../gateway/client/service-client.js";
 import { REPO, requireWrk, runWrk, startFloor, startService, type WrkResult } from "./processes.js";
+import { writeReport, type ScenarioResult } from "./report.js";
 
 function arg(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
   return at > 0 ? Number(process.argv[at + 1]) : fallback;
 }
+function stringArg(name: string, fallback: string): string {
+  const at = process.argv.indexOf(`--${name}`);
+  return at > 0 ? (process.argv[at + 1] ?? fallback) : fallback;
+}
+const SCENARIO = stringArg("scenario", "all");
 const PARTICIPANTS = arg("participants", 20_000);
+const P3_PARTICIPANTS = arg("p3-participants", 5_000);
+const P3_MARKETS = arg("markets", 1_000);
 const SECONDS = arg("seconds", 10);
 const CONNECTIONS = arg("connections", 64);
 const THREADS = arg("threads", 1);
 const PORT = arg("port", 18_181);
 const WORK = path.join(REPO, ".tmp", "storm");
 
-interface Check {
-  name: string;
-  ok: boolean;
-  detail: string;
-}
+type Check = ScenarioResult["checks"][number];
 
 async function pool<T>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
   let next = 0;
@@ -47,22 +57,47 @@ async function pool<T>(items: readonly T[], concurrency: number, work: (item: T,
   );
 }
 
-async function provisionParticipants(client: ServiceClient, operator: { actorId: string; secret: string }, count: number): Promise<Array<{ principalId: string; token: string }>> {
-  const started = performance.now();
-  const ids = Array.from({ length: count }, (_, i) => `participant-${String(i).padStart(6, "0")}`);
-  const out: Array<{ principalId: string; token: string }> = new Array(count);
-  await pool(ids, 64, async (principalId, index) => {
-    const identity: IdentityFile = await client.provision(operator, { principalId });
-    const grant = await client.token(identity);
-    out[index] = { principalId, token: grant.accessToken };
-  });
-  process.stderr.write(`provisioned ${count} participants with bearer tokens in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
-  return out;
+interface Setup {
+  url: string;
+  client: ServiceClient;
+  creatorToken: string;
+  tokensFile: string;
+  participants: number;
+  stop: () => Promise<number | null>;
 }
 
-async function createMarket(client: ServiceClient, token: string, marketId: string, capacity: number): Promise<void> {
-  const auth = { kind: "bearer" as const, token };
-  const created = await client.request("POST", "/v1/markets", {
+/** A fresh service with `participants` provisioned identities holding bearer tokens. */
+async function setUp(label: string, participants: number, env: Record<string, string> = {}): Promise<Setup> {
+  const dir = path.join(WORK, label);
+  mkdirSync(dir, { recursive: true });
+  const secret = randomBytes(32).toString("base64url");
+  const service = await startService(
+    { DATA_DIR: path.join(dir, "data"), SERVICE_HMAC_SECRETS: `operator=${secret}`, SERVICE_OPERATOR_ACTORS: "operator", AUTH_TOKEN_TTL: "3600", ...env },
+    PORT,
+  );
+  const client = new ServiceClient(service.url);
+  const operator = { actorId: "operator", secret };
+  const creator = await client.provision(operator, { principalId: "storm-creator" });
+  const creatorToken = (await client.token(creator)).accessToken;
+  const started = performance.now();
+  const lines: string[] = new Array(participants);
+  await pool(
+    Array.from({ length: participants }, (_, i) => `participant-${String(i).padStart(6, "0")}`),
+    64,
+    async (principalId, index) => {
+      const identity = await client.provision(operator, { principalId });
+      lines[index] = `${principalId} ${(await client.token(identity)).accessToken}`;
+    },
+  );
+  process.stderr.write(`[${label}] provisioned ${participants} participants with bearer tokens in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  const tokensFile = path.join(dir, "tokens.txt");
+  writeFileSync(tokensFile, lines.join("\n"));
+  return { url: service.url, client, creatorToken, tokensFile, participants, stop: () => service.stop() };
+}
+
+async function createMarket(setup: Setup, marketId: string, capacity: number): Promise<void> {
+  const auth = { kind: "bearer" as const, token: setup.creatorToken };
+  const created = await setup.client.request("POST", "/v1/markets", {
     commandId: `create-${marketId}`,
     marketId,
     principalId: "storm-creator",
@@ -70,47 +105,138 @@ async function createMarket(client: ServiceClient, token: string, marketId: stri
     mechanism: { presetId: "direct-claim.v1", config: { capacity, pricing: { mode: "free" }, confirmation: "none" } },
   }, auth);
   if (created.status !== 201) throw new Error(`create ${marketId}: ${created.status} ${created.text}`);
-  const published = await client.request("POST", `/v1/markets/${marketId}/publish`, { commandId: `publish-${marketId}`, principalId: "storm-creator", expectedVersion: 1 }, auth);
+  const published = await setup.client.request("POST", `/v1/markets/${marketId}/publish`, { commandId: `publish-${marketId}`, principalId: "storm-creator", expectedVersion: 1 }, auth);
   if (published.status !== 200) throw new Error(`publish ${marketId}: ${published.status} ${published.text}`);
 }
 
-function statusCount(result: WrkResult, status: number): number {
-  return result.statuses[String(status)] ?? 0;
+function pathsFile(name: string, paths: string[]): string {
+  const file = path.join(WORK, `${name}-paths.txt`);
+  writeFileSync(file, `${paths.join("\n")}\n`);
+  return file;
 }
 
-/** Verify a storm from the service: allocation, the record (every request), its hash, no 5xx, no errors. */
-async function verifyStorm(client: ServiceClient, token: string, marketId: string, capacity: number, participants: number, result: WrkResult): Promise<Check[]> {
-  const checks: Check[] = [];
-  const accepted = statusCount(result, 200);
-  const fiveHundreds = Object.entries(result.statuses).filter(([s]) => Number(s) >= 500).reduce((sum, [, n]) => sum + n, 0);
-  checks.push({ name: "no 5xx", ok: fiveHundreds === 0, detail: `${fiveHundreds} responses ≥ 500` });
-  const errors = result.connectErrors + result.readErrors + result.writeErrors + result.timeouts;
-  checks.push({ name: "no connection errors", ok: errors === 0, detail: `connect ${result.connectErrors}, read ${result.readErrors}, write ${result.writeErrors}, timeout ${result.timeouts}` });
-  const market = await client.request("GET", `/v1/markets/${marketId}`, undefined, { kind: "bearer", token });
-  const allocated = market.body?.mechanismState?.allocated as number;
-  checks.push({ name: "accepted = min(capacity, participants)", ok: accepted === Math.min(capacity, participants), detail: `accepted ${accepted}, capacity ${capacity}, participants ${participants}` });
-  checks.push({ name: "allocated matches accepted", ok: allocated === accepted, detail: `allocated ${allocated}` });
-  const record = await client.request("GET", `/v1/markets/${marketId}/record`, undefined, { kind: "bearer", token });
-  if (record.status !== 200) {
-    checks.push({ name: "record readable", ok: false, detail: `${record.status} ${record.text.slice(0, 200)}` });
-    return checks;
-  }
-  const claims = (record.body.commands as Array<{ type: string; status: string }>).filter((c) => c.type === "direct_claim.submit");
-  const answered = Object.values(result.statuses).reduce((a, b) => a + b, 0);
-  // wrk stops counting at the deadline; up to one request per connection may still have been in flight.
-  const inRecord = claims.length;
-  checks.push({
-    name: "record holds every request sent",
-    ok: inRecord >= answered && inRecord <= answered + CONNECTIONS,
-    detail: `${inRecord} claims recorded, ${answered} answered to the driver (+ ≤ ${CONNECTIONS} in flight at the deadline)`,
+function storm(setup: Setup, paths: string, rate?: number): Promise<WrkResult> {
+  return runWrk({
+    url: setup.url,
+    path: "/",
+    threads: THREADS,
+    connections: CONNECTIONS,
+    durationSeconds: SECONDS,
+    env: { STORM_TOKENS: setup.tokensFile, STORM_PATHS: paths, ...(rate === undefined ? {} : { STORM_RATE: String(rate), STORM_CONNECTIONS: String(CONNECTIONS) }) },
   });
-  const acceptedInRecord = claims.filter((c) => c.status === "accepted").length;
-  checks.push({ name: "record's accepted claims = allocated", ok: acceptedInRecord === allocated, detail: `${acceptedInRecord}` });
+}
+
+function transportChecks(result: WrkResult): Check[] {
+  const fiveHundreds = Object.entries(result.statuses).filter(([s]) => Number(s) >= 500).reduce((sum, [, n]) => sum + n, 0);
+  const errors = result.connectErrors + result.readErrors + result.writeErrors + result.timeouts;
+  return [
+    { name: "no 5xx", ok: fiveHundreds === 0, detail: `${fiveHundreds} responses ≥ 500` },
+    { name: "no connection errors", ok: errors === 0, detail: `connect ${result.connectErrors}, read ${result.readErrors}, write ${result.writeErrors}, timeout ${result.timeouts}` },
+  ];
+}
+
+const answered = (r: WrkResult) => Object.values(r.statuses).reduce((a, b) => a + b, 0);
+
+/** A market's record from the service: every claim recorded, hash verified independently. */
+async function recordChecks(setup: Setup, marketId: string, expectedAccepted: number, sentToMarket: number): Promise<Check[]> {
+  const record = await setup.client.request("GET", `/v1/markets/${marketId}/record`, undefined, { kind: "bearer", token: setup.creatorToken });
+  if (record.status !== 200) return [{ name: "record readable", ok: false, detail: `${record.status} ${record.text.slice(0, 200)}` }];
+  const claims = (record.body.commands as Array<{ type: string; status: string }>).filter((c) => c.type === "direct_claim.submit");
+  const accepted = claims.filter((c) => c.status === "accepted").length;
   const { integrity, ...view } = record.body as { integrity: { recordHash: string; stateReconstructed: boolean } };
   const recomputed = `sha256:${createHash("sha256").update(canonicalize(view) ?? "", "utf8").digest("hex")}`;
-  checks.push({ name: "recordHash verifies (RFC 8785 + SHA-256, independent)", ok: recomputed === integrity.recordHash, detail: integrity.recordHash });
-  checks.push({ name: "stateReconstructed", ok: integrity.stateReconstructed, detail: String(integrity.stateReconstructed) });
-  return checks;
+  return [
+    {
+      name: "record holds every request sent",
+      ok: claims.length >= sentToMarket && claims.length <= sentToMarket + CONNECTIONS,
+      detail: `${claims.length} claims recorded, ${sentToMarket} answered to the driver (+ ≤ ${CONNECTIONS} in flight at the deadline)`,
+    },
+    { name: "record's accepted claims = allocated", ok: accepted === expectedAccepted, detail: `${accepted} accepted in the record, ${expectedAccepted} allocated` },
+    { name: "recordHash verifies (RFC 8785 + SHA-256, recomputed here)", ok: recomputed === integrity.recordHash, detail: integrity.recordHash },
+    { name: "stateReconstructed", ok: integrity.stateReconstructed, detail: String(integrity.stateReconstructed) },
+  ];
+}
+
+async function allocatedOf(setup: Setup, marketId: string): Promise<number> {
+  const market = await setup.client.request("GET", `/v1/markets/${marketId}`, undefined, { kind: "bearer", token: setup.creatorToken });
+  return market.body?.mechanismState?.allocated as number;
+}
+
+async function runFloor(setup: Setup): Promise<WrkResult> {
+  const floor = await startFloor(PORT + 1);
+  try {
+    return await runWrk({ url: floor.url, path: "/", threads: THREADS, connections: CONNECTIONS, durationSeconds: SECONDS, env: { STORM_TOKENS: setup.tokensFile, STORM_PATHS: pathsFile("floor", ["/claim"]) } });
+  } finally {
+    await floor.stop();
+  }
+}
+
+async function runP1(setup: Setup, floor: WrkResult): Promise<ScenarioResult[]> {
+  const results: ScenarioResult[] = [];
+  const only = process.argv.includes("--only") ? [arg("only", 1_000)] : undefined;
+  for (const capacity of only ?? [1_000, setup.participants]) {
+    const marketId = `hot-${capacity}`;
+    await createMarket(setup, marketId, capacity);
+    const peak = await storm(setup, pathsFile(marketId, [`/v1/markets/${marketId}/direct-claims`]));
+    const accepted = peak.statuses["200"] ?? 0;
+    const allocated = await allocatedOf(setup, marketId);
+    const checks: Check[] = [
+      ...transportChecks(peak),
+      { name: "allocated = min(capacity, participants)", ok: allocated === Math.min(capacity, setup.participants), detail: `allocated ${allocated}, capacity ${capacity}, participants ${setup.participants}` },
+      {
+        name: "accepted replies match the allocation (+ those in flight at the deadline)",
+        ok: allocated >= accepted && allocated <= accepted + CONNECTIONS,
+        detail: `${accepted} accepted replies counted by the driver, ${allocated} allocated`,
+      },
+      ...(await recordChecks(setup, marketId, allocated, answered(peak))),
+    ];
+    const halfId = `${marketId}-half`;
+    await createMarket(setup, halfId, capacity);
+    const rate = Math.max(1, Math.round(peak.requestsPerSecond / 2));
+    const half = await storm(setup, pathsFile(halfId, [`/v1/markets/${halfId}/direct-claims`]), rate);
+    checks.push(...transportChecks(half).map((c) => ({ ...c, name: `half rate: ${c.name}` })));
+    const result: ScenarioResult = { name: `P1 hot market, capacity ${capacity.toLocaleString("en-US")}`, peak, halfRate: { offeredPerSecond: rate, ...half }, ratioToFloor: peak.requestsPerSecond / floor.requestsPerSecond, checks };
+    results.push(result);
+    process.stderr.write(
+      `${result.name}: ${Math.round(peak.requestsPerSecond)} req/s (${(result.ratioToFloor ?? 0).toFixed(2)} × floor), p50 ${peak.latencyUs.p50} µs, p99 ${peak.latencyUs.p99} µs, p99.9 ${peak.latencyUs.p999} µs; ` +
+        `at ${rate}/s p99 ${half.latencyUs.p99} µs; checks ${checks.every((c) => c.ok) ? "passed" : "FAILED"}\n`,
+    );
+    for (const c of checks.filter((x) => !x.ok)) process.stderr.write(`  FAILED ${c.name}: ${c.detail}\n`);
+  }
+  return results;
+}
+
+async function runP3(): Promise<ScenarioResult[]> {
+  const results: ScenarioResult[] = [];
+  for (const shards of [1, 2]) {
+    const setup = await setUp(`p3-shards-${shards}`, P3_PARTICIPANTS, { SHARDS: String(shards) });
+    try {
+      const ids = Array.from({ length: P3_MARKETS }, (_, i) => `market-${String(i).padStart(4, "0")}`);
+      await pool(ids, 16, (id) => createMarket(setup, id, 1_000_000));
+      const peak = await storm(setup, pathsFile(`p3-${shards}`, ids.map((id) => `/v1/markets/${id}/direct-claims`)));
+      let allocated = 0;
+      await pool(ids, 16, async (id) => {
+        const marketAllocated = await allocatedOf(setup, id); // not `allocated += await …`: that reads `allocated` before the await
+        allocated += marketAllocated;
+      });
+      const accepted = peak.statuses["200"] ?? 0;
+      const checks: Check[] = [
+        ...transportChecks(peak),
+        {
+          name: "total allocated = accepted claims (+ those in flight at the deadline)",
+          ok: allocated >= accepted && allocated <= accepted + CONNECTIONS,
+          detail: `allocated ${allocated} over ${P3_MARKETS} markets, ${accepted} accepted replies counted by the driver (+ ≤ ${CONNECTIONS} in flight)`,
+        },
+      ];
+      results.push({ name: `P3 ${P3_MARKETS.toLocaleString("en-US")} markets, SHARDS=${shards}`, peak, checks });
+      process.stderr.write(`P3 SHARDS=${shards}: ${Math.round(peak.requestsPerSecond)} req/s, p99 ${peak.latencyUs.p99} µs; checks ${checks.every((c) => c.ok) ? "passed" : "FAILED"}\n`);
+    } finally {
+      await setup.stop();
+    }
+  }
+  const [one, two] = results;
+  if (one !== undefined && two !== undefined) two.notes = `Scaling SHARDS=2 ÷ SHARDS=1: **${(two.peak.requestsPerSecond / one.peak.requestsPerSecond).toFixed(2)}×**.`;
+  return results;
 }
 
 function machine(): Record<string, unknown> {
@@ -127,77 +253,41 @@ async function main(): Promise<void> {
   requireWrk();
   rmSync(WORK, { recursive: true, force: true });
   mkdirSync(WORK, { recursive: true });
-  const secret = randomBytes(32).toString("base64url");
-  const service = await startService(
-    {
-      DATA_DIR: path.join(WORK, "data"),
-      SERVICE_HMAC_SECRETS: `operator=${secret}`,
-      SERVICE_OPERATOR_ACTORS: "operator",
-      AUTH_TOKEN_TTL: "3600",
-    },
-    PORT,
-  );
-  const report: Record<string, unknown> = { date: new Date().toISOString(), machine: machine(), settings: { participants: PARTICIPANTS, seconds: SECONDS, connections: CONNECTIONS, threads: THREADS } };
-  const allChecks: Array<Check & { scenario: string }> = [];
-  try {
-    const client = new ServiceClient(service.url);
-    const operator = { actorId: "operator", secret };
-    const creator = await client.provision(operator, { principalId: "storm-creator" });
-    const creatorToken = (await client.token(creator)).accessToken;
-    const participants = await provisionParticipants(client, operator, PARTICIPANTS);
-    const tokensFile = path.join(WORK, "tokens.txt");
-    writeFileSync(tokensFile, participants.map((p) => `${p.principalId} ${p.token}`).join("\n"));
-
-    const floor = await startFloor(PORT + 1);
-    const floorPaths = path.join(WORK, "floor-paths.txt");
-    writeFileSync(floorPaths, "/claim\n");
-    let floorResult: WrkResult;
+  const settings = { scenario: SCENARIO, participants: PARTICIPANTS, p3Participants: P3_PARTICIPANTS, markets: P3_MARKETS, seconds: SECONDS, connections: CONNECTIONS, threads: THREADS };
+  const scenarios: ScenarioResult[] = [];
+  let floor: WrkResult | undefined;
+  if (SCENARIO === "p1" || SCENARIO === "all") {
+    const setup = await setUp("p1", PARTICIPANTS);
     try {
-      floorResult = await runWrk({ url: floor.url, path: "/", threads: THREADS, connections: CONNECTIONS, durationSeconds: SECONDS, env: { STORM_TOKENS: tokensFile, STORM_PATHS: floorPaths } });
+      floor = await runFloor(setup);
+      process.stderr.write(`floor: ${Math.round(floor.requestsPerSecond)} req/s, p99 ${floor.latencyUs.p99} µs\n`);
+      scenarios.push(...(await runP1(setup, floor)));
     } finally {
-      await floor.stop();
+      const code = await setup.stop();
+      if (code !== 0) process.stderr.write(`service exited with ${code}\n`);
     }
-    report["floor"] = floorResult;
-    process.stderr.write(`floor: ${Math.round(floorResult.requestsPerSecond)} req/s, p99 ${floorResult.latencyUs.p99} µs\n`);
-
-    const only = process.argv.includes("--only") ? [arg("only", 1_000)] : undefined;
-    for (const capacity of only ?? [1_000, PARTICIPANTS]) {
-      const scenario = `P1 capacity ${capacity}`;
-      const marketId = `hot-${capacity}`;
-      await createMarket(client, creatorToken, marketId, capacity);
-      const pathsFile = path.join(WORK, `${marketId}.txt`);
-      writeFileSync(pathsFile, `/v1/markets/${marketId}/direct-claims\n`);
-      const peak = await runWrk({ url: service.url, path: "/", threads: THREADS, connections: CONNECTIONS, durationSeconds: SECONDS, env: { STORM_TOKENS: tokensFile, STORM_PATHS: pathsFile } });
-      const checks = await verifyStorm(client, creatorToken, marketId, capacity, PARTICIPANTS, peak);
-      allChecks.push(...checks.map((c) => ({ ...c, scenario })));
-      // p99 at half the peak rate, on a fresh market of the same kind.
-      const halfId = `${marketId}-half`;
-      await createMarket(client, creatorToken, halfId, capacity);
-      const halfPaths = path.join(WORK, `${halfId}.txt`);
-      writeFileSync(halfPaths, `/v1/markets/${halfId}/direct-claims\n`);
-      const rate = Math.round(peak.requestsPerSecond / 2);
-      const half = await runWrk({ url: service.url, path: "/", threads: THREADS, connections: CONNECTIONS, durationSeconds: SECONDS, env: { STORM_TOKENS: tokensFile, STORM_PATHS: halfPaths, STORM_RATE: String(rate), STORM_CONNECTIONS: String(CONNECTIONS) } });
-      report[scenario] = { peak, halfRate: { offeredPerSecond: rate, ...half }, ratioToFloor: peak.requestsPerSecond / floorResult.requestsPerSecond, checks };
-      process.stderr.write(
-        `${scenario}: ${Math.round(peak.requestsPerSecond)} req/s (${(peak.requestsPerSecond / floorResult.requestsPerSecond).toFixed(2)} × floor), ` +
-          `p50 ${peak.latencyUs.p50} µs, p99 ${peak.latencyUs.p99} µs, p99.9 ${peak.latencyUs.p999} µs; at ${rate}/s: p99 ${half.latencyUs.p99} µs; ` +
-          `checks ${checks.every((c) => c.ok) ? "passed" : "FAILED"}\n`,
-      );
-      for (const c of checks.filter((x) => !x.ok)) process.stderr.write(`  FAILED ${c.name}: ${c.detail}\n`);
-    }
-  } finally {
-    const code = await service.stop();
-    report["serviceExit"] = code;
-    if (code !== 0) process.stderr.write(`service exited with ${code}: ${service.stderr().slice(-2000)}\n`);
   }
-  report["passed"] = allChecks.every((c) => c.ok);
+  if (SCENARIO === "p3" || SCENARIO === "all") {
+    if (floor === undefined) {
+      const setup = await setUp("floor", 100);
+      try {
+        floor = await runFloor(setup);
+      } finally {
+        await setup.stop();
+      }
+    }
+    scenarios.push(...(await runP3()));
+  }
+  if (floor === undefined) throw new Error(`unknown --scenario ${SCENARIO} (p1, p3 or all)`);
+  const passed = scenarios.every((s) => s.checks.every((c) => c.ok));
   const resultsDir = path.join(REPO, "bench", "results");
   mkdirSync(resultsDir, { recursive: true });
-  const file = path.join(resultsDir, `${new Date().toISOString().slice(0, 10)}-storm.json`);
-  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-  process.stderr.write(`report: ${path.relative(REPO, file)}\n`);
+  const stem = `${new Date().toISOString().slice(0, 10)}-storm`;
+  writeFileSync(path.join(resultsDir, `${stem}.json`), `${JSON.stringify({ date: new Date().toISOString(), machine: machine(), settings, floor, scenarios, passed }, null, 2)}\n`);
+  const md = await writeReport({ dir: resultsDir, stem, machine: machine(), settings, floor, scenarios });
+  process.stderr.write(`report: ${path.relative(REPO, md)} (+ .json, charts)\n`);
   rmSync(WORK, { recursive: true, force: true });
-  if (report["passed"] !== true) process.exitCode = 1;
+  if (!passed) process.exitCode = 1;
 }
 
 await main();
