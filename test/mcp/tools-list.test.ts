@@ -139,21 +139,22 @@ describe("tools/list", () => {
   it("has input schemas a JSON Schema validator enforces like the service: strict, typed, required", () => {
     const ajv = new AjvJsonSchemaValidator();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    const claim = ajv.getValidator(byName.get("submit_direct_claim")!.inputSchema);
+    const validatorFor = (name: string) => ajv.getValidator(byName.get(name)?.inputSchema as Parameters<typeof ajv.getValidator>[0]);
+    const claim = validatorFor("submit_direct_claim");
     expect(claim({ commandId: "c-1", principalId: "p", marketId: "m" }).valid).toBe(true);
     expect(claim({ commandId: "c-1", principalId: "p", marketId: "m", expectedVersion: 0 }).valid).toBe(true);
     expect(claim({ commandId: "c-1", principalId: "p" }).valid).toBe(false); // path id missing
     expect(claim({ commandId: "c-1", principalId: "p", marketId: "m", extra: 1 }).valid).toBe(false);
     expect(claim({ commandId: "c-1", principalId: "p", marketId: "m", expectedVersion: "1" }).valid).toBe(false);
     expect(claim({ commandId: "", principalId: "p", marketId: "m" }).valid).toBe(false);
-    const create = ajv.getValidator(byName.get("create_market")!.inputSchema);
+    const create = validatorFor("create_market");
     expect(create({ commandId: "c", marketId: "m", principalId: "p", subject: SUBJECT, mechanism: directClaimMechanism() }).valid).toBe(true);
     // The mechanism's config is open in the schema on purpose (the engine answers 422
     // invalid_mechanism_config / unknown_mechanism), but the envelope is strict.
     expect(create({ commandId: "c", marketId: "m", principalId: "p", mechanism: directClaimMechanism() }).valid).toBe(false);
     expect(create({ commandId: "c", marketId: "m", principalId: "p", subject: { data: {} }, mechanism: directClaimMechanism() }).valid).toBe(false);
     expect(create({ commandId: "c", marketId: "m", principalId: "p", subject: SUBJECT, mechanism: { config: {} } }).valid).toBe(false);
-    const bid = ajv.getValidator(byName.get("submit_sealed_bid")!.inputSchema);
+    const bid = validatorFor("submit_sealed_bid");
     expect(bid({ commandId: "c", principalId: "p", marketId: "m", amountMinor: 100, currency: "EUR" }).valid).toBe(true);
     expect(bid({ commandId: "c", principalId: "p", marketId: "m", amountMinor: 0, currency: "EUR" }).valid).toBe(false);
     expect(bid({ commandId: "c", principalId: "p", marketId: "m", amountMinor: 100, currency: "eur" }).valid).toBe(false);
