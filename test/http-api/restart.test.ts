@@ -104,4 +104,26 @@ describe("a restart", () => {
     expect(resolved.body.commitments).toEqual([expect.objectContaining({ state: "awaiting_confirmations", terms: expect.objectContaining({ pricing: { rule: "second_price", amountMinor: 300, currency: "EUR" } }) })]);
     expect(claimed.body.commitments[0].id).toBe(commitmentIdOf(direct, 1));
   });
+  it("keeps free-form subject member names exactly, including \"__proto__\" (spec §2.1: data is any JSON object)", async () => {
+    // A JSON member named "__proto__" is ordinary data (JSON.parse makes it an own property).
+    const marketId = uid("proto");
+    const text = `{"commandId":"${uid("c")}","marketId":"${marketId}","principalId":"alice","subject":{"schema":"s.v1","data":{"__proto__":{"polluted":true},"constructor":{"prototype":1}}},"mechanism":${JSON.stringify(directClaimMechanism({}))}}`;
+    const created = await h.post("/v1/markets", text, alice.auth);
+    expectStatus(created, 201);
+    const sentData = JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":1}}');
+    expect(Object.keys(created.body.market.subject.data)).toEqual(["__proto__", "constructor"]);
+    expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
+
+    const before = await h.get(`/v1/markets/${marketId}/record`, alice.auth);
+    expect(before.body.market.subject.data).toEqual(sentData);
+    expect(Object.keys(before.body.market.subject.data)).toEqual(["__proto__", "constructor"]);
+    expect(before.body.integrity.stateReconstructed).toBe(true);
+
+    await h.restart();
+    const market = await h.get(`/v1/markets/${marketId}`, alice.auth);
+    expect(Object.keys(market.body.subject.data)).toEqual(["__proto__", "constructor"]);
+    const retry = await h.post("/v1/markets", text, alice.auth);
+    expectStatus(retry, 201);
+    expect(retry.text).toBe(created.text);
+  });
 });
