@@ -114,6 +114,12 @@ describe("a restart", () => {
     expect(Object.keys(created.body.market.subject.data)).toEqual(["__proto__", "constructor"]);
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
 
+    expectStatus(await h.post(`/v1/markets/${marketId}/publish`, { commandId: uid("p"), principalId: "alice", expectedVersion: 1 }, alice.auth), 200);
+    const claimBody = { commandId: uid("c"), principalId: "bob" };
+    const claimed = await h.post(`/v1/markets/${marketId}/direct-claims`, claimBody, bob.auth);
+    expectStatus(claimed, 200);
+    expect(Object.keys(claimed.body.commitments[0].terms.subject.data)).toEqual(["__proto__", "constructor"]);
+
     const before = await h.get(`/v1/markets/${marketId}/record`, alice.auth);
     expect(before.body.market.subject.data).toEqual(sentData);
     expect(Object.keys(before.body.market.subject.data)).toEqual(["__proto__", "constructor"]);
@@ -125,5 +131,11 @@ describe("a restart", () => {
     const retry = await h.post("/v1/markets", text, alice.auth);
     expectStatus(retry, 201);
     expect(retry.text).toBe(created.text);
+    const claimRetry = await h.post(`/v1/markets/${marketId}/direct-claims`, claimBody, bob.auth);
+    expect(claimRetry.text).toBe(claimed.text);
+    const outcome = await h.get(`/v1/markets/${marketId}/my-outcome`, bob.auth);
+    expect(Object.keys(outcome.body.commitments[0].terms.subject.data)).toEqual(["__proto__", "constructor"]);
+    const after = await h.get(`/v1/markets/${marketId}/record`, alice.auth);
+    expect(after.text).toBe(before.text);
   });
 });

@@ -98,3 +98,18 @@ export function rawRequest(method: string, target: string, headers: Record<strin
   const head = [`${method} ${target} HTTP/1.1`, "host: 127.0.0.1", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), "", ""].join("\r\n");
   return Buffer.concat([Buffer.from(head, "latin1"), body === undefined ? Buffer.alloc(0) : Buffer.isBuffer(body) ? body : Buffer.from(body, "utf8")]);
 }
+
+/** Writes `bytes`, waiting for the socket to drain (backpressure); stops if the socket dies. */
+export async function writeAll(socket: net.Socket, bytes: Buffer): Promise<void> {
+  if (socket.destroyed) return;
+  if (socket.write(bytes)) return;
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      socket.off("drain", done);
+      socket.off("close", done);
+      resolve();
+    };
+    socket.on("drain", done);
+    socket.on("close", done);
+  });
+}
