@@ -143,7 +143,7 @@ describe("HTTP methods and transport-level refusals", () => {
         const response = await fetch(h.mcpUrl, { method, headers });
         expect(response.status, method).toBe(405);
         expect(response.headers.get("allow")).toBe("POST");
-        expect((await response.json()).error.code).toBe("method_not_allowed");
+        expect(((await response.json()) as { error: { code: string } }).error.code).toBe("method_not_allowed");
       }
     }
   });
