@@ -186,6 +186,34 @@ describe.each(MODES)("MCP_RESPONSE_MODE=%s", (mode) => {
     expect(record.integrity.recordHash).toBe(recordHashOf(record));
   });
 
+  it("keeps concurrent calls of different actors apart (each runs as its own authenticated actor)", async () => {
+    const tokens: Array<[string, string]> = [
+      [AGENT, AGENT_TOKEN],
+      ["dave", (await h.provision("dave")).token],
+      ["erin", (await h.provision("erin")).token],
+    ];
+    const calls = Array.from({ length: 48 }, (_, i) => {
+      const [actor, token] = tokens[i % tokens.length]!;
+      const marketId = uid(`par-${actor}`);
+      const name = i % 2 === 0 ? "create_market" : "get_my_market_outcome";
+      const args = name === "create_market" ? { commandId: uid("c"), marketId, principalId: actor, subject: SUBJECT, mechanism: directClaimMechanism() } : { marketId: "shared-missing" };
+      return h
+        .rawPost({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name, arguments: args } }, { authorization: `Bearer ${token}` })
+        .then((response) => ({ id: i, actor, name, marketId, response }));
+    });
+    for (const { id, actor, name, marketId, response } of await Promise.all(calls)) {
+      expect(response.status).toBe(200);
+      const [message] = jsonRpcMessages(response);
+      expect(message.id).toBe(id);
+      if (name === "create_market") {
+        expect(message.result.isError ?? false, response.text).toBe(false);
+        expect(message.result.structuredContent.market).toMatchObject({ id: marketId, creator: { principalId: actor, actorId: actor } });
+      } else {
+        expect(JSON.parse(message.result.content[0].text).error.code).toBe("market_not_found");
+      }
+    }
+  });
+
   it("reports an application failure as an isError tool result in this mode too", async () => {
     const missing = uid("missing");
     const error = await bob.fails("get_market", { marketId: missing }, "market_not_found");
