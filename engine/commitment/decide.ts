@@ -62,12 +62,17 @@ export function decideConfirm(agg: MarketAggregate | undefined, command: Confirm
   const commitment = lookup(agg, command);
   if (agg === undefined || commitment === undefined) return notFound(command);
   const principalId = command.identity.principalId;
+  // Parties learn about the commitment's state first (decision D5: a commitment created committed
+  // cannot be confirmed → 409); anyone else is refused without learning anything.
+  if (principalId !== commitment.creatorPrincipalId && principalId !== commitment.participantPrincipalId) {
+    return reject("principal_not_authorized", "principal is not a party to this commitment");
+  }
+  if (commitment.state !== "awaiting_confirmations") return notAwaiting(commitment);
+  if (command.occurredAtMs >= expiresAtMsOf(commitment)) return deadlinePassed(commitment, command.occurredAtMs);
   const required = commitment.requiredConfirmationPrincipalIds ?? NO_PRINCIPALS;
   if (!required.includes(principalId)) {
     return reject("principal_not_authorized", "principal is not required to confirm this commitment");
   }
-  if (commitment.state !== "awaiting_confirmations") return notAwaiting(commitment);
-  if (command.occurredAtMs >= expiresAtMsOf(commitment)) return deadlinePassed(commitment, command.occurredAtMs);
   const confirmed = commitment.confirmedPrincipalIds ?? NO_PRINCIPALS;
   if (confirmed.includes(principalId)) {
     return reject("invalid_commitment_transition", "principal has already confirmed this commitment");

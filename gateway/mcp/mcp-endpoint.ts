@@ -10,6 +10,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ApiReply, MarketApi } from "../market-api.js";
+import { checkJsonValue } from "../validation/json-value.js";
 import { validationMessage } from "../validation/messages.js";
 import { TOOLS, type ToolDefinition } from "./tools.js";
 
@@ -55,7 +56,10 @@ export class McpEndpoint {
   async callTool(name: string, args: unknown, actorId: string): Promise<CallToolResult> {
     const tool = this.tools.get(name);
     if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}`);
-    const checked = tool.validate(args ?? {});
+    // The SDK parsed the arguments with plain JSON.parse: apply the strict-JSON number/string rules.
+    const strict = checkJsonValue(args ?? {});
+    if (!strict.ok) return errorResult("invalid_request", strict.message);
+    const checked = tool.validate(strict.value);
     if (!checked.success) return errorResult("invalid_request", validationMessage(checked.errors));
     try {
       return toolResult(await tool.run(this.options.api, actorId, checked.data));

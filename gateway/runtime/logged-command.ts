@@ -4,10 +4,16 @@
  * holds — the rejection itself, so its reply can be reproduced without the (absent) market.
  *
  * Encoding: plain MessagePack maps (msgpackr with `useRecords: false`), readable by any MessagePack
- * decoder: the audit trail must not depend on this code base.
+ * decoder: the audit trail must not depend on this code base. The free-form parts of a create
+ * command (`subject`, and the `mechanism` input, which is recorded even when rejected) are stored as
+ * JSON text: msgpackr renames a map key `__proto__` to `__proto_` when decoding (prototype-pollution
+ * hardening), and a client's subject may legitimately contain that member name; JSON.parse keeps it
+ * as an own data property and keeps member order, so replay reproduces the command exactly.
  */
 import { Packr } from "msgpackr";
 import type { Command } from "../../engine/types/command.js";
+import type { MechanismSelectionInput } from "../../engine/types/market.js";
+import type { Subject } from "../../engine/types/shared.js";
 import type { Rejection } from "../../engine/types/errors.js";
 
 export const LOGGED_COMMAND_VERSION = 1;
@@ -25,13 +31,24 @@ export interface LoggedCommand {
 const packr = new Packr({ useRecords: false, moreTypes: false });
 
 export function encodeLoggedCommand(entry: LoggedCommand): Buffer {
-  return packr.pack(entry);
+  const command = entry.c;
+  if (command.type !== "market.create_draft") return packr.pack(entry);
+  const stored = { ...command, subject: JSON.stringify(command.subject), mechanism: JSON.stringify(command.mechanism) };
+  return packr.pack({ ...entry, c: stored });
 }
 
 export function decodeLoggedCommand(payload: Uint8Array): LoggedCommand {
   const value = packr.unpack(payload) as LoggedCommand;
   if (value === null || typeof value !== "object" || value.v !== LOGGED_COMMAND_VERSION || typeof value.c !== "object") {
     throw new Error("log frame does not hold a logged command of a known version");
+  }
+  const command = value.c as Command & { subject?: unknown; mechanism?: unknown };
+  if (command.type === "market.create_draft") {
+    if (typeof command.subject !== "string" || typeof command.mechanism !== "string") {
+      throw new Error("log frame holds a create command without its JSON subject and mechanism");
+    }
+    command.subject = JSON.parse(command.subject) as Subject;
+    command.mechanism = JSON.parse(command.mechanism) as MechanismSelectionInput;
   }
   return value;
 }

@@ -42,7 +42,8 @@ interface CommitmentColumns {
 }
 
 interface StoredMarket {
-  market: Market;
+  /** The market with its subject as JSON text (see logged-command.ts: msgpackr renames `__proto__`). */
+  market: Omit<Market, "subject"> & { subject: string };
   commitments: CommitmentColumns;
   bids: SealedBid[];
   lastResolution: SealedAuctionResolution | null;
@@ -108,7 +109,7 @@ export function encodeShardSnapshot(header: ShardSnapshotHeader, markets: Iterab
   const stored: StoredMarket[] = [];
   for (const { agg, positions } of markets) {
     stored.push({
-      market: agg.market,
+      market: { ...agg.market, subject: JSON.stringify(agg.market.subject) },
       commitments: columnsOf(agg.commitments),
       bids: agg.bids,
       lastResolution: agg.lastResolution ?? null,
@@ -130,7 +131,7 @@ const NONE: string[] = [];
 const shared = (list: string[]): string[] => (list.length === 0 ? NONE : list);
 
 function restoreMarket(m: StoredMarket): ShardMarket {
-  const agg = newAggregate(m.market);
+  const agg = newAggregate({ ...m.market, subject: JSON.parse(m.market.subject) as Market["subject"] });
   const market = agg.market;
   const isDirectClaim = market.mechanism.presetId === DIRECT_CLAIM_PRESET;
   if (market.mechanism.presetId === DIRECT_CLAIM_PRESET) {
