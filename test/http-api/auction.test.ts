@@ -30,7 +30,7 @@ let erin: Principal;
 
 beforeAll(async () => {
   h = await Harness.start();
-  [alice, bob, carol, dave, erin] = await Promise.all(["alice", "bob", "carol", "dave", "erin"].map((id) => h.principal(id)));
+  [alice, bob, carol, dave, erin] = await h.principals("alice", "bob", "carol", "dave", "erin");
 });
 
 afterAll(async () => {

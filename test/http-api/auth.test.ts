@@ -50,7 +50,13 @@ async function send(method: string, target: string, headers: Record<string, stri
   return { status: response.status, headers: response.headers, text, body: text === "" ? undefined : JSON.parse(text) };
 }
 
-function signed(input: { actorId?: string; secret?: string; method: string; uri: string; body?: string; timestampSeconds?: number }): Record<string, string> {
+type SignedHeaders = Record<string, string> & {
+  "x-service-actor": string;
+  "x-service-timestamp": string;
+  authorization: string;
+};
+
+function signed(input: { actorId?: string; secret?: string; method: string; uri: string; body?: string; timestampSeconds?: number }): SignedHeaders {
   const headers = signHmacRequest({
     actorId: input.actorId ?? "operator",
     secret: input.secret ?? OPERATOR_SECRET,

@@ -27,7 +27,7 @@ let dave: Principal;
 
 beforeAll(async () => {
   h = await Harness.start();
-  [alice, bob, carol, dave] = await Promise.all(["alice", "bob", "carol", "dave"].map((id) => h.principal(id)));
+  [alice, bob, carol, dave] = await h.principals("alice", "bob", "carol", "dave");
 });
 
 afterAll(async () => {

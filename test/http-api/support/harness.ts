@@ -107,6 +107,13 @@ export class Harness {
     return { id, identity, auth: { kind: "bearer", token: accessToken } };
   }
 
+  /** Several principals at once, typed as a tuple. */
+  async principals<const Ids extends readonly string[]>(...ids: Ids): Promise<{ [K in keyof Ids]: Principal }> {
+    const result: Principal[] = [];
+    for (const id of ids) result.push(await this.principal(id));
+    return result as unknown as { [K in keyof Ids]: Principal };
+  }
+
   async freshToken(principal: Principal): Promise<Credentials & { kind: "bearer" }> {
     const { accessToken } = await this.client.token(principal.identity);
     return { kind: "bearer", token: accessToken };
