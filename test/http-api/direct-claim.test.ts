@@ -284,3 +284,17 @@ describe("claim rules", () => {
     expect(await market(marketId)).toMatchObject({ version: current + 1, mechanismState: { allocated: 3 } });
   });
 });
+
+describe("concurrent claims", () => {
+  it("never allocate more than the capacity: exactly `capacity` succeed, the rest are capacity_exhausted", async () => {
+    const marketId = uid("m");
+    await openMarket(h, alice, marketId, directClaimMechanism({ capacity: 3, confirmation: "participant" }));
+    const claimants = await h.principals("p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8");
+    const replies = await Promise.all(claimants.map((p) => h.post(`/v1/markets/${marketId}/direct-claims`, { commandId: uid("c"), principalId: p.id }, p.auth)));
+    const won = replies.filter((r) => r.status === 200);
+    expect(won).toHaveLength(3);
+    expect(replies.filter((r) => r.status === 409 && r.body.error.code === "capacity_exhausted")).toHaveLength(5);
+    expect(won.map((r) => r.body.commitments[0].id).sort()).toEqual([1, 2, 3].map((n) => commitmentIdOf(marketId, n)));
+    expect(await market(marketId)).toMatchObject({ state: "closed", version: 5, mechanismState: { allocated: 3 } });
+  });
+});

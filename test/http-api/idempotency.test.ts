@@ -205,3 +205,41 @@ describe("rejected commands", () => {
     expectStatus(await h.post("/v1/markets", { commandId, marketId, principalId: "alice", subject: SUBJECT, mechanism: directClaimMechanism({}) }, alice.auth), 201);
   });
 });
+
+describe("concurrent and later retries", () => {
+  it("identical commands in flight together get one decision and identical replies", async () => {
+    const marketId = uid("m");
+    await openMarket(h, alice, marketId, directClaimMechanism({ capacity: 5 }));
+    const body = { commandId: uid("same"), principalId: "bob" };
+    const replies = await Promise.all(Array.from({ length: 8 }, () => h.post(`/v1/markets/${marketId}/direct-claims`, body, bob.auth)));
+    expect(replies.map((r) => r.status)).toEqual(Array.from({ length: 8 }, () => 200));
+    expect(new Set(replies.map((r) => r.text)).size).toBe(1);
+    // Different content under one commandId at once: one wins, the rest conflict.
+    const commandId = uid("race");
+    const racing = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => h.post(`/v1/markets/${marketId}/direct-claims`, { commandId, principalId: "carol", ...(i === 0 ? {} : { expectedVersion: 0 }) }, carol.auth)),
+    );
+    expect(racing.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(racing.filter((r) => r.status === 409 && r.body.error.code === "idempotency_conflict")).toHaveLength(5);
+    expect((await h.get(`/v1/markets/${marketId}`, alice.auth)).body.mechanismState).toEqual({ allocated: 2 });
+
+    const delegation = { commandId: uid("d"), delegationId: uid("del"), principalId: "alice", delegateActorId: "bob", scopes: ["market:create"] };
+    const issued = await Promise.all(Array.from({ length: 6 }, () => h.post("/v1/delegations", delegation, alice.auth)));
+    expect(issued.map((r) => r.status)).toEqual(Array.from({ length: 6 }, () => 201));
+    expect(new Set(issued.map((r) => r.text)).size).toBe(1);
+  });
+
+  it("a command accepted through a delegation replays its success after the delegation is revoked", async () => {
+    const delegationId = uid("del");
+    expectStatus(await h.post("/v1/delegations", { commandId: uid("d"), delegationId, principalId: "alice", delegateActorId: "bob", scopes: ["market:create"] }, alice.auth), 201);
+    const body = { commandId: uid("c"), marketId: uid("m"), principalId: "alice", authorityRef: delegationId, subject: SUBJECT, mechanism: directClaimMechanism({}) };
+    const first = await h.post("/v1/markets", body, bob.auth);
+    expectStatus(first, 201);
+    expectStatus(await h.post(`/v1/delegations/${delegationId}/revoke`, { commandId: uid("r"), principalId: "alice" }, alice.auth), 200);
+    const retry = await h.post("/v1/markets", body, bob.auth);
+    expectStatus(retry, 201);
+    expect(retry.text).toBe(first.text);
+    // A new command with the revoked delegation is refused.
+    expectError(await h.post("/v1/markets", { ...body, commandId: uid("c"), marketId: uid("m") }, bob.auth), 403, "delegation_inactive");
+  });
+});

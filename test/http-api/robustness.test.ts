@@ -17,6 +17,7 @@ import {
 } from "./support/harness.js";
 import { rawExchange, rawRequest, writeAll, type RawResponse } from "./support/raw.js";
 import { signHmacRequest } from "../../gateway/client/hmac.js";
+import http from "node:http";
 
 let h: Harness;
 let alice: Principal;
@@ -342,5 +343,48 @@ describe("headers", () => {
     const [a, b] = generated.map((r) => r.headers.get("x-request-id"));
     expect(a).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(a).not.toBe(b);
+  });
+});
+
+describe("HTTP framing", () => {
+  /** A request through node:http on one keep-alive connection (a real client's parser, not ours). */
+  function viaNodeHttp(agent: http.Agent, method: string, path: string): Promise<{ status?: number; body?: string; error?: string }> {
+    return new Promise((resolve) => {
+      const request = http.request({ host: "127.0.0.1", port: h.port, path, method, agent, headers: { authorization: `Bearer ${alice.auth.token}` } }, (response) => {
+        let body = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (body += chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      request.on("error", (error) => resolve({ error: error.message }));
+      request.end();
+    });
+  }
+
+  it("a HEAD response carries no content (RFC 9110 §9.3.2), so a keep-alive connection stays in sync", async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      for (const path of ["/healthz", `/v1/markets/${liveMarket}`]) {
+        const head = await viaNodeHttp(agent, "HEAD", path);
+        expect(head.error, `HEAD ${path}`).toBeUndefined();
+        expect([200, 405]).toContain(head.status);
+        expect(head.body).toBe("");
+        const get = await viaNodeHttp(agent, "GET", path);
+        expect({ path, status: get.status, error: get.error }).toEqual({ path, status: 200, error: undefined });
+      }
+    } finally {
+      agent.destroy();
+    }
+    await expectAlive();
+  });
+
+  it("other unsupported methods are 405 with an allow header", async () => {
+    for (const method of ["OPTIONS", "PATCH", "TRACE", "PUT", "DELETE"]) {
+      const result = await rawExchange(h.port, rawRequest(method, "/healthz", {}), { timeoutMs: 5_000 });
+      expect(result.responses).toHaveLength(1);
+      expectRawError(result.responses[0] as RawResponse, 405, "method_not_allowed");
+      expect(result.responses[0]?.headers.get("allow")).toContain("GET");
+    }
+    await expectAlive();
   });
 });
