@@ -261,4 +261,10 @@ describe("unauthenticated routes", () => {
     expectUnauthenticated(await h.client.request("GET", `/v1/markets/${marketId}/record`));
     expectUnauthenticated(await h.client.request("POST", `/v1/commitments/c.x.1/confirm`, {}));
   });
+  it("authentication is checked before the body: a bad body without credentials is 401, a non-operator's bad admin body 403", async () => {
+    expectUnauthenticated(await h.post("/v1/markets", "{{{", { kind: "none" }));
+    expectUnauthenticated(await h.post("/v1/delegations", "[1,2", { kind: "bearer", token: "nope" }));
+    expectUnauthenticated(await h.post(`/v1/markets/${marketId}/publish`, '{"a":1,"a":2}', { kind: "none" }));
+    expectError(await h.post("/v1/admin/identities", { junk: true }, alice.auth), 403, "forbidden");
+  });
 });

@@ -138,6 +138,24 @@ describe("400 invalid_command", () => {
   });
 });
 
+describe("admin body validation", () => {
+  it("refuses malformed public keys and reserved or invalid identifiers with 400", async () => {
+    const publicKey = generateKeyPair().publicKey;
+    const body = (overrides: Record<string, unknown>) => ({ commandId: uid("x"), principalId: "zed", actorId: "zed", keyId: "zed-k", publicKey, ...overrides });
+    expectError(await h.post("/v1/admin/identities", body({ publicKey: publicKey.slice(1) }), h.operator()), 400, "invalid_request");
+    expectError(await h.post("/v1/admin/identities", body({ publicKey: `${publicKey}=` }), h.operator()), 400, "invalid_request");
+    expectError(await h.post("/v1/admin/identities", body({ publicKey: `${publicKey.slice(0, 42)}+` }), h.operator()), 400, "invalid_request");
+    // 43 base64url characters, but non-canonical trailing bits / not an Ed25519 point encoding.
+    expectError(await h.post("/v1/admin/identities", body({ publicKey: `${publicKey.slice(0, 42)}B` }), h.operator()), 400, "invalid_command");
+    expectError(await h.post("/v1/admin/identities", body({ publicKey: Buffer.alloc(32, 0xff).toString("base64url") }), h.operator()), 400, "invalid_command");
+    expectError(await h.post("/v1/admin/identities", body({ principalId: "@system" }), h.operator()), 400, "invalid_command");
+    expectError(await h.post("/v1/admin/identities", body({ actorId: "@system" }), h.operator()), 400, "invalid_command");
+    expectError(await h.post("/v1/admin/identities", body({ principalId: "a\u0001" }), h.operator()), 400, "invalid_request");
+    // None of these created anything: the clean body is accepted.
+    expectStatus(await h.post("/v1/admin/identities", body({}), h.operator()), 201);
+  });
+});
+
 describe("401 unauthenticated", () => {
   it("refuses a missing or unknown credential with exactly 'request authentication failed'", async () => {
     expectUnauthenticated(await h.get("/v1/markets/x", { kind: "none" }));
