@@ -56,20 +56,30 @@ export function identityToHttpReply(
   return { status: reply.status, body: reply.body };
 }
 
+/** C0 control characters and DEL, which identifiers exclude (docs/decisions.md D10). */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
 /** One query parameter (decoded), or undefined; a malformed or repeated one is a 400. */
 export function queryParam(request: HttpRequestContext, name: string): string | undefined {
   if (request.query === "") return undefined;
-  let params: URLSearchParams;
-  try {
-    params = new URLSearchParams(request.query);
-  } catch {
-    fail("invalid_request", "malformed query string");
+  // URLSearchParams never throws: it keeps a malformed escape ("%ZZ") as literal text and decodes
+  // escapes of invalid UTF-8 ("%ED%A0%80", "%FF") to U+FFFD, so `?principalId=` could silently name
+  // another principal than the client sent. decodeURIComponent throws on both: refuse them here, as
+  // path parameters are refused (docs/errors.md), before URLSearchParams decodes the accepted text.
+  for (const component of request.query.split(/[&=]/)) {
+    try {
+      decodeURIComponent(component.replaceAll("+", " "));
+    } catch {
+      fail("invalid_request", "malformed query string");
+    }
   }
+  const params = new URLSearchParams(request.query);
   const values = params.getAll(name);
   if (values.length > 1) fail("invalid_request", `query parameter ${name} is repeated`);
   const value = values[0];
-  if (value !== undefined && (value.length === 0 || value.length > 128 || !value.isWellFormed())) {
-    fail("invalid_request", `query parameter ${name} must be 1 to 128 characters`);
+  // The query's identifiers follow the same rule as in bodies (D10), control characters included.
+  if (value !== undefined && (value.length === 0 || value.length > 128 || !value.isWellFormed() || CONTROL_CHARACTER.test(value))) {
+    fail("invalid_request", `query parameter ${name} must be 1 to 128 characters without control characters`);
   }
   return value;
 }

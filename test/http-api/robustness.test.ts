@@ -297,6 +297,22 @@ describe("paths", () => {
   });
 });
 
+describe("query parameters", () => {
+  it("my-outcome decodes principalId/authorityRef strictly: malformed escapes, invalid UTF-8 and control characters are 400", async () => {
+    const base = `/v1/markets/${liveMarket}/my-outcome`;
+    for (const query of ["principalId=%ZZ", "principalId=%", "principalId=a%2", "principalId=%ED%A0%80", "principalId=%C3%28", "principalId=a%01b", "principalId=a%7Fb", "principalId=bob&authorityRef=%FF", "principalId=bob&authorityRef=x%00"]) {
+      expectError(await h.get(`${base}?${query}`, alice.auth), 400, "invalid_request");
+    }
+    // Well-formed escapes decode: a 4-byte UTF-8 principal is looked up as such.
+    expectError(await h.get(`${base}?principalId=%F0%9F%98%80&authorityRef=no-such`, alice.auth), 403, "delegation_not_found");
+    expectError(await h.get(`${base}?principalId=b%6Fb`, alice.auth), 403, "authority_reference_required");
+    const own = await h.get(`${base}?principalId=%61lice`, alice.auth);
+    expectStatus(own, 200);
+    expect(own.body.principalId).toBe("alice");
+    await expectAlive();
+  });
+});
+
 describe("headers", () => {
   it("header bytes over 16 KiB are 400; a header block beyond uWS's limit is dropped without a reply", async () => {
     const response = await rawGet(`/v1/markets/${liveMarket}`, { ...bearer(), "x-padding": "p".repeat(20_000) });
