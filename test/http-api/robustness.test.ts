@@ -293,6 +293,10 @@ describe("paths", () => {
     expectError(await h.post(`/v1/markets/${"m".repeat(1025)}/publish`, { commandId: uid("p"), principalId: "alice", expectedVersion: 1 }, alice.auth), 404, "not_found");
     expectError(await h.post(`/v1/commitments/${"c".repeat(5000)}/confirm`, { commandId: uid("x"), principalId: "alice" }, alice.auth), 404, "not_found");
     expectError(await h.post(`/v1/commitments/c.${"A".repeat(1000)}.1/confirm`, { commandId: uid("x"), principalId: "alice" }, alice.auth), 404, "commitment_not_found");
+    // A delegation id is an identifier of the identity store: over 128 characters it is an invalid command.
+    expectError(await h.post(`/v1/delegations/${"d".repeat(129)}/revoke`, { commandId: uid("r"), principalId: "alice" }, alice.auth), 400, "invalid_command");
+    expectError(await h.post(`/v1/delegations/${"d".repeat(1025)}/revoke`, { commandId: uid("r"), principalId: "alice" }, alice.auth), 404, "not_found");
+    expectError(await h.post(`/v1/delegations/${"d".repeat(128)}/revoke`, { commandId: uid("r"), principalId: "alice" }, alice.auth), 404, "delegation_not_found");
     await expectAlive();
   });
 });
