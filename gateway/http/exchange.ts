@@ -124,7 +124,13 @@ export class Exchange {
             if (value !== undefined) res.writeHeader(name, value);
           }
         }
-        res.end(json, closeConnection);
+        // A HEAD response has no content (RFC 9110 §9.3.2): sending the body would desynchronize a
+        // keep-alive connection. uWS treats a reported length as a response still to be written (a
+        // handler returning then aborts the process) and an explicit `undefined` as 2^63, so: no
+        // arguments at all, or 0 when the connection closes anyway.
+        if (this.method !== "HEAD") res.end(json, closeConnection);
+        else if (closeConnection) res.endWithoutBody(0, true);
+        else res.endWithoutBody();
       });
     } catch (error) {
       safeLog(this.log, "error", "writing a response failed", {
