@@ -1,7 +1,18 @@
 /**
  * The MCP endpoint (spec §4.3): the official SDK's low-level Server over its web-standard Streamable
- * HTTP transport, stateless (a new server + transport per request, as the SDK requires), answering
+ * HTTP transport, stateless (a new transport per request, as the SDK requires), answering
  * `tools/list` from a list built once and `tools/call` through the same MarketApi as HTTP.
+ *
+ * What is built once instead of per request (bench/mcp.bench.ts, docs/mcp.md "Performance"):
+ * - One JSON Schema validator for every Server. The SDK's default is a new Ajv instance per Server
+ *   (meta-schemas, vocabularies, formats), about 0.6 ms — most of the CPU of an MCP request. The
+ *   server side never validates with it in our use (it serves elicitation results), so sharing is
+ *   safe; Ajv caches what it compiles.
+ * - Servers themselves, handlers registered, in a small pool: a Server is connected to one fresh
+ *   transport per request and closed afterwards, which the SDK supports (Protocol.connect after
+ *   close; it keeps request-id bookkeeping per connection). A Server is never connected to two
+ *   transports at once: it is out of the pool while in use. The actor comes with each request
+ *   (`authInfo.clientId`), not from the Server.
  *
  * Application failures are tool results with `isError: true` and the spec's error body as text,
  * never JSON-RPC errors; only protocol problems (an unknown tool) are protocol errors.
@@ -9,6 +20,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { ApiReply, MarketApi } from "../market-api.js";
 import { checkJsonValue } from "../validation/json-value.js";
 import { validationMessage } from "../validation/messages.js";
@@ -39,6 +51,9 @@ function toolResult(reply: ApiReply): CallToolResult {
   return { content: [{ type: "text", text: reply.json }], structuredContent: JSON.parse(reply.json) as Record<string, unknown> };
 }
 
+/** Idle Servers kept for reuse; beyond this (after a burst) they are left to the GC. */
+const MAX_IDLE_SERVERS = 64;
+
 export class McpEndpoint {
   private readonly tools = new Map<string, ToolDefinition>(TOOLS.map((tool) => [tool.name, tool]));
   /** tools/list never changes: built once, not per request. */
@@ -50,7 +65,42 @@ export class McpEndpoint {
     outputSchema: outputSchema as { type: "object"; [key: string]: unknown },
   }));
 
+  /** Shared by every Server (see the file comment). */
+  private readonly jsonSchemaValidator = new AjvJsonSchemaValidator();
+  /** Idle Servers, handlers registered, not connected. */
+  private readonly idle: Server[] = [];
+
   constructor(private readonly options: McpEndpointOptions) {}
+
+  private acquireServer(): Server {
+    const pooled = this.idle.pop();
+    if (pooled !== undefined) return pooled;
+    const server = new Server(
+      { name: "market-service", version: this.options.version },
+      { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: this.jsonSchemaValidator },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.toolList }));
+    server.setRequestHandler(CallToolRequestSchema, (call, extra) => {
+      // The authenticated actor of THIS request: handle() passes it with the request, so a pooled
+      // Server never carries an actor from one request to the next.
+      const actorId = extra.authInfo?.clientId;
+      if (actorId === undefined || actorId === "") throw new McpError(ErrorCode.InternalError, "internal error");
+      return this.callTool(call.params.name, call.params.arguments, actorId);
+    });
+    return server;
+  }
+
+  /** Close the Server's connection (and its transport) and keep it for a later request. */
+  private releaseServer(server: Server): void {
+    server.close().then(
+      () => {
+        // State a stateless request may leave on a Server (client info from an `initialize`) is
+        // not used by these handlers; only a Server that really disconnected goes back.
+        if (server.transport === undefined && this.idle.length < MAX_IDLE_SERVERS) this.idle.push(server);
+      },
+      (error: unknown) => this.options.onError(error),
+    );
+  }
 
   /** Run one tool for an authenticated actor (also used directly by tests and benchmarks). */
   async callTool(name: string, args: unknown, actorId: string): Promise<CallToolResult> {
@@ -71,21 +121,27 @@ export class McpEndpoint {
 
   /**
    * Answer one MCP HTTP request for an authenticated actor. Resolves with the web Response to
-   * stream back and a `done` to call once it has been sent (closes the per-request server).
+   * stream back and a `done` to call once it has been sent or abandoned (closes the request's
+   * connection and returns the Server to the pool; calling it again does nothing).
    */
   async handle(request: Request, actorId: string): Promise<{ response: Response; done: () => void }> {
-    const server = new Server({ name: "market-service", version: this.options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.toolList }));
-    server.setRequestHandler(CallToolRequestSchema, (call) => this.callTool(call.params.name, call.params.arguments, actorId));
-    // No sessionIdGenerator: stateless mode (no MCP sessions; GET and DELETE are answered 405).
-    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: this.options.responseMode === "json" });
-    await server.connect(transport);
-    const response = await transport.handleRequest(request, { authInfo: { token: "", clientId: actorId, scopes: [] } });
-    return {
-      response,
-      done: () => {
-        void server.close().catch((error: unknown) => this.options.onError(error));
-      },
+    const server = this.acquireServer();
+    let released = false;
+    const done = () => {
+      if (released) return;
+      released = true;
+      this.releaseServer(server);
     };
+    try {
+      // No sessionIdGenerator: stateless mode (no MCP sessions; GET and DELETE are answered 405).
+      // A stateless transport serves exactly one request: always a new one.
+      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: this.options.responseMode === "json" });
+      await server.connect(transport);
+      const response = await transport.handleRequest(request, { authInfo: { token: "", clientId: actorId, scopes: [] } });
+      return { response, done };
+    } catch (error) {
+      done();
+      throw error;
+    }
   }
 }
