@@ -1,0 +1,18 @@
+/**
+ * Names of the assets embedded in the single binary (`dist/market-service`). Shared by the build
+ * (build/build-binary.ts writes them into the SEA config) and the runtime loaders in this folder.
+ *
+ * The binary is the Node executable that built it plus a blob, so the Node ABI at run time is the
+ * one at build time: the uWS asset name is derived from the running process and matches.
+ */
+
+/** The bundled shard worker (CommonJS text; evaluated with `new Worker(code, { eval: true })`). */
+export const SHARD_WORKER_ASSET = "shard-worker.js";
+
+/** uWebSockets.js native addon for this platform and Node ABI (e.g. `uws_linux_x64_115.node`). */
+export function uwsAssetName(platform: string = process.platform, arch: string = process.arch, abi: string = process.versions.modules): string {
+  return `uws_${platform}_${arch}_${abi}.node`;
+}
+
+/** @node-rs/crc32 native addon (N-API, so not tied to the Node ABI); Linux x64 glibc only. */
+export const CRC32_ASSET = "crc32.linux-x64-gnu.node";
