@@ -7,6 +7,11 @@
  * every functional test and then miss its throughput targets in production, so we refuse to start.
  *
  * The package is CommonJS; from ESM only the default import works (`import { App }` fails).
+ *
+ * Single binary (dist/market-service): the build aliases this package import to
+ * gateway/sea/uws-addon.ts, which extracts the embedded addon once and process.dlopen's it, and
+ * throws (the binary refuses to start, one clear line) when it cannot; the package's loader and its
+ * `ws` fallback are not in the binary. Everywhere else this is the normal package import.
  */
 import uWS from "@trufflesuite/uws-js-unofficial";
 import type { TemplatedApp, us_listen_socket } from "@trufflesuite/uws-js-unofficial";

@@ -8,11 +8,16 @@ import { Worker } from "node:worker_threads";
 import type { Clock } from "../clock.js";
 import type { BatchStats, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
 import type { FromShard, ShardWorkerData, ToShard, Envelope } from "./worker-messages.js";
+import { embeddedShardWorkerSource } from "../sea/embedded-worker.js";
 
 /** How a shard worker's code is loaded: a file (normal), or source to eval (single binary, tests). */
 export type ShardWorkerSource = { kind: "file"; url: URL } | { kind: "eval"; code: string };
 
 export function defaultShardWorkerSource(): ShardWorkerSource {
+  // Single binary (gateway/sea/): the worker bundle is an embedded asset, evaluated in the worker.
+  // Outside the binary this is undefined and nothing below changes.
+  const embedded = embeddedShardWorkerSource();
+  if (embedded !== undefined) return embedded;
   const here = import.meta.url;
   if (here.endsWith(".ts")) {
     // Running from TypeScript sources (tests): register tsx inside the worker, then load it.
