@@ -9,12 +9,15 @@ import { progressReporter } from "./audit/progress-bar.js";
 import { serve } from "./main.js";
 import { settingsHelp } from "./settings.js";
 import { provisionCommand, tokenCommand } from "./client/cli-commands.js";
+import { SERVICE_VERSION } from "./service.js";
 
 const program = new Command();
 program
   .name("market-service")
   .description("Deterministic market service: direct claims and sealed second-price auctions, durable and replayable.")
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // `market-service --version` / `-V`: the service version (also in the OpenAPI and MCP info).
+  .version(SERVICE_VERSION, "-V, --version", "print the service version");
 
 function summary(verb: string, result: ReplayResult): string {
   const seconds = (result.elapsedMs / 1000).toFixed(2);
