@@ -21,15 +21,18 @@
  * Claims are real, accepted commands: `--participants` provisioned principals each claim once per
  * market (confirmation none, capacity = participants), in fresh markets created before each phase.
  * Every reply is checked (status, and `isError` for MCP); failures are counted and reported.
+ * Besides req/s and latency, each phase reports the service's CPU time (user + system, all its
+ * threads, from /proc) per request: on a machine shared with other work, req/s swings with the
+ * neighbours' load, CPU per request much less.
  *
  * `--profile DIR` starts the service with `--cpu-prof --cpu-prof-dir=DIR` and runs only the MCP
  * phases (the profile is written when the service exits). `--micro` instead measures, in process
  * (tinybench), McpEndpoint.handle() (SDK per-request work, no HTTP) against McpEndpoint.callTool()
  * (the tool alone) and MarketApi.getMarket().
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import * as http from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import * as path from "node:path";
@@ -66,7 +69,24 @@ async function serve(): Promise<void> {
 
 interface Child {
   url: string;
+  /** CPU seconds (user + system, all threads: gateway and shard workers) the service used so far. */
+  cpuSeconds: () => number;
   stop: () => Promise<void>;
+}
+
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** utime + stime of a process from /proc (Linux), in seconds. */
+function processCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
 async function startChild(env: Record<string, string>, profileDir: string | undefined): Promise<Child> {
@@ -85,8 +105,10 @@ async function startChild(env: Record<string, string>, profileDir: string | unde
     });
     child.once("exit", (code) => reject(new Error(`service exited early (${code})`)));
   });
+  const pid = child.pid as number;
   return {
     url,
+    cpuSeconds: () => processCpuSeconds(pid),
     stop: () =>
       new Promise<void>((resolve) => {
         child.once("exit", () => resolve());
@@ -107,6 +129,8 @@ interface Sample {
   rps: number;
   p50: number;
   p99: number;
+  /** Service CPU (all threads) per measured request, in µs: less sensitive to a shared machine than req/s. */
+  cpuMicros: number;
   firstFailure?: string;
 }
 
@@ -140,7 +164,7 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
-async function load(label: string, base: URL, next: () => Target, options: { seconds: number; warmup: number; concurrency: number }): Promise<Sample> {
+async function load(label: string, base: URL, next: () => Target, options: { seconds: number; warmup: number; concurrency: number; cpuSeconds: () => number }): Promise<Sample> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
   const latencies: number[] = [];
   let failures = 0;
@@ -149,6 +173,10 @@ async function load(label: string, base: URL, next: () => Target, options: { sec
   const measureFrom = start + options.warmup * 1000;
   const end = measureFrom + options.seconds * 1000;
   let measuredRequests = 0;
+  let cpuAtStart = 0;
+  let cpuAtEnd = 0;
+  const cpuStart = setTimeout(() => (cpuAtStart = options.cpuSeconds()), options.warmup * 1000);
+  const cpuEnd = setTimeout(() => (cpuAtEnd = options.cpuSeconds()), (options.warmup + options.seconds) * 1000);
   await Promise.all(
     Array.from({ length: options.concurrency }, async () => {
       while (performance.now() < end) {
@@ -171,6 +199,9 @@ async function load(label: string, base: URL, next: () => Target, options: { sec
       }
     }),
   );
+  clearTimeout(cpuStart);
+  clearTimeout(cpuEnd);
+  if (cpuAtEnd === 0) cpuAtEnd = options.cpuSeconds();
   agent.destroy();
   const sorted = Float64Array.from(latencies).sort();
   return {
@@ -181,6 +212,7 @@ async function load(label: string, base: URL, next: () => Target, options: { sec
     rps: measuredRequests / options.seconds,
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
+    cpuMicros: measuredRequests === 0 ? NaN : ((cpuAtEnd - cpuAtStart) * 1e6) / measuredRequests,
     ...(firstFailure === undefined ? {} : { firstFailure }),
   };
 }
@@ -315,20 +347,22 @@ async function main(): Promise<void> {
     for (let round = 1; round <= rounds; round++) {
       for (const phase of phases) {
         const next = phase.op === "get" ? () => (phase.transport === "http" ? getHttp : getMcp) : await claimTargets(phase.transport);
-        const sample = await load(phase.label, base, next, { seconds, warmup, concurrency });
+        const sample = await load(phase.label, base, next, { seconds, warmup, concurrency, cpuSeconds: child.cpuSeconds });
         results.set(phase.label, [...(results.get(phase.label) ?? []), sample]);
         console.log(
-          `round ${round}  ${phase.label.padEnd(50)} ${sample.rps.toFixed(0).padStart(7)} req/s  p50 ${sample.p50.toFixed(2).padStart(7)} ms  p99 ${sample.p99.toFixed(2).padStart(7)} ms` +
+          `round ${round}  ${phase.label.padEnd(50)} ${sample.rps.toFixed(0).padStart(7)} req/s  p50 ${sample.p50.toFixed(2).padStart(7)} ms  p99 ${sample.p99.toFixed(2).padStart(7)} ms  service CPU ${sample.cpuMicros.toFixed(0).padStart(5)} µs/req` +
             (sample.failures > 0 ? `  FAILURES ${sample.failures} (${sample.firstFailure})` : ""),
         );
       }
     }
-    console.log("\n| operation | req/s median (min–max) | p50 ms median | p99 ms median | failures |\n|---|---:|---:|---:|---:|");
+    console.log("\n| operation | req/s median (min–max) | p50 ms median | p99 ms median | service CPU µs/req median (min–max) | failures |\n|---|---:|---:|---:|---:|---:|");
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
     for (const [label, samples] of results) {
       const rps = samples.map((s) => s.rps);
+      const cpu = samples.map((s) => s.cpuMicros);
       console.log(
-        `| ${label} | ${median(rps).toFixed(0)} (${Math.min(...rps).toFixed(0)}–${Math.max(...rps).toFixed(0)}) | ${median(samples.map((s) => s.p50)).toFixed(2)} | ${median(samples.map((s) => s.p99)).toFixed(2)} | ${samples.reduce((n, s) => n + s.failures, 0)} |`,
+        `| ${label} | ${median(rps).toFixed(0)} (${Math.min(...rps).toFixed(0)}–${Math.max(...rps).toFixed(0)}) | ${median(samples.map((s) => s.p50)).toFixed(2)} | ${median(samples.map((s) => s.p99)).toFixed(2)} | ` +
+          `${median(cpu).toFixed(0)} (${Math.min(...cpu).toFixed(0)}–${Math.max(...cpu).toFixed(0)}) | ${samples.reduce((n, s) => n + s.failures, 0)} |`,
       );
     }
   } finally {
