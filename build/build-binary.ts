@@ -35,7 +35,7 @@ import { SERVICE_VERSION } from "../gateway/version.js";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SENTINEL_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 /** Bump when the build's output changes for the same inputs (part of the fingerprint). */
-const BUILD_FORMAT = 1;
+const BUILD_FORMAT = 2;
 
 interface Options {
   ifStale: boolean;
@@ -215,13 +215,15 @@ async function main(): Promise<void> {
       const bytes = fs.readFileSync(file);
       assets[name] = { source: path.relative(ROOT, file).startsWith("dist") ? `(bundle) ${path.basename(file)}` : path.relative(ROOT, file), bytes: bytes.length, sha256: sha256(bytes) };
     }
+    // Paths relative to the work directory (node runs there): the blob records the main script's
+    // path, and a random temporary directory name would make every build differ.
     const seaConfig = {
-      main: mainBundle,
-      output: path.join(workDir, "sea-prep.blob"),
+      main: "main.cjs",
+      output: "sea-prep.blob",
       disableExperimentalSEAWarning: true,
       useSnapshot: false,
       useCodeCache: false,
-      assets: assetFiles,
+      assets: { ...assetFiles, [SHARD_WORKER_ASSET]: "shard-worker.cjs" },
     };
     const stripTool = options.strip ? commandExists("strip") : undefined;
     if (options.strip && stripTool === undefined) log("`strip` not found (binutils); the Node executable is embedded unstripped");
@@ -234,7 +236,7 @@ async function main(): Promise<void> {
           stripped: stripTool !== undefined,
           bundles,
           assets: Object.fromEntries(Object.entries(assets).map(([name, a]) => [name, a.sha256])),
-          seaConfig: { ...seaConfig, main: "main.cjs", output: "sea-prep.blob", assets: Object.keys(assetFiles) },
+          seaConfig: { ...seaConfig, assets: Object.keys(assetFiles) },
         }),
       ),
     );
@@ -257,7 +259,7 @@ async function main(): Promise<void> {
     fs.chmodSync(exe, 0o755);
     if (stripTool !== undefined) run(stripTool, ["--strip-all", exe], workDir);
     const postjectCli = createRequire(path.join(ROOT, "package.json")).resolve("postject/dist/cli.js");
-    run(process.execPath, [postjectCli, exe, "NODE_SEA_BLOB", seaConfig.output, "--sentinel-fuse", SENTINEL_FUSE], workDir);
+    run(process.execPath, [postjectCli, exe, "NODE_SEA_BLOB", path.join(workDir, seaConfig.output), "--sentinel-fuse", SENTINEL_FUSE], workDir);
 
     // 4. smoke test, publish, manifest
     smokeTest(exe, workDir);
