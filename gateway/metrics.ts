@@ -50,9 +50,25 @@ export class ServiceMetrics {
     collectDefaultMetrics({ register: this.registry, prefix: "market_" });
   }
 
+  /** Label-bound children, cached: prom-client hashes a label object on every call otherwise. */
+  private readonly requestChildren = new Map<string, { inc: () => void }>();
+  private readonly latencyChildren = new Map<string, { observe: (seconds: number) => void }>();
+
   observeResponse(info: ResponseInfo): void {
-    this.requests.inc({ route: info.route, method: info.method, status: String(info.status) });
-    this.latency.observe({ route: info.route, method: info.method }, info.durationMs / 1000);
+    const routeKey = `${info.method} ${info.route}`;
+    const requestKey = `${routeKey} ${info.status}`;
+    let counter = this.requestChildren.get(requestKey);
+    if (counter === undefined) {
+      counter = this.requests.labels(info.route, info.method, String(info.status));
+      this.requestChildren.set(requestKey, counter);
+    }
+    counter.inc();
+    let histogram = this.latencyChildren.get(routeKey);
+    if (histogram === undefined) {
+      histogram = this.latency.labels(info.route, info.method);
+      this.latencyChildren.set(routeKey, histogram);
+    }
+    histogram.observe(info.durationMs / 1000);
   }
 
   observeBatch(shardIndex: number, stats: BatchStats): void {

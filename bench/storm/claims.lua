@@ -2,6 +2,7 @@
 -- commandId. Environment:
 --   STORM_TOKENS   file with one "principalId token" pair per line
 --   STORM_PATHS    file with one request path per line (round-robin: one market or many)
+--   STORM_METHOD   POST (claims, default) or GET (reads)
 --   STORM_RATE     optional requests/s for the whole run (paced; otherwise as fast as possible)
 --   STORM_CONNECTIONS  connection count (for pacing)
 --   STORM_RUN      a tag unique to this run: command ids must never repeat across runs (the service
@@ -17,6 +18,7 @@ local thread_id = 0
 statuses = {} -- global: done() reads it from each thread with thread:get
 local pace_ms = 0
 local run = "run"
+local method = "POST"
 
 local function read_lines(name)
   local lines = {}
@@ -42,6 +44,7 @@ function init(args)
   end
   paths = read_lines(os.getenv("STORM_PATHS"))
   run = os.getenv("STORM_RUN") or "run"
+  method = os.getenv("STORM_METHOD") or "POST"
   -- Spread threads over disjoint slices of the participants.
   counter = (id - 1) * 1000003
   local rate = tonumber(os.getenv("STORM_RATE") or "")
@@ -59,6 +62,9 @@ function request()
   -- Shift the market by one on every pass over the participants, so with many markets the
   -- (participant, market) pairs do not simply repeat.
   local path = paths[((counter + math.floor(counter / #tokens)) % #paths) + 1]
+  if method == "GET" then
+    return wrk.format("GET", path, { ["authorization"] = "Bearer " .. tokens[i] })
+  end
   local body = '{"commandId":"' .. run .. '-' .. id .. '-' .. counter .. '","principalId":"' .. principals[i] .. '"}'
   return wrk.format("POST", path, { ["authorization"] = "Bearer " .. tokens[i], ["content-type"] = "application/json" }, body)
 end

@@ -30,8 +30,8 @@ interface DoneEntry {
 
 interface PendingEntry {
   fingerprint: string;
-  settled: Promise<CommandLocation | undefined>;
-  resolve: (location: CommandLocation | undefined) => void;
+  /** Waiters of identical commands that arrived while this one is in flight (usually none). */
+  waiters: Array<(location: CommandLocation | undefined) => void> | undefined;
 }
 
 export type ClaimResult =
@@ -69,29 +69,30 @@ export class IdempotencyIndex {
     }
     const inFlight = this.pending.get(key);
     if (inFlight !== undefined) {
-      return inFlight.fingerprint === fingerprint ? { kind: "pending", settled: inFlight.settled } : { kind: "conflict" };
+      if (inFlight.fingerprint !== fingerprint) return { kind: "conflict" };
+      // The promise exists only for duplicates in flight: a fresh claim allocates none.
+      const settled = new Promise<CommandLocation | undefined>((resolve) => (inFlight.waiters ??= []).push(resolve));
+      return { kind: "pending", settled };
     }
-    let resolve!: (location: CommandLocation | undefined) => void;
-    const settled = new Promise<CommandLocation | undefined>((r) => {
-      resolve = r;
-    });
-    const entry: PendingEntry = { fingerprint, settled, resolve };
+    const entry: PendingEntry = { fingerprint, waiters: undefined };
     this.pending.set(key, entry);
     let finished = false;
+    const settle = (location: CommandLocation | undefined) => {
+      this.pending.delete(key);
+      if (location !== undefined) this.done.set(key, { fingerprint, owner: location.owner, position: location.position });
+      for (const wake of entry.waiters ?? []) wake(location);
+    };
     return {
       kind: "fresh",
       complete: (location) => {
         if (finished) throw new Error("idempotency claim finished twice");
         finished = true;
-        this.pending.delete(key);
-        this.done.set(key, { fingerprint, owner: location.owner, position: location.position });
-        entry.resolve(location);
+        settle(location);
       },
       abandon: () => {
         if (finished) return;
         finished = true;
-        this.pending.delete(key);
-        entry.resolve(undefined); // waiters retry as fresh claims
+        settle(undefined); // waiters retry as fresh claims
       },
     };
   }

@@ -30,11 +30,30 @@ export interface LoggedCommand {
 
 const packr = new Packr({ useRecords: false, moreTypes: false });
 
+/**
+ * A command ready for MessagePack: the free-form parts of a create command as JSON text (msgpackr
+ * renames a `__proto__` map key on decoding). Used by the log and by the shard message channel.
+ */
+export function packableCommand(command: Command): Command {
+  if (command.type !== "market.create_draft") return command;
+  return { ...command, subject: JSON.stringify(command.subject), mechanism: JSON.stringify(command.mechanism) } as unknown as Command;
+}
+
+/** The inverse of `packableCommand`, in place on a freshly decoded command. */
+export function restorePackedCommand(command: Command): Command {
+  if (command.type !== "market.create_draft") return command;
+  const packed = command as Command & { subject: unknown; mechanism: unknown };
+  if (typeof packed.subject !== "string" || typeof packed.mechanism !== "string") {
+    throw new Error("a packed create command must carry its subject and mechanism as JSON text");
+  }
+  packed.subject = JSON.parse(packed.subject) as Subject;
+  packed.mechanism = JSON.parse(packed.mechanism) as MechanismSelectionInput;
+  return packed;
+}
+
 export function encodeLoggedCommand(entry: LoggedCommand): Buffer {
-  const command = entry.c;
-  if (command.type !== "market.create_draft") return packr.pack(entry);
-  const stored = { ...command, subject: JSON.stringify(command.subject), mechanism: JSON.stringify(command.mechanism) };
-  return packr.pack({ ...entry, c: stored });
+  const c = packableCommand(entry.c);
+  return packr.pack(c === entry.c ? entry : { ...entry, c });
 }
 
 export function decodeLoggedCommand(payload: Uint8Array): LoggedCommand {
@@ -42,13 +61,6 @@ export function decodeLoggedCommand(payload: Uint8Array): LoggedCommand {
   if (value === null || typeof value !== "object" || value.v !== LOGGED_COMMAND_VERSION || typeof value.c !== "object") {
     throw new Error("log frame does not hold a logged command of a known version");
   }
-  const command = value.c as Command & { subject?: unknown; mechanism?: unknown };
-  if (command.type === "market.create_draft") {
-    if (typeof command.subject !== "string" || typeof command.mechanism !== "string") {
-      throw new Error("log frame holds a create command without its JSON subject and mechanism");
-    }
-    command.subject = JSON.parse(command.subject) as Subject;
-    command.mechanism = JSON.parse(command.mechanism) as MechanismSelectionInput;
-  }
+  restorePackedCommand(value.c);
   return value;
 }

@@ -8,6 +8,7 @@ import { Worker } from "node:worker_threads";
 import type { Clock } from "../clock.js";
 import type { BatchStats, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
 import type { FromShard, ShardWorkerData, ToShard, Envelope } from "./worker-messages.js";
+import { packRequests, unpackResponses } from "./wire.js";
 import { embeddedShardWorkerSource } from "../sea/embedded-worker.js";
 
 /** How a shard worker's code is loaded: a file (normal), or source to eval (single binary, tests). */
@@ -140,7 +141,7 @@ export class ShardHost {
     channel.worker.on("message", (message: FromShard) => {
       switch (message.t) {
         case "batch":
-          for (const item of message.items) {
+          for (const item of unpackResponses(message.items)) {
             const resolve = channel.waiting.get(item.id);
             channel.waiting.delete(item.id);
             resolve?.(item.body);
@@ -195,9 +196,10 @@ export class ShardHost {
   private flush(channel: ShardChannel): void {
     channel.flushScheduled = false;
     if (channel.outbox.length === 0) return;
-    const message: ToShard = { t: "batch", nowMs: this.options.clock.nowMs(), items: channel.outbox };
+    const items = packRequests(channel.outbox);
     channel.outbox = [];
-    channel.worker.postMessage(message);
+    const message: ToShard = { t: "batch", nowMs: this.options.clock.nowMs(), items };
+    channel.worker.postMessage(message, [items.buffer as ArrayBuffer]);
   }
 
   /** Controlled-clock mode: tell every shard the time (fires due deadlines). */

@@ -10,6 +10,7 @@ import { ManualClock, systemClock, type Clock } from "../clock.js";
 import { ShardCore } from "./shard-core.js";
 import type { Envelope } from "./worker-messages.js";
 import type { FromShard, ShardWorkerData, ToShard } from "./worker-messages.js";
+import { packResponses, unpackRequests } from "./wire.js";
 import type { ShardRequest } from "./shard-protocol.js";
 
 const port = parentPort;
@@ -54,7 +55,8 @@ function processInbox(): void {
   inbox = [];
   try {
     const responses = core.processBatch(items.map((item) => item.body));
-    post({ t: "batch", items: responses.map((body, index) => ({ id: (items[index] as Envelope<ShardRequest>).id, body })), stats: core.lastBatch });
+    const packed = packResponses(responses.map((body, index) => ({ id: (items[index] as Envelope<ShardRequest>).id, body })));
+    port?.postMessage({ t: "batch", items: packed, stats: core.lastBatch } satisfies FromShard, [packed.buffer as ArrayBuffer]);
   } catch (error) {
     fatal(error);
   }
@@ -75,7 +77,7 @@ port.on("message", (message: ToShard) => {
     case "batch":
       if (closing) return;
       controlled?.set(Math.max(controlled.nowMs(), message.nowMs));
-      for (const item of message.items) inbox.push(item);
+      for (const item of unpackRequests(message.items)) inbox.push(item);
       if (!scheduled) {
         scheduled = true;
         setImmediate(processInbox);

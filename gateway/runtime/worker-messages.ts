@@ -1,5 +1,5 @@
 /** Messages between the gateway thread (ShardHost) and a shard worker. */
-import type { BatchStats, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
+import type { BatchStats, IdempotencyEntries, ShardRecoveryReport } from "./shard-protocol.js";
 
 export interface ShardWorkerData {
   dir: string;
@@ -19,14 +19,16 @@ export interface Envelope<T> {
 }
 
 export type ToShard =
-  | { t: "batch"; nowMs: number; items: Array<Envelope<ShardRequest>> }
+  /** `items`: packed `Envelope<ShardRequest>[]` (wire.ts), transferred. */
+  | { t: "batch"; nowMs: number; items: Uint8Array }
   | { t: "time"; nowMs: number }
   | { t: "snapshot"; id: number }
   | { t: "close" };
 
 export type FromShard =
   | { t: "ready"; report: ShardRecoveryReport; idempotency: IdempotencyEntries }
-  | { t: "batch"; items: Array<Envelope<ShardResponse>>; stats: BatchStats }
+  /** `items`: packed `Envelope<ShardResponse>[]` (wire.ts), transferred. */
+  | { t: "batch"; items: Uint8Array; stats: BatchStats }
   /** A timer tick that logged system commands (no client replies). */
   | { t: "stats"; stats: BatchStats }
   | { t: "snapshot"; id: number; lsn: number; sizeBytes: number }
