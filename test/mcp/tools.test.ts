@@ -59,6 +59,22 @@ describe.each(MODES)("MCP_RESPONSE_MODE=%s", (mode) => {
     expect(response.headers.get("mcp-session-id")).toBeNull();
   });
 
+  it("answers a JSON-RPC batch with one response per request", async () => {
+    const missing = uid("missing");
+    const response = await h.rawPost(
+      [
+        { jsonrpc: "2.0", id: "a", method: "tools/list" },
+        { jsonrpc: "2.0", id: "b", method: "tools/call", params: { name: "get_market", arguments: { marketId: missing } } },
+      ],
+      { authorization: `Bearer ${AGENT_TOKEN}` },
+    );
+    expect(response.status).toBe(200);
+    const messages = jsonRpcMessages(response);
+    expect(messages.map((m) => m.id).sort()).toEqual(["a", "b"]);
+    expect(messages.find((m) => m.id === "a").result.tools).toHaveLength(9);
+    expect(JSON.parse(messages.find((m) => m.id === "b").result.content[0].text).error.code).toBe("market_not_found");
+  });
+
   it("runs a direct-claim market through every command tool and every read tool", async () => {
     const marketId = uid("dc");
     // create_market
