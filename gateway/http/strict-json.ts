@@ -40,6 +40,11 @@ export interface JsonObject {
 export interface StrictJsonLimits {
   /** Containers nested in each other, the top-level object counting as 1. */
   maxDepth: number;
+  /**
+   * Also accept a top-level array (JSON-RPC batches on /mcp); request bodies are objects. A caller
+   * that sets this must treat `value` as unknown: it may then be an array.
+   */
+  allowTopLevelArray?: boolean;
 }
 
 /**
@@ -178,10 +183,15 @@ function scanAndParse(input: string, limits: StrictJsonLimits, fastStrings: bool
   try {
     skipWhitespace();
     if (pos >= text.length) return refused("request body is empty");
-    if (text.charCodeAt(pos) !== CHAR_LEFT_BRACE) return refused("request body must be a JSON object");
-    scanObject(1);
+    const topLevelArray = limits.allowTopLevelArray === true && text.charCodeAt(pos) === CHAR_LEFT_BRACKET;
+    if (topLevelArray) {
+      scanArray(1);
+    } else {
+      if (text.charCodeAt(pos) !== CHAR_LEFT_BRACE) return refused("request body must be a JSON object");
+      scanObject(1);
+    }
     skipWhitespace();
-    if (pos < text.length) return refused(`invalid JSON: unexpected data after the top-level object at position ${pos}`);
+    if (pos < text.length) return refused(`invalid JSON: unexpected data after the top-level ${topLevelArray ? "array" : "object"} at position ${pos}`);
   } catch (error) {
     if (error instanceof JsonRefusal) return refused(error.message);
     // Only a stack overflow from an absurd caller-chosen maxDepth can land here.

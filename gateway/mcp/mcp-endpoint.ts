@@ -124,7 +124,7 @@ export class McpEndpoint {
    * stream back and a `done` to call once it has been sent or abandoned (closes the request's
    * connection and returns the Server to the pool; calling it again does nothing).
    */
-  async handle(request: Request, actorId: string): Promise<{ response: Response; done: () => void }> {
+  async handle(request: Request, actorId: string, parsedBody?: unknown): Promise<{ response: Response; done: () => void }> {
     const server = this.acquireServer();
     let released = false;
     const done = () => {
@@ -137,7 +137,8 @@ export class McpEndpoint {
       // A stateless transport serves exactly one request: always a new one.
       const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: this.options.responseMode === "json" });
       await server.connect(transport);
-      const response = await transport.handleRequest(request, { authInfo: { token: "", clientId: actorId, scopes: [] } });
+      const authInfo = { token: "", clientId: actorId, scopes: [] };
+      const response = await transport.handleRequest(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody });
       return { response, done };
     } catch (error) {
       done();

@@ -173,6 +173,28 @@ describe("HTTP methods and transport-level refusals", () => {
     expect(notification.text).toBe("");
   });
 
+  it("strict JSON on /mcp: duplicate members and unsafe integers are a -32700 parse error, batches still parse", async () => {
+    const auth = { authorization: `Bearer ${AGENT_TOKEN}` };
+    const duplicate = await h.rawPost('{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"ping"}', auth);
+    expect(duplicate.status).toBe(400);
+    const duplicateError = JSON.parse(duplicate.text).error;
+    expect(duplicateError.code).toBe(-32700);
+    expect(duplicateError.message).toContain("method");
+    const unsafe = await h.rawPost('{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}', auth);
+    expect(unsafe.status).toBe(400);
+    expect(JSON.parse(unsafe.text).error.code).toBe(-32700);
+    const nestedDuplicate = await h.rawPost(
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_market","arguments":{"marketId":"a","marketId":"b"}}}',
+      auth,
+    );
+    expect(nestedDuplicate.status).toBe(400);
+    expect(JSON.parse(nestedDuplicate.text).error.code).toBe(-32700);
+    // The same bytes without the duplicate are an ordinary request.
+    const fine = await h.rawPost('{"jsonrpc":"2.0","id":3,"method":"ping"}', auth);
+    expect(fine.status).toBe(200);
+    expect(JSON.parse(fine.text).result).toEqual({});
+  });
+
   it("a body over 1 MiB is refused by the HTTP layer (400 invalid_request)", async () => {
     const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_market", arguments: { marketId: "x".repeat(1024 * 1024) } } });
     const response = await h.rawPost(big, { authorization: `Bearer ${AGENT_TOKEN}` });
