@@ -95,6 +95,26 @@ function operationObject(op: OperationDoc): Record<string, unknown> {
   };
 }
 
+/**
+ * typia leaves object schemas open (no `additionalProperties`), but every body is closed: the
+ * gateway refuses unknown request fields and replies carry exactly the spec's members. Saying so
+ * lets generated clients and validators reject what the server would. Schemas that are open on
+ * purpose (`subject.data`, a `Record<string, unknown>`) already carry `additionalProperties` and are
+ * left alone. No `allOf` appears in the generated schemas, so closing each object is sound.
+ */
+function closeObjectSchemas(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closeObjectSchemas);
+  if (schema === null || typeof schema !== "object") return schema;
+  const closed: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) closed[key] = closeObjectSchemas(value);
+  if (closed.type === "object" && closed.properties !== undefined && closed.additionalProperties === undefined) {
+    closed.additionalProperties = false;
+  }
+  return closed;
+}
+
+const closedSchemas = closeObjectSchemas(openApiComponents.components.schemas ?? {});
+
 /** The document; the admin route is listed only when it is mounted (operators configured). */
 export function openApiDocument(options: { adminMounted: boolean }): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -114,7 +134,7 @@ export function openApiDocument(options: { adminMounted: boolean }): Record<stri
     },
     paths,
     components: {
-      schemas: openApiComponents.components.schemas ?? {},
+      schemas: closedSchemas,
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "Token from POST /v1/auth/tokens, or (on /mcp only) a static MCP token." },
         serviceHmac: {

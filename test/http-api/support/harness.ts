@@ -11,6 +11,7 @@ import { expect } from "vitest";
 import { ServiceClient, type Credentials, type IdentityFile, type ServiceResponse } from "../../../gateway/client/service-client.js";
 import { ManualClock } from "../../../gateway/clock.js";
 import { startService, type RunningService } from "../../../gateway/service.js";
+import { conformingFetch } from "./openapi-conformance.js";
 
 export const OPERATOR_SECRET = "operator-secret-0123456789-abcdefghijklmnop";
 export const STATIC_MCP_TOKEN = "static-mcp-token-0123456789-abcdefghijklmnopq";
@@ -75,7 +76,8 @@ export class Harness {
   }
 
   get client(): ServiceClient {
-    return new ServiceClient(this.service.url);
+    // Every reply is checked against GET /openapi.json's schemas (support/openapi-conformance.ts).
+    return new ServiceClient(this.service.url, conformingFetch);
   }
 
   nowSeconds(): number {
