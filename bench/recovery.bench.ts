@@ -1,7 +1,11 @@
 /**
  * Shard durability, replay, recovery and memory (issue 4 / P4, P5).
  *
- *   node --expose-gc --import tsx bench/recovery.bench.ts [--commands 1000000] [--markets 1000]
+ *   node --expose-gc --import tsx bench/recovery.bench.ts [--commands 1000000] [--markets 1000] [--capacity 4000000] [--skip-memory]
+ *
+ * `--capacity` is each market's capacity: the default accepts every claim (each holds a commitment);
+ * a small one makes most claims refusals, as in a real storm (P4's 10M run uses 100 markets × 1,000).
+ * Figures are printed and written to bench/results/<date>-recovery-<commands>.json.
  *
  * 1. build: N commands through ShardCore.processBatch (engine + msgpack + append + one fdatasync
  *    per 1,000-command batch) into a fresh shard directory on the repository's disk
@@ -10,7 +14,8 @@
  * 4. memory: heap growth per idle market (1k → 100k markets) and per retained command
  *    (100k → 1M claims; accepted and refused separately), and per idempotency-index entry
  */
-import { mkdirSync, renameSync, rmSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, release } from "node:os";
 import * as path from "node:path";
 import type { Command } from "../engine/index.js";
 import { ManualClock } from "../gateway/clock.js";
@@ -24,6 +29,10 @@ function arg(name: string, fallback: number): number {
 }
 const TOTAL_COMMANDS = arg("commands", 1_000_000);
 const MARKETS = arg("markets", 1_000);
+const CAPACITY = arg("capacity", 4_000_000);
+const SKIP_MEMORY = process.argv.includes("--skip-memory");
+/** Every figure printed, for the JSON result. */
+const figures: Record<string, number> = {};
 const BATCH = 1_000;
 const T0 = Date.parse("2026-03-01T12:00:00.000Z");
 const ROOT = path.join(import.meta.dirname, "..", ".tmp", "bench-recovery");
@@ -81,17 +90,21 @@ function phaseBuildReplayRecover(): void {
   const clock = new ManualClock(T0);
   const claims = TOTAL_COMMANDS - 2 * MARKETS;
   let started = performance.now();
-  const core = buildShard(dir, MARKETS, claims, 4_000_000, clock);
+  const core = buildShard(dir, MARKETS, claims, CAPACITY, clock);
   const buildSeconds = (performance.now() - started) / 1000;
+  figures.buildDurableCommandsPerSecond = TOTAL_COMMANDS / buildSeconds;
   console.log(`build:    ${fmt(TOTAL_COMMANDS)} commands in ${buildSeconds.toFixed(1)} s = ${fmt(TOTAL_COMMANDS / buildSeconds)} durable commands/s (batches of ${BATCH}, one fdatasync each)`);
   core.close();
 
   started = performance.now();
   const full = ShardCore.open({ dir, shardIndex: 0, clock });
   const replaySeconds = (performance.now() - started) / 1000;
+  figures.replayCommandsPerSecond = full.report.framesReplayed / replaySeconds;
   console.log(`replay:   open without snapshot: ${full.report.framesReplayed.toLocaleString("en-US")} frames in ${replaySeconds.toFixed(2)} s = ${fmt(full.report.framesReplayed / replaySeconds)} commands/s through the engine (decode + apply, one thread)`);
   started = performance.now();
   const snap = full.core.snapshot();
+  figures.snapshotBytes = snap.sizeBytes;
+  figures.snapshotSeconds = (performance.now() - started) / 1000;
   console.log(`snapshot: ${fmt(snap.sizeBytes)} bytes in ${((performance.now() - started) / 1000).toFixed(2)} s`);
   // A short tail after the snapshot, as after a crash between checkpoints.
   full.core.processBatch(Array.from({ length: BATCH }, (_, i) => req(claim(10_000_000 + i, `market-${i % MARKETS}`))));
@@ -100,12 +113,14 @@ function phaseBuildReplayRecover(): void {
   started = performance.now();
   const recovered = ShardCore.open({ dir, shardIndex: 0, clock, reportIdempotencyAfterLsn: snap.lsn });
   const recoverSeconds = (performance.now() - started) / 1000;
+  figures.startWithSnapshotSeconds = recoverSeconds;
   console.log(`recovery: open with a recent snapshot (${fmt(recovered.report.marketsFromSnapshot)} markets) + ${recovered.report.framesReplayed} tail frames: ${recoverSeconds.toFixed(2)} s`);
   recovered.core.close();
 
   renameSync(path.join(dir, "snapshots"), path.join(dir, "snapshots-off"));
   started = performance.now();
   const cold = ShardCore.open({ dir, shardIndex: 0, clock });
+  figures.startWithoutSnapshotSeconds = (performance.now() - started) / 1000;
   console.log(`recovery: open without snapshot: ${((performance.now() - started) / 1000).toFixed(2)} s (${fmt(cold.report.framesReplayed)} frames)`);
   cold.core.close();
   rmSync(ROOT, { recursive: true, force: true });
@@ -128,6 +143,7 @@ function phaseMemory(): void {
   };
   const small = measureMarkets(1_000);
   const large = measureMarkets(100_000);
+  figures.bytesPerIdleMarket = (large - small) / 99_000;
   console.log(`memory:   ${fmt((large - small) / 99_000)} bytes per idle market (growth 1k → 100k markets)`);
 
   const measureClaims = (claims: number, capacity: number) => {
@@ -142,6 +158,7 @@ function phaseMemory(): void {
   for (const [label, capacity] of [["accepted claims (each holds a commitment)", 4_000_000], ["refused claims (capacity 10 per market)", 10]] as const) {
     const a = measureClaims(100_000, capacity);
     const b = measureClaims(1_000_000, capacity);
+    figures[capacity === 10 ? "bytesPerRefusedClaim" : "bytesPerAcceptedClaim"] = (b - a) / 900_000;
     console.log(`memory:   ${fmt((b - a) / 900_000)} bytes per retained command, ${label} (growth 100k → 1M)`);
   }
 
@@ -155,10 +172,17 @@ function phaseMemory(): void {
   };
   const i1 = measureIndex(100_000);
   const i2 = measureIndex(1_000_000);
+  figures.bytesPerIdempotencyEntry = (i2 - i1) / 900_000;
   console.log(`memory:   ${fmt((i2 - i1) / 900_000)} bytes per idempotency-index entry on the gateway thread (growth 100k → 1M)`);
 }
 
-console.log(`recovery bench: ${fmt(TOTAL_COMMANDS)} commands over ${fmt(MARKETS)} markets; Node ${process.version}`);
+console.log(`recovery bench: ${fmt(TOTAL_COMMANDS)} commands over ${fmt(MARKETS)} markets of capacity ${fmt(CAPACITY)}; Node ${process.version}`);
 phaseBuildReplayRecover();
-phaseMemory();
+if (!SKIP_MEMORY) phaseMemory();
 rmSync(ROOT, { recursive: true, force: true });
+const resultsDir = path.join(import.meta.dirname, "results");
+mkdirSync(resultsDir, { recursive: true });
+const resultFile = path.join(resultsDir, `${new Date().toISOString().slice(0, 10)}-recovery-${TOTAL_COMMANDS}.json`);
+const settings = { commands: TOTAL_COMMANDS, markets: MARKETS, capacity: CAPACITY, batch: BATCH, memory: !SKIP_MEMORY };
+writeFileSync(resultFile, `${JSON.stringify({ date: new Date().toISOString(), machine: { cores: availableParallelism(), node: process.version, kernel: release() }, settings, figures }, null, 2)}\n`);
+console.log(`result:   ${path.relative(process.cwd(), resultFile)}`);

@@ -19,6 +19,7 @@
  * snapshots or the new one, never a half-written file under a final name.
  * Recommended location: `<shard dir>/snapshots/` (the segment log ignores subdirectories).
  */
+import * as fsPromises from "node:fs/promises";
 import * as path from "node:path";
 import { assertSafeUint, assertStorage } from "./assert.js";
 import { crc32c } from "./crc32c.js";
@@ -115,6 +116,61 @@ export class SnapshotStore {
       throw new SnapshotWriteError(`writing snapshot ${filePath} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     }
     return { filePath, sizeBytes: content.length };
+  }
+
+  /**
+   * `write` without blocking the event loop, for a caller whose thread serves requests (the
+   * gateway's idempotency-index checkpoint): the same file and steps (temp, fsync, rename, fsync
+   * directory) on libuv's thread pool, and the payload given in parts, written one after another
+   * with the CRC carried across them, so a large payload is never copied into one buffer. The file
+   * is byte-for-byte what `write` makes of the parts' concatenation. Uses node's fs directly, so only
+   * for a store on the default StorageFs (fault-injection tests use `write`).
+   */
+  async writeAsync(input: { readonly lsn: number; readonly chainHead: Uint8Array; readonly payloadParts: readonly Uint8Array[] }): Promise<{ filePath: string; sizeBytes: number }> {
+    assertStorage(this.storageFs === nodeStorageFs, "writeAsync needs the default StorageFs");
+    if (!Number.isSafeInteger(input.lsn) || input.lsn < 0) throw new RangeError(`snapshot lsn ${input.lsn} is not a safe uint`);
+    if (input.chainHead.length !== CHAIN_HASH_BYTES) throw new RangeError("chainHead must be 32 bytes");
+    const payloadBytes = input.payloadParts.reduce((sum, part) => sum + part.length, 0);
+    if (payloadBytes > this.maxPayloadBytes) throw new RangeError(`snapshot payload of ${payloadBytes} bytes exceeds ${this.maxPayloadBytes}`);
+    const header = Buffer.alloc(SNAPSHOT_HEADER_BYTES);
+    SNAPSHOT_MAGIC.copy(header, 0);
+    header.writeUInt32LE(SNAPSHOT_FORMAT_VERSION, 8);
+    writeSafeU64LE(header, input.lsn, 16);
+    writeSafeU64LE(header, payloadBytes, 24);
+    header.set(input.chainHead, 32);
+    let crc = crc32c(header.subarray(CRC_COVERAGE_START));
+    for (const part of input.payloadParts) crc = crc32c(part, crc);
+    header.writeUInt32LE(crc, CRC_OFFSET);
+    const filePath = path.join(this.dir, snapshotFileName(input.lsn));
+    const tempPath = filePath + SNAPSHOT_TEMP_SUFFIX;
+    try {
+      const file = await fsPromises.open(tempPath, "w");
+      try {
+        let position = 0;
+        for (const part of [header, ...input.payloadParts]) {
+          let done = 0;
+          while (done < part.length) {
+            const { bytesWritten } = await file.write(part, done, part.length - done, position);
+            assertStorage(bytesWritten > 0, "write made progress");
+            done += bytesWritten;
+            position += bytesWritten;
+          }
+        }
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      await fsPromises.rename(tempPath, filePath);
+      const dir = await fsPromises.open(this.dir, "r");
+      try {
+        await dir.sync();
+      } finally {
+        await dir.close();
+      }
+    } catch (cause) {
+      throw new SnapshotWriteError(`writing snapshot ${filePath} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    }
+    return { filePath, sizeBytes: SNAPSHOT_HEADER_BYTES + payloadBytes };
   }
 
   /** Snapshot files by name, newest (highest lsn) first. Does not validate contents. */

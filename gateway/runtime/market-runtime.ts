@@ -201,7 +201,7 @@ export class MarketRuntime {
     this.checkpointing = (async () => {
       try {
         const lsns = await this.host.snapshotAll();
-        writeIndexSnapshot(this.options.dataDir, this.idempotency, lsns);
+        await writeIndexSnapshot(this.options.dataDir, this.idempotency, lsns);
       } finally {
         this.checkpointing = undefined;
       }
@@ -216,6 +216,6 @@ export class MarketRuntime {
     if (this.timer !== undefined) clearInterval(this.timer);
     if (this.checkpointing !== undefined) await this.checkpointing.catch(() => undefined);
     const lsns = await this.host.close();
-    writeIndexSnapshot(this.options.dataDir, this.idempotency, lsns);
+    await writeIndexSnapshot(this.options.dataDir, this.idempotency, lsns);
   }
 }

@@ -1,0 +1,84 @@
+/**
+ * The idempotency-index checkpoint (gateway/idempotency/index-snapshot.ts): written in chunks over
+ * several event-loop turns, read back whole; entries finished meanwhile do not break it; the older
+ * single-value format (v1) is still read.
+ */
+import { Packr } from "msgpackr";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { IdempotencyIndex } from "../../gateway/idempotency/index.js";
+import { loadIndexSnapshot, writeIndexSnapshot } from "../../gateway/idempotency/index-snapshot.js";
+import { SnapshotStore } from "../../storage/index.js";
+
+const dirs: string[] = [];
+function dataDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "index-snapshot-"));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function fingerprint(n: number): string {
+  return `fp-${n.toString(36)}`;
+}
+
+describe("idempotency index snapshot", () => {
+  it("round-trips more entries than one chunk, and skips identity-owned entries", async () => {
+    const dir = dataDir();
+    const index = new IdempotencyIndex();
+    const count = 40_000; // three chunks of 16,384
+    for (let n = 0; n < count; n += 1) index.restore(`actor-${n % 97}`, `command-${n}`, fingerprint(n), { owner: n % 3, position: n * 10 });
+    index.restore("operator", "provision-1", "fp-identity", { owner: "identity", position: 5 });
+    await writeIndexSnapshot(dir, index, [11, 22, 33]);
+
+    const back = new IdempotencyIndex();
+    expect(loadIndexSnapshot(dir, 3, back)).toEqual([11, 22, 33]);
+    expect(back.size).toBe(count);
+    for (const n of [0, 16_383, 16_384, 39_999]) {
+      expect(back.claim(`actor-${n % 97}`, `command-${n}`, fingerprint(n))).toEqual({ kind: "replay", location: { owner: n % 3, position: n * 10 } });
+      expect(back.claim(`actor-${n % 97}`, `command-${n}`, "other").kind).toBe("conflict");
+    }
+    expect(back.claim("operator", "provision-1", "fp-identity").kind).toBe("fresh");
+  });
+
+  it("yields to the event loop while writing; entries finished meanwhile are kept or left to the logs", async () => {
+    const dir = dataDir();
+    const index = new IdempotencyIndex();
+    for (let n = 0; n < 50_000; n += 1) index.restore("a", `c-${n}`, fingerprint(n), { owner: 0, position: n });
+    let turns = 0;
+    const ticker = setInterval(() => {
+      turns += 1;
+      const claim = index.claim("late", `c-${turns}`, "late-fp");
+      if (claim.kind === "fresh") claim.complete({ owner: 1, position: turns });
+    }, 0);
+    await writeIndexSnapshot(dir, index, [1, 2]);
+    clearInterval(ticker);
+    expect(turns).toBeGreaterThan(0);
+    const back = new IdempotencyIndex();
+    loadIndexSnapshot(dir, 2, back);
+    expect(back.size).toBeGreaterThanOrEqual(50_000);
+    expect(back.size).toBeLessThanOrEqual(50_000 + turns);
+    expect(back.claim("a", "c-49999", fingerprint(49_999)).kind).toBe("replay");
+  });
+
+  it("reads a v1 snapshot (one value, actor and command ids in separate columns)", () => {
+    const dir = dataDir();
+    const v1 = { v: 1, watermarks: [5, 6], actorIds: ["alice", "bob"], commandIds: ["c1", "c2"], fingerprints: ["f1", "f2"], owners: [0, 1], positions: [100, 200] };
+    new SnapshotStore({ dir: path.join(dir, "idempotency") }).write({ lsn: 11, chainHead: Buffer.alloc(32), payload: new Packr({ useRecords: false }).pack(v1) });
+    const back = new IdempotencyIndex();
+    expect(loadIndexSnapshot(dir, 2, back)).toEqual([5, 6]);
+    expect(back.claim("bob", "c2", "f2")).toEqual({ kind: "replay", location: { owner: 1, position: 200 } });
+  });
+
+  it("refuses a snapshot made for another shard count", async () => {
+    const dir = dataDir();
+    const index = new IdempotencyIndex();
+    index.restore("a", "c", "f", { owner: 0, position: 1 });
+    await writeIndexSnapshot(dir, index, [1, 2]);
+    expect(() => loadIndexSnapshot(dir, 3, new IdempotencyIndex())).toThrow(/SHARDS=3/);
+  });
+});
