@@ -7,7 +7,7 @@
  * (HMAC admin + Ed25519 challenge → bearer token each), runs the floor (a no-op uWS server) and then
  * each storm with the same driver (wrk + claims.lua: one participant token and a fresh commandId per
  * request), verifies the outcome from the service itself, and writes
- * bench/results/<date>-storm.{json,md} and SVG charts. A scenario that fails a check is reported as
+ * bench/results/<date>-storm-<scenario>.{json,md} and SVG charts. A scenario that fails a check is reported as
  * failed, not as a number.
  *
  *   P1: one hot direct-claim.v1 market, confirmation none, capacity 1,000 and capacity = participants;
@@ -199,7 +199,7 @@ async function runP1(setup: Setup, floor: WrkResult): Promise<ScenarioResult[]> 
     results.push(result);
     process.stderr.write(
       `${result.name}: ${Math.round(peak.requestsPerSecond)} req/s (${(result.ratioToFloor ?? 0).toFixed(2)} × floor), p50 ${peak.latencyUs.p50} µs, p99 ${peak.latencyUs.p99} µs, p99.9 ${peak.latencyUs.p999} µs; ` +
-        `at ${rate}/s p99 ${half.latencyUs.p99} µs; checks ${checks.every((c) => c.ok) ? "passed" : "FAILED"}\n`,
+        `at ${rate}/s offered (${Math.round(half.requestsPerSecond)}/s done) p50 ${half.latencyUs.p50} µs, p99 ${half.latencyUs.p99} µs; checks ${checks.every((c) => c.ok) ? "passed" : "FAILED"}\n`,
     );
     for (const c of checks.filter((x) => !x.ok)) process.stderr.write(`  FAILED ${c.name}: ${c.detail}\n`);
   }
@@ -282,7 +282,7 @@ async function main(): Promise<void> {
   const passed = scenarios.every((s) => s.checks.every((c) => c.ok));
   const resultsDir = path.join(REPO, "bench", "results");
   mkdirSync(resultsDir, { recursive: true });
-  const stem = `${new Date().toISOString().slice(0, 10)}-storm`;
+  const stem = `${new Date().toISOString().slice(0, 10)}-storm-${SCENARIO}`;
   writeFileSync(path.join(resultsDir, `${stem}.json`), `${JSON.stringify({ date: new Date().toISOString(), machine: machine(), settings, floor, scenarios, passed }, null, 2)}\n`);
   const md = await writeReport({ dir: resultsDir, stem, machine: machine(), settings, floor, scenarios });
   process.stderr.write(`report: ${path.relative(REPO, md)} (+ .json, charts)\n`);
