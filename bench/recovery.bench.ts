@@ -97,7 +97,8 @@ function phaseBuildReplayRecover(): void {
   core.close();
 
   started = performance.now();
-  const full = ShardCore.open({ dir, shardIndex: 0, clock });
+  // `let` and cleared after use: a 10M-command state must not be held twice (4 GB default heap).
+  let full: ReturnType<typeof ShardCore.open> | undefined = ShardCore.open({ dir, shardIndex: 0, clock });
   const replaySeconds = (performance.now() - started) / 1000;
   figures.replayCommandsPerSecond = full.report.framesReplayed / replaySeconds;
   console.log(`replay:   open without snapshot: ${full.report.framesReplayed.toLocaleString("en-US")} frames in ${replaySeconds.toFixed(2)} s = ${fmt(full.report.framesReplayed / replaySeconds)} commands/s through the engine (decode + apply, one thread)`);
@@ -109,13 +110,15 @@ function phaseBuildReplayRecover(): void {
   // A short tail after the snapshot, as after a crash between checkpoints.
   full.core.processBatch(Array.from({ length: BATCH }, (_, i) => req(claim(10_000_000 + i, `market-${i % MARKETS}`))));
   full.core.close();
+  full = undefined;
 
   started = performance.now();
-  const recovered = ShardCore.open({ dir, shardIndex: 0, clock, reportIdempotencyAfterLsn: snap.lsn });
+  let recovered: ReturnType<typeof ShardCore.open> | undefined = ShardCore.open({ dir, shardIndex: 0, clock, reportIdempotencyAfterLsn: snap.lsn });
   const recoverSeconds = (performance.now() - started) / 1000;
   figures.startWithSnapshotSeconds = recoverSeconds;
   console.log(`recovery: open with a recent snapshot (${fmt(recovered.report.marketsFromSnapshot)} markets) + ${recovered.report.framesReplayed} tail frames: ${recoverSeconds.toFixed(2)} s`);
   recovered.core.close();
+  recovered = undefined;
 
   renameSync(path.join(dir, "snapshots"), path.join(dir, "snapshots-off"));
   started = performance.now();
