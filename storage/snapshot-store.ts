@@ -93,11 +93,7 @@ export class SnapshotStore {
 
   /** Writes a snapshot durably (temp, fsync, rename, fsync dir). Replaces one with the same lsn. */
   write(input: SnapshotInput): { filePath: string; sizeBytes: number } {
-    if (!Number.isSafeInteger(input.lsn) || input.lsn < 0) throw new RangeError(`snapshot lsn ${input.lsn} is not a safe uint`);
-    if (input.chainHead.length !== CHAIN_HASH_BYTES) throw new RangeError("chainHead must be 32 bytes");
-    if (input.payload.length > this.maxPayloadBytes) {
-      throw new RangeError(`snapshot payload of ${input.payload.length} bytes exceeds ${this.maxPayloadBytes}`);
-    }
+    this.checkInput(input.lsn, input.chainHead, input.payload.length);
     const content = encodeSnapshot(input);
     const filePath = path.join(this.dir, snapshotFileName(input.lsn));
     const tempPath = filePath + SNAPSHOT_TEMP_SUFFIX;
@@ -128,19 +124,9 @@ export class SnapshotStore {
    */
   async writeAsync(input: { readonly lsn: number; readonly chainHead: Uint8Array; readonly payloadParts: readonly Uint8Array[] }): Promise<{ filePath: string; sizeBytes: number }> {
     assertStorage(this.storageFs === nodeStorageFs, "writeAsync needs the default StorageFs");
-    if (!Number.isSafeInteger(input.lsn) || input.lsn < 0) throw new RangeError(`snapshot lsn ${input.lsn} is not a safe uint`);
-    if (input.chainHead.length !== CHAIN_HASH_BYTES) throw new RangeError("chainHead must be 32 bytes");
     const payloadBytes = input.payloadParts.reduce((sum, part) => sum + part.length, 0);
-    if (payloadBytes > this.maxPayloadBytes) throw new RangeError(`snapshot payload of ${payloadBytes} bytes exceeds ${this.maxPayloadBytes}`);
-    const header = Buffer.alloc(SNAPSHOT_HEADER_BYTES);
-    SNAPSHOT_MAGIC.copy(header, 0);
-    header.writeUInt32LE(SNAPSHOT_FORMAT_VERSION, 8);
-    writeSafeU64LE(header, input.lsn, 16);
-    writeSafeU64LE(header, payloadBytes, 24);
-    header.set(input.chainHead, 32);
-    let crc = crc32c(header.subarray(CRC_COVERAGE_START));
-    for (const part of input.payloadParts) crc = crc32c(part, crc);
-    header.writeUInt32LE(crc, CRC_OFFSET);
+    this.checkInput(input.lsn, input.chainHead, payloadBytes);
+    const header = encodeSnapshotHeader(input.lsn, input.chainHead, input.payloadParts);
     const filePath = path.join(this.dir, snapshotFileName(input.lsn));
     const tempPath = filePath + SNAPSHOT_TEMP_SUFFIX;
     try {
@@ -171,6 +157,12 @@ export class SnapshotStore {
       throw new SnapshotWriteError(`writing snapshot ${filePath} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     }
     return { filePath, sizeBytes: SNAPSHOT_HEADER_BYTES + payloadBytes };
+  }
+
+  private checkInput(lsn: number, chainHead: Uint8Array, payloadBytes: number): void {
+    if (!Number.isSafeInteger(lsn) || lsn < 0) throw new RangeError(`snapshot lsn ${lsn} is not a safe uint`);
+    if (chainHead.length !== CHAIN_HASH_BYTES) throw new RangeError("chainHead must be 32 bytes");
+    if (payloadBytes > this.maxPayloadBytes) throw new RangeError(`snapshot payload of ${payloadBytes} bytes exceeds ${this.maxPayloadBytes}`);
   }
 
   /** Snapshot files by name, newest (highest lsn) first. Does not validate contents. */
@@ -256,16 +248,22 @@ export class SnapshotStore {
   }
 }
 
+/** The 64-byte header for a payload given in parts, its CRC carried across the parts. */
+function encodeSnapshotHeader(lsn: number, chainHead: Uint8Array, payloadParts: readonly Uint8Array[]): Buffer {
+  const header = Buffer.alloc(SNAPSHOT_HEADER_BYTES);
+  SNAPSHOT_MAGIC.copy(header, 0);
+  header.writeUInt32LE(SNAPSHOT_FORMAT_VERSION, 8);
+  writeSafeU64LE(header, lsn, 16);
+  writeSafeU64LE(header, payloadParts.reduce((sum, part) => sum + part.length, 0), 24);
+  header.set(chainHead, 32);
+  let crc = crc32c(header.subarray(CRC_COVERAGE_START));
+  for (const part of payloadParts) crc = crc32c(part, crc);
+  header.writeUInt32LE(crc, CRC_OFFSET);
+  return header;
+}
+
 export function encodeSnapshot(input: SnapshotInput): Buffer {
-  const content = Buffer.allocUnsafe(SNAPSHOT_HEADER_BYTES + input.payload.length);
-  SNAPSHOT_MAGIC.copy(content, 0);
-  content.writeUInt32LE(SNAPSHOT_FORMAT_VERSION, 8);
-  writeSafeU64LE(content, input.lsn, 16);
-  writeSafeU64LE(content, input.payload.length, 24);
-  content.set(input.chainHead, 32);
-  content.set(input.payload, SNAPSHOT_HEADER_BYTES);
-  content.writeUInt32LE(crc32c(content.subarray(CRC_COVERAGE_START)), CRC_OFFSET);
-  return content;
+  return Buffer.concat([encodeSnapshotHeader(input.lsn, input.chainHead, [input.payload]), input.payload]);
 }
 
 /** Decoded snapshot, or the reason the bytes are not a valid snapshot for `expectedLsn`. */

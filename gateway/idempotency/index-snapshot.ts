@@ -88,11 +88,12 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  */
 export async function writeIndexSnapshot(dataDir: string, index: IdempotencyIndex, watermarks: readonly number[]): Promise<number> {
   const chunks: Uint8Array[] = [];
-  let chunk: StoredChunk = { keys: [], fingerprints: [], owners: [], positions: [] };
+  const emptyChunk = (): StoredChunk => ({ keys: [], fingerprints: [], owners: [], positions: [] });
+  let chunk = emptyChunk();
   const flush = () => {
     if (chunk.keys.length === 0) return;
     chunks.push(Buffer.from(packr.pack(chunk))); // a copy: packr reuses its buffer
-    chunk = { keys: [], fingerprints: [], owners: [], positions: [] };
+    chunk = emptyChunk();
   };
   for (const [key, entry] of index.settledByKey()) {
     if (entry.owner === "identity") continue;

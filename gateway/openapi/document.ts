@@ -66,6 +66,11 @@ const STATUS_TEXT: Record<number, string> = {
   500: "Internal failure (internal_error)",
 };
 
+/** A router pattern as an OpenAPI path: `/v1/markets/:marketId` → `/v1/markets/{marketId}`. */
+export function openApiPath(pattern: string): string {
+  return pattern.replace(/:([A-Za-z]+)/g, "{$1}");
+}
+
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 function operationObject(op: OperationDoc): Record<string, unknown> {
@@ -120,7 +125,7 @@ export function openApiDocument(options: { adminMounted: boolean }): Record<stri
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of OPERATIONS) {
     if (op.pattern === "/v1/admin/identities" && !options.adminMounted) continue;
-    const path = op.pattern.replace(/:([A-Za-z]+)/g, "{$1}");
+    const path = openApiPath(op.pattern);
     paths[path] ??= {};
     (paths[path] as Record<string, unknown>)[op.method.toLowerCase()] = operationObject(op);
   }

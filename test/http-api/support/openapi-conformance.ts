@@ -9,7 +9,7 @@
  */
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule, { type FormatsPlugin } from "ajv-formats";
-import { OPERATIONS, openApiDocument, type OperationDoc } from "../../../gateway/openapi/document.js";
+import { OPERATIONS, openApiDocument, openApiPath, type OperationDoc } from "../../../gateway/openapi/document.js";
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext the default import is the module.
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as FormatsPlugin;
@@ -34,7 +34,7 @@ ajv.addSchema({ $id: DOCUMENT_ID, components: document.components }, DOCUMENT_ID
 const routes = OPERATIONS.map((operation) => ({
   operation,
   pattern: new RegExp(`^${operation.pattern.replace(/:[A-Za-z]+/g, "[^/]+")}$`),
-  responses: (document.paths[operation.pattern.replace(/:([A-Za-z]+)/g, "{$1}")] ?? {})[operation.method.toLowerCase()]?.responses ?? {},
+  responses: (document.paths[openApiPath(operation.pattern)] ?? {})[operation.method.toLowerCase()]?.responses ?? {},
 }));
 
 const validators = new Map<string, ValidateFunction>();
