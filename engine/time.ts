@@ -52,6 +52,8 @@ export function parseDateTimeMs(text: string): number | undefined {
 
 let cachedSecond = Number.NaN;
 let cachedPrefix = "";
+let cachedMs = Number.NaN;
+let cachedIso = "";
 
 /**
  * The one textual form of time the service emits: `YYYY-MM-DDTHH:mm:ss.sssZ` (exactly
@@ -60,6 +62,8 @@ let cachedPrefix = "";
  * formatting a Date per event.
  */
 export function isoFromMs(epochMs: number): string {
+  // A batch stamps one time on all its commands: every commitment and event of it shares one string.
+  if (epochMs === cachedMs) return cachedIso;
   const second = Math.floor(epochMs / MS_PER_SECOND);
   if (second !== cachedSecond) {
     const iso = new Date(second * MS_PER_SECOND).toISOString();
@@ -67,7 +71,9 @@ export function isoFromMs(epochMs: number): string {
     cachedSecond = second;
   }
   const milli = epochMs - second * MS_PER_SECOND;
-  return `${cachedPrefix}${milli < 10 ? ".00" : milli < 100 ? ".0" : "."}${milli}Z`;
+  cachedIso = `${cachedPrefix}${milli < 10 ? ".00" : milli < 100 ? ".0" : "."}${milli}Z`;
+  cachedMs = epochMs;
+  return cachedIso;
 }
 
 export function addSeconds(epochMs: number, seconds: number): number {

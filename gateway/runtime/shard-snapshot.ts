@@ -6,7 +6,9 @@
  * auction terms, and the principal index. Plain MessagePack, like the log.
  */
 import { Packr } from "msgpackr";
+import { endianness } from "node:os";
 import { assert } from "../../engine/assert.js";
+import { NO_PRINCIPALS } from "../../engine/commitment/confirmations.js";
 import { generatedIdOf } from "../../engine/ids.js";
 import { newAggregate, principalIndexOf, type MarketAggregate, type SealedBid } from "../../engine/state.js";
 import { isoFromMs, parseDateTimeMs } from "../../engine/time.js";
@@ -14,7 +16,7 @@ import type { SealedAuctionClearingPrice, SealedAuctionResolution } from "../../
 import type { Commitment, CommitmentState } from "../../engine/types/commitment.js";
 import { DIRECT_CLAIM_PRESET, type Market } from "../../engine/types/market.js";
 
-export const SHARD_SNAPSHOT_VERSION = 2;
+export const SHARD_SNAPSHOT_VERSION = 3;
 
 export interface ShardMarket {
   agg: MarketAggregate;
@@ -24,19 +26,39 @@ export interface ShardMarket {
 
 const STATES: readonly CommitmentState[] = ["provisional", "awaiting_confirmations", "committed", "declined", "expired", "failed"];
 
-/** Commitments of one market as columns; index i is the commitment with ordinal i + 1. */
+/**
+ * Commitments of one market as columns; index i is the commitment with ordinal i + 1. Numbers are
+ * stored as raw little-endian arrays (Uint8 for the state, Float64 for versions and times): a
+ * MessagePack array of a million times decodes into a million heap numbers, raw bytes into one copy.
+ */
 interface CommitmentColumns {
+  participant: string[];
+  /** Uint8: index into STATES. */
+  state: Uint8Array;
+  /** Float64 each: version, marketVersion, createdAtMs, updatedAtMs, expiresAtMs (-1: none). */
+  version: Uint8Array;
+  marketVersion: Uint8Array;
+  createdAtMs: Uint8Array;
+  updatedAtMs: Uint8Array;
+  expiresAtMs: Uint8Array;
+  /** Only commitments with confirmation lists: [index, required, confirmed]. Most claims have none. */
+  confirmations: [number, string[], string[]][];
+  /** Auction commitments only (empty for direct claims). */
+  winningBidId: string[];
+  price: SealedAuctionClearingPrice[];
+}
+
+/** Version 2 stored every column as a MessagePack array; still read, converted on load. */
+interface CommitmentColumnsV2 {
   participant: string[];
   state: number[];
   version: number[];
   marketVersion: number[];
   createdAtMs: number[];
   updatedAtMs: number[];
-  /** -1 when the commitment has no deadline. */
   expiresAtMs: number[];
   required: string[][];
   confirmed: string[][];
-  /** Auction commitments only (empty for direct claims). */
   winningBidId: string[];
   price: SealedAuctionClearingPrice[];
 }
@@ -54,12 +76,12 @@ interface StoredMarket {
 }
 
 interface StoredShard {
-  v: typeof SHARD_SNAPSHOT_VERSION;
+  v: typeof SHARD_SNAPSHOT_VERSION | 2;
   shardIndex: number;
   lastStampMs: number;
   /** Log end position when the snapshot was taken. */
   endPosition: number;
-  markets: StoredMarket[];
+  markets: (Omit<StoredMarket, "commitments"> & { commitments: CommitmentColumns | CommitmentColumnsV2 })[];
 }
 
 export interface ShardSnapshotHeader {
@@ -98,33 +120,105 @@ function msOf(text: string): number {
   return ms;
 }
 
+// Float64 columns are written and read in the machine's byte order, which every Node platform we
+// ship for has as little-endian; a big-endian one would misread snapshots, so refuse it outright.
+assert(endianness() === "LE", "shard snapshots store little-endian float64 columns");
+
+/** Little-endian float64 bytes of `values`. */
+function float64Bytes(values: ArrayLike<number>): Uint8Array {
+  const bytes = new Uint8Array(values.length * 8);
+  new Float64Array(bytes.buffer).set(values);
+  return bytes;
+}
+
+/** The numbers of float64 bytes; copied, because decoded bytes need not be 8-byte aligned. */
+function float64sOf(bytes: Uint8Array): Float64Array {
+  assert(bytes.byteLength % 8 === 0, "float64 column is whole");
+  return new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+}
+
 function columnsOf(commitments: readonly Commitment[]): CommitmentColumns {
+  const count = commitments.length;
+  const state = new Uint8Array(count);
+  const version = new Float64Array(count);
+  const marketVersion = new Float64Array(count);
+  const createdAtMs = new Float64Array(count);
+  const updatedAtMs = new Float64Array(count);
+  const expiresAtMs = new Float64Array(count);
   const columns: CommitmentColumns = {
-    participant: [], state: [], version: [], marketVersion: [], createdAtMs: [], updatedAtMs: [], expiresAtMs: [],
-    required: [], confirmed: [], winningBidId: [], price: [],
+    participant: [], state: new Uint8Array(), version: new Uint8Array(), marketVersion: new Uint8Array(),
+    createdAtMs: new Uint8Array(), updatedAtMs: new Uint8Array(), expiresAtMs: new Uint8Array(),
+    confirmations: [], winningBidId: [], price: [],
   };
-  for (const c of commitments) {
+  for (let i = 0; i < count; i += 1) {
+    const c = commitments[i] as Commitment;
     columns.participant.push(c.participantPrincipalId);
-    columns.state.push(STATES.indexOf(c.state));
-    columns.version.push(c.version);
-    columns.marketVersion.push(c.marketVersion);
-    columns.createdAtMs.push(msOf(c.createdAt));
-    columns.updatedAtMs.push(msOf(c.updatedAt));
-    columns.expiresAtMs.push(c.expiresAt === undefined ? -1 : msOf(c.expiresAt));
-    columns.required.push(c.requiredConfirmationPrincipalIds ?? []);
-    columns.confirmed.push(c.confirmedPrincipalIds ?? []);
+    state[i] = STATES.indexOf(c.state);
+    version[i] = c.version;
+    marketVersion[i] = c.marketVersion;
+    createdAtMs[i] = msOf(c.createdAt);
+    updatedAtMs[i] = msOf(c.updatedAt);
+    expiresAtMs[i] = c.expiresAt === undefined ? -1 : msOf(c.expiresAt);
+    const required = c.requiredConfirmationPrincipalIds ?? [];
+    const confirmed = c.confirmedPrincipalIds ?? [];
+    if (required.length > 0 || confirmed.length > 0) columns.confirmations.push([i, required, confirmed]);
     if ("winningBidId" in c.terms) {
       columns.winningBidId.push(c.terms.winningBidId);
       columns.price.push(c.terms.pricing);
     }
   }
+  columns.state = state;
+  columns.version = float64Bytes(version);
+  columns.marketVersion = float64Bytes(marketVersion);
+  columns.createdAtMs = float64Bytes(createdAtMs);
+  columns.updatedAtMs = float64Bytes(updatedAtMs);
+  columns.expiresAtMs = float64Bytes(expiresAtMs);
   return columns;
 }
 
-function positionsBytes(positions: readonly number[]): Uint8Array {
-  const bytes = new Uint8Array(positions.length * 8);
-  new Float64Array(bytes.buffer).set(positions);
-  return bytes;
+/** Columns ready to restore from: numbers as Float64Array, confirmation lists by index. */
+interface LoadedColumns {
+  participant: string[];
+  state: Uint8Array;
+  version: Float64Array;
+  marketVersion: Float64Array;
+  createdAtMs: Float64Array;
+  updatedAtMs: Float64Array;
+  expiresAtMs: Float64Array;
+  confirmations: [number, string[], string[]][];
+  winningBidId: string[];
+  price: SealedAuctionClearingPrice[];
+}
+
+function loadColumns(stored: CommitmentColumns | CommitmentColumnsV2): LoadedColumns {
+  if ("confirmations" in stored) {
+    return {
+      ...stored,
+      version: float64sOf(stored.version),
+      marketVersion: float64sOf(stored.marketVersion),
+      createdAtMs: float64sOf(stored.createdAtMs),
+      updatedAtMs: float64sOf(stored.updatedAtMs),
+      expiresAtMs: float64sOf(stored.expiresAtMs),
+    };
+  }
+  const confirmations: [number, string[], string[]][] = [];
+  for (let i = 0; i < stored.participant.length; i += 1) {
+    const required = stored.required[i] ?? [];
+    const confirmed = stored.confirmed[i] ?? [];
+    if (required.length > 0 || confirmed.length > 0) confirmations.push([i, required, confirmed]);
+  }
+  return {
+    participant: stored.participant,
+    state: Uint8Array.from(stored.state),
+    version: Float64Array.from(stored.version),
+    marketVersion: Float64Array.from(stored.marketVersion),
+    createdAtMs: Float64Array.from(stored.createdAtMs),
+    updatedAtMs: Float64Array.from(stored.updatedAtMs),
+    expiresAtMs: Float64Array.from(stored.expiresAtMs),
+    confirmations,
+    winningBidId: stored.winningBidId,
+    price: stored.price,
+  };
 }
 
 export function encodeShardSnapshot(header: ShardSnapshotHeader, markets: Iterable<ShardMarket>): Buffer {
@@ -137,7 +231,7 @@ export function encodeShardSnapshot(header: ShardSnapshotHeader, markets: Iterab
       lastResolution: agg.lastResolution ?? null,
       commandCount: agg.commandCount,
       eventCount: agg.eventCount,
-      positions: positionsBytes(positions),
+      positions: float64Bytes(positions),
     });
   }
   const payload: StoredShard = { v: SHARD_SNAPSHOT_VERSION, ...header, markets: stored };
@@ -148,27 +242,33 @@ export interface DecodedShardSnapshot extends ShardSnapshotHeader {
   markets: ShardMarket[];
 }
 
-/** One shared empty list, as the engine uses (lists are replaced, never edited). */
-const NONE: string[] = [];
-const shared = (list: string[]): string[] => (list.length === 0 ? NONE : list);
+type StoredMarketAnyVersion = StoredShard["markets"][number];
 
-function restoreMarket(m: StoredMarket): ShardMarket {
+function restoreMarket(m: StoredMarketAnyVersion): ShardMarket {
   const agg = newAggregate({ ...m.market, subject: JSON.parse(m.market.subject) as Market["subject"] });
   const market = agg.market;
   const isDirectClaim = market.mechanism.presetId === DIRECT_CLAIM_PRESET;
   if (market.mechanism.presetId === DIRECT_CLAIM_PRESET) {
     agg.claimTerms = { subject: market.subject, pricing: market.mechanism.config.pricing };
   }
-  const cols = m.commitments;
-  for (let i = 0; i < cols.participant.length; i += 1) {
+  const cols = loadColumns(m.commitments);
+  const count = cols.participant.length;
+  assert(
+    cols.state.length === count && cols.version.length === count && cols.marketVersion.length === count &&
+      cols.createdAtMs.length === count && cols.updatedAtMs.length === count && cols.expiresAtMs.length === count,
+    "stored commitment columns have one length",
+  );
+  const commitments: Commitment[] = new Array<Commitment>(count);
+  for (let i = 0; i < count; i += 1) {
     const state = STATES[cols.state[i] as number];
     assert(state !== undefined, "stored commitment state is known");
     const expiresAtMs = cols.expiresAtMs[i] as number;
     const terms = isDirectClaim
       ? (agg.claimTerms as NonNullable<MarketAggregate["claimTerms"]>)
       : { subject: market.subject, winningBidId: cols.winningBidId[i] as string, pricing: cols.price[i] as SealedAuctionClearingPrice };
-    const createdAt = isoFromMs(cols.createdAtMs[i] as number);
+    const createdAtMs = cols.createdAtMs[i] as number;
     const updatedMs = cols.updatedAtMs[i] as number;
+    const createdAt = isoFromMs(createdAtMs);
     const commitment: Commitment = {
       id: generatedIdOf("c", agg.ref, i + 1),
       version: cols.version[i] as number,
@@ -178,17 +278,26 @@ function restoreMarket(m: StoredMarket): ShardMarket {
       participantPrincipalId: cols.participant[i] as string,
       state,
       terms,
-      requiredConfirmationPrincipalIds: shared(cols.required[i] as string[]),
-      confirmedPrincipalIds: shared(cols.confirmed[i] as string[]),
-      ...(expiresAtMs < 0 ? {} : { expiresAt: isoFromMs(expiresAtMs) }),
+      // The engine's one shared empty list; the few non-empty ones are set below.
+      requiredConfirmationPrincipalIds: NO_PRINCIPALS,
+      confirmedPrincipalIds: NO_PRINCIPALS,
       createdAt,
-      updatedAt: updatedMs === cols.createdAtMs[i] ? createdAt : isoFromMs(updatedMs),
+      updatedAt: updatedMs === createdAtMs ? createdAt : isoFromMs(updatedMs),
     };
-    agg.commitments.push(commitment);
+    // After the literal, as the engine does: the same object shape live and restored.
+    if (expiresAtMs >= 0) commitment.expiresAt = isoFromMs(expiresAtMs);
+    commitments[i] = commitment;
     if (isDirectClaim && (state === "awaiting_confirmations" || state === "committed")) {
       principalIndexOf(agg).set(commitment.participantPrincipalId, i + 1);
     }
   }
+  for (const [i, required, confirmed] of cols.confirmations) {
+    const commitment = commitments[i];
+    assert(commitment !== undefined, "stored confirmation lists name a commitment");
+    if (required.length > 0) commitment.requiredConfirmationPrincipalIds = required;
+    if (confirmed.length > 0) commitment.confirmedPrincipalIds = confirmed;
+  }
+  agg.commitments = commitments;
   for (const bid of m.bids) {
     agg.bids.push(bid);
     principalIndexOf(agg).set(bid.principalId, bid.ordinal);
@@ -196,14 +305,12 @@ function restoreMarket(m: StoredMarket): ShardMarket {
   agg.lastResolution = m.lastResolution ?? undefined;
   agg.commandCount = m.commandCount;
   agg.eventCount = m.eventCount;
-  const bytes = m.positions;
-  const view = new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-  return { agg, positions: Array.from(view) };
+  return { agg, positions: Array.from(float64sOf(m.positions)) };
 }
 
 export function decodeShardSnapshot(payload: Uint8Array): DecodedShardSnapshot {
   const stored = packr.unpack(payload) as StoredShard;
-  if (stored?.v !== SHARD_SNAPSHOT_VERSION) throw new Error("shard snapshot of an unknown version");
+  if (stored?.v !== SHARD_SNAPSHOT_VERSION && stored?.v !== 2) throw new Error("shard snapshot of an unknown version");
   return {
     shardIndex: stored.shardIndex,
     lastStampMs: stored.lastStampMs,

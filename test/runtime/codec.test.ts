@@ -1,5 +1,6 @@
+import { Packr } from "msgpackr";
 import { describe, expect, it } from "vitest";
-import type { Command } from "../../engine/index.js";
+import { SYSTEM_IDENTITY, type Command } from "../../engine/types/command.js";
 import { newAggregate, type MarketAggregate } from "../../engine/state.js";
 import { applyCommand } from "../../engine/handle-command.js";
 import { decodeLoggedCommand, encodeLoggedCommand } from "../../gateway/runtime/logged-command.js";
@@ -62,10 +63,52 @@ describe("commitment times in shard snapshots", () => {
       agg = applyCommand(agg, { type: "direct_claim.submit", commandId: `claim-${n}`, identity: { principalId: `p${n}`, actorId: `p${n}` }, occurredAtMs: at(n), marketId: "m" }).aggregate;
     }
     if (agg === undefined) throw new Error("no market");
+    // Every state and version a snapshot must carry: confirmed (committed, with a confirmation
+    // list), declined, expired, and still awaiting.
+    const creator = { principalId: "creator", actorId: "creator" };
+    for (const [n, type] of [[0, "commitment.expire"], [36, "commitment.confirm"], [37, "commitment.decline"], [39, "commitment.confirm"]] as const) {
+      const commitmentId = agg.commitments[n]?.id ?? "";
+      const occurredAtMs = type === "commitment.expire" ? at(39) + 7_000 : at(39) + 1;
+      const identity = type === "commitment.expire" ? { ...SYSTEM_IDENTITY } : creator;
+      const applied = applyCommand(agg, { type, commandId: `${type}-${n}`, identity, occurredAtMs, commitmentId } as Command);
+      expect(applied.decision, JSON.stringify(applied.decision)).toMatchObject({ accepted: true });
+      agg = applied.aggregate;
+    }
+    if (agg === undefined) throw new Error("no market");
     expect(agg.commitments).toHaveLength(40);
-    const decoded = decodeShardSnapshot(encodeShardSnapshot({ shardIndex: 0, lastStampMs: at(40), endPosition: 0 }, [{ agg, positions: [] }]));
-    const restored = decoded.markets[0]?.agg;
-    expect(JSON.stringify(restored?.commitments)).toBe(JSON.stringify(agg.commitments));
+    expect(new Set(agg.commitments.map((c) => c.state))).toEqual(new Set(["committed", "declined", "expired", "awaiting_confirmations"]));
+    expect(agg.commitments[36]?.confirmedPrincipalIds).toEqual(["creator"]);
+    const positions = [0, 180, 4096, 2 ** 40 + 3];
+    const decoded = decodeShardSnapshot(encodeShardSnapshot({ shardIndex: 0, lastStampMs: at(50), endPosition: 0 }, [{ agg, positions }]));
+    const restored = decoded.markets[0];
+    expect(JSON.stringify(restored?.agg.commitments)).toBe(JSON.stringify(agg.commitments));
+    expect(restored?.agg.principalIndex).toEqual(agg.principalIndex);
+    expect(restored?.positions).toEqual(positions);
     expect(new Set(agg.commitments.map((c) => c.createdAt.slice(0, 19))).size).toBeGreaterThan(10);
+
+    // Version 2 (every column a MessagePack array) still loads to the same state.
+    const v2 = new Packr({ useRecords: false, moreTypes: false }).pack({
+      v: 2, shardIndex: 0, lastStampMs: at(50), endPosition: 0,
+      markets: [{
+        market: { ...agg.market, subject: JSON.stringify(agg.market.subject) },
+        commitments: {
+          participant: agg.commitments.map((c) => c.participantPrincipalId),
+          state: agg.commitments.map((c) => ["provisional", "awaiting_confirmations", "committed", "declined", "expired", "failed"].indexOf(c.state)),
+          version: agg.commitments.map((c) => c.version),
+          marketVersion: agg.commitments.map((c) => c.marketVersion),
+          createdAtMs: agg.commitments.map((c) => Date.parse(c.createdAt)),
+          updatedAtMs: agg.commitments.map((c) => Date.parse(c.updatedAt)),
+          expiresAtMs: agg.commitments.map((c) => (c.expiresAt === undefined ? -1 : Date.parse(c.expiresAt))),
+          required: agg.commitments.map((c) => c.requiredConfirmationPrincipalIds ?? []),
+          confirmed: agg.commitments.map((c) => c.confirmedPrincipalIds ?? []),
+          winningBidId: [], price: [],
+        },
+        bids: [], lastResolution: null, commandCount: agg.commandCount, eventCount: agg.eventCount,
+        positions: new Uint8Array(new Float64Array(positions).buffer),
+      }],
+    });
+    const fromV2 = decodeShardSnapshot(v2).markets[0];
+    expect(JSON.stringify(fromV2?.agg.commitments)).toBe(JSON.stringify(agg.commitments));
+    expect(fromV2?.positions).toEqual(positions);
   });
 });
