@@ -67,7 +67,7 @@ describe("commitment times in shard snapshots", () => {
     // list), declined, expired, and still awaiting.
     const creator = { principalId: "creator", actorId: "creator" };
     for (const [n, type] of [[0, "commitment.expire"], [36, "commitment.confirm"], [37, "commitment.decline"], [39, "commitment.confirm"]] as const) {
-      const commitmentId = agg.commitments[n]?.id ?? "";
+      const commitmentId = agg?.commitments[n]?.id ?? "";
       const occurredAtMs = type === "commitment.expire" ? at(39) + 7_000 : at(39) + 1;
       const identity = type === "commitment.expire" ? { ...SYSTEM_IDENTITY } : creator;
       const applied = applyCommand(agg, { type, commandId: `${type}-${n}`, identity, occurredAtMs, commitmentId } as Command);
