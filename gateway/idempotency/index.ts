@@ -44,7 +44,7 @@ export type ClaimResult =
 const SEPARATOR = "\u0000";
 
 export function idempotencyKey(actorId: string, commandId: string): string {
-  return `${actorId}${SEPARATOR}${commandId}`;
+  return [actorId, commandId].join(SEPARATOR);
 }
 
 export class IdempotencyIndex {

@@ -101,7 +101,19 @@ const packr = new Packr({ useRecords: false, moreTypes: false });
 let cachedSecondPrefix = "";
 let cachedSecondMs = 0;
 
+let cachedText = "";
+let cachedTextMs = 0;
+
 function msOf(text: string): number {
+  // Commitments stamped in one batch share one time string (`isoFromMs` caches per millisecond).
+  if (text === cachedText) return cachedTextMs;
+  const ms = parseStoredTime(text);
+  cachedText = text;
+  cachedTextMs = ms;
+  return ms;
+}
+
+function parseStoredTime(text: string): number {
   if (text.length === 24 && text.charCodeAt(19) === 46 /* . */ && text.charCodeAt(23) === 90 /* Z */) {
     const prefix = text.slice(0, 19);
     if (prefix !== cachedSecondPrefix) {
