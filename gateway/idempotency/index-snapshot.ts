@@ -51,31 +51,67 @@ function store(dataDir: string): SnapshotStore {
   return new SnapshotStore({ dir: path.join(dataDir, "idempotency") });
 }
 
-/** Load the newest index snapshot into `index`; returns the per-shard watermarks (zeros if none). */
-export function loadIndexSnapshot(dataDir: string, shardCount: number, index: IdempotencyIndex): number[] {
+/** The newest index snapshot, opened: its watermarks now, its entries when `restoreInto` is called. */
+export interface OpenedIndexSnapshot {
+  /** Per shard, the lsn its entries are complete up to (zeros when there is no snapshot). */
+  watermarks: number[];
+  /** Decode the entries into `index` (the expensive part: a start runs it while the shards open). */
+  restoreInto(index: IdempotencyIndex): void;
+}
+
+/**
+ * Open the newest valid index snapshot (CRC checked by the store) and decode only its header, so
+ * the shards can be started with their watermarks before the entries are decoded.
+ */
+export function openIndexSnapshot(dataDir: string, shardCount: number): OpenedIndexSnapshot {
   const loaded = store(dataDir).loadNewestValid().snapshot;
-  if (loaded === null) return new Array<number>(shardCount).fill(0);
-  const values = packr.unpackMultiple(loaded.payload) as unknown[];
-  const stored = values[0] as StoredIndexV1 | StoredIndexV2Header;
-  if ((stored.v !== 1 && stored.v !== VERSION) || stored.watermarks.length !== shardCount) {
+  if (loaded === null) return { watermarks: new Array<number>(shardCount).fill(0), restoreInto: () => undefined };
+  const payload = loaded.payload;
+  let header: StoredIndexV1 | StoredIndexV2Header | undefined;
+  let headerEnd = 0;
+  packr.unpackMultiple(payload, (value: unknown, _start?: number, end?: number) => {
+    header = value as StoredIndexV1 | StoredIndexV2Header;
+    headerEnd = end ?? 0;
+    return false; // the header only
+  });
+  const stored = header;
+  if (stored === undefined || (stored.v !== 1 && stored.v !== VERSION) || stored.watermarks.length !== shardCount) {
     throw new Error(`idempotency index snapshot does not match this build or SHARDS=${shardCount}`);
   }
   if (stored.v === 1) {
-    for (let i = 0; i < stored.actorIds.length; i += 1) {
-      index.restore(stored.actorIds[i] as string, stored.commandIds[i] as string, stored.fingerprints[i] as string, {
-        owner: stored.owners[i] as number,
-        position: stored.positions[i] as number,
+    const v1 = stored;
+    return {
+      watermarks: v1.watermarks,
+      restoreInto: (index) => {
+        for (let i = 0; i < v1.actorIds.length; i += 1) {
+          index.restore(v1.actorIds[i] as string, v1.commandIds[i] as string, v1.fingerprints[i] as string, {
+            owner: v1.owners[i] as number,
+            position: v1.positions[i] as number,
+          });
+        }
+      },
+    };
+  }
+  if (headerEnd <= 0 || headerEnd > payload.length) throw new Error("idempotency index snapshot header has no end");
+  return {
+    watermarks: stored.watermarks,
+    restoreInto: (index) => {
+      if (headerEnd === payload.length) return;
+      packr.unpackMultiple(payload.subarray(headerEnd), (value: unknown) => {
+        const chunk = value as StoredChunk;
+        for (let i = 0; i < chunk.keys.length; i += 1) {
+          index.restoreKey(chunk.keys[i] as string, chunk.fingerprints[i] as string, { owner: chunk.owners[i] as number, position: chunk.positions[i] as number });
+        }
       });
-    }
-    return stored.watermarks;
-  }
-  for (let c = 1; c < values.length; c += 1) {
-    const chunk = values[c] as StoredChunk;
-    for (let i = 0; i < chunk.keys.length; i += 1) {
-      index.restoreKey(chunk.keys[i] as string, chunk.fingerprints[i] as string, { owner: chunk.owners[i] as number, position: chunk.positions[i] as number });
-    }
-  }
-  return stored.watermarks;
+    },
+  };
+}
+
+/** Load the newest index snapshot into `index`; returns the per-shard watermarks (zeros if none). */
+export function loadIndexSnapshot(dataDir: string, shardCount: number, index: IdempotencyIndex): number[] {
+  const opened = openIndexSnapshot(dataDir, shardCount);
+  opened.restoreInto(index);
+  return opened.watermarks;
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

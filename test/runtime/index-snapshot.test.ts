@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyIndex } from "../../gateway/idempotency/index.js";
-import { loadIndexSnapshot, writeIndexSnapshot } from "../../gateway/idempotency/index-snapshot.js";
+import { loadIndexSnapshot, openIndexSnapshot, writeIndexSnapshot } from "../../gateway/idempotency/index-snapshot.js";
 import { SnapshotStore } from "../../storage/index.js";
 
 const dirs: string[] = [];
@@ -43,6 +43,23 @@ describe("idempotency index snapshot", () => {
       expect(back.claim(`actor-${n % 97}`, `command-${n}`, "other").kind).toBe("conflict");
     }
     expect(back.claim("operator", "provision-1", "fp-identity").kind).toBe("fresh");
+  });
+
+  it("opens with the watermarks first and decodes the entries only when asked (start-up overlaps shard recovery)", async () => {
+    const dir = dataDir();
+    expect(openIndexSnapshot(dir, 2).watermarks).toEqual([0, 0]); // no snapshot yet
+    const index = new IdempotencyIndex();
+    for (let n = 0; n < 20_000; n += 1) index.restore(`actor-${n % 13}`, `command-${n}`, fingerprint(n), { owner: n % 2, position: n });
+    await writeIndexSnapshot(dir, index, [7, 9]);
+
+    const opened = openIndexSnapshot(dir, 2);
+    expect(opened.watermarks).toEqual([7, 9]);
+    const back = new IdempotencyIndex();
+    expect(back.size).toBe(0);
+    opened.restoreInto(back);
+    expect(back.size).toBe(20_000);
+    expect(back.claim("actor-5", "command-19999", fingerprint(19_999))).toEqual({ kind: "replay", location: { owner: 1, position: 19_999 } });
+    expect(() => openIndexSnapshot(dir, 3)).toThrow(/SHARDS=3/);
   });
 
   it("yields to the event loop while writing; entries finished meanwhile are kept or left to the logs", async () => {
