@@ -12,32 +12,19 @@ import { hash } from "node:crypto";
 
 const FINGERPRINT_CHARS = 22;
 
-const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-const BASE64URL_CODES: readonly number[] = Array.from(BASE64URL, (c) => c.charCodeAt(0));
-const codes: number[] = new Array<number>(FINGERPRINT_CHARS).fill(0);
+/** Reused for every fingerprint: 22 ASCII characters (base64url is ASCII, so latin1 is exact). */
+const scratch = Buffer.alloc(FINGERPRINT_CHARS);
 
 /**
- * The first 22 characters of the base64url SHA-256 digest, i.e. `hash(...).slice(0, 22)`, built as
- * one flat string: a slice would be a 32-byte view that keeps the whole 43-character digest alive,
- * and every fingerprint is retained by the idempotency index (~56 bytes more per command, measured).
- * One-shot `crypto.hash`: 4.5× cheaper than createHash().update().digest() for small inputs.
+ * The first 22 characters of the base64url SHA-256 digest, returned as one flat string: a `slice`
+ * would be a view that keeps the whole 43-character digest alive, and every fingerprint is retained
+ * by the idempotency index (96 → 40 bytes each, measured). Copying through a scratch buffer costs
+ * about 0.5 µs more than the slice (a hand-written encoder cost 1.5 µs more). One-shot
+ * `crypto.hash`: 4.5× cheaper than createHash().update().digest() for small inputs.
  */
 function digest(text: string): string {
-  const d = hash("sha256", text, "buffer");
-  // 22 characters cover bytes 0..16: five whole 3-byte groups (20 characters), then bytes 15 and 16
-  // give the next two characters exactly as in the full encoding.
-  let c = 0;
-  for (let i = 0; i < 15; i += 3) {
-    const n = ((d[i] as number) << 16) | ((d[i + 1] as number) << 8) | (d[i + 2] as number);
-    codes[c++] = BASE64URL_CODES[(n >>> 18) & 63] as number;
-    codes[c++] = BASE64URL_CODES[(n >>> 12) & 63] as number;
-    codes[c++] = BASE64URL_CODES[(n >>> 6) & 63] as number;
-    codes[c++] = BASE64URL_CODES[n & 63] as number;
-  }
-  const n = ((d[15] as number) << 16) | ((d[16] as number) << 8);
-  codes[c++] = BASE64URL_CODES[(n >>> 18) & 63] as number;
-  codes[c++] = BASE64URL_CODES[(n >>> 12) & 63] as number;
-  return String.fromCharCode(...codes);
+  scratch.write(hash("sha256", text, "base64url"), 0, FINGERPRINT_CHARS, "latin1");
+  return scratch.toString("latin1", 0, FINGERPRINT_CHARS);
 }
 
 /** For free-form arguments: SHA-256 over RFC 8785 canonical JSON of [operation, args]. */

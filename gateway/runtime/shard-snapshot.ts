@@ -151,20 +151,19 @@ function float64sOf(bytes: Uint8Array): Float64Array {
 
 function columnsOf(commitments: readonly Commitment[]): CommitmentColumns {
   const count = commitments.length;
+  const participant: string[] = new Array<string>(count);
   const state = new Uint8Array(count);
   const version = new Float64Array(count);
   const marketVersion = new Float64Array(count);
   const createdAtMs = new Float64Array(count);
   const updatedAtMs = new Float64Array(count);
   const expiresAtMs = new Float64Array(count);
-  const columns: CommitmentColumns = {
-    participant: [], state: new Uint8Array(), version: new Uint8Array(), marketVersion: new Uint8Array(),
-    createdAtMs: new Uint8Array(), updatedAtMs: new Uint8Array(), expiresAtMs: new Uint8Array(),
-    confirmations: [], winningBidId: [], price: [],
-  };
+  const confirmations: CommitmentColumns["confirmations"] = [];
+  const winningBidId: string[] = [];
+  const price: SealedAuctionClearingPrice[] = [];
   for (let i = 0; i < count; i += 1) {
     const c = commitments[i] as Commitment;
-    columns.participant.push(c.participantPrincipalId);
+    participant[i] = c.participantPrincipalId;
     state[i] = STATES.indexOf(c.state);
     version[i] = c.version;
     marketVersion[i] = c.marketVersion;
@@ -173,19 +172,24 @@ function columnsOf(commitments: readonly Commitment[]): CommitmentColumns {
     expiresAtMs[i] = c.expiresAt === undefined ? -1 : msOf(c.expiresAt);
     const required = c.requiredConfirmationPrincipalIds ?? [];
     const confirmed = c.confirmedPrincipalIds ?? [];
-    if (required.length > 0 || confirmed.length > 0) columns.confirmations.push([i, required, confirmed]);
+    if (required.length > 0 || confirmed.length > 0) confirmations.push([i, required, confirmed]);
     if ("winningBidId" in c.terms) {
-      columns.winningBidId.push(c.terms.winningBidId);
-      columns.price.push(c.terms.pricing);
+      winningBidId.push(c.terms.winningBidId);
+      price.push(c.terms.pricing);
     }
   }
-  columns.state = state;
-  columns.version = float64Bytes(version);
-  columns.marketVersion = float64Bytes(marketVersion);
-  columns.createdAtMs = float64Bytes(createdAtMs);
-  columns.updatedAtMs = float64Bytes(updatedAtMs);
-  columns.expiresAtMs = float64Bytes(expiresAtMs);
-  return columns;
+  return {
+    participant,
+    state,
+    version: float64Bytes(version),
+    marketVersion: float64Bytes(marketVersion),
+    createdAtMs: float64Bytes(createdAtMs),
+    updatedAtMs: float64Bytes(updatedAtMs),
+    expiresAtMs: float64Bytes(expiresAtMs),
+    confirmations,
+    winningBidId,
+    price,
+  };
 }
 
 /** Columns ready to restore from: numbers as Float64Array, confirmation lists by index. */
