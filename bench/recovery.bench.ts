@@ -44,7 +44,8 @@ function heapBytes(): number {
   gc?.();
   gc?.();
   const m = process.memoryUsage();
-  return m.heapUsed + m.external + m.arrayBuffers;
+  // `external` already includes `arrayBuffers` (typed arrays, Buffers): adding both counted those twice.
+  return m.heapUsed + m.external;
 }
 
 const create = (marketId: string, capacity: number): Command => ({

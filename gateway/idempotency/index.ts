@@ -12,6 +12,8 @@
  * await it) | conflict (same key, different content).
  */
 
+import { IDENTITY_OWNER, SettledTable, type SettledTableImage, type SettledTableImageHeader } from "./settled-table.js";
+
 /** Which component logged a command: a market shard by index, or the identity store. */
 export type CommandOwner = number | "identity";
 
@@ -19,12 +21,6 @@ export type CommandOwner = number | "identity";
 export interface CommandLocation {
   owner: CommandOwner;
   /** Log position (bytes) of the command's frame in the owner's log. */
-  position: number;
-}
-
-interface DoneEntry {
-  fingerprint: string;
-  owner: CommandOwner;
   position: number;
 }
 
@@ -48,11 +44,25 @@ export function idempotencyKey(actorId: string, commandId: string): string {
 }
 
 export class IdempotencyIndex {
-  private readonly done = new Map<string, DoneEntry>();
+  /**
+   * Finished commands, in typed arrays (settled-table.ts): those logged by the market shards (the
+   * bulk, persisted by the index snapshot) and those logged by the identity store (rebuilt from
+   * its own log at start). Kept apart so that a start, which restores the identity store first,
+   * can adopt the snapshot's table whole. Both use one hash seed, so a lookup hashes once.
+   */
+  private readonly shardOwned: SettledTable;
+  private readonly identityOwned: SettledTable;
+  /** Commands in flight: few at any time, so a Map keyed by the joined key is fine. */
   private readonly pending = new Map<string, PendingEntry>();
 
+  /** `seed` for the key hash: random unless a test fixes it (an imported snapshot brings its own). */
+  constructor(options: { seed?: number } = {}) {
+    this.shardOwned = new SettledTable(options.seed);
+    this.identityOwned = new SettledTable(this.shardOwned.hashSeed);
+  }
+
   get size(): number {
-    return this.done.size;
+    return this.shardOwned.size + this.identityOwned.size;
   }
 
   get pendingCount(): number {
@@ -60,13 +70,12 @@ export class IdempotencyIndex {
   }
 
   claim(actorId: string, commandId: string, fingerprint: string): ClaimResult {
-    const key = idempotencyKey(actorId, commandId);
-    const existing = this.done.get(key);
-    if (existing !== undefined) {
-      return existing.fingerprint === fingerprint
-        ? { kind: "replay", location: { owner: existing.owner, position: existing.position } }
-        : { kind: "conflict" };
+    const hash = this.shardOwned.hashOf(actorId, commandId);
+    const found = this.find(actorId, commandId, hash);
+    if (found !== undefined) {
+      return found.table.fingerprintIs(found.entry, fingerprint) ? { kind: "replay", location: locationAt(found.table, found.entry) } : { kind: "conflict" };
     }
+    const key = idempotencyKey(actorId, commandId);
     const inFlight = this.pending.get(key);
     if (inFlight !== undefined) {
       if (inFlight.fingerprint !== fingerprint) return { kind: "conflict" };
@@ -79,7 +88,9 @@ export class IdempotencyIndex {
     let finished = false;
     const settle = (location: CommandLocation | undefined) => {
       this.pending.delete(key);
-      if (location !== undefined) this.done.set(key, { fingerprint, owner: location.owner, position: location.position });
+      // `hash` is still valid: the seed only changes on a snapshot import, which happens at start
+      // with nothing in flight (restoreImage asserts it).
+      if (location !== undefined) this.tableOf(location.owner).insert(actorId, commandId, hash, fingerprint, ownerCode(location.owner), location.position);
       for (const wake of entry.waiters ?? []) wake(location);
     };
     return {
@@ -97,39 +108,68 @@ export class IdempotencyIndex {
     };
   }
 
-  /**
-   * Finished entries by raw key (`idempotencyKey`), for the index snapshot: no per-entry object or
-   * key split (7× cheaper than `entries()` on 300k entries). A live view: entries finished while a
-   * caller iterates across event-loop turns are visited too.
-   */
-  settledByKey(): IterableIterator<[string, Readonly<DoneEntry>]> {
-    return this.done.entries();
-  }
-
-  /** `restore` by raw key (a v2 index snapshot stores keys whole). */
-  restoreKey(key: string, fingerprint: string, location: CommandLocation): void {
-    if (key.indexOf(SEPARATOR) <= 0) throw new Error("idempotency index: a stored key without its separator");
-    this.restoreByKey(key, fingerprint, location);
-  }
-
-  /** Every finished entry (for the index snapshot). */
-  *entries(): IterableIterator<{ actorId: string; commandId: string; fingerprint: string; owner: CommandOwner; position: number }> {
-    for (const [key, entry] of this.done) {
-      const at = key.indexOf(SEPARATOR);
-      yield { actorId: key.slice(0, at), commandId: key.slice(at + 1), ...entry };
-    }
-  }
-
   /** Rebuild from an owner's durable log at start-up (later entries for a key never differ). */
   restore(actorId: string, commandId: string, fingerprint: string, location: CommandLocation): void {
-    this.restoreByKey(idempotencyKey(actorId, commandId), fingerprint, location);
+    const hash = this.shardOwned.hashOf(actorId, commandId);
+    const found = this.find(actorId, commandId, hash);
+    if (found !== undefined) {
+      if (!found.table.fingerprintIs(found.entry, fingerprint)) throw new Error("idempotency index: one key logged with two different contents");
+      return;
+    }
+    this.tableOf(location.owner).insert(actorId, commandId, hash, fingerprint, ownerCode(location.owner), location.position);
   }
 
-  private restoreByKey(key: string, fingerprint: string, location: CommandLocation): void {
-    const existing = this.done.get(key);
-    if (existing !== undefined && existing.fingerprint !== fingerprint) {
-      throw new Error("idempotency index: one key logged with two different contents");
-    }
-    if (existing === undefined) this.done.set(key, { fingerprint, owner: location.owner, position: location.position });
+  /** `restore` by raw key (`idempotencyKey`; a v2 index snapshot stores keys whole). */
+  restoreKey(key: string, fingerprint: string, location: CommandLocation): void {
+    const at = key.indexOf(SEPARATOR);
+    if (at <= 0) throw new Error("idempotency index: a stored key without its separator");
+    this.restore(key.slice(0, at), key.slice(at + 1), fingerprint, location);
   }
+
+  /** The shard-owned entries as bytes, for the index snapshot (identity-owned ones come from the identity log). */
+  image(): SettledTableImage {
+    return this.shardOwned.image();
+  }
+
+  /**
+   * Add a snapshot image's entries. At start the shard-owned table is still empty and takes the
+   * image over whole; the identity-owned table then moves to the image's hash seed.
+   */
+  restoreImage(header: SettledTableImageHeader, body: Uint8Array): number {
+    if (this.pending.size !== 0) throw new Error("idempotency index: a snapshot is restored only with no command in flight");
+    const added = this.shardOwned.importImage(header, body);
+    this.identityOwned.reseed(this.shardOwned.hashSeed);
+    if (this.identityOwned.size > 0 && added > 0) this.refuseOverlap();
+    return added;
+  }
+
+  private find(actorId: string, commandId: string, hash: number): { table: SettledTable; entry: number } | undefined {
+    const shardEntry = this.shardOwned.find(actorId, commandId, hash);
+    if (shardEntry >= 0) return { table: this.shardOwned, entry: shardEntry };
+    const identityEntry = this.identityOwned.find(actorId, commandId, hash);
+    return identityEntry >= 0 ? { table: this.identityOwned, entry: identityEntry } : undefined;
+  }
+
+  private tableOf(owner: CommandOwner): SettledTable {
+    return owner === "identity" ? this.identityOwned : this.shardOwned;
+  }
+
+  /** One key in both tables would be one commandId logged twice; the live path never does it. */
+  private refuseOverlap(): void {
+    const [small, large] = this.identityOwned.size <= this.shardOwned.size ? [this.identityOwned, this.shardOwned] : [this.shardOwned, this.identityOwned];
+    small.forEachKey((actorId, commandId, hash) => {
+      if (large.find(actorId, commandId, hash) >= 0) throw new Error("idempotency index: one key logged by both the identity store and a shard");
+    });
+  }
+}
+
+function locationAt(table: SettledTable, entry: number): CommandLocation {
+  const owner = table.ownerAt(entry);
+  return { owner: owner === IDENTITY_OWNER ? "identity" : owner, position: table.positionAt(entry) };
+}
+
+function ownerCode(owner: CommandOwner): number {
+  if (owner === "identity") return IDENTITY_OWNER;
+  if (!Number.isInteger(owner) || owner < 0 || owner >= IDENTITY_OWNER) throw new Error(`idempotency index: shard index ${owner} out of range`);
+  return owner;
 }

@@ -1,7 +1,7 @@
 /**
- * The idempotency-index checkpoint (gateway/idempotency/index-snapshot.ts): written in chunks over
- * several event-loop turns, read back whole; entries finished meanwhile do not break it; the older
- * single-value format (v1) is still read.
+ * The idempotency-index checkpoint (gateway/idempotency/index-snapshot.ts): the settled table's
+ * image, written off the thread and read back whole; entries finished meanwhile do not break it;
+ * the older formats (v1 single value, v2 MessagePack chunks) are still read.
  */
 import { Packr } from "msgpackr";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -27,10 +27,10 @@ function fingerprint(n: number): string {
 }
 
 describe("idempotency index snapshot", () => {
-  it("round-trips more entries than one chunk, and skips identity-owned entries", async () => {
+  it("round-trips more entries than one page, and skips identity-owned entries", async () => {
     const dir = dataDir();
     const index = new IdempotencyIndex();
-    const count = 40_000; // three chunks of 16,384
+    const count = 40_000; // three entry pages of 16,384
     for (let n = 0; n < count; n += 1) index.restore(`actor-${n % 97}`, `command-${n}`, fingerprint(n), { owner: n % 3, position: n * 10 });
     index.restore("operator", "provision-1", "fp-identity", { owner: "identity", position: 5 });
     await writeIndexSnapshot(dir, index, [11, 22, 33]);
@@ -43,6 +43,19 @@ describe("idempotency index snapshot", () => {
       expect(back.claim(`actor-${n % 97}`, `command-${n}`, "other").kind).toBe("conflict");
     }
     expect(back.claim("operator", "provision-1", "fp-identity").kind).toBe("fresh");
+  });
+
+  it("restores into an index that already holds the identity store's entries", async () => {
+    const dir = dataDir();
+    const index = new IdempotencyIndex({ seed: 11 });
+    for (let n = 0; n < 1000; n += 1) index.restore(`actor-${n % 7}`, `command-${n}`, fingerprint(n), { owner: n % 2, position: n });
+    await writeIndexSnapshot(dir, index, [1, 2]);
+    const back = new IdempotencyIndex({ seed: 12 });
+    back.restore("operator", "provision-1", "fp-identity", { owner: "identity", position: 5 });
+    loadIndexSnapshot(dir, 2, back);
+    expect(back.size).toBe(1001);
+    expect(back.claim("operator", "provision-1", "fp-identity")).toEqual({ kind: "replay", location: { owner: "identity", position: 5 } });
+    expect(back.claim("actor-5", "command-999", fingerprint(999))).toEqual({ kind: "replay", location: { owner: 1, position: 999 } });
   });
 
   it("opens with the watermarks first and decodes the entries only when asked (start-up overlaps shard recovery)", async () => {
@@ -62,7 +75,7 @@ describe("idempotency index snapshot", () => {
     expect(() => openIndexSnapshot(dir, 3)).toThrow(/SHARDS=3/);
   });
 
-  it("yields to the event loop while writing; entries finished meanwhile are kept or left to the logs", async () => {
+  it("keeps serving while the file is written; entries finished meanwhile are left to the shard logs", async () => {
     const dir = dataDir();
     const index = new IdempotencyIndex();
     for (let n = 0; n < 50_000; n += 1) index.restore("a", `c-${n}`, fingerprint(n), { owner: 0, position: n });
@@ -89,6 +102,23 @@ describe("idempotency index snapshot", () => {
     const back = new IdempotencyIndex();
     expect(loadIndexSnapshot(dir, 2, back)).toEqual([5, 6]);
     expect(back.claim("bob", "c2", "f2")).toEqual({ kind: "replay", location: { owner: 1, position: 200 } });
+  });
+
+  it("reads a v2 snapshot (a header, then MessagePack chunks of whole keys)", () => {
+    const dir = dataDir();
+    const packr = new Packr({ useRecords: false });
+    const payload = Buffer.concat([
+      packr.pack({ v: 2, watermarks: [3, 4] }),
+      packr.pack({ keys: ["alice\u0000c1", "bob\u0000c2"], fingerprints: ["f1", "f2"], owners: [0, 1], positions: [100, 200] }),
+      packr.pack({ keys: ["carol\u0000c3"], fingerprints: ["f3"], owners: [1], positions: [300] }),
+    ]);
+    new SnapshotStore({ dir: path.join(dir, "idempotency") }).write({ lsn: 7, chainHead: Buffer.alloc(32), payload });
+    const back = new IdempotencyIndex();
+    expect(loadIndexSnapshot(dir, 2, back)).toEqual([3, 4]);
+    expect(back.size).toBe(3);
+    expect(back.claim("bob", "c2", "f2")).toEqual({ kind: "replay", location: { owner: 1, position: 200 } });
+    expect(back.claim("carol", "c3", "f3")).toEqual({ kind: "replay", location: { owner: 1, position: 300 } });
+    expect(back.claim("alice", "c1", "f9").kind).toBe("conflict");
   });
 
   it("refuses a snapshot made for another shard count", async () => {

@@ -1,0 +1,551 @@
+/**
+ * The finished entries of the idempotency index, kept in typed arrays instead of one JS object and
+ * two strings per entry.
+ *
+ * Why: the index holds one entry per command ever executed and is never pruned (a retry may come at
+ * any time), so at 10M commands a Map of objects cost 165 B per entry and a start had to decode 10M
+ * entries from MessagePack into objects (26 s measured). Here an entry is a few column cells and its
+ * key bytes, with no object the garbage collector has to trace, and the snapshot of the table is the
+ * table's own bytes (gateway/idempotency/index-snapshot.ts), so a start copies pages and re-inserts
+ * stored hashes instead of parsing.
+ *
+ * Layout:
+ * - Entry columns, in pages of ENTRIES_PER_PAGE so growth never copies them: the key's hash, where
+ *   its record is in the arena (`keyRef`), the owner (shard index, or IDENTITY_OWNER) and the log
+ *   position (float64: positions are byte offsets below 2^53).
+ * - The arena: pages of ARENA_PAGE_BYTES holding one record per entry:
+ *   [actor length - 1 | WIDE][command length - 1][fingerprint length][actor][command][fingerprint].
+ *   Identifiers are 1-128 UTF-16 code units (decision D10); they are stored one byte per unit when
+ *   every unit is below 256 (all ids seen in practice) and two bytes per unit (WIDE) otherwise.
+ *   A record never spans pages. `keyRef` = page * ARENA_PAGE_BYTES + offset, a uint32.
+ * - The hash table: open addressing with linear probing over a Uint32Array whose slots hold
+ *   (entry + 1) in the low INDEX_BITS and the top bits of the entry's hash as a tag, so most
+ *   non-matching slots are rejected without touching the entry columns. 0 is an empty slot.
+ *
+ * The key hash is a seeded MurMur3-style hash of the code units; the seed is random per index (and
+ * carried by its snapshot), like V8's own string hash seed, so ids chosen by a client cannot be
+ * aimed at one probe chain on another instance.
+ */
+import { randomBytes } from "node:crypto";
+import { ok as assert } from "node:assert/strict";
+
+export const ENTRIES_PER_PAGE = 1 << 14;
+export const ARENA_PAGE_BYTES = 1 << 20;
+const ENTRY_PAGE_SHIFT = 14;
+const ENTRY_IN_PAGE_MASK = ENTRIES_PER_PAGE - 1;
+const ARENA_PAGE_SHIFT = 20;
+const ARENA_OFFSET_MASK = ARENA_PAGE_BYTES - 1;
+/** keyRef must fit a uint32: 4096 pages of 1 MiB = 4 GiB of records (about 60M entries). */
+const MAX_ARENA_PAGES = 2 ** 32 / ARENA_PAGE_BYTES;
+const INDEX_BITS = 27;
+/** Bound on entries: (entry + 1) must fit INDEX_BITS beside the tag. */
+export const MAX_ENTRIES = 2 ** INDEX_BITS - 1;
+const INDEX_MASK = 2 ** INDEX_BITS - 1;
+const TAG_SHIFT = INDEX_BITS;
+const INITIAL_SLOTS = 1 << 10;
+/** Grow the table past this load: linear probing stays short (about 8 probes for a miss at 0.75). */
+const MAX_LOAD = 0.75;
+/** Identifier bound (decision D10); the record header stores length - 1 in 7 bits. */
+export const MAX_ID_UNITS = 128;
+const MAX_FINGERPRINT_CHARS = 255;
+const WIDE = 0x80;
+const RECORD_HEADER_BYTES = 3;
+/** The owner column's value for commands owned by the identity store (shards are 0..254). */
+export const IDENTITY_OWNER = 255;
+
+/**
+ * The table as bytes, in the order `importImage` reads them (see index-snapshot.ts): positions
+ * (float64 × count), hashes (uint32 × count), keyRefs (uint32 × count), the hash table's slots
+ * (uint32 × slotCount), owners (uint8 × count), then the arena pages. Wider columns come first so
+ * that a body starting 8-byte aligned has every column aligned and can be adopted without a copy.
+ */
+export interface SettledTableImage {
+  seed: number;
+  count: number;
+  slotCount: number;
+  arenaPages: number;
+  /** Bytes used in the last arena page (the other pages are whole). */
+  lastArenaPageBytes: number;
+  parts: Uint8Array[];
+}
+
+export type SettledTableImageHeader = Omit<SettledTableImage, "parts">;
+
+/** Byte offsets of an image body's sections. */
+function imageLayout(header: SettledTableImageHeader) {
+  const n = header.count;
+  const positions = 0;
+  const hashes = positions + 8 * n;
+  const keyRefs = hashes + 4 * n;
+  const slots = keyRefs + 4 * n;
+  const owners = slots + 4 * header.slotCount;
+  const arena = owners + n;
+  const arenaBytes = header.arenaPages === 0 ? 0 : (header.arenaPages - 1) * ARENA_PAGE_BYTES + header.lastArenaPageBytes;
+  return { positions, hashes, keyRefs, slots, owners, arena, total: arena + arenaBytes };
+}
+
+/** Bytes of an image body with `header`'s counts. */
+export function imageBodyBytes(header: SettledTableImageHeader): number {
+  return imageLayout(header).total;
+}
+
+function mixUnit(hash: number, unit: number): number {
+  let k = Math.imul(unit, 0xcc9e2d51);
+  k = (k << 15) | (k >>> 17);
+  k = Math.imul(k, 0x1b873593);
+  const h = hash ^ k;
+  return (Math.imul((h << 13) | (h >>> 19), 5) + 0xe6546b64) | 0;
+}
+
+function finish(hash: number, units: number): number {
+  let h = hash ^ units;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** Mixed between the two ids: not a UTF-16 code unit, so ("ab","c") and ("a","bc") differ. */
+const SEPARATOR_UNIT = 0x10000;
+
+function isNarrow(text: string): boolean {
+  for (let i = 0; i < text.length; i += 1) if (text.charCodeAt(i) > 0xff) return false;
+  return true;
+}
+
+export class SettledTable {
+  private seed: number;
+  private count = 0;
+  private slots = new Uint32Array(INITIAL_SLOTS);
+  private readonly hashPages: Uint32Array[] = [];
+  private readonly keyRefPages: Uint32Array[] = [];
+  private readonly ownerPages: Uint8Array[] = [];
+  private readonly positionPages: Float64Array[] = [];
+  private readonly arena: Uint8Array[] = [];
+  /** Bytes used in the last arena page (a full "used" forces a new page on the first insert). */
+  private arenaUsed = ARENA_PAGE_BYTES;
+
+  constructor(seed: number = randomBytes(4).readUInt32LE(0)) {
+    assert(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff, "settled table: seed must be a uint32");
+    this.seed = seed;
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  hashOf(actorId: string, commandId: string): number {
+    let h = this.seed | 0;
+    for (let i = 0; i < actorId.length; i += 1) h = mixUnit(h, actorId.charCodeAt(i));
+    h = mixUnit(h, SEPARATOR_UNIT);
+    for (let i = 0; i < commandId.length; i += 1) h = mixUnit(h, commandId.charCodeAt(i));
+    return finish(h, actorId.length + commandId.length);
+  }
+
+  /** The entry holding (actorId, commandId) whose hash is `hash`, or -1. */
+  find(actorId: string, commandId: string, hash: number): number {
+    const mask = this.slots.length - 1;
+    const tag = hash >>> TAG_SHIFT;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const value = this.slots[slot] as number;
+      if (value === 0) return -1;
+      if (value >>> TAG_SHIFT !== tag) continue;
+      const entry = (value & INDEX_MASK) - 1;
+      if (this.hashAt(entry) === hash && this.keyEquals(this.keyRefAt(entry), actorId, commandId)) return entry;
+    }
+  }
+
+  fingerprintIs(entry: number, fingerprint: string): boolean {
+    const ref = this.keyRefAt(entry);
+    const page = this.arena[ref >>> ARENA_PAGE_SHIFT] as Uint8Array;
+    const at = ref & ARENA_OFFSET_MASK;
+    const head = page[at] as number;
+    const units = (head & ~WIDE) + 1 + (page[at + 1] as number) + 1;
+    if ((page[at + 2] as number) !== fingerprint.length) return false;
+    const start = at + RECORD_HEADER_BYTES + ((head & WIDE) !== 0 ? 2 * units : units);
+    for (let i = 0; i < fingerprint.length; i += 1) if (page[start + i] !== fingerprint.charCodeAt(i)) return false;
+    return true;
+  }
+
+  ownerAt(entry: number): number {
+    return (this.ownerPages[entry >>> ENTRY_PAGE_SHIFT] as Uint8Array)[entry & ENTRY_IN_PAGE_MASK] as number;
+  }
+
+  positionAt(entry: number): number {
+    return (this.positionPages[entry >>> ENTRY_PAGE_SHIFT] as Float64Array)[entry & ENTRY_IN_PAGE_MASK] as number;
+  }
+
+  /** Add an entry known to be absent (`find` returned -1 under the same seed). */
+  insert(actorId: string, commandId: string, hash: number, fingerprint: string, owner: number, position: number): void {
+    assert(actorId.length >= 1 && actorId.length <= MAX_ID_UNITS && commandId.length >= 1 && commandId.length <= MAX_ID_UNITS, "idempotency key: ids must be 1-128 code units");
+    assert(fingerprint.length <= MAX_FINGERPRINT_CHARS && isNarrow(fingerprint), "idempotency key: fingerprint must be at most 255 one-byte characters");
+    assert(Number.isInteger(owner) && owner >= 0 && owner <= IDENTITY_OWNER, "idempotency entry: owner out of range");
+    assert(Number.isSafeInteger(position) && position >= 0, "idempotency entry: position must be a safe non-negative integer");
+    const wide = !isNarrow(actorId) || !isNarrow(commandId);
+    const unitBytes = wide ? 2 : 1;
+    const recordBytes = RECORD_HEADER_BYTES + unitBytes * (actorId.length + commandId.length) + fingerprint.length;
+    const ref = this.reserveRecord(recordBytes);
+    const page = this.arena[ref >>> ARENA_PAGE_SHIFT] as Uint8Array;
+    let at = ref & ARENA_OFFSET_MASK;
+    page[at] = (actorId.length - 1) | (wide ? WIDE : 0);
+    page[at + 1] = commandId.length - 1;
+    page[at + 2] = fingerprint.length;
+    at += RECORD_HEADER_BYTES;
+    at = writeUnits(page, at, actorId, wide);
+    at = writeUnits(page, at, commandId, wide);
+    for (let i = 0; i < fingerprint.length; i += 1) page[at + i] = fingerprint.charCodeAt(i);
+    this.appendEntry(hash, ref, owner, position);
+  }
+
+  /**
+   * The table's bytes for a snapshot. Whole pages are immutable once filled and are shared, not
+   * copied; the partly filled last pages are copied, so entries added while the snapshot is written
+   * do not change it.
+   */
+  image(): SettledTableImage {
+    const count = this.count;
+    const fullPages = count >>> ENTRY_PAGE_SHIFT;
+    const tail = count & ENTRY_IN_PAGE_MASK;
+    const column = (pages: ReadonlyArray<Uint32Array | Uint8Array | Float64Array>): Uint8Array[] => {
+      const parts: Uint8Array[] = [];
+      for (let p = 0; p < fullPages; p += 1) parts.push(bytesOf(pages[p] as Uint32Array | Uint8Array | Float64Array));
+      if (tail > 0) parts.push(bytesOf((pages[fullPages] as Uint32Array | Uint8Array | Float64Array).slice(0, tail)));
+      return parts;
+    };
+    const arenaPages = count === 0 ? 0 : this.arena.length;
+    const lastArenaPageBytes = arenaPages === 0 ? 0 : this.arenaUsed;
+    const arenaParts: Uint8Array[] = [];
+    for (let p = 0; p + 1 < arenaPages; p += 1) arenaParts.push(this.arena[p] as Uint8Array);
+    if (arenaPages > 0) arenaParts.push((this.arena[arenaPages - 1] as Uint8Array).slice(0, lastArenaPageBytes));
+    // The slots change with every insert: copied (4 bytes per slot, about 20 ms for 10M entries).
+    const slots = count === 0 ? new Uint32Array(0) : this.slots.slice();
+    return {
+      seed: this.seed,
+      count,
+      slotCount: slots.length,
+      arenaPages,
+      lastArenaPageBytes,
+      parts: [...column(this.positionPages), ...column(this.hashPages), ...column(this.keyRefPages), bytesOf(slots), ...column(this.ownerPages), ...arenaParts],
+    };
+  }
+
+  /**
+   * Add the entries of an image (laid out as `image()` writes its parts; identity-owned entries
+   * are refused: they are rebuilt from the identity log). Into an empty table the image is adopted as it is: its columns, slots and
+   * arena pages become the table's (views of `body` when it is 8-byte aligned, so a start copies
+   * nothing but the partly filled last pages). Otherwise each entry is added; a key already present
+   * is skipped when its fingerprint is the same and refused when it differs. Returns the number of
+   * entries added.
+   */
+  importImage(header: SettledTableImageHeader, body: Uint8Array): number {
+    const n = header.count;
+    assert(Number.isInteger(n) && n >= 0 && n <= MAX_ENTRIES, "idempotency image: bad entry count");
+    assert(Number.isInteger(header.slotCount) && header.slotCount >= 0 && (n === 0 || (header.slotCount >= n / MAX_LOAD && (header.slotCount & (header.slotCount - 1)) === 0)), "idempotency image: bad slot count");
+    assert(Number.isInteger(header.arenaPages) && header.arenaPages >= 0 && header.arenaPages <= MAX_ARENA_PAGES, "idempotency image: bad page count");
+    assert(Number.isInteger(header.lastArenaPageBytes) && header.lastArenaPageBytes >= 0 && header.lastArenaPageBytes <= ARENA_PAGE_BYTES, "idempotency image: bad last page size");
+    const layout = imageLayout(header);
+    assert(body.length === layout.total, `idempotency image: ${body.length} bytes, expected ${layout.total}`);
+    if (n === 0) return 0;
+    return this.count === 0 ? this.adopt(header, body) : this.merge(header, body);
+  }
+
+  /** importImage into an empty table: take the image's arrays over (validated, not re-derived). */
+  private adopt(header: SettledTableImageHeader, body: Uint8Array): number {
+    const n = header.count;
+    const layout = imageLayout(header);
+    const aligned = body.byteOffset % 8 === 0;
+    // A view of `count` elements of `body` at `offset`, or a copy when `body` is not aligned.
+    const view = <T extends Uint32Array | Float64Array | Uint8Array>(make: (buffer: ArrayBuffer, byteOffset: number, length: number) => T, copy: (length: number) => T, offset: number, length: number): T => {
+      if (aligned) return make(body.buffer as ArrayBuffer, body.byteOffset + offset, length);
+      const target = copy(length);
+      bytesOf(target).set(body.subarray(offset, offset + length * (target.BYTES_PER_ELEMENT)));
+      return target;
+    };
+    const u32 = (offset: number, length: number) => view((b, o, l) => new Uint32Array(b, o, l), (l) => new Uint32Array(l), offset, length);
+    const f64 = (offset: number, length: number) => view((b, o, l) => new Float64Array(b, o, l), (l) => new Float64Array(l), offset, length);
+    const u8 = (offset: number, length: number) => view((b, o, l) => new Uint8Array(b, o, l), (l) => new Uint8Array(l), offset, length);
+    // Whole pages are views; the partly filled last page is copied into a full one (it grows).
+    const pagesOf = <T extends Uint32Array | Float64Array | Uint8Array>(read: (offset: number, length: number) => T, full: (length: number) => T, offset: number, bytesPerEntry: number): T[] => {
+      const pages: T[] = [];
+      for (let first = 0; first < n; first += ENTRIES_PER_PAGE) {
+        const m = Math.min(ENTRIES_PER_PAGE, n - first);
+        const page = read(offset + first * bytesPerEntry, m);
+        if (m === ENTRIES_PER_PAGE) {
+          pages.push(page);
+        } else {
+          const whole = full(ENTRIES_PER_PAGE);
+          whole.set(page as never);
+          pages.push(whole);
+        }
+      }
+      return pages;
+    };
+    const positions = pagesOf(f64, (l) => new Float64Array(l), layout.positions, 8);
+    const hashes = pagesOf(u32, (l) => new Uint32Array(l), layout.hashes, 4);
+    const keyRefs = pagesOf(u32, (l) => new Uint32Array(l), layout.keyRefs, 4);
+    const owners = pagesOf(u8, (l) => new Uint8Array(l), layout.owners, 1);
+    const slots = u32(layout.slots, header.slotCount);
+    const arena: Uint8Array[] = [];
+    for (let p = 0; p < header.arenaPages; p += 1) {
+      const from = layout.arena + p * ARENA_PAGE_BYTES;
+      if (p + 1 < header.arenaPages) {
+        arena.push(body.subarray(from, from + ARENA_PAGE_BYTES));
+      } else {
+        const last = new Uint8Array(ARENA_PAGE_BYTES);
+        last.set(body.subarray(from, from + header.lastArenaPageBytes));
+        arena.push(last);
+      }
+    }
+    // Check what is taken over rather than trust it (the CRC proves the bytes are the ones written,
+    // not that the writer was right): every slot names an existing entry, no entry twice, and every
+    // key lies inside the arena. Tags are not re-checked against the hashes: that reads the hash
+    // column in slot order, at random, and cost 0.8 s for 10M entries (measured).
+    const arenaLimit = (header.arenaPages - 1) * ARENA_PAGE_BYTES + header.lastArenaPageBytes;
+    const seen = new Uint8Array(Math.ceil(n / 8));
+    let named = 0;
+    for (let slot = 0; slot < slots.length; slot += 1) {
+      const value = slots[slot] as number;
+      if (value === 0) continue;
+      const entry = (value & INDEX_MASK) - 1;
+      if (entry >= n) throw new Error("idempotency image: a slot names an entry that does not exist");
+      const bit = 1 << (entry & 7);
+      const at = entry >>> 3;
+      if (((seen[at] as number) & bit) !== 0) throw new Error("idempotency image: two slots name one entry");
+      seen[at] = (seen[at] as number) | bit;
+      named += 1;
+    }
+    if (named !== n) throw new Error(`idempotency image: ${named} slots name ${n} entries`);
+    for (let entry = 0; entry < n; entry += 1) {
+      const ref = (keyRefs[entry >>> ENTRY_PAGE_SHIFT] as Uint32Array)[entry & ENTRY_IN_PAGE_MASK] as number;
+      if (ref >= arenaLimit) throw new Error("idempotency image: a key outside the arena");
+      if ((owners[entry >>> ENTRY_PAGE_SHIFT] as Uint8Array)[entry & ENTRY_IN_PAGE_MASK] === IDENTITY_OWNER) throw new Error("idempotency image: an identity-owned entry");
+    }
+    this.seed = header.seed;
+    this.positionPages.push(...positions);
+    this.hashPages.push(...hashes);
+    this.keyRefPages.push(...keyRefs);
+    this.ownerPages.push(...owners);
+    this.arena.push(...arena);
+    this.arenaUsed = header.lastArenaPageBytes;
+    this.slots = slots; // maybe a view of `body`: growth replaces it with a new array
+    this.count = n;
+    return n;
+  }
+
+  /** importImage into a table that holds entries: add the image's entries one by one. */
+  private merge(header: SettledTableImageHeader, body: Uint8Array): number {
+    const n = header.count;
+    const layout = imageLayout(header);
+    if (header.seed !== this.seed) this.reseed(header.seed);
+    // The arena pages are copied after the current ones, so stored keyRefs move by whole pages.
+    const base = this.arena.length;
+    assert(base + header.arenaPages <= MAX_ARENA_PAGES, "idempotency index: arena bound reached");
+    for (let p = 0; p < header.arenaPages; p += 1) {
+      const page = new Uint8Array(ARENA_PAGE_BYTES);
+      const from = layout.arena + p * ARENA_PAGE_BYTES;
+      const bytes = p + 1 === header.arenaPages ? header.lastArenaPageBytes : ARENA_PAGE_BYTES;
+      page.set(body.subarray(from, from + bytes));
+      this.arena.push(page);
+    }
+    this.arenaUsed = header.lastArenaPageBytes;
+    // An image never holds a key twice, so only keys that were here before can repeat: their
+    // hashes screen each imported entry.
+    const before = this.count;
+    const existingHashes = new Set<number>();
+    for (let entry = 0; entry < before; entry += 1) existingHashes.add(this.hashAt(entry));
+    assert(before + n <= MAX_ENTRIES, "idempotency index: entry bound reached");
+    this.reserveSlots(before + n);
+    // Columns are read through aligned scratch copies, a page at a time.
+    const hashes = new Uint32Array(ENTRIES_PER_PAGE);
+    const keyRefs = new Uint32Array(ENTRIES_PER_PAGE);
+    const positions = new Float64Array(ENTRIES_PER_PAGE);
+    const refShift = base * ARENA_PAGE_BYTES;
+    const arenaLimit = this.arena.length * ARENA_PAGE_BYTES;
+    let added = 0;
+    for (let first = 0; first < n; first += ENTRIES_PER_PAGE) {
+      const m = Math.min(ENTRIES_PER_PAGE, n - first);
+      bytesOf(positions).set(body.subarray(layout.positions + 8 * first, layout.positions + 8 * (first + m)));
+      bytesOf(hashes).set(body.subarray(layout.hashes + 4 * first, layout.hashes + 4 * (first + m)));
+      bytesOf(keyRefs).set(body.subarray(layout.keyRefs + 4 * first, layout.keyRefs + 4 * (first + m)));
+      for (let i = 0; i < m; i += 1) {
+        const owner = body[layout.owners + first + i] as number;
+        if (owner === IDENTITY_OWNER) throw new Error("idempotency image: an identity-owned entry");
+        const ref = (keyRefs[i] as number) + refShift;
+        if (ref >= arenaLimit) throw new Error("idempotency image: a key outside the arena");
+        const hash = hashes[i] as number;
+        if (existingHashes.has(hash)) {
+          const existing = this.findRecord(ref, hash);
+          if (existing >= 0) {
+            assert(this.sameFingerprint(this.keyRefAt(existing), ref), "idempotency index: one key logged with two different contents");
+            continue;
+          }
+        }
+        this.appendEntry(hash, ref, owner, positions[i] as number);
+        added += 1;
+      }
+    }
+    return added;
+  }
+
+  get hashSeed(): number {
+    return this.seed;
+  }
+
+  /** Every key with its hash (start-up checks only: it decodes each key). */
+  forEachKey(visit: (actorId: string, commandId: string, hash: number) => void): void {
+    for (let entry = 0; entry < this.count; entry += 1) {
+      const [actorId, commandId] = this.idsAt(this.keyRefAt(entry));
+      visit(actorId, commandId, this.hashAt(entry));
+    }
+  }
+
+  private hashAt(entry: number): number {
+    return (this.hashPages[entry >>> ENTRY_PAGE_SHIFT] as Uint32Array)[entry & ENTRY_IN_PAGE_MASK] as number;
+  }
+
+  private keyRefAt(entry: number): number {
+    return (this.keyRefPages[entry >>> ENTRY_PAGE_SHIFT] as Uint32Array)[entry & ENTRY_IN_PAGE_MASK] as number;
+  }
+
+  private keyEquals(ref: number, actorId: string, commandId: string): boolean {
+    const page = this.arena[ref >>> ARENA_PAGE_SHIFT] as Uint8Array;
+    let at = ref & ARENA_OFFSET_MASK;
+    const head = page[at] as number;
+    if ((head & ~WIDE) + 1 !== actorId.length || (page[at + 1] as number) + 1 !== commandId.length) return false;
+    at += RECORD_HEADER_BYTES;
+    if ((head & WIDE) === 0) {
+      for (let i = 0; i < actorId.length; i += 1) if (page[at + i] !== actorId.charCodeAt(i)) return false;
+      at += actorId.length;
+      for (let i = 0; i < commandId.length; i += 1) if (page[at + i] !== commandId.charCodeAt(i)) return false;
+      return true;
+    }
+    for (let i = 0; i < actorId.length; i += 1, at += 2) if (((page[at] as number) | ((page[at + 1] as number) << 8)) !== actorId.charCodeAt(i)) return false;
+    for (let i = 0; i < commandId.length; i += 1, at += 2) if (((page[at] as number) | ((page[at + 1] as number) << 8)) !== commandId.charCodeAt(i)) return false;
+    return true;
+  }
+
+  /** The record at `ref` decoded to its ids (import and reseed paths only). */
+  private idsAt(ref: number): [string, string] {
+    const page = this.arena[ref >>> ARENA_PAGE_SHIFT] as Uint8Array;
+    const at = ref & ARENA_OFFSET_MASK;
+    const head = page[at] as number;
+    const actorUnits = (head & ~WIDE) + 1;
+    const commandUnits = (page[at + 1] as number) + 1;
+    const unitBytes = (head & WIDE) !== 0 ? 2 : 1;
+    const encoding = unitBytes === 2 ? "utf16le" : "latin1";
+    const bytes = Buffer.from(page.buffer, page.byteOffset, page.byteLength);
+    const actorStart = at + RECORD_HEADER_BYTES;
+    const commandStart = actorStart + unitBytes * actorUnits;
+    return [bytes.toString(encoding, actorStart, commandStart), bytes.toString(encoding, commandStart, commandStart + unitBytes * commandUnits)];
+  }
+
+  /** The entry whose key equals the record at `ref` (hash `hash`), or -1. */
+  private findRecord(ref: number, hash: number): number {
+    const mask = this.slots.length - 1;
+    const tag = hash >>> TAG_SHIFT;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const value = this.slots[slot] as number;
+      if (value === 0) return -1;
+      if (value >>> TAG_SHIFT !== tag) continue;
+      const entry = (value & INDEX_MASK) - 1;
+      if (this.hashAt(entry) !== hash) continue;
+      const [actorId, commandId] = this.idsAt(ref);
+      if (this.keyEquals(this.keyRefAt(entry), actorId, commandId)) return entry;
+    }
+  }
+
+  private sameFingerprint(refA: number, refB: number): boolean {
+    return this.fingerprintOf(refA) === this.fingerprintOf(refB);
+  }
+
+  private fingerprintOf(ref: number): string {
+    const page = this.arena[ref >>> ARENA_PAGE_SHIFT] as Uint8Array;
+    const at = ref & ARENA_OFFSET_MASK;
+    const head = page[at] as number;
+    const units = (head & ~WIDE) + 1 + (page[at + 1] as number) + 1;
+    const start = at + RECORD_HEADER_BYTES + ((head & WIDE) !== 0 ? 2 * units : units);
+    return Buffer.from(page.buffer, page.byteOffset, page.byteLength).toString("latin1", start, start + (page[at + 2] as number));
+  }
+
+  private reserveRecord(recordBytes: number): number {
+    if (this.arenaUsed + recordBytes > ARENA_PAGE_BYTES) {
+      assert(this.arena.length < MAX_ARENA_PAGES, "idempotency index: arena bound reached");
+      this.arena.push(new Uint8Array(ARENA_PAGE_BYTES));
+      this.arenaUsed = 0;
+    }
+    const ref = (this.arena.length - 1) * ARENA_PAGE_BYTES + this.arenaUsed;
+    this.arenaUsed += recordBytes;
+    return ref;
+  }
+
+  private appendEntry(hash: number, ref: number, owner: number, position: number): void {
+    const entry = this.count;
+    if (entry >= MAX_ENTRIES) throw new Error("idempotency index: entry bound reached");
+    if (entry + 1 > this.slots.length * MAX_LOAD) this.reserveSlots(entry + 1);
+    const page = entry >>> ENTRY_PAGE_SHIFT;
+    if (page === this.hashPages.length) {
+      this.hashPages.push(new Uint32Array(ENTRIES_PER_PAGE));
+      this.keyRefPages.push(new Uint32Array(ENTRIES_PER_PAGE));
+      this.ownerPages.push(new Uint8Array(ENTRIES_PER_PAGE));
+      this.positionPages.push(new Float64Array(ENTRIES_PER_PAGE));
+    }
+    const at = entry & ENTRY_IN_PAGE_MASK;
+    (this.hashPages[page] as Uint32Array)[at] = hash;
+    (this.keyRefPages[page] as Uint32Array)[at] = ref;
+    (this.ownerPages[page] as Uint8Array)[at] = owner;
+    (this.positionPages[page] as Float64Array)[at] = position;
+    this.count = entry + 1;
+    this.place(this.slots, entry, hash);
+  }
+
+  private place(slots: Uint32Array, entry: number, hash: number): void {
+    const mask = slots.length - 1;
+    let slot = hash & mask;
+    while (slots[slot] !== 0) slot = (slot + 1) & mask;
+    slots[slot] = ((hash >>> TAG_SHIFT) * 2 ** TAG_SHIFT + entry + 1) >>> 0;
+  }
+
+  /** Grow the table (rehashing from the stored hashes) so `entries` stay under MAX_LOAD. */
+  private reserveSlots(entries: number): void {
+    if (entries <= this.slots.length * MAX_LOAD) return;
+    let capacity = this.slots.length;
+    while (entries > capacity * MAX_LOAD) capacity *= 2;
+    this.rebuildSlots(capacity);
+  }
+
+  private rebuildSlots(capacity: number): void {
+    const slots = new Uint32Array(capacity);
+    for (let entry = 0; entry < this.count; entry += 1) this.place(slots, entry, this.hashAt(entry));
+    this.slots = slots;
+  }
+
+  /** Adopt another seed (an imported image's): rehash every entry already held. */
+  reseed(seed: number): void {
+    if (seed === this.seed) return;
+    this.seed = seed;
+    for (let entry = 0; entry < this.count; entry += 1) {
+      const [actorId, commandId] = this.idsAt(this.keyRefAt(entry));
+      (this.hashPages[entry >>> ENTRY_PAGE_SHIFT] as Uint32Array)[entry & ENTRY_IN_PAGE_MASK] = this.hashOf(actorId, commandId);
+    }
+    this.rebuildSlots(this.slots.length);
+  }
+}
+
+function writeUnits(page: Uint8Array, at: number, text: string, wide: boolean): number {
+  if (!wide) {
+    for (let i = 0; i < text.length; i += 1) page[at + i] = text.charCodeAt(i);
+    return at + text.length;
+  }
+  for (let i = 0; i < text.length; i += 1) {
+    const unit = text.charCodeAt(i);
+    page[at + 2 * i] = unit & 0xff;
+    page[at + 2 * i + 1] = unit >>> 8;
+  }
+  return at + 2 * text.length;
+}
+
+function bytesOf(array: Uint32Array | Uint8Array | Float64Array): Uint8Array {
+  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+}
