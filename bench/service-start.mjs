@@ -1,0 +1,20 @@
+// Child process of bench/recovery.bench.ts: a fresh process opens the service's runtime on a data
+// directory, the way `npm start` does (built code, shard workers, index snapshot loaded while the
+// shards open), prints how long MarketRuntime.open took as JSON, then closes (which checkpoints).
+// Usage: node bench/service-start.mjs <dataDir> <shardCount>
+import { performance } from "node:perf_hooks";
+const [dataDir, shards] = process.argv.slice(2);
+const { MarketRuntime } = await import("../dist/gateway/runtime/market-runtime.js");
+const { ManualClock } = await import("../dist/gateway/clock.js");
+const fatal = [];
+const started = performance.now();
+const { runtime, recovery } = await MarketRuntime.open({
+  dataDir,
+  shardCount: Number(shards),
+  clock: new ManualClock(Date.parse("2026-03-02T00:00:00.000Z")),
+  checkpointEverySeconds: 0,
+  onFatal: (message) => fatal.push(message),
+});
+const openSeconds = (performance.now() - started) / 1000;
+console.log(JSON.stringify({ openSeconds, processSeconds: performance.now() / 1000, idempotencyEntries: recovery.idempotencyEntries, fatal }));
+await runtime.close();
