@@ -132,7 +132,7 @@ async function phaseIndexLoad(): Promise<void> {
 
 /** The data directory of a one-shard service, so a whole start (MarketRuntime.open) can be timed. */
 const DATA_DIR = path.join(ROOT, "data");
-const BUILT_WORKER = path.join(import.meta.dirname, "..", "dist", "gateway", "runtime", "shard-worker.js");
+const BUILT_RUNTIME = path.join(import.meta.dirname, "..", "dist", "gateway", "runtime", "market-runtime.js");
 
 async function phaseBuildReplayRecover(): Promise<void> {
   const dir = path.join(DATA_DIR, "shards", "00");
@@ -194,7 +194,7 @@ async function phaseServiceStart(claims: number, watermark: number): Promise<voi
   gc?.();
   // A fresh process, as a user's start: the built runtime (`npm run bench:recovery` builds first),
   // not this process with its heap of earlier phases and tsx compiling the worker's sources.
-  if (!existsSync(BUILT_WORKER)) throw new Error("start phase: run `npm run build` first (it measures the built service)");
+  if (!existsSync(BUILT_RUNTIME)) throw new Error("start phase: run `npm run build` first (it measures the built service)");
   const output = execFileSync(process.execPath, [path.join(import.meta.dirname, "service-start.mjs"), DATA_DIR, "1"], { encoding: "utf8" });
   const result = JSON.parse(output.trim().split("\n").at(-1) ?? "{}") as { openSeconds: number; processSeconds: number; idempotencyEntries: number; fatal: string[] };
   if (result.fatal.length > 0 || result.idempotencyEntries !== claims + BATCH) throw new Error(`start: ${result.idempotencyEntries} index entries, fatal ${result.fatal.join("; ")}`);

@@ -84,10 +84,6 @@ function imageLayout(header: SettledTableImageHeader) {
   return { positions, hashes, keyRefs, slots, owners, arena, total: arena + arenaBytes };
 }
 
-/** Bytes of an image body with `header`'s counts. */
-export function imageBodyBytes(header: SettledTableImageHeader): number {
-  return imageLayout(header).total;
-}
 
 function mixUnit(hash: number, unit: number): number {
   let k = Math.imul(unit, 0xcc9e2d51);
@@ -161,10 +157,8 @@ export class SettledTable {
     const ref = this.keyRefAt(entry);
     const page = this.arena[ref >>> ARENA_PAGE_SHIFT] as Uint8Array;
     const at = ref & ARENA_OFFSET_MASK;
-    const head = page[at] as number;
-    const units = (head & ~WIDE) + 1 + (page[at + 1] as number) + 1;
     if ((page[at + 2] as number) !== fingerprint.length) return false;
-    const start = at + RECORD_HEADER_BYTES + ((head & WIDE) !== 0 ? 2 * units : units);
+    const start = fingerprintStart(page, at);
     for (let i = 0; i < fingerprint.length; i += 1) if (page[start + i] !== fingerprint.charCodeAt(i)) return false;
     return true;
   }
@@ -255,46 +249,38 @@ export class SettledTable {
   private adopt(header: SettledTableImageHeader, body: Uint8Array): number {
     const n = header.count;
     const layout = imageLayout(header);
-    const aligned = body.byteOffset % 8 === 0;
-    // A view of `count` elements of `body` at `offset`, or a copy when `body` is not aligned.
-    const view = <T extends Uint32Array | Float64Array | Uint8Array>(make: (buffer: ArrayBuffer, byteOffset: number, length: number) => T, copy: (length: number) => T, offset: number, length: number): T => {
-      if (aligned) return make(body.buffer as ArrayBuffer, body.byteOffset + offset, length);
-      const target = copy(length);
-      bytesOf(target).set(body.subarray(offset, offset + length * (target.BYTES_PER_ELEMENT)));
-      return target;
-    };
-    const u32 = (offset: number, length: number) => view((b, o, l) => new Uint32Array(b, o, l), (l) => new Uint32Array(l), offset, length);
-    const f64 = (offset: number, length: number) => view((b, o, l) => new Float64Array(b, o, l), (l) => new Float64Array(l), offset, length);
-    const u8 = (offset: number, length: number) => view((b, o, l) => new Uint8Array(b, o, l), (l) => new Uint8Array(l), offset, length);
+    // Views need aligned offsets: an unaligned body (a small pooled Buffer) is copied once.
+    const bytes = body.byteOffset % 8 === 0 ? body : Uint8Array.from(body);
+    const buffer = bytes.buffer as ArrayBuffer;
     // Whole pages are views; the partly filled last page is copied into a full one (it grows).
-    const pagesOf = <T extends Uint32Array | Float64Array | Uint8Array>(read: (offset: number, length: number) => T, full: (length: number) => T, offset: number, bytesPerEntry: number): T[] => {
+    const pagesOf = <T extends Column>(Type: ColumnType<T>, offset: number): T[] => {
       const pages: T[] = [];
       for (let first = 0; first < n; first += ENTRIES_PER_PAGE) {
         const m = Math.min(ENTRIES_PER_PAGE, n - first);
-        const page = read(offset + first * bytesPerEntry, m);
+        const page = new Type(buffer, bytes.byteOffset + offset + first * Type.BYTES_PER_ELEMENT, m);
         if (m === ENTRIES_PER_PAGE) {
           pages.push(page);
         } else {
-          const whole = full(ENTRIES_PER_PAGE);
-          whole.set(page as never);
+          const whole = new Type(ENTRIES_PER_PAGE);
+          bytesOf(whole).set(bytesOf(page));
           pages.push(whole);
         }
       }
       return pages;
     };
-    const positions = pagesOf(f64, (l) => new Float64Array(l), layout.positions, 8);
-    const hashes = pagesOf(u32, (l) => new Uint32Array(l), layout.hashes, 4);
-    const keyRefs = pagesOf(u32, (l) => new Uint32Array(l), layout.keyRefs, 4);
-    const owners = pagesOf(u8, (l) => new Uint8Array(l), layout.owners, 1);
-    const slots = u32(layout.slots, header.slotCount);
+    const positions = pagesOf(Float64Array, layout.positions);
+    const hashes = pagesOf(Uint32Array, layout.hashes);
+    const keyRefs = pagesOf(Uint32Array, layout.keyRefs);
+    const owners = pagesOf(Uint8Array, layout.owners);
+    const slots = new Uint32Array(buffer, bytes.byteOffset + layout.slots, header.slotCount);
     const arena: Uint8Array[] = [];
     for (let p = 0; p < header.arenaPages; p += 1) {
       const from = layout.arena + p * ARENA_PAGE_BYTES;
       if (p + 1 < header.arenaPages) {
-        arena.push(body.subarray(from, from + ARENA_PAGE_BYTES));
+        arena.push(bytes.subarray(from, from + ARENA_PAGE_BYTES));
       } else {
         const last = new Uint8Array(ARENA_PAGE_BYTES);
-        last.set(body.subarray(from, from + header.lastArenaPageBytes));
+        last.set(bytes.subarray(from, from + header.lastArenaPageBytes));
         arena.push(last);
       }
     }
@@ -329,7 +315,7 @@ export class SettledTable {
     this.ownerPages.push(...owners);
     this.arena.push(...arena);
     this.arenaUsed = header.lastArenaPageBytes;
-    this.slots = slots; // maybe a view of `body`: growth replaces it with a new array
+    this.slots = slots; // a view of the body: growth replaces it with a new array
     this.count = n;
     return n;
   }
@@ -378,7 +364,7 @@ export class SettledTable {
         if (existingHashes.has(hash)) {
           const existing = this.findRecord(ref, hash);
           if (existing >= 0) {
-            assert(this.sameFingerprint(this.keyRefAt(existing), ref), "idempotency index: one key logged with two different contents");
+            assert(this.fingerprintIs(existing, this.fingerprintOf(ref)), "idempotency index: one key logged with two different contents");
             continue;
           }
         }
@@ -456,16 +442,10 @@ export class SettledTable {
     }
   }
 
-  private sameFingerprint(refA: number, refB: number): boolean {
-    return this.fingerprintOf(refA) === this.fingerprintOf(refB);
-  }
-
   private fingerprintOf(ref: number): string {
     const page = this.arena[ref >>> ARENA_PAGE_SHIFT] as Uint8Array;
     const at = ref & ARENA_OFFSET_MASK;
-    const head = page[at] as number;
-    const units = (head & ~WIDE) + 1 + (page[at + 1] as number) + 1;
-    const start = at + RECORD_HEADER_BYTES + ((head & WIDE) !== 0 ? 2 * units : units);
+    const start = fingerprintStart(page, at);
     return Buffer.from(page.buffer, page.byteOffset, page.byteLength).toString("latin1", start, start + (page[at + 2] as number));
   }
 
@@ -483,7 +463,7 @@ export class SettledTable {
   private appendEntry(hash: number, ref: number, owner: number, position: number): void {
     const entry = this.count;
     if (entry >= MAX_ENTRIES) throw new Error("idempotency index: entry bound reached");
-    if (entry + 1 > this.slots.length * MAX_LOAD) this.reserveSlots(entry + 1);
+    this.reserveSlots(entry + 1);
     const page = entry >>> ENTRY_PAGE_SHIFT;
     if (page === this.hashPages.length) {
       this.hashPages.push(new Uint32Array(ENTRIES_PER_PAGE));
@@ -533,6 +513,20 @@ export class SettledTable {
   }
 }
 
+/** Where the fingerprint of the record at `at` starts: after the header and both ids. */
+function fingerprintStart(page: Uint8Array, at: number): number {
+  const head = page[at] as number;
+  const units = (head & ~WIDE) + 1 + (page[at + 1] as number) + 1;
+  return at + RECORD_HEADER_BYTES + ((head & WIDE) !== 0 ? 2 * units : units);
+}
+
+type Column = Uint32Array | Float64Array | Uint8Array;
+interface ColumnType<T extends Column> {
+  new (length: number): T;
+  new (buffer: ArrayBuffer, byteOffset: number, length: number): T;
+  readonly BYTES_PER_ELEMENT: number;
+}
+
 function writeUnits(page: Uint8Array, at: number, text: string, wide: boolean): number {
   if (!wide) {
     for (let i = 0; i < text.length; i += 1) page[at + i] = text.charCodeAt(i);
@@ -546,6 +540,6 @@ function writeUnits(page: Uint8Array, at: number, text: string, wide: boolean): 
   return at + 2 * text.length;
 }
 
-function bytesOf(array: Uint32Array | Uint8Array | Float64Array): Uint8Array {
+function bytesOf(array: Column): Uint8Array {
   return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
 }
