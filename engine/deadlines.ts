@@ -7,8 +7,8 @@ import { SYSTEM_IDENTITY, type ExpireCommitmentCommand, type ResolveAuctionComma
 import type { Event } from "./types/event.js";
 import { SEALED_AUCTION_PRESET } from "./types/market.js";
 import type { MarketAggregate } from "./state.js";
-import type { Commitment } from "./types/commitment.js";
-import { findCommitment } from "./state.js";
+import { commitmentIndexOf } from "./state.js";
+import { generatedIdOf } from "./ids.js";
 import { parseDateTimeMs } from "./time.js";
 import { assert } from "./assert.js";
 
@@ -20,11 +20,6 @@ function msOf(text: string): number {
   const ms = parseDateTimeMs(text);
   assert(ms !== undefined, "stored times are normalized");
   return ms;
-}
-
-function expiryOf(commitment: Commitment): Deadline | undefined {
-  if (commitment.state !== "awaiting_confirmations" || commitment.expiresAt === undefined) return undefined;
-  return { kind: "commitment_expiry", marketId: commitment.marketId, commitmentId: commitment.id, atMs: msOf(commitment.expiresAt) };
 }
 
 /** Deadlines created by the events of one accepted command. */
@@ -52,9 +47,11 @@ export function pendingDeadlines(agg: MarketAggregate): Deadline[] {
   if (market.mechanism.presetId === SEALED_AUCTION_PRESET && market.state === "open") {
     deadlines.push({ kind: "auction_close", marketId: market.id, atMs: msOf(market.mechanism.config.closesAt) });
   }
-  for (const commitment of agg.commitments) {
-    const expiry = expiryOf(commitment);
-    if (expiry !== undefined) deadlines.push(expiry);
+  const table = agg.commitments;
+  for (let index = 0; index < table.count; index += 1) {
+    const atMs = table.expiresAtMs(index);
+    if (atMs === undefined || table.state(index) !== "awaiting_confirmations") continue;
+    deadlines.push({ kind: "commitment_expiry", marketId: market.id, commitmentId: generatedIdOf("c", agg.ref, index + 1), atMs });
   }
   return deadlines;
 }
@@ -66,7 +63,8 @@ export function isDeadlinePending(agg: MarketAggregate | undefined, deadline: De
     case "auction_close":
       return agg.market.mechanism.presetId === SEALED_AUCTION_PRESET && agg.market.state === "open";
     case "commitment_expiry": {
-      return findCommitment(agg, deadline.commitmentId)?.state === "awaiting_confirmations";
+      const index = commitmentIndexOf(agg, deadline.commitmentId);
+      return index !== undefined && index < agg.commitments.count && agg.commitments.state(index) === "awaiting_confirmations";
     }
   }
 }

@@ -9,7 +9,7 @@ import type { DomainEvent } from "./decision.js";
 import { evolveClaimAccepted } from "./direct-claim/evolve.js";
 import { evolveDraftCreated, evolvePublished } from "./market/evolve.js";
 import { evolveBidSubmitted, evolveResolved } from "./sealed-auction/evolve.js";
-import type { MarketAggregate } from "./state.js";
+import { principalCount, type MarketAggregate } from "./state.js";
 import type { DirectClaimState } from "./types/market.js";
 
 function advanceMarketVersion(agg: MarketAggregate, event: DomainEvent): void {
@@ -30,7 +30,7 @@ export function checkInvariants(agg: MarketAggregate): void {
   if (market.mechanism.presetId === "direct-claim.v1") {
     const allocated = (market.mechanismState as DirectClaimState).allocated;
     assert(allocated <= market.mechanism.config.capacity, "allocated ≤ capacity");
-    assert(allocated === (agg.principalIndex?.size ?? 0), "allocated equals active commitments");
+    assert(allocated === principalCount(agg), "allocated equals active commitments");
     assert((market.state === "closed") === (allocated === market.mechanism.config.capacity), "closed exactly at capacity");
   }
 }

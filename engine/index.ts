@@ -16,7 +16,8 @@ export {
   systemCommandFor,
   type Deadline,
 } from "./deadlines.js";
-export { newAggregate, findCommitment, type MarketAggregate, type SealedBid } from "./state.js";
+export { newAggregate, findCommitment, commitmentAt, commitmentsOf, type MarketAggregate, type SealedBid } from "./state.js";
+export { CommitmentTable, COMMITMENT_STATES, type CommitmentTableImage } from "./commitment/table.js";
 export { bidIdOf, commitmentIdOf, eventIdOf, marketRef, parseCommitmentId, parseGeneratedId } from "./ids.js";
 export { isoFromMs, parseDateTimeMs } from "./time.js";
 export { InvariantViolation } from "./assert.js";

@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from "node:util";
 import { canonicalHash, RECORD_HASH_ALGORITHM } from "./canonical-hash.js";
 import { evolve, checkInvariants } from "./evolve.js";
 import { handleCommand, marketIdOfCommand, recordedRequestOf } from "./handle-command.js";
-import type { MarketAggregate } from "./state.js";
+import { commitmentsOf, type MarketAggregate } from "./state.js";
 import { isoFromMs } from "./time.js";
 import type { Command } from "./types/command.js";
 import type { Commitment } from "./types/commitment.js";
@@ -79,7 +79,7 @@ function foldPublicState(events: readonly Event[]): PublicState | undefined {
   } catch {
     return undefined; // an event stream that does not fold is simply not a reconstruction
   }
-  return { market: agg.market, commitments: agg.commitments };
+  return { market: agg.market, commitments: commitmentsOf(agg) };
 }
 
 /**
@@ -90,17 +90,18 @@ function foldPublicState(events: readonly Event[]): PublicState | undefined {
 export function buildMarketRecord(commands: readonly Command[], live?: MarketAggregate): MarketRecord {
   const replayed = replayMarket(commands);
   const agg = replayed.aggregate;
+  const commitments = commitmentsOf(agg);
   const view = {
     market: agg.market,
     commands: bidsAreSealed(agg) ? redactSealedBids(replayed.commands) : replayed.commands,
-    commitments: agg.commitments,
+    commitments,
     events: replayed.events,
   };
   // Structural comparison (key order irrelevant, -0 ≠ 0): the same verdict as comparing canonical
   // JSON, without rendering the whole state three times.
-  const replayedState: PublicState = { market: agg.market, commitments: agg.commitments };
+  const replayedState: PublicState = { market: agg.market, commitments };
   const foldedState = foldPublicState(replayed.events);
-  const liveState: PublicState = live === undefined ? replayedState : { market: live.market, commitments: live.commitments };
+  const liveState: PublicState = live === undefined ? replayedState : { market: live.market, commitments: commitmentsOf(live) };
   return {
     ...view,
     integrity: {

@@ -4,13 +4,17 @@
  * claim storm costs O(1) per claim rather than copying 20,000 commitments per command:
  *  - `market` and its `mechanismState` are edited in place; anything handed out (a reply, a record)
  *    takes a `snapshotMarket` copy;
- *  - each commitment is immutable and replaced on change, so replies may hold commitments as they are;
+ *  - commitments live in a table of rows (commitment/table.ts); a `Commitment` object is built on
+ *    demand for a reply or a read and belongs to whoever asked for it;
  *  - objects shared with events (creator, subject, mechanism) are never edited.
  */
 import type { SealedAuctionResolution } from "./types/auction.js";
-import type { Commitment, DirectClaimCommitmentTerms } from "./types/commitment.js";
-import type { Market } from "./types/market.js";
-import { marketRef, ordinalWithin } from "./ids.js";
+import { CommitmentTable } from "./commitment/table.js";
+import type { Commitment, CommitmentTerms } from "./types/commitment.js";
+import { DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET, type Market } from "./types/market.js";
+import { generatedIdOf, marketRef, ordinalWithin } from "./ids.js";
+import { assert, assertNever } from "./assert.js";
+import { isoFromMs } from "./time.js";
 
 /** A sealed bid with its amount. Private: never part of any public view while the auction is open. */
 export interface SealedBid {
@@ -30,43 +34,83 @@ export interface MarketAggregate {
   /** `marketRef(market.id)`, kept because every generated id of the market embeds it. */
   readonly ref: string;
   /** In creation order: the commitment with ordinal n is at index n − 1. */
-  commitments: Commitment[];
+  readonly commitments: CommitmentTable;
   /** Private sealed bids in acceptance order: ordinal n at index n − 1. */
   bids: SealedBid[];
   /** The latest auction resolution (public, from `sealed_auction.resolved`), used to create the winner's commitment. */
   lastResolution: SealedAuctionResolution | undefined;
   /**
-   * Derived, created on first use so an idle market carries no map: for direct-claim.v1, principal →
+   * Derived, built on first use from the commitments or bids (`principalIndexOf`), so an idle market
+   * carries no map and a restart does not rebuild a million entries before serving: for
+   * direct-claim.v1, principal →
    * ordinal of its active (awaiting or committed) commitment; for sealed-forward-auction.v1,
    * principal → ordinal of its bid.
    */
   principalIndex: Map<string, number> | undefined;
-  /** direct-claim.v1: the terms every commitment of the market shares (one object, not one per claim). */
-  claimTerms: DirectClaimCommitmentTerms | undefined;
   /** Commands recorded in this market's record (accepted and rejected): the last command sequence. */
   commandCount: number;
   /** Events recorded in this market's record: the last event sequence. */
   eventCount: number;
 }
 
-export function newAggregate(market: Market): MarketAggregate {
+/** A market's aggregate; `commitments` is given when restoring one from a snapshot. */
+export function newAggregate(market: Market, commitments = new CommitmentTable()): MarketAggregate {
   return {
     market,
     ref: marketRef(market.id),
-    commitments: [],
+    commitments,
     bids: [],
     lastResolution: undefined,
     principalIndex: undefined,
-    claimTerms: undefined,
     commandCount: 0,
     eventCount: 0,
   };
 }
 
-/** The principal index, created on first use. */
+/** The principal index, built from the market's commitments or bids on first use. */
 export function principalIndexOf(agg: MarketAggregate): Map<string, number> {
-  agg.principalIndex ??= new Map();
+  agg.principalIndex ??= buildPrincipalIndex(agg);
   return agg.principalIndex;
+}
+
+function buildPrincipalIndex(agg: MarketAggregate): Map<string, number> {
+  const index = new Map<string, number>();
+  const presetId = agg.market.mechanism.presetId;
+  switch (presetId) {
+    case DIRECT_CLAIM_PRESET: {
+      const table = agg.commitments;
+      for (let i = 0; i < table.count; i += 1) {
+        const state = table.state(i);
+        if (state !== "awaiting_confirmations" && state !== "committed") continue;
+        assert(!index.has(table.participant(i)), "one active commitment per principal");
+        index.set(table.participant(i), i + 1);
+      }
+      return index;
+    }
+    case SEALED_AUCTION_PRESET:
+      for (const bid of agg.bids) {
+        assert(!index.has(bid.principalId), "one bid per principal");
+        index.set(bid.principalId, bid.ordinal);
+      }
+      return index;
+    default:
+      return assertNever(presetId, "mechanism preset");
+  }
+}
+
+/**
+ * Whether the principal holds an active commitment (direct claim) or a bid (auction). A market with
+ * neither answers without building its index.
+ */
+export function hasPrincipal(agg: MarketAggregate, principalId: string): boolean {
+  if (agg.principalIndex === undefined && agg.commitments.count === 0 && agg.bids.length === 0) return false;
+  return principalIndexOf(agg).has(principalId);
+}
+
+/** Principals in the index: active commitments (direct claim) or bidders (auction). */
+export function principalCount(agg: MarketAggregate): number {
+  if (agg.principalIndex === undefined && agg.commitments.count === 0 && agg.bids.length === 0) return 0;
+  return principalIndexOf(agg).size;
 }
 
 /** A copy of the market that later commands cannot change (for replies and records). */
@@ -75,14 +119,60 @@ export function snapshotMarket(market: Market): Market {
   return { ...market, mechanismState: "allocated" in state ? { allocated: state.allocated } : { ...state } };
 }
 
-/** The commitment a generated id names, if it belongs to this market. */
-export function findCommitment(agg: MarketAggregate, commitmentId: string): Commitment | undefined {
-  const ordinal = ordinalWithin(commitmentId, "c", agg.ref);
-  const commitment = ordinal === undefined ? undefined : agg.commitments[ordinal - 1];
-  return commitment !== undefined && commitment.id === commitmentId ? commitment : undefined;
+function termsOf(agg: MarketAggregate, index: number): CommitmentTerms {
+  const market = agg.market;
+  const presetId = market.mechanism.presetId;
+  switch (presetId) {
+    case DIRECT_CLAIM_PRESET:
+      return { subject: market.subject, pricing: market.mechanism.config.pricing };
+    case SEALED_AUCTION_PRESET: {
+      const terms = agg.commitments.auctionTerms(index);
+      assert(terms !== undefined, "an auction commitment has its winner's terms");
+      return { subject: market.subject, winningBidId: terms.winningBidId, pricing: terms.pricing };
+    }
+    default:
+      return assertNever(presetId, "mechanism preset");
+  }
 }
 
-/** The 0-based index of a commitment id of this market in `commitments` (it may not exist yet). */
+/** The public commitment at a 0-based index, built from its row (spec §2.6 member order). */
+export function commitmentAt(agg: MarketAggregate, index: number): Commitment {
+  const row = agg.commitments.row(index);
+  const market = agg.market;
+  const createdAt = isoFromMs(row.createdAtMs);
+  const commitment: Commitment = {
+    id: generatedIdOf("c", agg.ref, index + 1),
+    version: row.version,
+    marketId: market.id,
+    marketVersion: row.marketVersion,
+    creatorPrincipalId: market.creator.principalId,
+    participantPrincipalId: row.participantPrincipalId,
+    state: row.state,
+    terms: termsOf(agg, index),
+    requiredConfirmationPrincipalIds: row.requiredConfirmationPrincipalIds,
+    confirmedPrincipalIds: row.confirmedPrincipalIds,
+    createdAt,
+    updatedAt: row.updatedAtMs === row.createdAtMs ? createdAt : isoFromMs(row.updatedAtMs),
+  };
+  if (row.expiresAtMs !== undefined) commitment.expiresAt = isoFromMs(row.expiresAtMs);
+  return commitment;
+}
+
+/** Every commitment of the market, in ordinal order (for records and reads). */
+export function commitmentsOf(agg: MarketAggregate): Commitment[] {
+  const count = agg.commitments.count;
+  const commitments = new Array<Commitment>(count);
+  for (let index = 0; index < count; index += 1) commitments[index] = commitmentAt(agg, index);
+  return commitments;
+}
+
+/** The commitment a generated id names, if it belongs to this market. */
+export function findCommitment(agg: MarketAggregate, commitmentId: string): Commitment | undefined {
+  const index = commitmentIndexOf(agg, commitmentId);
+  return index !== undefined && index < agg.commitments.count ? commitmentAt(agg, index) : undefined;
+}
+
+/** The 0-based index of a commitment id of this market (the commitment may not exist yet). */
 export function commitmentIndexOf(agg: MarketAggregate, commitmentId: string): number | undefined {
   const ordinal = ordinalWithin(commitmentId, "c", agg.ref);
   return ordinal === undefined ? undefined : ordinal - 1;

@@ -2,6 +2,7 @@
  * Time as data. The engine never reads a clock: commands carry `occurredAtMs`, and the only time
  * functions here convert between RFC 3339 text and epoch milliseconds, deterministically.
  */
+import { assert } from "./assert.js";
 
 const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
@@ -74,6 +75,22 @@ export function isoFromMs(epochMs: number): string {
   cachedIso = `${cachedPrefix}${milli < 10 ? ".00" : milli < 100 ? ".0" : "."}${milli}Z`;
   cachedMs = epochMs;
   return cachedIso;
+}
+
+let parsedText = "";
+let parsedMs = 0;
+
+/**
+ * Epoch milliseconds of a time this engine wrote (`isoFromMs` output, e.g. an event's `occurredAt`).
+ * The events of one batch share their text, so the last parse is remembered: a pure cache.
+ */
+export function msOfNormalized(text: string): number {
+  if (text === parsedText) return parsedMs;
+  const ms = parseDateTimeMs(text);
+  assert(ms !== undefined, "engine times are normalized");
+  parsedText = text;
+  parsedMs = ms;
+  return ms;
 }
 
 export function addSeconds(epochMs: number, seconds: number): number {

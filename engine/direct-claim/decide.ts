@@ -4,7 +4,7 @@ import { eventEmitter } from "../emit.js";
 import { NO_PRINCIPALS, requiredConfirmations } from "../commitment/confirmations.js";
 import { generatedIdOf } from "../ids.js";
 import { addSeconds, isoFromMs } from "../time.js";
-import type { MarketAggregate } from "../state.js";
+import { hasPrincipal, type MarketAggregate } from "../state.js";
 import type { DirectClaimCommand } from "../types/command.js";
 import { DIRECT_CLAIM_PRESET, type DirectClaimState } from "../types/market.js";
 import { assert } from "../assert.js";
@@ -29,7 +29,7 @@ export function decideDirectClaim(agg: MarketAggregate | undefined, command: Dir
       `expectedVersion ${expectedVersion} does not match the current market version ${market.version}`,
     );
   }
-  if (agg.principalIndex?.has(principalId) === true) {
+  if (hasPrincipal(agg, principalId)) {
     return reject("invalid_market_transition", "principal already holds an active commitment in this market");
   }
   const config = market.mechanism.config;
@@ -43,7 +43,7 @@ export function decideDirectClaim(agg: MarketAggregate | undefined, command: Dir
 
   const events: DomainEvent[] = [];
   const emit = eventEmitter(agg, command, market.id, market.version + 1, events);
-  const commitmentId = generatedIdOf("c", agg.ref, agg.commitments.length + 1);
+  const commitmentId = generatedIdOf("c", agg.ref, agg.commitments.count + 1);
   emit("direct_claim.accepted", { commitmentId, allocated: allocated + 1, capacity: config.capacity });
   const required = requiredConfirmations(config.confirmation, market.creator.principalId, principalId);
   if (config.confirmation === "none") {

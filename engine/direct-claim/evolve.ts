@@ -1,7 +1,6 @@
 /** Folding direct-claim allocation: the market closes at capacity and reopens when capacity returns. */
 import { assert } from "../assert.js";
 import { principalIndexOf, type MarketAggregate } from "../state.js";
-import type { Commitment } from "../types/commitment.js";
 import type { DirectClaimAcceptedEvent } from "../types/event.js";
 import { DIRECT_CLAIM_PRESET, type DirectClaimState } from "../types/market.js";
 
@@ -19,19 +18,22 @@ export function evolveClaimAccepted(agg: MarketAggregate, event: DirectClaimAcce
   (agg.market.mechanismState as DirectClaimState).allocated = allocated;
 }
 
-/** The claimant's commitment now exists; index it so a second claim by the same principal is refused. */
-export function evolveClaimCommitmentCreated(agg: MarketAggregate, commitment: Commitment): void {
+/**
+ * The claimant's commitment is being created with `ordinal`: index it so a second claim by the same
+ * principal is refused. Called before the row is appended, so a lazily built index does not hold it yet.
+ */
+export function evolveClaimCommitmentCreated(agg: MarketAggregate, participantPrincipalId: string, ordinal: number): void {
   const active = principalIndexOf(agg);
-  assert(!active.has(commitment.participantPrincipalId), "one active commitment per principal");
-  active.set(commitment.participantPrincipalId, agg.commitments.length);
+  assert(!active.has(participantPrincipalId), "one active commitment per principal");
+  active.set(participantPrincipalId, ordinal);
 }
 
 /** A declined or expired claim returns its unit of capacity and reopens a market closed at capacity. */
-export function evolveClaimReleased(agg: MarketAggregate, commitment: Commitment): void {
+export function evolveClaimReleased(agg: MarketAggregate, participantPrincipalId: string): void {
   directClaimConfig(agg);
   const allocated = (agg.market.mechanismState as DirectClaimState).allocated;
   assert(allocated >= 1, "a release follows an allocation");
-  assert(agg.principalIndex?.delete(commitment.participantPrincipalId) === true, "released commitment was active");
+  assert(principalIndexOf(agg).delete(participantPrincipalId), "released commitment was active");
   agg.market.state = "open";
   (agg.market.mechanismState as DirectClaimState).allocated = allocated - 1;
 }

@@ -4,7 +4,7 @@ import { eventEmitter, type Emit } from "../emit.js";
 import { generatedIdOf } from "../ids.js";
 import { addSeconds, isoFromMs, parseDateTimeMs } from "../time.js";
 import { assert } from "../assert.js";
-import type { MarketAggregate } from "../state.js";
+import { hasPrincipal, type MarketAggregate } from "../state.js";
 import type { Command, ResolveAuctionCommand, SubmitBidCommand } from "../types/command.js";
 import { SYSTEM_IDENTITY } from "../types/command.js";
 import type { Commitment } from "../types/commitment.js";
@@ -38,7 +38,7 @@ export function decideSubmitBid(agg: MarketAggregate | undefined, command: Submi
   if (command.currency !== config.currency) {
     return reject("invalid_command", `bid currency must be the auction currency ${config.currency}`);
   }
-  if (agg.principalIndex?.has(principalId) === true) {
+  if (hasPrincipal(agg, principalId)) {
     return reject("invalid_market_transition", "principal already has an active bid; bids cannot be replaced");
   }
   const events: DomainEvent[] = [];
@@ -62,7 +62,7 @@ function emitResolution(agg: MarketAggregate, command: Command, emit: Emit, excl
   emit("sealed_auction.resolved", resolution);
   if (resolution.outcome === "winner_selected") {
     emit("commitment.awaiting_confirmations", {
-      commitmentId: generatedIdOf("c", agg.ref, agg.commitments.length + 1),
+      commitmentId: generatedIdOf("c", agg.ref, agg.commitments.count + 1),
       state: "awaiting_confirmations",
       requiredConfirmationPrincipalIds: [resolution.winnerPrincipalId],
       confirmedPrincipalIds: NO_PRINCIPALS,

@@ -3,7 +3,6 @@ import { assert } from "../assert.js";
 import type { BidSubmittedDomainEvent } from "../decision.js";
 import { parseDateTimeMs } from "../time.js";
 import { principalIndexOf, type MarketAggregate } from "../state.js";
-import type { Commitment } from "../types/commitment.js";
 import type { AuctionResolvedEvent } from "../types/event.js";
 import { SEALED_AUCTION_PRESET, type SealedAuctionState } from "../types/market.js";
 
@@ -50,11 +49,12 @@ export function evolveResolved(agg: MarketAggregate, event: AuctionResolvedEvent
 }
 
 /** A declined or expired winner: its bid is excluded before the next resolution is folded. */
-export function evolveWinnerReleased(agg: MarketAggregate, commitment: Commitment): void {
+export function evolveWinnerReleased(agg: MarketAggregate, commitmentIndex: number): void {
   const state = auctionState(agg);
-  assert("winningBidId" in commitment.terms, "an auction commitment names its winning bid");
-  assert(state.winningBidId === commitment.terms.winningBidId, "the released commitment is the current winner's");
-  const excludedBidIds = [...(state.excludedBidIds ?? []), commitment.terms.winningBidId];
+  const terms = agg.commitments.auctionTerms(commitmentIndex);
+  assert(terms !== undefined, "an auction commitment names its winning bid");
+  assert(state.winningBidId === terms.winningBidId, "the released commitment is the current winner's");
+  const excludedBidIds = [...(state.excludedBidIds ?? []), terms.winningBidId];
   const { winningBidId: _released, ...rest } = state;
   agg.market.mechanismState = { ...rest, excludedBidIds };
 }

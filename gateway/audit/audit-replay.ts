@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { applyCommand, marketIdOfCommand } from "../../engine/handle-command.js";
 import { buildMarketRecord } from "../../engine/record.js";
-import type { MarketAggregate } from "../../engine/state.js";
+import { commitmentsOf, type MarketAggregate } from "../../engine/state.js";
 import type { Command } from "../../engine/types/command.js";
 import type { MarketRecord } from "../../engine/types/record.js";
 import { LogCorruptError, SegmentLog, SnapshotStore } from "../../storage/index.js";
@@ -174,7 +174,7 @@ function comparable(entry: ShardMarket): unknown {
   const agg: MarketAggregate = entry.agg;
   return {
     market: agg.market,
-    commitments: agg.commitments,
+    commitments: commitmentsOf(agg),
     bids: agg.bids,
     lastResolution: agg.lastResolution ?? null,
     commandCount: agg.commandCount,

@@ -11,7 +11,8 @@ import * as path from "node:path";
 import { applyCommand, handleCommand, marketIdOfCommand } from "../../engine/handle-command.js";
 import { buildMarketRecord } from "../../engine/record.js";
 import { isDeadlinePending, pendingDeadlines, systemCommandFor, type Deadline } from "../../engine/deadlines.js";
-import { snapshotMarket } from "../../engine/state.js";
+import { commitmentAt, snapshotMarket } from "../../engine/state.js";
+import type { Commitment } from "../../engine/types/commitment.js";
 import { isoFromMs } from "../../engine/time.js";
 import type { Command } from "../../engine/types/command.js";
 import type { SealedBidReceipt } from "../../engine/types/auction.js";
@@ -131,7 +132,7 @@ export class ShardCore {
     }
     for (const { agg } of core.markets.values()) {
       for (const deadline of pendingDeadlines(agg)) core.timers.schedule(deadline.atMs, deadline);
-      core.commitmentCount += agg.commitments.length;
+      core.commitmentCount += agg.commitments.count;
     }
     // The replayed tail is not in any snapshot yet.
     core.commandsSinceSnapshot = framesReplayed;
@@ -194,9 +195,9 @@ export class ShardCore {
   private execute(command: Command, fingerprint: string | undefined): CommandResponse {
     const marketId = marketIdOfCommand(command);
     const entry = marketId === undefined ? undefined : this.markets.get(marketId);
-    const commitmentsBefore = entry?.agg.commitments.length ?? 0;
+    const commitmentsBefore = entry?.agg.commitments.count ?? 0;
     const outcome = handleCommand(entry?.agg, command);
-    this.commitmentCount += (outcome.aggregate?.commitments.length ?? 0) - commitmentsBefore;
+    this.commitmentCount += (outcome.aggregate?.commitments.count ?? 0) - commitmentsBefore;
     const recorded = outcome.recordSequence !== undefined;
     const logged: LoggedCommand = {
       v: LOGGED_COMMAND_VERSION,
@@ -322,9 +323,12 @@ export class ShardCore {
     const bidReceipts: SealedBidReceipt[] = agg.bids
       .filter((bid) => bid.principalId === principalId)
       .map((bid) => ({ bidId: bid.bidId, marketId, marketVersion: bid.marketVersion, state: "active", submittedAt: isoFromMs(bid.submittedAtMs) }));
-    const commitments = agg.commitments.filter(
-      (c) => c.participantPrincipalId === principalId || c.creatorPrincipalId === principalId,
-    );
+    // The creator is a party to every commitment of its market; anyone else to its own.
+    const isCreator = agg.market.creator.principalId === principalId;
+    const commitments: Commitment[] = [];
+    for (let index = 0; index < agg.commitments.count; index += 1) {
+      if (isCreator || agg.commitments.participant(index) === principalId) commitments.push(commitmentAt(agg, index));
+    }
     return { ok: true, json: JSON.stringify({ marketId, principalId, bidReceipts, commitments }) };
   }
 

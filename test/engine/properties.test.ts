@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   buildMarketRecord,
+  commitmentsOf,
   isoFromMs,
   type CommandOutcome,
   type DirectClaimState,
@@ -121,7 +122,8 @@ function apply(h: Harness, setups: readonly MarketSetup[], action: Action): Comm
       const marketId = MARKETS[action.market]!;
       const agg = h.markets.get(marketId);
       // Index 4 stands for "the latest commitment": the current auction winner, the newest claim.
-      const commitment = action.commitment === 4 ? agg?.commitments.at(-1) : agg?.commitments[action.commitment];
+      const commitments = agg === undefined ? [] : commitmentsOf(agg);
+      const commitment = action.commitment === 4 ? commitments.at(-1) : commitments[action.commitment];
       const commitmentId = commitment?.id ?? `c.bogus.${action.commitment + 1}`;
       if (action.kind === "expire") return h.expire(commitmentId);
       const principal =
@@ -137,18 +139,19 @@ function apply(h: Harness, setups: readonly MarketSetup[], action: Action): Comm
 
 function checkMarket(agg: MarketAggregate): void {
   const market = agg.market;
+  const commitments = commitmentsOf(agg);
   if (market.mechanism.presetId === "direct-claim.v1") {
     const allocated = (market.mechanismState as DirectClaimState).allocated;
-    const active = agg.commitments.filter((c) => c.state === "awaiting_confirmations" || c.state === "committed").length;
+    const active = commitments.filter((c) => c.state === "awaiting_confirmations" || c.state === "committed").length;
     expect(allocated).toBeLessThanOrEqual(market.mechanism.config.capacity);
     expect(allocated).toBe(active);
     expect(market.state === "closed").toBe(allocated === market.mechanism.config.capacity && market.state !== "draft");
   } else {
     const state = market.mechanismState as SealedAuctionState;
-    expect(agg.commitments.filter((c) => c.state === "committed").length).toBeLessThanOrEqual(1);
-    expect(agg.commitments.filter((c) => c.state === "awaiting_confirmations").length).toBeLessThanOrEqual(1);
+    expect(commitments.filter((c) => c.state === "committed").length).toBeLessThanOrEqual(1);
+    expect(commitments.filter((c) => c.state === "awaiting_confirmations").length).toBeLessThanOrEqual(1);
     const reserve = market.mechanism.config.reserveAmountMinor ?? 0;
-    for (const commitment of agg.commitments) {
+    for (const commitment of commitments) {
       const terms = commitment.terms;
       if (!("winningBidId" in terms)) throw new Error("auction commitments carry a winning bid");
       const winningBid = agg.bids.find((b) => b.bidId === terms.winningBidId);

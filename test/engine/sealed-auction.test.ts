@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isoFromMs, type SealedAuctionState } from "../../engine/index.js";
+import { commitmentsOf, isoFromMs, type SealedAuctionState } from "../../engine/index.js";
 import { Harness, SUBJECT, T0, actionResultOf, auction, codeOf } from "./harness.js";
 
 const CLOSES_MS = T0 + 3_600_000;
@@ -198,7 +198,7 @@ describe("winner decline or expiry promotes the next eligible bid", () => {
     const confirmed = actionResultOf(h.confirm("carol", first.id));
     expect(confirmed.commitments[0]?.state).toBe("committed");
     expect(codeOf(h.decline("alice", first.id))).toBe("invalid_commitment_transition");
-    expect(h.market("a1").commitments.filter((c) => c.state === "committed")).toHaveLength(1);
+    expect(commitmentsOf(h.market("a1")).filter((c) => c.state === "committed")).toHaveLength(1);
   });
 });
 

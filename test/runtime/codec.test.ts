@@ -1,7 +1,7 @@
 import { Packr } from "msgpackr";
 import { describe, expect, it } from "vitest";
 import { SYSTEM_IDENTITY, type Command } from "../../engine/types/command.js";
-import { newAggregate, type MarketAggregate } from "../../engine/state.js";
+import { commitmentsOf, newAggregate, principalIndexOf, type MarketAggregate } from "../../engine/state.js";
 import { applyCommand } from "../../engine/handle-command.js";
 import { decodeLoggedCommand, encodeLoggedCommand } from "../../gateway/runtime/logged-command.js";
 import { decodeShardSnapshot, encodeShardSnapshot } from "../../gateway/runtime/shard-snapshot.js";
@@ -48,7 +48,7 @@ describe("free-form data survives the log and snapshot codecs exactly", () => {
 });
 
 describe("commitment times in shard snapshots", () => {
-  it("round-trip exactly, whatever the millisecond, second or hold (the per-second parse cache)", () => {
+  it("round-trip exactly, whatever the millisecond, second or hold; versions 2 and 3 still load", () => {
     let agg: MarketAggregate | undefined;
     const base = Date.parse("2026-03-01T23:59:58.000Z");
     const at = (n: number) => base + Math.floor(n / 3) * 1_001 + ((n * 337) % 1000); // crosses seconds, a day and every millisecond digit
@@ -67,7 +67,7 @@ describe("commitment times in shard snapshots", () => {
     // list), declined, expired, and still awaiting.
     const creator = { principalId: "creator", actorId: "creator" };
     for (const [n, type] of [[0, "commitment.expire"], [36, "commitment.confirm"], [37, "commitment.decline"], [39, "commitment.confirm"]] as const) {
-      const commitmentId = agg?.commitments[n]?.id ?? "";
+      const commitmentId = agg === undefined ? "" : (commitmentsOf(agg)[n]?.id ?? "");
       const occurredAtMs = type === "commitment.expire" ? at(39) + 7_000 : at(39) + 1;
       const identity = type === "commitment.expire" ? { ...SYSTEM_IDENTITY } : creator;
       const applied = applyCommand(agg, { type, commandId: `${type}-${n}`, identity, occurredAtMs, commitmentId } as Command);
@@ -75,40 +75,79 @@ describe("commitment times in shard snapshots", () => {
       agg = applied.aggregate;
     }
     if (agg === undefined) throw new Error("no market");
-    expect(agg.commitments).toHaveLength(40);
-    expect(new Set(agg.commitments.map((c) => c.state))).toEqual(new Set(["committed", "declined", "expired", "awaiting_confirmations"]));
-    expect(agg.commitments[36]?.confirmedPrincipalIds).toEqual(["creator"]);
+    const all = commitmentsOf(agg);
+    expect(all).toHaveLength(40);
+    expect(new Set(all.map((c) => c.state))).toEqual(new Set(["committed", "declined", "expired", "awaiting_confirmations"]));
+    expect(all[36]?.confirmedPrincipalIds).toEqual(["creator"]);
+    expect(all[36]?.version).toBe(3); // confirmation_recorded, then committed
     const positions = [0, 180, 4096, 2 ** 40 + 3];
     const decoded = decodeShardSnapshot(encodeShardSnapshot({ shardIndex: 0, lastStampMs: at(50), endPosition: 0 }, [{ agg, positions }]));
     const restored = decoded.markets[0];
-    expect(JSON.stringify(restored?.agg.commitments)).toBe(JSON.stringify(agg.commitments));
-    expect(restored?.agg.principalIndex).toEqual(agg.principalIndex);
+    expect(JSON.stringify(restored && commitmentsOf(restored.agg))).toBe(JSON.stringify(all));
+    expect(restored && principalIndexOf(restored.agg)).toEqual(agg.principalIndex);
+    expect(agg.principalIndex?.size).toBe(38); // 40 claims, one expired, one declined
     expect(restored?.positions).toEqual(positions);
-    expect(new Set(agg.commitments.map((c) => c.createdAt.slice(0, 19))).size).toBeGreaterThan(10);
+    expect(new Set(all.map((c) => c.createdAt.slice(0, 19))).size).toBeGreaterThan(10);
 
-    // Version 2 (every column a MessagePack array) still loads to the same state.
-    const v2 = new Packr({ useRecords: false, moreTypes: false }).pack({
-      v: 2, shardIndex: 0, lastStampMs: at(50), endPosition: 0,
-      markets: [{
-        market: { ...agg.market, subject: JSON.stringify(agg.market.subject) },
-        commitments: {
-          participant: agg.commitments.map((c) => c.participantPrincipalId),
-          state: agg.commitments.map((c) => ["provisional", "awaiting_confirmations", "committed", "declined", "expired", "failed"].indexOf(c.state)),
-          version: agg.commitments.map((c) => c.version),
-          marketVersion: agg.commitments.map((c) => c.marketVersion),
-          createdAtMs: agg.commitments.map((c) => Date.parse(c.createdAt)),
-          updatedAtMs: agg.commitments.map((c) => Date.parse(c.updatedAt)),
-          expiresAtMs: agg.commitments.map((c) => (c.expiresAt === undefined ? -1 : Date.parse(c.expiresAt))),
-          required: agg.commitments.map((c) => c.requiredConfirmationPrincipalIds ?? []),
-          confirmed: agg.commitments.map((c) => c.confirmedPrincipalIds ?? []),
-          winningBidId: [], price: [],
-        },
-        bids: [], lastResolution: null, commandCount: agg.commandCount, eventCount: agg.eventCount,
-        positions: new Uint8Array(new Float64Array(positions).buffer),
-      }],
-    });
-    const fromV2 = decodeShardSnapshot(v2).markets[0];
-    expect(JSON.stringify(fromV2?.agg.commitments)).toBe(JSON.stringify(agg.commitments));
-    expect(fromV2?.positions).toEqual(positions);
+    // A restored market builds its principal index on its first command: a decline there releases
+    // the claim, and the same principal may then claim again, exactly as in the live market.
+    const restoredAgg = decodeShardSnapshot(encodeShardSnapshot({ shardIndex: 0, lastStampMs: at(50), endPosition: 0 }, [{ agg, positions }])).markets[0]?.agg;
+    expect(restoredAgg?.principalIndex).toBeUndefined();
+    const decline: Command = { type: "commitment.decline", commandId: "decline-38", identity: creator, occurredAtMs: at(39) + 2, commitmentId: all[38]?.id ?? "" };
+    const reclaim: Command = { type: "direct_claim.submit", commandId: "reclaim-38", identity: { principalId: "p38", actorId: "p38" }, occurredAtMs: at(39) + 3, marketId: "m" };
+    const twin = decodeShardSnapshot(encodeShardSnapshot({ shardIndex: 0, lastStampMs: at(50), endPosition: 0 }, [{ agg, positions }])).markets[0]?.agg;
+    if (twin === undefined || restoredAgg === undefined) throw new Error("no market");
+    principalIndexOf(twin); // built before the commands, as a live market has it
+    for (const command of [decline, reclaim]) {
+      expect(applyCommand(restoredAgg, command).decision).toMatchObject({ accepted: true });
+      expect(applyCommand(twin, command).decision).toMatchObject({ accepted: true });
+    }
+    expect(JSON.stringify(commitmentsOf(restoredAgg))).toBe(JSON.stringify(commitmentsOf(twin)));
+    expect(restoredAgg.principalIndex).toEqual(twin.principalIndex);
+    expect(restoredAgg.principalIndex?.get("p38")).toBe(41);
+
+    // Versions 2 (every column a MessagePack array) and 3 (numbers as float64 bytes, confirmation
+    // lists only where non-empty) still load to the same state.
+    const STATES = ["provisional", "awaiting_confirmations", "committed", "declined", "expired", "failed"];
+    const f64 = (values: number[]) => new Uint8Array(new Float64Array(values).buffer);
+    const numbers = {
+      version: all.map((c) => c.version),
+      marketVersion: all.map((c) => c.marketVersion),
+      createdAtMs: all.map((c) => Date.parse(c.createdAt)),
+      updatedAtMs: all.map((c) => Date.parse(c.updatedAt)),
+      expiresAtMs: all.map((c) => (c.expiresAt === undefined ? -1 : Date.parse(c.expiresAt))),
+    };
+    const v2Columns = {
+      participant: all.map((c) => c.participantPrincipalId),
+      state: all.map((c) => STATES.indexOf(c.state)),
+      ...numbers,
+      required: all.map((c) => c.requiredConfirmationPrincipalIds ?? []),
+      confirmed: all.map((c) => c.confirmedPrincipalIds ?? []),
+      winningBidId: [], price: [],
+    };
+    const v3Columns = {
+      participant: v2Columns.participant,
+      state: Uint8Array.from(v2Columns.state),
+      version: f64(numbers.version), marketVersion: f64(numbers.marketVersion), createdAtMs: f64(numbers.createdAtMs),
+      updatedAtMs: f64(numbers.updatedAtMs), expiresAtMs: f64(numbers.expiresAtMs),
+      confirmations: all.flatMap((c, i) =>
+        (c.requiredConfirmationPrincipalIds ?? []).length + (c.confirmedPrincipalIds ?? []).length > 0 ? [[i, c.requiredConfirmationPrincipalIds, c.confirmedPrincipalIds]] : []),
+      winningBidId: [], price: [],
+    };
+    for (const [v, commitments] of [[2, v2Columns], [3, v3Columns]] as const) {
+      const legacy = new Packr({ useRecords: false, moreTypes: false }).pack({
+        v, shardIndex: 0, lastStampMs: at(50), endPosition: 0,
+        markets: [{
+          market: { ...agg.market, subject: JSON.stringify(agg.market.subject) },
+          commitments,
+          bids: [], lastResolution: null, commandCount: agg.commandCount, eventCount: agg.eventCount,
+          positions: f64(positions),
+        }],
+      });
+      const fromLegacy = decodeShardSnapshot(legacy).markets[0];
+      expect(JSON.stringify(fromLegacy && commitmentsOf(fromLegacy.agg)), `version ${v}`).toBe(JSON.stringify(all));
+      expect(fromLegacy && principalIndexOf(fromLegacy.agg), `version ${v}`).toEqual(agg.principalIndex);
+      expect(fromLegacy?.positions).toEqual(positions);
+    }
   });
 });
