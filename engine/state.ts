@@ -10,6 +10,7 @@
  */
 import type { SealedAuctionResolution } from "./types/auction.js";
 import { CommitmentTable } from "./commitment/table.js";
+import { PrincipalIndex } from "./principal-index.js";
 import type { Commitment, CommitmentTerms } from "./types/commitment.js";
 import { DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET, type Market } from "./types/market.js";
 import { generatedIdOf, marketRef, ordinalWithin } from "./ids.js";
@@ -46,7 +47,7 @@ export interface MarketAggregate {
    * ordinal of its active (awaiting or committed) commitment; for sealed-forward-auction.v1,
    * principal → ordinal of its bid.
    */
-  principalIndex: Map<string, number> | undefined;
+  principalIndex: PrincipalIndex | undefined;
   /** Commands recorded in this market's record (accepted and rejected): the last command sequence. */
   commandCount: number;
   /** Events recorded in this market's record: the last event sequence. */
@@ -68,31 +69,29 @@ export function newAggregate(market: Market, commitments = new CommitmentTable()
 }
 
 /** The principal index, built from the market's commitments or bids on first use. */
-export function principalIndexOf(agg: MarketAggregate): Map<string, number> {
+export function principalIndexOf(agg: MarketAggregate): PrincipalIndex {
   agg.principalIndex ??= buildPrincipalIndex(agg);
   return agg.principalIndex;
 }
 
-function buildPrincipalIndex(agg: MarketAggregate): Map<string, number> {
-  const index = new Map<string, number>();
+function buildPrincipalIndex(agg: MarketAggregate): PrincipalIndex {
   const presetId = agg.market.mechanism.presetId;
   switch (presetId) {
     case DIRECT_CLAIM_PRESET: {
       const table = agg.commitments;
+      const index = new PrincipalIndex((ordinal) => table.participant(ordinal - 1), table.count);
       for (let i = 0; i < table.count; i += 1) {
         const state = table.state(i);
-        if (state !== "awaiting_confirmations" && state !== "committed") continue;
-        assert(!index.has(table.participant(i)), "one active commitment per principal");
-        index.set(table.participant(i), i + 1);
+        if (state === "awaiting_confirmations" || state === "committed") index.add(table.participant(i), i + 1);
       }
       return index;
     }
-    case SEALED_AUCTION_PRESET:
-      for (const bid of agg.bids) {
-        assert(!index.has(bid.principalId), "one bid per principal");
-        index.set(bid.principalId, bid.ordinal);
-      }
+    case SEALED_AUCTION_PRESET: {
+      const bids = agg.bids;
+      const index = new PrincipalIndex((ordinal) => (bids[ordinal - 1] as SealedBid).principalId, bids.length);
+      for (const bid of bids) index.add(bid.principalId, bid.ordinal);
       return index;
+    }
     default:
       return assertNever(presetId, "mechanism preset");
   }

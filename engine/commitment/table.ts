@@ -94,10 +94,12 @@ function isListed(list: readonly string[]): boolean {
 
 export class CommitmentTable {
   private rows: Float64Array = NO_ROWS;
-  private readonly participants: string[] = [];
   /** Sparse, created on first use: most claims have no confirmation lists. */
   private confirmationLists: Map<number, [required: string[], confirmed: string[]]> | undefined;
   private auctionTermsByIndex: Map<number, AuctionTerms> | undefined;
+
+  /** `participants` is the table's own array from here on (an adopted image's, or a new one). */
+  constructor(private readonly participants: string[] = []) {}
 
   get count(): number {
     return this.participants.length;
@@ -195,19 +197,21 @@ export class CommitmentTable {
     };
   }
 
-  /** A table from an image, checked: the image comes from a file. `rows` is adopted, not copied. */
+  /** A table from an image, checked: the image comes from a file. Its arrays are adopted, not copied. */
   static fromImage(image: CommitmentTableImage): CommitmentTable {
-    const count = image.participants.length;
+    const participants = image.participants;
+    const rows = image.rows;
+    const count = participants.length;
     assert(count <= MAX_ROWS, "commitments per market are bounded");
-    assert(image.rows.length === count * ROW_NUMBERS, "a commitment table image has one row per participant");
-    const table = new CommitmentTable();
-    table.rows = image.rows;
+    assert(rows.length === count * ROW_NUMBERS, "a commitment table image has one row per participant");
     for (let index = 0; index < count; index += 1) {
-      const participant = image.participants[index];
+      const participant = participants[index];
       assert(typeof participant === "string" && participant.length > 0, "every commitment names its participant");
-      table.participants.push(participant);
-      table.state(index); // asserts the state code
+      const code = rows[index * ROW_NUMBERS + STATE] as number;
+      assert(code >= 0 && code < COMMITMENT_STATES.length && Number.isInteger(code), "stored commitment state is known");
     }
+    const table = new CommitmentTable(participants);
+    table.rows = rows;
     for (const [index, required, confirmed] of image.confirmations) {
       table.assertIndex(index);
       assert(Array.isArray(required) && Array.isArray(confirmed), "confirmation lists are lists");

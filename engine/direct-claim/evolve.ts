@@ -23,9 +23,7 @@ export function evolveClaimAccepted(agg: MarketAggregate, event: DirectClaimAcce
  * principal is refused. Called before the row is appended, so a lazily built index does not hold it yet.
  */
 export function evolveClaimCommitmentCreated(agg: MarketAggregate, participantPrincipalId: string, ordinal: number): void {
-  const active = principalIndexOf(agg);
-  assert(!active.has(participantPrincipalId), "one active commitment per principal");
-  active.set(participantPrincipalId, ordinal);
+  principalIndexOf(agg).add(participantPrincipalId, ordinal); // asserts one active commitment per principal
 }
 
 /** A declined or expired claim returns its unit of capacity and reopens a market closed at capacity. */

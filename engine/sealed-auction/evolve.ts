@@ -30,7 +30,7 @@ export function evolveBidSubmitted(agg: MarketAggregate, event: BidSubmittedDoma
       submittedAtMs,
       marketVersion: event.marketVersion,
     });
-    bidders.set(event.principalId, agg.bids.length);
+    bidders.add(event.principalId, agg.bids.length);
   }
 }
 

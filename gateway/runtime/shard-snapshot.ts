@@ -109,7 +109,7 @@ function restoreMarket(m: StoredMarketAnyVersion): ShardMarket {
   const table = CommitmentTable.fromImage(imageOf(m.commitments));
   const agg = newAggregate({ ...m.market, subject: JSON.parse(m.market.subject) as Market["subject"] }, table);
   // The principal index is rebuilt from these on the market's first command (state.ts).
-  agg.bids.push(...m.bids);
+  for (const bid of m.bids) agg.bids.push(bid);
   agg.lastResolution = m.lastResolution ?? undefined;
   agg.commandCount = m.commandCount;
   agg.eventCount = m.eventCount;
