@@ -10,7 +10,7 @@
  */
 import type { SealedAuctionResolution } from "./types/auction.js";
 import { CommitmentTable } from "./commitment/table.js";
-import { PrincipalIndex } from "./principal-index.js";
+import { PrincipalIndex, stringKeys } from "./principal-index.js";
 import type { Commitment, CommitmentTerms } from "./types/commitment.js";
 import { DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET, type Market } from "./types/market.js";
 import { generatedIdOf, marketRef, ordinalWithin } from "./ids.js";
@@ -79,16 +79,16 @@ function buildPrincipalIndex(agg: MarketAggregate): PrincipalIndex {
   switch (presetId) {
     case DIRECT_CLAIM_PRESET: {
       const table = agg.commitments;
-      const index = new PrincipalIndex((ordinal) => table.participant(ordinal - 1), table.count);
+      const index = new PrincipalIndex(table, table.count);
       for (let i = 0; i < table.count; i += 1) {
         const state = table.state(i);
-        if (state === "awaiting_confirmations" || state === "committed") index.add(table.participant(i), i + 1);
+        if (state === "awaiting_confirmations" || state === "committed") index.addStored(i + 1);
       }
       return index;
     }
     case SEALED_AUCTION_PRESET: {
       const bids = agg.bids;
-      const index = new PrincipalIndex((ordinal) => (bids[ordinal - 1] as SealedBid).principalId, bids.length);
+      const index = new PrincipalIndex(stringKeys((ordinal) => (bids[ordinal - 1] as SealedBid).principalId), bids.length);
       for (const bid of bids) index.add(bid.principalId, bid.ordinal);
       return index;
     }

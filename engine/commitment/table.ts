@@ -1,13 +1,15 @@
 /**
  * The commitments of one market as a table: one row of numbers per commitment in a growable
- * Float64Array, the participant ids beside it, and sparse maps for what most commitments leave empty
+ * Float64Array, the participant ids as bytes in an arena (id-arena.ts), and sparse maps for what most
+ * commitments leave empty
  * (confirmation lists, auction terms). Everything else a `Commitment` shows is derived from the
  * market: the id (`c.<ref>.<ordinal>`), the market id, the creator and the direct-claim terms.
  *
  * Why not one object per commitment: a claim storm retains tens of thousands of commitments per
  * market. As objects they cost ≈ 300 B each, and a restart rebuilt a million of them (GC was 40% of
- * a start, bench/README.md). A row costs 48 B plus the participant id. The public `Commitment` is
- * built on demand (`commitmentAt` in state.ts) for the few that a reply or a read shows.
+ * a start, bench/README.md). A row costs 64 B plus the participant id's bytes, and a restart copies
+ * two byte ranges per market. The public `Commitment` is built on demand (`commitmentAt` in
+ * state.ts) for the few that a reply or a read shows.
  *
  * Index i is the commitment with ordinal i + 1. Times are epoch milliseconds of the engine's own
  * normalized text, so `isoFromMs` gives the text back exactly.
@@ -16,6 +18,8 @@ import { assert } from "../assert.js";
 import type { SealedAuctionClearingPrice } from "../types/auction.js";
 import type { CommitmentState } from "../types/commitment.js";
 import { NO_PRINCIPALS } from "./confirmations.js";
+import { IdArena } from "../id-arena.js";
+import type { PrincipalKeys } from "../principal-index.js";
 
 /** State codes, stored as numbers; the order is part of the snapshot format. */
 export const COMMITMENT_STATES: readonly CommitmentState[] = [
@@ -35,8 +39,11 @@ const MARKET_VERSION = 2;
 const CREATED_AT_MS = 3;
 const UPDATED_AT_MS = 4;
 const EXPIRES_AT_MS = 5;
+/** Where the participant id lies in the arena: byte offset and signed unit count (id-arena.ts). */
+const PARTICIPANT_AT = 6;
+const PARTICIPANT_UNITS = 7;
 /** Numbers per row; part of the snapshot format. */
-export const ROW_NUMBERS = 6;
+export const ROW_NUMBERS = 8;
 /** `expiresAtMs` of a commitment without a confirmation deadline. */
 const NO_DEADLINE = -1;
 
@@ -75,7 +82,8 @@ export interface CommitmentChange {
 /** The table as plain data, for snapshots. `rows` holds exactly `count × ROW_NUMBERS` numbers. */
 export interface CommitmentTableImage {
   rows: Float64Array;
-  participants: string[];
+  /** The participant ids the rows point into (id-arena.ts). */
+  arena: Uint8Array;
   /** Only commitments with a non-empty list: [index, required, confirmed]. */
   confirmations: [number, string[], string[]][];
   /** Auction commitments only: [index, winningBidId, pricing]. */
@@ -92,17 +100,16 @@ function isListed(list: readonly string[]): boolean {
   return list.length > 0;
 }
 
-export class CommitmentTable {
+export class CommitmentTable implements PrincipalKeys {
   private rows: Float64Array = NO_ROWS;
+  private countValue = 0;
+  private participants = new IdArena();
   /** Sparse, created on first use: most claims have no confirmation lists. */
   private confirmationLists: Map<number, [required: string[], confirmed: string[]]> | undefined;
   private auctionTermsByIndex: Map<number, AuctionTerms> | undefined;
 
-  /** `participants` is the table's own array from here on (an adopted image's, or a new one). */
-  constructor(private readonly participants: string[] = []) {}
-
   get count(): number {
-    return this.participants.length;
+    return this.countValue;
   }
 
   append(row: CommitmentRow, auctionTerms?: AuctionTerms): number {
@@ -117,7 +124,10 @@ export class CommitmentTable {
     rows[base + CREATED_AT_MS] = row.createdAtMs;
     rows[base + UPDATED_AT_MS] = row.updatedAtMs;
     rows[base + EXPIRES_AT_MS] = row.expiresAtMs ?? NO_DEADLINE;
-    this.participants.push(row.participantPrincipalId);
+    const { at, units } = this.participants.append(row.participantPrincipalId);
+    rows[base + PARTICIPANT_AT] = at;
+    rows[base + PARTICIPANT_UNITS] = units;
+    this.countValue += 1;
     if (isListed(row.requiredConfirmationPrincipalIds) || isListed(row.confirmedPrincipalIds)) {
       this.confirmationLists ??= new Map();
       this.confirmationLists.set(index, [row.requiredConfirmationPrincipalIds, row.confirmedPrincipalIds]);
@@ -154,7 +164,31 @@ export class CommitmentTable {
 
   participant(index: number): string {
     this.assertIndex(index);
-    return this.participants[index] as string;
+    const base = index * ROW_NUMBERS;
+    return this.participants.read(this.rows[base + PARTICIPANT_AT] as number, this.rows[base + PARTICIPANT_UNITS] as number);
+  }
+
+  /** Whether commitment `index`'s participant is `principalId`, without making a string. */
+  isParticipant(index: number, principalId: string): boolean {
+    this.assertIndex(index);
+    const base = index * ROW_NUMBERS;
+    return this.participants.equals(this.rows[base + PARTICIPANT_AT] as number, this.rows[base + PARTICIPANT_UNITS] as number, principalId);
+  }
+
+  // PrincipalKeys, by ordinal (index + 1): the direct-claim principal index reads keys from here.
+  equals(ordinal: number, key: string): boolean {
+    return this.isParticipant(ordinal - 1, key);
+  }
+
+  hash(ordinal: number): number {
+    const index = ordinal - 1;
+    this.assertIndex(index);
+    const base = index * ROW_NUMBERS;
+    return this.participants.hash(this.rows[base + PARTICIPANT_AT] as number, this.rows[base + PARTICIPANT_UNITS] as number);
+  }
+
+  key(ordinal: number): string {
+    return this.participant(ordinal - 1);
   }
 
   /** The confirmation deadline in epoch milliseconds, if the commitment has one. */
@@ -170,7 +204,7 @@ export class CommitmentTable {
     const rows = this.rows;
     const lists = this.confirmationLists?.get(index);
     return {
-      participantPrincipalId: this.participants[index] as string,
+      participantPrincipalId: this.participant(index),
       state: this.state(index),
       version: rows[base + VERSION] as number,
       marketVersion: rows[base + MARKET_VERSION] as number,
@@ -191,27 +225,28 @@ export class CommitmentTable {
   image(): CommitmentTableImage {
     return {
       rows: this.rows.slice(0, this.count * ROW_NUMBERS),
-      participants: this.participants,
+      arena: this.participants.image(),
       confirmations: [...(this.confirmationLists ?? [])].map(([index, [required, confirmed]]) => [index, required, confirmed]),
       auctionTerms: [...(this.auctionTermsByIndex ?? [])].map(([index, terms]) => [index, terms.winningBidId, terms.pricing]),
     };
   }
 
-  /** A table from an image, checked: the image comes from a file. Its arrays are adopted, not copied. */
+  /** A table from an image, checked: the image comes from a file. `rows` is adopted, the arena copied. */
   static fromImage(image: CommitmentTableImage): CommitmentTable {
-    const participants = image.participants;
     const rows = image.rows;
-    const count = participants.length;
+    assert(rows.length % ROW_NUMBERS === 0, "a commitment table image holds whole rows");
+    const count = rows.length / ROW_NUMBERS;
     assert(count <= MAX_ROWS, "commitments per market are bounded");
-    assert(rows.length === count * ROW_NUMBERS, "a commitment table image has one row per participant");
-    for (let index = 0; index < count; index += 1) {
-      const participant = participants[index];
-      assert(typeof participant === "string" && participant.length > 0, "every commitment names its participant");
-      const code = rows[index * ROW_NUMBERS + STATE] as number;
+    const participants = IdArena.fromImage(image.arena);
+    for (let base = 0; base < rows.length; base += ROW_NUMBERS) {
+      const code = rows[base + STATE] as number;
       assert(code >= 0 && code < COMMITMENT_STATES.length && Number.isInteger(code), "stored commitment state is known");
+      assert(participants.holds(rows[base + PARTICIPANT_AT] as number, rows[base + PARTICIPANT_UNITS] as number), "every commitment names its participant");
     }
-    const table = new CommitmentTable(participants);
+    const table = new CommitmentTable();
     table.rows = rows;
+    table.countValue = count;
+    table.participants = participants;
     for (const [index, required, confirmed] of image.confirmations) {
       table.assertIndex(index);
       assert(Array.isArray(required) && Array.isArray(confirmed), "confirmation lists are lists");

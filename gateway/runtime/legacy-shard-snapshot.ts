@@ -1,10 +1,11 @@
 /**
- * Commitments as shard snapshots of versions 2 and 3 stored them (one column per field), converted
- * to the commitment table's image. Kept so a data directory written by an earlier build still starts
+ * Commitments as shard snapshots of versions 2 and 3 stored them (one column per field), rebuilt
+ * into a commitment table. Kept so a data directory written by an earlier build still starts
  * from its snapshot; new snapshots are version 4 (shard-snapshot.ts).
  */
 import { assert } from "../../engine/assert.js";
-import { ROW_NUMBERS, type CommitmentTableImage } from "../../engine/commitment/table.js";
+import { NO_PRINCIPALS } from "../../engine/commitment/confirmations.js";
+import { COMMITMENT_STATES, CommitmentTable } from "../../engine/commitment/table.js";
 import type { SealedAuctionClearingPrice } from "../../engine/types/auction.js";
 
 /** Version 3: numbers as raw little-endian bytes, confirmation lists only where non-empty. */
@@ -45,34 +46,42 @@ export function float64sOf(bytes: Uint8Array): Float64Array {
   return new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
 }
 
-export function imageOfColumns(stored: CommitmentColumnsV3 | CommitmentColumnsV2): CommitmentTableImage {
+/** The commitment table that stored columns describe, rebuilt row by row. */
+export function tableOfColumns(stored: CommitmentColumnsV3 | CommitmentColumnsV2): CommitmentTable {
   const count = stored.participant.length;
   const v3 = "confirmations" in stored;
-  const columns: ArrayLike<number>[] = v3
-    ? [stored.state, ...[stored.version, stored.marketVersion, stored.createdAtMs, stored.updatedAtMs, stored.expiresAtMs].map(float64sOf)]
-    : [stored.state, stored.version, stored.marketVersion, stored.createdAtMs, stored.updatedAtMs, stored.expiresAtMs];
-  assert(columns.length === ROW_NUMBERS, "one column per row number");
-  const rows = new Float64Array(count * ROW_NUMBERS);
-  columns.forEach((column, offset) => {
-    assert(column.length === count, "stored commitment columns have one length");
-    for (let index = 0; index < count; index += 1) rows[index * ROW_NUMBERS + offset] = column[index] as number;
-  });
-  let confirmations: CommitmentTableImage["confirmations"];
+  const numbers: ArrayLike<number>[] = v3
+    ? [stored.version, stored.marketVersion, stored.createdAtMs, stored.updatedAtMs, stored.expiresAtMs].map(float64sOf)
+    : [stored.version, stored.marketVersion, stored.createdAtMs, stored.updatedAtMs, stored.expiresAtMs];
+  const [version, marketVersion, createdAtMs, updatedAtMs, expiresAtMs] = numbers as [ArrayLike<number>, ArrayLike<number>, ArrayLike<number>, ArrayLike<number>, ArrayLike<number>];
+  for (const column of [stored.state, ...numbers]) assert(column.length === count, "stored commitment columns have one length");
+  const lists = new Map<number, [string[], string[]]>();
   if (v3) {
-    confirmations = stored.confirmations;
+    for (const [index, required, confirmed] of stored.confirmations) lists.set(index, [required, confirmed]);
   } else {
-    confirmations = [];
-    for (let index = 0; index < count; index += 1) {
-      const required = stored.required[index] ?? [];
-      const confirmed = stored.confirmed[index] ?? [];
-      if (required.length > 0 || confirmed.length > 0) confirmations.push([index, required, confirmed]);
-    }
+    for (let index = 0; index < count; index += 1) lists.set(index, [stored.required[index] ?? [], stored.confirmed[index] ?? []]);
   }
   assert(stored.winningBidId.length === stored.price.length, "auction terms come in pairs");
-  return {
-    rows,
-    participants: stored.participant,
-    confirmations,
-    auctionTerms: stored.winningBidId.map((winningBidId, index) => [index, winningBidId, stored.price[index] as SealedAuctionClearingPrice]),
-  };
+  const table = new CommitmentTable();
+  for (let index = 0; index < count; index += 1) {
+    const state = COMMITMENT_STATES[stored.state[index] as number];
+    assert(state !== undefined, "stored commitment state is known");
+    const expires = expiresAtMs[index] as number;
+    const winningBidId = stored.winningBidId[index];
+    table.append(
+      {
+        participantPrincipalId: stored.participant[index] as string,
+        state,
+        version: version[index] as number,
+        marketVersion: marketVersion[index] as number,
+        createdAtMs: createdAtMs[index] as number,
+        updatedAtMs: updatedAtMs[index] as number,
+        expiresAtMs: expires < 0 ? undefined : expires,
+        requiredConfirmationPrincipalIds: lists.get(index)?.[0] ?? NO_PRINCIPALS,
+        confirmedPrincipalIds: lists.get(index)?.[1] ?? NO_PRINCIPALS,
+      },
+      winningBidId === undefined ? undefined : { winningBidId, pricing: stored.price[index] as SealedAuctionClearingPrice },
+    );
+  }
+  return table;
 }

@@ -327,7 +327,7 @@ export class ShardCore {
     const isCreator = agg.market.creator.principalId === principalId;
     const commitments: Commitment[] = [];
     for (let index = 0; index < agg.commitments.count; index += 1) {
-      if (isCreator || agg.commitments.participant(index) === principalId) commitments.push(commitmentAt(agg, index));
+      if (isCreator || agg.commitments.isParticipant(index, principalId)) commitments.push(commitmentAt(agg, index));
     }
     return { ok: true, json: JSON.stringify({ marketId, principalId, bidReceipts, commitments }) };
   }

@@ -1,11 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { PrincipalIndex, principalHash } from "../../engine/principal-index.js";
+import { idHash as principalHash } from "../../engine/id-arena.js";
+import { PrincipalIndex, stringKeys } from "../../engine/principal-index.js";
 
 /** Keys live in a row array, as a market's participants do; the index only holds ordinals. */
 function indexOverRows(): { index: PrincipalIndex; rows: string[] } {
   const rows: string[] = [];
-  return { index: new PrincipalIndex((ordinal) => rows[ordinal - 1] as string), rows };
+  return { index: new PrincipalIndex(stringKeys((ordinal) => rows[ordinal - 1] as string)), rows };
 }
 
 describe("principal index (engine/principal-index.ts)", () => {

@@ -47,6 +47,11 @@ describe("free-form data survives the log and snapshot codecs exactly", () => {
   });
 });
 
+/** Participant ids of every stored shape: ASCII, Latin-1, two-byte (BMP, and astral). */
+function principalOf(n: number): string {
+  return [`参加者-${n}-\u{1F600}`, `p-ü-${n}`, `Ωmega-${n}`][n % 5] ?? `p${n}`;
+}
+
 describe("commitment times in shard snapshots", () => {
   it("round-trip exactly, whatever the millisecond, second or hold; versions 2 and 3 still load", () => {
     let agg: MarketAggregate | undefined;
@@ -60,7 +65,7 @@ describe("commitment times in shard snapshots", () => {
     agg = applyCommand(agg, create).aggregate;
     agg = applyCommand(agg, { type: "market.publish", commandId: "publish", identity: { principalId: "creator", actorId: "creator" }, occurredAtMs: base, marketId: "m", expectedVersion: 1 }).aggregate;
     for (let n = 0; n < 40; n += 1) {
-      agg = applyCommand(agg, { type: "direct_claim.submit", commandId: `claim-${n}`, identity: { principalId: `p${n}`, actorId: `p${n}` }, occurredAtMs: at(n), marketId: "m" }).aggregate;
+      agg = applyCommand(agg, { type: "direct_claim.submit", commandId: `claim-${n}`, identity: { principalId: principalOf(n), actorId: `p${n}` }, occurredAtMs: at(n), marketId: "m" }).aggregate;
     }
     if (agg === undefined) throw new Error("no market");
     // Every state and version a snapshot must carry: confirmed (committed, with a confirmation
