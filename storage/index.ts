@@ -15,6 +15,7 @@ export {
 } from "./segment-log.js";
 export type { LogFrame, VerifyMode, FrameProblemKind } from "./segment-reader.js";
 export type { RecoveryReport, TornTailTruncation } from "./recovery.js";
+export type { LogCheckpoint } from "./checkpoint.js";
 export {
   SnapshotStore,
   snapshotFileName,

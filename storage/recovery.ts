@@ -53,6 +53,7 @@ import {
   type SegmentHeader,
 } from "./segment-file.js";
 import { SegmentReader, type FrameProblem, type VerifyMode } from "./segment-reader.js";
+import { checkpointProblem, type LogCheckpoint } from "./checkpoint.js";
 import { fsyncDirectory, readFully, type StorageFs } from "./storage-fs.js";
 
 /** In-memory description of one segment file. Mutated only by the log for its active segment. */
@@ -102,6 +103,23 @@ export interface RecoveryReport {
   readonly createdFirstSegment: boolean;
   /** True when the chain was recomputed for the SCANNED segments (option verifyChainOnOpen). */
   readonly chainVerified: boolean;
+  /**
+   * Frames of the last segment accepted up to a checkpoint without reading them (option
+   * `checkpoint`); 0 when none was given, it lies in an earlier segment, or it failed its check.
+   */
+  readonly framesTrustedByCheckpoint: number;
+  /** Why a given checkpoint was not used (null when used or not given). */
+  readonly checkpointRejected: string | null;
+}
+
+/** Where reading may start inside a segment: a frame boundary with its lsn and previous chain. */
+export interface SeekPoint {
+  readonly segmentBasePositionBytes: number;
+  /** Log position of the frame. */
+  readonly position: number;
+  readonly lsn: number;
+  /** Chain of the frame before it. */
+  readonly previousChain: Buffer;
 }
 
 export interface RecoveredLog {
@@ -111,6 +129,10 @@ export interface RecoveredLog {
   readonly lastLsn: number;
   readonly chainHead: Buffer;
   readonly endPosition: number;
+  /** Position of the frame with lsn `lastLsn`; −1 when open did not see it (no frame, or trusted). */
+  readonly lastFramePosition: number;
+  /** Set when a checkpoint was used: reads of the last segment may start there. */
+  readonly seekPoint: SeekPoint | null;
   readonly report: RecoveryReport;
 }
 
@@ -123,6 +145,8 @@ export interface RecoverOptions {
   readonly trustSealedSegmentsBeforePosition: number | null;
   /** Trust sealed segments whose frames all have lsn <= this (null: no bound). */
   readonly trustSealedSegmentsThroughLsn: number | null;
+  /** Start the last segment's scan here when the checkpoint checks out (null: scan it whole). */
+  readonly checkpoint: LogCheckpoint | null;
 }
 
 /** Header and size of one segment file, read without scanning its frames. */
@@ -166,8 +190,11 @@ export function recoverLog(options: RecoverOptions): RecoveredLog {
       endPosition: 0,
       report: {
         segmentsScanned: 0, framesScanned: 0, ...emptyTrust, truncation: null, removedTempFiles,
-        createdFirstSegment: true, chainVerified: options.verifyChain,
+        createdFirstSegment: true, chainVerified: options.verifyChain, framesTrustedByCheckpoint: 0,
+        checkpointRejected: options.checkpoint === null ? null : "the log is empty",
       },
+      lastFramePosition: -1,
+      seekPoint: null,
     };
   }
 
@@ -209,6 +236,10 @@ export function recoverLog(options: RecoverOptions): RecoveredLog {
   let trusting = trustEnabled; // trusted segments form a prefix: once one is scanned, all later ones are
   let truncation: TornTailTruncation | null = null;
   let activeFd = -1;
+  let lastFramePosition = -1;
+  let seekPoint: SeekPoint | null = null;
+  let framesTrustedByCheckpoint = 0;
+  let checkpointRejected: string | null = null;
   const verify: VerifyMode = options.verifyChain ? "chain" : "crc";
 
   for (let index = 0; index < bases.length; index++) {
@@ -255,11 +286,28 @@ export function recoverLog(options: RecoverOptions): RecoveredLog {
 
       const firstLsn = nextLsn;
       const previousChain = Buffer.from(chain);
+      // The last segment may be read from a checkpoint on (frames before it are trusted, as a
+      // sealed segment's are), unless the whole chain is to be verified.
+      let start = { fileOffset: SEGMENT_HEADER_BYTES, lsn: firstLsn, previousChain };
+      const checkpoint = options.checkpoint;
+      if (isLast && checkpoint !== null) {
+        checkpointRejected = options.verifyChain
+          ? "the chain is verified on open"
+          : checkpoint.lsn < firstLsn
+            ? "it lies before this segment"
+            : checkpointProblem(storageFs, fd, base, fileSizeBytes, checkpoint);
+        if (checkpointRejected === null) {
+          start = { fileOffset: SEGMENT_HEADER_BYTES + (checkpoint.endPosition - base), lsn: checkpoint.lsn + 1, previousChain: Buffer.from(checkpoint.chainHead) };
+          framesTrustedByCheckpoint = checkpoint.lsn + 1 - firstLsn;
+          lastFramePosition = checkpoint.lastFramePosition;
+          seekPoint = { segmentBasePositionBytes: base, position: checkpoint.endPosition, lsn: start.lsn, previousChain: start.previousChain };
+        }
+      }
       const reader = new SegmentReader({
-        storageFs, fd, basePositionBytes: base, endFileOffsetBytes: fileSizeBytes,
-        firstExpectedLsn: firstLsn, previousChain, verify, readChunkBytes: options.readChunkBytes,
+        storageFs, fd, basePositionBytes: base, endFileOffsetBytes: fileSizeBytes, startFileOffsetBytes: start.fileOffset,
+        firstExpectedLsn: start.lsn, previousChain: start.previousChain, verify, readChunkBytes: options.readChunkBytes,
       });
-      while (reader.next() !== null) { /* the reader verifies; we only need its end state */ }
+      for (let frame = reader.next(); frame !== null; frame = reader.next()) lastFramePosition = frame.position;
       const endFileOffset = reader.nextFileOffsetBytes;
       const problem = reader.problem;
       if (problem !== null) {
@@ -283,12 +331,13 @@ export function recoverLog(options: RecoverOptions): RecoveredLog {
         assertStorage(endFileOffset === fileSizeBytes, "clean scan must end at EOF");
       }
       framesScanned += reader.framesRead;
+      const frameCount = start.lsn - firstLsn + reader.framesRead;
       const frameBytes = endFileOffset - SEGMENT_HEADER_BYTES;
       if (frameBytes === 0 && !isLast) {
         // Rotation only happens right before a batch is written, so only the last segment may be empty.
         throw new LogCorruptError(filePath, SEGMENT_HEADER_BYTES, "segment other than the last one holds no frames");
       }
-      segments.push({ basePositionBytes: base, filePath, frameBytes, firstLsn, frameCount: reader.framesRead, previousChain });
+      segments.push({ basePositionBytes: base, filePath, frameBytes, firstLsn, frameCount, previousChain });
       expectedBase = base + frameBytes;
       nextLsn = reader.nextExpectedLsn;
       chain = Buffer.from(reader.lastChain);
@@ -309,6 +358,8 @@ export function recoverLog(options: RecoverOptions): RecoveredLog {
     lastLsn: nextLsn - 1,
     chainHead: chain,
     endPosition: expectedBase,
+    lastFramePosition,
+    seekPoint,
     report: {
       segmentsScanned: segments.length - segmentsTrusted,
       framesScanned,
@@ -320,6 +371,8 @@ export function recoverLog(options: RecoverOptions): RecoveredLog {
       removedTempFiles,
       createdFirstSegment: false,
       chainVerified: options.verifyChain,
+      framesTrustedByCheckpoint,
+      checkpointRejected,
     },
   };
 }

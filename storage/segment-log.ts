@@ -29,7 +29,8 @@ import {
   sealFrameInPlace,
 } from "./frame.js";
 import { CHAIN_HASH_BYTES, genesisChainHash } from "./hash-chain.js";
-import { readHeader, recoverLog, shortHex, type RecoveryReport, type SegmentInfo } from "./recovery.js";
+import { readHeader, recoverLog, shortHex, type RecoveryReport, type SeekPoint, type SegmentInfo } from "./recovery.js";
+import type { LogCheckpoint } from "./checkpoint.js";
 import { SEGMENT_HEADER_BYTES, createSegmentFile } from "./segment-file.js";
 import {
   DEFAULT_READ_CHUNK_BYTES,
@@ -81,6 +82,14 @@ export interface SegmentLogOptions {
    * with `trustSealedSegmentsBeforePosition`.
    */
   readonly trustSealedSegmentsThroughLsn?: number;
+  /**
+   * Fast open of the last segment: a point the caller saved state at (a snapshot's lsn, chain head
+   * and the position of that lsn's frame, see checkpoint.ts). When it lies in the last segment and
+   * its frame checks out, frames before it are accepted without reading them (as a trusted sealed
+   * segment's are) and `frames(lsn)` starts reading there. Ignored with `verifyChainOnOpen`.
+   * Damage before it is not detected by open; `verify()` detects it.
+   */
+  readonly checkpoint?: LogCheckpoint;
   /** File-system calls; default node:fs. Tests inject failures here. */
   readonly fs?: StorageFs;
 }
@@ -134,6 +143,9 @@ export class SegmentLog {
   private readonly maxBatchBytes: number;
   private readonly readChunkBytes: number;
   private readonly segments: SegmentInfo[];
+  private committedLastFramePosition: number;
+  /** A frame boundary inside a segment where reads may start (from a checkpoint), or null. */
+  private readonly seekPoint: SeekPoint | null;
   private activeFd: number;
   private state: LogState = "open";
   private failureCause: unknown = null;
@@ -179,7 +191,10 @@ export class SegmentLog {
       readChunkBytes: this.readChunkBytes,
       trustSealedSegmentsBeforePosition: trustBeforePosition,
       trustSealedSegmentsThroughLsn: trustThroughLsn,
+      checkpoint: options.checkpoint ?? null,
     });
+    this.committedLastFramePosition = recovered.lastFramePosition;
+    this.seekPoint = recovered.seekPoint;
     this.segments = recovered.segments;
     this.activeFd = recovered.activeFd;
     this.committedLastLsn = recovered.lastLsn;
@@ -202,6 +217,14 @@ export class SegmentLog {
   /** Chain hash of the last durable frame (32 zero bytes for an empty log). A copy. */
   get chainHead(): Buffer {
     return Buffer.from(this.committedChainHead);
+  }
+
+  /**
+   * Position of the last durable frame, for a checkpoint (see `checkpoint`); −1 when unknown (an
+   * empty log, or an open that did not read the last frame and no frame was committed since).
+   */
+  get lastFramePosition(): number {
+    return this.committedLastFramePosition;
   }
 
   /** Global position just past the last durable frame = total durable frame bytes. */
@@ -307,6 +330,7 @@ export class SegmentLog {
     }
     active.frameBytes += bytes;
     active.frameCount += frames;
+    this.committedLastFramePosition = this.committedEndPosition + this.lastStagedFrameOffset;
     this.committedEndPosition += bytes;
     this.committedLastLsn += frames;
     const chainAt = this.lastStagedFrameOffset + FRAME_CHAIN_OFFSET;
@@ -405,6 +429,10 @@ export class SegmentLog {
           `segment header previousChain ${shortHex(segment.previousChain)}… does not match the chain ${shortHex(carriedChain)}… of the frame before this segment`);
       }
       const endLsnExclusive = segment.firstLsn + segment.frameCount;
+      // Start at the checkpoint when the frames wanted all lie after it (not when verifying the
+      // chain, which needs every frame from the segment's start).
+      const seek = this.seekPoint;
+      const fromSeek = seek !== null && seek.segmentBasePositionBytes === segment.basePositionBytes && seek.lsn <= fromLsnExclusive + 1 && verify !== "chain";
       const fd = this.storageFs.openSync(segment.filePath, "r");
       try {
         const reader = new SegmentReader({
@@ -412,8 +440,9 @@ export class SegmentLog {
           fd,
           basePositionBytes: segment.basePositionBytes,
           endFileOffsetBytes: SEGMENT_HEADER_BYTES + segment.frameBytes,
-          firstExpectedLsn: segment.firstLsn,
-          previousChain: segment.previousChain,
+          startFileOffsetBytes: fromSeek ? SEGMENT_HEADER_BYTES + (seek.position - segment.basePositionBytes) : SEGMENT_HEADER_BYTES,
+          firstExpectedLsn: fromSeek ? seek.lsn : segment.firstLsn,
+          previousChain: fromSeek ? seek.previousChain : segment.previousChain,
           verify,
           readChunkBytes: this.readChunkBytes,
         });
@@ -430,7 +459,7 @@ export class SegmentLog {
           throw new LogCorruptError(segment.filePath, problem.fileOffsetBytes,
             `${problem.kind} at log position ${problem.position}: ${problem.detail}`);
         }
-        if (reader.framesRead !== segment.frameCount) throw segmentCountMismatch(segment, "fewer");
+        if (reader.framesRead !== endLsnExclusive - (fromSeek ? seek.lsn : segment.firstLsn)) throw segmentCountMismatch(segment, "fewer");
         if (verify === "chain") carriedChain = Buffer.from(reader.lastChain);
       } finally {
         this.storageFs.closeSync(fd);

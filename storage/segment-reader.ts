@@ -84,11 +84,13 @@ export interface SegmentReaderOptions {
   readonly storageFs: StorageFs;
   readonly fd: number;
   readonly basePositionBytes: number;
-  /** Frames are read from SEGMENT_HEADER_BYTES up to this file offset (exclusive). */
+  /** Frames are read from `startFileOffsetBytes` up to this file offset (exclusive). */
   readonly endFileOffsetBytes: number;
-  /** lsn the first frame must carry. */
+  /** A frame boundary to start at; default SEGMENT_HEADER_BYTES (the segment's first frame). */
+  readonly startFileOffsetBytes?: number;
+  /** lsn the first frame read must carry. */
   readonly firstExpectedLsn: number;
-  /** chain of the frame before this segment's first frame (genesis for the first segment). */
+  /** chain of the frame before the first frame read (genesis for the log's first frame). */
   readonly previousChain: Buffer;
   readonly verify: VerifyMode;
   readonly readChunkBytes: number;
@@ -132,7 +134,10 @@ export class SegmentReader {
     this.verifyChain = options.verify === "chain";
     this.expectedLsn = options.firstExpectedLsn;
     this.lastChainCopy = Buffer.from(options.previousChain);
-    const segmentFrameBytes = options.endFileOffsetBytes - SEGMENT_HEADER_BYTES;
+    const start = options.startFileOffsetBytes ?? SEGMENT_HEADER_BYTES;
+    assertStorage(Number.isSafeInteger(start) && start >= SEGMENT_HEADER_BYTES && start <= options.endFileOffsetBytes, "start offset within the segment's frames");
+    this.bufferFileOffsetBytes = start;
+    const segmentFrameBytes = options.endFileOffsetBytes - start;
     // Never allocate more than the segment holds: small segments get small buffers.
     this.buffer = Buffer.allocUnsafe(Math.max(FRAME_HEADER_BYTES, Math.min(options.readChunkBytes, segmentFrameBytes)));
   }

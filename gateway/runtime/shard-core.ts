@@ -100,9 +100,17 @@ export class ShardCore {
     // Frames from here on are read below; sealed segments wholly before it were verified when they
     // were written and are covered by the snapshot, so open does not rescan them (`verify` does).
     const reportAfter = Math.min(options.reportIdempotencyAfterLsn ?? 0, snapshotLsn);
+    // Within the last segment, reading starts at the snapshot's own frame (checked by open, see
+    // storage/checkpoint.ts) when nothing before it is needed: no idempotency entries to report.
+    const lastFramePosition = decoded?.lastFramePosition ?? -1;
+    const checkpoint =
+      loaded !== null && decoded !== undefined && lastFramePosition >= 0 && reportAfter === snapshotLsn
+        ? { lsn: snapshotLsn, chainHead: loaded.chainHead, lastFramePosition, endPosition: decoded.endPosition }
+        : undefined;
     const log = SegmentLog.open({
       dir: options.dir,
       trustSealedSegmentsThroughLsn: reportAfter,
+      ...(checkpoint === undefined ? {} : { checkpoint }),
       ...(options.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: options.segmentSizeBytes }),
     });
     if (snapshotLsn > log.lastLsn) {
@@ -142,6 +150,7 @@ export class ShardCore {
       marketsFromSnapshot: decoded?.markets.length ?? 0,
       framesReplayed,
       framesScannedForIdempotency,
+      framesTrustedByCheckpoint: log.recovery.framesTrustedByCheckpoint,
       lastLsn: log.lastLsn,
       markets: core.markets.size,
       truncatedBytes: log.recovery.truncation?.truncatedBytes ?? 0,
@@ -369,7 +378,7 @@ export class ShardCore {
   snapshot(): { lsn: number; sizeBytes: number } {
     if (this.log.stagedFrames !== 0) throw new Error("snapshot with uncommitted frames");
     const payload = encodeShardSnapshot(
-      { shardIndex: this.options.shardIndex, lastStampMs: this.lastStampMs, endPosition: this.log.endPosition },
+      { shardIndex: this.options.shardIndex, lastStampMs: this.lastStampMs, endPosition: this.log.endPosition, lastFramePosition: this.log.lastFramePosition },
       this.markets.values(),
     );
     const written = this.snapshots.write({ lsn: this.log.lastLsn, chainHead: this.log.chainHead, payload });

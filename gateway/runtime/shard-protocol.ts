@@ -73,6 +73,8 @@ export interface ShardRecoveryReport {
   framesReplayed: number;
   /** Frames read only to report their idempotency entries. */
   framesScannedForIdempotency: number;
+  /** Frames of the last segment open did not read, because it started at the snapshot's own frame. */
+  framesTrustedByCheckpoint: number;
   lastLsn: number;
   markets: number;
   /** Set when a torn tail was truncated (never acknowledged). */

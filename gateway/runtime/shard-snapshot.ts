@@ -51,6 +51,7 @@ interface StoredShard {
   lastStampMs: number;
   /** Log end position when the snapshot was taken. */
   endPosition: number;
+  lastFramePosition?: number;
   markets: (Omit<StoredMarket, "commitments"> & { commitments: StoredCommitments | CommitmentColumnsV3 | CommitmentColumnsV2 })[];
 }
 
@@ -58,6 +59,11 @@ export interface ShardSnapshotHeader {
   shardIndex: number;
   lastStampMs: number;
   endPosition: number;
+  /**
+   * Where the last logged frame starts (−1 or absent: unknown, e.g. snapshots before version 4): with
+   * the snapshot's lsn and chain head it is the log checkpoint a start reads the last segment from.
+   */
+  lastFramePosition?: number;
 }
 
 const packr = new Packr({ useRecords: false, moreTypes: false });
@@ -131,6 +137,7 @@ export function decodeShardSnapshot(payload: Uint8Array): DecodedShardSnapshot {
     shardIndex: stored.shardIndex,
     lastStampMs: stored.lastStampMs,
     endPosition: stored.endPosition,
+    ...(typeof stored.lastFramePosition === "number" ? { lastFramePosition: stored.lastFramePosition } : {}),
     markets: stored.markets.map(restoreMarket),
   };
 }

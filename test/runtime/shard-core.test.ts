@@ -113,8 +113,17 @@ describe("ShardCore snapshots", () => {
     const fromSnapshot = openShard(dir, clock);
     expect(fromSnapshot.report.snapshotLsn).toBeGreaterThan(0);
     expect(fromSnapshot.report.framesReplayed).toBeLessThan(fromSnapshot.report.lastLsn);
+    expect(fromSnapshot.report.framesTrustedByCheckpoint).toBe(0); // frames before the snapshot are read for idempotency
     const snapshotState = hashes(fromSnapshot.core);
     fromSnapshot.core.close();
+
+    // With the idempotency index covering the snapshot, the last segment is read from the
+    // snapshot's own frame on (storage/checkpoint.ts).
+    const fromCheckpoint = openShard(dir, clock, { reportIdempotencyAfterLsn: Number.MAX_SAFE_INTEGER });
+    expect(fromCheckpoint.report.framesTrustedByCheckpoint).toBe(fromCheckpoint.report.snapshotLsn);
+    expect(fromCheckpoint.report.framesReplayed).toBe(fromSnapshot.report.framesReplayed);
+    expect(hashes(fromCheckpoint.core)).toEqual(live);
+    fromCheckpoint.core.close();
 
     // Full replay: hide the snapshots.
     renameSync(`${dir}/snapshots`, `${dir}/snapshots-hidden`);
