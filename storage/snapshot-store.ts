@@ -193,6 +193,32 @@ export class SnapshotStore {
   }
 
   /**
+   * Up to the first `prefixBytes` of the newest snapshot's payload, NOT validated (no CRC: the file
+   * is not read whole), or null when there is no snapshot or it cannot be read. For a
+   * caller that can start work on a hint and redo it if `loadNewestValid` later disagrees.
+   */
+  peekNewestPayload(prefixBytes: number): { lsn: number; payloadPrefix: Buffer } | null {
+    assertSafeUint(prefixBytes, "prefixBytes");
+    const newest = this.list()[0];
+    if (newest === undefined) return null;
+    let fd: number;
+    try {
+      fd = this.storageFs.openSync(newest.filePath, "r");
+    } catch {
+      return null;
+    }
+    try {
+      const sizeBytes = this.storageFs.fstatSync(fd).size;
+      const wanted = Math.min(prefixBytes, Math.max(0, sizeBytes - SNAPSHOT_HEADER_BYTES));
+      const payloadPrefix = Buffer.allocUnsafe(wanted);
+      if (readFully(this.storageFs, fd, payloadPrefix, 0, wanted, SNAPSHOT_HEADER_BYTES) !== wanted) return null;
+      return { lsn: newest.lsn, payloadPrefix };
+    } finally {
+      this.storageFs.closeSync(fd);
+    }
+  }
+
+  /**
    * Keeps the newest `keep` VALID snapshots and deletes every snapshot older than the oldest
    * kept one, plus leftover temp files. Invalid snapshots newer than that are left in place for
    * inspection (loadNewestValid keeps reporting them). Returns the deleted paths.

@@ -86,6 +86,34 @@ export interface OpenedIndexSnapshot {
  * Open the newest valid index snapshot (CRC checked by the store) and decode only its header, so
  * the shards can be started with their watermarks before the entries are decoded.
  */
+/** Bytes enough for any header's watermarks (a v1 snapshot holds its entries in the same value). */
+const WATERMARK_PEEK_BYTES = 4096;
+
+/**
+ * The newest index snapshot's watermarks read from its first bytes, before the file is read whole
+ * and checked: the shards can start opening with them while this thread reads and checks it. A
+ * hint only: undefined when they cannot be read that way (no snapshot, a v1 snapshot, a header
+ * longer than the peek), and the caller compares them with `openIndexSnapshot`'s, which decide.
+ */
+export function peekIndexWatermarks(dataDir: string, shardCount: number): number[] | undefined {
+  const peeked = store(dataDir).peekNewestPayload(WATERMARK_PEEK_BYTES);
+  if (peeked === null) return undefined;
+  let header: unknown;
+  try {
+    packr.unpackMultiple(peeked.payloadPrefix, (value: unknown) => {
+      header = value;
+      return false;
+    });
+  } catch {
+    return undefined; // cut short by the peek, or damaged: the full read decides
+  } finally {
+    releaseSource();
+  }
+  const { v, watermarks } = (header ?? {}) as { v?: unknown; watermarks?: unknown };
+  if (v === 1 || !Array.isArray(watermarks) || watermarks.length !== shardCount) return undefined;
+  return watermarks.every((lsn) => Number.isSafeInteger(lsn) && (lsn as number) >= 0) ? (watermarks as number[]) : undefined;
+}
+
 export function openIndexSnapshot(dataDir: string, shardCount: number): OpenedIndexSnapshot {
   const loaded = store(dataDir).loadNewestValid().snapshot;
   if (loaded === null) return { watermarks: new Array<number>(shardCount).fill(0), restoreInto: () => undefined };

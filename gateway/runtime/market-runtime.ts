@@ -8,7 +8,7 @@ import { marketIdOfCommand } from "../../engine/handle-command.js";
 import type { Command } from "../../engine/types/command.js";
 import type { Clock } from "../clock.js";
 import { IdempotencyIndex, type CommandLocation } from "../idempotency/index.js";
-import { openIndexSnapshot, writeIndexSnapshot } from "../idempotency/index-snapshot.js";
+import { openIndexSnapshot, peekIndexWatermarks, writeIndexSnapshot } from "../idempotency/index-snapshot.js";
 import { ensureClusterMeta } from "./cluster-meta.js";
 import { ShardHost, type ShardWorkerSource } from "./shard-host.js";
 import type { BatchStats, ReadRequest, ShardRecoveryReport, ShardReply } from "./shard-protocol.js";
@@ -68,28 +68,40 @@ export class MarketRuntime {
     const startedMs = performance.now();
     ensureClusterMeta(options.dataDir, options.shardCount, options.clock.nowMs());
     const index = options.idempotency ?? new IdempotencyIndex();
-    // The index snapshot's header gives each shard its watermark; its entries are decoded on this
-    // thread while the shards open on theirs (a start takes the longer of the two, not the sum).
-    const indexSnapshot = openIndexSnapshot(options.dataDir, options.shardCount);
-    const watermarks = indexSnapshot.watermarks;
-    const starting = ShardHost.start({
-      dataDir: options.dataDir,
-      shardCount: options.shardCount,
-      clock: options.clock,
-      controlledClock: options.controlledClock ?? false,
-      reportIdempotencyAfterLsn: watermarks,
-      ...(options.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: options.segmentSizeBytes }),
-      ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
-      onFatal: (shardIndex, message) => options.onFatal(`shard ${shardIndex}: ${message}`),
-      ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
-    });
+    const start = (watermarks: number[]) =>
+      ShardHost.start({
+        dataDir: options.dataDir,
+        shardCount: options.shardCount,
+        clock: options.clock,
+        controlledClock: options.controlledClock ?? false,
+        reportIdempotencyAfterLsn: watermarks,
+        ...(options.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: options.segmentSizeBytes }),
+        ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
+        onFatal: (shardIndex, message) => options.onFatal(`shard ${shardIndex}: ${message}`),
+        ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
+      });
+    // Each shard needs its watermark from the index snapshot to open. They are read first from the
+    // file's first bytes, so the shards open while this thread reads, checks and decodes the whole
+    // file (a start takes the longer of the two, not the sum); if the checked snapshot disagrees
+    // (the newest file was damaged, say), the shards are started again with its watermarks.
+    const hinted = peekIndexWatermarks(options.dataDir, options.shardCount);
+    let starting = hinted === undefined ? undefined : start(hinted);
+    const stopStarted = async () => {
+      const started = await starting?.catch(() => undefined);
+      await started?.host.close();
+    };
     try {
+      const indexSnapshot = openIndexSnapshot(options.dataDir, options.shardCount);
+      if (hinted === undefined || !sameNumbers(hinted, indexSnapshot.watermarks)) {
+        await stopStarted();
+        starting = start(indexSnapshot.watermarks);
+      }
       indexSnapshot.restoreInto(index);
     } catch (error) {
-      const started = await starting.catch(() => undefined);
-      await started?.host.close();
+      await stopStarted();
       throw error;
     }
+    if (starting === undefined) throw new Error("shards were not started");
     const { host, reports, idempotency } = await starting;
     idempotency.forEach((entries, shardIndex) => {
       for (let i = 0; i < entries.actorIds.length; i += 1) {
@@ -229,4 +241,8 @@ export class MarketRuntime {
     const lsns = await this.host.close();
     await writeIndexSnapshot(this.options.dataDir, this.idempotency, lsns);
   }
+}
+
+function sameNumbers(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((value, i) => value === b[i]);
 }

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyIndex } from "../../gateway/idempotency/index.js";
-import { loadIndexSnapshot, openIndexSnapshot, writeIndexSnapshot } from "../../gateway/idempotency/index-snapshot.js";
+import { loadIndexSnapshot, openIndexSnapshot, peekIndexWatermarks, writeIndexSnapshot } from "../../gateway/idempotency/index-snapshot.js";
 import { SnapshotStore } from "../../storage/index.js";
 
 const dirs: string[] = [];
@@ -61,12 +61,17 @@ describe("idempotency index snapshot", () => {
   it("opens with the watermarks first and decodes the entries only when asked (start-up overlaps shard recovery)", async () => {
     const dir = dataDir();
     expect(openIndexSnapshot(dir, 2).watermarks).toEqual([0, 0]); // no snapshot yet
+    expect(peekIndexWatermarks(dir, 2)).toBeUndefined();
     const index = new IdempotencyIndex();
     for (let n = 0; n < 20_000; n += 1) index.restore(`actor-${n % 13}`, `command-${n}`, fingerprint(n), { owner: n % 2, position: n });
     await writeIndexSnapshot(dir, index, [7, 9]);
 
     const opened = openIndexSnapshot(dir, 2);
     expect(opened.watermarks).toEqual([7, 9]);
+    // The same watermarks from the file's first bytes, before it is read whole (a hint the
+    // runtime starts the shards with; another shard count gives none).
+    expect(peekIndexWatermarks(dir, 2)).toEqual([7, 9]);
+    expect(peekIndexWatermarks(dir, 3)).toBeUndefined();
     const back = new IdempotencyIndex();
     expect(back.size).toBe(0);
     opened.restoreInto(back);

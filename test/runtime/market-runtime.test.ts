@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isoFromMs } from "../../engine/index.js";
@@ -123,6 +123,50 @@ describe("MarketRuntime with shard workers", () => {
     const recordAfter = json(await second.runtime.readRecord("m0", "alice"));
     expect(recordAfter.integrity).toEqual(recordBefore.integrity);
     await second.runtime.close();
+  });
+
+  it("starts the shards again when the newest index snapshot, peeked for their watermarks, fails its check", async () => {
+    const dir = freshDir();
+    const clock = new ManualClock(T0);
+    const sent: Command[] = [];
+    const replies: unknown[] = [];
+    const run = async (runtime: MarketRuntime, from: number, to: number) => {
+      for (let i = from; i < to; i += 1) {
+        for (const command of [
+          commands.create("alice", `m${i}`, directClaim({ capacity: 2, pricing: { mode: "free" }, confirmation: "none" }), `c${i}`),
+          commands.publish("alice", `m${i}`, 1, `p${i}`),
+          commands.claim("bob", `m${i}`, `bob${i}`),
+        ]) {
+          clock.advance(1);
+          sent.push(command);
+          replies.push((await submit(runtime, command)).reply);
+        }
+      }
+    };
+    const first = await openRuntime(dir, clock);
+    await run(first.runtime, 0, 4);
+    await first.runtime.close(); // index snapshot 1
+    const second = await openRuntime(dir, clock);
+    await run(second.runtime, 4, 8);
+    await second.runtime.close(); // index snapshot 2, with later watermarks
+    const indexDir = path.join(dir, "idempotency");
+    const newest = readdirSync(indexDir).filter((name) => name.endsWith(".snap")).sort().at(-1) as string;
+    const file = path.join(indexDir, newest);
+    const bytes = readFileSync(file);
+    const last = bytes.length - 1;
+    bytes[last] = (bytes[last] as number) ^ 0xff; // past the header: the peek still reads its watermarks
+    writeFileSync(file, bytes);
+
+    const third = await openRuntime(dir, clock);
+    // Snapshot 1 decides; the shards report every entry after its watermarks, so nothing is lost.
+    expect(third.recovery.idempotencyEntries).toBe(sent.length);
+    for (const [i, command] of sent.entries()) {
+      const again = await submit(third.runtime, command);
+      expect(again.disposition).toBe("replayed");
+      expect(again.reply).toEqual(replies[i]);
+    }
+    expect(third.fatal).toEqual([]);
+    await third.runtime.close();
   });
 
   it("refuses to start with another shard count", async () => {
