@@ -6,6 +6,7 @@
 import { assert } from "../../engine/assert.js";
 import { NO_PRINCIPALS } from "../../engine/commitment/confirmations.js";
 import { COMMITMENT_STATES, CommitmentTable } from "../../engine/commitment/table.js";
+import { float64sOf } from "./float64-bytes.js";
 import type { SealedAuctionClearingPrice } from "../../engine/types/auction.js";
 
 /** Version 3: numbers as raw little-endian bytes, confirmation lists only where non-empty. */
@@ -40,11 +41,6 @@ export interface CommitmentColumnsV2 {
   price: SealedAuctionClearingPrice[];
 }
 
-/** The numbers of float64 bytes; copied, because decoded bytes need not be 8-byte aligned. */
-export function float64sOf(bytes: Uint8Array): Float64Array {
-  assert(bytes.byteLength % 8 === 0, "float64 column is whole");
-  return new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-}
 
 /** The commitment table that stored columns describe, rebuilt row by row. */
 export function tableOfColumns(stored: CommitmentColumnsV3 | CommitmentColumnsV2): CommitmentTable {

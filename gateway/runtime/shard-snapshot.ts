@@ -6,13 +6,12 @@
  * terms) is rebuilt on load, and the principal index on a market's first command. Plain MessagePack, like the log.
  */
 import { Packr } from "msgpackr";
-import { endianness } from "node:os";
-import { assert } from "../../engine/assert.js";
 import { CommitmentTable } from "../../engine/commitment/table.js";
 import { newAggregate, type MarketAggregate, type SealedBid } from "../../engine/state.js";
 import type { SealedAuctionClearingPrice, SealedAuctionResolution } from "../../engine/types/auction.js";
 import type { Market } from "../../engine/types/market.js";
-import { float64sOf, tableOfColumns, type CommitmentColumnsV2, type CommitmentColumnsV3 } from "./legacy-shard-snapshot.js";
+import { float64Bytes, float64sOf } from "./float64-bytes.js";
+import { tableOfColumns, type CommitmentColumnsV2, type CommitmentColumnsV3 } from "./legacy-shard-snapshot.js";
 
 export const SHARD_SNAPSHOT_VERSION = 4;
 const READABLE_VERSIONS: readonly unknown[] = [SHARD_SNAPSHOT_VERSION, 3, 2];
@@ -67,17 +66,6 @@ export interface ShardSnapshotHeader {
 }
 
 const packr = new Packr({ useRecords: false, moreTypes: false });
-
-// Float64 rows are written and read in the machine's byte order, which every Node platform we ship
-// for has as little-endian; a big-endian one would misread snapshots, so refuse it outright.
-assert(endianness() === "LE", "shard snapshots store little-endian float64 columns");
-
-/** Little-endian float64 bytes of `values`. */
-function float64Bytes(values: ArrayLike<number>): Uint8Array {
-  const bytes = new Uint8Array(values.length * 8);
-  new Float64Array(bytes.buffer).set(values);
-  return bytes;
-}
 
 function storedCommitments(table: CommitmentTable): StoredCommitments {
   const image = table.image();
