@@ -14,7 +14,7 @@ import { assert } from "./assert.js";
 export const MAX_ID_UNITS = 128;
 /** Bound on one arena (byte offsets stay exact and Buffer-addressable). */
 const MAX_ARENA_BYTES = 2 ** 31;
-const FIRST_ARENA_BYTES = 64;
+const FIRST_ARENA_BYTES = 512;
 const EMPTY = Buffer.alloc(0);
 
 /** FNV-1a over UTF-16 code units, finished with a murmur3 mix: cheap, well spread, deterministic. */

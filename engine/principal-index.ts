@@ -14,7 +14,7 @@ import { assert } from "./assert.js";
 import { idHash } from "./id-arena.js";
 
 const EMPTY = 0;
-const FIRST_SLOT_COUNT = 8;
+const FIRST_SLOT_COUNT = 32;
 /** Bound: ordinals fit the slots' int32 and the table stays below 2^31 slots. */
 const MAX_ENTRIES = 2 ** 29;
 

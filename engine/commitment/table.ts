@@ -47,7 +47,7 @@ export const ROW_NUMBERS = 8;
 /** `expiresAtMs` of a commitment without a confirmation deadline. */
 const NO_DEADLINE = -1;
 
-const FIRST_CAPACITY_ROWS = 4;
+const FIRST_CAPACITY_ROWS = 16;
 /** Bound: ordinals stay exact in a float64 row and in generated ids. */
 const MAX_ROWS = 2 ** 31 - 1;
 const NO_ROWS = new Float64Array(0);
