@@ -9,12 +9,15 @@
  * A stored id is named by its byte offset and a signed unit count: negative for two-byte ids.
  */
 import { assert } from "./assert.js";
+import { grownCapacity } from "./capacity.js";
 
 /** Bound on one id, in UTF-16 code units (the spec's identifiers are at most 128). */
 export const MAX_ID_UNITS = 128;
 /** Bound on one arena (byte offsets stay exact and Buffer-addressable). */
 const MAX_ARENA_BYTES = 2 ** 31;
-const FIRST_ARENA_BYTES = 512;
+const FIRST_ARENA_BYTES = 128;
+/** The arena grows ×4 up to this size, then ×2 (capacity.ts). */
+const QUADRUPLE_BELOW_BYTES = 16 * 1024;
 const EMPTY = Buffer.alloc(0);
 
 /** FNV-1a over UTF-16 code units, finished with a murmur3 mix: cheap, well spread, deterministic. */
@@ -125,9 +128,7 @@ export class IdArena {
     const needed = this.used + extraBytes;
     assert(needed <= MAX_ARENA_BYTES, "an id arena is bounded");
     if (needed <= this.bytes.length) return;
-    let capacity = Math.max(FIRST_ARENA_BYTES, this.bytes.length);
-    while (capacity < needed) capacity *= 2;
-    const grown = Buffer.alloc(Math.min(capacity, MAX_ARENA_BYTES));
+    const grown = Buffer.alloc(Math.min(grownCapacity(this.bytes.length, needed, FIRST_ARENA_BYTES, QUADRUPLE_BELOW_BYTES), MAX_ARENA_BYTES));
     this.bytes.copy(grown, 0, 0, this.used);
     this.bytes = grown;
   }

@@ -11,10 +11,13 @@
  * hash is a fixed function of the key (`idHash`), so the same commands build the same table.
  */
 import { assert } from "./assert.js";
+import { grownCapacity } from "./capacity.js";
 import { idHash } from "./id-arena.js";
 
 const EMPTY = 0;
-const FIRST_SLOT_COUNT = 32;
+const FIRST_SLOT_COUNT = 16;
+/** Slots grow ×4 up to this many, then ×2 (capacity.ts). */
+const QUADRUPLE_BELOW_SLOTS = 1024;
 /** Bound: ordinals fit the slots' int32 and the table stays below 2^31 slots. */
 const MAX_ENTRIES = 2 ** 29;
 
@@ -36,10 +39,12 @@ export function stringKeys(keyOf: (ordinal: number) => string): PrincipalKeys {
 }
 
 export class PrincipalIndex {
-  /** Ordinal per slot (≥ 1), EMPTY when free. */
-  private ordinals: Int32Array;
-  /** The key's hash per used slot. */
-  private hashes: Int32Array;
+  /**
+   * Two int32 per slot, in one array (one allocation per growth): the ordinal (≥ 1, EMPTY when the
+   * slot is free), then the key's hash.
+   */
+  private slots: Int32Array;
+  private slotCount: number;
   private sizeValue = 0;
 
   /** `expectedEntries` sizes the table once when it is rebuilt from rows whose count is known. */
@@ -47,11 +52,9 @@ export class PrincipalIndex {
     private readonly keys: PrincipalKeys,
     expectedEntries = 0,
   ) {
-    assert(expectedEntries >= 0 && expectedEntries <= MAX_ENTRIES, "principals per market are bounded");
-    let slotCount = FIRST_SLOT_COUNT;
-    while (slotCount < expectedEntries * 2) slotCount *= 2;
-    this.ordinals = new Int32Array(slotCount);
-    this.hashes = new Int32Array(slotCount);
+    assert(Number.isSafeInteger(expectedEntries) && expectedEntries >= 0 && expectedEntries <= MAX_ENTRIES, "principals per market are bounded");
+    this.slotCount = expectedEntries * 2 <= FIRST_SLOT_COUNT ? FIRST_SLOT_COUNT : grownCapacity(FIRST_SLOT_COUNT, expectedEntries * 2, FIRST_SLOT_COUNT, QUADRUPLE_BELOW_SLOTS);
+    this.slots = new Int32Array(this.slotCount * 2);
   }
 
   get size(): number {
@@ -64,7 +67,7 @@ export class PrincipalIndex {
 
   get(key: string): number | undefined {
     const slot = this.find(key, idHash(key));
-    return slot < 0 ? undefined : this.ordinals[slot];
+    return slot < 0 ? undefined : this.slots[slot * 2];
   }
 
   /**
@@ -80,10 +83,11 @@ export class PrincipalIndex {
   /** Index the principal the market's rows hold for `ordinal` (a rebuild: no key string is made). */
   addStored(ordinal: number): void {
     const hash = this.keys.hash(ordinal);
-    const mask = this.ordinals.length - 1;
-    for (let slot = hash & mask; this.ordinals[slot] !== EMPTY; slot = (slot + 1) & mask) {
-      if (this.hashes[slot] === hash) {
-        assert(!this.keys.equals(this.ordinals[slot] as number, this.keys.key(ordinal)), "a principal is indexed once");
+    const slots = this.slots;
+    const mask = this.slotCount - 1;
+    for (let slot = hash & mask; slots[slot * 2] !== EMPTY; slot = (slot + 1) & mask) {
+      if (slots[slot * 2 + 1] === hash) {
+        assert(!this.keys.equals(slots[slot * 2] as number, this.keys.key(ordinal)), "a principal is indexed once");
       }
     }
     this.insert(hash, ordinal);
@@ -93,22 +97,23 @@ export class PrincipalIndex {
   delete(key: string): boolean {
     let slot = this.find(key, idHash(key));
     if (slot < 0) return false;
-    const mask = this.ordinals.length - 1;
+    const slots = this.slots;
+    const mask = this.slotCount - 1;
     // Backward-shift deletion: pull later entries of the probe run into the hole, so lookups never
     // stop early at a gap inside a run.
     let next = (slot + 1) & mask;
-    while (this.ordinals[next] !== EMPTY) {
-      const home = (this.hashes[next] as number) & mask;
+    while (slots[next * 2] !== EMPTY) {
+      const home = (slots[next * 2 + 1] as number) & mask;
       // The entry at `next` may move into `slot` unless its home lies in (slot, next].
       if (((slot - home) & mask) < ((next - home) & mask)) {
-        this.ordinals[slot] = this.ordinals[next] as number;
-        this.hashes[slot] = this.hashes[next] as number;
+        slots[slot * 2] = slots[next * 2] as number;
+        slots[slot * 2 + 1] = slots[next * 2 + 1] as number;
         slot = next;
       }
       next = (next + 1) & mask;
     }
-    this.ordinals[slot] = EMPTY;
-    this.hashes[slot] = 0;
+    slots[slot * 2] = EMPTY;
+    slots[slot * 2 + 1] = 0;
     this.sizeValue -= 1;
     return true;
   }
@@ -116,46 +121,48 @@ export class PrincipalIndex {
   /** [principal, ordinal] pairs in ordinal order (for tests and diagnostics). */
   entries(): [string, number][] {
     const pairs: [string, number][] = [];
-    for (const ordinal of this.ordinals) if (ordinal !== EMPTY) pairs.push([this.keys.key(ordinal), ordinal]);
+    for (let slot = 0; slot < this.slotCount; slot += 1) {
+      const ordinal = this.slots[slot * 2] as number;
+      if (ordinal !== EMPTY) pairs.push([this.keys.key(ordinal), ordinal]);
+    }
     return pairs.sort((a, b) => a[1] - b[1]);
   }
 
   private find(key: string, hash: number): number {
-    const ordinals = this.ordinals;
-    const hashes = this.hashes;
-    const mask = ordinals.length - 1;
+    const slots = this.slots;
+    const mask = this.slotCount - 1;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const ordinal = ordinals[slot] as number;
+      const ordinal = slots[slot * 2] as number;
       if (ordinal === EMPTY) return -1;
-      if (hashes[slot] === hash && this.keys.equals(ordinal, key)) return slot;
+      if (slots[slot * 2 + 1] === hash && this.keys.equals(ordinal, key)) return slot;
     }
   }
 
   private insert(hash: number, ordinal: number): void {
     assert(Number.isInteger(ordinal) && ordinal >= 1 && ordinal <= 0x7fffffff, "principal ordinals are positive int32");
     assert(this.sizeValue < MAX_ENTRIES, "principals per market are bounded");
-    if ((this.sizeValue + 1) * 2 > this.ordinals.length) this.grow();
+    if ((this.sizeValue + 1) * 2 > this.slotCount) this.grow((this.sizeValue + 1) * 2);
     this.place(hash, ordinal);
     this.sizeValue += 1;
   }
 
   private place(hash: number, ordinal: number): void {
-    const ordinals = this.ordinals;
-    const mask = ordinals.length - 1;
+    const slots = this.slots;
+    const mask = this.slotCount - 1;
     let slot = hash & mask;
-    while (ordinals[slot] !== EMPTY) slot = (slot + 1) & mask;
-    ordinals[slot] = ordinal;
-    this.hashes[slot] = hash;
+    while (slots[slot * 2] !== EMPTY) slot = (slot + 1) & mask;
+    slots[slot * 2] = ordinal;
+    slots[slot * 2 + 1] = hash;
   }
 
-  private grow(): void {
-    const oldOrdinals = this.ordinals;
-    const oldHashes = this.hashes;
-    this.ordinals = new Int32Array(oldOrdinals.length * 2);
-    this.hashes = new Int32Array(oldOrdinals.length * 2);
-    for (let slot = 0; slot < oldOrdinals.length; slot += 1) {
-      const ordinal = oldOrdinals[slot] as number;
-      if (ordinal !== EMPTY) this.place(oldHashes[slot] as number, ordinal);
+  private grow(neededSlots: number): void {
+    const old = this.slots;
+    const oldCount = this.slotCount;
+    this.slotCount = grownCapacity(oldCount, neededSlots, FIRST_SLOT_COUNT, QUADRUPLE_BELOW_SLOTS);
+    this.slots = new Int32Array(this.slotCount * 2);
+    for (let slot = 0; slot < oldCount; slot += 1) {
+      const ordinal = old[slot * 2] as number;
+      if (ordinal !== EMPTY) this.place(old[slot * 2 + 1] as number, ordinal);
     }
   }
 }

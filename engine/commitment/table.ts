@@ -19,6 +19,7 @@ import type { SealedAuctionClearingPrice } from "../types/auction.js";
 import type { CommitmentState } from "../types/commitment.js";
 import { NO_PRINCIPALS } from "./confirmations.js";
 import { IdArena } from "../id-arena.js";
+import { grownCapacity } from "../capacity.js";
 import type { PrincipalKeys } from "../principal-index.js";
 
 /** State codes, stored as numbers; the order is part of the snapshot format. */
@@ -47,7 +48,9 @@ export const ROW_NUMBERS = 8;
 /** `expiresAtMs` of a commitment without a confirmation deadline. */
 const NO_DEADLINE = -1;
 
-const FIRST_CAPACITY_ROWS = 16;
+const FIRST_CAPACITY_ROWS = 4;
+/** Rows grow ×4 up to this many (16 KiB), then ×2 (capacity.ts). */
+const QUADRUPLE_BELOW_ROWS = 256;
 /** Bound: ordinals stay exact in a float64 row and in generated ids. */
 const MAX_ROWS = 2 ** 31 - 1;
 const NO_ROWS = new Float64Array(0);
@@ -265,14 +268,14 @@ export class CommitmentTable implements PrincipalKeys {
     assert(Number.isInteger(index) && index >= 0 && index < this.count, "commitment index is within the table");
   }
 
-  /** Room for `rows` rows, doubling: a storm appends one row per accepted claim. */
+  /** Room for `rowCount` rows: a storm appends one row per accepted claim. */
   private reserve(rowCount: number): void {
-    const needed = rowCount * ROW_NUMBERS;
-    if (needed <= this.rows.length) return;
-    let capacityRows = Math.max(FIRST_CAPACITY_ROWS, this.rows.length / ROW_NUMBERS);
-    while (capacityRows < rowCount) capacityRows *= 2;
-    const grown = new Float64Array(Math.min(capacityRows, MAX_ROWS) * ROW_NUMBERS);
+    const capacityRows = this.rows.length / ROW_NUMBERS;
+    if (rowCount <= capacityRows) return;
+    const grownRows = Math.min(grownCapacity(capacityRows, rowCount, FIRST_CAPACITY_ROWS, QUADRUPLE_BELOW_ROWS), MAX_ROWS);
+    const grown = new Float64Array(grownRows * ROW_NUMBERS);
     grown.set(this.rows.subarray(0, this.count * ROW_NUMBERS));
     this.rows = grown;
   }
+
 }

@@ -69,3 +69,24 @@ describe("principal index (engine/principal-index.ts)", () => {
     expect(principalHash("a")).not.toBe(principalHash("b"));
   });
 });
+
+describe("capacity growth (engine/capacity.ts)", () => {
+  it("grows ×4 below the threshold and ×2 above it, always to a fit", async () => {
+    const { grownCapacity } = await import("../../engine/capacity.js");
+    expect(grownCapacity(0, 1, 4, 256)).toBe(4);
+    expect(grownCapacity(4, 5, 4, 256)).toBe(16);
+    expect(grownCapacity(64, 65, 4, 256)).toBe(256);
+    expect(grownCapacity(256, 257, 4, 256)).toBe(512);
+    expect(grownCapacity(16, 1000, 4, 256)).toBe(1024); // 16 → 64 → 256 → 512 → 1024
+    expect(() => grownCapacity(16, 16, 4, 256)).toThrow("growth is asked for only when needed");
+  });
+
+  it("sizes a rebuilt index once for the expected entries", () => {
+    const rows = Array.from({ length: 5000 }, (_, i) => `p${i}`);
+    const index = new PrincipalIndex(stringKeys((ordinal) => rows[ordinal - 1] as string), rows.length);
+    rows.forEach((key, i) => index.add(key, i + 1));
+    expect(index.size).toBe(5000);
+    expect(index.get("p4999")).toBe(5000);
+    expect(new PrincipalIndex(stringKeys(() => ""), 8).size).toBe(0); // exactly the first size
+  });
+});
