@@ -110,7 +110,7 @@ export class IdArena {
     return Number.isInteger(at) && Number.isInteger(units) && length >= 1 && length <= MAX_ID_UNITS && at >= 0 && at + idBytes(units) <= this.used;
   }
 
-  /** A copy of the used bytes. */
+  /** A copy of the used bytes (`Uint8Array` slice: a Buffer's `slice` would be a view). */
   image(): Uint8Array {
     return Uint8Array.prototype.slice.call(this.bytes, 0, this.used);
   }
