@@ -427,20 +427,12 @@ export class SettledTable {
     return [bytes.toString(encoding, actorStart, commandStart), bytes.toString(encoding, commandStart, commandStart + unitBytes * commandUnits)];
   }
 
-  /** The entry whose key equals the record at `ref` (hash `hash`), or -1. */
+  /** The entry whose key equals the record at `ref` (hash `hash`), or -1. Callers screen by hash first. */
   private findRecord(ref: number, hash: number): number {
-    const mask = this.slots.length - 1;
-    const tag = hash >>> TAG_SHIFT;
-    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const value = this.slots[slot] as number;
-      if (value === 0) return -1;
-      if (value >>> TAG_SHIFT !== tag) continue;
-      const entry = (value & INDEX_MASK) - 1;
-      if (this.hashAt(entry) !== hash) continue;
-      const [actorId, commandId] = this.idsAt(ref);
-      if (this.keyEquals(this.keyRefAt(entry), actorId, commandId)) return entry;
-    }
+    const [actorId, commandId] = this.idsAt(ref);
+    return this.find(actorId, commandId, hash);
   }
+
 
   private fingerprintOf(ref: number): string {
     const page = this.arena[ref >>> ARENA_PAGE_SHIFT] as Uint8Array;
