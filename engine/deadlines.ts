@@ -9,18 +9,11 @@ import { SEALED_AUCTION_PRESET } from "./types/market.js";
 import type { MarketAggregate } from "./state.js";
 import { commitmentIndexOf } from "./state.js";
 import { generatedIdOf } from "./ids.js";
-import { parseDateTimeMs } from "./time.js";
-import { assert } from "./assert.js";
+import { msOfNormalized as msOf } from "./time.js";
 
 export type Deadline =
   | { kind: "auction_close"; marketId: string; atMs: number }
   | { kind: "commitment_expiry"; marketId: string; commitmentId: string; atMs: number };
-
-function msOf(text: string): number {
-  const ms = parseDateTimeMs(text);
-  assert(ms !== undefined, "stored times are normalized");
-  return ms;
-}
 
 /** Deadlines created by the events of one accepted command. */
 export function deadlinesFromEvents(agg: MarketAggregate, events: readonly Event[]): Deadline[] {

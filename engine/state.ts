@@ -43,9 +43,8 @@ export interface MarketAggregate {
   /**
    * Derived, built on first use from the commitments or bids (`principalIndexOf`), so an idle market
    * carries no map and a restart does not rebuild a million entries before serving: for
-   * direct-claim.v1, principal →
-   * ordinal of its active (awaiting or committed) commitment; for sealed-forward-auction.v1,
-   * principal → ordinal of its bid.
+   * direct-claim.v1, principal → ordinal of its active (awaiting or committed) commitment; for
+   * sealed-forward-auction.v1, principal → ordinal of its bid.
    */
   principalIndex: PrincipalIndex | undefined;
   /** Commands recorded in this market's record (accepted and rejected): the last command sequence. */
@@ -97,19 +96,20 @@ function buildPrincipalIndex(agg: MarketAggregate): PrincipalIndex {
   }
 }
 
-/**
- * Whether the principal holds an active commitment (direct claim) or a bid (auction). A market with
- * neither answers without building its index.
- */
+/** The index, or undefined for a market with nothing to index yet (no index is built for it). */
+function indexIfAny(agg: MarketAggregate): PrincipalIndex | undefined {
+  if (agg.principalIndex === undefined && agg.commitments.count === 0 && agg.bids.length === 0) return undefined;
+  return principalIndexOf(agg);
+}
+
+/** Whether the principal holds an active commitment (direct claim) or a bid (auction). */
 export function hasPrincipal(agg: MarketAggregate, principalId: string): boolean {
-  if (agg.principalIndex === undefined && agg.commitments.count === 0 && agg.bids.length === 0) return false;
-  return principalIndexOf(agg).has(principalId);
+  return indexIfAny(agg)?.has(principalId) ?? false;
 }
 
 /** Principals in the index: active commitments (direct claim) or bidders (auction). */
 export function principalCount(agg: MarketAggregate): number {
-  if (agg.principalIndex === undefined && agg.commitments.count === 0 && agg.bids.length === 0) return 0;
-  return principalIndexOf(agg).size;
+  return indexIfAny(agg)?.size ?? 0;
 }
 
 /** A copy of the market that later commands cannot change (for replies and records). */

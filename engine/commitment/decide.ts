@@ -1,7 +1,7 @@
 /** Spec §3.2 and decision 3: confirm, decline and expire commitments. */
 import { accept, reject, type Decision, type DomainEvent, type Rejected } from "../decision.js";
 import { eventEmitter } from "../emit.js";
-import { isoFromMs, parseDateTimeMs } from "../time.js";
+import { isoFromMs, msOfNormalized } from "../time.js";
 import { assert, assertNever } from "../assert.js";
 import { findCommitment, type MarketAggregate } from "../state.js";
 import {
@@ -27,9 +27,7 @@ function lookup(agg: MarketAggregate | undefined, command: CommitmentCommand): C
 
 function expiresAtMsOf(commitment: Commitment): number {
   assert(commitment.expiresAt !== undefined, "an awaiting commitment has a deadline");
-  const ms = parseDateTimeMs(commitment.expiresAt);
-  assert(ms !== undefined, "a stored expiresAt is normalized");
-  return ms;
+  return msOfNormalized(commitment.expiresAt);
 }
 
 function notAwaiting(commitment: Commitment): Rejected {

@@ -20,6 +20,7 @@ function createCommitment(agg: MarketAggregate, event: CommitmentEvent): void {
   switch (presetId) {
     case DIRECT_CLAIM_PRESET:
       participantPrincipalId = event.principalId;
+      evolveClaimCommitmentCreated(agg, participantPrincipalId, agg.commitments.count + 1);
       break;
     case SEALED_AUCTION_PRESET: {
       const resolution = agg.lastResolution;
@@ -31,7 +32,6 @@ function createCommitment(agg: MarketAggregate, event: CommitmentEvent): void {
     default:
       return assertNever(presetId, "mechanism preset");
   }
-  if (presetId === DIRECT_CLAIM_PRESET) evolveClaimCommitmentCreated(agg, participantPrincipalId, agg.commitments.count + 1);
   const { data } = event;
   const occurredAtMs = msOfNormalized(event.occurredAt);
   agg.commitments.append(
@@ -82,7 +82,7 @@ export function evolveCommitment(agg: MarketAggregate, event: CommitmentEvent): 
     state: event.data.state,
     marketVersion: event.marketVersion,
     updatedAtMs: msOfNormalized(event.occurredAt),
-    confirmedPrincipalIds: event.data.confirmedPrincipalIds ?? table.row(index).confirmedPrincipalIds,
+    ...(event.data.confirmedPrincipalIds === undefined ? {} : { confirmedPrincipalIds: event.data.confirmedPrincipalIds }),
   });
   switch (event.type) {
     case "commitment.confirmation_recorded":

@@ -1,8 +1,7 @@
 /**
  * The commitments of one market as a table: one row of numbers per commitment in a growable
  * Float64Array, the participant ids as bytes in an arena (id-arena.ts), and sparse maps for what most
- * commitments leave empty
- * (confirmation lists, auction terms). Everything else a `Commitment` shows is derived from the
+ * commitments leave empty (confirmation lists, auction terms). Everything else a `Commitment` shows is derived from the
  * market: the id (`c.<ref>.<ordinal>`), the market id, the creator and the direct-claim terms.
  *
  * Why not one object per commitment: a claim storm retains tens of thousands of commitments per
@@ -79,7 +78,8 @@ export interface CommitmentChange {
   state: CommitmentState;
   marketVersion: number;
   updatedAtMs: number;
-  confirmedPrincipalIds: string[];
+  /** Absent: the confirmed list stays as it is. */
+  confirmedPrincipalIds?: string[];
 }
 
 /** The table as plain data, for snapshots. `rows` holds exactly `count × ROW_NUMBERS` numbers. */
@@ -151,10 +151,12 @@ export class CommitmentTable implements PrincipalKeys {
     rows[base + VERSION] = (rows[base + VERSION] as number) + 1;
     rows[base + MARKET_VERSION] = change.marketVersion;
     rows[base + UPDATED_AT_MS] = change.updatedAtMs;
-    const required = this.confirmationLists?.get(index)?.[0] ?? NO_PRINCIPALS;
-    if (isListed(required) || isListed(change.confirmedPrincipalIds)) {
+    const lists = this.confirmationLists?.get(index);
+    const required = lists?.[0] ?? NO_PRINCIPALS;
+    const confirmed = change.confirmedPrincipalIds ?? lists?.[1] ?? NO_PRINCIPALS;
+    if (isListed(required) || isListed(confirmed)) {
       this.confirmationLists ??= new Map();
-      this.confirmationLists.set(index, [required, change.confirmedPrincipalIds]);
+      this.confirmationLists.set(index, [required, confirmed]);
     }
   }
 

@@ -1,7 +1,7 @@
 /** Folding sealed-auction events. */
 import { assert } from "../assert.js";
 import type { BidSubmittedDomainEvent } from "../decision.js";
-import { parseDateTimeMs } from "../time.js";
+import { msOfNormalized } from "../time.js";
 import { principalIndexOf, type MarketAggregate } from "../state.js";
 import type { AuctionResolvedEvent } from "../types/event.js";
 import { SEALED_AUCTION_PRESET, type SealedAuctionState } from "../types/market.js";
@@ -17,10 +17,9 @@ export function evolveBidSubmitted(agg: MarketAggregate, event: BidSubmittedDoma
   state.bidCount = event.data.bidCount;
   // Only the engine's own events carry the amount; a fold of public events keeps the public state only.
   if (event.sealedBid !== undefined) {
-    const submittedAtMs = parseDateTimeMs(event.occurredAt);
-    assert(submittedAtMs !== undefined, "event time is normalized");
-    const bidders = principalIndexOf(agg);
-    assert(!bidders.has(event.principalId), "one bid per principal");
+    const submittedAtMs = msOfNormalized(event.occurredAt);
+    // Indexed before the bid is pushed, as a claim's principal is before its row: `add` asserts one bid per principal.
+    principalIndexOf(agg).add(event.principalId, agg.bids.length + 1);
     agg.bids.push({
       bidId: event.data.bidId,
       ordinal: agg.bids.length + 1,
@@ -30,7 +29,6 @@ export function evolveBidSubmitted(agg: MarketAggregate, event: BidSubmittedDoma
       submittedAtMs,
       marketVersion: event.marketVersion,
     });
-    bidders.add(event.principalId, agg.bids.length);
   }
 }
 
