@@ -44,10 +44,13 @@ function track(child: ChildProcess): Started {
   };
 }
 
-/** The service exactly as `npm start` runs it (built output, durable, default shard count unless given). */
-export async function startService(env: Record<string, string>, port: number): Promise<Started & { url: string }> {
-  // STORM_NODE_ARGS: extra node flags for the service, e.g. "--cpu-prof --cpu-prof-dir=.tmp/prof".
-  const nodeArgs = (process.env["STORM_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "");
+/**
+ * The service exactly as `npm start` runs it (built output, durable, default shard count unless
+ * given). `nodeArgs`: extra node flags (the storm profile passes --cpu-prof); STORM_NODE_ARGS in the
+ * environment adds more, e.g. "--v8-pool-size=1" for an experiment.
+ */
+export async function startService(env: Record<string, string>, port: number, extraNodeArgs: readonly string[] = []): Promise<Started & { url: string }> {
+  const nodeArgs = [...extraNodeArgs, ...(process.env["STORM_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")];
   const child = spawn(process.execPath, [...nodeArgs, path.join(REPO, "dist", "gateway", "main.js")], {
     cwd: REPO,
     env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "warn", ...env },

@@ -16,12 +16,12 @@
  */
 import canonicalize from "canonicalize";
 import { execSync } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, release, totalmem } from "node:os";
 import * as path from "node:path";
-import { ServiceClient } from "../../gateway/client/service-client.js";
-import { REPO, requireWrk, runWrk, startFloor, startService, type WrkResult } from "./processes.js";
+import { REPO, requireWrk, runWrk, startFloor, type WrkResult } from "./processes.js";
+import { createMarket, pathsFile as pathsFileIn, pool, setUpService, type Setup } from "./setup.js";
 import { writeReport, type ScenarioResult } from "./report.js";
 
 function arg(name: string, fallback: number): number {
@@ -44,76 +44,9 @@ const WORK = path.join(REPO, ".tmp", "storm");
 
 type Check = ScenarioResult["checks"][number];
 
-async function pool<T>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      for (;;) {
-        const index = next++;
-        if (index >= items.length) return;
-        await work(items[index] as T, index);
-      }
-    }),
-  );
-}
-
-interface Setup {
-  url: string;
-  client: ServiceClient;
-  creatorToken: string;
-  tokensFile: string;
-  participants: number;
-  stop: () => Promise<number | null>;
-}
-
-/** A fresh service with `participants` provisioned identities holding bearer tokens. */
-async function setUp(label: string, participants: number, env: Record<string, string> = {}): Promise<Setup> {
-  const dir = path.join(WORK, label);
-  mkdirSync(dir, { recursive: true });
-  const secret = randomBytes(32).toString("base64url");
-  const service = await startService(
-    { DATA_DIR: path.join(dir, "data"), SERVICE_HMAC_SECRETS: `operator=${secret}`, SERVICE_OPERATOR_ACTORS: "operator", AUTH_TOKEN_TTL: "3600", ...env },
-    PORT,
-  );
-  const client = new ServiceClient(service.url);
-  const operator = { actorId: "operator", secret };
-  const creator = await client.provision(operator, { principalId: "storm-creator" });
-  const creatorToken = (await client.token(creator)).accessToken;
-  const started = performance.now();
-  const lines: string[] = new Array(participants);
-  await pool(
-    Array.from({ length: participants }, (_, i) => `participant-${String(i).padStart(6, "0")}`),
-    64,
-    async (principalId, index) => {
-      const identity = await client.provision(operator, { principalId });
-      lines[index] = `${principalId} ${(await client.token(identity)).accessToken}`;
-    },
-  );
-  process.stderr.write(`[${label}] provisioned ${participants} participants with bearer tokens in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
-  const tokensFile = path.join(dir, "tokens.txt");
-  writeFileSync(tokensFile, lines.join("\n"));
-  return { url: service.url, client, creatorToken, tokensFile, participants, stop: () => service.stop() };
-}
-
-async function createMarket(setup: Setup, marketId: string, capacity: number): Promise<void> {
-  const auth = { kind: "bearer" as const, token: setup.creatorToken };
-  const created = await setup.client.request("POST", "/v1/markets", {
-    commandId: `create-${marketId}`,
-    marketId,
-    principalId: "storm-creator",
-    subject: { schema: "table-booking.v1", data: { venue: "Harbour", seats: 4 } },
-    mechanism: { presetId: "direct-claim.v1", config: { capacity, pricing: { mode: "free" }, confirmation: "none" } },
-  }, auth);
-  if (created.status !== 201) throw new Error(`create ${marketId}: ${created.status} ${created.text}`);
-  const published = await setup.client.request("POST", `/v1/markets/${marketId}/publish`, { commandId: `publish-${marketId}`, principalId: "storm-creator", expectedVersion: 1 }, auth);
-  if (published.status !== 200) throw new Error(`publish ${marketId}: ${published.status} ${published.text}`);
-}
-
-function pathsFile(name: string, paths: string[]): string {
-  const file = path.join(WORK, `${name}-paths.txt`);
-  writeFileSync(file, `${paths.join("\n")}\n`);
-  return file;
-}
+const setUp = (label: string, participants: number, env: Record<string, string> = {}): Promise<Setup> =>
+  setUpService({ workDir: WORK, label, participants, port: PORT, env });
+const pathsFile = (name: string, paths: string[]): string => pathsFileIn(WORK, name, paths);
 
 function storm(setup: Setup, paths: string, rate?: number): Promise<WrkResult> {
   return runWrk({

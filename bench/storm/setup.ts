@@ -1,0 +1,98 @@
+/**
+ * What every storm needs before the load: a fresh service (started as a user runs it), participants
+ * provisioned through the real API (HMAC admin + Ed25519 challenge → one bearer token each, written
+ * to a tokens file for the driver), and open direct-claim markets. Shared by the storm benchmark
+ * (run-storm.ts) and the storm profile (profile-storm.ts).
+ */
+import { randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
+import { ServiceClient } from "../../gateway/client/service-client.js";
+import { startService, type Started } from "./processes.js";
+
+export interface Setup {
+  url: string;
+  client: ServiceClient;
+  creatorToken: string;
+  /** One "principalId token" pair per line (bench/storm/claims.lua reads it). */
+  tokensFile: string;
+  participants: number;
+  /** The service process (its pid lets a profile read per-thread CPU from /proc). */
+  service: Started;
+  stop: () => Promise<number | null>;
+}
+
+/** Runs `work` over `items` with at most `concurrency` in flight. */
+export async function pool<T>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (;;) {
+        const index = next++;
+        if (index >= items.length) return;
+        await work(items[index] as T, index);
+      }
+    }),
+  );
+}
+
+/** A fresh service in `workDir/label` with `participants` provisioned identities holding bearer tokens. */
+export async function setUpService(options: {
+  workDir: string;
+  label: string;
+  participants: number;
+  port: number;
+  env?: Record<string, string>;
+  /** Extra node flags for the service process (e.g. --cpu-prof). */
+  nodeArgs?: readonly string[];
+}): Promise<Setup> {
+  const { workDir, label, participants, port } = options;
+  const dir = path.join(workDir, label);
+  mkdirSync(dir, { recursive: true });
+  const secret = randomBytes(32).toString("base64url");
+  const service = await startService(
+    { DATA_DIR: path.join(dir, "data"), SERVICE_HMAC_SECRETS: `operator=${secret}`, SERVICE_OPERATOR_ACTORS: "operator", AUTH_TOKEN_TTL: "3600", ...options.env },
+    port,
+    options.nodeArgs,
+  );
+  const client = new ServiceClient(service.url);
+  const operator = { actorId: "operator", secret };
+  const creator = await client.provision(operator, { principalId: "storm-creator" });
+  const creatorToken = (await client.token(creator)).accessToken;
+  const started = performance.now();
+  const lines: string[] = new Array(participants);
+  await pool(
+    Array.from({ length: participants }, (_, i) => `participant-${String(i).padStart(6, "0")}`),
+    64,
+    async (principalId, index) => {
+      const identity = await client.provision(operator, { principalId });
+      lines[index] = `${principalId} ${(await client.token(identity)).accessToken}`;
+    },
+  );
+  process.stderr.write(`[${label}] provisioned ${participants} participants with bearer tokens in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  const tokensFile = path.join(dir, "tokens.txt");
+  writeFileSync(tokensFile, lines.join("\n"));
+  return { url: service.url, client, creatorToken, tokensFile, participants, service, stop: () => service.stop() };
+}
+
+/** Creates and publishes a direct-claim.v1 market (confirmation none) as the storm's creator. */
+export async function createMarket(setup: Setup, marketId: string, capacity: number): Promise<void> {
+  const auth = { kind: "bearer" as const, token: setup.creatorToken };
+  const created = await setup.client.request("POST", "/v1/markets", {
+    commandId: `create-${marketId}`,
+    marketId,
+    principalId: "storm-creator",
+    subject: { schema: "table-booking.v1", data: { venue: "Harbour", seats: 4 } },
+    mechanism: { presetId: "direct-claim.v1", config: { capacity, pricing: { mode: "free" }, confirmation: "none" } },
+  }, auth);
+  if (created.status !== 201) throw new Error(`create ${marketId}: ${created.status} ${created.text}`);
+  const published = await setup.client.request("POST", `/v1/markets/${marketId}/publish`, { commandId: `publish-${marketId}`, principalId: "storm-creator", expectedVersion: 1 }, auth);
+  if (published.status !== 200) throw new Error(`publish ${marketId}: ${published.status} ${published.text}`);
+}
+
+/** Writes the driver's list of request paths (round-robin) and returns the file. */
+export function pathsFile(workDir: string, name: string, paths: readonly string[]): string {
+  const file = path.join(workDir, `${name}-paths.txt`);
+  writeFileSync(file, `${paths.join("\n")}\n`);
+  return file;
+}
