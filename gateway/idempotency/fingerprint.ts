@@ -7,8 +7,8 @@
  * Fingerprint = SHA-256, base64url, first 22 characters (132 bits). Fingerprints are logged with
  * commands: changing these functions changes what "the same content" means for existing data.
  */
-import canonicalize from "canonicalize";
 import { hash } from "node:crypto";
+import { canonicalJson } from "../../engine/canonical-hash.js";
 
 const FINGERPRINT_CHARS = 22;
 
@@ -29,9 +29,7 @@ function digest(text: string): string {
 
 /** For free-form arguments: SHA-256 over RFC 8785 canonical JSON of [operation, args]. */
 export function commandFingerprint(operation: string, args: unknown): string {
-  const text = canonicalize([operation, args]);
-  if (text === undefined) throw new Error("fingerprint of an undefined value");
-  return digest(text);
+  return digest(canonicalJson([operation, args]));
 }
 
 /**
