@@ -50,6 +50,8 @@ export const MAX_BATCH_BYTES_LIMIT = 1024 * MIB;
 const INITIAL_STAGING_BYTES = 64 * 1024;
 /** First read of `readAt` guesses the frame fits in this many bytes (one pread for small frames). */
 const READ_AT_FIRST_READ_BYTES = 4096;
+/** Sealed segments `readAt` keeps open (see sealedReadFd). */
+const READ_FDS_KEPT = 4;
 
 export interface SegmentLogOptions {
   /** Directory holding the segment files (created if missing). */
@@ -147,6 +149,8 @@ export class SegmentLog {
   /** A frame boundary inside a segment where reads may start (from a checkpoint), or null. */
   private readonly seekPoint: SeekPoint | null;
   private activeFd: number;
+  /** Read-only fds of sealed segments, least recently used first (readAt). */
+  private readonly readFds = new Map<string, number>();
   private state: LogState = "open";
   private failureCause: unknown = null;
 
@@ -356,36 +360,55 @@ export class SegmentLog {
     const fileOffset = SEGMENT_HEADER_BYTES + (position - segment.basePositionBytes);
     const segmentEnd = SEGMENT_HEADER_BYTES + segment.frameBytes;
     const isActive = segment === this.activeSegment();
-    const fd = isActive ? this.activeFd : this.storageFs.openSync(segment.filePath, "r");
-    try {
-      const corrupt = (why: string): LogCorruptError => new LogCorruptError(segment.filePath, fileOffset,
-        `no valid frame at log position ${position}: ${why} (position is not a frame boundary or the frame is damaged)`);
-      if (segmentEnd - fileOffset < FRAME_HEADER_BYTES) throw corrupt("too close to the segment end for a frame header");
-      const firstReadBytes = Math.min(READ_AT_FIRST_READ_BYTES, segmentEnd - fileOffset);
-      let frame = Buffer.allocUnsafe(firstReadBytes);
-      if (readFully(this.storageFs, fd, frame, 0, firstReadBytes, fileOffset) !== firstReadBytes) throw corrupt("short read");
-      const payloadBytes = readFramePayloadLength(frame, 0);
-      const frameBytes = FRAME_HEADER_BYTES + payloadBytes;
-      if (payloadBytes > MAX_PAYLOAD_BYTES || fileOffset + frameBytes > segmentEnd) throw corrupt("declared length runs past the segment");
-      if (frameBytes > firstReadBytes) {
-        const full = Buffer.allocUnsafe(frameBytes);
-        frame.copy(full, 0, 0, firstReadBytes);
-        const rest = frameBytes - firstReadBytes;
-        if (readFully(this.storageFs, fd, full, firstReadBytes, rest, fileOffset + firstReadBytes) !== rest) throw corrupt("short read");
-        frame = full;
-      }
-      if (!frameCrcMatches(frame, 0, frameBytes)) throw corrupt("crc32c mismatch");
-      const lsn = readFrameLsn(frame, 0);
-      if (lsn < segment.firstLsn || lsn >= segment.firstLsn + segment.frameCount) throw corrupt(`lsn ${lsn} does not belong to this segment`);
-      return {
-        lsn,
-        position,
-        payload: Buffer.from(frame.subarray(FRAME_PAYLOAD_OFFSET, frameBytes)),
-        chain: Buffer.from(frame.subarray(FRAME_CHAIN_OFFSET, FRAME_PAYLOAD_OFFSET)),
-      };
-    } finally {
-      if (!isActive) this.storageFs.closeSync(fd);
+    const fd = isActive ? this.activeFd : this.sealedReadFd(segment.filePath);
+    const corrupt = (why: string): LogCorruptError => new LogCorruptError(segment.filePath, fileOffset,
+      `no valid frame at log position ${position}: ${why} (position is not a frame boundary or the frame is damaged)`);
+    if (segmentEnd - fileOffset < FRAME_HEADER_BYTES) throw corrupt("too close to the segment end for a frame header");
+    const firstReadBytes = Math.min(READ_AT_FIRST_READ_BYTES, segmentEnd - fileOffset);
+    let frame = Buffer.allocUnsafe(firstReadBytes);
+    if (readFully(this.storageFs, fd, frame, 0, firstReadBytes, fileOffset) !== firstReadBytes) throw corrupt("short read");
+    const payloadBytes = readFramePayloadLength(frame, 0);
+    const frameBytes = FRAME_HEADER_BYTES + payloadBytes;
+    if (payloadBytes > MAX_PAYLOAD_BYTES || fileOffset + frameBytes > segmentEnd) throw corrupt("declared length runs past the segment");
+    if (frameBytes > firstReadBytes) {
+      const full = Buffer.allocUnsafe(frameBytes);
+      frame.copy(full, 0, 0, firstReadBytes);
+      const rest = frameBytes - firstReadBytes;
+      if (readFully(this.storageFs, fd, full, firstReadBytes, rest, fileOffset + firstReadBytes) !== rest) throw corrupt("short read");
+      frame = full;
     }
+    if (!frameCrcMatches(frame, 0, frameBytes)) throw corrupt("crc32c mismatch");
+    const lsn = readFrameLsn(frame, 0);
+    if (lsn < segment.firstLsn || lsn >= segment.firstLsn + segment.frameCount) throw corrupt(`lsn ${lsn} does not belong to this segment`);
+    return {
+      lsn,
+      position,
+      payload: Buffer.from(frame.subarray(FRAME_PAYLOAD_OFFSET, frameBytes)),
+      chain: Buffer.from(frame.subarray(FRAME_CHAIN_OFFSET, FRAME_PAYLOAD_OFFSET)),
+    };
+  }
+
+  /**
+   * A read-only fd of a sealed segment, kept open for later `readAt`s: a record read or an audit
+   * re-reads a market's commands one position at a time, and an open + close per frame cost more
+   * than the read (an audit replay spent 9% of its time in them). At most READ_FDS_KEPT stay open,
+   * the least recently used is closed first; `close()` closes them all.
+   */
+  private sealedReadFd(filePath: string): number {
+    const kept = this.readFds.get(filePath);
+    if (kept !== undefined) {
+      this.readFds.delete(filePath); // re-insert: Map order is the recency order
+      this.readFds.set(filePath, kept);
+      return kept;
+    }
+    if (this.readFds.size >= READ_FDS_KEPT) {
+      const [oldestPath, oldestFd] = this.readFds.entries().next().value as [string, number];
+      this.readFds.delete(oldestPath);
+      this.storageFs.closeSync(oldestFd);
+    }
+    const fd = this.storageFs.openSync(filePath, "r");
+    this.readFds.set(filePath, fd);
+    return fd;
   }
 
   /**
@@ -543,6 +566,8 @@ export class SegmentLog {
     if (this.state === "closed") return;
     this.state = "closed";
     this.dropStaged();
+    for (const fd of this.readFds.values()) this.storageFs.closeSync(fd);
+    this.readFds.clear();
     this.storageFs.closeSync(this.activeFd);
   }
 
