@@ -25,14 +25,11 @@ import { IdempotencyIndex } from "../gateway/idempotency/index.js";
 import { openIndexSnapshot, writeIndexSnapshot } from "../gateway/idempotency/index-snapshot.js";
 import { ShardCore } from "../gateway/runtime/shard-core.js";
 import type { ShardRequest } from "../gateway/runtime/shard-protocol.js";
+import { numberArg } from "./args.js";
 
-function arg(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  return at > 0 ? Number(process.argv[at + 1]) : fallback;
-}
-const TOTAL_COMMANDS = arg("commands", 1_000_000);
-const MARKETS = arg("markets", 1_000);
-const CAPACITY = arg("capacity", 4_000_000);
+const TOTAL_COMMANDS = numberArg("commands", 1_000_000);
+const MARKETS = numberArg("markets", 1_000);
+const CAPACITY = numberArg("capacity", 4_000_000);
 const SKIP_MEMORY = process.argv.includes("--skip-memory");
 /** Every figure printed, for the JSON result. */
 const figures: Record<string, number> = {};

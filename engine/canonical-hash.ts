@@ -123,18 +123,20 @@ function writeValue(out: CanonicalWriter, value: unknown, depth: number): void {
   out.emit("}");
 }
 
-export function canonicalJson(value: unknown): string {
+/** The canonical text of `value`; with `hash`, what is left of it after the slices hashed so far. */
+function writeCanonical(value: unknown, hash: Hash | undefined): string {
   assert(value !== undefined, "canonical JSON of a defined value");
-  const out = new CanonicalWriter(undefined);
+  const out = new CanonicalWriter(hash);
   writeValue(out, value, 0);
   return out.text;
 }
 
+export function canonicalJson(value: unknown): string {
+  return writeCanonical(value, undefined);
+}
+
 export function canonicalHash(value: unknown): string {
-  assert(value !== undefined, "canonical JSON of a defined value");
   const hash = createHash("sha256");
-  const out = new CanonicalWriter(hash);
-  writeValue(out, value, 0);
-  hash.update(out.text, "utf8");
+  hash.update(writeCanonical(value, hash), "utf8");
   return `sha256:${hash.digest("hex")}`;
 }

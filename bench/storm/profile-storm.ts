@@ -11,23 +11,20 @@
  * - flame graphs (SVG, hover a box for its time per request).
  * Profiling slows the service: read the shares, not the throughput.
  */
-import { readFileSync, readdirSync, mkdirSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { readFileSync, readdirSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, release } from "node:os";
 import * as path from "node:path";
 import { flameGraphSvg, selfTimeByFunction, windowedTree, type CpuProfile, type WindowedTree } from "./flame-graph.js";
 import { REPO, requireWrk, runWrk, type WrkResult } from "./processes.js";
 import { createMarket, pathsFile, setUpService } from "./setup.js";
+import { numberArg } from "../args.js";
 
-function arg(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  return at > 0 ? Number(process.argv[at + 1]) : fallback;
-}
-const PARTICIPANTS = arg("participants", 5_000);
-const CAPACITY = arg("capacity", 1_000);
-const SECONDS = arg("seconds", 10);
-const CONNECTIONS = arg("connections", 64);
-const SHARDS = arg("shards", 0); // 0: the service's default
-const PORT = arg("port", 18_191);
+const PARTICIPANTS = numberArg("participants", 5_000);
+const CAPACITY = numberArg("capacity", 1_000);
+const SECONDS = numberArg("seconds", 10);
+const CONNECTIONS = numberArg("connections", 64);
+const SHARDS = numberArg("shards", 0); // 0: the service's default
+const PORT = numberArg("port", 18_191);
 const TOP = 25;
 const WORK = path.join(REPO, ".tmp", "storm-profile");
 const PROFILE_DIR = path.join(WORK, "cpu-profiles");
@@ -188,7 +185,7 @@ async function main(): Promise<void> {
   ].join("\n");
   writeFileSync(path.join(resultsDir, `${stem}.md`), md);
   process.stderr.write(`profile: ${path.relative(REPO, path.join(resultsDir, `${stem}.md`))} (+ .json, flame graphs)\n`);
-  if (existsSync(WORK)) rmSync(WORK, { recursive: true, force: true });
+  rmSync(WORK, { recursive: true, force: true });
 }
 
 await main();

@@ -23,23 +23,16 @@ import * as path from "node:path";
 import { REPO, requireWrk, runWrk, startFloor, type WrkResult } from "./processes.js";
 import { createMarket, pathsFile as pathsFileIn, pool, setUpService, type Setup } from "./setup.js";
 import { writeReport, type ScenarioResult } from "./report.js";
+import { numberArg, stringArg } from "../args.js";
 
-function arg(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  return at > 0 ? Number(process.argv[at + 1]) : fallback;
-}
-function stringArg(name: string, fallback: string): string {
-  const at = process.argv.indexOf(`--${name}`);
-  return at > 0 ? (process.argv[at + 1] ?? fallback) : fallback;
-}
 const SCENARIO = stringArg("scenario", "all");
-const PARTICIPANTS = arg("participants", 20_000);
-const P3_PARTICIPANTS = arg("p3-participants", 5_000);
-const P3_MARKETS = arg("markets", 1_000);
-const SECONDS = arg("seconds", 10);
-const CONNECTIONS = arg("connections", 64);
-const THREADS = arg("threads", 1);
-const PORT = arg("port", 18_181);
+const PARTICIPANTS = numberArg("participants", 20_000);
+const P3_PARTICIPANTS = numberArg("p3-participants", 5_000);
+const P3_MARKETS = numberArg("markets", 1_000);
+const SECONDS = numberArg("seconds", 10);
+const CONNECTIONS = numberArg("connections", 64);
+const THREADS = numberArg("threads", 1);
+const PORT = numberArg("port", 18_181);
 const WORK = path.join(REPO, ".tmp", "storm");
 
 type Check = ScenarioResult["checks"][number];
@@ -106,7 +99,7 @@ async function runFloor(setup: Setup): Promise<WrkResult> {
 
 async function runP1(setup: Setup, floor: WrkResult): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = [];
-  const only = process.argv.includes("--only") ? [arg("only", 1_000)] : undefined;
+  const only = process.argv.includes("--only") ? [numberArg("only", 1_000)] : undefined;
   for (const capacity of only ?? [1_000, setup.participants]) {
     const marketId = `hot-${capacity}`;
     await createMarket(setup, marketId, capacity);

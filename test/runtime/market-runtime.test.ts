@@ -40,6 +40,15 @@ function freshDir(): string {
   return t.dir;
 }
 
+/** Every command sent before is answered again from the idempotency index, with its first reply. */
+async function expectReplayed(runtime: MarketRuntime, sent: readonly Command[], replies: readonly unknown[]): Promise<void> {
+  for (const [i, command] of sent.entries()) {
+    const again = await submit(runtime, command);
+    expect(again.disposition).toBe("replayed");
+    expect(again.reply).toEqual(replies[i]);
+  }
+}
+
 describe("MarketRuntime with shard workers", () => {
   it("executes commands on the owning shard and replays identical retries; different content conflicts", async () => {
     const dir = freshDir();
@@ -113,11 +122,7 @@ describe("MarketRuntime with shard workers", () => {
 
     const second = await openRuntime(dir, clock);
     expect(second.recovery.idempotencyEntries).toBe(sent.length);
-    for (const [i, command] of sent.entries()) {
-      const again = await submit(second.runtime, command);
-      expect(again.disposition).toBe("replayed");
-      expect(again.reply).toEqual(replies[i]);
-    }
+    await expectReplayed(second.runtime, sent, replies);
     const conflict = await submit(second.runtime, commands.claim("bob", "m2", "bob1"));
     expect(conflict.reply).toMatchObject({ code: "idempotency_conflict" });
     const recordAfter = json(await second.runtime.readRecord("m0", "alice"));
@@ -160,11 +165,7 @@ describe("MarketRuntime with shard workers", () => {
     const third = await openRuntime(dir, clock);
     // Snapshot 1 decides; the shards report every entry after its watermarks, so nothing is lost.
     expect(third.recovery.idempotencyEntries).toBe(sent.length);
-    for (const [i, command] of sent.entries()) {
-      const again = await submit(third.runtime, command);
-      expect(again.disposition).toBe("replayed");
-      expect(again.reply).toEqual(replies[i]);
-    }
+    await expectReplayed(third.runtime, sent, replies);
     expect(third.fatal).toEqual([]);
     await third.runtime.close();
   });

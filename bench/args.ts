@@ -1,0 +1,11 @@
+/** Command-line options of the bench scripts: `--name value`, the fallback when absent. */
+
+export function numberArg(name: string, fallback: number): number {
+  const at = process.argv.indexOf(`--${name}`);
+  return at > 0 ? Number(process.argv[at + 1]) : fallback;
+}
+
+export function stringArg(name: string, fallback: string): string {
+  const at = process.argv.indexOf(`--${name}`);
+  return at > 0 ? (process.argv[at + 1] ?? fallback) : fallback;
+}
