@@ -2,14 +2,15 @@
  * `npm run build:binary`: builds `dist/market-service`, a Node 20 single executable application
  * (SEA) for Linux x64 that runs without node_modules. Steps:
  *
- *  1. esbuild bundles the TypeScript sources (not dist/) into two CommonJS files:
+ *  1. esbuild bundles the TypeScript sources (not dist/) into three CommonJS files:
  *       main.cjs          gateway/sea/main.ts → gateway/cli.ts (serve, replay, verify, provision, token)
  *       shard-worker.cjs  gateway/runtime/shard-worker.ts (embedded as an asset, run with eval: true)
+ *       audit-worker.cjs  gateway/audit/audit-worker.ts (the same; replay/verify audit shards on it)
  *     The SEA main script's `require` only loads builtins, so everything else is bundled. Three
  *     packages are substituted (see `seaAliases`): the uWS and CRC-32 packages by loaders of the
  *     embedded addons (gateway/sea/uws-addon.ts, crc32-addon.ts), and msgpackr's optional native
  *     extractor by an empty module (msgpackr then decodes in pure JS, silently).
- *  2. `node --experimental-sea-config` writes the blob: main script + assets (worker bundle, the
+ *  2. `node --experimental-sea-config` writes the blob: main script + assets (worker bundles, the
  *     uWS addon for this Node ABI, the @node-rs/crc32 linux-x64-gnu addon).
  *  3. A copy of this Node executable is stripped (if `strip` exists; --no-strip keeps symbols) and
  *     the blob is injected with postject (sentinel fuse NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2).
@@ -29,7 +30,7 @@ import { createRequire } from "node:module";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
-import { CRC32_ASSET, SHARD_WORKER_ASSET, uwsAssetName } from "../gateway/sea/assets.js";
+import { AUDIT_WORKER_ASSET, CRC32_ASSET, SHARD_WORKER_ASSET, uwsAssetName } from "../gateway/sea/assets.js";
 import { SERVICE_VERSION } from "../gateway/version.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -112,9 +113,9 @@ async function bundle(entry: string, outfile: string): Promise<esbuild.Metafile>
     platform: "node",
     format: "cjs",
     target: "node20",
-    // CommonJS has no import.meta. The two uses in gateway/ are not reached in the binary:
-    // main.ts's "run when executed directly" check is false, and shard-host.ts takes the embedded
-    // worker before it looks at its own URL.
+    // CommonJS has no import.meta. The uses in gateway/ are not reached in the binary: main.ts's
+    // "run when executed directly" check is false, and shard-host.ts and audit-pool.ts take the
+    // embedded worker (sea/embedded-worker.ts) before they look at their own URL.
     define: { "import.meta.url": "undefined" },
     plugins: [seaAliases],
     metafile: true,
@@ -200,16 +201,18 @@ async function main(): Promise<void> {
     // 1. bundles
     const mainBundle = path.join(workDir, "main.cjs");
     const workerBundle = path.join(workDir, "shard-worker.cjs");
+    const auditWorkerBundle = path.join(workDir, "audit-worker.cjs");
     await bundle("gateway/sea/main.ts", mainBundle);
     await bundle("gateway/runtime/shard-worker.ts", workerBundle);
+    await bundle("gateway/audit/audit-worker.ts", auditWorkerBundle);
     const bundles: Manifest["bundles"] = {};
-    for (const [name, file] of [["main.cjs", mainBundle], ["shard-worker.cjs", workerBundle]] as const) {
+    for (const [name, file] of [["main.cjs", mainBundle], ["shard-worker.cjs", workerBundle], ["audit-worker.cjs", auditWorkerBundle]] as const) {
       const bytes = fs.readFileSync(file);
       bundles[name] = { bytes: bytes.length, sha256: sha256(bytes) };
     }
 
     // 2. assets, SEA config, fingerprint
-    const assetFiles: Record<string, string> = { [SHARD_WORKER_ASSET]: workerBundle, ...resolveAssets() };
+    const assetFiles: Record<string, string> = { [SHARD_WORKER_ASSET]: workerBundle, [AUDIT_WORKER_ASSET]: auditWorkerBundle, ...resolveAssets() };
     const assets: Manifest["assets"] = {};
     for (const [name, file] of Object.entries(assetFiles)) {
       const bytes = fs.readFileSync(file);
@@ -223,7 +226,7 @@ async function main(): Promise<void> {
       disableExperimentalSEAWarning: true,
       useSnapshot: false,
       useCodeCache: false,
-      assets: { ...assetFiles, [SHARD_WORKER_ASSET]: "shard-worker.cjs" },
+      assets: { ...assetFiles, [SHARD_WORKER_ASSET]: "shard-worker.cjs", [AUDIT_WORKER_ASSET]: "audit-worker.cjs" },
     };
     const stripTool = options.strip ? commandExists("strip") : undefined;
     if (options.strip && stripTool === undefined) log("`strip` not found (binutils); the Node executable is embedded unstripped");
@@ -282,7 +285,7 @@ async function main(): Promise<void> {
     log(
       `${path.relative(ROOT, options.out)}: ${sizeBytes.toLocaleString("en-US")} bytes (${(sizeBytes / 2 ** 20).toFixed(1)} MiB), ` +
         `Node ${process.version}${manifest.stripped ? " stripped" : ""}, main bundle ${bundles["main.cjs"]?.bytes.toLocaleString("en-US")} B, ` +
-        `worker bundle ${bundles["shard-worker.cjs"]?.bytes.toLocaleString("en-US")} B, built in ${(manifest.buildMs / 1000).toFixed(1)} s`,
+        `worker bundles ${bundles["shard-worker.cjs"]?.bytes.toLocaleString("en-US")} B + ${bundles["audit-worker.cjs"]?.bytes.toLocaleString("en-US")} B, built in ${(manifest.buildMs / 1000).toFixed(1)} s`,
     );
   } finally {
     fs.rmSync(workDir, { recursive: true, force: true });

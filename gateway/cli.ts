@@ -3,6 +3,7 @@
  * market-service command line: `serve` runs the service (the default); `replay` and `verify` audit a
  * data directory from its raw logs.
  */
+import { availableParallelism } from "node:os";
 import { Command, InvalidArgumentError } from "commander";
 import { replayDataDir, replayMarketRecord, verifyDataDir, type ReplayResult } from "./audit/audit-replay.js";
 import { progressReporter } from "./audit/progress-bar.js";
@@ -36,6 +37,15 @@ const dataOption = (value: string): string => {
   return value;
 };
 
+/** Worker threads for replay/verify: shards are audited in parallel, at most one thread each. */
+const MAX_AUDIT_THREADS = 256;
+const threadsOption = (value: string): number => {
+  const threads = /^[0-9]{1,3}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(threads >= 1 && threads <= MAX_AUDIT_THREADS)) throw new InvalidArgumentError(`an integer from 1 to ${MAX_AUDIT_THREADS} is required`);
+  return threads;
+};
+const THREADS_HELP = "worker threads auditing shards in parallel (one per shard at most); 1 audits in the main thread";
+
 program
   .command("serve", { isDefault: true })
   .description("run the service (the default command); settings come from the environment")
@@ -48,7 +58,8 @@ program
   .requiredOption("--data <dir>", "data directory (stop the service first, or use a copy)", dataOption)
   .option("--market <id>", "print this market's full record as JSON instead")
   .option("--json", "machine-readable output")
-  .action((options: { data: string; market?: string; json?: boolean }) => {
+  .option("--threads <n>", THREADS_HELP, threadsOption, availableParallelism())
+  .action(async (options: { data: string; market?: string; json?: boolean; threads: number }) => {
     if (options.market !== undefined) {
       const record = replayMarketRecord(options.data, options.market);
       if (record === undefined) {
@@ -60,7 +71,7 @@ program
       return;
     }
     const progress = progressReporter("replay");
-    const result = replayDataDir(options.data, { onProgress: progress.onProgress });
+    const result = await replayDataDir(options.data, { onProgress: progress.onProgress, threads: options.threads });
     progress.stop();
     if (options.json === true) process.stdout.write(`${JSON.stringify(result)}\n`);
     else printMarkets(result);
@@ -72,9 +83,10 @@ program
   .description("replay, and check every CRC, the hash chain, segment headers and each shard's newest snapshot against the replayed state; exit 1 naming the first divergence")
   .requiredOption("--data <dir>", "data directory (stop the service first, or use a copy)", dataOption)
   .option("--json", "machine-readable output")
-  .action((options: { data: string; json?: boolean }) => {
+  .option("--threads <n>", THREADS_HELP, threadsOption, availableParallelism())
+  .action(async (options: { data: string; json?: boolean; threads: number }) => {
     const progress = progressReporter("verify");
-    const result = verifyDataDir(options.data, { onProgress: progress.onProgress });
+    const result = await verifyDataDir(options.data, { onProgress: progress.onProgress, threads: options.threads });
     progress.stop();
     if (options.json === true) process.stdout.write(`${JSON.stringify(result)}\n`);
     if (!result.ok) {

@@ -4,6 +4,10 @@
  * record hash. `verifyDataDir` additionally checks every CRC and the hash chain, and compares the
  * replayed state with the newest snapshot of each shard, reporting the first divergence.
  *
+ * Shards are independent logs, so each is audited on its own (`auditShard`), and with `threads` > 1
+ * on worker threads in parallel (audit-pool.ts); the results are merged in shard order, so the
+ * output and the divergence reported do not depend on the thread count.
+ *
  * Run it on a stopped service or a copy of its data directory: opening a log truncates a torn tail.
  */
 import { existsSync, readdirSync } from "node:fs";
@@ -17,6 +21,7 @@ import type { MarketRecord } from "../../engine/types/record.js";
 import { LogCorruptError, SegmentLog, SnapshotStore } from "../../storage/index.js";
 import { decodeLoggedCommand } from "../runtime/logged-command.js";
 import { decodeShardSnapshot, type ShardMarket } from "../runtime/shard-snapshot.js";
+import { auditShardsOnWorkers } from "./audit-pool.js";
 
 export interface AuditProgress {
   /** Frames processed so far, across shards. */
@@ -26,6 +31,11 @@ export interface AuditProgress {
 
 export interface AuditOptions {
   onProgress?: (progress: AuditProgress) => void;
+  /**
+   * Worker threads auditing shards in parallel (at most one per shard). 1 (the default) audits in
+   * this thread; the CLI passes the machine's available parallelism.
+   */
+  threads?: number;
 }
 
 export interface MarketAudit {
@@ -44,12 +54,35 @@ export interface ReplayResult {
   commandsPerSecond: number;
 }
 
-interface ReplayedShard {
+export interface VerifyResult {
+  ok: boolean;
+  /** The first divergence found, naming shard, file/offset or market. */
+  problem?: string;
+  replay: ReplayResult;
+  snapshotsCompared: number;
+}
+
+export type AuditMode = "replay" | "verify";
+
+/** One shard's audit: plain data, so a worker thread can post it. */
+export interface ShardAudit {
   index: number;
-  dir: string;
+  /** Frames in the shard's log (0 when verify could not open it). */
+  commands: number;
+  /** Its markets in the order they were created; with a problem, those audited before it. */
+  markets: MarketAudit[];
+  snapshotsCompared: number;
+  /** verify: the first divergence in this shard. */
+  problem?: string;
+}
+
+interface ReplayedShard {
   log: SegmentLog;
   markets: Map<string, ShardMarket>;
 }
+
+/** Frames between two progress reports. */
+const PROGRESS_EVERY_FRAMES = 0x4000;
 
 export function shardDirectories(dataDir: string): Array<{ index: number; dir: string }> {
   const root = path.join(dataDir, "shards");
@@ -60,16 +93,17 @@ export function shardDirectories(dataDir: string): Array<{ index: number; dir: s
     .sort((a, b) => a.index - b.index);
 }
 
-/** Apply every frame of a shard's log from the start; `visit` sees each frame after it is applied. */
+/**
+ * Apply every frame of a shard's log from the start; `visit` sees each frame after it is applied.
+ * `onFrames(n)` reports progress: n more frames done.
+ */
 function replayShard(
-  index: number,
-  dir: string,
-  progress: { done: number; total: number; report: () => void },
+  log: SegmentLog,
+  onFrames: (frames: number) => void,
   visit?: (lsn: number, chain: () => Buffer, markets: Map<string, ShardMarket>) => void,
-  openedLog?: SegmentLog,
 ): ReplayedShard {
-  const log = openedLog ?? SegmentLog.open({ dir });
   const markets = new Map<string, ShardMarket>();
+  let unreported = 0;
   for (const frame of log.frames(0, { verify: "none" })) {
     const { c: command } = decodeLoggedCommand(frame.payload);
     const marketId = marketIdOfCommand(command);
@@ -85,88 +119,37 @@ function replayShard(
       owner.positions.push(frame.position);
     }
     visit?.(frame.lsn, () => frame.chain, markets);
-    progress.done += 1;
-    if ((progress.done & 0x3fff) === 0) progress.report();
+    unreported += 1;
+    if (unreported === PROGRESS_EVERY_FRAMES) {
+      onFrames(unreported);
+      unreported = 0;
+    }
   }
-  return { index, dir, log, markets };
+  if (unreported > 0) onFrames(unreported);
+  return { log, markets };
 }
 
 function commandsOf(log: SegmentLog, positions: readonly number[]): Command[] {
   return positions.map((position) => decodeLoggedCommand(log.readAt(position).payload).c);
 }
 
-/** Frames to process, for the progress bar only; a log that will not open counts as 0 (the run reports it). */
-function totalFrames(dataDir: string): number {
-  let total = 0;
-  for (const { dir } of shardDirectories(dataDir)) {
-    try {
-      const log = SegmentLog.open({ dir });
-      total += log.lastLsn;
-      log.close();
-    } catch {
-      // replay/verify open the log again and report the problem properly
-    }
-  }
-  return total;
-}
-
-function progressOf(dataDir: string, options: AuditOptions) {
-  const total = options.onProgress === undefined ? 0 : totalFrames(dataDir);
-  const state = { done: 0, total, report: () => options.onProgress?.({ done: state.done, total }) };
-  return state;
-}
-
-/** Replay every shard's raw log and compute every market's record hash. */
-export function replayDataDir(dataDir: string, options: AuditOptions = {}): ReplayResult {
-  const startedMs = performance.now();
-  const progress = progressOf(dataDir, options);
+/** Every market's record (rebuilt from its commands) as an audit line; stops at the first market that does not reconstruct when `stopIfNotReconstructed`. */
+function auditMarkets(index: number, replayed: ReplayedShard, stopIfNotReconstructed: boolean): { markets: MarketAudit[]; problem?: string } {
   const markets: MarketAudit[] = [];
-  let commands = 0;
-  const shards = shardDirectories(dataDir);
-  for (const { index, dir } of shards) {
-    const replayed = replayShard(index, dir, progress);
-    commands += replayed.log.lastLsn;
-    try {
-      for (const [marketId, entry] of replayed.markets) {
-        const record = buildMarketRecord(commandsOf(replayed.log, entry.positions), entry.agg);
-        markets.push({
-          marketId,
-          shard: index,
-          commands: entry.positions.length,
-          recordHash: record.integrity.recordHash,
-          stateReconstructed: record.integrity.stateReconstructed,
-        });
-      }
-    } finally {
-      replayed.log.close();
+  for (const [marketId, entry] of replayed.markets) {
+    const record = buildMarketRecord(commandsOf(replayed.log, entry.positions), entry.agg);
+    markets.push({
+      marketId,
+      shard: index,
+      commands: entry.positions.length,
+      recordHash: record.integrity.recordHash,
+      stateReconstructed: record.integrity.stateReconstructed,
+    });
+    if (stopIfNotReconstructed && !record.integrity.stateReconstructed) {
+      return { markets, problem: `shard ${index}: market ${JSON.stringify(marketId)} does not reconstruct from its events` };
     }
   }
-  progress.report();
-  markets.sort((a, b) => (a.marketId < b.marketId ? -1 : a.marketId > b.marketId ? 1 : 0));
-  const elapsedMs = performance.now() - startedMs;
-  return { shards: shards.length, commands, markets, elapsedMs: Math.round(elapsedMs), commandsPerSecond: Math.round(commands / Math.max(elapsedMs / 1000, 1e-9)) };
-}
-
-/** One market's full record, replayed from the raw log. */
-export function replayMarketRecord(dataDir: string, marketId: string): MarketRecord | undefined {
-  for (const { index, dir } of shardDirectories(dataDir)) {
-    const replayed = replayShard(index, dir, { done: 0, total: 0, report: () => undefined });
-    try {
-      const entry = replayed.markets.get(marketId);
-      if (entry !== undefined) return buildMarketRecord(commandsOf(replayed.log, entry.positions), entry.agg);
-    } finally {
-      replayed.log.close();
-    }
-  }
-  return undefined;
-}
-
-export interface VerifyResult {
-  ok: boolean;
-  /** The first divergence found, naming shard, file/offset or market. */
-  problem?: string;
-  replay: ReplayResult;
-  snapshotsCompared: number;
+  return { markets };
 }
 
 /** The part of an aggregate a snapshot must reproduce exactly. */
@@ -183,95 +166,178 @@ function comparable(entry: ShardMarket): unknown {
   };
 }
 
+/** replay: every market's record hash. A log that does not open throws (LogCorruptError). */
+function replayOneShard(index: number, dir: string, onFrames: (frames: number) => void): ShardAudit {
+  const replayed = replayShard(SegmentLog.open({ dir }), onFrames);
+  try {
+    return { index, commands: replayed.log.lastLsn, markets: auditMarkets(index, replayed, false).markets, snapshotsCompared: 0 };
+  } finally {
+    replayed.log.close();
+  }
+}
+
 /**
- * Everything `replay` does, plus: every frame's CRC and the hash chain (and the segment headers),
- * each shard's newest snapshot against the replayed state at the snapshot's lsn (including its
- * recorded chain head), and every market's record reconstructing.
+ * verify: every CRC, the hash chain and the segment headers; the newest snapshot against the
+ * replayed state at the snapshot's lsn (including its recorded chain head); every market's record
+ * reconstructing. A divergence is returned as `problem`, not thrown.
  */
-export function verifyDataDir(dataDir: string, options: AuditOptions = {}): VerifyResult {
-  const startedMs = performance.now();
-  const progress = progressOf(dataDir, options);
-  let snapshotsCompared = 0;
-  const markets: MarketAudit[] = [];
-  let commands = 0;
-  const shards = shardDirectories(dataDir);
-  const fail = (problem: string): VerifyResult => ({
-    ok: false,
-    problem,
-    replay: { shards: shards.length, commands, markets, elapsedMs: Math.round(performance.now() - startedMs), commandsPerSecond: 0 },
-    snapshotsCompared,
-  });
-  for (const { index, dir } of shards) {
-    const snapshotStore = new SnapshotStore({ dir: path.join(dir, "snapshots") });
-    const loaded = snapshotStore.loadNewestValid();
-    if (loaded.invalid.length > 0) {
-      const bad = loaded.invalid[0];
-      return fail(`shard ${index}: snapshot ${bad?.filePath ?? "?"} is invalid (${bad?.reason ?? "?"})`);
-    }
-    const snapshot = loaded.snapshot;
-    let snapshotProblem: string | undefined;
-    let log: SegmentLog;
-    try {
-      log = SegmentLog.open({ dir });
-    } catch (error) {
-      if (error instanceof LogCorruptError) return fail(`shard ${index}: ${error.message}`);
-      throw error;
-    }
+function verifyOneShard(index: number, dir: string, onFrames: (frames: number) => void): ShardAudit {
+  const failed = (problem: string, commands = 0, markets: MarketAudit[] = []): ShardAudit => ({ index, commands, markets, snapshotsCompared: 0, problem });
+  const loaded = new SnapshotStore({ dir: path.join(dir, "snapshots") }).loadNewestValid();
+  if (loaded.invalid.length > 0) {
+    const bad = loaded.invalid[0];
+    return failed(`shard ${index}: snapshot ${bad?.filePath ?? "?"} is invalid (${bad?.reason ?? "?"})`);
+  }
+  const snapshot = loaded.snapshot;
+  let log: SegmentLog;
+  try {
+    log = SegmentLog.open({ dir });
+  } catch (error) {
+    if (error instanceof LogCorruptError) return failed(`shard ${index}: ${error.message}`);
+    throw error;
+  }
+  try {
     // Every CRC, the hash chain and the segment headers first: a damaged frame is reported with its
     // file and offset, not as whatever its payload decodes to.
     const verified = log.verify();
-    if (!verified.ok) {
-      log.close();
-      return fail(`shard ${index}: ${verified.error.message}`);
-    }
-    let replayed: ReplayedShard;
-    try {
-      replayed = replayShard(index, dir, progress, (lsn, chain, live) => {
-        if (snapshot === null || lsn !== snapshot.lsn || snapshotProblem !== undefined) return;
-        if (!chain().equals(snapshot.chainHead)) {
-          snapshotProblem = `shard ${index}: snapshot at lsn ${lsn} records a chain head that differs from the log's`;
+    if (!verified.ok) return failed(`shard ${index}: ${verified.error.message}`);
+    let snapshotProblem: string | undefined;
+    let snapshotsCompared = 0;
+    const replayed = replayShard(log, onFrames, (lsn, chain, live) => {
+      if (snapshot === null || lsn !== snapshot.lsn || snapshotProblem !== undefined) return;
+      if (!chain().equals(snapshot.chainHead)) {
+        snapshotProblem = `shard ${index}: snapshot at lsn ${lsn} records a chain head that differs from the log's`;
+        return;
+      }
+      const decoded = decodeShardSnapshot(snapshot.payload);
+      const inSnapshot = new Map(decoded.markets.map((m) => [m.agg.market.id, m]));
+      if (inSnapshot.size !== live.size) {
+        snapshotProblem = `shard ${index}: snapshot at lsn ${lsn} holds ${inSnapshot.size} markets, the log ${live.size}`;
+        return;
+      }
+      for (const [marketId, entry] of live) {
+        const stored = inSnapshot.get(marketId);
+        if (stored === undefined || !isDeepStrictEqual(comparable(stored), comparable(entry))) {
+          snapshotProblem = `shard ${index}: market ${JSON.stringify(marketId)} in the snapshot at lsn ${lsn} differs from the replayed log`;
           return;
         }
-        const decoded = decodeShardSnapshot(snapshot.payload);
-        const inSnapshot = new Map(decoded.markets.map((m) => [m.agg.market.id, m]));
-        if (inSnapshot.size !== live.size) {
-          snapshotProblem = `shard ${index}: snapshot at lsn ${lsn} holds ${inSnapshot.size} markets, the log ${live.size}`;
-          return;
-        }
-        for (const [marketId, entry] of live) {
-          const stored = inSnapshot.get(marketId);
-          if (stored === undefined || !isDeepStrictEqual(comparable(stored), comparable(entry))) {
-            snapshotProblem = `shard ${index}: market ${JSON.stringify(marketId)} in the snapshot at lsn ${lsn} differs from the replayed log`;
-            return;
-          }
-        }
-        snapshotsCompared += 1;
-      }, log);
-    } catch (error) {
-      log.close();
-      throw error;
+      }
+      snapshotsCompared += 1;
+    });
+    if (snapshotProblem !== undefined) return failed(snapshotProblem);
+    if (snapshot !== null && snapshot.lsn > log.lastLsn) {
+      return failed(`shard ${index}: snapshot lsn ${snapshot.lsn} is beyond the log's last lsn ${log.lastLsn}`);
     }
+    const audited = auditMarkets(index, replayed, true);
+    return { index, commands: log.lastLsn, markets: audited.markets, snapshotsCompared, ...(audited.problem === undefined ? {} : { problem: audited.problem }) };
+  } finally {
+    log.close();
+  }
+}
+
+/** Audit one shard in this thread (audit-worker.ts runs this on a worker thread). */
+export function auditShard(index: number, dir: string, mode: AuditMode, onFrames: (frames: number) => void): ShardAudit {
+  return mode === "replay" ? replayOneShard(index, dir, onFrames) : verifyOneShard(index, dir, onFrames);
+}
+
+/** Frames to process, for the progress bar only; a log that will not open counts as 0 (the run reports it). */
+function totalFrames(shards: ReadonlyArray<{ dir: string }>): number {
+  let total = 0;
+  for (const { dir } of shards) {
     try {
-      if (snapshotProblem !== undefined) return fail(snapshotProblem);
-      if (snapshot !== null && snapshot.lsn > replayed.log.lastLsn) {
-        return fail(`shard ${index}: snapshot lsn ${snapshot.lsn} is beyond the log's last lsn ${replayed.log.lastLsn}`);
-      }
-      commands += replayed.log.lastLsn;
-      for (const [marketId, entry] of replayed.markets) {
-        const record = buildMarketRecord(commandsOf(replayed.log, entry.positions), entry.agg);
-        markets.push({ marketId, shard: index, commands: entry.positions.length, recordHash: record.integrity.recordHash, stateReconstructed: record.integrity.stateReconstructed });
-        if (!record.integrity.stateReconstructed) return fail(`shard ${index}: market ${JSON.stringify(marketId)} does not reconstruct from its events`);
-      }
+      const log = SegmentLog.open({ dir });
+      total += log.lastLsn;
+      log.close();
+    } catch {
+      // replay/verify open the log again and report the problem properly
+    }
+  }
+  return total;
+}
+
+/** Every shard audited (in this thread or on workers), in shard order. */
+async function auditShards(dataDir: string, mode: AuditMode, options: AuditOptions): Promise<ShardAudit[]> {
+  const shards = shardDirectories(dataDir);
+  const threads = Math.min(options.threads ?? 1, shards.length);
+  const onProgress = options.onProgress;
+  const total = onProgress === undefined ? 0 : totalFrames(shards);
+  let done = 0;
+  const onFrames = (frames: number): void => {
+    done += frames;
+    onProgress?.({ done, total });
+  };
+  const audits: ShardAudit[] = [];
+  if (threads > 1) {
+    audits.push(...(await auditShardsOnWorkers(shards, mode, threads, onFrames)));
+  } else {
+    for (const { index, dir } of shards) {
+      const audit = auditShard(index, dir, mode, onFrames);
+      audits.push(audit);
+      if (audit.problem !== undefined) break; // verify stops at the first divergence
+    }
+  }
+  onProgress?.({ done, total });
+  return audits;
+}
+
+function byMarketId(a: MarketAudit, b: MarketAudit): number {
+  return a.marketId < b.marketId ? -1 : a.marketId > b.marketId ? 1 : 0;
+}
+
+function replayResultOf(shardCount: number, audits: readonly ShardAudit[], startedMs: number, rate: boolean): ReplayResult {
+  const commands = audits.reduce((sum, audit) => sum + audit.commands, 0);
+  const markets = audits.flatMap((audit) => audit.markets);
+  const elapsedMs = performance.now() - startedMs;
+  return {
+    shards: shardCount,
+    commands,
+    markets,
+    elapsedMs: Math.round(elapsedMs),
+    commandsPerSecond: rate ? Math.round(commands / Math.max(elapsedMs / 1000, 1e-9)) : 0,
+  };
+}
+
+/** Replay every shard's raw log and compute every market's record hash. */
+export async function replayDataDir(dataDir: string, options: AuditOptions = {}): Promise<ReplayResult> {
+  const startedMs = performance.now();
+  const audits = await auditShards(dataDir, "replay", options);
+  const result = replayResultOf(audits.length, audits, startedMs, true);
+  result.markets.sort(byMarketId);
+  return result;
+}
+
+/**
+ * Everything `replay` does, plus: every frame's CRC and the hash chain (and the segment headers),
+ * each shard's newest snapshot against the replayed state at the snapshot's lsn (including its
+ * recorded chain head), and every market's record reconstructing. The problem reported is the
+ * lowest-numbered shard's first divergence, whatever the thread count.
+ */
+export async function verifyDataDir(dataDir: string, options: AuditOptions = {}): Promise<VerifyResult> {
+  const startedMs = performance.now();
+  const shardCount = shardDirectories(dataDir).length;
+  const audits = await auditShards(dataDir, "verify", options);
+  const failedAt = audits.findIndex((audit) => audit.problem !== undefined);
+  // Up to the first divergence: what a sequential run would have done before stopping there.
+  const counted = failedAt >= 0 ? audits.slice(0, failedAt + 1) : audits;
+  const snapshotsCompared = counted.reduce((sum, audit) => sum + audit.snapshotsCompared, 0);
+  if (failedAt >= 0) {
+    return { ok: false, problem: counted[failedAt]?.problem ?? "", replay: replayResultOf(shardCount, counted, startedMs, false), snapshotsCompared };
+  }
+  const replay = replayResultOf(shardCount, audits, startedMs, true);
+  replay.markets.sort(byMarketId);
+  return { ok: true, replay, snapshotsCompared };
+}
+
+/** One market's full record, replayed from the raw log. */
+export function replayMarketRecord(dataDir: string, marketId: string): MarketRecord | undefined {
+  for (const { dir } of shardDirectories(dataDir)) {
+    const replayed = replayShard(SegmentLog.open({ dir }), () => undefined);
+    try {
+      const entry = replayed.markets.get(marketId);
+      if (entry !== undefined) return buildMarketRecord(commandsOf(replayed.log, entry.positions), entry.agg);
     } finally {
       replayed.log.close();
     }
   }
-  progress.report();
-  markets.sort((a, b) => (a.marketId < b.marketId ? -1 : a.marketId > b.marketId ? 1 : 0));
-  const elapsedMs = performance.now() - startedMs;
-  return {
-    ok: true,
-    replay: { shards: shards.length, commands, markets, elapsedMs: Math.round(elapsedMs), commandsPerSecond: Math.round(commands / Math.max(elapsedMs / 1000, 1e-9)) },
-    snapshotsCompared,
-  };
+  return undefined;
 }

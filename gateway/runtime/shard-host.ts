@@ -4,31 +4,19 @@
  * and shuts workers down in order (toolchain.md: never terminate a worker mid-write).
  */
 import * as path from "node:path";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { Clock } from "../clock.js";
 import type { BatchStats, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
 import type { FromShard, ShardWorkerData, ToShard, Envelope } from "./worker-messages.js";
 import { packRequests, unpackResponses } from "./wire.js";
-import { embeddedShardWorkerSource } from "../sea/embedded-worker.js";
+import { SHARD_WORKER_ASSET } from "../sea/assets.js";
+import { startWorker, workerSource, type WorkerSource } from "../sea/embedded-worker.js";
 
 /** How a shard worker's code is loaded: a file (normal), or source to eval (single binary, tests). */
-export type ShardWorkerSource = { kind: "file"; url: URL } | { kind: "eval"; code: string };
+export type ShardWorkerSource = WorkerSource;
 
 export function defaultShardWorkerSource(): ShardWorkerSource {
-  // Single binary (gateway/sea/): the worker bundle is an embedded asset, evaluated in the worker.
-  // Outside the binary this is undefined and nothing below changes.
-  const embedded = embeddedShardWorkerSource();
-  if (embedded !== undefined) return embedded;
-  const here = import.meta.url;
-  if (here.endsWith(".ts")) {
-    // Running from TypeScript sources (tests): register tsx inside the worker, then load it.
-    const target = new URL("./shard-worker.ts", here).href;
-    return {
-      kind: "eval",
-      code: `import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(target)}); }).catch((error) => { console.error(error); process.exit(1); });`,
-    };
-  }
-  return { kind: "file", url: new URL("./shard-worker.js", here) };
+  return workerSource(SHARD_WORKER_ASSET, import.meta.url, "shard-worker");
 }
 
 export interface ShardHostOptions {
@@ -91,10 +79,7 @@ export class ShardHost {
         tickIntervalMs: options.tickIntervalMs ?? 100,
         ...(options.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: options.segmentSizeBytes }),
       };
-      const worker =
-        source.kind === "file"
-          ? new Worker(source.url, { workerData: data })
-          : new Worker(source.code, { eval: true, workerData: data });
+      const worker = startWorker(source, { workerData: data });
       const exited = new Promise<number>((resolve) => worker.once("exit", resolve));
       const channel: ShardChannel = { worker, outbox: [], flushScheduled: false, waiting: new Map(), snapshotWaiters: new Map(), exited };
       channels.push(channel);

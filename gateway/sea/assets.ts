@@ -16,3 +16,6 @@ export function uwsAssetName(platform: string = process.platform, arch: string =
 
 /** @node-rs/crc32 native addon (N-API, so not tied to the Node ABI); Linux x64 glibc only. */
 export const CRC32_ASSET = "crc32.linux-x64-gnu.node";
+
+/** The bundled audit worker (gateway/audit/audit-worker.ts): `replay` and `verify` audit shards in parallel. */
+export const AUDIT_WORKER_ASSET = "audit-worker.js";

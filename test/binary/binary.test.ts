@@ -364,8 +364,9 @@ describe.skipIf(!ENABLED)("single binary dist/market-service", () => {
     expect(await stopServer(server)).toEqual({ code: 0, signal: null });
     expect(server.output()).not.toMatch(/"level":"(error|fatal)"/);
 
-    // Audit the stopped service's data with the binary.
-    const verify = await runBinary(["verify", "--data", dataDir]);
+    // Audit the stopped service's data with the binary: two shards, one audit worker thread each
+    // (the worker's code is an embedded asset).
+    const verify = await runBinary(["verify", "--data", dataDir, "--threads", "2"]);
     expect(verify.status, verify.stderr).toBe(0);
     expect(verify.stdout).toContain(`${recordHash}  ${marketId}`);
     const replay = await runBinary(["replay", "--data", dataDir, "--market", marketId, "--json"]);

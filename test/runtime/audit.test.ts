@@ -52,17 +52,36 @@ beforeAll(async () => {
 
 afterAll(() => base.cleanup());
 
-function copyOfBase(): { dir: string; cleanup: () => void } {
-  const copy = tempDir("audit-copy");
-  cpSync(base.dir, copy.dir, { recursive: true });
-  return copy;
+/** A shard's first segment file: its name, path and bytes. */
+function firstSegment(dataDir: string, shard: string): { segment: string; file: string; bytes: Buffer } {
+  const shardDir = path.join(dataDir, "shards", shard);
+  const segment = readdirSync(shardDir).filter((n) => n.endsWith(".seg")).sort()[0] as string;
+  const file = path.join(shardDir, segment);
+  return { segment, file, bytes: readFileSync(file) };
 }
 
-describe("audit replay and verify", () => {
-  it("replays the raw logs to the same record hashes the live service reported", () => {
-    const copy = copyOfBase();
-    try {
-      const result = replayDataDir(copy.dir);
+/** Flip one byte of an early frame of a shard's first segment. */
+function damage(dataDir: string, shard: string): void {
+  const { file, bytes } = firstSegment(dataDir, shard);
+  bytes[300] = (bytes[300] as number) ^ 1;
+  writeFileSync(file, bytes);
+}
+
+/** Runs `use` on a fresh copy of the base data directory (tests damage it), then removes the copy. */
+async function withCopyOfBase(use: (copy: { dir: string }) => Promise<void>): Promise<void> {
+  const copy = tempDir("audit-copy");
+  try {
+    cpSync(base.dir, copy.dir, { recursive: true });
+    await use(copy);
+  } finally {
+    copy.cleanup();
+  }
+}
+
+describe.each([1, 2])("audit replay and verify, %i thread(s)", (threads) => {
+  it("replays the raw logs to the same record hashes the live service reported", async () => {
+    await withCopyOfBase(async (copy) => {
+      const result = await replayDataDir(copy.dir, { threads });
       expect(result.shards).toBe(2);
       expect(result.commands).toBe(6 * 2 + 2 + 45 + 1);
       expect(new Map(result.markets.map((m) => [m.marketId, m.recordHash]))).toEqual(liveHashes);
@@ -71,49 +90,34 @@ describe("audit replay and verify", () => {
       expect(record?.integrity.recordHash).toBe(liveHashes.get("auc"));
       // Still open: the bid amount stays sealed in the replayed record too.
       expect(JSON.stringify(record)).not.toContain("4242");
-    } finally {
-      copy.cleanup();
-    }
+    });
   });
 
-  it("verifies CRCs, the chain and every shard's snapshot", () => {
-    const copy = copyOfBase();
-    try {
-      const result = verifyDataDir(copy.dir);
+  it("verifies CRCs, the chain and every shard's snapshot", async () => {
+    await withCopyOfBase(async (copy) => {
+      const result = await verifyDataDir(copy.dir, { threads });
       expect(result.problem).toBeUndefined();
       expect(result.ok).toBe(true);
       expect(result.snapshotsCompared).toBe(2);
-    } finally {
-      copy.cleanup();
-    }
+    });
   });
 
-  it("names the file and offset of a flipped payload byte", () => {
-    const copy = copyOfBase();
-    try {
-      const shardDir = path.join(copy.dir, "shards", "00");
-      const segment = readdirSync(shardDir).filter((n) => n.endsWith(".seg")).sort()[0] as string;
-      const file = path.join(shardDir, segment);
-      const bytes = readFileSync(file);
+  it("names the file and offset of a flipped payload byte", async () => {
+    await withCopyOfBase(async (copy) => {
+      const { segment, file, bytes } = firstSegment(copy.dir, "00");
       const offset = 200; // inside an early frame
       bytes[offset] = (bytes[offset] as number) ^ 0xff;
       writeFileSync(file, bytes);
-      const result = verifyDataDir(copy.dir);
+      const result = await verifyDataDir(copy.dir, { threads });
       expect(result.ok).toBe(false);
       expect(result.problem).toContain(segment);
       expect(result.problem).toMatch(/offset|crc/i);
-    } finally {
-      copy.cleanup();
-    }
+    });
   });
 
-  it("detects a payload edited with a recomputed CRC through the hash chain", () => {
-    const copy = copyOfBase();
-    try {
-      const shardDir = path.join(copy.dir, "shards", "01");
-      const segment = readdirSync(shardDir).filter((n) => n.endsWith(".seg")).sort()[0] as string;
-      const file = path.join(shardDir, segment);
-      const bytes = readFileSync(file);
+  it("detects a payload edited with a recomputed CRC through the hash chain", async () => {
+    await withCopyOfBase(async (copy) => {
+      const { segment, file, bytes } = firstSegment(copy.dir, "01");
       // Edit the first frame's payload (same length, so it still parses), then fix its CRC: only
       // the hash chain can tell.
       const frameStart = SEGMENT_HEADER_BYTES;
@@ -126,17 +130,14 @@ describe("audit replay and verify", () => {
       const crc = crc32c(bytes.subarray(frameStart + 8, payloadStart + payloadLength));
       bytes.writeUInt32LE(crc, frameStart + 4);
       writeFileSync(file, bytes);
-      const result = verifyDataDir(copy.dir);
+      const result = await verifyDataDir(copy.dir, { threads });
       expect(result.ok).toBe(false);
       expect(result.problem).toMatch(/chain/i);
-    } finally {
-      copy.cleanup();
-    }
+    });
   });
 
-  it("reports a snapshot that disagrees with the log, naming the market", () => {
-    const copy = copyOfBase();
-    try {
+  it("reports a snapshot that disagrees with the log, naming the market", async () => {
+    await withCopyOfBase(async (copy) => {
       const snapshotsDir = path.join(copy.dir, "shards", "00", "snapshots");
       const store = new SnapshotStore({ dir: snapshotsDir });
       const newest = store.loadNewestValid().snapshot;
@@ -146,30 +147,58 @@ describe("audit replay and verify", () => {
       if (victim === undefined) throw new Error("expected a market in shard 0");
       victim.agg.market.version += 1;
       store.write({ lsn: newest.lsn, chainHead: newest.chainHead, payload: encodeShardSnapshot(decoded, decoded.markets) });
-      const result = verifyDataDir(copy.dir);
+      const result = await verifyDataDir(copy.dir, { threads });
       expect(result.ok).toBe(false);
       expect(result.problem).toContain(JSON.stringify(victim.agg.market.id));
-    } finally {
-      copy.cleanup();
-    }
+    });
   });
 
   it("runs as a CLI: verify exits 0, replay --market prints the record, corruption exits 1", async () => {
-    const copy = copyOfBase();
-    try {
-      const verified = await run(process.execPath, ["--import", "tsx", CLI, "verify", "--data", copy.dir]);
+    await withCopyOfBase(async (copy) => {
+      const verified = await run(process.execPath, ["--import", "tsx", CLI, "verify", "--data", copy.dir, "--threads", String(threads)]);
       expect(verified.stderr).toMatch(/verified 60 commands from 2 shard\(s\)/);
       expect(verified.stdout).toContain(liveHashes.get("m3"));
-      const record = await run(process.execPath, ["--import", "tsx", CLI, "replay", "--data", copy.dir, "--market", "m3", "--json"]);
+      const record = await run(process.execPath, ["--import", "tsx", CLI, "replay", "--data", copy.dir, "--market", "m3", "--json", "--threads", String(threads)]);
       expect(JSON.parse(record.stdout).integrity.recordHash).toBe(liveHashes.get("m3"));
-      const shardDir = path.join(copy.dir, "shards", "01");
-      const segment = readdirSync(shardDir).filter((n) => n.endsWith(".seg")).sort()[0] as string;
-      const bytes = readFileSync(path.join(shardDir, segment));
-      bytes[300] = (bytes[300] as number) ^ 1;
-      writeFileSync(path.join(shardDir, segment), bytes);
-      await expect(run(process.execPath, ["--import", "tsx", CLI, "verify", "--data", copy.dir])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/verify: FAILED: shard 1/) });
-    } finally {
-      copy.cleanup();
-    }
+      damage(copy.dir, "01");
+      await expect(run(process.execPath, ["--import", "tsx", CLI, "verify", "--data", copy.dir, "--threads", String(threads)])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/verify: FAILED: shard 1/) });
+    });
   }, 60_000);
+});
+
+describe("audit on worker threads", () => {
+  it("gives the same markets, hashes and counts with one thread and with one per shard", async () => {
+    await withCopyOfBase(async (copy) => {
+      const one = await replayDataDir(copy.dir, { threads: 1 });
+      const two = await replayDataDir(copy.dir, { threads: 2 });
+      expect(two.markets).toEqual(one.markets);
+      expect({ shards: two.shards, commands: two.commands }).toEqual({ shards: one.shards, commands: one.commands });
+      const progress: number[] = [];
+      const verified = await verifyDataDir(copy.dir, { threads: 8, onProgress: ({ done }) => progress.push(done) });
+      expect(verified.ok).toBe(true);
+      expect(verified.replay.markets).toEqual(one.markets);
+      expect(progress.at(-1)).toBe(one.commands);
+    });
+  });
+
+  it("reports the lowest shard's divergence whatever the thread count", async () => {
+    await withCopyOfBase(async (copy) => {
+      damage(copy.dir, "01");
+      damage(copy.dir, "00");
+      const one = await verifyDataDir(copy.dir, { threads: 1 });
+      const two = await verifyDataDir(copy.dir, { threads: 2 });
+      expect(one.ok).toBe(false);
+      expect(one.problem).toMatch(/^shard 0: /);
+      expect(two).toMatchObject({ ok: false, problem: one.problem, snapshotsCompared: one.snapshotsCompared });
+    });
+  });
+
+  it("fails replay of a log damaged mid-way with the log's own error, on a worker as in the main thread", async () => {
+    await withCopyOfBase(async (copy) => {
+      damage(copy.dir, "01");
+      const inMainThread = await replayDataDir(copy.dir, { threads: 1 }).then(() => "no error", (error: Error) => error.message);
+      expect(inMainThread).toMatch(/\.seg/);
+      await expect(replayDataDir(copy.dir, { threads: 2 })).rejects.toThrow(inMainThread);
+    });
+  });
 });
