@@ -20,6 +20,7 @@ import type { Command } from "../../engine/types/command.js";
 import type { MarketRecord } from "../../engine/types/record.js";
 import { LogCorruptError, SegmentLog, SnapshotStore } from "../../storage/index.js";
 import { decodeLoggedCommand } from "../runtime/logged-command.js";
+import { shardOfMarket } from "../runtime/shard-routing.js";
 import { decodeShardSnapshot, type ShardMarket } from "../runtime/shard-snapshot.js";
 import { auditShardsOnWorkers } from "./audit-pool.js";
 
@@ -328,9 +329,17 @@ export async function verifyDataDir(dataDir: string, options: AuditOptions = {})
   return { ok: true, replay, snapshotsCompared };
 }
 
-/** One market's full record, replayed from the raw log. */
+/**
+ * One market's full record, replayed from the raw log. The shard the service places the market on
+ * (`hash(marketId) mod shards`) is replayed first, so usually only that one is read; the others
+ * follow, so a market found anywhere else is still found.
+ */
 export function replayMarketRecord(dataDir: string, marketId: string): MarketRecord | undefined {
-  for (const { dir } of shardDirectories(dataDir)) {
+  const shards = shardDirectories(dataDir);
+  const contiguous = shards.every((shard, position) => shard.index === position);
+  const owner = contiguous && shards.length > 0 ? shardOfMarket(marketId, shards.length) : 0;
+  const ownerFirst = [...shards.filter((shard) => shard.index === owner), ...shards.filter((shard) => shard.index !== owner)];
+  for (const { dir } of ownerFirst) {
     const replayed = replayShard(SegmentLog.open({ dir }), () => undefined);
     try {
       const entry = replayed.markets.get(marketId);

@@ -8,7 +8,8 @@ import { ManualClock } from "../../gateway/clock.js";
 import { commandFingerprint } from "../../gateway/idempotency/fingerprint.js";
 import { MarketRuntime } from "../../gateway/runtime/market-runtime.js";
 import { replayDataDir, replayMarketRecord, verifyDataDir } from "../../gateway/audit/audit-replay.js";
-import { FRAME_HEADER_BYTES, SEGMENT_HEADER_BYTES, SnapshotStore, crc32c } from "../../storage/index.js";
+import { FRAME_HEADER_BYTES, SEGMENT_HEADER_BYTES, SegmentLog, SnapshotStore, crc32c } from "../../storage/index.js";
+import { shardOfMarket } from "../../gateway/runtime/shard-routing.js";
 import { decodeShardSnapshot, encodeShardSnapshot } from "../../gateway/runtime/shard-snapshot.js";
 import { T0, auction, commands, directClaim, tempDir } from "./support.js";
 
@@ -166,7 +167,17 @@ describe.each([1, 2])("audit replay and verify, %i thread(s)", (threads) => {
   }, 60_000);
 });
 
-describe("audit on worker threads", () => {
+describe("audit across shards", () => {
+  it("replays one market from the shard the service placed it on, without reading a damaged other shard", async () => {
+    await withCopyOfBase(async (copy) => {
+      const onShard1 = [...liveHashes.keys()].find((id) => shardOfMarket(id, 2) === 1);
+      if (onShard1 === undefined) throw new Error("expected a market on shard 1");
+      damage(copy.dir, "00");
+      expect(() => SegmentLog.open({ dir: path.join(copy.dir, "shards", "00") })).toThrow(/\.seg/);
+      expect(replayMarketRecord(copy.dir, onShard1)?.integrity.recordHash).toBe(liveHashes.get(onShard1));
+    });
+  });
+
   it("gives the same markets, hashes and counts with one thread and with one per shard", async () => {
     await withCopyOfBase(async (copy) => {
       const one = await replayDataDir(copy.dir, { threads: 1 });
