@@ -95,6 +95,12 @@ export interface WrkResult {
   requestsPerSecond: number;
 }
 
+/** What no storm may have: responses ≥ 500 and connection-level errors (connect, read, write, timeout). */
+export function transportFailures(result: WrkResult): { fiveHundreds: number; connectionErrors: number } {
+  const fiveHundreds = Object.entries(result.statuses).filter(([status]) => Number(status) >= 500).reduce((sum, [, n]) => sum + n, 0);
+  return { fiveHundreds, connectionErrors: result.connectErrors + result.readErrors + result.writeErrors + result.timeouts };
+}
+
 let runCounter = 0;
 
 /** Run wrk with the claims script (or none for the floor) and parse its STORM_RESULT line. */

@@ -15,8 +15,8 @@ import { readFileSync, readdirSync, mkdirSync, rmSync, writeFileSync } from "nod
 import { availableParallelism, release } from "node:os";
 import * as path from "node:path";
 import { flameGraphSvg, selfTimeByFunction, windowedTree, type CpuProfile, type WindowedTree } from "./flame-graph.js";
-import { REPO, requireWrk, runWrk, type WrkResult } from "./processes.js";
-import { createMarket, pathsFile, setUpService } from "./setup.js";
+import { REPO, requireWrk, runWrk, transportFailures, type WrkResult } from "./processes.js";
+import { createMarket, pathsFile, setUpService, warmUp } from "./setup.js";
 import { numberArg } from "../args.js";
 
 const PARTICIPANTS = numberArg("participants", 5_000);
@@ -25,6 +25,8 @@ const SECONDS = numberArg("seconds", 10);
 const CONNECTIONS = numberArg("connections", 64);
 const SHARDS = numberArg("shards", 0); // 0: the service's default
 const PORT = numberArg("port", 18_191);
+/** Seconds of claims before the profiled window (setup.ts, warmUp): the window shows the warm service. */
+const WARM_UP_SECONDS = numberArg("warm-up", 5);
 const TOP = 25;
 const WORK = path.join(REPO, ".tmp", "storm-profile");
 const PROFILE_DIR = path.join(WORK, "cpu-profiles");
@@ -94,6 +96,7 @@ async function main(): Promise<void> {
   let threads: ThreadCpu[];
   try {
     const marketId = `hot-${CAPACITY}`;
+    await warmUp(setup, WORK, "profile", WARM_UP_SECONDS, CONNECTIONS);
     await createMarket(setup, marketId, CAPACITY);
     const before = threadTimes(pid);
     const fromUs = Number(process.hrtime.bigint() / 1000n);
@@ -112,9 +115,8 @@ async function main(): Promise<void> {
     const code = await setup.stop(); // SIGTERM: a clean stop writes every thread's profile
     if (code !== 0) process.stderr.write(`service exited with ${code}\n`);
   }
-  const errors = peak.connectErrors + peak.readErrors + peak.writeErrors + peak.timeouts;
-  const fiveHundreds = Object.entries(peak.statuses).filter(([s]) => Number(s) >= 500).reduce((sum, [, n]) => sum + n, 0);
-  if (errors > 0 || fiveHundreds > 0) throw new Error(`the storm failed its transport checks: ${errors} connection errors, ${fiveHundreds} responses ≥ 500`);
+  const { fiveHundreds, connectionErrors } = transportFailures(peak);
+  if (connectionErrors > 0 || fiveHundreds > 0) throw new Error(`the storm failed its transport checks: ${connectionErrors} connection errors, ${fiveHundreds} responses ≥ 500`);
 
   const profiles = profilesOf(pid);
   if (profiles.length === 0) throw new Error(`no CPU profile of process ${pid} in ${PROFILE_DIR}`);
@@ -165,7 +167,7 @@ async function main(): Promise<void> {
     "## CPU per request, by thread (/proc, the whole window)",
     "",
     "The main thread is the gateway. The kernel names no other thread: the busiest unnamed one is the hot market's shard;",
-    "V8's platform workers (concurrent and parallel GC) spend mostly user time; the profiler adds one sampling thread per",
+    "V8's platform workers (concurrent compilation and GC) spend mostly user time; the profiler adds one sampling thread per",
     "JavaScript thread (mostly system time: the signals it sends), absent in bench:storm.",
     "",
     "| thread | user µs/request | system µs/request | total |",

@@ -20,8 +20,8 @@ import { createHash } from "node:crypto";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, release, totalmem } from "node:os";
 import * as path from "node:path";
-import { REPO, requireWrk, runWrk, startFloor, type WrkResult } from "./processes.js";
-import { createMarket, pathsFile as pathsFileIn, pool, setUpService, type Setup } from "./setup.js";
+import { REPO, requireWrk, runWrk, startFloor, transportFailures, type WrkResult } from "./processes.js";
+import { createMarket, pathsFile as pathsFileIn, pool, setUpService, warmUp, type Setup } from "./setup.js";
 import { writeReport, type ScenarioResult } from "./report.js";
 import { numberArg, stringArg } from "../args.js";
 
@@ -33,6 +33,8 @@ const SECONDS = numberArg("seconds", 10);
 const CONNECTIONS = numberArg("connections", 64);
 const THREADS = numberArg("threads", 1);
 const PORT = numberArg("port", 18_181);
+/** Seconds of claims on markets of their own before the measured runs of each service (setup.ts, warmUp). */
+const WARM_UP_SECONDS = numberArg("warm-up", 5);
 const WORK = path.join(REPO, ".tmp", "storm");
 
 type Check = ScenarioResult["checks"][number];
@@ -53,11 +55,10 @@ function storm(setup: Setup, paths: string, rate?: number): Promise<WrkResult> {
 }
 
 function transportChecks(result: WrkResult): Check[] {
-  const fiveHundreds = Object.entries(result.statuses).filter(([s]) => Number(s) >= 500).reduce((sum, [, n]) => sum + n, 0);
-  const errors = result.connectErrors + result.readErrors + result.writeErrors + result.timeouts;
+  const { fiveHundreds } = transportFailures(result);
   return [
     { name: "no 5xx", ok: fiveHundreds === 0, detail: `${fiveHundreds} responses ≥ 500` },
-    { name: "no connection errors", ok: errors === 0, detail: `connect ${result.connectErrors}, read ${result.readErrors}, write ${result.writeErrors}, timeout ${result.timeouts}` },
+    { name: "no connection errors", ok: transportFailures(result).connectionErrors === 0, detail: `connect ${result.connectErrors}, read ${result.readErrors}, write ${result.writeErrors}, timeout ${result.timeouts}` },
   ];
 }
 
@@ -100,6 +101,7 @@ async function runFloor(setup: Setup): Promise<WrkResult> {
 async function runP1(setup: Setup, floor: WrkResult): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = [];
   const only = process.argv.includes("--only") ? [numberArg("only", 1_000)] : undefined;
+  await warmUp(setup, WORK, "p1", WARM_UP_SECONDS, CONNECTIONS);
   for (const capacity of only ?? [1_000, setup.participants]) {
     const marketId = `hot-${capacity}`;
     await createMarket(setup, marketId, capacity);
@@ -139,6 +141,7 @@ async function runP3(): Promise<ScenarioResult[]> {
     try {
       const ids = Array.from({ length: P3_MARKETS }, (_, i) => `market-${String(i).padStart(4, "0")}`);
       await pool(ids, 16, (id) => createMarket(setup, id, 1_000_000));
+      await warmUp(setup, WORK, `p3-${shards}`, WARM_UP_SECONDS, CONNECTIONS);
       const peak = await storm(setup, pathsFile(`p3-${shards}`, ids.map((id) => `/v1/markets/${id}/direct-claims`)));
       let allocated = 0;
       await pool(ids, 16, async (id) => {
@@ -179,7 +182,7 @@ async function main(): Promise<void> {
   requireWrk();
   rmSync(WORK, { recursive: true, force: true });
   mkdirSync(WORK, { recursive: true });
-  const settings = { scenario: SCENARIO, participants: PARTICIPANTS, p3Participants: P3_PARTICIPANTS, markets: P3_MARKETS, seconds: SECONDS, connections: CONNECTIONS, threads: THREADS };
+  const settings = { scenario: SCENARIO, participants: PARTICIPANTS, p3Participants: P3_PARTICIPANTS, markets: P3_MARKETS, seconds: SECONDS, warmUpSeconds: WARM_UP_SECONDS, connections: CONNECTIONS, threads: THREADS };
   const scenarios: ScenarioResult[] = [];
   let floor: WrkResult | undefined;
   if (SCENARIO === "p1" || SCENARIO === "all") {
