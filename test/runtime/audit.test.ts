@@ -168,6 +168,15 @@ describe.each([1, 2])("audit replay and verify, %i thread(s)", (threads) => {
 });
 
 describe("audit across shards", () => {
+  it("refuses a --threads that is not an integer from 1 to 256", async () => {
+    for (const threads of ["0", "257", "two", "1.5"]) {
+      await expect(run(process.execPath, ["--import", "tsx", CLI, "replay", "--data", base.dir, "--threads", threads])).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(/--threads.*an integer from 1 to 256 is required/),
+      });
+    }
+  }, 60_000);
+
   it("replays one market from the shard the service placed it on, without reading a damaged other shard", async () => {
     await withCopyOfBase(async (copy) => {
       const onShard1 = [...liveHashes.keys()].find((id) => shardOfMarket(id, 2) === 1);
