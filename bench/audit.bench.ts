@@ -1,0 +1,132 @@
+/**
+ * `npm run bench:audit`: the audit CLI (`market-service replay` and `verify`, the user's third use
+ * case) on a data directory of `--shards` shards holding `--commands` claims over `--markets`
+ * markets, each market on the shard the service would place it on. The directory is written
+ * through ShardCore on the real log (batches of 1,000 commands, one fdatasync each) with a snapshot
+ * per shard, like a stopped service's. Each command runs the built CLI (`dist/gateway/cli.js`) in a
+ * fresh process with `--threads 1`, then `--threads <shards>`, and the outputs must agree: the same
+ * markets and record hashes, every market reconstructed. Writes bench/results/<date>-audit-<commands>.json.
+ *
+ *   npm run bench:audit -- [--commands 300000] [--markets 1000] [--shards 2]
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import type { Command } from "../engine/index.js";
+import { ManualClock } from "../gateway/clock.js";
+import { ShardCore } from "../gateway/runtime/shard-core.js";
+import type { ShardRequest } from "../gateway/runtime/shard-protocol.js";
+import { shardOfMarket } from "../gateway/runtime/shard-routing.js";
+import type { ReplayResult, VerifyResult } from "../gateway/audit/audit-replay.js";
+import { numberArg } from "./args.js";
+
+const COMMANDS = numberArg("commands", 300_000);
+const MARKETS = numberArg("markets", 1_000);
+const SHARDS = numberArg("shards", 2);
+const BATCH_COMMANDS = 1_000;
+const REPO = path.resolve(import.meta.dirname, "..");
+const CLI = path.join(REPO, "dist", "gateway", "cli.js");
+
+function writeDataDir(dataDir: string): void {
+  const clock = new ManualClock(Date.parse("2026-03-01T12:00:00.000Z"));
+  const shards = Array.from({ length: SHARDS }, (_, index) => {
+    const dir = path.join(dataDir, "shards", String(index).padStart(2, "0"));
+    mkdirSync(dir, { recursive: true });
+    return { core: ShardCore.open({ dir, shardIndex: index, clock }).core, batch: [] as ShardRequest[] };
+  });
+  const flush = (shard: (typeof shards)[number]): void => {
+    if (shard.batch.length === 0) return;
+    clock.advance(1);
+    shard.core.processBatch(shard.batch);
+    shard.batch = [];
+  };
+  const send = (marketId: string, command: Command): void => {
+    const shard = shards[shardOfMarket(marketId, SHARDS)];
+    if (shard === undefined) throw new Error("no such shard");
+    shard.batch.push({ kind: "command", command, fingerprint: "AAAAAAAAAAAAAAAAAAAAAA" });
+    if (shard.batch.length >= BATCH_COMMANDS) flush(shard);
+  };
+  const creator = { principalId: "creator", actorId: "creator" };
+  for (let m = 0; m < MARKETS; m += 1) {
+    const marketId = `market-${m}`;
+    send(marketId, {
+      type: "market.create_draft",
+      commandId: `create-${m}`,
+      identity: creator,
+      occurredAtMs: 0,
+      marketId,
+      subject: { schema: "slot.v1", data: { dock: 7 } },
+      mechanism: { presetId: "direct-claim.v1", config: { capacity: COMMANDS, pricing: { mode: "free" }, confirmation: "none" } },
+    } as Command);
+    send(marketId, { type: "market.publish", commandId: `publish-${m}`, identity: creator, occurredAtMs: 0, marketId, expectedVersion: 1 } as Command);
+  }
+  for (let n = 0; n < COMMANDS; n += 1) {
+    const marketId = `market-${n % MARKETS}`;
+    const participant = `participant-${n}`;
+    send(marketId, { type: "direct_claim.submit", commandId: `claim-${n}`, identity: { principalId: participant, actorId: participant }, occurredAtMs: 0, marketId } as Command);
+  }
+  for (const shard of shards) {
+    flush(shard);
+    shard.core.snapshot();
+    shard.core.close();
+  }
+}
+
+interface Timed<T> {
+  threads: number;
+  wallSeconds: number;
+  result: T;
+}
+
+function runCli<T>(verb: "replay" | "verify", dataDir: string, threads: number): Timed<T> {
+  const started = performance.now();
+  const run = spawnSync(process.execPath, [CLI, verb, "--data", dataDir, "--json", "--threads", String(threads)], { encoding: "utf8", maxBuffer: 1 << 30 });
+  const wallSeconds = (performance.now() - started) / 1000;
+  if (run.status !== 0) throw new Error(`${verb} --threads ${threads} exited ${run.status}: ${run.stderr}`);
+  return { threads, wallSeconds, result: JSON.parse(run.stdout) as T };
+}
+
+function hashesOf(result: ReplayResult): string {
+  return JSON.stringify(result.markets.map((m) => [m.marketId, m.recordHash, m.stateReconstructed]));
+}
+
+async function main(): Promise<void> {
+  const build = spawnSync("npm", ["run", "build"], { cwd: REPO, stdio: "inherit" });
+  if (build.status !== 0) throw new Error("npm run build failed");
+  const workDir = mkdtempSync(path.join(os.tmpdir(), "audit-bench-"));
+  try {
+    const dataDir = path.join(workDir, "data");
+    const writeStarted = performance.now();
+    writeDataDir(dataDir);
+    process.stderr.write(`wrote ${(COMMANDS + 2 * MARKETS).toLocaleString("en-US")} commands over ${SHARDS} shard(s) in ${((performance.now() - writeStarted) / 1000).toFixed(1)} s\n`);
+    const parallel = Math.max(2, SHARDS);
+    const replays = [runCli<ReplayResult>("replay", dataDir, 1), runCli<ReplayResult>("replay", dataDir, parallel)];
+    const verifies = [runCli<VerifyResult>("verify", dataDir, 1), runCli<VerifyResult>("verify", dataDir, parallel)];
+    const expected = hashesOf(replays[0]?.result as ReplayResult);
+    const problems: string[] = [];
+    for (const run of replays) if (hashesOf(run.result) !== expected) problems.push(`replay --threads ${run.threads} gave other hashes`);
+    for (const run of verifies) {
+      if (!run.result.ok) problems.push(`verify --threads ${run.threads}: ${run.result.problem ?? "failed"}`);
+      else if (hashesOf(run.result.replay) !== expected) problems.push(`verify --threads ${run.threads} gave other hashes`);
+    }
+    if (!(replays[0]?.result.markets.every((m) => m.stateReconstructed) ?? false)) problems.push("a market did not reconstruct");
+    const rows = [...replays.map((r) => ({ verb: "replay", threads: r.threads, wallSeconds: r.wallSeconds, commandsPerSecond: r.result.commandsPerSecond })),
+      ...verifies.map((r) => ({ verb: "verify", threads: r.threads, wallSeconds: r.wallSeconds, commandsPerSecond: r.result.replay.commandsPerSecond }))];
+    for (const row of rows) {
+      process.stdout.write(`${row.verb} --threads ${row.threads}: ${row.wallSeconds.toFixed(1)} s (the CLI reports ${row.commandsPerSecond.toLocaleString("en-US")} commands/s)\n`);
+    }
+    process.stdout.write(problems.length === 0 ? "outputs agree: same markets and record hashes, all reconstructed\n" : `FAILED: ${problems.join("; ")}\n`);
+    const resultsDir = path.join(REPO, "bench", "results");
+    mkdirSync(resultsDir, { recursive: true });
+    const file = path.join(resultsDir, `${new Date().toISOString().slice(0, 10)}-audit-${COMMANDS}.json`);
+    const machine = { cores: os.availableParallelism(), node: process.version, kernel: os.release() };
+    writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), machine, settings: { commands: COMMANDS, markets: MARKETS, shards: SHARDS }, rows, passed: problems.length === 0, problems }, null, 2)}\n`);
+    process.stderr.write(`results: ${path.relative(REPO, file)}\n`);
+    if (problems.length > 0) process.exitCode = 1;
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+await main();
