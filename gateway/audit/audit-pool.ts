@@ -54,10 +54,17 @@ export async function auditShardsOnWorkers(
   const results: ShardAudit[] = new Array<ShardAudit>(shards.length);
   const started = new Set<Worker>();
   let next = 0;
+  let failed = false;
   const lane = async (): Promise<void> => {
-    while (next < shards.length) {
+    // After a failure no lane starts another shard (its result would not be reported).
+    while (next < shards.length && !failed) {
       const position = next++;
-      results[position] = await auditOnWorker(shards[position] as { index: number; dir: string }, mode, onFrames, started);
+      try {
+        results[position] = await auditOnWorker(shards[position] as { index: number; dir: string }, mode, onFrames, started);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
     }
   };
   try {
