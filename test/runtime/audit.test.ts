@@ -23,15 +23,21 @@ const fp = (c: Command) => {
 let base: { dir: string; cleanup: () => void };
 const liveHashes = new Map<string, string>();
 
-/** A data directory with two shards, a checkpoint in the middle, and a log tail after it. */
-beforeAll(async () => {
-  base = tempDir("audit");
+/** A live runtime on `dataDir` with a controlled clock; `send` advances the clock 7 ms and submits. */
+async function openRuntime(dataDir: string, shardCount: number): Promise<{ runtime: MarketRuntime; send: (c: Command) => Promise<void> }> {
   const clock = new ManualClock(T0);
-  const { runtime } = await MarketRuntime.open({ dataDir: base.dir, shardCount: 2, clock, controlledClock: true, checkpointEverySeconds: 0, onFatal: () => undefined });
-  const send = async (c: Command) => {
+  const { runtime } = await MarketRuntime.open({ dataDir, shardCount, clock, controlledClock: true, checkpointEverySeconds: 0, onFatal: () => undefined });
+  const send = async (c: Command): Promise<void> => {
     clock.advance(7);
     await runtime.submit(c, fp(c));
   };
+  return { runtime, send };
+}
+
+/** A data directory with two shards, a checkpoint in the middle, and a log tail after it. */
+beforeAll(async () => {
+  base = tempDir("audit");
+  const { runtime, send } = await openRuntime(base.dir, 2);
   for (let m = 0; m < 6; m += 1) {
     await send(commands.create("alice", `m${m}`, directClaim({ capacity: 5, pricing: { mode: "free" }, confirmation: "participant", holdDurationSeconds: 60 })));
     await send(commands.publish("alice", `m${m}`));
@@ -200,6 +206,28 @@ describe("audit across shards", () => {
       expect(progress.at(-1)).toBe(one.commands);
     });
   });
+
+  it("queues shards when there are more shards than threads: each is audited once, with the same results", async () => {
+    const data = tempDir("audit-five-shards");
+    try {
+      const { runtime, send } = await openRuntime(data.dir, 5);
+      for (let m = 0; m < 10; m += 1) {
+        await send(commands.create("alice", `q${m}`, directClaim({ capacity: 3, pricing: { mode: "free" }, confirmation: "none" })));
+        await send(commands.publish("alice", `q${m}`));
+        for (let i = 0; i < 4; i += 1) await send(commands.claim(`p${i}`, `q${m}`));
+      }
+      await runtime.close();
+      const one = await replayDataDir(data.dir, { threads: 1 });
+      const two = await replayDataDir(data.dir, { threads: 2 });
+      expect(one.shards).toBe(5);
+      expect(new Set(one.markets.map((m) => m.shard)).size).toBeGreaterThan(2);
+      expect(two.markets).toEqual(one.markets);
+      expect(two.commands).toBe(one.commands);
+      expect(await verifyDataDir(data.dir, { threads: 3 })).toMatchObject({ ok: true, replay: { markets: one.markets } });
+    } finally {
+      data.cleanup();
+    }
+  }, 60_000);
 
   it("reports the lowest shard's divergence whatever the thread count", async () => {
     await withCopyOfBase(async (copy) => {
