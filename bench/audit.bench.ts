@@ -4,7 +4,7 @@
  * markets, each market on the shard the service would place it on. The directory is written
  * through ShardCore on the real log (batches of 1,000 commands, one fdatasync each) with a snapshot
  * per shard, like a stopped service's. Each command runs the built CLI (`dist/gateway/cli.js`) in a
- * fresh process with `--threads 1`, then `--threads <shards>`, and the outputs must agree: the same
+ * fresh process (build first: `npm run bench:audit` does) with `--threads 1`, then `--threads <shards>`, and the outputs must agree: the same
  * markets and record hashes, every market reconstructed. Writes bench/results/<date>-audit-<commands>.json.
  *
  *   npm run bench:audit -- [--commands 300000] [--markets 1000] [--shards 2]
@@ -92,8 +92,6 @@ function hashesOf(result: ReplayResult): string {
 }
 
 async function main(): Promise<void> {
-  const build = spawnSync("npm", ["run", "build"], { cwd: REPO, stdio: "inherit" });
-  if (build.status !== 0) throw new Error("npm run build failed");
   const workDir = mkdtempSync(path.join(os.tmpdir(), "audit-bench-"));
   try {
     const dataDir = path.join(workDir, "data");

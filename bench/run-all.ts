@@ -25,7 +25,7 @@ interface BenchStep {
   args: string[];
   /** A hard bound: the step is killed (and counted as failed) after this long. */
   timeoutSeconds: number;
-  /** The storm runs the built service (`dist/`); build first. */
+  /** The storm and the audit run the built service / CLI (`dist/`); build first. */
   needsBuild?: boolean;
 }
 
@@ -39,7 +39,7 @@ const STEPS: BenchStep[] = [
     timeoutSeconds: 1_800,
   },
   { name: "shard", args: [...TSX, "bench/shard-batch.bench.ts", ...(quick ? ["--batches", "500"] : [])], timeoutSeconds: 600 },
-  { name: "audit", args: [...TSX, "bench/audit.bench.ts", ...(quick ? ["--commands", "50000", "--markets", "200"] : [])], timeoutSeconds: 1_200 },
+  { name: "audit", args: [...TSX, "bench/audit.bench.ts", ...(quick ? ["--commands", "50000", "--markets", "200"] : [])], timeoutSeconds: 1_200, needsBuild: true },
   { name: "mcp", args: [...TSX, "bench/mcp.bench.ts", ...(quick ? ["--seconds", "2", "--rounds", "1"] : [])], timeoutSeconds: 600 },
   {
     name: "storm",

@@ -55,10 +55,10 @@ function storm(setup: Setup, paths: string, rate?: number): Promise<WrkResult> {
 }
 
 function transportChecks(result: WrkResult): Check[] {
-  const { fiveHundreds } = transportFailures(result);
+  const { fiveHundreds, connectionErrors } = transportFailures(result);
   return [
     { name: "no 5xx", ok: fiveHundreds === 0, detail: `${fiveHundreds} responses ≥ 500` },
-    { name: "no connection errors", ok: transportFailures(result).connectionErrors === 0, detail: `connect ${result.connectErrors}, read ${result.readErrors}, write ${result.writeErrors}, timeout ${result.timeouts}` },
+    { name: "no connection errors", ok: connectionErrors === 0, detail: `connect ${result.connectErrors}, read ${result.readErrors}, write ${result.writeErrors}, timeout ${result.timeouts}` },
   ];
 }
 

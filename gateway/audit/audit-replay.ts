@@ -183,7 +183,7 @@ function replayOneShard(index: number, dir: string, onFrames: (frames: number) =
  * reconstructing. A divergence is returned as `problem`, not thrown.
  */
 function verifyOneShard(index: number, dir: string, onFrames: (frames: number) => void): ShardAudit {
-  const failed = (problem: string, commands = 0, markets: MarketAudit[] = []): ShardAudit => ({ index, commands, markets, snapshotsCompared: 0, problem });
+  const failed = (problem: string): ShardAudit => ({ index, commands: 0, markets: [], snapshotsCompared: 0, problem });
   const loaded = new SnapshotStore({ dir: path.join(dir, "snapshots") }).loadNewestValid();
   if (loaded.invalid.length > 0) {
     const bad = loaded.invalid[0];
@@ -256,8 +256,8 @@ function totalFrames(shards: ReadonlyArray<{ dir: string }>): number {
   return total;
 }
 
-/** Every shard audited (in this thread or on workers), in shard order. */
-async function auditShards(dataDir: string, mode: AuditMode, options: AuditOptions): Promise<ShardAudit[]> {
+/** Every shard audited (in this thread or on workers), in shard order, and how many shards there are. */
+async function auditShards(dataDir: string, mode: AuditMode, options: AuditOptions): Promise<{ shardCount: number; audits: ShardAudit[] }> {
   const shards = shardDirectories(dataDir);
   const threads = Math.min(options.threads ?? 1, shards.length);
   const onProgress = options.onProgress;
@@ -278,7 +278,7 @@ async function auditShards(dataDir: string, mode: AuditMode, options: AuditOptio
     }
   }
   onProgress?.({ done, total });
-  return audits;
+  return { shardCount: shards.length, audits };
 }
 
 function byMarketId(a: MarketAudit, b: MarketAudit): number {
@@ -301,8 +301,8 @@ function replayResultOf(shardCount: number, audits: readonly ShardAudit[], start
 /** Replay every shard's raw log and compute every market's record hash. */
 export async function replayDataDir(dataDir: string, options: AuditOptions = {}): Promise<ReplayResult> {
   const startedMs = performance.now();
-  const audits = await auditShards(dataDir, "replay", options);
-  const result = replayResultOf(audits.length, audits, startedMs, true);
+  const { shardCount, audits } = await auditShards(dataDir, "replay", options);
+  const result = replayResultOf(shardCount, audits, startedMs, true);
   result.markets.sort(byMarketId);
   return result;
 }
@@ -315,8 +315,7 @@ export async function replayDataDir(dataDir: string, options: AuditOptions = {})
  */
 export async function verifyDataDir(dataDir: string, options: AuditOptions = {}): Promise<VerifyResult> {
   const startedMs = performance.now();
-  const shardCount = shardDirectories(dataDir).length;
-  const audits = await auditShards(dataDir, "verify", options);
+  const { shardCount, audits } = await auditShards(dataDir, "verify", options);
   const failedAt = audits.findIndex((audit) => audit.problem !== undefined);
   // Up to the first divergence: what a sequential run would have done before stopping there.
   const counted = failedAt >= 0 ? audits.slice(0, failedAt + 1) : audits;
