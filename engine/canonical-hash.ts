@@ -6,10 +6,17 @@
  * for every value (test/engine/canonical-json.test.ts checks random values against it), but it made
  * 44% of an audit replay's time (`replay` of 302k commands: 43.6 s): it scans every string in
  * JavaScript for lone surrogates, tracks cycles in a Set, and builds each object's text as its own
- * string. Here one regular expression tells the (usual) strings that need neither escaping nor a
- * surrogate check, a depth bound stands in for cycle tracking (a cycle has no serialisation either
- * way; it fails with a clear message), text is appended in one place, and `canonicalHash` feeds the
- * hash in slices instead of building the record's whole text (~1.5 KB per command) first.
+ * string. Here:
+ * - one regular expression tells the (usual) strings that need neither escaping nor a surrogate
+ *   check;
+ * - a depth bound stands in for cycle tracking (a cycle has no serialisation either way; it fails
+ *   with a clear message);
+ * - the UTF-8 bytes are written into one reused buffer, and `canonicalHash` feeds the hash from it
+ *   each time it fills, instead of building the record's whole text (~1.5 KB per command) as a
+ *   string that is then flattened and encoded;
+ * - an object's sorted member names come from a small cache keyed by its member names in their own
+ *   order: a record repeats a handful of shapes (command, event, commitment) thousands of times,
+ *   and sorting each one's names again was a third of the hashing time.
  *
  * RFC 8785 in short: object members sorted by their names' UTF-16 code units (what
  * `Array.prototype.sort` does by default), no whitespace, strings and numbers as ECMAScript's
@@ -23,6 +30,9 @@ export const RECORD_HASH_ALGORITHM = "sha256-canonical-json-v1";
 /** Deeper than any record or client subject can be (the strict JSON parser bounds client input). */
 const MAX_DEPTH = 1_000;
 const ANY_SURROGATE = /[\uD800-\uDFFF]/;
+/** A string that needs JSON escaping or a surrogate check; most ids and names need neither. */
+const NEEDS_CARE = /["\\\u0000-\u001F\uD800-\uDFFF]/;
+const QUOTE = 0x22;
 
 function hasLoneSurrogate(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
@@ -38,33 +48,174 @@ function hasLoneSurrogate(text: string): boolean {
   return false;
 }
 
-/** Where canonical text goes: kept whole (canonicalJson) or hashed in slices as it is written. */
-class CanonicalWriter {
-  text = "";
-  constructor(private readonly hash: Hash | undefined) {}
+/** Bytes written between two hash updates (or kept per chunk of `canonicalJson`'s text). */
+const CHUNK_BYTES = 64 * 1024;
+/** Strings up to this many UTF-16 units are copied byte by byte when ASCII (a native call costs more). */
+const SHORT_STRING_UNITS = 32;
 
-  emit(piece: string): void {
-    this.text += piece;
-    // Hash in slices: a record's text is ~1.5 KB per command, and one flat string of it all would be
-    // built, flattened and encoded only to be hashed.
-    if (this.hash !== undefined && this.text.length >= HASH_SLICE_CHARS) {
-      this.hash.update(this.text, "utf8");
-      this.text = "";
+/** The writers' buffer, lent to one writer at a time (a value's `toJSON` may canonicalize too). */
+let spareBuffer: Buffer | undefined = Buffer.allocUnsafe(CHUNK_BYTES);
+
+/**
+ * Where canonical bytes go: a buffer that, when full, is fed to the hash (canonicalHash) or decoded
+ * and kept as text (canonicalJson).
+ */
+class CanonicalWriter {
+  private readonly buffer: Buffer;
+  private used = 0;
+  private textSoFar = "";
+
+  constructor(private readonly hash: Hash | undefined) {
+    this.buffer = spareBuffer ?? Buffer.allocUnsafe(CHUNK_BYTES);
+    spareBuffer = undefined;
+  }
+
+  /** Makes room for `bytes` more bytes (at most CHUNK_BYTES). */
+  private room(bytes: number): void {
+    if (this.used + bytes > CHUNK_BYTES) this.flush();
+  }
+
+  private flush(): void {
+    if (this.used === 0) return;
+    if (this.hash !== undefined) this.hash.update(this.buffer.subarray(0, this.used));
+    else this.textSoFar += this.buffer.toString("utf8", 0, this.used);
+    this.used = 0;
+  }
+
+  byte(code: number): void {
+    this.room(1);
+    this.buffer[this.used++] = code;
+  }
+
+  /** ASCII text the writer itself produces (punctuation, literals, numbers). */
+  ascii(text: string): void {
+    const length = text.length;
+    this.room(length);
+    const buffer = this.buffer;
+    let at = this.used;
+    for (let i = 0; i < length; i++) buffer[at++] = text.charCodeAt(i);
+    this.used = at;
+  }
+
+  /** Any well-formed text, UTF-8 encoded (at most 3 bytes per UTF-16 unit). */
+  utf8(text: string): void {
+    const length = text.length;
+    if (length <= SHORT_STRING_UNITS) {
+      this.room(length * 3);
+      const buffer = this.buffer;
+      const start = this.used;
+      let at = start;
+      for (let i = 0; i < length; i++) {
+        const code = text.charCodeAt(i);
+        if (code >= 0x80) {
+          this.used = start + buffer.write(text, start, length * 3, "utf8");
+          return;
+        }
+        buffer[at++] = code;
+      }
+      this.used = at;
+      return;
     }
+    if (length * 3 > CHUNK_BYTES) {
+      // A long string (a client subject may hold one): hash or keep it whole, in order. Text is
+      // only ever split between whole strings, so no character is cut in two.
+      this.flush();
+      if (this.hash !== undefined) this.hash.update(text, "utf8");
+      else this.textSoFar += text;
+      return;
+    }
+    this.room(length * 3);
+    this.used += this.buffer.write(text, this.used, length * 3, "utf8");
+  }
+
+  /**
+   * Writes a short string in quotes when it needs neither escaping nor a surrogate check (the one
+   * scan both checks and copies); returns false, having written nothing, when it needs either.
+   */
+  plainShortString(text: string): boolean {
+    const length = text.length;
+    this.room(length * 3 + 2);
+    const buffer = this.buffer;
+    const start = this.used;
+    let at = start + 1;
+    for (let i = 0; i < length; i++) {
+      const code = text.charCodeAt(i);
+      if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return false;
+      if (code >= 0x80) {
+        // Non-ASCII without surrogates: check the rest, then let the encoder write it all.
+        for (let j = i + 1; j < length; j++) {
+          const rest = text.charCodeAt(j);
+          if (rest < 0x20 || rest === 0x22 || rest === 0x5c || (rest >= 0xd800 && rest <= 0xdfff)) return false;
+        }
+        buffer[start] = QUOTE;
+        at = start + 1 + buffer.write(text, start + 1, length * 3, "utf8");
+        buffer[at++] = QUOTE;
+        this.used = at;
+        return true;
+      }
+      buffer[at++] = code;
+    }
+    buffer[start] = QUOTE;
+    buffer[at++] = QUOTE;
+    this.used = at;
+    return true;
+  }
+
+  /** `plainShortString` for longer text: a regular expression scans, the encoder copies. */
+  plainLongString(text: string): boolean {
+    if (NEEDS_CARE.test(text)) return false;
+    this.byte(QUOTE);
+    this.utf8(text);
+    this.byte(QUOTE);
+    return true;
+  }
+
+  /** Ends the writer: what is left goes to the hash, and the buffer back to the next writer. */
+  finish(): string {
+    this.flush();
+    spareBuffer = this.buffer;
+    return this.textSoFar;
   }
 }
 
-const HASH_SLICE_CHARS = 16 * 1024;
-/** A string that needs JSON escaping or a surrogate check; most ids and names need neither. */
-const NEEDS_CARE = /["\\\u0000-\u001F\uD800-\uDFFF]/;
-
 function writeString(out: CanonicalWriter, text: string): void {
-  if (!NEEDS_CARE.test(text)) {
-    out.emit(`"${text}"`);
-    return;
-  }
+  if (text.length <= SHORT_STRING_UNITS ? out.plainShortString(text) : out.plainLongString(text)) return;
   if (ANY_SURROGATE.test(text) && hasLoneSurrogate(text)) throw new Error("Lone surrogate is not allowed");
-  out.emit(JSON.stringify(text));
+  out.utf8(JSON.stringify(text));
+}
+
+/**
+ * Member names in RFC 8785 order, cached by the names in their own order. A shape is found by its
+ * first name and then compared name by name (property names are internalized, so equal names are
+ * usually the same string). Bounded: shapes past the limit (a client's free-form subject can have
+ * any) are simply sorted each time.
+ */
+const SORTED_NAMES = new Map<string, Array<{ names: readonly string[]; sorted: readonly string[] }>>();
+const MAX_CACHED_SHAPES = 512;
+const MAX_SHAPES_PER_FIRST_NAME = 8;
+const MAX_CACHED_NAMES = 64;
+let cachedShapes = 0;
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function sortedNames(names: string[]): readonly string[] {
+  const first = names[0];
+  if (first === undefined) return names;
+  const shapes = SORTED_NAMES.get(first);
+  if (shapes !== undefined) {
+    for (const shape of shapes) if (sameNames(shape.names, names)) return shape.sorted;
+  }
+  const sorted = names.slice().sort();
+  if (cachedShapes < MAX_CACHED_SHAPES && names.length <= MAX_CACHED_NAMES && (shapes?.length ?? 0) < MAX_SHAPES_PER_FIRST_NAME) {
+    if (shapes === undefined) SORTED_NAMES.set(first, [{ names, sorted }]);
+    else shapes.push({ names, sorted });
+    cachedShapes += 1;
+  }
+  return sorted;
 }
 
 function writeValue(out: CanonicalWriter, value: unknown, depth: number): void {
@@ -75,10 +226,11 @@ function writeValue(out: CanonicalWriter, value: unknown, depth: number): void {
     case "number":
       if (Number.isNaN(value)) throw new Error("NaN is not allowed");
       if (!Number.isFinite(value)) throw new Error("Infinity is not allowed");
-      out.emit(JSON.stringify(value));
+      // ECMAScript Number::toString, as JSON.stringify writes a finite number (-0 as "0").
+      out.ascii(String(value));
       return;
     case "boolean":
-      out.emit(value ? "true" : "false");
+      out.ascii(value ? "true" : "false");
       return;
     case "object":
       break;
@@ -87,7 +239,7 @@ function writeValue(out: CanonicalWriter, value: unknown, depth: number): void {
       throw new Error(`a ${typeof value} has no canonical JSON`);
   }
   if (value === null) {
-    out.emit("null");
+    out.ascii("null");
     return;
   }
   if (depth >= MAX_DEPTH) throw new Error(`value nests deeper than ${MAX_DEPTH} levels (or refers to itself)`);
@@ -97,46 +249,45 @@ function writeValue(out: CanonicalWriter, value: unknown, depth: number): void {
     return;
   }
   if (Array.isArray(value)) {
-    out.emit("[");
+    out.byte(0x5b); // [
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
-      if (i > 0) out.emit(",");
-      if (item === undefined || typeof item === "symbol") out.emit("null");
+      if (i > 0) out.byte(0x2c); // ,
+      if (item === undefined || typeof item === "symbol") out.ascii("null");
       else writeValue(out, item, depth + 1);
     }
-    out.emit("]");
+    out.byte(0x5d); // ]
     return;
   }
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort();
-  out.emit("{");
+  const keys = sortedNames(Object.keys(record));
+  out.byte(0x7b); // {
   let first = true;
-  for (const key of keys) {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
     const member = record[key];
     if (member === undefined || typeof member === "symbol") continue;
-    if (!first) out.emit(",");
+    if (!first) out.byte(0x2c); // ,
     writeString(out, key);
-    out.emit(":");
+    out.byte(0x3a); // :
     writeValue(out, member, depth + 1);
     first = false;
   }
-  out.emit("}");
-}
-
-/** The canonical text of `value`; with `hash`, what is left of it after the slices hashed so far. */
-function writeCanonical(value: unknown, hash: Hash | undefined): string {
-  assert(value !== undefined, "canonical JSON of a defined value");
-  const out = new CanonicalWriter(hash);
-  writeValue(out, value, 0);
-  return out.text;
+  out.byte(0x7d); // }
 }
 
 export function canonicalJson(value: unknown): string {
-  return writeCanonical(value, undefined);
+  assert(value !== undefined, "canonical JSON of a defined value");
+  const out = new CanonicalWriter(undefined);
+  writeValue(out, value, 0);
+  return out.finish();
 }
 
 export function canonicalHash(value: unknown): string {
+  assert(value !== undefined, "canonical JSON of a defined value");
   const hash = createHash("sha256");
-  hash.update(writeCanonical(value, hash), "utf8");
+  const out = new CanonicalWriter(hash);
+  writeValue(out, value, 0);
+  out.finish();
   return `sha256:${hash.digest("hex")}`;
 }

@@ -4,8 +4,8 @@
  * A shard therefore keeps only the commands, not their events, and the record is always reproducible.
  */
 import { assert } from "./assert.js";
-import { isDeepStrictEqual } from "node:util";
 import { canonicalHash, RECORD_HASH_ALGORITHM } from "./canonical-hash.js";
+import { plainDeepEqual } from "./plain-equal.js";
 import { evolve, checkInvariants } from "./evolve.js";
 import { handleCommand, marketIdOfCommand, recordedRequestOf } from "./handle-command.js";
 import { commitmentsOf, type MarketAggregate } from "./state.js";
@@ -107,7 +107,7 @@ export function buildMarketRecord(commands: readonly Command[], live?: MarketAgg
     integrity: {
       algorithm: RECORD_HASH_ALGORITHM,
       recordHash: canonicalHash(view),
-      stateReconstructed: isDeepStrictEqual(foldedState, replayedState) && isDeepStrictEqual(liveState, replayedState),
+      stateReconstructed: plainDeepEqual(foldedState, replayedState) && plainDeepEqual(liveState, replayedState),
     },
   };
 }

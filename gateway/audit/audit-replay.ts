@@ -12,9 +12,9 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import * as path from "node:path";
-import { isDeepStrictEqual } from "node:util";
 import { applyCommand, marketIdOfCommand } from "../../engine/handle-command.js";
 import { buildMarketRecord } from "../../engine/record.js";
+import { plainDeepEqual } from "../../engine/plain-equal.js";
 import { commitmentsOf, type MarketAggregate } from "../../engine/state.js";
 import type { Command } from "../../engine/types/command.js";
 import type { MarketRecord } from "../../engine/types/record.js";
@@ -218,7 +218,7 @@ function verifyOneShard(index: number, dir: string, onFrames: (frames: number) =
       }
       for (const [marketId, entry] of live) {
         const stored = inSnapshot.get(marketId);
-        if (stored === undefined || !isDeepStrictEqual(comparable(stored), comparable(entry))) {
+        if (stored === undefined || !plainDeepEqual(comparable(stored), comparable(entry))) {
           snapshotProblem = `shard ${index}: market ${JSON.stringify(marketId)} in the snapshot at lsn ${lsn} differs from the replayed log`;
           return;
         }
