@@ -7,7 +7,8 @@ import { assert } from "./assert.js";
 import { canonicalHash, RECORD_HASH_ALGORITHM } from "./canonical-hash.js";
 import { plainDeepEqual } from "./plain-equal.js";
 import { evolve, checkInvariants } from "./evolve.js";
-import { handleCommand, marketIdOfCommand, recordedRequestOf } from "./handle-command.js";
+import { publicEvent } from "./decision.js";
+import { applyCommand, marketIdOfCommand, recordedRequestOf } from "./handle-command.js";
 import { commitmentsOf, type MarketAggregate } from "./state.js";
 import { isoFromMs } from "./time.js";
 import type { Command } from "./types/command.js";
@@ -22,31 +23,36 @@ export interface ReplayedMarket {
   events: Event[];
 }
 
-/** Re-run a market's recorded commands from nothing. Throws if they do not form a market record. */
+/**
+ * Re-run a market's recorded commands from nothing. Throws if they do not form a market record.
+ * Through `applyCommand`, the part of `handleCommand` that changes state: a record needs each
+ * command's status, rejection code and public events, not the reply a client was sent (which
+ * renders the market and the changed commitments for every command).
+ */
 export function replayMarket(commands: readonly Command[]): ReplayedMarket {
   let agg: MarketAggregate | undefined;
   const recorded: RecordedCommand[] = [];
   const events: Event[] = [];
   for (const command of commands) {
-    const outcome = handleCommand(agg, command);
-    agg = outcome.aggregate;
+    const { aggregate, recordSequence, decision } = applyCommand(agg, command);
+    agg = aggregate;
     assert(agg !== undefined, "a market record starts with the command that created the market");
-    assert(outcome.recordSequence === recorded.length + 1, "recorded commands replay into their own record");
+    assert(recordSequence === recorded.length + 1, "recorded commands replay into their own record");
     const occurredAt = isoFromMs(command.occurredAtMs);
     recorded.push({
-      sequence: outcome.recordSequence,
+      sequence: recordSequence,
       id: command.commandId,
       type: command.type,
       marketId: marketIdOfCommand(command) ?? "",
       identity: command.identity,
       request: recordedRequestOf(command),
-      status: outcome.status,
-      ...(outcome.reply.ok ? {} : { rejectionCode: outcome.reply.rejection.code }),
+      status: decision.accepted ? "accepted" : "rejected",
+      ...(decision.accepted ? {} : { rejectionCode: decision.rejection.code }),
       occurredAt,
       // The shard stamps one time per command when it is decided and appended (docs/decisions.md).
       recordedAt: occurredAt,
     });
-    events.push(...outcome.events);
+    if (decision.accepted) for (const event of decision.events) events.push(publicEvent(event));
   }
   assert(agg !== undefined, "a market record has at least one command");
   return { aggregate: agg, commands: recorded, events };
