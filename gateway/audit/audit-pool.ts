@@ -9,11 +9,11 @@
 import type { Worker } from "node:worker_threads";
 import { AUDIT_WORKER_ASSET } from "../sea/assets.js";
 import { startWorker, workerSource } from "../sea/embedded-worker.js";
-import type { AuditMode, ShardAudit } from "./audit-replay.js";
+import type { ShardAuditWork, ShardAudit } from "./audit-replay.js";
 import type { AuditWorkerData, FromAuditWorker } from "./audit-worker.js";
 
-function auditOnWorker(shard: { index: number; dir: string }, mode: AuditMode, onFrames: (frames: number) => void, started: Set<Worker>): Promise<ShardAudit> {
-  const data: AuditWorkerData = { index: shard.index, dir: shard.dir, mode };
+function auditOnWorker(shard: { index: number; dir: string }, work: ShardAuditWork, onFrames: (frames: number) => void, started: Set<Worker>): Promise<ShardAudit> {
+  const data: AuditWorkerData = { index: shard.index, dir: shard.dir, work };
   const worker = startWorker(workerSource(AUDIT_WORKER_ASSET, import.meta.url, "audit-worker"), { workerData: data });
   started.add(worker);
   return new Promise<ShardAudit>((resolve, reject) => {
@@ -46,7 +46,7 @@ function auditOnWorker(shard: { index: number; dir: string }, mode: AuditMode, o
 
 export async function auditShardsOnWorkers(
   shards: ReadonlyArray<{ index: number; dir: string }>,
-  mode: AuditMode,
+  work: ShardAuditWork,
   threads: number,
   onFrames: (frames: number) => void,
 ): Promise<ShardAudit[]> {
@@ -60,7 +60,7 @@ export async function auditShardsOnWorkers(
     while (next < shards.length && !failed) {
       const position = next++;
       try {
-        results[position] = await auditOnWorker(shards[position] as { index: number; dir: string }, mode, onFrames, started);
+        results[position] = await auditOnWorker(shards[position] as { index: number; dir: string }, work, onFrames, started);
       } catch (error) {
         failed = true;
         throw error;

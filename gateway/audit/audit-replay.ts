@@ -23,6 +23,7 @@ import { decodeLoggedCommand } from "../runtime/logged-command.js";
 import { shardOfMarket } from "../runtime/shard-routing.js";
 import { decodeShardSnapshot, type ShardMarket } from "../runtime/shard-snapshot.js";
 import { auditShardsOnWorkers } from "./audit-pool.js";
+import { DEFAULT_KEPT_PAYLOAD_BYTES, KeptPayloads } from "./kept-payloads.js";
 
 export interface AuditProgress {
   /** Frames processed so far, across shards. */
@@ -37,6 +38,11 @@ export interface AuditOptions {
    * this thread; the CLI passes the machine's available parallelism.
    */
   threads?: number;
+  /**
+   * Payload bytes each shard's audit keeps from its first pass for building the records
+   * (default 256 MiB, see KeptPayloads); commands beyond it are read from the log again.
+   */
+  keptPayloadBytes?: number;
 }
 
 export interface MarketAudit {
@@ -65,6 +71,12 @@ export interface VerifyResult {
 
 export type AuditMode = "replay" | "verify";
 
+/** What each shard's audit does (plain data: it is posted to audit workers). */
+export interface ShardAuditWork {
+  mode: AuditMode;
+  keptPayloadBytes: number;
+}
+
 /** One shard's audit: plain data, so a worker thread can post it. */
 export interface ShardAudit {
   index: number;
@@ -80,6 +92,8 @@ export interface ShardAudit {
 interface ReplayedShard {
   log: SegmentLog;
   markets: Map<string, ShardMarket>;
+  /** Payloads kept from the pass (when asked to), and where each market's are, in record order. */
+  kept?: { payloads: KeptPayloads; offsets: Map<string, number[]> };
 }
 
 /** Frames between two progress reports. */
@@ -96,14 +110,17 @@ export function shardDirectories(dataDir: string): Array<{ index: number; dir: s
 
 /**
  * Apply every frame of a shard's log from the start; `visit` sees each frame after it is applied.
- * `onFrames(n)` reports progress: n more frames done.
+ * `onFrames(n)` reports progress: n more frames done. With `keep`, the payloads of the frames
+ * that markets' records hold are kept (up to its budget) for building the records afterwards.
  */
 function replayShard(
   log: SegmentLog,
   onFrames: (frames: number) => void,
   visit?: (lsn: number, chain: () => Buffer, markets: Map<string, ShardMarket>) => void,
+  keep?: KeptPayloads,
 ): ReplayedShard {
   const markets = new Map<string, ShardMarket>();
+  const offsets = new Map<string, number[]>();
   let unreported = 0;
   for (const frame of log.frames(0, { verify: "none" })) {
     const { c: command } = decodeLoggedCommand(frame.payload);
@@ -118,6 +135,13 @@ function replayShard(
         markets.set(applied.aggregate.market.id, owner);
       }
       owner.positions.push(frame.position);
+      const offset = keep?.keep(frame.payload) ?? -1;
+      if (offset >= 0) {
+        const id = owner.agg.market.id;
+        const kept = offsets.get(id);
+        if (kept === undefined) offsets.set(id, [offset]);
+        else kept.push(offset);
+      }
     }
     visit?.(frame.lsn, () => frame.chain, markets);
     unreported += 1;
@@ -127,18 +151,25 @@ function replayShard(
     }
   }
   if (unreported > 0) onFrames(unreported);
-  return { log, markets };
+  return keep === undefined ? { log, markets } : { log, markets, kept: { payloads: keep, offsets } };
 }
 
-function commandsOf(log: SegmentLog, positions: readonly number[]): Command[] {
-  return positions.map((position) => decodeLoggedCommand(log.readAt(position).payload).c);
+/** A market's commands: those kept by the pass (a prefix, see KeptPayloads), the rest read from the log. */
+function commandsOf(replayed: ReplayedShard, marketId: string, positions: readonly number[]): Command[] {
+  const kept = replayed.kept;
+  const offsets = kept?.offsets.get(marketId) ?? [];
+  return positions.map((position, i) => {
+    const offset = offsets[i];
+    const payload = offset === undefined || kept === undefined ? replayed.log.readAt(position).payload : kept.payloads.payloadAt(offset);
+    return decodeLoggedCommand(payload).c;
+  });
 }
 
 /** Every market's record (rebuilt from its commands) as an audit line; stops at the first market that does not reconstruct when `stopIfNotReconstructed`. */
 function auditMarkets(index: number, replayed: ReplayedShard, stopIfNotReconstructed: boolean): { markets: MarketAudit[]; problem?: string } {
   const markets: MarketAudit[] = [];
   for (const [marketId, entry] of replayed.markets) {
-    const record = buildMarketRecord(commandsOf(replayed.log, entry.positions), entry.agg);
+    const record = buildMarketRecord(commandsOf(replayed, marketId, entry.positions), entry.agg);
     markets.push({
       marketId,
       shard: index,
@@ -168,8 +199,8 @@ function comparable(entry: ShardMarket): unknown {
 }
 
 /** replay: every market's record hash. A log that does not open throws (LogCorruptError). */
-function replayOneShard(index: number, dir: string, onFrames: (frames: number) => void): ShardAudit {
-  const replayed = replayShard(SegmentLog.open({ dir }), onFrames);
+function replayOneShard(index: number, dir: string, onFrames: (frames: number) => void, keptPayloadBytes: number): ShardAudit {
+  const replayed = replayShard(SegmentLog.open({ dir }), onFrames, undefined, new KeptPayloads(keptPayloadBytes));
   try {
     return { index, commands: replayed.log.lastLsn, markets: auditMarkets(index, replayed, false).markets, snapshotsCompared: 0 };
   } finally {
@@ -182,7 +213,7 @@ function replayOneShard(index: number, dir: string, onFrames: (frames: number) =
  * replayed state at the snapshot's lsn (including its recorded chain head); every market's record
  * reconstructing. A divergence is returned as `problem`, not thrown.
  */
-function verifyOneShard(index: number, dir: string, onFrames: (frames: number) => void): ShardAudit {
+function verifyOneShard(index: number, dir: string, onFrames: (frames: number) => void, keptPayloadBytes: number): ShardAudit {
   const failed = (problem: string): ShardAudit => ({ index, commands: 0, markets: [], snapshotsCompared: 0, problem });
   const loaded = new SnapshotStore({ dir: path.join(dir, "snapshots") }).loadNewestValid();
   if (loaded.invalid.length > 0) {
@@ -224,7 +255,7 @@ function verifyOneShard(index: number, dir: string, onFrames: (frames: number) =
         }
       }
       snapshotsCompared += 1;
-    });
+    }, new KeptPayloads(keptPayloadBytes));
     if (snapshotProblem !== undefined) return failed(snapshotProblem);
     if (snapshot !== null && snapshot.lsn > log.lastLsn) {
       return failed(`shard ${index}: snapshot lsn ${snapshot.lsn} is beyond the log's last lsn ${log.lastLsn}`);
@@ -237,8 +268,10 @@ function verifyOneShard(index: number, dir: string, onFrames: (frames: number) =
 }
 
 /** Audit one shard in this thread (audit-worker.ts runs this on a worker thread). */
-export function auditShard(index: number, dir: string, mode: AuditMode, onFrames: (frames: number) => void): ShardAudit {
-  return mode === "replay" ? replayOneShard(index, dir, onFrames) : verifyOneShard(index, dir, onFrames);
+export function auditShard(index: number, dir: string, work: ShardAuditWork, onFrames: (frames: number) => void): ShardAudit {
+  return work.mode === "replay"
+    ? replayOneShard(index, dir, onFrames, work.keptPayloadBytes)
+    : verifyOneShard(index, dir, onFrames, work.keptPayloadBytes);
 }
 
 /** Frames to process, for the progress bar only; a log that will not open counts as 0 (the run reports it). */
@@ -267,12 +300,13 @@ async function auditShards(dataDir: string, mode: AuditMode, options: AuditOptio
     done += frames;
     onProgress?.({ done, total });
   };
+  const work: ShardAuditWork = { mode, keptPayloadBytes: options.keptPayloadBytes ?? DEFAULT_KEPT_PAYLOAD_BYTES };
   const audits: ShardAudit[] = [];
   if (threads > 1) {
-    audits.push(...(await auditShardsOnWorkers(shards, mode, threads, onFrames)));
+    audits.push(...(await auditShardsOnWorkers(shards, work, threads, onFrames)));
   } else {
     for (const { index, dir } of shards) {
-      const audit = auditShard(index, dir, mode, onFrames);
+      const audit = auditShard(index, dir, work, onFrames);
       audits.push(audit);
       if (audit.problem !== undefined) break; // verify stops at the first divergence
     }
@@ -342,7 +376,7 @@ export function replayMarketRecord(dataDir: string, marketId: string): MarketRec
     const replayed = replayShard(SegmentLog.open({ dir }), () => undefined);
     try {
       const entry = replayed.markets.get(marketId);
-      if (entry !== undefined) return buildMarketRecord(commandsOf(replayed.log, entry.positions), entry.agg);
+      if (entry !== undefined) return buildMarketRecord(commandsOf(replayed, marketId, entry.positions), entry.agg);
     } finally {
       replayed.log.close();
     }

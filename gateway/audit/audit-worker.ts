@@ -3,12 +3,12 @@
  * progress, then the result, or the error that stopped it (a log that will not open in `replay`).
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { auditShard, type AuditMode, type ShardAudit } from "./audit-replay.js";
+import { auditShard, type ShardAudit, type ShardAuditWork } from "./audit-replay.js";
 
 export interface AuditWorkerData {
   index: number;
   dir: string;
-  mode: AuditMode;
+  work: ShardAuditWork;
 }
 
 export type FromAuditWorker =
@@ -21,7 +21,7 @@ if (port === null) throw new Error("audit-worker must run in a worker thread");
 const data = workerData as AuditWorkerData;
 const post = (message: FromAuditWorker): void => port.postMessage(message);
 try {
-  post({ t: "done", audit: auditShard(data.index, data.dir, data.mode, (frames) => post({ t: "frames", frames })) });
+  post({ t: "done", audit: auditShard(data.index, data.dir, data.work, (frames) => post({ t: "frames", frames })) });
 } catch (error) {
   post({ t: "error", message: error instanceof Error ? error.message : String(error) });
 }
