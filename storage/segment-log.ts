@@ -55,6 +55,8 @@ const INITIAL_STAGING_BYTES = 64 * 1024;
  * each call cost 6.5 µs against 2-3 µs now.
  */
 const READ_AT_FIRST_READ_BYTES = 1024;
+/** `readManyAt` reads frames lying within this many bytes of each other with one pread. */
+const READ_MANY_WINDOW_BYTES = 256 * 1024;
 /** Sealed segments `readAt` keeps open (see sealedReadFd). */
 const READ_FDS_KEPT = 4;
 
@@ -359,6 +361,56 @@ export class SegmentLog {
    * throws LogCorruptError (the error says so).
    */
   readAt(position: number): LogFrame {
+    const { segment, fd, fileOffset, segmentEnd } = this.locate(position);
+    const firstReadBytes = Math.min(READ_AT_FIRST_READ_BYTES, segmentEnd - fileOffset);
+    const scratch = this.readAtScratch;
+    if (readFully(this.storageFs, fd, scratch, 0, firstReadBytes, fileOffset) !== firstReadBytes) throw this.noFrame(segment, fileOffset, position, "short read");
+    return this.frameIn(scratch, 0, firstReadBytes, segment, fd, fileOffset, position);
+  }
+
+  /**
+   * `readAt` for many positions (ascending, each a frame boundary), with `visit` called per frame in
+   * order. Frames close together are read with one pread of up to READ_MANY_WINDOW_BYTES: a hot
+   * market's commands lie almost back to back in its shard's log, and one pread per command (a few
+   * µs each) made a record read of a 20k-claim market spend ~100 ms in syscalls. The same checks as
+   * `readAt`; the frames handed to `visit` own their bytes.
+   */
+  readManyAt(positions: readonly number[], visit: (frame: LogFrame, index: number) => void): void {
+    let i = 0;
+    while (i < positions.length) {
+      const position = positions[i] as number;
+      if (i > 0) assertStorage(position > (positions[i - 1] as number), "readManyAt positions must ascend");
+      const { segment, fd, fileOffset, segmentEnd } = this.locate(position);
+      const windowBytes = Math.min(READ_MANY_WINDOW_BYTES, segmentEnd - fileOffset);
+      // Only worth a window when the next position lies inside it; otherwise read this one alone.
+      const next = positions[i + 1];
+      if (next === undefined || next - position >= windowBytes) {
+        visit(this.readAt(position), i);
+        i += 1;
+        continue;
+      }
+      const window = this.readManyWindow();
+      if (readFully(this.storageFs, fd, window, 0, windowBytes, fileOffset) !== windowBytes) throw this.noFrame(segment, fileOffset, position, "short read");
+      const windowEndPosition = position + windowBytes;
+      while (i < positions.length) {
+        const at = positions[i] as number;
+        if (at >= windowEndPosition) break;
+        if (i > 0) assertStorage(at > (positions[i - 1] as number), "readManyAt positions must ascend");
+        visit(this.frameIn(window, at - position, windowBytes, segment, fd, fileOffset + (at - position), at), i);
+        i += 1;
+      }
+    }
+  }
+
+  private readManyWindowBuffer: Buffer | undefined;
+
+  private readManyWindow(): Buffer {
+    this.readManyWindowBuffer ??= Buffer.allocUnsafe(READ_MANY_WINDOW_BYTES);
+    return this.readManyWindowBuffer;
+  }
+
+  /** The segment, fd and file offsets of a durable position (throws RangeError outside the log). */
+  private locate(position: number): { segment: SegmentInfo; fd: number; fileOffset: number; segmentEnd: number } {
     this.assertReadable();
     if (!Number.isSafeInteger(position) || position < 0 || position >= this.committedEndPosition) {
       throw new RangeError(`position ${position} is outside the durable log [0, ${this.committedEndPosition})`);
@@ -366,32 +418,49 @@ export class SegmentLog {
     const segment = this.segmentForPosition(position);
     const fileOffset = SEGMENT_HEADER_BYTES + (position - segment.basePositionBytes);
     const segmentEnd = SEGMENT_HEADER_BYTES + segment.frameBytes;
-    const isActive = segment === this.activeSegment();
-    const fd = isActive ? this.activeFd : this.sealedReadFd(segment.filePath);
-    const corrupt = (why: string): LogCorruptError => new LogCorruptError(segment.filePath, fileOffset,
+    const fd = segment === this.activeSegment() ? this.activeFd : this.sealedReadFd(segment.filePath);
+    if (segmentEnd - fileOffset < FRAME_HEADER_BYTES) throw this.noFrame(segment, fileOffset, position, "too close to the segment end for a frame header");
+    return { segment, fd, fileOffset, segmentEnd };
+  }
+
+  private noFrame(segment: SegmentInfo, fileOffset: number, position: number, why: string): LogCorruptError {
+    return new LogCorruptError(segment.filePath, fileOffset,
       `no valid frame at log position ${position}: ${why} (position is not a frame boundary or the frame is damaged)`);
-    if (segmentEnd - fileOffset < FRAME_HEADER_BYTES) throw corrupt("too close to the segment end for a frame header");
-    const firstReadBytes = Math.min(READ_AT_FIRST_READ_BYTES, segmentEnd - fileOffset);
-    let frame = this.readAtScratch;
-    if (readFully(this.storageFs, fd, frame, 0, firstReadBytes, fileOffset) !== firstReadBytes) throw corrupt("short read");
-    const payloadBytes = readFramePayloadLength(frame, 0);
-    const frameBytes = FRAME_HEADER_BYTES + payloadBytes;
-    if (payloadBytes > MAX_PAYLOAD_BYTES || fileOffset + frameBytes > segmentEnd) throw corrupt("declared length runs past the segment");
-    if (frameBytes > firstReadBytes) {
-      const full = Buffer.allocUnsafe(frameBytes);
-      frame.copy(full, 0, 0, firstReadBytes);
-      const rest = frameBytes - firstReadBytes;
-      if (readFully(this.storageFs, fd, full, firstReadBytes, rest, fileOffset + firstReadBytes) !== rest) throw corrupt("short read");
-      frame = full;
+  }
+
+  /**
+   * The frame at `offset` in `buffer`, which holds `bufferBytes` read from file offset
+   * `fileOffset - offset` on: checked (length within the segment, CRC, lsn in the segment) and
+   * copied out. A frame running past the buffer is read whole from `fd`.
+   */
+  private frameIn(buffer: Buffer, offset: number, bufferBytes: number, segment: SegmentInfo, fd: number, fileOffset: number, position: number): LogFrame {
+    const segmentEnd = SEGMENT_HEADER_BYTES + segment.frameBytes;
+    if (bufferBytes - offset < FRAME_HEADER_BYTES) {
+      if (segmentEnd - fileOffset < FRAME_HEADER_BYTES) throw this.noFrame(segment, fileOffset, position, "too close to the segment end for a frame header");
+      return this.readAt(position);
     }
-    if (!frameCrcMatches(frame, 0, frameBytes)) throw corrupt("crc32c mismatch");
-    const lsn = readFrameLsn(frame, 0);
-    if (lsn < segment.firstLsn || lsn >= segment.firstLsn + segment.frameCount) throw corrupt(`lsn ${lsn} does not belong to this segment`);
+    const payloadBytes = readFramePayloadLength(buffer, offset);
+    const frameBytes = FRAME_HEADER_BYTES + payloadBytes;
+    if (payloadBytes > MAX_PAYLOAD_BYTES || fileOffset + frameBytes > segmentEnd) throw this.noFrame(segment, fileOffset, position, "declared length runs past the segment");
+    let frame = buffer;
+    let frameAt = offset;
+    if (offset + frameBytes > bufferBytes) {
+      const inBuffer = bufferBytes - offset;
+      const full = Buffer.allocUnsafe(frameBytes);
+      buffer.copy(full, 0, offset, bufferBytes);
+      const rest = frameBytes - inBuffer;
+      if (readFully(this.storageFs, fd, full, inBuffer, rest, fileOffset + inBuffer) !== rest) throw this.noFrame(segment, fileOffset, position, "short read");
+      frame = full;
+      frameAt = 0;
+    }
+    if (!frameCrcMatches(frame, frameAt, frameBytes)) throw this.noFrame(segment, fileOffset, position, "crc32c mismatch");
+    const lsn = readFrameLsn(frame, frameAt);
+    if (lsn < segment.firstLsn || lsn >= segment.firstLsn + segment.frameCount) throw this.noFrame(segment, fileOffset, position, `lsn ${lsn} does not belong to this segment`);
     return {
       lsn,
       position,
-      payload: Buffer.from(frame.subarray(FRAME_PAYLOAD_OFFSET, frameBytes)),
-      chain: Buffer.from(frame.subarray(FRAME_CHAIN_OFFSET, FRAME_PAYLOAD_OFFSET)),
+      payload: Buffer.from(frame.subarray(frameAt + FRAME_PAYLOAD_OFFSET, frameAt + frameBytes)),
+      chain: Buffer.from(frame.subarray(frameAt + FRAME_CHAIN_OFFSET, frameAt + FRAME_PAYLOAD_OFFSET)),
     };
   }
 

@@ -158,11 +158,14 @@ function replayShard(
 function commandsOf(replayed: ReplayedShard, marketId: string, positions: readonly number[]): Command[] {
   const kept = replayed.kept;
   const offsets = kept?.offsets.get(marketId) ?? [];
-  return positions.map((position, i) => {
-    const offset = offsets[i];
-    const payload = offset === undefined || kept === undefined ? replayed.log.readAt(position).payload : kept.payloads.payloadAt(offset);
-    return decodeLoggedCommand(payload).c;
-  });
+  const commands: Command[] = new Array(positions.length);
+  for (let i = 0; i < offsets.length && kept !== undefined; i++) commands[i] = decodeLoggedCommand(kept.payloads.payloadAt(offsets[i] as number)).c;
+  if (offsets.length < positions.length) {
+    replayed.log.readManyAt(positions.slice(offsets.length), (frame, i) => {
+      commands[offsets.length + i] = decodeLoggedCommand(frame.payload).c;
+    });
+  }
+  return commands;
 }
 
 /** Every market's record (rebuilt from its commands) as an audit line; stops at the first market that does not reconstruct when `stopIfNotReconstructed`. */
