@@ -50,7 +50,7 @@ function hasLoneSurrogate(text: string): boolean {
 
 /** Bytes written between two hash updates (or kept per chunk of `canonicalJson`'s text). */
 const CHUNK_BYTES = 64 * 1024;
-/** Strings up to this many UTF-16 units are copied byte by byte when ASCII (a native call costs more). */
+/** Strings up to this many UTF-16 units are checked and copied in JavaScript (a native call costs more). */
 const SHORT_STRING_UNITS = 32;
 
 /** The writers' buffer, lent to one writer at a time (a value's `toJSON` may canonicalize too). */
@@ -100,22 +100,6 @@ class CanonicalWriter {
   /** Any well-formed text, UTF-8 encoded (at most 3 bytes per UTF-16 unit). */
   utf8(text: string): void {
     const length = text.length;
-    if (length <= SHORT_STRING_UNITS) {
-      this.room(length * 3);
-      const buffer = this.buffer;
-      const start = this.used;
-      let at = start;
-      for (let i = 0; i < length; i++) {
-        const code = text.charCodeAt(i);
-        if (code >= 0x80) {
-          this.used = start + buffer.write(text, start, length * 3, "utf8");
-          return;
-        }
-        buffer[at++] = code;
-      }
-      this.used = at;
-      return;
-    }
     if (length * 3 > CHUNK_BYTES) {
       // A long string (a client subject may hold one): hash or keep it whole, in order. Text is
       // only ever split between whole strings, so no character is cut in two.

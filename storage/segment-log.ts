@@ -60,6 +60,14 @@ const READ_MANY_WINDOW_BYTES = 256 * 1024;
 /** Sealed segments `readAt` keeps open (see sealedReadFd). */
 const READ_FDS_KEPT = 4;
 
+/** Where a durable position lies: its segment, the fd to read it with, and file offsets. */
+interface LocatedPosition {
+  segment: SegmentInfo;
+  fd: number;
+  fileOffset: number;
+  segmentEnd: number;
+}
+
 export interface SegmentLogOptions {
   /** Directory holding the segment files (created if missing). */
   readonly dir: string;
@@ -361,11 +369,7 @@ export class SegmentLog {
    * throws LogCorruptError (the error says so).
    */
   readAt(position: number): LogFrame {
-    const { segment, fd, fileOffset, segmentEnd } = this.locate(position);
-    const firstReadBytes = Math.min(READ_AT_FIRST_READ_BYTES, segmentEnd - fileOffset);
-    const scratch = this.readAtScratch;
-    if (readFully(this.storageFs, fd, scratch, 0, firstReadBytes, fileOffset) !== firstReadBytes) throw this.noFrame(segment, fileOffset, position, "short read");
-    return this.frameIn(scratch, 0, firstReadBytes, segment, fd, fileOffset, position);
+    return this.readOneAt(this.locate(position), position);
   }
 
   /**
@@ -378,28 +382,37 @@ export class SegmentLog {
   readManyAt(positions: readonly number[], visit: (frame: LogFrame, index: number) => void): void {
     let i = 0;
     while (i < positions.length) {
-      const position = positions[i] as number;
-      if (i > 0) assertStorage(position > (positions[i - 1] as number), "readManyAt positions must ascend");
-      const { segment, fd, fileOffset, segmentEnd } = this.locate(position);
-      const windowBytes = Math.min(READ_MANY_WINDOW_BYTES, segmentEnd - fileOffset);
-      // Only worth a window when the next position lies inside it; otherwise read this one alone.
+      const first = positions[i] as number;
+      const located = this.locate(first);
+      const { segment, fd, fileOffset } = located;
+      const windowBytes = Math.min(READ_MANY_WINDOW_BYTES, located.segmentEnd - fileOffset);
+      // A window only pays when the next position lies inside it; otherwise read this one alone.
+      // Either way every position reached here is above the one before (checked in the window).
       const next = positions[i + 1];
-      if (next === undefined || next - position >= windowBytes) {
-        visit(this.readAt(position), i);
+      if (next === undefined || next - first >= windowBytes) {
+        visit(this.readOneAt(located, first), i);
         i += 1;
         continue;
       }
       const window = this.readManyWindow();
-      if (readFully(this.storageFs, fd, window, 0, windowBytes, fileOffset) !== windowBytes) throw this.noFrame(segment, fileOffset, position, "short read");
-      const windowEndPosition = position + windowBytes;
-      while (i < positions.length) {
+      if (readFully(this.storageFs, fd, window, 0, windowBytes, fileOffset) !== windowBytes) throw this.noFrame(segment, fileOffset, first, "short read");
+      const windowStart = i;
+      for (; i < positions.length; i += 1) {
         const at = positions[i] as number;
-        if (at >= windowEndPosition) break;
-        if (i > 0) assertStorage(at > (positions[i - 1] as number), "readManyAt positions must ascend");
-        visit(this.frameIn(window, at - position, windowBytes, segment, fd, fileOffset + (at - position), at), i);
-        i += 1;
+        if (at - first >= windowBytes) break;
+        if (i > windowStart) assertStorage(at > (positions[i - 1] as number), "readManyAt positions must ascend");
+        visit(this.frameIn(window, at - first, windowBytes, segment, fd, fileOffset + (at - first), at), i);
       }
     }
+  }
+
+  /** One frame at a located position: a first read of up to READ_AT_FIRST_READ_BYTES, then checks. */
+  private readOneAt(located: LocatedPosition, position: number): LogFrame {
+    const { segment, fd, fileOffset, segmentEnd } = located;
+    const firstReadBytes = Math.min(READ_AT_FIRST_READ_BYTES, segmentEnd - fileOffset);
+    const scratch = this.readAtScratch;
+    if (readFully(this.storageFs, fd, scratch, 0, firstReadBytes, fileOffset) !== firstReadBytes) throw this.noFrame(segment, fileOffset, position, "short read");
+    return this.frameIn(scratch, 0, firstReadBytes, segment, fd, fileOffset, position);
   }
 
   private readManyWindowBuffer: Buffer | undefined;
@@ -410,7 +423,7 @@ export class SegmentLog {
   }
 
   /** The segment, fd and file offsets of a durable position (throws RangeError outside the log). */
-  private locate(position: number): { segment: SegmentInfo; fd: number; fileOffset: number; segmentEnd: number } {
+  private locate(position: number): LocatedPosition {
     this.assertReadable();
     if (!Number.isSafeInteger(position) || position < 0 || position >= this.committedEndPosition) {
       throw new RangeError(`position ${position} is outside the durable log [0, ${this.committedEndPosition})`);
@@ -434,11 +447,9 @@ export class SegmentLog {
    * copied out. A frame running past the buffer is read whole from `fd`.
    */
   private frameIn(buffer: Buffer, offset: number, bufferBytes: number, segment: SegmentInfo, fd: number, fileOffset: number, position: number): LogFrame {
+    // A header cut by the window's end: read the frame on its own (readAt checks the segment end).
+    if (bufferBytes - offset < FRAME_HEADER_BYTES) return this.readAt(position);
     const segmentEnd = SEGMENT_HEADER_BYTES + segment.frameBytes;
-    if (bufferBytes - offset < FRAME_HEADER_BYTES) {
-      if (segmentEnd - fileOffset < FRAME_HEADER_BYTES) throw this.noFrame(segment, fileOffset, position, "too close to the segment end for a frame header");
-      return this.readAt(position);
-    }
     const payloadBytes = readFramePayloadLength(buffer, offset);
     const frameBytes = FRAME_HEADER_BYTES + payloadBytes;
     if (payloadBytes > MAX_PAYLOAD_BYTES || fileOffset + frameBytes > segmentEnd) throw this.noFrame(segment, fileOffset, position, "declared length runs past the segment");

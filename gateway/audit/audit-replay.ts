@@ -156,14 +156,11 @@ function replayShard(
 
 /** A market's commands: those kept by the pass (a prefix, see KeptPayloads), the rest read from the log. */
 function commandsOf(replayed: ReplayedShard, marketId: string, positions: readonly number[]): Command[] {
+  const commands: Command[] = [];
   const kept = replayed.kept;
-  const offsets = kept?.offsets.get(marketId) ?? [];
-  const commands: Command[] = new Array(positions.length);
-  for (let i = 0; i < offsets.length && kept !== undefined; i++) commands[i] = decodeLoggedCommand(kept.payloads.payloadAt(offsets[i] as number)).c;
-  if (offsets.length < positions.length) {
-    replayed.log.readManyAt(positions.slice(offsets.length), (frame, i) => {
-      commands[offsets.length + i] = decodeLoggedCommand(frame.payload).c;
-    });
+  if (kept !== undefined) for (const offset of kept.offsets.get(marketId) ?? []) commands.push(decodeLoggedCommand(kept.payloads.payloadAt(offset)).c);
+  if (commands.length < positions.length) {
+    replayed.log.readManyAt(positions.slice(commands.length), (frame) => commands.push(decodeLoggedCommand(frame.payload).c));
   }
   return commands;
 }
