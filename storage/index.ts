@@ -39,3 +39,4 @@ export { FRAME_HEADER_BYTES, MAX_PAYLOAD_BYTES } from "./frame.js";
 export { SEGMENT_HEADER_BYTES, segmentFileName } from "./segment-file.js";
 export { CHAIN_HASH_BYTES, genesisChainHash, nextChainHash } from "./hash-chain.js";
 export { crc32c } from "./crc32c.js";
+export { LogView, type LogReadView, type SegmentExtent } from "./frame-reader.js";

@@ -18,16 +18,8 @@
 import * as path from "node:path";
 import { assertStorage } from "./assert.js";
 import { LogClosedError, LogCorruptError, LogFailedError, StorageLimitError } from "./errors.js";
-import {
-  FRAME_CHAIN_OFFSET,
-  FRAME_HEADER_BYTES,
-  FRAME_PAYLOAD_OFFSET,
-  MAX_PAYLOAD_BYTES,
-  frameCrcMatches,
-  readFrameLsn,
-  readFramePayloadLength,
-  sealFrameInPlace,
-} from "./frame.js";
+import { FRAME_CHAIN_OFFSET, FRAME_HEADER_BYTES, MAX_PAYLOAD_BYTES, sealFrameInPlace } from "./frame.js";
+import { FrameReader, ReadFdCache, locateIn, type LocatedPosition, type LogReadView } from "./frame-reader.js";
 import { CHAIN_HASH_BYTES, genesisChainHash } from "./hash-chain.js";
 import { readHeader, recoverLog, shortHex, type RecoveryReport, type SeekPoint, type SegmentInfo } from "./recovery.js";
 import type { LogCheckpoint } from "./checkpoint.js";
@@ -39,7 +31,7 @@ import {
   type LogFrame,
   type VerifyMode,
 } from "./segment-reader.js";
-import { nodeStorageFs, readFully, type StorageFs } from "./storage-fs.js";
+import { nodeStorageFs, type StorageFs } from "./storage-fs.js";
 
 const MIB = 1024 * 1024;
 export const DEFAULT_SEGMENT_SIZE_BYTES = 64 * MIB;
@@ -48,26 +40,6 @@ export const MIN_SEGMENT_SIZE_BYTES = SEGMENT_HEADER_BYTES + FRAME_HEADER_BYTES;
 export const DEFAULT_MAX_BATCH_BYTES = 64 * MIB;
 export const MAX_BATCH_BYTES_LIMIT = 1024 * MIB;
 const INITIAL_STAGING_BYTES = 64 * 1024;
-/**
- * First read of `readAt` guesses the frame fits in this many bytes (one pread for small frames;
- * a claim's frame is about 250 bytes). It reads into a buffer the log keeps: an audit calls
- * `readAt` once per command, and a fresh 4 KiB buffer per call (above Node's pooled size) made
- * each call cost 6.5 µs against 2-3 µs now.
- */
-const READ_AT_FIRST_READ_BYTES = 1024;
-/** `readManyAt` reads frames lying within this many bytes of each other with one pread. */
-const READ_MANY_WINDOW_BYTES = 256 * 1024;
-/** Sealed segments `readAt` keeps open (see sealedReadFd). */
-const READ_FDS_KEPT = 4;
-
-/** Where a durable position lies: its segment, the fd to read it with, and file offsets. */
-interface LocatedPosition {
-  segment: SegmentInfo;
-  fd: number;
-  fileOffset: number;
-  segmentEnd: number;
-}
-
 export interface SegmentLogOptions {
   /** Directory holding the segment files (created if missing). */
   readonly dir: string;
@@ -164,10 +136,9 @@ export class SegmentLog {
   /** A frame boundary inside a segment where reads may start (from a checkpoint), or null. */
   private readonly seekPoint: SeekPoint | null;
   private activeFd: number;
-  /** Read-only fds of sealed segments, least recently used first (readAt). */
-  private readonly readFds = new Map<string, number>();
-  /** `readAt`'s first read lands here; what it returns is copied out. */
-  private readonly readAtScratch = Buffer.allocUnsafe(READ_AT_FIRST_READ_BYTES);
+  /** Read-only fds of sealed segments (readAt); the active segment is read through its own fd. */
+  private readonly readFds: ReadFdCache;
+  private readonly frameReader: FrameReader;
   private state: LogState = "open";
   private failureCause: unknown = null;
 
@@ -191,6 +162,8 @@ export class SegmentLog {
   private constructor(options: SegmentLogOptions) {
     this.dir = path.resolve(options.dir);
     this.storageFs = options.fs ?? nodeStorageFs;
+    this.readFds = new ReadFdCache(this.storageFs);
+    this.frameReader = new FrameReader(this, this.storageFs);
     this.segmentSizeBytes = checkedOption(options.segmentSizeBytes, DEFAULT_SEGMENT_SIZE_BYTES,
       MIN_SEGMENT_SIZE_BYTES, MAX_SEGMENT_SIZE_BYTES, "segmentSizeBytes");
     this.maxPayloadBytes = checkedOption(options.maxPayloadBytes, MAX_PAYLOAD_BYTES, 0, MAX_PAYLOAD_BYTES, "maxPayloadBytes");
@@ -369,133 +342,35 @@ export class SegmentLog {
    * throws LogCorruptError (the error says so).
    */
   readAt(position: number): LogFrame {
-    return this.readOneAt(this.locate(position), position);
+    return this.frameReader.readAt(position);
   }
 
   /**
-   * `readAt` for many positions (ascending, each a frame boundary), with `visit` called per frame in
-   * order. Frames close together are read with one pread of up to READ_MANY_WINDOW_BYTES: a hot
-   * market's commands lie almost back to back in its shard's log, and one pread per command (a few
-   * µs each) made a record read of a 20k-claim market spend ~100 ms in syscalls. The same checks as
-   * `readAt`; the frames handed to `visit` own their bytes.
+   * `readAt` for many ascending positions, frames close together read with one pread
+   * (frame-reader.ts); the frames handed to `visit` own their bytes.
    */
   readManyAt(positions: readonly number[], visit: (frame: LogFrame, index: number) => void): void {
-    let i = 0;
-    while (i < positions.length) {
-      const first = positions[i] as number;
-      const located = this.locate(first);
-      const { segment, fd, fileOffset } = located;
-      const windowBytes = Math.min(READ_MANY_WINDOW_BYTES, located.segmentEnd - fileOffset);
-      // A window only pays when the next position lies inside it; otherwise read this one alone.
-      // Either way every position reached here is above the one before (checked in the window).
-      const next = positions[i + 1];
-      if (next === undefined || next - first >= windowBytes) {
-        visit(this.readOneAt(located, first), i);
-        i += 1;
-        continue;
-      }
-      const window = this.readManyWindow();
-      if (readFully(this.storageFs, fd, window, 0, windowBytes, fileOffset) !== windowBytes) throw this.noFrame(segment, fileOffset, first, "short read");
-      const windowStart = i;
-      for (; i < positions.length; i += 1) {
-        const at = positions[i] as number;
-        if (at - first >= windowBytes) break;
-        if (i > windowStart) assertStorage(at > (positions[i - 1] as number), "readManyAt positions must ascend");
-        visit(this.frameIn(window, at - first, windowBytes, segment, fd, fileOffset + (at - first), at), i);
-      }
-    }
-  }
-
-  /** One frame at a located position: a first read of up to READ_AT_FIRST_READ_BYTES, then checks. */
-  private readOneAt(located: LocatedPosition, position: number): LogFrame {
-    const { segment, fd, fileOffset, segmentEnd } = located;
-    const firstReadBytes = Math.min(READ_AT_FIRST_READ_BYTES, segmentEnd - fileOffset);
-    const scratch = this.readAtScratch;
-    if (readFully(this.storageFs, fd, scratch, 0, firstReadBytes, fileOffset) !== firstReadBytes) throw this.noFrame(segment, fileOffset, position, "short read");
-    return this.frameIn(scratch, 0, firstReadBytes, segment, fd, fileOffset, position);
-  }
-
-  private readManyWindowBuffer: Buffer | undefined;
-
-  private readManyWindow(): Buffer {
-    this.readManyWindowBuffer ??= Buffer.allocUnsafe(READ_MANY_WINDOW_BYTES);
-    return this.readManyWindowBuffer;
-  }
-
-  /** The segment, fd and file offsets of a durable position (throws RangeError outside the log). */
-  private locate(position: number): LocatedPosition {
-    this.assertReadable();
-    if (!Number.isSafeInteger(position) || position < 0 || position >= this.committedEndPosition) {
-      throw new RangeError(`position ${position} is outside the durable log [0, ${this.committedEndPosition})`);
-    }
-    const segment = this.segmentForPosition(position);
-    const fileOffset = SEGMENT_HEADER_BYTES + (position - segment.basePositionBytes);
-    const segmentEnd = SEGMENT_HEADER_BYTES + segment.frameBytes;
-    const fd = segment === this.activeSegment() ? this.activeFd : this.sealedReadFd(segment.filePath);
-    if (segmentEnd - fileOffset < FRAME_HEADER_BYTES) throw this.noFrame(segment, fileOffset, position, "too close to the segment end for a frame header");
-    return { segment, fd, fileOffset, segmentEnd };
-  }
-
-  private noFrame(segment: SegmentInfo, fileOffset: number, position: number, why: string): LogCorruptError {
-    return new LogCorruptError(segment.filePath, fileOffset,
-      `no valid frame at log position ${position}: ${why} (position is not a frame boundary or the frame is damaged)`);
+    this.frameReader.readManyAt(positions, visit);
   }
 
   /**
-   * The frame at `offset` in `buffer`, which holds `bufferBytes` read from file offset
-   * `fileOffset - offset` on: checked (length within the segment, CRC, lsn in the segment) and
-   * copied out. A frame running past the buffer is read whole from `fd`.
+   * The durable extent as plain data, for reading frames on another thread (`LogView`): the
+   * segments as they are now, up to the current end. Later commits are not part of it.
    */
-  private frameIn(buffer: Buffer, offset: number, bufferBytes: number, segment: SegmentInfo, fd: number, fileOffset: number, position: number): LogFrame {
-    // A header cut by the window's end: read the frame on its own (readAt checks the segment end).
-    if (bufferBytes - offset < FRAME_HEADER_BYTES) return this.readAt(position);
-    const segmentEnd = SEGMENT_HEADER_BYTES + segment.frameBytes;
-    const payloadBytes = readFramePayloadLength(buffer, offset);
-    const frameBytes = FRAME_HEADER_BYTES + payloadBytes;
-    if (payloadBytes > MAX_PAYLOAD_BYTES || fileOffset + frameBytes > segmentEnd) throw this.noFrame(segment, fileOffset, position, "declared length runs past the segment");
-    let frame = buffer;
-    let frameAt = offset;
-    if (offset + frameBytes > bufferBytes) {
-      const inBuffer = bufferBytes - offset;
-      const full = Buffer.allocUnsafe(frameBytes);
-      buffer.copy(full, 0, offset, bufferBytes);
-      const rest = frameBytes - inBuffer;
-      if (readFully(this.storageFs, fd, full, inBuffer, rest, fileOffset + inBuffer) !== rest) throw this.noFrame(segment, fileOffset, position, "short read");
-      frame = full;
-      frameAt = 0;
-    }
-    if (!frameCrcMatches(frame, frameAt, frameBytes)) throw this.noFrame(segment, fileOffset, position, "crc32c mismatch");
-    const lsn = readFrameLsn(frame, frameAt);
-    if (lsn < segment.firstLsn || lsn >= segment.firstLsn + segment.frameCount) throw this.noFrame(segment, fileOffset, position, `lsn ${lsn} does not belong to this segment`);
+  readView(): LogReadView {
+    this.assertReadable();
     return {
-      lsn,
-      position,
-      payload: Buffer.from(frame.subarray(frameAt + FRAME_PAYLOAD_OFFSET, frameAt + frameBytes)),
-      chain: Buffer.from(frame.subarray(frameAt + FRAME_CHAIN_OFFSET, frameAt + FRAME_PAYLOAD_OFFSET)),
+      dir: this.dir,
+      segments: this.segments.map(({ basePositionBytes, filePath, frameBytes, firstLsn, frameCount }) => ({ basePositionBytes, filePath, frameBytes, firstLsn, frameCount })),
+      endPosition: this.committedEndPosition,
     };
   }
 
-  /**
-   * A read-only fd of a sealed segment, kept open for later `readAt`s: a record read or an audit
-   * re-reads a market's commands one position at a time, and an open + close per frame cost more
-   * than the read (an audit replay spent 9% of its time in them). At most READ_FDS_KEPT stay open,
-   * the least recently used is closed first; `close()` closes them all.
-   */
-  private sealedReadFd(filePath: string): number {
-    const kept = this.readFds.get(filePath);
-    if (kept !== undefined) {
-      this.readFds.delete(filePath); // re-insert: Map order is the recency order
-      this.readFds.set(filePath, kept);
-      return kept;
-    }
-    if (this.readFds.size >= READ_FDS_KEPT) {
-      const [oldestPath, oldestFd] = this.readFds.entries().next().value as [string, number];
-      this.readFds.delete(oldestPath);
-      this.storageFs.closeSync(oldestFd);
-    }
-    const fd = this.storageFs.openSync(filePath, "r");
-    this.readFds.set(filePath, fd);
-    return fd;
+  /** The segment, fd and file offsets of a durable position (throws RangeError outside the log). */
+  locate(position: number): LocatedPosition {
+    this.assertReadable();
+    const active = this.activeSegment();
+    return locateIn(this.segments, this.committedEndPosition, position, (segment) => (segment === active ? this.activeFd : this.readFds.get(segment.filePath)));
   }
 
   /**
@@ -653,8 +528,7 @@ export class SegmentLog {
     if (this.state === "closed") return;
     this.state = "closed";
     this.dropStaged();
-    for (const fd of this.readFds.values()) this.storageFs.closeSync(fd);
-    this.readFds.clear();
+    this.readFds.closeAll();
     this.storageFs.closeSync(this.activeFd);
   }
 
@@ -691,21 +565,6 @@ export class SegmentLog {
     // The previous segment's data is already durable (every commit fdatasyncs), so only close it.
     this.storageFs.closeSync(previousFd);
     return segment;
-  }
-
-  /** Binary search: the last segment whose base is <= position. */
-  private segmentForPosition(position: number): SegmentInfo {
-    let low = 0;
-    let high = this.segments.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >>> 1;
-      const candidate = this.segments[middle] as SegmentInfo;
-      if (candidate.basePositionBytes <= position) low = middle;
-      else high = middle - 1;
-    }
-    const found = this.segments[low];
-    assertStorage(found !== undefined && found.basePositionBytes <= position, "no segment for position");
-    return found;
   }
 
   /**
