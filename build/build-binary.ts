@@ -2,10 +2,11 @@
  * `npm run build:binary`: builds `dist/market-service`, a Node 20 single executable application
  * (SEA) for Linux x64 that runs without node_modules. Steps:
  *
- *  1. esbuild bundles the TypeScript sources (not dist/) into three CommonJS files:
+ *  1. esbuild bundles the TypeScript sources (not dist/) into four CommonJS files:
  *       main.cjs          gateway/sea/main.ts → gateway/cli.ts (serve, replay, verify, provision, token)
  *       shard-worker.cjs  gateway/runtime/shard-worker.ts (embedded as an asset, run with eval: true)
  *       audit-worker.cjs  gateway/audit/audit-worker.ts (the same; replay/verify audit shards on it)
+ *       replay-worker.cjs gateway/runtime/replay-worker.ts (the same; record reads are replayed on it)
  *     The SEA main script's `require` only loads builtins, so everything else is bundled. Three
  *     packages are substituted (see `seaAliases`): the uWS and CRC-32 packages by loaders of the
  *     embedded addons (gateway/sea/uws-addon.ts, crc32-addon.ts), and msgpackr's optional native
@@ -30,7 +31,7 @@ import { createRequire } from "node:module";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
-import { AUDIT_WORKER_ASSET, CRC32_ASSET, SHARD_WORKER_ASSET, uwsAssetName } from "../gateway/sea/assets.js";
+import { AUDIT_WORKER_ASSET, CRC32_ASSET, REPLAY_WORKER_ASSET, SHARD_WORKER_ASSET, uwsAssetName } from "../gateway/sea/assets.js";
 import { SERVICE_VERSION } from "../gateway/version.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -202,17 +203,19 @@ async function main(): Promise<void> {
     const mainBundle = path.join(workDir, "main.cjs");
     const workerBundle = path.join(workDir, "shard-worker.cjs");
     const auditWorkerBundle = path.join(workDir, "audit-worker.cjs");
+    const replayWorkerBundle = path.join(workDir, "replay-worker.cjs");
     await bundle("gateway/sea/main.ts", mainBundle);
     await bundle("gateway/runtime/shard-worker.ts", workerBundle);
     await bundle("gateway/audit/audit-worker.ts", auditWorkerBundle);
+    await bundle("gateway/runtime/replay-worker.ts", replayWorkerBundle);
     const bundles: Manifest["bundles"] = {};
-    for (const [name, file] of [["main.cjs", mainBundle], ["shard-worker.cjs", workerBundle], ["audit-worker.cjs", auditWorkerBundle]] as const) {
+    for (const [name, file] of [["main.cjs", mainBundle], ["shard-worker.cjs", workerBundle], ["audit-worker.cjs", auditWorkerBundle], ["replay-worker.cjs", replayWorkerBundle]] as const) {
       const bytes = fs.readFileSync(file);
       bundles[name] = { bytes: bytes.length, sha256: sha256(bytes) };
     }
 
     // 2. assets, SEA config, fingerprint
-    const assetFiles: Record<string, string> = { [SHARD_WORKER_ASSET]: workerBundle, [AUDIT_WORKER_ASSET]: auditWorkerBundle, ...resolveAssets() };
+    const assetFiles: Record<string, string> = { [SHARD_WORKER_ASSET]: workerBundle, [AUDIT_WORKER_ASSET]: auditWorkerBundle, [REPLAY_WORKER_ASSET]: replayWorkerBundle, ...resolveAssets() };
     const assets: Manifest["assets"] = {};
     for (const [name, file] of Object.entries(assetFiles)) {
       const bytes = fs.readFileSync(file);
@@ -226,7 +229,7 @@ async function main(): Promise<void> {
       disableExperimentalSEAWarning: true,
       useSnapshot: false,
       useCodeCache: false,
-      assets: { ...assetFiles, [SHARD_WORKER_ASSET]: "shard-worker.cjs", [AUDIT_WORKER_ASSET]: "audit-worker.cjs" },
+      assets: { ...assetFiles, [SHARD_WORKER_ASSET]: "shard-worker.cjs", [AUDIT_WORKER_ASSET]: "audit-worker.cjs", [REPLAY_WORKER_ASSET]: "replay-worker.cjs" },
     };
     const stripTool = options.strip ? commandExists("strip") : undefined;
     if (options.strip && stripTool === undefined) log("`strip` not found (binutils); the Node executable is embedded unstripped");
@@ -285,7 +288,7 @@ async function main(): Promise<void> {
     log(
       `${path.relative(ROOT, options.out)}: ${sizeBytes.toLocaleString("en-US")} bytes (${(sizeBytes / 2 ** 20).toFixed(1)} MiB), ` +
         `Node ${process.version}${manifest.stripped ? " stripped" : ""}, main bundle ${bundles["main.cjs"]?.bytes.toLocaleString("en-US")} B, ` +
-        `worker bundles ${bundles["shard-worker.cjs"]?.bytes.toLocaleString("en-US")} B + ${bundles["audit-worker.cjs"]?.bytes.toLocaleString("en-US")} B, built in ${(manifest.buildMs / 1000).toFixed(1)} s`,
+        `worker bundles ${bundles["shard-worker.cjs"]?.bytes.toLocaleString("en-US")} B + ${bundles["audit-worker.cjs"]?.bytes.toLocaleString("en-US")} B + ${bundles["replay-worker.cjs"]?.bytes.toLocaleString("en-US")} B, built in ${(manifest.buildMs / 1000).toFixed(1)} s`,
     );
   } finally {
     fs.rmSync(workDir, { recursive: true, force: true });

@@ -34,7 +34,7 @@ import type { MarketRuntime } from "./runtime/market-runtime.js";
 import { validationMessage } from "./validation/messages.js";
 
 /** A reply for either transport: JSON text made by the shard, or an error code and message. */
-export type ApiReply = { ok: true; status: 200 | 201; json: string } | { ok: false; code: ErrorCode; message: string };
+export type ApiReply = { ok: true; status: 200 | 201; json: string | Buffer } | { ok: false; code: ErrorCode; message: string };
 
 export type MarketOperation = DelegableOperation;
 
@@ -177,7 +177,7 @@ export class MarketApi {
   }
 }
 
-function ok200(reply: { ok: true; json: string } | { ok: false; code: ErrorCode; message: string }): ApiReply {
+function ok200(reply: { ok: true; json: string | Buffer } | { ok: false; code: ErrorCode; message: string }): ApiReply {
   return reply.ok ? { ok: true, status: 200, json: reply.json } : reply;
 }
 

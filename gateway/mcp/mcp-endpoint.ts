@@ -22,6 +22,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { ApiReply, MarketApi } from "../market-api.js";
+import { jsonText } from "../runtime/shard-protocol.js";
 import { checkJsonValue } from "../validation/json-value.js";
 import { validationMessage } from "../validation/messages.js";
 import { TOOLS, type ToolDefinition } from "./tools.js";
@@ -48,7 +49,8 @@ function errorResult(code: string, message: string): CallToolResult {
 
 function toolResult(reply: ApiReply): CallToolResult {
   if (!reply.ok) return errorResult(reply.code, reply.message);
-  return { content: [{ type: "text", text: reply.json }], structuredContent: JSON.parse(reply.json) as Record<string, unknown> };
+  const text = jsonText(reply.json);
+  return { content: [{ type: "text", text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
 }
 
 /** Idle Servers kept for reuse; beyond this (after a burst) they are left to the GC. */

@@ -11,7 +11,8 @@ import { IdempotencyIndex, type CommandLocation } from "../idempotency/index.js"
 import { openIndexSnapshot, peekIndexWatermarks, writeIndexSnapshot } from "../idempotency/index-snapshot.js";
 import { ensureClusterMeta } from "./cluster-meta.js";
 import { ShardHost, type ShardWorkerSource } from "./shard-host.js";
-import type { BatchStats, ReadRequest, ShardRecoveryReport, ShardReply } from "./shard-protocol.js";
+import { ReplayPool } from "./replay-pool.js";
+import type { BatchStats, ReadRequest, ShardRecoveryReport, ShardReply, ShardResponse } from "./shard-protocol.js";
 import { fnv1a32, shardOfMarket } from "./shard-routing.js";
 
 export interface MarketRuntimeOptions {
@@ -26,6 +27,8 @@ export interface MarketRuntimeOptions {
   checkpointEverySeconds?: number;
   segmentSizeBytes?: number;
   workerSource?: ShardWorkerSource;
+  /** Replay workers for record reads and old replies (default 1; replay-pool.ts). */
+  replayThreads?: number;
   /** The index to use (shared with the identity store); a new one by default. */
   idempotency?: IdempotencyIndex;
   /** A shard lost durability: the service must stop accepting and exit non-zero. */
@@ -57,12 +60,15 @@ export class MarketRuntime {
   private checkpointing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  private readonly replays: ReplayPool;
 
   private constructor(
     private readonly options: MarketRuntimeOptions,
     private readonly host: ShardHost,
     readonly idempotency: IdempotencyIndex,
-  ) {}
+  ) {
+    this.replays = new ReplayPool(options.replayThreads);
+  }
 
   static async open(options: MarketRuntimeOptions): Promise<{ runtime: MarketRuntime; recovery: RuntimeRecovery }> {
     const startedMs = performance.now();
@@ -183,14 +189,24 @@ export class MarketRuntime {
   /** The reply of an already executed market command. */
   async replyAt(location: CommandLocation): Promise<ShardReply> {
     if (location.owner === "identity") throw new Error("identity-owned command replayed through the market runtime");
-    const response = await this.host.request(location.owner, { kind: "reply-at", position: location.position });
-    return response.reply;
+    return this.answer(await this.host.request(location.owner, { kind: "reply-at", position: location.position }));
+  }
+
+  /** A read's answer: the shard's reply, or the reply of the replay it handed back (finished on a replay worker). */
+  private answer(response: ShardResponse): Promise<ShardReply> {
+    switch (response.kind) {
+      case "read":
+        return Promise.resolve(response.reply);
+      case "replay":
+        return this.replays.run(response.work);
+      case "command":
+        return Promise.reject(new Error("shard answered a read with a command response"));
+    }
   }
 
   private async read(marketId: string, request: ReadRequest): Promise<ShardReply> {
     if (this.closed) throw new Error("the market runtime is closed");
-    const response = await this.host.request(shardOfMarket(marketId, this.host.shardCount), request);
-    return response.reply;
+    return this.answer(await this.host.request(shardOfMarket(marketId, this.host.shardCount), request));
   }
 
   readMarket(marketId: string): Promise<ShardReply> {
@@ -239,6 +255,7 @@ export class MarketRuntime {
     if (this.timer !== undefined) clearInterval(this.timer);
     if (this.checkpointing !== undefined) await this.checkpointing.catch(() => undefined);
     const lsns = await this.host.close();
+    await this.replays.close();
     await writeIndexSnapshot(this.options.dataDir, this.idempotency, lsns);
   }
 }

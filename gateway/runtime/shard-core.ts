@@ -9,7 +9,6 @@
  */
 import * as path from "node:path";
 import { applyCommand, handleCommand, marketIdOfCommand } from "../../engine/handle-command.js";
-import { buildMarketRecord } from "../../engine/record.js";
 import { isDeadlinePending, pendingDeadlines, systemCommandFor, type Deadline } from "../../engine/deadlines.js";
 import { commitmentAt, snapshotMarket } from "../../engine/state.js";
 import type { Commitment } from "../../engine/types/commitment.js";
@@ -19,13 +18,15 @@ import type { SealedBidReceipt } from "../../engine/types/auction.js";
 import { SegmentLog, SnapshotStore } from "../../storage/index.js";
 import type { Clock } from "../clock.js";
 import { decodeLoggedCommand, encodeLoggedCommand, LOGGED_COMMAND_VERSION, type LoggedCommand } from "./logged-command.js";
-import { decodeShardSnapshot, encodeShardSnapshot, type ShardMarket } from "./shard-snapshot.js";
+import { decodeShardSnapshot, encodeMarketImage, encodeShardSnapshot, type ShardMarket } from "./shard-snapshot.js";
+import { float64Bytes } from "./float64-bytes.js";
 import type {
   BatchStats,
   CommandRequest,
   CommandResponse,
   IdempotencyEntries,
   ReadRequest,
+  ReplayWork,
   ShardRecoveryReport,
   ShardReply,
   ShardRequest,
@@ -266,7 +267,10 @@ export class ShardCore {
       else reads.push(index);
     });
     this.commit();
-    for (const index of reads) responses[index] = { kind: "read", reply: this.read(requests[index] as ReadRequest) };
+    for (const index of reads) {
+      const answer = this.read(requests[index] as ReadRequest);
+      responses[index] = "ok" in answer ? { kind: "read", reply: answer } : { kind: "replay", work: answer };
+    }
     return responses as ShardResponse[];
   }
 
@@ -294,7 +298,7 @@ export class ShardCore {
     return { ...request.command, occurredAtMs: nowMs };
   }
 
-  private read(request: ReadRequest): ShardReply {
+  private read(request: ReadRequest): ShardReply | ReplayWork {
     switch (request.kind) {
       case "market": {
         const entry = this.markets.get(request.marketId);
@@ -309,24 +313,15 @@ export class ShardCore {
     }
   }
 
-  private commandsOf(entry: ShardMarket, count = entry.positions.length): Command[] {
-    const commands: Command[] = new Array(count);
-    // One pread per window of nearby frames, not per command: a hot market's frames lie close together.
-    const positions = count === entry.positions.length ? entry.positions : entry.positions.slice(0, count);
-    this.log.readManyAt(positions, (frame, i) => {
-      commands[i] = decodeLoggedCommand(frame.payload).c;
-    });
-    return commands;
-  }
-
-  private readRecord(marketId: string, actorId: string): ShardReply {
+  /** The record is replayed off this thread (ReplayWork): only the log view and the market image are taken here. */
+  private readRecord(marketId: string, actorId: string): ShardReply | ReplayWork {
     const entry = this.markets.get(marketId);
     if (entry === undefined) return marketNotFound(marketId);
     const creator = entry.agg.market.creator;
     if (actorId !== creator.principalId && actorId !== creator.actorId) {
       return { ok: false, code: "forbidden", message: "only the creator principal or the creating actor can read the market record" };
     }
-    return { ok: true, json: JSON.stringify(buildMarketRecord(this.commandsOf(entry), entry.agg)) };
+    return { kind: "record", log: this.log.readView(), market: encodeMarketImage(entry) };
   }
 
   private readOutcome(marketId: string, principalId: string): ShardReply {
@@ -346,11 +341,12 @@ export class ShardCore {
   }
 
   /**
-   * The reply the command logged at `position` got. Rejections no market holds are stored in the
-   * frame; anything else is recomputed by replaying the market's record up to that command: the
-   * engine is deterministic, so it is the same reply, byte for byte.
+   * The reply the command logged at `position` got. Recent replies are cached and rejections no
+   * market holds are stored in the frame; anything else is recomputed off this thread by replaying
+   * the market's record up to that command (ReplayWork): the engine is deterministic, so it is the
+   * same reply, byte for byte.
    */
-  private replyAt(position: number): ShardReply {
+  private replyAt(position: number): ShardReply | ReplayWork {
     const cached = this.replyCache.get(position);
     if (cached !== undefined) return cached;
     const logged = decodeLoggedCommand(this.log.readAt(position).payload);
@@ -359,18 +355,7 @@ export class ShardCore {
     const entry = marketId === undefined ? undefined : this.markets.get(marketId);
     const index = entry === undefined ? -1 : indexOfPosition(entry.positions, position);
     if (entry === undefined || index < 0) throw new Error(`no market record holds the command logged at ${position}`);
-    let agg: ShardMarket["agg"] | undefined;
-    let reply: ShardReply | undefined;
-    for (const command of this.commandsOf(entry, index + 1)) {
-      const outcome = handleCommand(agg, command);
-      agg = outcome.aggregate;
-      reply = outcome.reply.ok
-        ? { ok: true, json: JSON.stringify(outcome.reply.result) }
-        : { ok: false, code: outcome.reply.rejection.code, message: outcome.reply.rejection.message };
-    }
-    if (reply === undefined) throw new Error("replay produced no reply");
-    this.remember(position, reply);
-    return reply;
+    return { kind: "reply", log: this.log.readView(), positions: float64Bytes(entry.positions.slice(0, index + 1)) };
   }
 
   /** Commands applied since the last snapshot (the runtime decides when to checkpoint). */

@@ -5,6 +5,7 @@
  */
 import type { Command } from "../../engine/types/command.js";
 import type { ErrorCode } from "../../engine/types/errors.js";
+import type { LogReadView } from "../../storage/index.js";
 
 export interface CommandRequest {
   kind: "command";
@@ -26,8 +27,14 @@ export type ReadRequest =
 export type ShardRequest = CommandRequest | ReadRequest;
 
 export type ShardReply =
-  | { ok: true; json: string }
+  /** JSON text; as UTF-8 bytes when a replay worker made it (a record can be tens of MB: moved between threads, not copied). */
+  | { ok: true; json: string | Buffer }
   | { ok: false; code: ErrorCode; message: string };
+
+/** A reply's JSON as text, whichever form it travelled in. */
+export function jsonText(json: string | Buffer): string {
+  return typeof json === "string" ? json : json.toString("utf8");
+}
 
 export interface CommandResponse {
   kind: "command";
@@ -42,7 +49,26 @@ export interface ReadResponse {
   reply: ShardReply;
 }
 
-export type ShardResponse = CommandResponse | ReadResponse;
+/**
+ * Work a shard hands back instead of doing it on its own thread: replaying a market's logged
+ * commands, for its record or for the reply of an old command. That replay takes hundreds of
+ * milliseconds for a hot market, and every claim of the shard would wait for it; the shard only
+ * takes a view of its log and the market's state (a few milliseconds), and the gateway finishes the
+ * work on a replay worker (replay-work.ts). Committed frames never change, so reading them there
+ * needs no coordination with the shard.
+ */
+export type ReplayWork =
+  /** The market's record. `market`: the market as the shard holds it (shard-snapshot encoding), whose state the replay must reproduce. */
+  | { kind: "record"; log: LogReadView; market: Uint8Array }
+  /** The reply of the last of these commands (float64 bytes of their log positions, in record order). */
+  | { kind: "reply"; log: LogReadView; positions: Uint8Array };
+
+export interface ReplayResponse {
+  kind: "replay";
+  work: ReplayWork;
+}
+
+export type ShardResponse = CommandResponse | ReadResponse | ReplayResponse;
 
 /** Idempotency entries of logged client commands, as parallel arrays (cheap to clone/transfer). */
 export interface IdempotencyEntries {

@@ -77,21 +77,37 @@ function tableOf(stored: StoredCommitments | CommitmentColumnsV3 | CommitmentCol
   return tableOfColumns(stored);
 }
 
+function storedMarketOf({ agg, positions }: ShardMarket): StoredMarket {
+  return {
+    market: { ...agg.market, subject: JSON.stringify(agg.market.subject) },
+    commitments: storedCommitments(agg.commitments),
+    bids: agg.bids,
+    lastResolution: agg.lastResolution ?? null,
+    commandCount: agg.commandCount,
+    eventCount: agg.eventCount,
+    positions: float64Bytes(positions),
+  };
+}
+
 export function encodeShardSnapshot(header: ShardSnapshotHeader, markets: Iterable<ShardMarket>): Buffer {
   const stored: StoredMarket[] = [];
-  for (const { agg, positions } of markets) {
-    stored.push({
-      market: { ...agg.market, subject: JSON.stringify(agg.market.subject) },
-      commitments: storedCommitments(agg.commitments),
-      bids: agg.bids,
-      lastResolution: agg.lastResolution ?? null,
-      commandCount: agg.commandCount,
-      eventCount: agg.eventCount,
-      positions: float64Bytes(positions),
-    });
-  }
+  for (const market of markets) stored.push(storedMarketOf(market));
   const payload: StoredShard = { v: SHARD_SNAPSHOT_VERSION, ...header, markets: stored };
   return packr.pack(payload);
+}
+
+/**
+ * One market as its shard holds it (state and record positions), in the snapshot's encoding: how a
+ * record read hands the live market to a replay off the shard thread (replay-work.ts).
+ */
+export function encodeMarketImage(market: ShardMarket): Uint8Array {
+  return packr.pack({ v: SHARD_SNAPSHOT_VERSION, market: storedMarketOf(market) });
+}
+
+export function decodeMarketImage(bytes: Uint8Array): ShardMarket {
+  const stored = packr.unpack(bytes) as { v: unknown; market: StoredMarket };
+  if (stored?.v !== SHARD_SNAPSHOT_VERSION) throw new Error("market image of an unknown version");
+  return restoreMarket(stored.market);
 }
 
 export interface DecodedShardSnapshot extends ShardSnapshotHeader {

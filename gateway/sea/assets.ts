@@ -19,3 +19,6 @@ export const CRC32_ASSET = "crc32.linux-x64-gnu.node";
 
 /** The bundled audit worker (gateway/audit/audit-worker.ts): `replay` and `verify` audit shards in parallel. */
 export const AUDIT_WORKER_ASSET = "audit-worker.js";
+
+/** The bundled replay worker (gateway/runtime/replay-worker.ts): records and old replies are replayed on it, off the shards. */
+export const REPLAY_WORKER_ASSET = "replay-worker.js";

@@ -12,6 +12,7 @@ import { FRAME_HEADER_BYTES, SEGMENT_HEADER_BYTES, SegmentLog, SnapshotStore, cr
 import { shardOfMarket } from "../../gateway/runtime/shard-routing.js";
 import { decodeShardSnapshot, encodeShardSnapshot } from "../../gateway/runtime/shard-snapshot.js";
 import { T0, auction, commands, directClaim, tempDir } from "./support.js";
+import { jsonText } from "../../gateway/runtime/shard-protocol.js";
 
 const run = promisify(execFile);
 const CLI = path.join(import.meta.dirname, "../../gateway/cli.ts");
@@ -51,7 +52,7 @@ beforeAll(async () => {
   for (const id of ["m0", "m1", "m2", "m3", "m4", "m5", "auc"]) {
     const reply = await runtime.readRecord(id, "alice");
     if (!reply.ok) throw new Error(reply.message);
-    liveHashes.set(id, JSON.parse(reply.json).integrity.recordHash);
+    liveHashes.set(id, JSON.parse(jsonText(reply.json)).integrity.recordHash);
   }
   // Stop without the final snapshot so the newest snapshots are older than the log.
   await runtime.close();

@@ -8,6 +8,7 @@ import { MarketRuntime } from "../../gateway/runtime/market-runtime.js";
 import { commandFingerprint } from "../../gateway/idempotency/fingerprint.js";
 import type { Command } from "../../engine/index.js";
 import { T0, tempDir } from "./support.js";
+import { jsonText } from "../../gateway/runtime/shard-protocol.js";
 
 const fp = (c: Command) => {
   const { occurredAtMs: _t, ...content } = c;
@@ -59,7 +60,7 @@ describe("crash recovery (child process, SIGKILL)", () => {
         for (const marketId of ["crash-a", "crash-b", "crash-c"]) {
           const reply = await runtime.readRecord(marketId, "alice");
           if (!reply.ok) throw new Error(reply.message);
-          const record = JSON.parse(reply.json);
+          const record = JSON.parse(jsonText(reply.json));
           expect(record.integrity.stateReconstructed).toBe(true);
           accepted += record.commands.filter((c: { type: string; status: string }) => c.type === "direct_claim.submit" && c.status === "accepted").length;
         }

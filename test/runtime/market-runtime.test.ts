@@ -7,6 +7,7 @@ import { commandFingerprint } from "../../gateway/idempotency/fingerprint.js";
 import { MarketRuntime } from "../../gateway/runtime/market-runtime.js";
 import type { Command } from "../../engine/index.js";
 import { T0, auction, commands, directClaim, tempDir } from "./support.js";
+import { jsonText, type ShardReply } from "../../gateway/runtime/shard-protocol.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -32,7 +33,7 @@ function fingerprintOf(command: Command): string {
 }
 
 const submit = (runtime: MarketRuntime, command: Command) => runtime.submit(command, fingerprintOf(command));
-const json = (reply: { ok: boolean; json?: string }) => (reply.ok ? JSON.parse(reply.json ?? "null") : undefined);
+const json = (reply: ShardReply) => (reply.ok ? JSON.parse(jsonText(reply.json)) : undefined);
 
 function freshDir(): string {
   const t = tempDir("runtime");

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import type { Command, CommandIdentity, MechanismSelectionInput } from "../../engine/index.js";
-import type { CommandRequest, ShardResponse } from "../../gateway/runtime/shard-protocol.js";
+import { completeReplayWork } from "../../gateway/runtime/replay-work.js";
+import { jsonText, type CommandRequest, type ShardReply, type ShardResponse } from "../../gateway/runtime/shard-protocol.js";
 
 export const T0 = Date.parse("2026-03-01T12:00:00.000Z");
 
@@ -53,13 +54,19 @@ export const directClaim = (config: Record<string, unknown>): MechanismSelection
 export const auction = (config: Record<string, unknown>): MechanismSelectionInput => ({ presetId: "sealed-forward-auction.v1", config });
 
 /** The parsed JSON of a successful reply; throws with the code otherwise. */
-export function okJson(response: ShardResponse | undefined): any {
+/** A shard response's reply; replay work a shard handed back is finished here, in-process (the service uses a replay worker). */
+export function replyOf(response: ShardResponse | undefined): ShardReply {
   if (response === undefined) throw new Error("no response");
-  if (!response.reply.ok) throw new Error(`expected success, got ${response.reply.code}: ${response.reply.message}`);
-  return JSON.parse(response.reply.json);
+  return response.kind === "replay" ? completeReplayWork(response.work) : response.reply;
+}
+
+export function okJson(response: ShardResponse | undefined): any {
+  const reply = replyOf(response);
+  if (!reply.ok) throw new Error(`expected success, got ${reply.code}: ${reply.message}`);
+  return JSON.parse(jsonText(reply.json));
 }
 
 export function codeOf(response: ShardResponse | undefined): string {
-  if (response === undefined) throw new Error("no response");
-  return response.reply.ok ? "ok" : response.reply.code;
+  const reply = replyOf(response);
+  return reply.ok ? "ok" : reply.code;
 }
