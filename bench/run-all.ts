@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark, one after another (never in parallel: on a 2-core machine two
  * benchmarks at once measure each other), each in its own process, bounded in time.
  *
- *   npm run bench                      engine, storage, recovery (P4/P5), shard batch CPU, audit CLI, MCP, storm (floor, P1, P3)
+ *   npm run bench                      engine, storage, recovery (P4/P5), shard batch CPU, audit CLI, record reads, MCP, storm (floor, P1, P3)
  *   npm run bench -- --only storm,mcp  a subset, by name
  *   npm run bench -- --quick           smaller sizes (recovery 200k commands, storm 5,000 participants × 5 s)
  *
@@ -40,6 +40,12 @@ const STEPS: BenchStep[] = [
   },
   { name: "shard", args: [...TSX, "bench/shard-batch.bench.ts", ...(quick ? ["--batches", "500"] : [])], timeoutSeconds: 600 },
   { name: "audit", args: [...TSX, "bench/audit.bench.ts", ...(quick ? ["--commands", "50000", "--markets", "200"] : [])], timeoutSeconds: 1_200, needsBuild: true },
+  {
+    name: "record-read",
+    args: [...TSX, "bench/record-read.bench.ts", ...(quick ? ["--participants", "500", "--fill-seconds", "3", "--seconds", "5"] : [])],
+    timeoutSeconds: 600,
+    needsBuild: true,
+  },
   { name: "mcp", args: [...TSX, "bench/mcp.bench.ts", ...(quick ? ["--seconds", "2", "--rounds", "1"] : [])], timeoutSeconds: 600 },
   {
     name: "storm",

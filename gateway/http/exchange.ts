@@ -51,6 +51,9 @@ export class Exchange {
   route = "-";
   /** A streaming write waiting for `onWritable`, woken by an abort instead. */
   private onAbortedOnce: (() => void) | undefined;
+  /** The streaming write `onWritable` wakes next (see `writable`). */
+  private writableWaiter: (() => void) | undefined;
+  private writableRegistered = false;
   private readonly startedMs = performance.now();
   private reported = false;
 
@@ -278,7 +281,12 @@ export class Exchange {
     }
   }
 
-  /** Resolves when uWS can take more bytes, or when the client went away. */
+  /**
+   * Resolves when uWS can take more bytes, or when the client went away. uWS's `onWritable` is
+   * registered once per response and wakes whoever waits now: registering it again for a later wait
+   * never fired in this uWS build, and a stream of 256 KiB chunks then stalled for good after
+   * 5.5 MB (measured with 6 MB; one registration delivers it all).
+   */
   private writable(): Promise<void> {
     return new Promise((resolve) => {
       if (this.aborted) {
@@ -286,9 +294,14 @@ export class Exchange {
         return;
       }
       this.onAbortedOnce = resolve;
+      this.writableWaiter = resolve;
+      if (this.writableRegistered) return;
+      this.writableRegistered = true;
       this.res.onWritable(() => {
+        const waiter = this.writableWaiter;
+        this.writableWaiter = undefined;
         this.onAbortedOnce = undefined;
-        resolve();
+        waiter?.();
         return true;
       });
     });

@@ -11,7 +11,18 @@ function jsonBytes(sizeBytes: number): Buffer {
   const row = JSON.stringify({ id: "cmd-000001", venue: "Hafen-Café ⚓", seats: 4 });
   return Buffer.from(`[${Array.from({ length: Math.ceil(sizeBytes / (row.length + 1)) }, () => row).join(",")}]`);
 }
-const LARGE = jsonBytes(5 * MiB);
+const LARGE = jsonBytes(6 * MiB);
+
+function chunked(bytes: Buffer, chunkBytes: number): ReadableStream<Uint8Array> {
+  let offset = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (offset >= bytes.length) return controller.close();
+      controller.enqueue(bytes.subarray(offset, offset + chunkBytes));
+      offset += chunkBytes;
+    },
+  });
+}
 const SMALL = jsonBytes(64 * 1024);
 
 let t: TestServer;
@@ -19,6 +30,7 @@ beforeAll(async () => {
   t = await startTestServer([
     { method: "GET", pattern: "/large", handler: () => ({ status: 200, json: LARGE, headers: { "x-replayed": "yes" } }) },
     { method: "GET", pattern: "/small", handler: () => ({ status: 200, json: SMALL }) },
+    { method: "GET", pattern: "/stream", handler: () => ({ status: 200, contentType: "application/json", stream: chunked(LARGE, 256 * 1024) }) },
   ]);
 });
 afterAll(() => t.server.close());
@@ -33,9 +45,17 @@ describe("large JSON replies", () => {
     expect(response.headers.get("content-type")).toBe("application/json");
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(response.headers.get("x-request-id")).not.toBeNull();
+    expect(response.headers.get("content-length")).toBe(String(expected.length));
     const body = Buffer.from(await response.arrayBuffer());
     expect(body.length).toBe(expected.length);
     expect(body.equals(expected)).toBe(true);
+  });
+
+  it("streams a reply of many chunks to its end under backpressure (uWS onWritable registered once per response)", async () => {
+    // Before the fix a 6 MB stream of 256 KiB chunks stalled for good at 5.5 MB.
+    const response = await fetch(`${t.base}/stream`);
+    expect(response.status).toBe(200);
+    expect(Buffer.from(await response.arrayBuffer()).equals(LARGE)).toBe(true);
   });
 
   it("serves other requests on the same server while several large replies stream, and keeps the connection usable", async () => {
