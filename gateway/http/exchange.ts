@@ -176,7 +176,10 @@ export class Exchange {
     /** Writes until done (true) or backpressure (false); never touches `res` after the end or an abort. */
     const pump = (): boolean => {
       for (;;) {
-        if (this.aborted) return true;
+        if (this.aborted) {
+          this.report(status); // the client left mid-body; reported once, as aborted
+          return true;
+        }
         const offset = res.getWriteOffset();
         let accepted = false;
         let done = false;
@@ -184,12 +187,15 @@ export class Exchange {
           [accepted, done] = res.tryEnd(body.subarray(offset, Math.min(totalBytes, offset + STREAMED_CHUNK_BYTES)), totalBytes);
         });
         if (done) {
+          this.onAbortedOnce = undefined;
           this.report(status);
           return true;
         }
         if (!accepted) return false;
       }
     };
+    // A client that leaves mid-body is reported then (as aborted); onWritable never fires again.
+    this.onAbortedOnce = () => this.report(status);
     try {
       res.cork(() => this.writeHead(line, headers));
       if (!pump()) {
