@@ -47,12 +47,10 @@ export interface LocatedPosition {
 }
 
 /** Finds a durable position (throws RangeError outside the durable extent). */
-export interface PositionLocator {
-  locate(position: number): LocatedPosition;
-}
+export type PositionLocator = (position: number) => LocatedPosition;
 
 /** Binary search: the last of `segments` (ascending bases) whose base is <= position. */
-export function segmentForPosition<S extends SegmentExtent>(segments: readonly S[], position: number): S {
+function segmentForPosition<S extends SegmentExtent>(segments: readonly S[], position: number): S {
   let low = 0;
   let high = segments.length - 1;
   while (low < high) {
@@ -110,13 +108,13 @@ export class FrameReader {
   private windowBuffer: Buffer | undefined;
 
   constructor(
-    private readonly locator: PositionLocator,
+    private readonly locate: PositionLocator,
     private readonly storageFs: StorageFs,
   ) {}
 
   /** One durable frame by position; checked (CRC, length, lsn) and returned as owned copies. */
   readAt(position: number): LogFrame {
-    return this.readOneAt(this.locator.locate(position), position);
+    return this.readOneAt(this.locate(position), position);
   }
 
   /**
@@ -126,11 +124,11 @@ export class FrameReader {
    * µs each) made a record read of a 20k-claim market spend ~100 ms in syscalls. The same checks as
    * `readAt`; the frames handed to `visit` own their bytes.
    */
-  readManyAt(positions: readonly number[], visit: (frame: LogFrame, index: number) => void): void {
+  readManyAt(positions: ArrayLike<number>, visit: (frame: LogFrame, index: number) => void): void {
     let i = 0;
     while (i < positions.length) {
       const first = positions[i] as number;
-      const located = this.locator.locate(first);
+      const located = this.locate(first);
       const { segment, fd, fileOffset } = located;
       const windowBytes = Math.min(READ_MANY_WINDOW_BYTES, located.segmentEnd - fileOffset);
       // A window only pays when the next position lies inside it; otherwise read this one alone.
@@ -238,14 +236,14 @@ export class LogView {
   ) {
     assertStorage(view.segments.length > 0, "a log view has at least one segment");
     this.fds = new ReadFdCache(storageFs);
-    this.reader = new FrameReader(this, storageFs);
+    this.reader = new FrameReader((position) => this.locate(position), storageFs);
   }
 
   get endPosition(): number {
     return this.view.endPosition;
   }
 
-  locate(position: number): LocatedPosition {
+  private locate(position: number): LocatedPosition {
     if (this.closed) throw new LogClosedError(`log view of ${this.view.dir} is closed`);
     return locateIn(this.view.segments, this.view.endPosition, position, (segment) => this.fds.get(segment.filePath));
   }
@@ -254,7 +252,7 @@ export class LogView {
     return this.reader.readAt(position);
   }
 
-  readManyAt(positions: readonly number[], visit: (frame: LogFrame, index: number) => void): void {
+  readManyAt(positions: ArrayLike<number>, visit: (frame: LogFrame, index: number) => void): void {
     this.reader.readManyAt(positions, visit);
   }
 

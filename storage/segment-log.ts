@@ -163,7 +163,7 @@ export class SegmentLog {
     this.dir = path.resolve(options.dir);
     this.storageFs = options.fs ?? nodeStorageFs;
     this.readFds = new ReadFdCache(this.storageFs);
-    this.frameReader = new FrameReader(this, this.storageFs);
+    this.frameReader = new FrameReader((position) => this.locate(position), this.storageFs);
     this.segmentSizeBytes = checkedOption(options.segmentSizeBytes, DEFAULT_SEGMENT_SIZE_BYTES,
       MIN_SEGMENT_SIZE_BYTES, MAX_SEGMENT_SIZE_BYTES, "segmentSizeBytes");
     this.maxPayloadBytes = checkedOption(options.maxPayloadBytes, MAX_PAYLOAD_BYTES, 0, MAX_PAYLOAD_BYTES, "maxPayloadBytes");
@@ -349,7 +349,7 @@ export class SegmentLog {
    * `readAt` for many ascending positions, frames close together read with one pread
    * (frame-reader.ts); the frames handed to `visit` own their bytes.
    */
-  readManyAt(positions: readonly number[], visit: (frame: LogFrame, index: number) => void): void {
+  readManyAt(positions: ArrayLike<number>, visit: (frame: LogFrame, index: number) => void): void {
     this.frameReader.readManyAt(positions, visit);
   }
 
@@ -367,7 +367,7 @@ export class SegmentLog {
   }
 
   /** The segment, fd and file offsets of a durable position (throws RangeError outside the log). */
-  locate(position: number): LocatedPosition {
+  private locate(position: number): LocatedPosition {
     this.assertReadable();
     const active = this.activeSegment();
     return locateIn(this.segments, this.committedEndPosition, position, (segment) => (segment === active ? this.activeFd : this.readFds.get(segment.filePath)));

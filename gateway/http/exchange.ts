@@ -176,10 +176,7 @@ export class Exchange {
     /** Writes until done (true) or backpressure (false); never touches `res` after the end or an abort. */
     const pump = (): boolean => {
       for (;;) {
-        if (this.aborted) {
-          this.report(status); // the client left mid-body; reported once, as aborted
-          return true;
-        }
+        if (this.aborted) return true;
         const offset = res.getWriteOffset();
         let accepted = false;
         let done = false;

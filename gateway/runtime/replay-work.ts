@@ -15,11 +15,14 @@ import { decodeLoggedCommand } from "./logged-command.js";
 import type { ReplayWork, ShardReply } from "./shard-protocol.js";
 import { decodeMarketImage } from "./shard-snapshot.js";
 
+/** What a replay answers: JSON text, or the refusal the command got. */
+export type ReplayReply = { ok: true; json: string } | Extract<ShardReply, { ok: false }>;
+
 function commandsAt(log: LogReadView, positions: ArrayLike<number>): Command[] {
   const commands: Command[] = new Array<Command>(positions.length);
   const view = new LogView(log);
   try {
-    view.readManyAt(Array.from(positions), (frame, i) => {
+    view.readManyAt(positions, (frame, i) => {
       commands[i] = decodeLoggedCommand(frame.payload).c;
     });
   } finally {
@@ -29,7 +32,7 @@ function commandsAt(log: LogReadView, positions: ArrayLike<number>): Command[] {
 }
 
 /** The reply the last of `commands` got: the ones before it only change state (applyCommand). */
-function replyOfLast(commands: readonly Command[]): ShardReply {
+function replyOfLast(commands: readonly Command[]): ReplayReply {
   const last = commands[commands.length - 1];
   if (last === undefined) throw new Error("a reply replay needs at least one command");
   let agg: MarketAggregate | undefined;
@@ -38,7 +41,7 @@ function replyOfLast(commands: readonly Command[]): ShardReply {
   return reply.ok ? { ok: true, json: JSON.stringify(reply.result) } : { ok: false, code: reply.rejection.code, message: reply.rejection.message };
 }
 
-export function completeReplayWork(work: ReplayWork): ShardReply {
+export function completeReplayWork(work: ReplayWork): ReplayReply {
   switch (work.kind) {
     case "record": {
       const live = decodeMarketImage(work.market);

@@ -47,7 +47,7 @@ port.on("message", ({ id, work }: ReplayJob) => {
     const reply = completeReplayWork(work);
     if (!reply.ok) message = { id, refusal: reply };
     else {
-      const json = typeof reply.json === "string" ? utf8.encode(reply.json) : new Uint8Array(reply.json);
+      const json = utf8.encode(reply.json);
       port.postMessage({ id, json } satisfies FromReplayWorker, [json.buffer as ArrayBuffer]);
       return;
     }
