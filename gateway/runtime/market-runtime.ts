@@ -12,6 +12,7 @@ import { openIndexSnapshot, peekIndexWatermarks, writeIndexSnapshot } from "../i
 import { ensureClusterMeta } from "./cluster-meta.js";
 import { ShardHost, type ShardWorkerSource } from "./shard-host.js";
 import { ReplayPool } from "./replay-pool.js";
+import { RecordCache, type RecordCacheStats } from "./record-cache.js";
 import type { BatchStats, ReadRequest, ShardRecoveryReport, ShardReply, ShardResponse } from "./shard-protocol.js";
 import { fnv1a32, shardOfMarket } from "./shard-routing.js";
 
@@ -29,6 +30,8 @@ export interface MarketRuntimeOptions {
   workerSource?: ShardWorkerSource;
   /** Replay workers for record reads and old replies (default 1; replay-pool.ts). */
   replayThreads?: number;
+  /** Bytes of rendered records kept for reads of unchanged records (default 64 MiB; 0 keeps none; record-cache.ts). */
+  recordCacheBytes?: number;
   /** The index to use (shared with the identity store); a new one by default. */
   idempotency?: IdempotencyIndex;
   /** A shard lost durability: the service must stop accepting and exit non-zero. */
@@ -61,6 +64,7 @@ export class MarketRuntime {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly replays: ReplayPool;
+  private readonly records: RecordCache;
 
   private constructor(
     private readonly options: MarketRuntimeOptions,
@@ -68,6 +72,7 @@ export class MarketRuntime {
     readonly idempotency: IdempotencyIndex,
   ) {
     this.replays = new ReplayPool(options.replayThreads);
+    this.records = new RecordCache(options.recordCacheBytes);
   }
 
   static async open(options: MarketRuntimeOptions): Promise<{ runtime: MarketRuntime; recovery: RuntimeRecovery }> {
@@ -198,7 +203,7 @@ export class MarketRuntime {
       case "read":
         return Promise.resolve(response.reply);
       case "replay":
-        return this.replays.run(response.work);
+        return response.work.kind === "record" ? this.records.answer(response.work, (work) => this.replays.run(work)) : this.replays.run(response.work);
       case "command":
         return Promise.reject(new Error("shard answered a read with a command response"));
     }
@@ -219,6 +224,11 @@ export class MarketRuntime {
 
   readOutcome(marketId: string, principalId: string): Promise<ShardReply> {
     return this.read(marketId, { kind: "outcome", marketId, principalId });
+  }
+
+  /** Record reads answered from kept records, shared replays and replays run (tests, metrics). */
+  get recordCacheStats(): RecordCacheStats {
+    return this.records.stats;
   }
 
   /** Controlled-clock mode: make the shards see the clock's current time (and fire deadlines). */

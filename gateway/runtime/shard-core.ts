@@ -321,7 +321,7 @@ export class ShardCore {
     if (actorId !== creator.principalId && actorId !== creator.actorId) {
       return { ok: false, code: "forbidden", message: "only the creator principal or the creating actor can read the market record" };
     }
-    return { kind: "record", log: this.log.readView(), market: encodeMarketImage(entry) };
+    return { kind: "record", log: this.log.readView(), market: encodeMarketImage(entry), marketId, recordLength: entry.positions.length };
   }
 
   private readOutcome(marketId: string, principalId: string): ShardReply {

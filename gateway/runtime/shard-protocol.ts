@@ -58,8 +58,12 @@ export interface ReadResponse {
  * needs no coordination with the shard.
  */
 export type ReplayWork =
-  /** The market's record. `market`: the market as the shard holds it (shard-snapshot encoding), whose state the replay must reproduce. */
-  | { kind: "record"; log: LogReadView; market: Uint8Array }
+  /**
+   * The market's record. `market`: the market as the shard holds it (shard-snapshot encoding), whose
+   * state the replay must reproduce; `recordLength`: how many commands its record holds, which with
+   * the market id names the record exactly (records only grow; record-cache.ts).
+   */
+  | { kind: "record"; log: LogReadView; market: Uint8Array; marketId: string; recordLength: number }
   /** The reply of the last of these commands (float64 bytes of their log positions, in record order). */
   | { kind: "reply"; log: LogReadView; positions: Uint8Array };
 
