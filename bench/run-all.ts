@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark, one after another (never in parallel: on a 2-core machine two
  * benchmarks at once measure each other), each in its own process, bounded in time.
  *
- *   npm run bench                      engine, storage, recovery (P4/P5), shard batch CPU, audit CLI, record reads, MCP, storm (floor, P1, P3)
+ *   npm run bench                      engine, storage, recovery (P4/P5), shard batch CPU, commit tail, audit CLI, record reads, MCP, storm (floor, P1, P3)
  *   npm run bench -- --only storm,mcp  a subset, by name
  *   npm run bench -- --quick           smaller sizes (recovery 200k commands, storm 5,000 participants × 5 s)
  *
@@ -39,6 +39,7 @@ const STEPS: BenchStep[] = [
     timeoutSeconds: 1_800,
   },
   { name: "shard", args: [...TSX, "bench/shard-batch.bench.ts", ...(quick ? ["--batches", "500"] : [])], timeoutSeconds: 600 },
+  { name: "commit-tail", args: [...TSX, "bench/commit-tail.bench.ts", ...(quick ? ["--commits", "1000"] : [])], timeoutSeconds: 300 },
   { name: "audit", args: [...TSX, "bench/audit.bench.ts", ...(quick ? ["--commands", "50000", "--markets", "200"] : [])], timeoutSeconds: 1_200, needsBuild: true },
   {
     name: "record-read",

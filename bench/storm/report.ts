@@ -7,11 +7,13 @@ import * as path from "node:path";
 import * as vega from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
 import type { WrkResult } from "./processes.js";
+import type { CommitLatency } from "./commit-latency.js";
 
 export interface ScenarioResult {
   name: string;
   peak: WrkResult;
-  halfRate?: WrkResult & { offeredPerSecond: number };
+  /** `commits`: the service's group commits during the half-rate run (commit-latency.ts). */
+  halfRate?: WrkResult & { offeredPerSecond: number; commits?: CommitLatency };
   ratioToFloor?: number;
   checks: Array<{ name: string; ok: boolean; detail: string }>;
   notes?: string;
@@ -86,7 +88,7 @@ export async function writeReport(options: {
     "|---|---:|---:|---:|---:|---:|---|---|",
     ...rows,
     "",
-    ...scenarios.flatMap((s) => [`## ${s.name}`, "", ...(s.notes === undefined ? [] : [s.notes, ""]), ...s.checks.map((c) => `- ${c.ok ? "✔" : "✘"} ${c.name}: ${c.detail}`), ""]),
+    ...scenarios.flatMap((s) => [`## ${s.name}`, "", ...(s.notes === undefined ? [] : [s.notes, ""]), ...commitLines(s), ...s.checks.map((c) => `- ${c.ok ? "✔" : "✘"} ${c.name}: ${c.detail}`), ""]),
     options.extra ?? "",
     `![throughput](${stem}-throughput.svg)`,
     "",
@@ -96,4 +98,15 @@ export async function writeReport(options: {
   const file = path.join(dir, `${stem}.md`);
   writeFileSync(file, markdown);
   return file;
+}
+
+/** The half-rate run's group commits beside its claims' p99: a claim waits for one or two commits. */
+function commitLines(s: ScenarioResult): string[] {
+  const commits = s.halfRate?.commits;
+  if (s.halfRate === undefined || commits === undefined) return [];
+  return [
+    `At half the peak, claims' p99 ${(s.halfRate.latencyUs.p99 / 1000).toFixed(2)} ms; the service's ${fmt(commits.commits)} group commits (write + fdatasync) in that run: ` +
+      `p99 ≤ ${commits.p99AtMostMs} ms, ${fmt(commits.over1Ms)} over 1 ms, ${fmt(commits.over2Ms)} over 2 ms, ${fmt(commits.over5Ms)} over 5 ms.`,
+    "",
+  ];
 }

@@ -23,6 +23,7 @@ import * as path from "node:path";
 import { REPO, requireWrk, runWrk, startFloor, transportFailures, type WrkResult } from "./processes.js";
 import { createMarket, pathsFile as pathsFileIn, pool, setUpService, warmUp, type Setup } from "./setup.js";
 import { writeReport, type ScenarioResult } from "./report.js";
+import { commitLatencyBetween, readCommitBuckets } from "./commit-latency.js";
 import { numberArg, stringArg } from "../args.js";
 
 const SCENARIO = stringArg("scenario", "all");
@@ -121,13 +122,16 @@ async function runP1(setup: Setup, floor: WrkResult): Promise<ScenarioResult[]> 
     const halfId = `${marketId}-half`;
     await createMarket(setup, halfId, capacity);
     const rate = Math.max(1, Math.round(peak.requestsPerSecond / 2));
+    const commitsBefore = await readCommitBuckets(setup.url);
     const half = await storm(setup, pathsFile(halfId, [`/v1/markets/${halfId}/direct-claims`]), rate);
+    const commits = commitLatencyBetween(commitsBefore, await readCommitBuckets(setup.url));
     checks.push(...transportChecks(half).map((c) => ({ ...c, name: `half rate: ${c.name}` })));
-    const result: ScenarioResult = { name: `P1 hot market, capacity ${capacity.toLocaleString("en-US")}`, peak, halfRate: { offeredPerSecond: rate, ...half }, ratioToFloor: peak.requestsPerSecond / floor.requestsPerSecond, checks };
+    const result: ScenarioResult = { name: `P1 hot market, capacity ${capacity.toLocaleString("en-US")}`, peak, halfRate: { offeredPerSecond: rate, ...half, commits }, ratioToFloor: peak.requestsPerSecond / floor.requestsPerSecond, checks };
     results.push(result);
     process.stderr.write(
       `${result.name}: ${Math.round(peak.requestsPerSecond)} req/s (${(result.ratioToFloor ?? 0).toFixed(2)} × floor), p50 ${peak.latencyUs.p50} µs, p99 ${peak.latencyUs.p99} µs, p99.9 ${peak.latencyUs.p999} µs; ` +
-        `at ${rate}/s offered (${Math.round(half.requestsPerSecond)}/s done) p50 ${half.latencyUs.p50} µs, p99 ${half.latencyUs.p99} µs; checks ${checks.every((c) => c.ok) ? "passed" : "FAILED"}\n`,
+        `at ${rate}/s offered (${Math.round(half.requestsPerSecond)}/s done) p50 ${half.latencyUs.p50} µs, p99 ${half.latencyUs.p99} µs ` +
+        `(its ${commits.commits} commits: p99 ≤ ${commits.p99AtMostMs} ms, ${commits.over2Ms} over 2 ms, ${commits.over5Ms} over 5 ms); checks ${checks.every((c) => c.ok) ? "passed" : "FAILED"}\n`,
     );
     for (const c of checks.filter((x) => !x.ok)) process.stderr.write(`  FAILED ${c.name}: ${c.detail}\n`);
   }
