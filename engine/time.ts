@@ -79,15 +79,45 @@ export function isoFromMs(epochMs: number): string {
 
 let parsedText = "";
 let parsedMs = 0;
+/** `YYYY-MM-DDTHH:mm:ss` of the last full parse, and the epoch milliseconds of that second. */
+let parsedSecondText = "";
+let parsedSecondMs = 0;
+const NORMALIZED_LENGTH = 24; // YYYY-MM-DDTHH:mm:ss.sssZ
+const SECOND_TEXT_LENGTH = 19;
+
+/** The three digits of `.sssZ` at the end of a normalized time, or -1 when they are not there. */
+function normalizedMillis(text: string): number {
+  if (text.length !== NORMALIZED_LENGTH || text.charCodeAt(19) !== 46 /* . */ || text.charCodeAt(23) !== 90 /* Z */) return -1;
+  let millis = 0;
+  for (let i = 20; i < 23; i += 1) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    millis = millis * 10 + digit;
+  }
+  return millis;
+}
 
 /**
  * Epoch milliseconds of a time this engine wrote (`isoFromMs` output, e.g. an event's `occurredAt`).
- * The events of one batch share their text, so the last parse is remembered: a pure cache.
+ * The events of one batch share their text, so the last parse is remembered; and times of one
+ * second share their first 19 characters, so a time within the second of the last full parse only
+ * needs its milliseconds read (a record's events are milliseconds apart when its market shares
+ * batches with others). Pure caches: the answer is `parseDateTimeMs`'s.
  */
 export function msOfNormalized(text: string): number {
   if (text === parsedText) return parsedMs;
-  const ms = parseDateTimeMs(text);
-  assert(ms !== undefined, "engine times are normalized");
+  const millis = normalizedMillis(text);
+  let ms: number | undefined;
+  if (millis >= 0 && parsedSecondText !== "" && text.startsWith(parsedSecondText)) {
+    ms = parsedSecondMs + millis;
+  } else {
+    ms = parseDateTimeMs(text);
+    assert(ms !== undefined, "engine times are normalized");
+    if (millis >= 0) {
+      parsedSecondText = text.slice(0, SECOND_TEXT_LENGTH);
+      parsedSecondMs = ms - millis;
+    }
+  }
   parsedText = text;
   parsedMs = ms;
   return ms;

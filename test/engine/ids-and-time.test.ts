@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { bidIdOf, commitmentIdOf, eventIdOf, isoFromMs, parseCommitmentId, parseDateTimeMs, parseGeneratedId } from "../../engine/index.js";
+import { msOfNormalized } from "../../engine/time.js";
 
 describe("generated ids (decision 5)", () => {
   it("are URL-path safe and name their market", () => {
@@ -41,5 +42,26 @@ describe("RFC 3339 time", () => {
         expect(parseDateTimeMs(isoFromMs(ms))).toBe(ms);
       }),
     );
+  });
+
+  it("reads its own times back through the remembered second exactly as a full parse does", () => {
+    // Times close together (the same second, the next, a millisecond apart) and far apart, in any order:
+    // the cache of the last second's text must never change an answer.
+    const instant = fc.integer({ min: -62_135_596_800_000, max: 253_402_300_799_999 });
+    fc.assert(
+      fc.property(instant, fc.array(fc.integer({ min: -2_500, max: 2_500 }), { maxLength: 40 }), (base, steps) => {
+        for (const ms of [base, ...steps.map((step) => base + step)]) {
+          if (ms < -62_135_596_800_000 || ms > 253_402_300_799_999) continue;
+          const iso = isoFromMs(ms);
+          expect(msOfNormalized(iso)).toBe(ms);
+          expect(msOfNormalized(iso)).toBe(parseDateTimeMs(iso));
+        }
+      }),
+    );
+    // Text that shares the remembered second but is not in the normalized form is parsed in full.
+    expect(msOfNormalized("2026-03-01T12:00:00.250Z")).toBe(Date.parse("2026-03-01T12:00:00.250Z"));
+    expect(msOfNormalized("2026-03-01T12:00:00.5Z")).toBe(Date.parse("2026-03-01T12:00:00.500Z"));
+    expect(msOfNormalized("2026-03-01T12:00:00.250+01:00")).toBe(Date.parse("2026-03-01T11:00:00.250Z"));
+    expect(() => msOfNormalized("2026-03-01T12:00:00.2x0Z")).toThrow();
   });
 });
