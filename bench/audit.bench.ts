@@ -20,6 +20,7 @@ import type { ShardRequest } from "../gateway/runtime/shard-protocol.js";
 import { shardOfMarket } from "../gateway/runtime/shard-routing.js";
 import type { ReplayResult, VerifyResult } from "../gateway/audit/audit-replay.js";
 import { numberArg } from "./args.js";
+import { freshResultStem } from "./result-stem.js";
 
 const COMMANDS = numberArg("commands", 300_000);
 const MARKETS = numberArg("markets", 1_000);
@@ -117,7 +118,7 @@ async function main(): Promise<void> {
     process.stdout.write(problems.length === 0 ? "outputs agree: same markets and record hashes, all reconstructed\n" : `FAILED: ${problems.join("; ")}\n`);
     const resultsDir = path.join(REPO, "bench", "results");
     mkdirSync(resultsDir, { recursive: true });
-    const file = path.join(resultsDir, `${new Date().toISOString().slice(0, 10)}-audit-${COMMANDS}.json`);
+    const file = path.join(resultsDir, `${freshResultStem(`audit-${COMMANDS}`)}.json`);
     const machine = { cores: os.availableParallelism(), node: process.version, kernel: os.release() };
     writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), machine, settings: { commands: COMMANDS, markets: MARKETS, shards: SHARDS }, rows, passed: problems.length === 0, problems }, null, 2)}\n`);
     process.stderr.write(`results: ${path.relative(REPO, file)}\n`);

@@ -21,6 +21,7 @@ import * as path from "node:path";
 import { numberArg } from "./args.js";
 import { REPO, runWrk, transportFailures, type WrkResult } from "./storm/processes.js";
 import { createMarket, pathsFile, setUpService } from "./storm/setup.js";
+import { freshResultStem } from "./result-stem.js";
 
 const PARTICIPANTS = numberArg("participants", 2_000);
 const FILL_SECONDS = numberArg("fill-seconds", 6);
@@ -90,7 +91,7 @@ try {
   console.log(JSON.stringify(result, null, 2));
   const resultsDir = path.join(REPO, "bench", "results");
   mkdirSync(resultsDir, { recursive: true });
-  writeFileSync(path.join(resultsDir, `${result.date.slice(0, 10)}-record-read.json`), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(path.join(resultsDir, `${freshResultStem("record-read")}.json`), `${JSON.stringify(result, null, 2)}\n`);
 } finally {
   await setup.stop();
   rmSync(workDir, { recursive: true, force: true });

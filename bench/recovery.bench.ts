@@ -26,6 +26,7 @@ import { openIndexSnapshot, writeIndexSnapshot } from "../gateway/idempotency/in
 import { ShardCore } from "../gateway/runtime/shard-core.js";
 import type { ShardRequest } from "../gateway/runtime/shard-protocol.js";
 import { numberArg } from "./args.js";
+import { freshResultStem } from "./result-stem.js";
 
 const TOTAL_COMMANDS = numberArg("commands", 1_000_000);
 const MARKETS = numberArg("markets", 1_000);
@@ -263,7 +264,7 @@ if (!SKIP_MEMORY) phaseMemory();
 rmSync(ROOT, { recursive: true, force: true });
 const resultsDir = path.join(import.meta.dirname, "results");
 mkdirSync(resultsDir, { recursive: true });
-const resultFile = path.join(resultsDir, `${new Date().toISOString().slice(0, 10)}-recovery-${TOTAL_COMMANDS}.json`);
+const resultFile = path.join(resultsDir, `${freshResultStem(`recovery-${TOTAL_COMMANDS}`)}.json`);
 const settings = { commands: TOTAL_COMMANDS, markets: MARKETS, capacity: CAPACITY, batch: BATCH, memory: !SKIP_MEMORY };
 writeFileSync(resultFile, `${JSON.stringify({ date: new Date().toISOString(), machine: { cores: availableParallelism(), node: process.version, kernel: release() }, settings, figures }, null, 2)}\n`);
 console.log(`result:   ${path.relative(process.cwd(), resultFile)}`);

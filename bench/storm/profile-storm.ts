@@ -18,6 +18,7 @@ import { flameGraphSvg, selfTimeByFunction, windowedTree, type CpuProfile, type 
 import { REPO, requireWrk, runWrk, transportFailures, type WrkResult } from "./processes.js";
 import { createMarket, pathsFile, setUpService, warmUp } from "./setup.js";
 import { numberArg } from "../args.js";
+import { freshResultStem } from "../result-stem.js";
 
 const PARTICIPANTS = numberArg("participants", 5_000);
 const CAPACITY = numberArg("capacity", 1_000);
@@ -120,7 +121,7 @@ async function main(): Promise<void> {
 
   const profiles = profilesOf(pid);
   if (profiles.length === 0) throw new Error(`no CPU profile of process ${pid} in ${PROFILE_DIR}`);
-  const stem = `${new Date().toISOString().slice(0, 10)}-profile-p1`;
+  const stem = freshResultStem("profile-p1");
   const resultsDir = path.join(REPO, "bench", "results");
   mkdirSync(resultsDir, { recursive: true });
   const sections: string[] = [];

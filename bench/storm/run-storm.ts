@@ -25,6 +25,7 @@ import { createMarket, pathsFile as pathsFileIn, pool, setUpService, warmUp, typ
 import { writeReport, type ScenarioResult } from "./report.js";
 import { commitLatencyBetween, readCommitBuckets } from "./commit-latency.js";
 import { numberArg, stringArg } from "../args.js";
+import { freshResultStem } from "../result-stem.js";
 
 const SCENARIO = stringArg("scenario", "all");
 const PARTICIPANTS = numberArg("participants", 20_000);
@@ -215,7 +216,7 @@ async function main(): Promise<void> {
   const passed = scenarios.every((s) => s.checks.every((c) => c.ok));
   const resultsDir = path.join(REPO, "bench", "results");
   mkdirSync(resultsDir, { recursive: true });
-  const stem = `${new Date().toISOString().slice(0, 10)}-storm-${SCENARIO}`;
+  const stem = freshResultStem(`storm-${SCENARIO}`);
   writeFileSync(path.join(resultsDir, `${stem}.json`), `${JSON.stringify({ date: new Date().toISOString(), machine: machine(), settings, floor, scenarios, passed }, null, 2)}\n`);
   const md = await writeReport({ dir: resultsDir, stem, machine: machine(), settings, floor, scenarios });
   process.stderr.write(`report: ${path.relative(REPO, md)} (+ .json, charts)\n`);
