@@ -10,6 +10,7 @@
  */
 import type { IValidation } from "typia";
 import type { Command } from "../engine/types/command.js";
+import type { CommandIdentity } from "../engine/types/shared.js";
 import type {
   CommitmentActionBody,
   CreateMarketBody,
@@ -43,7 +44,13 @@ interface OperationSpec<Body> {
   target: "body" | "marketId" | "commitmentId";
   successStatus: 200 | 201;
   validate: (input: unknown) => IValidation<Body>;
-  build: (targetId: string, body: Body) => Omit<Command, "commandId" | "identity" | "occurredAtMs">;
+  /**
+   * The engine command, as one object literal per shape (no spreads): objects of one shape keep one
+   * hidden class, which the channel's MessagePack encoder packs about twice as fast (3.8 → 1.7–2.4 µs
+   * per claim, .tmp/wire-micro2.ts). Member order as it always was (the operation's own members,
+   * then `commandId`, `identity`, `occurredAtMs`), so logged frames are unchanged.
+   */
+  build: (targetId: string, body: Body, commandId: string, identity: CommandIdentity) => Command;
 }
 
 const OPERATIONS: { [Op in MarketOperation]: OperationSpec<never> } = {
@@ -51,41 +58,63 @@ const OPERATIONS: { [Op in MarketOperation]: OperationSpec<never> } = {
     target: "body",
     successStatus: 201,
     validate: validateCreateMarketBody,
-    build: (_id, body: CreateMarketBody) => ({ type: "market.create_draft", marketId: body.marketId, subject: body.subject, mechanism: body.mechanism }),
+    build: (_id, body: CreateMarketBody, commandId, identity) => ({
+      type: "market.create_draft",
+      marketId: body.marketId,
+      subject: body.subject,
+      mechanism: body.mechanism,
+      commandId,
+      identity,
+      occurredAtMs: 0, // stamped by the shard
+    }),
   } satisfies OperationSpec<CreateMarketBody> as OperationSpec<never>,
   "market.publish": {
     target: "marketId",
     successStatus: 200,
     validate: validatePublishMarketBody,
-    build: (marketId, body: PublishMarketBody) => ({ type: "market.publish", marketId, expectedVersion: body.expectedVersion }),
+    build: (marketId, body: PublishMarketBody, commandId, identity) => ({
+      type: "market.publish",
+      marketId,
+      expectedVersion: body.expectedVersion,
+      commandId,
+      identity,
+      occurredAtMs: 0,
+    }),
   } satisfies OperationSpec<PublishMarketBody> as OperationSpec<never>,
   "direct_claim.submit": {
     target: "marketId",
     successStatus: 200,
     validate: validateDirectClaimBody,
-    build: (marketId, body: DirectClaimBody) => ({
-      type: "direct_claim.submit",
-      marketId,
-      ...(body.expectedVersion === undefined ? {} : { expectedVersion: body.expectedVersion }),
-    }),
+    build: (marketId, body: DirectClaimBody, commandId, identity) =>
+      body.expectedVersion === undefined
+        ? { type: "direct_claim.submit", marketId, commandId, identity, occurredAtMs: 0 }
+        : { type: "direct_claim.submit", marketId, expectedVersion: body.expectedVersion, commandId, identity, occurredAtMs: 0 },
   } satisfies OperationSpec<DirectClaimBody> as OperationSpec<never>,
   "sealed_auction.submit_bid": {
     target: "marketId",
     successStatus: 200,
     validate: validateSealedBidBody,
-    build: (marketId, body: SealedBidBody) => ({ type: "sealed_auction.submit_bid", marketId, amountMinor: body.amountMinor, currency: body.currency }),
+    build: (marketId, body: SealedBidBody, commandId, identity) => ({
+      type: "sealed_auction.submit_bid",
+      marketId,
+      amountMinor: body.amountMinor,
+      currency: body.currency,
+      commandId,
+      identity,
+      occurredAtMs: 0,
+    }),
   } satisfies OperationSpec<SealedBidBody> as OperationSpec<never>,
   "commitment.confirm": {
     target: "commitmentId",
     successStatus: 200,
     validate: validateCommitmentActionBody,
-    build: (commitmentId) => ({ type: "commitment.confirm", commitmentId }),
+    build: (commitmentId, _body: CommitmentActionBody, commandId, identity) => ({ type: "commitment.confirm", commitmentId, commandId, identity, occurredAtMs: 0 }),
   } satisfies OperationSpec<CommitmentActionBody> as OperationSpec<never>,
   "commitment.decline": {
     target: "commitmentId",
     successStatus: 200,
     validate: validateCommitmentActionBody,
-    build: (commitmentId) => ({ type: "commitment.decline", commitmentId }),
+    build: (commitmentId, _body: CommitmentActionBody, commandId, identity) => ({ type: "commitment.decline", commitmentId, commandId, identity, occurredAtMs: 0 }),
   } satisfies OperationSpec<CommitmentActionBody> as OperationSpec<never>,
 };
 
@@ -135,15 +164,11 @@ export class MarketApi {
     if (!checked.success) return { ok: false, code: "invalid_request", message: validationMessage(checked.errors) };
     const body = checked.data;
     const { principalId, authorityRef } = body;
-    const identity = { principalId, actorId, ...(authorityRef === undefined ? {} : { authorityRef }) };
-    const command = {
-      ...spec.build(targetId, body),
-      commandId: body.commandId,
-      identity,
-      occurredAtMs: 0, // stamped by the shard
-    } as Command;
+    const identity: CommandIdentity = authorityRef === undefined ? { principalId, actorId } : { principalId, actorId, authorityRef };
+    const command = spec.build(targetId, body, body.commandId, identity);
+    const scope = SCOPE_FOR_OPERATION[operation];
     const authority = this.parts.auth.checkAuthority(
-      { actorId, principalId, ...(authorityRef === undefined ? {} : { authorityRef }), scope: SCOPE_FOR_OPERATION[operation] },
+      authorityRef === undefined ? { actorId, principalId, scope } : { actorId, principalId, authorityRef, scope },
       this.parts.clock.nowMs(),
     );
     if (authority !== undefined) command.authorityRejection = authority;

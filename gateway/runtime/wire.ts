@@ -19,8 +19,15 @@ function owned(bytes: Uint8Array): Uint8Array {
   return copy;
 }
 
+/** Only a create command is copied (its free-form parts as JSON text); every other request is packed as it is. */
+function packableRequest(item: Envelope<ShardRequest>): Envelope<ShardRequest> {
+  if (item.body.kind !== "command") return item;
+  const command = packableCommand(item.body.command);
+  return command === item.body.command ? item : { id: item.id, body: { ...item.body, command } };
+}
+
 export function packRequests(items: ReadonlyArray<Envelope<ShardRequest>>): Uint8Array {
-  return owned(packr.pack(items.map((item) => (item.body.kind === "command" ? { id: item.id, body: { ...item.body, command: packableCommand(item.body.command) } } : item))));
+  return owned(packr.pack(items.map(packableRequest)));
 }
 
 export function unpackRequests(bytes: Uint8Array): Array<Envelope<ShardRequest>> {
