@@ -14,6 +14,7 @@ import { commitmentAt, snapshotMarket } from "../../engine/state.js";
 import type { Commitment } from "../../engine/types/commitment.js";
 import { isoFromMs } from "../../engine/time.js";
 import type { Command } from "../../engine/types/command.js";
+import type { Rejection } from "../../engine/types/errors.js";
 import type { SealedBidReceipt } from "../../engine/types/auction.js";
 import { SegmentLog, SnapshotStore } from "../../storage/index.js";
 import type { Clock } from "../clock.js";
@@ -209,13 +210,8 @@ export class ShardCore {
     const outcome = handleCommand(entry?.agg, command);
     this.commitmentCount += (outcome.aggregate?.commitments.count ?? 0) - commitmentsBefore;
     const recorded = outcome.recordSequence !== undefined;
-    const logged: LoggedCommand = {
-      v: LOGGED_COMMAND_VERSION,
-      ...(fingerprint === undefined ? {} : { f: fingerprint }),
-      c: command,
-      ...(!recorded && !outcome.reply.ok ? { r: outcome.reply.rejection } : {}),
-    };
-    const { position } = this.log.append(encodeLoggedCommand(logged));
+    const rejection = !recorded && !outcome.reply.ok ? outcome.reply.rejection : undefined;
+    const { position } = this.log.append(encodeLoggedCommand(loggedEntry(fingerprint, command, rejection)));
     if (recorded) {
       const owner = entry ?? this.adopt(outcome.aggregate);
       owner.positions.push(position);
@@ -381,6 +377,13 @@ export class ShardCore {
     this.closed = true;
     this.log.close();
   }
+}
+
+/** A frame's entry as one literal per shape (decision I13), members in the order frames always had. */
+function loggedEntry(fingerprint: string | undefined, c: Command, r: Rejection | undefined): LoggedCommand {
+  const v = LOGGED_COMMAND_VERSION;
+  if (fingerprint === undefined) return r === undefined ? { v, c } : { v, c, r };
+  return r === undefined ? { v, f: fingerprint, c } : { v, f: fingerprint, c, r };
 }
 
 function marketNotFound(marketId: string): ShardReply {
