@@ -3,7 +3,7 @@
  * decision) and on replay, so it must depend on nothing but the state and the event.
  */
 import { assert, assertNever } from "../../engine/assert.js";
-import { MAX_LIVE_TOKENS_PER_KEY, forgetExpiredTokensOfKey, type IdentityState } from "./state.js";
+import { MAX_LIVE_TOKENS_PER_KEY, forgetExpiredTokensOfKey, tokenEntry, type IdentityState } from "./state.js";
 import type { IdentityEvent, TokenRecord } from "./types.js";
 
 export function evolve(state: IdentityState, event: IdentityEvent): void {
@@ -103,5 +103,5 @@ function applyTokenIssued(state: IdentityState, token: TokenRecord): void {
     if (oldest !== undefined) state.tokens.delete(oldest);
   }
   hashes.push(token.hash);
-  state.tokens.set(token.hash, { ...token, actor, key });
+  state.tokens.set(token.hash, tokenEntry(token, actor, key));
 }

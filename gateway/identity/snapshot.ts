@@ -6,7 +6,7 @@
 import { Packr } from "msgpackr";
 import { assert } from "../../engine/assert.js";
 import type { AuthorityScope } from "../../engine/types/shared.js";
-import { emptyIdentityState, forgetExpiredTokens, type IdentityState } from "./state.js";
+import { emptyIdentityState, forgetExpiredTokens, tokenEntry, type IdentityState } from "./state.js";
 import type { TokenRecord } from "./types.js";
 
 export const IDENTITY_SNAPSHOT_VERSION = 1;
@@ -114,7 +114,7 @@ export function decodeIdentitySnapshot(payload: Uint8Array): DecodedIdentitySnap
     const actor = state.actors.get(token.actorId);
     const key = state.keys.get(token.keyId);
     assert(actor !== undefined && key !== undefined, "snapshot token must name an existing actor key");
-    state.tokens.set(token.hash, { ...token, actor, key });
+    state.tokens.set(token.hash, tokenEntry(token, actor, key));
     let hashes = state.tokensByKey.get(token.keyId);
     if (hashes === undefined) {
       hashes = [];

@@ -15,6 +15,7 @@ import type {
   Principal,
   PrincipalRecord,
   TokenEntry,
+  TokenRecord,
 } from "./types.js";
 
 /**
@@ -47,6 +48,25 @@ export function emptyIdentityState(): IdentityState {
     delegations: new Map(),
     tokens: new Map(),
     tokensByKey: new Map(),
+  };
+}
+
+/**
+ * A live token's entry, written member by member: entries made from issued tokens, from replayed
+ * log events and from a snapshot then share one hidden class. Made with a spread of the record,
+ * their shapes followed whichever object they were copied from, and the bearer check on every
+ * request (bearer.ts) read them through megamorphic lookups (decision I13).
+ */
+export function tokenEntry(token: TokenRecord, actor: ActorRecord, key: KeyRecord): TokenEntry {
+  return {
+    hash: token.hash,
+    actorId: token.actorId,
+    keyId: token.keyId,
+    audience: token.audience,
+    issuedAtMs: token.issuedAtMs,
+    expiresAtMs: token.expiresAtMs,
+    actor,
+    key,
   };
 }
 
