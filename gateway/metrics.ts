@@ -2,25 +2,22 @@
  * Prometheus metrics (prom-client), served at GET /metrics. Labels have bounded cardinality: route
  * templates (never paths with ids), methods, status codes, shard numbers. No ids, tokens or amounts.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from "prom-client";
 import type { ResponseInfo } from "./http/route.js";
+import { RequestCounter, RequestHistogram } from "./request-metrics.js";
 import type { BatchStats } from "./runtime/shard-protocol.js";
 
 export class ServiceMetrics {
   readonly registry = new Registry();
-  private readonly requests = new Counter({
-    name: "market_http_requests_total",
-    help: "HTTP requests by route template, method and status (0: the client left before the reply).",
-    labelNames: ["route", "method", "status"] as const,
-    registers: [this.registry],
-  });
-  private readonly latency = new Histogram({
-    name: "market_http_request_duration_seconds",
-    help: "Time from request arrival to the reply written, by route template.",
-    labelNames: ["route", "method"] as const,
-    buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [this.registry],
-  });
+  private readonly requests = new RequestCounter(
+    "market_http_requests_total",
+    "HTTP requests by route template, method and status (0: the client left before the reply).",
+  );
+  private readonly latency = new RequestHistogram(
+    "market_http_request_duration_seconds",
+    "Time from request arrival to the reply written, by route template.",
+    [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  );
   private readonly batchSize = new Histogram({
     name: "market_shard_batch_commands",
     help: "Commands decided and logged per shard batch (group commit size).",
@@ -48,27 +45,17 @@ export class ServiceMetrics {
 
   constructor(private readonly sample: { pendingByShard: () => number[]; idempotencyEntries: () => number }) {
     collectDefaultMetrics({ register: this.registry, prefix: "market_" });
+    // Counted here, rendered by prom-client's registry at scrape time (request-metrics.ts).
+    // prom-client types a registered metric as its own class; its Registry only calls get() (and
+    // reads name, help, type), which these implement.
+    this.registry.registerMetric(this.requests as unknown as Metric);
+    this.registry.registerMetric(this.latency as unknown as Metric);
   }
-
-  /** Label-bound children, cached: prom-client hashes a label object on every call otherwise. */
-  private readonly requestChildren = new Map<string, { inc: () => void }>();
-  private readonly latencyChildren = new Map<string, { observe: (seconds: number) => void }>();
 
   observeResponse(info: ResponseInfo): void {
     const routeKey = `${info.method} ${info.route}`;
-    const requestKey = `${routeKey} ${info.status}`;
-    let counter = this.requestChildren.get(requestKey);
-    if (counter === undefined) {
-      counter = this.requests.labels(info.route, info.method, String(info.status));
-      this.requestChildren.set(requestKey, counter);
-    }
-    counter.inc();
-    let histogram = this.latencyChildren.get(routeKey);
-    if (histogram === undefined) {
-      histogram = this.latency.labels(info.route, info.method);
-      this.latencyChildren.set(routeKey, histogram);
-    }
-    histogram.observe(info.durationMs / 1000);
+    this.requests.inc(`${routeKey} ${info.status}`, () => ({ route: info.route, method: info.method, status: String(info.status) }));
+    this.latency.observe(routeKey, () => ({ route: info.route, method: info.method }), info.durationMs / 1000);
   }
 
   observeBatch(shardIndex: number, stats: BatchStats): void {
