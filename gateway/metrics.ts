@@ -9,13 +9,15 @@ import type { BatchStats } from "./runtime/shard-protocol.js";
 
 export class ServiceMetrics {
   readonly registry = new Registry();
-  private readonly requests = new RequestCounter(
+  private readonly requests = new RequestCounter<ResponseInfo>(
     "market_http_requests_total",
     "HTTP requests by route template, method and status (0: the client left before the reply).",
+    (info) => ({ route: info.route, method: info.method, status: String(info.status) }),
   );
-  private readonly latency = new RequestHistogram(
+  private readonly latency = new RequestHistogram<ResponseInfo>(
     "market_http_request_duration_seconds",
     "Time from request arrival to the reply written, by route template.",
+    (info) => ({ route: info.route, method: info.method }),
     [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
   );
   private readonly batchSize = new Histogram({
@@ -54,8 +56,8 @@ export class ServiceMetrics {
 
   observeResponse(info: ResponseInfo): void {
     const routeKey = `${info.method} ${info.route}`;
-    this.requests.inc(`${routeKey} ${info.status}`, () => ({ route: info.route, method: info.method, status: String(info.status) }));
-    this.latency.observe(routeKey, () => ({ route: info.route, method: info.method }), info.durationMs / 1000);
+    this.requests.inc(`${routeKey} ${info.status}`, info);
+    this.latency.observe(routeKey, info, info.durationMs / 1000);
   }
 
   observeBatch(shardIndex: number, stats: BatchStats): void {

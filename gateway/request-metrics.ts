@@ -25,27 +25,48 @@ export interface ExposedMetric {
   readonly values: readonly ExposedValue[];
 }
 
-interface CounterSeries {
-  readonly labels: Record<string, string>;
-  value: number;
-}
+type Labels = Record<string, string>;
 
-/** A counter whose series are named by a caller-built key (the label values joined). */
-export class RequestCounter {
-  readonly type = "counter" as const;
+/**
+ * Series named by a caller-built key (the label values joined). `labelsOf` runs only when a key is
+ * new, so counting a response allocates nothing.
+ */
+abstract class SeriesMetric<Sample, Series> {
   readonly aggregator = "sum" as const;
-  private readonly series = new Map<string, CounterSeries>();
+  protected readonly series = new Map<string, Series>();
 
   constructor(
     readonly name: string,
     readonly help: string,
+    private readonly labelsOf: (sample: Sample) => Labels,
   ) {}
 
-  /** Add one to the series `key`; `labels` is read only when the series is new. */
-  inc(key: string, labels: () => Record<string, string>): void {
-    const series = this.series.get(key);
-    if (series !== undefined) series.value += 1;
-    else this.series.set(key, { labels: labels(), value: 1 });
+  protected seriesFor(key: string, sample: Sample): Series {
+    const found = this.series.get(key);
+    if (found !== undefined) return found;
+    const created = this.create(this.labelsOf(sample));
+    this.series.set(key, created);
+    return created;
+  }
+
+  protected abstract create(labels: Labels): Series;
+}
+
+interface CounterSeries {
+  readonly labels: Labels;
+  value: number;
+}
+
+export class RequestCounter<Sample> extends SeriesMetric<Sample, CounterSeries> {
+  readonly type = "counter" as const;
+
+  /** Add one to the series `key`. */
+  inc(key: string, sample: Sample): void {
+    this.seriesFor(key, sample).value += 1;
+  }
+
+  protected create(labels: Labels): CounterSeries {
+    return { labels, value: 0 };
   }
 
   async get(): Promise<ExposedMetric> {
@@ -60,38 +81,38 @@ export class RequestCounter {
 }
 
 interface HistogramSeries {
-  readonly labels: Record<string, string>;
+  readonly labels: Labels;
   /** Observations per bucket (not cumulative); the last slot counts those above every bound. */
   readonly counts: Float64Array;
   sum: number;
 }
 
-export class RequestHistogram {
+export class RequestHistogram<Sample> extends SeriesMetric<Sample, HistogramSeries> {
   readonly type = "histogram" as const;
-  readonly aggregator = "sum" as const;
-  private readonly series = new Map<string, HistogramSeries>();
 
   constructor(
-    readonly name: string,
-    readonly help: string,
+    name: string,
+    help: string,
+    labelsOf: (sample: Sample) => Labels,
     /** Upper bounds, ascending. */
     private readonly buckets: readonly number[],
   ) {
+    super(name, help, labelsOf);
     for (let i = 1; i < buckets.length; i += 1) {
       if (!((buckets[i] as number) > (buckets[i - 1] as number))) throw new RangeError("histogram buckets must ascend");
     }
   }
 
-  observe(key: string, labels: () => Record<string, string>, value: number): void {
-    let series = this.series.get(key);
-    if (series === undefined) {
-      series = { labels: labels(), counts: new Float64Array(this.buckets.length + 1), sum: 0 };
-      this.series.set(key, series);
-    }
+  observe(key: string, sample: Sample, value: number): void {
+    const series = this.seriesFor(key, sample);
     let bucket = 0;
     while (bucket < this.buckets.length && value > (this.buckets[bucket] as number)) bucket += 1;
-    (series.counts as Float64Array)[bucket] = (series.counts[bucket] as number) + 1;
+    series.counts[bucket] = (series.counts[bucket] as number) + 1;
     series.sum += value;
+  }
+
+  protected create(labels: Labels): HistogramSeries {
+    return { labels, counts: new Float64Array(this.buckets.length + 1), sum: 0 };
   }
 
   async get(): Promise<ExposedMetric> {

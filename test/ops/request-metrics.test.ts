@@ -10,15 +10,16 @@ async function expositions(observations: Array<{ route: string; method: string; 
   const counter = new Counter({ name: "req_total", help: "requests", labelNames: ["route", "method", "status"] as const, registers: [theirs] });
   const histogram = new Histogram({ name: "req_seconds", help: "latency", labelNames: ["route", "method"] as const, buckets: BUCKETS, registers: [theirs] });
   const ours = new Registry();
-  const requests = new RequestCounter("req_total", "requests");
-  const latency = new RequestHistogram("req_seconds", "latency", BUCKETS);
+  type Observation = (typeof observations)[number];
+  const requests = new RequestCounter<Observation>("req_total", "requests", (o) => ({ route: o.route, method: o.method, status: String(o.status) }));
+  const latency = new RequestHistogram<Observation>("req_seconds", "latency", (o) => ({ route: o.route, method: o.method }), BUCKETS);
   ours.registerMetric(requests as unknown as Metric);
   ours.registerMetric(latency as unknown as Metric);
   for (const o of observations) {
     counter.inc({ route: o.route, method: o.method, status: String(o.status) });
     histogram.observe({ route: o.route, method: o.method }, o.seconds);
-    requests.inc(`${o.method} ${o.route} ${o.status}`, () => ({ route: o.route, method: o.method, status: String(o.status) }));
-    latency.observe(`${o.method} ${o.route}`, () => ({ route: o.route, method: o.method }), o.seconds);
+    requests.inc(`${o.method} ${o.route} ${o.status}`, o);
+    latency.observe(`${o.method} ${o.route}`, o, o.seconds);
   }
   return { theirs: await theirs.metrics(), ours: await ours.metrics() };
 }
@@ -44,6 +45,6 @@ describe("request metrics counted outside prom-client", () => {
   });
 
   it("refuses buckets that do not ascend", () => {
-    expect(() => new RequestHistogram("x", "x", [0.1, 0.1])).toThrow(RangeError);
+    expect(() => new RequestHistogram("x", "x", () => ({}), [0.1, 0.1])).toThrow(RangeError);
   });
 });
