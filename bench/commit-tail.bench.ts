@@ -14,6 +14,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import * as path from "node:path";
 import { SegmentLog } from "../storage/index.js";
 import { numberArg } from "./args.js";
+import { percentile } from "./percentile.js";
 
 const COMMITS = numberArg("commits", 5_000);
 const GAP_MS = numberArg("gap-ms", 1);
@@ -39,10 +40,10 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 latenciesMs.sort((a, b) => a - b);
-const at = (p: number) => (latenciesMs[Math.min(latenciesMs.length - 1, Math.floor(p * latenciesMs.length))] ?? Number.NaN).toFixed(2);
+const at = (p: number) => percentile(latenciesMs, p).toFixed(2);
 const over = (ms: number) => latenciesMs.filter((x) => x > ms).length;
 console.log(
   `${COMMITS.toLocaleString("en-US")} commits of one ${FRAME_BYTES} B frame, ${GAP_MS} ms apart: ` +
-    `p50 ${at(0.5)} ms, p90 ${at(0.9)}, p99 ${at(0.99)}, p99.9 ${at(0.999)}, max ${(latenciesMs.at(-1) ?? Number.NaN).toFixed(2)}; ` +
+    `p50 ${at(50)} ms, p90 ${at(90)}, p99 ${at(99)}, p99.9 ${at(99.9)}, max ${(latenciesMs.at(-1) ?? Number.NaN).toFixed(2)}; ` +
     `over 1 ms ${over(1)}, over 2 ms ${over(2)}, over 5 ms ${over(5)}`,
 );

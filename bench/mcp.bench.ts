@@ -38,6 +38,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ServiceClient } from "../gateway/client/service-client.js";
+import { percentile } from "./percentile.js";
 
 const THIS_FILE = fileURLToPath(import.meta.url);
 const REPO = path.resolve(path.dirname(THIS_FILE), "..");
@@ -157,11 +158,6 @@ function send(agent: http.Agent, base: URL, target: Target): Promise<{ status: n
     request.on("error", reject);
     request.end(target.body);
   });
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
 async function load(label: string, base: URL, next: () => Target, options: { seconds: number; warmup: number; concurrency: number; cpuSeconds: () => number }): Promise<Sample> {

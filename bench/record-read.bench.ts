@@ -22,6 +22,7 @@ import { numberArg } from "./args.js";
 import { REPO, runWrk, transportFailures, type WrkResult } from "./storm/processes.js";
 import { createMarket, pathsFile, setUpService } from "./storm/setup.js";
 import { freshResultStem } from "./result-stem.js";
+import { percentile } from "./percentile.js";
 
 const PARTICIPANTS = numberArg("participants", 2_000);
 const FILL_SECONDS = numberArg("fill-seconds", 6);
@@ -35,11 +36,6 @@ function checked(label: string, result: WrkResult): WrkResult {
   const { fiveHundreds, connectionErrors } = transportFailures(result);
   if (fiveHundreds > 0 || connectionErrors > 0) throw new Error(`${label}: ${fiveHundreds} responses ≥ 500, ${connectionErrors} connection errors`);
   return result;
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
 const workDir = mkdtempSync(path.join(os.tmpdir(), "record-read-"));

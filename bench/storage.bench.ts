@@ -16,6 +16,7 @@ import * as zlib from "node:zlib";
 import { Bench } from "tinybench";
 import { SegmentLog } from "../storage/index.js";
 import { crc32c, crc32cPortable } from "../storage/crc32c.js";
+import { percentile } from "./percentile.js";
 
 const PAYLOAD_BYTES = 200;
 const APPEND_SECONDS_PER_BATCH_SIZE = 2;
@@ -25,11 +26,6 @@ const TAIL_LSNS = 10_000;
 
 function fmt(n: number, digits = 0): string {
   return n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
 function printTable(title: string, header: string[], rows: string[][]): void {
