@@ -119,6 +119,22 @@ const OPERATIONS: { [Op in MarketOperation]: OperationSpec<never> } = {
 };
 
 /**
+ * The engine command for a validated body of `operation`, sent by `actorId`: one object literal per
+ * shape (see OperationSpec.build), identity included. The shard channel agrees these shapes in
+ * advance (wire.ts), and its test builds commands here.
+ */
+export function buildMarketCommand(
+  operation: MarketOperation,
+  actorId: string,
+  targetId: string,
+  body: { commandId: string; principalId: string; authorityRef?: string | undefined },
+): Command {
+  const { principalId, authorityRef } = body;
+  const identity: CommandIdentity = authorityRef === undefined ? { principalId, actorId } : { principalId, actorId, authorityRef };
+  return OPERATIONS[operation].build(targetId, body as never, body.commandId, identity);
+}
+
+/**
  * The content that makes two submissions "the same command": everything but server time and the
  * authority decision. Fields in a fixed order per command type (absent optional fields as null), so
  * it is deterministic without a general canonicalizer on the claim-storm path; only the free-form
@@ -164,8 +180,7 @@ export class MarketApi {
     if (!checked.success) return { ok: false, code: "invalid_request", message: validationMessage(checked.errors) };
     const body = checked.data;
     const { principalId, authorityRef } = body;
-    const identity: CommandIdentity = authorityRef === undefined ? { principalId, actorId } : { principalId, actorId, authorityRef };
-    const command = spec.build(targetId, body, body.commandId, identity);
+    const command = buildMarketCommand(operation, actorId, targetId, body);
     const scope = SCOPE_FOR_OPERATION[operation];
     const authority = this.parts.auth.checkAuthority(
       authorityRef === undefined ? { actorId, principalId, scope } : { actorId, principalId, authorityRef, scope },
