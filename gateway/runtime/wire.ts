@@ -58,7 +58,7 @@ if (CHANNEL_STRUCTURES.length > MAX_SHARED_STRUCTURES) throw new Error("too many
  * could not know): new shapes are defined inline, per message. Each instance gets its own copy
  * (msgpackr keeps state on the array).
  */
-export function channelPackr(): Packr {
+function channelPackr(): Packr {
   return new Packr({
     useRecords: true,
     moreTypes: false,
