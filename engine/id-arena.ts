@@ -62,8 +62,14 @@ export class IdArena {
     const size = latin1 ? id.length : id.length * 2;
     this.reserve(size);
     const at = this.used;
-    const written = this.bytes.write(id, at, size, latin1 ? "latin1" : "utf16le");
-    assert(written === size, "an id is written whole");
+    if (latin1) {
+      // Byte by byte: ids are at most 128 units, and a native Buffer.write costs more than this loop.
+      const bytes = this.bytes;
+      for (let i = 0; i < size; i += 1) bytes[at + i] = id.charCodeAt(i);
+    } else {
+      const written = this.bytes.write(id, at, size, "utf16le");
+      assert(written === size, "an id is written whole");
+    }
     this.used += size;
     return { at, units: latin1 ? id.length : -id.length };
   }

@@ -37,13 +37,15 @@ export function ordinalWithin(id: string, kind: "c" | "b" | "e", ref: string): n
   const prefixLength = ref.length + 3;
   if (id.length <= prefixLength || id.charCodeAt(0) !== kind.charCodeAt(0) || id.charCodeAt(1) !== 46 /* . */) return undefined;
   if (id.charCodeAt(prefixLength - 1) !== 46 || !id.startsWith(ref, 2)) return undefined;
-  const digits = id.slice(prefixLength);
-  if (digits.length > 16 || digits.charCodeAt(0) === 48 /* leading 0 */) return undefined;
-  for (let i = 0; i < digits.length; i += 1) {
-    const c = digits.charCodeAt(i);
+  // The digits are read in place (no slice): every commitment event of a claim asks this.
+  const digitCount = id.length - prefixLength;
+  if (digitCount > 16 || id.charCodeAt(prefixLength) === 48 /* leading 0 */) return undefined;
+  let ordinal = 0;
+  for (let i = prefixLength; i < id.length; i += 1) {
+    const c = id.charCodeAt(i);
     if (c < 48 || c > 57) return undefined;
+    ordinal = ordinal * 10 + (c - 48);
   }
-  const ordinal = Number(digits);
   return Number.isSafeInteger(ordinal) ? ordinal : undefined;
 }
 

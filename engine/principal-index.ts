@@ -46,6 +46,12 @@ export class PrincipalIndex {
   private slots: Int32Array;
   private slotCount: number;
   private sizeValue = 0;
+  /**
+   * The last key hashed and its hash: a claim looks its principal up when it is decided and adds it
+   * when it is folded, so the second hash of the same key is skipped.
+   */
+  private lastKey = "";
+  private lastHash = idHash("");
 
   /** `expectedEntries` sizes the table once when it is rebuilt from rows whose count is known. */
   constructor(
@@ -62,11 +68,11 @@ export class PrincipalIndex {
   }
 
   has(key: string): boolean {
-    return this.find(key, idHash(key)) >= 0;
+    return this.find(key, this.hashOf(key)) >= 0;
   }
 
   get(key: string): number | undefined {
-    const slot = this.find(key, idHash(key));
+    const slot = this.find(key, this.hashOf(key));
     return slot < 0 ? undefined : this.slots[slot * 2];
   }
 
@@ -75,7 +81,7 @@ export class PrincipalIndex {
    * not exist yet (a claim indexes its principal while its commitment is being created).
    */
   add(key: string, ordinal: number): void {
-    const hash = idHash(key);
+    const hash = this.hashOf(key);
     assert(this.find(key, hash) < 0, "a principal is indexed once");
     this.insert(hash, ordinal);
   }
@@ -95,7 +101,7 @@ export class PrincipalIndex {
 
   /** Remove a principal; false when it was not indexed. */
   delete(key: string): boolean {
-    let slot = this.find(key, idHash(key));
+    let slot = this.find(key, this.hashOf(key));
     if (slot < 0) return false;
     const slots = this.slots;
     const mask = this.slotCount - 1;
@@ -126,6 +132,14 @@ export class PrincipalIndex {
       if (ordinal !== EMPTY) pairs.push([this.keys.key(ordinal), ordinal]);
     }
     return pairs.sort((a, b) => a[1] - b[1]);
+  }
+
+  private hashOf(key: string): number {
+    if (key !== this.lastKey) {
+      this.lastKey = key;
+      this.lastHash = idHash(key);
+    }
+    return this.lastHash;
   }
 
   private find(key: string, hash: number): number {

@@ -15,6 +15,7 @@ import type { Command } from "../../engine/types/command.js";
 import type { MechanismSelectionInput } from "../../engine/types/market.js";
 import type { Subject } from "../../engine/types/shared.js";
 import type { Rejection } from "../../engine/types/errors.js";
+import { readLoggedClaim } from "./logged-claim-reader.js";
 
 export const LOGGED_COMMAND_VERSION = 1;
 
@@ -57,6 +58,9 @@ export function encodeLoggedCommand(entry: LoggedCommand): Buffer {
 }
 
 export function decodeLoggedCommand(payload: Uint8Array): LoggedCommand {
+  // Most frames are claims in one layout, read directly (decision I15); msgpackr reads the rest.
+  const claim = readLoggedClaim(payload);
+  if (claim !== undefined) return claim;
   const value = packr.unpack(payload) as LoggedCommand;
   if (value === null || typeof value !== "object" || value.v !== LOGGED_COMMAND_VERSION || typeof value.c !== "object") {
     throw new Error("log frame does not hold a logged command of a known version");

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { bidIdOf, commitmentIdOf, eventIdOf, isoFromMs, parseCommitmentId, parseDateTimeMs, parseGeneratedId } from "../../engine/index.js";
 import { msOfNormalized } from "../../engine/time.js";
+import { marketRef, ordinalWithin } from "../../engine/ids.js";
 
 describe("generated ids (decision 5)", () => {
   it("are URL-path safe and name their market", () => {
@@ -22,6 +23,29 @@ describe("generated ids (decision 5)", () => {
     for (const bad of ["", "c", "c..1", "c.bTE.0", "c.bTE.01", "c.bTE.-1", "c.bTE.1.2", "c.b%54E.1", "c.bTE=.1", "c.bTE.99999999999999999", "c./.1", "c.__8.1"]) {
       expect(parseCommitmentId(bad)).toBeUndefined();
     }
+  });
+});
+
+describe("ordinalWithin: a generated id's ordinal read against its market's ref", () => {
+  it("agrees with the full parse on canonical ids and refuses what the service cannot have produced", () => {
+    const ref = marketRef("market-7");
+    const suffixes = ["1", "9", "10", "300", "0", "01", "1a", "", "-1", "1.5", "123456789012345", "999999999999999", "1234567890123456",
+      "9007199254740991", "9007199254740992", "9007199254740993", "9999999999999999", "12345678901234567"];
+    for (const suffix of suffixes) {
+      for (const kind of ["c", "b", "e"] as const) {
+        const id = `${kind}.${ref}.${suffix}`;
+        const parsed = parseGeneratedId(id, kind);
+        expect(ordinalWithin(id, kind, ref), id).toBe(parsed?.ordinal);
+        expect(ordinalWithin(id, kind === "c" ? "b" : "c", ref)).toBeUndefined();
+      }
+    }
+    expect(ordinalWithin(`c.${marketRef("market-8")}.1`, "c", ref)).toBeUndefined();
+    expect(ordinalWithin(`c.${ref}1`, "c", ref)).toBeUndefined();
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), (ordinal) => {
+        expect(ordinalWithin(commitmentIdOf("market-7", ordinal), "c", ref)).toBe(ordinal);
+      }),
+    );
   });
 });
 

@@ -1,0 +1,97 @@
+import { Packr } from "msgpackr";
+import { describe, expect, it } from "vitest";
+import type { Command } from "../../engine/types/command.js";
+import { readLoggedClaim } from "../../gateway/runtime/logged-claim-reader.js";
+import { decodeLoggedCommand, encodeLoggedCommand, restorePackedCommand, type LoggedCommand } from "../../gateway/runtime/logged-command.js";
+
+/** The general decoder every frame went through before the claim reader (and still the reference). */
+const reference = new Packr({ useRecords: false, moreTypes: false });
+function referenceDecode(bytes: Uint8Array): LoggedCommand {
+  const value = reference.unpack(bytes) as LoggedCommand;
+  restorePackedCommand(value.c);
+  return value;
+}
+
+const ids = ["p", "participant-3000", "x".repeat(31), "y".repeat(32), "z".repeat(128), "q".repeat(255), "r".repeat(256)];
+const numbers = [0, 1, 127, 128, 255, 256, 65_535, 65_536, 2 ** 32 - 1, 2 ** 32, 1_772_366_400_001, Number.MAX_SAFE_INTEGER];
+
+function claim(n: number, overrides: Partial<Command> = {}): Command {
+  const principalId = ids[n % ids.length] as string;
+  const base: Command = {
+    type: "direct_claim.submit",
+    commandId: ids[(n * 3 + 1) % ids.length] as string,
+    identity: n % 4 === 0 ? { principalId, actorId: `${principalId}-actor` } : { principalId, actorId: principalId },
+    occurredAtMs: numbers[n % numbers.length] as number,
+    marketId: ids[(n * 5 + 2) % ids.length] as string,
+  };
+  if (n % 3 === 0) base.expectedVersion = numbers[(n * 7) % numbers.length] as number;
+  return { ...base, ...overrides } as Command;
+}
+
+function frames(): { bytes: Buffer; fast: boolean }[] {
+  const out: { bytes: Buffer; fast: boolean }[] = [];
+  for (let n = 0; n < 200; n += 1) {
+    const withFingerprint = n % 5 !== 0;
+    const entry = (c: Command, r?: LoggedCommand["r"]): LoggedCommand => ({ v: 1, ...(withFingerprint ? { f: `fp-${n}` } : {}), c, ...(r === undefined ? {} : { r }) });
+    out.push({ bytes: encodeLoggedCommand(entry(claim(n))), fast: true });
+    // Shapes the reader leaves to msgpackr: they must still decode exactly.
+    out.push({ bytes: encodeLoggedCommand(entry(claim(n, { identity: { principalId: "p", actorId: "a", authorityRef: "d-1" } }))), fast: false });
+    out.push({ bytes: encodeLoggedCommand(entry(claim(n, { authorityRejection: { code: "authority_reference_required", message: "an authority reference is required" } }))), fast: false });
+    out.push({ bytes: encodeLoggedCommand(entry(claim(n, { marketId: `märkte-${n}` }))), fast: false });
+    out.push({ bytes: encodeLoggedCommand(entry(claim(n, { commandId: `\u{1F600}-${n}` }))), fast: false });
+    out.push({ bytes: encodeLoggedCommand(entry(claim(n), { code: "market_not_found", message: "market was not found" })), fast: false });
+    out.push({ bytes: encodeLoggedCommand(entry({ type: "market.publish", commandId: `p-${n}`, identity: { principalId: "c", actorId: "c" }, occurredAtMs: n, marketId: "m", expectedVersion: 1 })), fast: false });
+  }
+  return out;
+}
+
+describe("the direct-claim frame reader (decision I15)", () => {
+  it("reads every claim frame the log writes exactly as msgpackr does, and leaves every other shape to it", () => {
+    for (const { bytes, fast } of frames()) {
+      const expected = referenceDecode(bytes);
+      const read = readLoggedClaim(bytes);
+      expect(read !== undefined).toBe(fast);
+      const decoded = decodeLoggedCommand(bytes);
+      expect(decoded).toStrictEqual(expected);
+      // Member order too: records and fingerprints are built from these objects.
+      expect(JSON.stringify(decoded)).toBe(JSON.stringify(expected));
+    }
+  });
+
+  it("never throws on a cut or changed frame, and what it does read is what msgpackr reads", () => {
+    const samples = frames().filter((frame) => frame.fast).slice(0, 20);
+    for (const { bytes } of samples) {
+      for (let cut = 0; cut < bytes.length; cut += 1) expect(readLoggedClaim(bytes.subarray(0, cut))).toBeUndefined();
+      for (let at = 0; at < bytes.length; at += 1) {
+        for (const value of [0x00, 0x7f, 0x80, 0xa0, 0xbf, 0xcb, 0xd9, 0xde, 0xff, (bytes[at] as number) ^ 0x01]) {
+          const changed = Buffer.from(bytes);
+          changed[at] = value;
+          const read = readLoggedClaim(changed);
+          if (read === undefined) continue;
+          let expected: unknown;
+          try {
+            expected = reference.unpack(changed);
+          } catch {
+            expect.unreachable(`the reader accepted bytes msgpackr refuses (offset ${at}, byte ${value})`);
+          }
+          expect(read).toStrictEqual(expected);
+          expect(JSON.stringify(read)).toBe(JSON.stringify(expected));
+        }
+      }
+    }
+  });
+
+  it("takes only Buffers (the log's frames); another Uint8Array goes to msgpackr", () => {
+    const bytes = encodeLoggedCommand({ v: 1, f: "fp", c: claim(1) });
+    expect(readLoggedClaim(bytes)).toBeDefined();
+    const plain = Uint8Array.from(bytes);
+    expect(readLoggedClaim(plain)).toBeUndefined();
+    expect(decodeLoggedCommand(plain)).toStrictEqual(referenceDecode(bytes));
+  });
+
+  it("reads the actor's own string when it has the principal's length but other bytes", () => {
+    const bytes = encodeLoggedCommand({ v: 1, f: "fp", c: claim(1, { identity: { principalId: "abc", actorId: "abd" } }) });
+    const read = readLoggedClaim(bytes);
+    expect(read?.c.identity).toStrictEqual({ principalId: "abc", actorId: "abd" });
+  });
+});
