@@ -16,7 +16,8 @@
  *   string that is then flattened and encoded;
  * - an object's sorted member names come from a small cache keyed by its member names in their own
  *   order: a record repeats a handful of shapes (command, event, commitment) thousands of times,
- *   and sorting each one's names again was a third of the hashing time.
+ *   and sorting each one's names again was a third of the hashing time. The cache also keeps each
+ *   name's `"name":` bytes, so a cached shape's names are copied rather than scanned again.
  *
  * RFC 8785 in short: object members sorted by their names' UTF-16 code units (what
  * `Array.prototype.sort` does by default), no whitespace, strings and numbers as ECMAScript's
@@ -85,6 +86,31 @@ class CanonicalWriter {
   byte(code: number): void {
     this.room(1);
     this.buffer[this.used++] = code;
+  }
+
+  /** Bytes already in canonical form (a cached member name with its colon). */
+  bytes(bytes: Uint8Array): void {
+    const length = bytes.length;
+    this.room(length);
+    const buffer = this.buffer;
+    let at = this.used;
+    for (let i = 0; i < length; i++) buffer[at++] = bytes[i] as number;
+    this.used = at;
+  }
+
+  /** A non-negative integer below 2^31 in decimal, as `String` writes it (-0 as "0"). */
+  smallUint(value: number): void {
+    this.room(10);
+    const buffer = this.buffer;
+    let digits = 1;
+    for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+    let at = this.used + digits;
+    this.used = at;
+    let rest = value;
+    do {
+      buffer[--at] = 0x30 + (rest % 10);
+      rest = Math.floor(rest / 10);
+    } while (rest > 0);
   }
 
   /** ASCII text the writer itself produces (punctuation, literals, numbers). */
@@ -169,12 +195,23 @@ function writeString(out: CanonicalWriter, text: string): void {
 }
 
 /**
- * Member names in RFC 8785 order, cached by the names in their own order. A shape is found by its
- * first name and then compared name by name (property names are internalized, so equal names are
- * usually the same string). Bounded: shapes past the limit (a client's free-form subject can have
- * any) are simply sorted each time.
+ * An object shape's member names in RFC 8785 order, with each name already written as canonical
+ * JSON followed by `:` (`heads`), so the names of a cached shape are copied, not scanned again.
  */
-const SORTED_NAMES = new Map<string, Array<{ names: readonly string[]; sorted: readonly string[] }>>();
+interface SortedShape {
+  readonly names: readonly string[];
+  readonly sorted: readonly string[];
+  /** `"name":` as UTF-8 bytes, per sorted name. */
+  readonly heads: readonly Uint8Array[];
+}
+
+/**
+ * Sorted shapes, cached by the names in their own order. A shape is found by its first name and
+ * then compared name by name (property names are internalized, so equal names are usually the same
+ * string). Bounded: shapes past the limit (a client's free-form subject can have any) are simply
+ * sorted each time.
+ */
+const SORTED_SHAPES = new Map<string, SortedShape[]>();
 const MAX_CACHED_SHAPES = 512;
 const MAX_SHAPES_PER_FIRST_NAME = 8;
 const MAX_CACHED_NAMES = 64;
@@ -186,20 +223,28 @@ function sameNames(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
-function sortedNames(names: string[]): readonly string[] {
+/** `"name":` in canonical JSON, for a name that needs neither escaping nor a surrogate check. */
+function headOf(name: string): Uint8Array {
+  return Buffer.from(`"${name}":`, "utf8");
+}
+
+/** The cached shape of these names, or undefined (sorted names are then written one by one). */
+function cachedShape(names: string[]): SortedShape | undefined {
   const first = names[0];
-  if (first === undefined) return names;
-  const shapes = SORTED_NAMES.get(first);
+  if (first === undefined) return undefined;
+  const shapes = SORTED_SHAPES.get(first);
   if (shapes !== undefined) {
-    for (const shape of shapes) if (sameNames(shape.names, names)) return shape.sorted;
+    for (const shape of shapes) if (sameNames(shape.names, names)) return shape;
   }
+  if (cachedShapes >= MAX_CACHED_SHAPES || names.length > MAX_CACHED_NAMES || (shapes?.length ?? 0) >= MAX_SHAPES_PER_FIRST_NAME) return undefined;
+  // Only names written as they are: a name to escape (or to refuse) takes the general path.
+  for (const name of names) if (NEEDS_CARE.test(name)) return undefined;
   const sorted = names.slice().sort();
-  if (cachedShapes < MAX_CACHED_SHAPES && names.length <= MAX_CACHED_NAMES && (shapes?.length ?? 0) < MAX_SHAPES_PER_FIRST_NAME) {
-    if (shapes === undefined) SORTED_NAMES.set(first, [{ names, sorted }]);
-    else shapes.push({ names, sorted });
-    cachedShapes += 1;
-  }
-  return sorted;
+  const shape: SortedShape = { names, sorted, heads: sorted.map(headOf) };
+  if (shapes === undefined) SORTED_SHAPES.set(first, [shape]);
+  else shapes.push(shape);
+  cachedShapes += 1;
+  return shape;
 }
 
 function writeValue(out: CanonicalWriter, value: unknown, depth: number): void {
@@ -210,8 +255,10 @@ function writeValue(out: CanonicalWriter, value: unknown, depth: number): void {
     case "number":
       if (Number.isNaN(value)) throw new Error("NaN is not allowed");
       if (!Number.isFinite(value)) throw new Error("Infinity is not allowed");
-      // ECMAScript Number::toString, as JSON.stringify writes a finite number (-0 as "0").
-      out.ascii(String(value));
+      // ECMAScript Number::toString, as JSON.stringify writes a finite number (-0 as "0"); the
+      // counters and versions of a record are small non-negative integers, written digit by digit.
+      if (value >= 0 && value <= 0x7fffffff && (value | 0) === value) out.smallUint(value);
+      else out.ascii(String(value));
       return;
     case "boolean":
       out.ascii(value ? "true" : "false");
@@ -244,7 +291,9 @@ function writeValue(out: CanonicalWriter, value: unknown, depth: number): void {
     return;
   }
   const record = value as Record<string, unknown>;
-  const keys = sortedNames(Object.keys(record));
+  const names = Object.keys(record);
+  const shape = cachedShape(names);
+  const keys = shape?.sorted ?? names.sort();
   out.byte(0x7b); // {
   let first = true;
   for (let i = 0; i < keys.length; i++) {
@@ -252,8 +301,12 @@ function writeValue(out: CanonicalWriter, value: unknown, depth: number): void {
     const member = record[key];
     if (member === undefined || typeof member === "symbol") continue;
     if (!first) out.byte(0x2c); // ,
-    writeString(out, key);
-    out.byte(0x3a); // :
+    if (shape !== undefined) {
+      out.bytes(shape.heads[i] as Uint8Array);
+    } else {
+      writeString(out, key);
+      out.byte(0x3a); // :
+    }
     writeValue(out, member, depth + 1);
     first = false;
   }

@@ -10,7 +10,7 @@ const wellFormedText = fc.oneof(fc.string({ unit: "grapheme", maxLength: 12 }), 
 const number = fc.oneof(
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.integer(),
-  fc.constantFrom(0, -0, 1e21, 1e-7, 5e-324, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 0.1 + 0.2),
+  fc.constantFrom(0, -0, 9, 10, 99, 100, 2 ** 31 - 1, 2 ** 31, -1, 1e21, 1e-7, 5e-324, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 0.1 + 0.2),
 );
 const jsonLike = fc.letrec((tie) => ({
   value: fc.oneof(
