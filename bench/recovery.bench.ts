@@ -18,14 +18,13 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:f
 import { execFileSync } from "node:child_process";
 import { availableParallelism, release } from "node:os";
 import * as path from "node:path";
-import type { Command } from "../engine/index.js";
 import { ManualClock } from "../gateway/clock.js";
 import { orderedFingerprint } from "../gateway/idempotency/fingerprint.js";
 import { IdempotencyIndex } from "../gateway/idempotency/index.js";
 import { openIndexSnapshot, writeIndexSnapshot } from "../gateway/idempotency/index-snapshot.js";
 import { ShardCore } from "../gateway/runtime/shard-core.js";
-import type { ShardRequest } from "../gateway/runtime/shard-protocol.js";
 import { numberArg } from "./args.js";
+import { BATCH, buildShard, claim, req, T0 } from "./claim-log.js";
 import { freshResultStem } from "./result-stem.js";
 
 const TOTAL_COMMANDS = numberArg("commands", 1_000_000);
@@ -34,8 +33,6 @@ const CAPACITY = numberArg("capacity", 4_000_000);
 const SKIP_MEMORY = process.argv.includes("--skip-memory");
 /** Every figure printed, for the JSON result. */
 const figures: Record<string, number> = {};
-const BATCH = 1_000;
-const T0 = Date.parse("2026-03-01T12:00:00.000Z");
 const ROOT = path.join(import.meta.dirname, "..", ".tmp", "bench-recovery");
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -47,42 +44,8 @@ function heapBytes(): number {
   return m.heapUsed + m.external;
 }
 
-const create = (marketId: string, capacity: number): Command => ({
-  type: "market.create_draft", commandId: `create-${marketId}`, identity: { principalId: "creator", actorId: "creator" }, occurredAtMs: 0, marketId,
-  subject: { schema: "slot.v1", data: { dock: 7 } },
-  mechanism: { presetId: "direct-claim.v1", config: { capacity, pricing: { mode: "free" }, confirmation: "none" } },
-});
-const publish = (marketId: string): Command => ({
-  type: "market.publish", commandId: `publish-${marketId}`, identity: { principalId: "creator", actorId: "creator" }, occurredAtMs: 0, marketId, expectedVersion: 1,
-});
-const claim = (n: number, marketId: string): Command => ({
-  type: "direct_claim.submit", commandId: `claim-${n}`, identity: { principalId: `participant-${n}`, actorId: `participant-${n}` }, occurredAtMs: 0, marketId,
-});
-const req = (command: Command): ShardRequest => ({ kind: "command", command, fingerprint: "AAAAAAAAAAAAAAAAAAAAAA" });
-
 function fmt(n: number): string {
   return Math.round(n).toLocaleString("en-US");
-}
-
-function buildShard(dir: string, markets: number, claims: number, capacity: number, clock: ManualClock): ShardCore {
-  const { core } = ShardCore.open({ dir, shardIndex: 0, clock });
-  let batch: ShardRequest[] = [];
-  const flush = () => {
-    if (batch.length === 0) return;
-    clock.advance(1);
-    core.processBatch(batch);
-    batch = [];
-  };
-  for (let m = 0; m < markets; m += 1) {
-    batch.push(req(create(`market-${m}`, capacity)), req(publish(`market-${m}`)));
-    if (batch.length >= BATCH) flush();
-  }
-  for (let n = 0; n < claims; n += 1) {
-    batch.push(req(claim(n, `market-${n % markets}`)));
-    if (batch.length >= BATCH) flush();
-  }
-  flush();
-  return core;
 }
 
 /**

@@ -1,0 +1,49 @@
+/**
+ * A shard log as a claim storm leaves it, written through the real `ShardCore` (engine, msgpack,
+ * append, one fdatasync per batch): `markets` direct-claim markets created and published, then
+ * `claims` claims spread over them round-robin, every claim by its own participant. Shared by the
+ * recovery bench (P4/P5) and the replay-frames bench.
+ */
+import type { Command } from "../engine/index.js";
+import type { ManualClock } from "../gateway/clock.js";
+import { ShardCore } from "../gateway/runtime/shard-core.js";
+import type { ShardRequest } from "../gateway/runtime/shard-protocol.js";
+
+/** Commands per `processBatch`: one fdatasync each. */
+export const BATCH = 1_000;
+export const T0 = Date.parse("2026-03-01T12:00:00.000Z");
+
+export const create = (marketId: string, capacity: number): Command => ({
+  type: "market.create_draft", commandId: `create-${marketId}`, identity: { principalId: "creator", actorId: "creator" }, occurredAtMs: 0, marketId,
+  subject: { schema: "slot.v1", data: { dock: 7 } },
+  mechanism: { presetId: "direct-claim.v1", config: { capacity, pricing: { mode: "free" }, confirmation: "none" } },
+});
+export const publish = (marketId: string): Command => ({
+  type: "market.publish", commandId: `publish-${marketId}`, identity: { principalId: "creator", actorId: "creator" }, occurredAtMs: 0, marketId, expectedVersion: 1,
+});
+export const claim = (n: number, marketId: string): Command => ({
+  type: "direct_claim.submit", commandId: `claim-${n}`, identity: { principalId: `participant-${n}`, actorId: `participant-${n}` }, occurredAtMs: 0, marketId,
+});
+export const req = (command: Command): ShardRequest => ({ kind: "command", command, fingerprint: "AAAAAAAAAAAAAAAAAAAAAA" });
+
+/** Writes the log into `dir` (a shard directory) and returns the open shard. */
+export function buildShard(dir: string, markets: number, claims: number, capacity: number, clock: ManualClock): ShardCore {
+  const { core } = ShardCore.open({ dir, shardIndex: 0, clock });
+  let batch: ShardRequest[] = [];
+  const flush = () => {
+    if (batch.length === 0) return;
+    clock.advance(1);
+    core.processBatch(batch);
+    batch = [];
+  };
+  for (let m = 0; m < markets; m += 1) {
+    batch.push(req(create(`market-${m}`, capacity)), req(publish(`market-${m}`)));
+    if (batch.length >= BATCH) flush();
+  }
+  for (let n = 0; n < claims; n += 1) {
+    batch.push(req(claim(n, `market-${n % markets}`)));
+    if (batch.length >= BATCH) flush();
+  }
+  flush();
+  return core;
+}
