@@ -20,6 +20,7 @@ import type { ShardRequest } from "../gateway/runtime/shard-protocol.js";
 import { shardOfMarket } from "../gateway/runtime/shard-routing.js";
 import type { ReplayResult, VerifyResult } from "../gateway/audit/audit-replay.js";
 import { numberArg } from "./args.js";
+import { claim } from "./claim-log.js";
 import { freshResultStem } from "./result-stem.js";
 
 const COMMANDS = numberArg("commands", 300_000);
@@ -64,8 +65,7 @@ function writeDataDir(dataDir: string): void {
   }
   for (let n = 0; n < COMMANDS; n += 1) {
     const marketId = `market-${n % MARKETS}`;
-    const participant = `participant-${n}`;
-    send(marketId, { type: "direct_claim.submit", commandId: `claim-${n}`, identity: { principalId: participant, actorId: participant }, occurredAtMs: 0, marketId } as Command);
+    send(marketId, claim(n, marketId));
   }
   for (const shard of shards) {
     flush(shard);

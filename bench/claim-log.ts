@@ -6,6 +6,7 @@
  */
 import type { Command } from "../engine/index.js";
 import type { ManualClock } from "../gateway/clock.js";
+import { buildMarketCommand } from "../gateway/market-api.js";
 import { ShardCore } from "../gateway/runtime/shard-core.js";
 import type { ShardRequest } from "../gateway/runtime/shard-protocol.js";
 
@@ -21,9 +22,9 @@ export const create = (marketId: string, capacity: number): Command => ({
 export const publish = (marketId: string): Command => ({
   type: "market.publish", commandId: `publish-${marketId}`, identity: { principalId: "creator", actorId: "creator" }, occurredAtMs: 0, marketId, expectedVersion: 1,
 });
-export const claim = (n: number, marketId: string): Command => ({
-  type: "direct_claim.submit", commandId: `claim-${n}`, identity: { principalId: `participant-${n}`, actorId: `participant-${n}` }, occurredAtMs: 0, marketId,
-});
+/** A claim built by the gateway's own builder, so the log holds frames exactly as the service writes them. */
+export const claim = (n: number, marketId: string): Command =>
+  buildMarketCommand("direct_claim.submit", `participant-${n}`, marketId, { commandId: `claim-${n}`, principalId: `participant-${n}` });
 export const req = (command: Command): ShardRequest => ({ kind: "command", command, fingerprint: "AAAAAAAAAAAAAAAAAAAAAA" });
 
 /** Writes the log into `dir` (a shard directory) and returns the open shard. */

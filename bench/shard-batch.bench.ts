@@ -15,6 +15,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { Command } from "../engine/index.js";
 import { ManualClock } from "../gateway/clock.js";
+import { buildMarketCommand } from "../gateway/market-api.js";
 import { ShardCore } from "../gateway/runtime/shard-core.js";
 import type { ShardRequest } from "../gateway/runtime/shard-protocol.js";
 import { packRequests, packResponses, unpackRequests } from "../gateway/runtime/wire.js";
@@ -73,7 +74,7 @@ function shardProbe(dir: string, claimsPerBatch: number): { perBatchUs: number; 
       Array.from({ length: claimsPerBatch }, () => {
         sent += 1;
         const participant = `participant-${sent % 20_000}`;
-        return { id: sent, body: command({ type: "direct_claim.submit", commandId: `claim-${sent}`, identity: { principalId: participant, actorId: participant }, occurredAtMs: 0, marketId: "hot" } as Command) };
+        return { id: sent, body: command(buildMarketCommand("direct_claim.submit", participant, "hot", { commandId: `claim-${sent}`, principalId: participant })) };
       });
     const oneBatch = (): void => {
       const items = unpackRequests(packRequests(batch()));

@@ -3,7 +3,9 @@
  *
  * Claims are nearly every frame of a storm's log, and every claim frame has the same layout: the
  * map `encodeLoggedCommand` writes for `{ v, f, c }`, its command built by the gateway with one
- * literal (market-api.ts) and stamped by the shard, so its member names come in one order. Replay,
+ * literal (`buildMarketCommand` in market-api.ts) and stamped by the shard, so its member names
+ * come in one order. If that literal changes, claims fall back to msgpackr (correct, but slower):
+ * the test that reads frames a real shard wrote from the gateway's builder fails first. Replay,
  * a restart without a snapshot, the record builder and the audit CLI decode every one of them.
  * Here the constant parts (member names, the command type) are compared byte for byte against that
  * layout and only the variable parts (five strings, one or two numbers) are read.
@@ -170,7 +172,18 @@ export function readLoggedClaim(payload: Uint8Array): LoggedClaim | undefined {
   if (!cursor.literal(C)) return undefined;
   const members = cursor.mapLength();
   if (members !== 5 && members !== 6) return undefined;
-  if (!cursor.literal(TYPE) || !cursor.literal(CLAIM_TYPE) || !cursor.literal(COMMAND_ID)) return undefined;
+  // The gateway's literal (market-api.ts): type, marketId, [expectedVersion], commandId, identity,
+  // occurredAtMs (a placeholder the shard's stamp replaces in place).
+  if (!cursor.literal(TYPE) || !cursor.literal(CLAIM_TYPE) || !cursor.literal(MARKET_ID)) return undefined;
+  const marketId = cursor.ascii();
+  if (marketId === undefined) return undefined;
+  let expectedVersion: number | undefined;
+  if (members === 6) {
+    if (!cursor.literal(EXPECTED_VERSION)) return undefined;
+    expectedVersion = cursor.number();
+    if (expectedVersion === undefined) return undefined;
+  }
+  if (!cursor.literal(COMMAND_ID)) return undefined;
   const commandId = cursor.ascii();
   if (commandId === undefined || !cursor.literal(IDENTITY) || cursor.mapLength() !== 2 || !cursor.literal(PRINCIPAL_ID)) return undefined;
   const principalId = cursor.ascii();
@@ -178,18 +191,11 @@ export function readLoggedClaim(payload: Uint8Array): LoggedClaim | undefined {
   const actorId = cursor.ascii(principalId);
   if (actorId === undefined || !cursor.literal(OCCURRED_AT_MS)) return undefined;
   const occurredAtMs = cursor.number();
-  if (occurredAtMs === undefined || !cursor.literal(MARKET_ID)) return undefined;
-  const marketId = cursor.ascii();
-  if (marketId === undefined) return undefined;
-  let command: DirectClaimCommand;
-  if (members === 6) {
-    if (!cursor.literal(EXPECTED_VERSION)) return undefined;
-    const expectedVersion = cursor.number();
-    if (expectedVersion === undefined) return undefined;
-    command = { type: "direct_claim.submit", commandId, identity: { principalId, actorId }, occurredAtMs, marketId, expectedVersion };
-  } else {
-    command = { type: "direct_claim.submit", commandId, identity: { principalId, actorId }, occurredAtMs, marketId };
-  }
+  if (occurredAtMs === undefined) return undefined;
+  const command: DirectClaimCommand =
+    expectedVersion === undefined
+      ? { type: "direct_claim.submit", marketId, commandId, identity: { principalId, actorId }, occurredAtMs }
+      : { type: "direct_claim.submit", marketId, expectedVersion, commandId, identity: { principalId, actorId }, occurredAtMs };
   if (!cursor.atEnd) return undefined;
   return fingerprint === undefined ? { v: VERSION_1, c: command } : { v: VERSION_1, f: fingerprint, c: command };
 }

@@ -1,8 +1,13 @@
 import { Packr } from "msgpackr";
 import { describe, expect, it } from "vitest";
 import type { Command } from "../../engine/types/command.js";
+import { ManualClock } from "../../gateway/clock.js";
+import { buildMarketCommand } from "../../gateway/market-api.js";
 import { readLoggedClaim } from "../../gateway/runtime/logged-claim-reader.js";
 import { decodeLoggedCommand, encodeLoggedCommand, restorePackedCommand, type LoggedCommand } from "../../gateway/runtime/logged-command.js";
+import { ShardCore } from "../../gateway/runtime/shard-core.js";
+import { SegmentLog } from "../../storage/index.js";
+import { commands, directClaim, request, T0, tempDir } from "./support.js";
 
 /** The general decoder every frame went through before the claim reader (and still the reference). */
 const reference = new Packr({ useRecords: false, moreTypes: false });
@@ -15,17 +20,16 @@ function referenceDecode(bytes: Uint8Array): LoggedCommand {
 const ids = ["p", "participant-3000", "x".repeat(31), "y".repeat(32), "z".repeat(128), "q".repeat(255), "r".repeat(256)];
 const numbers = [0, 1, 127, 128, 255, 256, 65_535, 65_536, 2 ** 32 - 1, 2 ** 32, 1_772_366_400_001, Number.MAX_SAFE_INTEGER];
 
+/**
+ * A claim as the service logs it: built by the gateway's own builder (its member order), then
+ * stamped by the shard (`occurredAtMs` replaced in place).
+ */
 function claim(n: number, overrides: Partial<Command> = {}): Command {
   const principalId = ids[n % ids.length] as string;
-  const base: Command = {
-    type: "direct_claim.submit",
-    commandId: ids[(n * 3 + 1) % ids.length] as string,
-    identity: n % 4 === 0 ? { principalId, actorId: `${principalId}-actor` } : { principalId, actorId: principalId },
-    occurredAtMs: numbers[n % numbers.length] as number,
-    marketId: ids[(n * 5 + 2) % ids.length] as string,
-  };
-  if (n % 3 === 0) base.expectedVersion = numbers[(n * 7) % numbers.length] as number;
-  return { ...base, ...overrides } as Command;
+  const actorId = n % 4 === 0 ? `${principalId}-actor` : principalId;
+  const body = { commandId: ids[(n * 3 + 1) % ids.length] as string, principalId, ...(n % 3 === 0 ? { expectedVersion: numbers[(n * 7) % numbers.length] } : {}) };
+  const built = buildMarketCommand("direct_claim.submit", actorId, ids[(n * 5 + 2) % ids.length] as string, body as never);
+  return { ...built, occurredAtMs: numbers[n % numbers.length] as number, ...overrides } as Command;
 }
 
 function frames(): { bytes: Buffer; fast: boolean }[] {
@@ -93,5 +97,42 @@ describe("the direct-claim frame reader (decision I15)", () => {
     const bytes = encodeLoggedCommand({ v: 1, f: "fp", c: claim(1, { identity: { principalId: "abc", actorId: "abd" } }) });
     const read = readLoggedClaim(bytes);
     expect(read?.c.identity).toStrictEqual({ principalId: "abc", actorId: "abd" });
+  });
+
+  it("reads the claim frames a shard writes for commands from the gateway's own builder (a changed literal order would fall off the fast path)", () => {
+    const { dir, cleanup } = tempDir("claim-reader");
+    try {
+      const clock = new ManualClock(T0);
+      const { core } = ShardCore.open({ dir, shardIndex: 0, clock });
+      core.processBatch([request(commands.create("carol", "hot", directClaim({ capacity: 2, pricing: { mode: "free" }, confirmation: "none" })))]);
+      core.processBatch([request(commands.publish("carol", "hot"))]);
+      clock.advance(1_000);
+      const claims = [
+        buildMarketCommand("direct_claim.submit", "alice", "hot", { commandId: "c-1", principalId: "alice" }),
+        buildMarketCommand("direct_claim.submit", "bob", "hot", { commandId: "c-2", principalId: "bob", expectedVersion: 3 } as never),
+        buildMarketCommand("direct_claim.submit", "dave", "hot", { commandId: "c-3", principalId: "dave" }),
+        buildMarketCommand("direct_claim.submit", "erin", "nowhere", { commandId: "c-4", principalId: "erin" }),
+        buildMarketCommand("direct_claim.submit", "agent", "hot", { commandId: "c-5", principalId: "frank", authorityRef: "d-1" }),
+      ];
+      core.processBatch(claims.map((command) => request(command)));
+      core.close();
+      const log = SegmentLog.open({ dir });
+      const fast: string[] = [];
+      for (const frame of log.frames(0, { verify: "none" })) {
+        const expected = referenceDecode(frame.payload);
+        const read = readLoggedClaim(frame.payload);
+        if (read !== undefined) {
+          fast.push(read.c.commandId);
+          expect(read).toStrictEqual(expected);
+          expect(JSON.stringify(read)).toBe(JSON.stringify(expected));
+        }
+      }
+      log.close();
+      // Accepted (c-1), refused by version (c-2) and by capacity (c-3) read directly; a claim on a
+      // missing market carries its rejection (`r`), a delegated one its authorityRef: msgpackr.
+      expect(fast).toEqual(["c-1", "c-2", "c-3"]);
+    } finally {
+      cleanup();
+    }
   });
 });
