@@ -20,7 +20,7 @@ import type { ShardRequest } from "../gateway/runtime/shard-protocol.js";
 import { shardOfMarket } from "../gateway/runtime/shard-routing.js";
 import type { ReplayResult, VerifyResult } from "../gateway/audit/audit-replay.js";
 import { numberArg } from "./args.js";
-import { claim } from "./claim-log.js";
+import { claim, create, publish, req } from "./claim-log.js";
 import { freshResultStem } from "./result-stem.js";
 
 const COMMANDS = numberArg("commands", 300_000);
@@ -46,22 +46,13 @@ function writeDataDir(dataDir: string): void {
   const send = (marketId: string, command: Command): void => {
     const shard = shards[shardOfMarket(marketId, SHARDS)];
     if (shard === undefined) throw new Error("no such shard");
-    shard.batch.push({ kind: "command", command, fingerprint: "AAAAAAAAAAAAAAAAAAAAAA" });
+    shard.batch.push(req(command));
     if (shard.batch.length >= BATCH_COMMANDS) flush(shard);
   };
-  const creator = { principalId: "creator", actorId: "creator" };
   for (let m = 0; m < MARKETS; m += 1) {
     const marketId = `market-${m}`;
-    send(marketId, {
-      type: "market.create_draft",
-      commandId: `create-${m}`,
-      identity: creator,
-      occurredAtMs: 0,
-      marketId,
-      subject: { schema: "slot.v1", data: { dock: 7 } },
-      mechanism: { presetId: "direct-claim.v1", config: { capacity: COMMANDS, pricing: { mode: "free" }, confirmation: "none" } },
-    } as Command);
-    send(marketId, { type: "market.publish", commandId: `publish-${m}`, identity: creator, occurredAtMs: 0, marketId, expectedVersion: 1 } as Command);
+    send(marketId, create(marketId, COMMANDS));
+    send(marketId, publish(marketId));
   }
   for (let n = 0; n < COMMANDS; n += 1) {
     const marketId = `market-${n % MARKETS}`;

@@ -20,9 +20,12 @@
 import { Packr } from "msgpackr";
 import type { DirectClaimCommand } from "../../engine/types/command.js";
 
+/** Packs the layout's constant strings with the log encoder's options. */
+const constantPackr = new Packr({ useRecords: false, moreTypes: false });
+
 /** The MessagePack encoding of a string, as the log's encoder writes it. */
 function encoded(text: string): Uint8Array {
-  return Uint8Array.from(new Packr({ useRecords: false, moreTypes: false }).pack(text));
+  return Uint8Array.from(constantPackr.pack(text));
 }
 
 const V = encoded("v");
