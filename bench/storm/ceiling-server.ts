@@ -1,0 +1,110 @@
+/**
+ * The ceiling: the design card's request path with none of the service in it. A uWebSockets.js
+ * main thread reads each POST body and, once per event-loop turn, posts the turn's bodies to one
+ * worker thread; the worker appends them to a file as length-prefixed frames with one write and
+ * one fdatasync per batch (group commit: bodies that arrive during a sync wait for the next one)
+ * and posts the batch's request numbers back; the main thread then writes a fixed small JSON reply
+ * to each, corked. No authentication, parsing, validation, idempotency, engine or msgpack.
+ *
+ * What it measures: the throughput a service built on this architecture (uWS gateway thread,
+ * worker-thread shard, fsync before reply) could reach on this machine if its own work cost
+ * nothing. P1's target is a fraction of the no-op floor; this says how much of that fraction the
+ * architecture alone already spends (bench/storm/ceiling.ts runs both against the same driver).
+ *
+ *   node --import tsx bench/storm/ceiling-server.ts <port> <dataDir>
+ *
+ * The worker is plain JavaScript (ceiling-shard.mjs): tsx's loader does not reach worker threads.
+ */
+import { mkdirSync } from "node:fs";
+import * as path from "node:path";
+import { Worker } from "node:worker_threads";
+import uWS from "@trufflesuite/uws-js-unofficial";
+
+/**
+ * One batch to the shard (ceiling-shard.mjs): request numbers, and the bodies as frames (4-byte
+ * length + body) in one buffer that is transferred, not copied.
+ */
+interface Batch {
+  ids: number[];
+  frames: ArrayBuffer;
+}
+
+const port = Number(process.argv[2] ?? "0");
+const dataDir = process.argv[3] ?? "";
+if (dataDir === "") throw new Error("usage: ceiling-server.ts <port> <dataDir>");
+if (!uWS.App.toString().includes("[native code]")) throw new Error("uWS native addon did not load");
+mkdirSync(dataDir, { recursive: true });
+const shard = new Worker(new URL("./ceiling-shard.mjs", import.meta.url), { workerData: { file: path.join(dataDir, "ceiling.log") } });
+shard.on("error", (error) => {
+  process.stderr.write(`ceiling shard failed: ${String(error)}\n`);
+  process.exit(1);
+});
+
+const BODY = '{"ok":true}';
+/** Requests waiting for their batch's fsync, by number; a number is never reused. */
+const waiting = new Map<number, { res: uWS.HttpResponse; aborted: boolean }>();
+let nextId = 0;
+let ids: number[] = [];
+let bodies: Buffer[] = [];
+let flushScheduled = false;
+const flush = (): void => {
+  flushScheduled = false;
+  let sizeBytes = 0;
+  for (const body of bodies) sizeBytes += 4 + body.length;
+  // Not Buffer.allocUnsafe: a small one is a view of Node's shared pool, which cannot be transferred.
+  const frames = new ArrayBuffer(sizeBytes);
+  const view = Buffer.from(frames);
+  let at = 0;
+  for (const body of bodies) {
+    at = view.writeUInt32LE(body.length, at);
+    at += body.copy(view, at);
+  }
+  const batch: Batch = { ids, frames };
+  shard.postMessage(batch, [frames]);
+  ids = [];
+  bodies = [];
+};
+shard.on("message", (durable: number[]) => {
+  for (const id of durable) {
+    const pending = waiting.get(id);
+    waiting.delete(id);
+    if (pending === undefined || pending.aborted) continue;
+    pending.res.cork(() => {
+      pending.res.writeStatus("200 OK").writeHeader("content-type", "application/json").end(BODY);
+    });
+  }
+});
+
+uWS
+  .App()
+  .get("/healthz", (res) => {
+    res.end("ok");
+  })
+  .post("/*", (res) => {
+    const id = nextId++;
+    const pending = { res, aborted: false };
+    res.onAborted(() => {
+      pending.aborted = true;
+    });
+    let body = Buffer.alloc(0);
+    res.onData((chunk, isLast) => {
+      // uWS reuses the chunk's memory after this callback: copy it out.
+      body = Buffer.concat([body, Buffer.from(chunk)]);
+      if (!isLast) return;
+      waiting.set(id, pending);
+      ids.push(id);
+      bodies.push(body);
+      if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(flush);
+      }
+    });
+  })
+  .listen("127.0.0.1", port, (socket) => {
+    if (socket === false) {
+      process.stderr.write(`ceiling: cannot listen on ${port}\n`);
+      process.exit(1);
+    }
+    process.stdout.write("ceiling ready\n");
+  });
+process.on("SIGTERM", () => process.exit(0));

@@ -1,0 +1,204 @@
+/**
+ * P1 against its architecture's ceiling. Run: `npm run bench:ceiling`
+ *
+ *   node --import tsx bench/storm/ceiling.ts [--participants 5000] [--capacity 1000] [--rounds 3] [--seconds 10] [--connections 64]
+ *
+ * Three servers, the same wrk driver (bench/storm/claims.lua: a bearer token and a fresh commandId
+ * per request), the same connection count, in alternating rounds so a slow stretch of the VM hits
+ * all three alike:
+ *  - floor: the no-op uWS server (floor-server.ts), P1's yardstick;
+ *  - ceiling: the design card's path with none of the service's work (ceiling-server.ts): uWS
+ *    gateway thread → worker thread → one write + fdatasync per batch → reply;
+ *  - service: the real service (built `dist/`, durable, default shard count), one hot direct-claim
+ *    market per round (capacity `--capacity`; most claims refused, as P1's first variant).
+ * Ceiling and service also run paced at half their own peak of the round (P1's p99 target).
+ * For each run: req/s and latency at saturation, and the server process's CPU (user + system, from
+ * /proc, all its threads) per request. Writes bench/results/<date>-ceiling.{json,md}.
+ */
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, release } from "node:os";
+import * as path from "node:path";
+import { spawn } from "node:child_process";
+import { numberArg } from "../args.js";
+import { freshResultStem, RESULTS_DIR } from "../result-stem.js";
+import { REPO, runWrk, startFloor, transportFailures, type Started, type WrkResult } from "./processes.js";
+import { createMarket, pathsFile, setUpService, warmUp } from "./setup.js";
+
+const PARTICIPANTS = numberArg("participants", 5_000);
+const CAPACITY = numberArg("capacity", 1_000);
+const ROUNDS = numberArg("rounds", 3);
+const SECONDS = numberArg("seconds", 10);
+const CONNECTIONS = numberArg("connections", 64);
+const PORT = numberArg("port", 18_281);
+const WARM_UP_SECONDS = numberArg("warm-up", 5);
+const WORK = path.join(REPO, ".tmp", "storm-ceiling");
+
+type Contender = "floor" | "ceiling" | "service";
+
+interface Run {
+  contender: Contender;
+  round: number;
+  /** Requests/s offered (paced at half the same round's peak of this contender), or undefined at saturation. */
+  offeredPerSecond: number | undefined;
+  requestsPerSecond: number;
+  latencyMs: { p50: number; p99: number; p999: number };
+  /** The server process's CPU (all threads, user + system) per answered request. */
+  serverCpuUsPerRequest: number;
+  statuses: Record<string, number>;
+  fiveHundreds: number;
+  connectionErrors: number;
+}
+
+/** User + system CPU seconds of a process, all threads (/proc/<pid>/stat fields 14 and 15). */
+function processCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticksPerSecond = 100; // USER_HZ on Linux
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+}
+
+async function startCeiling(port: number): Promise<Started & { url: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO, "bench", "storm", "ceiling-server.ts"), String(port), path.join(WORK, "ceiling-data")], {
+    cwd: REPO,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`ceiling exited with ${child.exitCode}: ${stderr}`);
+    const healthy = await fetch(`${url}/healthz`).then((r) => r.status === 200, () => false);
+    if (healthy) break;
+    if (Date.now() > deadline) throw new Error(`ceiling not healthy after 30 s: ${stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    process: child,
+    stderr: () => stderr,
+    url,
+    stop: async () => {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill("SIGTERM");
+      return new Promise((resolve) => child.once("exit", resolve));
+    },
+  };
+}
+
+async function measure(contender: Contender, round: number, pid: number, url: string, env: Record<string, string>, offeredPerSecond?: number): Promise<Run> {
+  const cpuBefore = processCpuSeconds(pid);
+  const paced = offeredPerSecond === undefined ? {} : { STORM_RATE: String(offeredPerSecond), STORM_CONNECTIONS: String(CONNECTIONS) };
+  const result: WrkResult = await runWrk({ url, path: "/", threads: 1, connections: CONNECTIONS, durationSeconds: SECONDS, env: { ...env, ...paced } });
+  const cpuSeconds = processCpuSeconds(pid) - cpuBefore;
+  const answered = Object.values(result.statuses).reduce((a, b) => a + b, 0);
+  const { fiveHundreds, connectionErrors } = transportFailures(result);
+  const run: Run = {
+    contender,
+    round,
+    offeredPerSecond,
+    requestsPerSecond: result.requestsPerSecond,
+    latencyMs: { p50: result.latencyUs.p50 / 1000, p99: result.latencyUs.p99 / 1000, p999: result.latencyUs.p999 / 1000 },
+    serverCpuUsPerRequest: answered > 0 ? (cpuSeconds * 1e6) / answered : Number.NaN,
+    statuses: result.statuses,
+    fiveHundreds,
+    connectionErrors,
+  };
+  process.stderr.write(`[ceiling] round ${round} ${contender}${offeredPerSecond === undefined ? "" : ` at ${offeredPerSecond}/s offered`}: ${Math.round(run.requestsPerSecond)} req/s, p99 ${run.latencyMs.p99.toFixed(2)} ms, server CPU ${run.serverCpuUsPerRequest.toFixed(1)} µs/request\n`);
+  return run;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+async function main(): Promise<void> {
+  rmSync(WORK, { recursive: true, force: true });
+  const setup = await setUpService({ workDir: WORK, label: "service", participants: PARTICIPANTS, port: PORT });
+  const runs: Run[] = [];
+  try {
+    await warmUp(setup, WORK, "ceiling", WARM_UP_SECONDS, CONNECTIONS);
+    const plain = { STORM_TOKENS: setup.tokensFile, STORM_PATHS: pathsFile(WORK, "plain", ["/claim"]) };
+    const servicePid = setup.service.process.pid as number;
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      const floor = await startFloor(PORT + 1);
+      try {
+        runs.push(await measure("floor", round, floor.process.pid as number, floor.url, plain));
+      } finally {
+        await floor.stop();
+      }
+      const ceiling = await startCeiling(PORT + 2);
+      try {
+        const peak = await measure("ceiling", round, ceiling.process.pid as number, ceiling.url, plain);
+        runs.push(peak, await measure("ceiling", round, ceiling.process.pid as number, ceiling.url, plain, Math.round(peak.requestsPerSecond / 2)));
+      } finally {
+        await ceiling.stop();
+      }
+      const marketId = `ceiling-hot-${round}`;
+      await createMarket(setup, marketId, CAPACITY);
+      const paths = pathsFile(WORK, marketId, [`/v1/markets/${marketId}/direct-claims`]);
+      const peak = await measure("service", round, servicePid, setup.url, { STORM_TOKENS: setup.tokensFile, STORM_PATHS: paths });
+      // The half-rate run on a market of its own, as bench:storm does.
+      await createMarket(setup, `${marketId}-half`, CAPACITY);
+      const halfPaths = pathsFile(WORK, `${marketId}-half`, [`/v1/markets/${marketId}-half/direct-claims`]);
+      runs.push(peak, await measure("service", round, servicePid, setup.url, { STORM_TOKENS: setup.tokensFile, STORM_PATHS: halfPaths }, Math.round(peak.requestsPerSecond / 2)));
+    }
+  } finally {
+    await setup.stop();
+  }
+
+  const failed = runs.filter((run) => run.fiveHundreds > 0 || run.connectionErrors > 0);
+  const of = (contender: Contender) => runs.filter((run) => run.contender === contender && run.offeredPerSecond === undefined);
+  const halfOf = (contender: Contender) => runs.filter((run) => run.contender === contender && run.offeredPerSecond !== undefined);
+  const summary = Object.fromEntries(
+    (["floor", "ceiling", "service"] as const).map((contender) => [
+      contender,
+      {
+        medianRequestsPerSecond: median(of(contender).map((run) => run.requestsPerSecond)),
+        medianServerCpuUsPerRequest: median(of(contender).map((run) => run.serverCpuUsPerRequest)),
+        medianP99Ms: median(of(contender).map((run) => run.latencyMs.p99)),
+        medianHalfRateP99Ms: halfOf(contender).length === 0 ? null : median(halfOf(contender).map((run) => run.latencyMs.p99)),
+      },
+    ]),
+  ) as Record<Contender, { medianRequestsPerSecond: number; medianServerCpuUsPerRequest: number; medianP99Ms: number; medianHalfRateP99Ms: number | null }>;
+  const perRound = (a: Contender, b: Contender) =>
+    Array.from({ length: ROUNDS }, (_, i) => {
+      const x = of(a).find((run) => run.round === i + 1);
+      const y = of(b).find((run) => run.round === i + 1);
+      return x !== undefined && y !== undefined ? x.requestsPerSecond / y.requestsPerSecond : Number.NaN;
+    });
+  const ratios = { ceilingToFloor: perRound("ceiling", "floor"), serviceToFloor: perRound("service", "floor"), serviceToCeiling: perRound("service", "ceiling") };
+  const settings = { participants: PARTICIPANTS, capacity: CAPACITY, rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, warmUpSeconds: WARM_UP_SECONDS };
+  const machine = { cores: availableParallelism(), node: process.version, kernel: release() };
+  const stem = freshResultStem("ceiling");
+  writeFileSync(path.join(RESULTS_DIR, `${stem}.json`), `${JSON.stringify({ date: new Date().toISOString(), machine, settings, runs, summary, ratios }, null, 2)}\n`);
+
+  const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+  const x = (values: number[]) => values.map((v) => `${v.toFixed(2)}×`).join(", ");
+  const md = [
+    `# P1 against the architecture's ceiling (${new Date().toISOString().slice(0, 10)})`,
+    "",
+    `\`npm run bench:ceiling -- --participants ${PARTICIPANTS} --capacity ${CAPACITY} --rounds ${ROUNDS} --seconds ${SECONDS} --connections ${CONNECTIONS}\` on ${machine.cores} cores, Node ${machine.node}, kernel ${machine.kernel}.`,
+    "Same wrk script (bench/storm/claims.lua), same connections, rounds alternating floor → ceiling → service.",
+    "",
+    "| round | contender | offered | req/s | p50 ms | p99 ms | server CPU µs/request |",
+    "|---:|---|---:|---:|---:|---:|---:|",
+    ...runs.map((run) => `| ${run.round} | ${run.contender} | ${run.offeredPerSecond === undefined ? "saturation" : `${fmt(run.offeredPerSecond)}/s (half)`} | ${fmt(run.requestsPerSecond)} | ${run.latencyMs.p50.toFixed(2)} | ${run.latencyMs.p99.toFixed(2)} | ${run.serverCpuUsPerRequest.toFixed(1)} |`),
+    "",
+    `- ceiling ÷ floor, per round: ${x(ratios.ceilingToFloor)}`,
+    `- service ÷ floor, per round: ${x(ratios.serviceToFloor)}`,
+    `- service ÷ ceiling, per round: ${x(ratios.serviceToCeiling)}`,
+    `- medians: floor ${fmt(summary.floor.medianRequestsPerSecond)} req/s at ${summary.floor.medianServerCpuUsPerRequest.toFixed(1)} µs; ceiling ${fmt(summary.ceiling.medianRequestsPerSecond)} at ${summary.ceiling.medianServerCpuUsPerRequest.toFixed(1)} µs; service ${fmt(summary.service.medianRequestsPerSecond)} at ${summary.service.medianServerCpuUsPerRequest.toFixed(1)} µs`,
+    `- p99 at half the peak, medians: ceiling ${summary.ceiling.medianHalfRateP99Ms?.toFixed(2) ?? "-"} ms; service ${summary.service.medianHalfRateP99Ms?.toFixed(2) ?? "-"} ms`,
+    failed.length === 0 ? "- no 5xx and no connection errors in any run" : `- **FAILED**: ${failed.map((run) => `round ${run.round} ${run.contender}: ${run.fiveHundreds} 5xx, ${run.connectionErrors} connection errors`).join("; ")}`,
+    "",
+  ].join("\n");
+  writeFileSync(path.join(RESULTS_DIR, `${stem}.md`), md);
+  process.stderr.write(`${md}\nreport: ${path.relative(REPO, path.join(RESULTS_DIR, `${stem}.md`))}\n`);
+  rmSync(WORK, { recursive: true, force: true });
+  if (failed.length > 0) process.exitCode = 1;
+}
+
+await main();
