@@ -11,7 +11,10 @@
  * nothing. P1's target is a fraction of the no-op floor; this says how much of that fraction the
  * architecture alone already spends (bench/storm/ceiling.ts runs both against the same driver).
  *
- *   node --import tsx bench/storm/ceiling-server.ts <port> <dataDir>
+ *   node --import tsx bench/storm/ceiling-server.ts <port> <dataDir> [shards]
+ *
+ * With several shards (default 1), a request goes to the worker its path hashes to, as the service
+ * routes a market to its shard, each worker with its own file.
  *
  * The worker is plain JavaScript (ceiling-shard.mjs): tsx's loader does not reach worker threads.
  */
@@ -31,56 +34,82 @@ interface Batch {
 
 const port = Number(process.argv[2] ?? "0");
 const dataDir = process.argv[3] ?? "";
-if (dataDir === "") throw new Error("usage: ceiling-server.ts <port> <dataDir>");
+const shardCount = Number(process.argv[4] ?? "1");
+if (dataDir === "" || !(Number.isInteger(shardCount) && shardCount >= 1 && shardCount <= 16)) {
+  throw new Error("usage: ceiling-server.ts <port> <dataDir> [shards 1-16]");
+}
 if (!uWS.App.toString().includes("[native code]")) throw new Error("uWS native addon did not load");
 mkdirSync(dataDir, { recursive: true });
-const shard = new Worker(new URL("./ceiling-shard.mjs", import.meta.url), { workerData: { file: path.join(dataDir, "ceiling.log") } });
-shard.on("error", (error) => {
-  process.stderr.write(`ceiling shard failed: ${String(error)}\n`);
-  process.exit(1);
-});
 
 const BODY = '{"ok":true}';
 /** Requests waiting for their batch's fsync, by number; a number is never reused. */
 const waiting = new Map<number, { res: uWS.HttpResponse; aborted: boolean }>();
 let nextId = 0;
-let ids: number[] = [];
-let bodies: Buffer[] = [];
 let flushScheduled = false;
-const flush = (): void => {
-  flushScheduled = false;
-  let sizeBytes = 0;
-  for (const body of bodies) sizeBytes += 4 + body.length;
-  // Not Buffer.allocUnsafe: a small one is a view of Node's shared pool, which cannot be transferred.
-  const frames = new ArrayBuffer(sizeBytes);
-  const view = Buffer.from(frames);
-  let at = 0;
-  for (const body of bodies) {
-    at = view.writeUInt32LE(body.length, at);
-    at += body.copy(view, at);
-  }
-  const batch: Batch = { ids, frames };
-  shard.postMessage(batch, [frames]);
-  ids = [];
-  bodies = [];
-};
-shard.on("message", (durable: number[]) => {
-  for (const id of durable) {
-    const pending = waiting.get(id);
-    waiting.delete(id);
-    if (pending === undefined || pending.aborted) continue;
-    pending.res.cork(() => {
-      pending.res.writeStatus("200 OK").writeHeader("content-type", "application/json").end(BODY);
+
+/** A worker with its own log file and the batch of bodies routed to it this turn. */
+class Shard {
+  readonly worker: Worker;
+  ids: number[] = [];
+  bodies: Buffer[] = [];
+
+  constructor(index: number) {
+    this.worker = new Worker(new URL("./ceiling-shard.mjs", import.meta.url), { workerData: { file: path.join(dataDir, `ceiling-${index}.log`) } });
+    this.worker.on("error", (error) => {
+      process.stderr.write(`ceiling shard ${index} failed: ${String(error)}\n`);
+      process.exit(1);
+    });
+    this.worker.on("message", (durable: number[]) => {
+      for (const id of durable) {
+        const pending = waiting.get(id);
+        waiting.delete(id);
+        if (pending === undefined || pending.aborted) continue;
+        pending.res.cork(() => {
+          pending.res.writeStatus("200 OK").writeHeader("content-type", "application/json").end(BODY);
+        });
+      }
     });
   }
-});
+
+  flush(): void {
+    if (this.ids.length === 0) return;
+    let sizeBytes = 0;
+    for (const body of this.bodies) sizeBytes += 4 + body.length;
+    // Not Buffer.allocUnsafe: a small one is a view of Node's shared pool, which cannot be transferred.
+    const frames = new ArrayBuffer(sizeBytes);
+    const view = Buffer.from(frames);
+    let at = 0;
+    for (const body of this.bodies) {
+      at = view.writeUInt32LE(body.length, at);
+      at += body.copy(view, at);
+    }
+    const batch: Batch = { ids: this.ids, frames };
+    this.worker.postMessage(batch, [frames]);
+    this.ids = [];
+    this.bodies = [];
+  }
+}
+
+const shards = Array.from({ length: shardCount }, (_, index) => new Shard(index));
+const flushAll = (): void => {
+  flushScheduled = false;
+  for (const shard of shards) shard.flush();
+};
+
+/** FNV-1a of the path: requests for one market (one path) always reach the same shard. */
+function shardOf(url: string): Shard {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < url.length; i += 1) h = Math.imul(h ^ url.charCodeAt(i), 0x01000193);
+  return shards[(h >>> 0) % shardCount] as Shard;
+}
 
 uWS
   .App()
   .get("/healthz", (res) => {
     res.end("ok");
   })
-  .post("/*", (res) => {
+  .post("/*", (res, req) => {
+    const shard = shardOf(req.getUrl());
     const id = nextId++;
     const pending = { res, aborted: false };
     res.onAborted(() => {
@@ -92,11 +121,11 @@ uWS
       body = Buffer.concat([body, Buffer.from(chunk)]);
       if (!isLast) return;
       waiting.set(id, pending);
-      ids.push(id);
-      bodies.push(body);
+      shard.ids.push(id);
+      shard.bodies.push(body);
       if (!flushScheduled) {
         flushScheduled = true;
-        setImmediate(flush);
+        setImmediate(flushAll);
       }
     });
   })

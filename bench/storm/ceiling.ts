@@ -1,7 +1,10 @@
 /**
  * P1 against its architecture's ceiling. Run: `npm run bench:ceiling`
  *
- *   node --import tsx bench/storm/ceiling.ts [--participants 5000] [--capacity 1000] [--rounds 3] [--seconds 10] [--connections 64]
+ *   node --import tsx bench/storm/ceiling.ts [--scenario p1|p3] [--participants 5000] [--capacity 1000] [--rounds 3] [--seconds 10] [--connections 64]
+ *
+ * `--scenario p3` instead runs the ceiling alone with one shard and with two, claims spread over
+ * 1,000 markets (P3's question: can this architecture scale with shards on this machine?).
  *
  * Three servers, the same wrk driver (bench/storm/claims.lua: a bearer token and a fresh commandId
  * per request), the same connection count, in alternating rounds so a slow stretch of the VM hits
@@ -15,7 +18,7 @@
  * For each run: req/s and latency at saturation, and the server process's CPU (user + system, from
  * /proc, all its threads) per request. Writes bench/results/<date>-ceiling.{json,md}.
  */
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, release } from "node:os";
 import * as path from "node:path";
 import { spawn } from "node:child_process";
@@ -32,8 +35,12 @@ const CONNECTIONS = numberArg("connections", 64);
 const PORT = numberArg("port", 18_281);
 const WARM_UP_SECONDS = numberArg("warm-up", 5);
 const WORK = path.join(REPO, ".tmp", "storm-ceiling");
+/** p1 (default): floor, ceiling, service on one hot market; p3: the ceiling with 1 and 2 shards over 1,000 markets. */
+const SCENARIO = process.argv.includes("--scenario") ? process.argv[process.argv.indexOf("--scenario") + 1] : "p1";
+const P3_MARKETS = 1_000;
 
-type Contender = "floor" | "ceiling" | "service";
+/** Who answered: the floor, the ceiling (P3: "ceiling, N shards") or the service. */
+type Contender = string;
 
 interface Run {
   contender: Contender;
@@ -58,8 +65,10 @@ function processCpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
 
-async function startCeiling(port: number): Promise<Started & { url: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO, "bench", "storm", "ceiling-server.ts"), String(port), path.join(WORK, "ceiling-data")], {
+async function startCeiling(port: number, shards = 1): Promise<Started & { url: string }> {
+  const dataDir = path.join(WORK, `ceiling-data-${shards}`);
+  rmSync(dataDir, { recursive: true, force: true });
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO, "bench", "storm", "ceiling-server.ts"), String(port), dataDir, String(shards)], {
     cwd: REPO,
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -114,6 +123,55 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
+/**
+ * P3's question for the architecture alone: claims spread uniformly over 1,000 markets (paths), the
+ * ceiling with one shard against two, alternating. No service here (bench:storm's p3 runs it); the
+ * driver's tokens are placeholders, the ceiling reads no header.
+ */
+async function mainP3(): Promise<void> {
+  rmSync(WORK, { recursive: true, force: true });
+  mkdirSync(WORK, { recursive: true });
+  const tokensFile = path.join(WORK, "tokens.txt");
+  writeFileSync(tokensFile, Array.from({ length: PARTICIPANTS }, (_, i) => `participant-${i} placeholder-token-${i}`).join("\n"));
+  const env = { STORM_TOKENS: tokensFile, STORM_PATHS: pathsFile(WORK, "p3", Array.from({ length: P3_MARKETS }, (_, i) => `/v1/markets/m-${i}/direct-claims`)) };
+  const runs: Run[] = [];
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    for (const shards of [1, 2]) {
+      const ceiling = await startCeiling(PORT + 2, shards);
+      try {
+        runs.push(await measure(`ceiling, ${shards} shard${shards === 1 ? "" : "s"}`, round, ceiling.process.pid as number, ceiling.url, env));
+      } finally {
+        await ceiling.stop();
+      }
+    }
+  }
+  const failed = runs.filter((run) => run.fiveHundreds > 0 || run.connectionErrors > 0);
+  const rate = (shards: number, round: number) => runs.find((run) => run.round === round && run.contender.startsWith(`ceiling, ${shards} `))?.requestsPerSecond ?? Number.NaN;
+  const scaling = Array.from({ length: ROUNDS }, (_, i) => rate(2, i + 1) / rate(1, i + 1));
+  const settings = { scenario: "p3", markets: P3_MARKETS, rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS };
+  const machine = { cores: availableParallelism(), node: process.version, kernel: release() };
+  const stem = freshResultStem("ceiling-p3");
+  writeFileSync(path.join(RESULTS_DIR, `${stem}.json`), `${JSON.stringify({ date: new Date().toISOString(), machine, settings, runs, scaling }, null, 2)}\n`);
+  const md = [
+    `# P3 against the architecture's ceiling (${new Date().toISOString().slice(0, 10)})`,
+    "",
+    `\`npm run bench:ceiling -- --scenario p3 --rounds ${ROUNDS} --seconds ${SECONDS} --connections ${CONNECTIONS}\` on ${machine.cores} cores, Node ${machine.node}, kernel ${machine.kernel}.`,
+    `Claims spread uniformly over ${P3_MARKETS.toLocaleString("en-US")} paths, each routed to the shard it hashes to; rounds alternate 1 shard → 2 shards.`,
+    "",
+    "| round | contender | req/s | p50 ms | p99 ms | server CPU µs/request |",
+    "|---:|---|---:|---:|---:|---:|",
+    ...runs.map((run) => `| ${run.round} | ${run.contender} | ${Math.round(run.requestsPerSecond).toLocaleString("en-US")} | ${run.latencyMs.p50.toFixed(2)} | ${run.latencyMs.p99.toFixed(2)} | ${run.serverCpuUsPerRequest.toFixed(1)} |`),
+    "",
+    `- 2 shards ÷ 1 shard, per round: ${scaling.map((v) => `${v.toFixed(2)}×`).join(", ")} (median ${median(scaling).toFixed(2)}×)`,
+    failed.length === 0 ? "- no 5xx and no connection errors in any run" : `- **FAILED**: ${failed.map((run) => `round ${run.round} ${run.contender}`).join("; ")}`,
+    "",
+  ].join("\n");
+  writeFileSync(path.join(RESULTS_DIR, `${stem}.md`), md);
+  process.stderr.write(`${md}\nreport: ${path.relative(REPO, path.join(RESULTS_DIR, `${stem}.md`))}\n`);
+  rmSync(WORK, { recursive: true, force: true });
+  if (failed.length > 0) process.exitCode = 1;
+}
+
 async function main(): Promise<void> {
   rmSync(WORK, { recursive: true, force: true });
   const setup = await setUpService({ workDir: WORK, label: "service", participants: PARTICIPANTS, port: PORT });
@@ -152,17 +210,13 @@ async function main(): Promise<void> {
   const failed = runs.filter((run) => run.fiveHundreds > 0 || run.connectionErrors > 0);
   const of = (contender: Contender) => runs.filter((run) => run.contender === contender && run.offeredPerSecond === undefined);
   const halfOf = (contender: Contender) => runs.filter((run) => run.contender === contender && run.offeredPerSecond !== undefined);
-  const summary = Object.fromEntries(
-    (["floor", "ceiling", "service"] as const).map((contender) => [
-      contender,
-      {
-        medianRequestsPerSecond: median(of(contender).map((run) => run.requestsPerSecond)),
-        medianServerCpuUsPerRequest: median(of(contender).map((run) => run.serverCpuUsPerRequest)),
-        medianP99Ms: median(of(contender).map((run) => run.latencyMs.p99)),
-        medianHalfRateP99Ms: halfOf(contender).length === 0 ? null : median(halfOf(contender).map((run) => run.latencyMs.p99)),
-      },
-    ]),
-  ) as Record<Contender, { medianRequestsPerSecond: number; medianServerCpuUsPerRequest: number; medianP99Ms: number; medianHalfRateP99Ms: number | null }>;
+  const stats = (contender: Contender) => ({
+    medianRequestsPerSecond: median(of(contender).map((run) => run.requestsPerSecond)),
+    medianServerCpuUsPerRequest: median(of(contender).map((run) => run.serverCpuUsPerRequest)),
+    medianP99Ms: median(of(contender).map((run) => run.latencyMs.p99)),
+    medianHalfRateP99Ms: halfOf(contender).length === 0 ? null : median(halfOf(contender).map((run) => run.latencyMs.p99)),
+  });
+  const summary = { floor: stats("floor"), ceiling: stats("ceiling"), service: stats("service") };
   const perRound = (a: Contender, b: Contender) =>
     Array.from({ length: ROUNDS }, (_, i) => {
       const x = of(a).find((run) => run.round === i + 1);
@@ -201,4 +255,6 @@ async function main(): Promise<void> {
   if (failed.length > 0) process.exitCode = 1;
 }
 
-await main();
+if (SCENARIO === "p3") await mainP3();
+else if (SCENARIO === "p1") await main();
+else throw new Error(`unknown --scenario ${SCENARIO} (p1 or p3)`);
