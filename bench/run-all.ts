@@ -2,7 +2,8 @@
  * `npm run bench`: every benchmark, one after another (never in parallel: on a 2-core machine two
  * benchmarks at once measure each other), each in its own process, bounded in time.
  *
- *   npm run bench                      engine, storage, replay frames, recovery (P4/P5), shard batch CPU, commit tail, audit CLI, record reads, MCP, storm (floor, P1, P3)
+ *   npm run bench                      engine, storage, replay frames, recovery (P4/P5), shard batch CPU, commit tail, audit CLI, record reads, MCP, storm (floor, P1, P3),
+ *                                      the architecture's ceiling (P1 and P3)
  *   npm run bench -- --only storm,mcp  a subset, by name
  *   npm run bench -- --quick           smaller sizes (recovery 200k commands, storm 5,000 participants × 5 s)
  *
@@ -55,6 +56,13 @@ const STEPS: BenchStep[] = [
     timeoutSeconds: 1_800,
     needsBuild: true,
   },
+  {
+    name: "ceiling",
+    args: [...TSX, "bench/storm/ceiling.ts", ...(quick ? ["--rounds", "1", "--seconds", "5"] : [])],
+    timeoutSeconds: 900,
+    needsBuild: true,
+  },
+  { name: "ceiling-p3", args: [...TSX, "bench/storm/ceiling.ts", "--scenario", "p3", ...(quick ? ["--rounds", "1", "--seconds", "5"] : [])], timeoutSeconds: 600 },
 ];
 
 async function run(command: string, args: string[], timeoutSeconds: number): Promise<number | null> {
