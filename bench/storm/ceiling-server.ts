@@ -14,11 +14,14 @@
  *   node --import tsx bench/storm/ceiling-server.ts <port> <dataDir> [shards]
  *
  * With several shards (default 1), a request goes to the worker its path hashes to, as the service
- * routes a market to its shard, each worker with its own file.
+ * routes a market to its shard, each worker with its own file. With 0, there is no worker: the
+ * main thread writes each turn's frames itself and makes them durable with an asynchronous
+ * fdatasync (libuv's thread pool), the next turns' bodies waiting for the next one: the same group
+ * commit without a thread hop of our own (outside the design card; it says what the hop costs).
  *
  * The worker is plain JavaScript (ceiling-shard.mjs): tsx's loader does not reach worker threads.
  */
-import { mkdirSync } from "node:fs";
+import { fdatasync, mkdirSync, openSync, writeSync } from "node:fs";
 import * as path from "node:path";
 import { Worker } from "node:worker_threads";
 import uWS from "@trufflesuite/uws-js-unofficial";
@@ -35,8 +38,8 @@ interface Batch {
 const port = Number(process.argv[2] ?? "0");
 const dataDir = process.argv[3] ?? "";
 const shardCount = Number(process.argv[4] ?? "1");
-if (dataDir === "" || !(Number.isInteger(shardCount) && shardCount >= 1 && shardCount <= 16)) {
-  throw new Error("usage: ceiling-server.ts <port> <dataDir> [shards 1-16]");
+if (dataDir === "" || !(Number.isInteger(shardCount) && shardCount >= 0 && shardCount <= 16)) {
+  throw new Error("usage: ceiling-server.ts <port> <dataDir> [shards 0-16]");
 }
 if (!uWS.App.toString().includes("[native code]")) throw new Error("uWS native addon did not load");
 mkdirSync(dataDir, { recursive: true });
@@ -47,8 +50,42 @@ const waiting = new Map<number, { res: uWS.HttpResponse; aborted: boolean }>();
 let nextId = 0;
 let flushScheduled = false;
 
+/** Replies to the requests whose bodies are durable. */
+function answer(durable: readonly number[]): void {
+  for (const id of durable) {
+    const pending = waiting.get(id);
+    waiting.delete(id);
+    if (pending === undefined || pending.aborted) continue;
+    pending.res.cork(() => {
+      pending.res.writeStatus("200 OK").writeHeader("content-type", "application/json").end(BODY);
+    });
+  }
+}
+
+/** Frames (4-byte length + body) of some bodies, in a buffer of their own. */
+function framesOf(bodies: readonly Buffer[]): ArrayBuffer {
+  let sizeBytes = 0;
+  for (const body of bodies) sizeBytes += 4 + body.length;
+  // Not Buffer.allocUnsafe: a small one is a view of Node's shared pool, which cannot be transferred.
+  const frames = new ArrayBuffer(sizeBytes);
+  const view = Buffer.from(frames);
+  let at = 0;
+  for (const body of bodies) {
+    at = view.writeUInt32LE(body.length, at);
+    at += body.copy(view, at);
+  }
+  return frames;
+}
+
+/** Where a turn's bodies go: a worker thread, or the main thread's own file (shards = 0). */
+interface Destination {
+  ids: number[];
+  bodies: Buffer[];
+  flush(): void;
+}
+
 /** A worker with its own log file and the batch of bodies routed to it this turn. */
-class Shard {
+class Shard implements Destination {
   readonly worker: Worker;
   ids: number[] = [];
   bodies: Buffer[] = [];
@@ -59,30 +96,12 @@ class Shard {
       process.stderr.write(`ceiling shard ${index} failed: ${String(error)}\n`);
       process.exit(1);
     });
-    this.worker.on("message", (durable: number[]) => {
-      for (const id of durable) {
-        const pending = waiting.get(id);
-        waiting.delete(id);
-        if (pending === undefined || pending.aborted) continue;
-        pending.res.cork(() => {
-          pending.res.writeStatus("200 OK").writeHeader("content-type", "application/json").end(BODY);
-        });
-      }
-    });
+    this.worker.on("message", answer);
   }
 
   flush(): void {
     if (this.ids.length === 0) return;
-    let sizeBytes = 0;
-    for (const body of this.bodies) sizeBytes += 4 + body.length;
-    // Not Buffer.allocUnsafe: a small one is a view of Node's shared pool, which cannot be transferred.
-    const frames = new ArrayBuffer(sizeBytes);
-    const view = Buffer.from(frames);
-    let at = 0;
-    for (const body of this.bodies) {
-      at = view.writeUInt32LE(body.length, at);
-      at += body.copy(view, at);
-    }
+    const frames = framesOf(this.bodies);
     const batch: Batch = { ids: this.ids, frames };
     this.worker.postMessage(batch, [frames]);
     this.ids = [];
@@ -90,17 +109,43 @@ class Shard {
   }
 }
 
-const shards = Array.from({ length: shardCount }, (_, index) => new Shard(index));
+/** shards = 0: one write per turn on the main thread, one fdatasync in flight at a time. */
+class InlineLog implements Destination {
+  ids: number[] = [];
+  bodies: Buffer[] = [];
+  private readonly fd = openSync(path.join(dataDir, "ceiling-inline.log"), "a");
+  private syncing = false;
+
+  flush(): void {
+    if (this.ids.length === 0 || this.syncing) return; // the sync in flight flushes again when done
+    const ids = this.ids;
+    writeSync(this.fd, new Uint8Array(framesOf(this.bodies)));
+    this.ids = [];
+    this.bodies = [];
+    this.syncing = true;
+    fdatasync(this.fd, (error) => {
+      if (error !== null) {
+        process.stderr.write(`ceiling: fdatasync failed: ${error.message}\n`);
+        process.exit(1);
+      }
+      this.syncing = false;
+      answer(ids);
+      this.flush();
+    });
+  }
+}
+
+const shards: Destination[] = shardCount === 0 ? [new InlineLog()] : Array.from({ length: shardCount }, (_, index) => new Shard(index));
 const flushAll = (): void => {
   flushScheduled = false;
   for (const shard of shards) shard.flush();
 };
 
 /** FNV-1a of the path: requests for one market (one path) always reach the same shard. */
-function shardOf(url: string): Shard {
+function shardOf(url: string): Destination {
   let h = 0x811c9dc5;
   for (let i = 0; i < url.length; i += 1) h = Math.imul(h ^ url.charCodeAt(i), 0x01000193);
-  return shards[(h >>> 0) % shardCount] as Shard;
+  return shards[(h >>> 0) % shards.length] as Destination;
 }
 
 uWS

@@ -6,12 +6,14 @@
  * `--scenario p3` instead runs the ceiling alone with one shard and with two, claims spread over
  * 1,000 markets (P3's question: can this architecture scale with shards on this machine?).
  *
- * Three servers, the same wrk driver (bench/storm/claims.lua: a bearer token and a fresh commandId
+ * Four servers, the same wrk driver (bench/storm/claims.lua: a bearer token and a fresh commandId
  * per request), the same connection count, in alternating rounds so a slow stretch of the VM hits
- * all three alike:
+ * all alike:
  *  - floor: the no-op uWS server (floor-server.ts), P1's yardstick;
  *  - ceiling: the design card's path with none of the service's work (ceiling-server.ts): uWS
  *    gateway thread → worker thread → one write + fdatasync per batch → reply;
+ *  - ceiling without a worker: the same with the write and an asynchronous fdatasync on the main
+ *    thread (0 shards in ceiling-server.ts), outside the design card: what the thread hop costs;
  *  - service: the real service (built `dist/`, durable, default shard count), one hot direct-claim
  *    market per round (capacity `--capacity`; most claims refused, as P1's first variant).
  * Ceiling and service also run paced at half their own peak of the round (P1's p99 target).
@@ -38,6 +40,8 @@ const WORK = path.join(REPO, ".tmp", "storm-ceiling");
 /** p1 (default): floor, ceiling, service on one hot market; p3: the ceiling with 1 and 2 shards over 1,000 markets. */
 const SCENARIO = process.argv.includes("--scenario") ? process.argv[process.argv.indexOf("--scenario") + 1] : "p1";
 const P3_MARKETS = 1_000;
+/** The ceiling without a worker thread (ceiling-server.ts with 0 shards): what the thread hop costs. */
+const INLINE = "ceiling, no worker";
 
 /** Who answered: the floor, the ceiling (P3: "ceiling, N shards") or the service. */
 type Contender = string;
@@ -194,6 +198,13 @@ async function main(): Promise<void> {
       } finally {
         await ceiling.stop();
       }
+      const inline = await startCeiling(PORT + 3, 0);
+      try {
+        const peak = await measure(INLINE, round, inline.process.pid as number, inline.url, plain);
+        runs.push(peak, await measure(INLINE, round, inline.process.pid as number, inline.url, plain, Math.round(peak.requestsPerSecond / 2)));
+      } finally {
+        await inline.stop();
+      }
       const marketId = `ceiling-hot-${round}`;
       await createMarket(setup, marketId, CAPACITY);
       const paths = pathsFile(WORK, marketId, [`/v1/markets/${marketId}/direct-claims`]);
@@ -216,14 +227,14 @@ async function main(): Promise<void> {
     medianP99Ms: median(of(contender).map((run) => run.latencyMs.p99)),
     medianHalfRateP99Ms: halfOf(contender).length === 0 ? null : median(halfOf(contender).map((run) => run.latencyMs.p99)),
   });
-  const summary = { floor: stats("floor"), ceiling: stats("ceiling"), service: stats("service") };
+  const summary = { floor: stats("floor"), ceiling: stats("ceiling"), inline: stats(INLINE), service: stats("service") };
   const perRound = (a: Contender, b: Contender) =>
     Array.from({ length: ROUNDS }, (_, i) => {
       const x = of(a).find((run) => run.round === i + 1);
       const y = of(b).find((run) => run.round === i + 1);
       return x !== undefined && y !== undefined ? x.requestsPerSecond / y.requestsPerSecond : Number.NaN;
     });
-  const ratios = { ceilingToFloor: perRound("ceiling", "floor"), serviceToFloor: perRound("service", "floor"), serviceToCeiling: perRound("service", "ceiling") };
+  const ratios = { ceilingToFloor: perRound("ceiling", "floor"), inlineToFloor: perRound(INLINE, "floor"), serviceToFloor: perRound("service", "floor"), serviceToCeiling: perRound("service", "ceiling") };
   const settings = { participants: PARTICIPANTS, capacity: CAPACITY, rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, warmUpSeconds: WARM_UP_SECONDS };
   const machine = { cores: availableParallelism(), node: process.version, kernel: release() };
   const stem = freshResultStem("ceiling");
@@ -235,17 +246,18 @@ async function main(): Promise<void> {
     `# P1 against the architecture's ceiling (${new Date().toISOString().slice(0, 10)})`,
     "",
     `\`npm run bench:ceiling -- --participants ${PARTICIPANTS} --capacity ${CAPACITY} --rounds ${ROUNDS} --seconds ${SECONDS} --connections ${CONNECTIONS}\` on ${machine.cores} cores, Node ${machine.node}, kernel ${machine.kernel}.`,
-    "Same wrk script (bench/storm/claims.lua), same connections, rounds alternating floor → ceiling → service.",
+    "Same wrk script (bench/storm/claims.lua), same connections, rounds alternating floor → ceiling → ceiling without a worker → service.",
     "",
     "| round | contender | offered | req/s | p50 ms | p99 ms | server CPU µs/request |",
     "|---:|---|---:|---:|---:|---:|---:|",
     ...runs.map((run) => `| ${run.round} | ${run.contender} | ${run.offeredPerSecond === undefined ? "saturation" : `${fmt(run.offeredPerSecond)}/s (half)`} | ${fmt(run.requestsPerSecond)} | ${run.latencyMs.p50.toFixed(2)} | ${run.latencyMs.p99.toFixed(2)} | ${run.serverCpuUsPerRequest.toFixed(1)} |`),
     "",
     `- ceiling ÷ floor, per round: ${x(ratios.ceilingToFloor)}`,
+    `- ceiling without a worker ÷ floor, per round: ${x(ratios.inlineToFloor)}`,
     `- service ÷ floor, per round: ${x(ratios.serviceToFloor)}`,
     `- service ÷ ceiling, per round: ${x(ratios.serviceToCeiling)}`,
-    `- medians: floor ${fmt(summary.floor.medianRequestsPerSecond)} req/s at ${summary.floor.medianServerCpuUsPerRequest.toFixed(1)} µs; ceiling ${fmt(summary.ceiling.medianRequestsPerSecond)} at ${summary.ceiling.medianServerCpuUsPerRequest.toFixed(1)} µs; service ${fmt(summary.service.medianRequestsPerSecond)} at ${summary.service.medianServerCpuUsPerRequest.toFixed(1)} µs`,
-    `- p99 at half the peak, medians: ceiling ${summary.ceiling.medianHalfRateP99Ms?.toFixed(2) ?? "-"} ms; service ${summary.service.medianHalfRateP99Ms?.toFixed(2) ?? "-"} ms`,
+    `- medians: floor ${fmt(summary.floor.medianRequestsPerSecond)} req/s at ${summary.floor.medianServerCpuUsPerRequest.toFixed(1)} µs; ceiling ${fmt(summary.ceiling.medianRequestsPerSecond)} at ${summary.ceiling.medianServerCpuUsPerRequest.toFixed(1)} µs; without a worker ${fmt(summary.inline.medianRequestsPerSecond)} at ${summary.inline.medianServerCpuUsPerRequest.toFixed(1)} µs; service ${fmt(summary.service.medianRequestsPerSecond)} at ${summary.service.medianServerCpuUsPerRequest.toFixed(1)} µs`,
+    `- p99 at half the peak, medians: ceiling ${summary.ceiling.medianHalfRateP99Ms?.toFixed(2) ?? "-"} ms; without a worker ${summary.inline.medianHalfRateP99Ms?.toFixed(2) ?? "-"} ms; service ${summary.service.medianHalfRateP99Ms?.toFixed(2) ?? "-"} ms`,
     failed.length === 0 ? "- no 5xx and no connection errors in any run" : `- **FAILED**: ${failed.map((run) => `round ${run.round} ${run.contender}: ${run.fiveHundreds} 5xx, ${run.connectionErrors} connection errors`).join("; ")}`,
     "",
   ].join("\n");
