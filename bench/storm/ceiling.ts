@@ -20,13 +20,13 @@
  * For each run: req/s and latency at saturation, and the server process's CPU (user + system, from
  * /proc, all its threads) per request. Writes bench/results/<date>-ceiling.{json,md}.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, release } from "node:os";
 import * as path from "node:path";
-import { spawn } from "node:child_process";
-import { numberArg } from "../args.js";
+import { numberArg, stringArg } from "../args.js";
+import { percentile } from "../percentile.js";
 import { freshResultStem, RESULTS_DIR } from "../result-stem.js";
-import { REPO, runWrk, startFloor, transportFailures, type Started, type WrkResult } from "./processes.js";
+import { cpuSecondsOfStat, REPO, runWrk, startBenchServer, startFloor, transportFailures, type Started, type WrkResult } from "./processes.js";
 import { createMarket, pathsFile, setUpService, warmUp } from "./setup.js";
 
 const PARTICIPANTS = numberArg("participants", 5_000);
@@ -38,7 +38,7 @@ const PORT = numberArg("port", 18_281);
 const WARM_UP_SECONDS = numberArg("warm-up", 5);
 const WORK = path.join(REPO, ".tmp", "storm-ceiling");
 /** p1 (default): floor, ceiling, service on one hot market; p3: the ceiling with 1 and 2 shards over 1,000 markets. */
-const SCENARIO = process.argv.includes("--scenario") ? process.argv[process.argv.indexOf("--scenario") + 1] : "p1";
+const SCENARIO = stringArg("scenario", "p1");
 const P3_MARKETS = 1_000;
 /** The ceiling without a worker thread (ceiling-server.ts with 0 shards): what the thread hop costs. */
 const INLINE = "ceiling, no worker";
@@ -60,43 +60,16 @@ interface Run {
   connectionErrors: number;
 }
 
-/** User + system CPU seconds of a process, all threads (/proc/<pid>/stat fields 14 and 15). */
+/** User + system CPU seconds of a process, all its threads. */
 function processCpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const ticksPerSecond = 100; // USER_HZ on Linux
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+  const { user, system } = cpuSecondsOfStat(`/proc/${pid}/stat`);
+  return user + system;
 }
 
-async function startCeiling(port: number, shards = 1): Promise<Started & { url: string }> {
+function startCeiling(port: number, shards = 1): Promise<Started & { url: string }> {
   const dataDir = path.join(WORK, `ceiling-data-${shards}`);
   rmSync(dataDir, { recursive: true, force: true });
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO, "bench", "storm", "ceiling-server.ts"), String(port), dataDir, String(shards)], {
-    cwd: REPO,
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`ceiling exited with ${child.exitCode}: ${stderr}`);
-    const healthy = await fetch(`${url}/healthz`).then((r) => r.status === 200, () => false);
-    if (healthy) break;
-    if (Date.now() > deadline) throw new Error(`ceiling not healthy after 30 s: ${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return {
-    process: child,
-    stderr: () => stderr,
-    url,
-    stop: async () => {
-      if (child.exitCode !== null) return child.exitCode;
-      child.kill("SIGTERM");
-      return new Promise((resolve) => child.once("exit", resolve));
-    },
-  };
+  return startBenchServer("ceiling-server.ts", [String(port), dataDir, String(shards)], port);
 }
 
 async function measure(contender: Contender, round: number, pid: number, url: string, env: Record<string, string>, offeredPerSecond?: number): Promise<Run> {
@@ -122,9 +95,15 @@ async function measure(contender: Contender, round: number, pid: number, url: st
 }
 
 function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return percentile([...values].sort((x, y) => x - y), 50);
+}
+
+/** Writes the Markdown report beside the JSON, prints it, removes the work directory; a failed run exits non-zero. */
+function finish(stem: string, md: string, failed: boolean): void {
+  writeFileSync(path.join(RESULTS_DIR, `${stem}.md`), md);
+  process.stderr.write(`${md}\nreport: ${path.relative(REPO, path.join(RESULTS_DIR, `${stem}.md`))}\n`);
+  rmSync(WORK, { recursive: true, force: true });
+  if (failed) process.exitCode = 1;
 }
 
 /**
@@ -170,10 +149,7 @@ async function mainP3(): Promise<void> {
     failed.length === 0 ? "- no 5xx and no connection errors in any run" : `- **FAILED**: ${failed.map((run) => `round ${run.round} ${run.contender}`).join("; ")}`,
     "",
   ].join("\n");
-  writeFileSync(path.join(RESULTS_DIR, `${stem}.md`), md);
-  process.stderr.write(`${md}\nreport: ${path.relative(REPO, path.join(RESULTS_DIR, `${stem}.md`))}\n`);
-  rmSync(WORK, { recursive: true, force: true });
-  if (failed.length > 0) process.exitCode = 1;
+  finish(stem, md, failed.length > 0);
 }
 
 async function main(): Promise<void> {
@@ -261,10 +237,7 @@ async function main(): Promise<void> {
     failed.length === 0 ? "- no 5xx and no connection errors in any run" : `- **FAILED**: ${failed.map((run) => `round ${run.round} ${run.contender}: ${run.fiveHundreds} 5xx, ${run.connectionErrors} connection errors`).join("; ")}`,
     "",
   ].join("\n");
-  writeFileSync(path.join(RESULTS_DIR, `${stem}.md`), md);
-  process.stderr.write(`${md}\nreport: ${path.relative(REPO, path.join(RESULTS_DIR, `${stem}.md`))}\n`);
-  rmSync(WORK, { recursive: true, force: true });
-  if (failed.length > 0) process.exitCode = 1;
+  finish(stem, md, failed.length > 0);
 }
 
 if (SCENARIO === "p3") await mainP3();

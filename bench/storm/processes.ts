@@ -1,6 +1,7 @@
 /** Starting and stopping the processes a storm needs: the real service (as a user runs it) and the floor. */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import * as path from "node:path";
 
 export const REPO = path.resolve(import.meta.dirname, "..", "..");
@@ -64,8 +65,13 @@ export async function startService(env: Record<string, string>, port: number, ex
   return { ...started, url };
 }
 
-export async function startFloor(port: number): Promise<Started & { url: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO, "bench", "storm", "floor-server.ts"), String(port)], {
+export function startFloor(port: number): Promise<Started & { url: string }> {
+  return startBenchServer("floor-server.ts", [String(port)], port);
+}
+
+/** A bench server of bench/storm/ (run by tsx) answering `/healthz` on `port`: the floor, the ceiling. */
+export async function startBenchServer(script: string, args: readonly string[], port: number): Promise<Started & { url: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO, "bench", "storm", script), ...args], {
     cwd: REPO,
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -73,6 +79,15 @@ export async function startFloor(port: number): Promise<Started & { url: string 
   const url = `http://127.0.0.1:${port}`;
   await waitForHealth(url, child, 30_000);
   return { ...started, url };
+}
+
+/** User and system CPU seconds from a /proc `stat` file (a process's or one thread's; Linux). */
+export function cpuSecondsOfStat(statPath: string): { user: number; system: number } {
+  const ticksPerSecond = 100; // USER_HZ on Linux
+  const stat = readFileSync(statPath, "utf8");
+  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { user: Number(fields[11]) / ticksPerSecond, system: Number(fields[12]) / ticksPerSecond };
 }
 
 export function requireWrk(): string {

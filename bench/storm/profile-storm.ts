@@ -15,7 +15,7 @@ import { readFileSync, readdirSync, mkdirSync, rmSync, writeFileSync } from "nod
 import { availableParallelism, release } from "node:os";
 import * as path from "node:path";
 import { flameGraphSvg, selfTimeByFunction, windowedTree, type CpuProfile, type WindowedTree } from "./flame-graph.js";
-import { REPO, requireWrk, runWrk, transportFailures, type WrkResult } from "./processes.js";
+import { cpuSecondsOfStat, REPO, requireWrk, runWrk, transportFailures, type WrkResult } from "./processes.js";
 import { createMarket, pathsFile, setUpService, warmUp } from "./setup.js";
 import { numberArg } from "../args.js";
 import { freshResultStem } from "../result-stem.js";
@@ -34,13 +34,10 @@ const PROFILE_DIR = path.join(WORK, "cpu-profiles");
 
 /** CPU seconds (user, system) per thread of a process, from /proc (Linux). */
 function threadTimes(pid: number): Map<number, { user: number; system: number }> {
-  const ticksPerSecond = 100; // USER_HZ on Linux
   const times = new Map<number, { user: number; system: number }>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      times.set(Number(tid), { user: Number(fields[11]) / ticksPerSecond, system: Number(fields[12]) / ticksPerSecond });
+      times.set(Number(tid), cpuSecondsOfStat(`/proc/${pid}/task/${tid}/stat`));
     } catch {
       // the thread ended between readdir and read
     }
