@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark, one after another (never in parallel: on a 2-core machine two
  * benchmarks at once measure each other), each in its own process, bounded in time.
  *
- *   npm run bench                      engine, storage, replay frames, recovery (P4/P5), shard batch CPU, commit tail, audit CLI, record reads, MCP, storm (floor, P1, P3),
+ *   npm run bench                      engine, storage, replay frames, P4's replay ceiling, recovery (P4/P5), shard batch CPU, commit tail, audit CLI, record reads, MCP, storm (floor, P1, P3),
  *                                      the architecture's ceiling (P1 and P3)
  *   npm run bench -- --only storm,mcp  a subset, by name
  *   npm run bench -- --quick           smaller sizes (recovery 200k commands, storm 5,000 participants × 5 s)
@@ -35,6 +35,12 @@ const STEPS: BenchStep[] = [
   { name: "engine", args: [...TSX, "bench/engine.bench.ts"], timeoutSeconds: 300 },
   { name: "storage", args: [...TSX, "bench/storage.bench.ts"], timeoutSeconds: 600 },
   { name: "replay-frames", args: [...TSX, "bench/replay-frames.bench.ts", ...(quick ? ["--commands", "100000"] : [])], timeoutSeconds: 600 },
+  { name: "replay-ceiling", args: [...TSX, "bench/replay-ceiling.bench.ts", ...(quick ? ["--commands", "100000"] : [])], timeoutSeconds: 600 },
+  {
+    name: "replay-ceiling-storm",
+    args: [...TSX, "bench/replay-ceiling.bench.ts", "--markets", "1", "--capacity", "1000", ...(quick ? ["--commands", "100000"] : [])],
+    timeoutSeconds: 600,
+  },
   {
     name: "recovery",
     args: ["--expose-gc", ...TSX, "bench/recovery.bench.ts", ...(quick ? ["--commands", "200000", "--skip-memory"] : [])],
