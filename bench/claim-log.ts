@@ -4,11 +4,13 @@
  * `claims` claims spread over them round-robin, every claim by its own participant. Shared by the
  * recovery bench (P4/P5) and the replay-frames bench.
  */
-import type { Command } from "../engine/index.js";
+import { applyCommand, marketIdOfCommand, type Command, type MarketAggregate } from "../engine/index.js";
 import type { ManualClock } from "../gateway/clock.js";
 import { buildMarketCommand } from "../gateway/market-api.js";
 import { ShardCore } from "../gateway/runtime/shard-core.js";
 import type { ShardRequest } from "../gateway/runtime/shard-protocol.js";
+import { decodeLoggedCommand } from "../gateway/runtime/logged-command.js";
+import type { SegmentLog } from "../storage/index.js";
 
 /** Commands per `processBatch`: one fdatasync each. */
 export const BATCH = 1_000;
@@ -47,4 +49,23 @@ export function buildShard(dir: string, markets: number, claims: number, capacit
   }
   flush();
   return core;
+}
+
+/**
+ * The engine's replay of a log, as the benches time it: every frame read (no CRC), decoded with
+ * `decodeLoggedCommand` and applied with `applyCommand` into per-market aggregates (no replies,
+ * no idempotency entries: the shard's open adds those, see bench:recovery).
+ */
+export function replayThroughEngine(log: SegmentLog): { markets: Map<string, MarketAggregate>; frames: number } {
+  const markets = new Map<string, MarketAggregate>();
+  let frames = 0;
+  for (const frame of log.frames(0, { verify: "none" })) {
+    const command = decodeLoggedCommand(frame.payload).c;
+    const marketId = marketIdOfCommand(command);
+    if (marketId === undefined) throw new Error("a logged command names its market");
+    const applied = applyCommand(markets.get(marketId), command);
+    if (applied.aggregate !== undefined) markets.set(marketId, applied.aggregate);
+    frames += 1;
+  }
+  return { markets, frames };
 }

@@ -37,14 +37,14 @@ import { closeSync, mkdirSync, openSync, readdirSync, readSync, rmSync, writeFil
 import { availableParallelism, cpus, release } from "node:os";
 import * as path from "node:path";
 import { Packr } from "msgpackr";
-import { applyCommand, marketIdOfCommand, type MarketAggregate } from "../engine/index.js";
+import type { MarketAggregate } from "../engine/index.js";
 import type { DirectClaimState } from "../engine/types/market.js";
 import { ManualClock } from "../gateway/clock.js";
 import { decodeLoggedCommand, encodeLoggedCommand } from "../gateway/runtime/logged-command.js";
 import { crc32c, FRAME_HEADER_BYTES, SEGMENT_HEADER_BYTES, SegmentLog } from "../storage/index.js";
 import { SEGMENT_HEADER_BASE_OFFSET } from "../storage/segment-file.js";
 import { numberArg } from "./args.js";
-import { buildShard, claim, T0 } from "./claim-log.js";
+import { buildShard, claim, replayThroughEngine, T0 } from "./claim-log.js";
 import { percentile } from "./percentile.js";
 import { freshResultStem, RESULTS_DIR } from "./result-stem.js";
 
@@ -107,7 +107,6 @@ class BoundMarket {
   published = false;
   version = 1;
   allocated = 0;
-  commandCount = 1;
   eventCount = 1;
   updatedAtMs = 0;
   rows = 0;
@@ -121,6 +120,7 @@ class BoundMarket {
   /** Open addressing: row + 1 per slot (0 = empty), then the key's hash. */
   slots = new Int32Array(64);
   slotMask = 31;
+  /** Record positions: one per command the market's record holds, so also its record length. */
   positions = new Float64Array(16);
   positionCount = 0;
 
@@ -306,7 +306,6 @@ function applyClaim(markets: BoundMarkets, bytes: Buffer, p: number, end: number
     counts.refused += 1; // market_not_found: in no record
     return true;
   }
-  market.commandCount += 1;
   market.recordPosition(position);
   const principalLength = principalEnd - principalStart;
   const creator = market.creator;
@@ -345,8 +344,7 @@ function applyOther(markets: BoundMarkets, payload: Buffer, position: number, co
     market.published = true;
     market.version += 1;
     market.eventCount += 1;
-    market.commandCount += 1;
-    market.recordPosition(position);
+      market.recordPosition(position);
     return;
   }
   throw new Error(`the bound reads storm logs only, not ${command.type}`);
@@ -403,21 +401,7 @@ function boundReplay(dir: string, mode: BoundMode): { markets: BoundMarkets; cou
 }
 
 // ---------------------------------------------------------------------------------------------
-// The engine's replay, and the comparison.
-
-function engineReplay(log: SegmentLog): { markets: Map<string, MarketAggregate>; frames: number } {
-  const markets = new Map<string, MarketAggregate>();
-  let frames = 0;
-  for (const frame of log.frames(0, { verify: "none" })) {
-    const command = decodeLoggedCommand(frame.payload).c;
-    const marketId = marketIdOfCommand(command);
-    if (marketId === undefined) throw new Error("a logged command names its market");
-    const applied = applyCommand(markets.get(marketId), command);
-    if (applied.aggregate !== undefined) markets.set(marketId, applied.aggregate);
-    frames += 1;
-  }
-  return { markets, frames };
-}
+// The comparison with the engine's replay (claim-log.ts's replayThroughEngine).
 
 function sameDecisions(bound: BoundMarkets, engine: Map<string, MarketAggregate>): void {
   if (bound.all.length !== engine.size) throw new Error(`bound: ${bound.all.length} markets, engine: ${engine.size}`);
@@ -429,7 +413,6 @@ function sameDecisions(bound: BoundMarkets, engine: Map<string, MarketAggregate>
     const same =
       allocated === market.allocated &&
       agg.commitments.count === market.rows &&
-      agg.commandCount === market.commandCount &&
       agg.commandCount === market.positionCount &&
       agg.market.version === market.version &&
       agg.eventCount === market.eventCount;
@@ -456,7 +439,7 @@ let accepted = 0;
 for (let round = 0; round < ROUNDS; round += 1) {
   let engine: Map<string, MarketAggregate> | undefined;
   time("engine", () => {
-    const replayed = engineReplay(log);
+    const replayed = replayThroughEngine(log);
     engine = replayed.markets;
     return replayed.frames;
   });

@@ -17,12 +17,11 @@
 import { mkdirSync, rmSync } from "node:fs";
 import * as path from "node:path";
 import { Packr } from "msgpackr";
-import { applyCommand, marketIdOfCommand, type MarketAggregate } from "../engine/index.js";
 import { ManualClock } from "../gateway/clock.js";
 import { decodeLoggedCommand } from "../gateway/runtime/logged-command.js";
 import { SegmentLog } from "../storage/index.js";
 import { numberArg } from "./args.js";
-import { buildShard, T0 } from "./claim-log.js";
+import { buildShard, replayThroughEngine, T0 } from "./claim-log.js";
 import { percentile } from "./percentile.js";
 
 const COMMANDS = numberArg("commands", 302_000);
@@ -78,19 +77,7 @@ const steps: Array<[label: string, perFrame: () => number]> = [
   ],
   [
     "read + decodeLoggedCommand + applyCommand",
-    () => {
-      let frames = 0;
-      const markets = new Map<string, MarketAggregate>();
-      for (const frame of log.frames(0, { verify: "none" })) {
-        const command = decodeLoggedCommand(frame.payload).c;
-        const marketId = marketIdOfCommand(command);
-        if (marketId === undefined) throw new Error("a logged command names its market");
-        const applied = applyCommand(markets.get(marketId), command);
-        if (applied.aggregate !== undefined) markets.set(marketId, applied.aggregate);
-        frames += 1;
-      }
-      return frames;
-    },
+    () => replayThroughEngine(log).frames,
   ],
 ];
 
