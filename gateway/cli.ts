@@ -3,7 +3,9 @@
  * market-service command line: `serve` runs the service (the default); `replay` and `verify` audit a
  * data directory from its raw logs.
  */
+import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import * as path from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import { replayDataDir, replayMarketRecord, verifyDataDir, type ReplayResult } from "./audit/audit-replay.js";
 import { progressReporter } from "./audit/progress-bar.js";
@@ -11,6 +13,7 @@ import { serve } from "./main.js";
 import { settingsHelp } from "./settings.js";
 import { provisionCommand, tokenCommand } from "./client/cli-commands.js";
 import { SERVICE_VERSION } from "./service.js";
+import { DataDirInUseError, lockDataDir } from "../storage/data-dir-lock.js";
 
 const program = new Command();
 program
@@ -36,6 +39,36 @@ const dataOption = (value: string): string => {
   if (value.length === 0) throw new InvalidArgumentError("a directory is required");
   return value;
 };
+/** The service's own default (gateway/config.ts): DATA_DIR, else ./data. */
+const DEFAULT_DATA_DIR = process.env["DATA_DIR"] === undefined || process.env["DATA_DIR"] === "" ? "./data" : process.env["DATA_DIR"];
+const DATA_HELP = "data directory (default: $DATA_DIR, else ./data); refused while a service runs on it: stop it, or audit a copy";
+
+/**
+ * Runs an audit of `dataDir` holding its lock: opening a log truncates a torn tail, which must never
+ * happen under a live writer, and a service must not start on the directory mid-audit.
+ */
+async function withDataDirLock<T>(dataDir: string, command: string, audit: () => Promise<T>): Promise<T | undefined> {
+  const resolved = path.resolve(dataDir);
+  if (!existsSync(resolved)) {
+    process.stderr.write(`${command}: no data directory at ${resolved}\n`);
+    process.exitCode = 1;
+    return undefined;
+  }
+  let lock;
+  try {
+    lock = await lockDataDir(resolved, command, Date.now());
+  } catch (error) {
+    if (!(error instanceof DataDirInUseError)) throw error;
+    process.stderr.write(`${command}: ${error.message}; ${command} reads a stopped service's data: stop the service, or copy the directory (cp -a) and ${command} the copy\n`);
+    process.exitCode = 1;
+    return undefined;
+  }
+  try {
+    return await audit();
+  } finally {
+    lock.release();
+  }
+}
 
 /** Worker threads for replay/verify: shards are audited in parallel, at most one thread each. */
 const MAX_AUDIT_THREADS = 256;
@@ -55,11 +88,11 @@ program
 program
   .command("replay")
   .description("re-run every logged command of every shard through the engine (raw segments only, no snapshots) and print each market's record hash")
-  .requiredOption("--data <dir>", "data directory (stop the service first, or use a copy)", dataOption)
+  .option("--data <dir>", DATA_HELP, dataOption, DEFAULT_DATA_DIR)
   .option("--market <id>", "print this market's full record as JSON instead")
   .option("--json", "machine-readable output")
   .option("--threads <n>", THREADS_HELP, threadsOption, availableParallelism())
-  .action(async (options: { data: string; market?: string; json?: boolean; threads: number }) => {
+  .action((options: { data: string; market?: string; json?: boolean; threads: number }) => withDataDirLock(options.data, "replay", async () => {
     if (options.market !== undefined) {
       const record = replayMarketRecord(options.data, options.market);
       if (record === undefined) {
@@ -76,15 +109,15 @@ program
     if (options.json === true) process.stdout.write(`${JSON.stringify(result)}\n`);
     else printMarkets(result);
     process.stderr.write(`${summary("replayed", result)}\n`);
-  });
+  }));
 
 program
   .command("verify")
   .description("replay, and check every CRC, the hash chain, segment headers and each shard's newest snapshot against the replayed state; exit 1 naming the first divergence")
-  .requiredOption("--data <dir>", "data directory (stop the service first, or use a copy)", dataOption)
+  .option("--data <dir>", DATA_HELP, dataOption, DEFAULT_DATA_DIR)
   .option("--json", "machine-readable output")
   .option("--threads <n>", THREADS_HELP, threadsOption, availableParallelism())
-  .action(async (options: { data: string; json?: boolean; threads: number }) => {
+  .action((options: { data: string; json?: boolean; threads: number }) => withDataDirLock(options.data, "verify", async () => {
     const progress = progressReporter("verify");
     const result = await verifyDataDir(options.data, { onProgress: progress.onProgress, threads: options.threads });
     progress.stop();
@@ -96,7 +129,7 @@ program
     }
     if (options.json !== true) printMarkets(result.replay);
     process.stderr.write(`${summary("verified", result.replay)}; ${result.snapshotsCompared} snapshot(s) matched\n`);
-  });
+  }));
 
 program
   .command("provision")

@@ -8,7 +8,8 @@
  * | HOST                       | IP address or host name to bind          | 127.0.0.1               |
  * | PORT                       | integer 0..65535 (0: any free port)      | 8080                    |
  * | DATA_DIR                   | directory (created if missing)           | ./data                  |
- * | SHARDS                     | integer 1..64 (fixed once data exists)   | CPU cores               |
+ * | SHARDS                     | integer 1..64; a data directory keeps    | the directory's count,  |
+ * |                            | the count it was created with            | else CPU cores          |
  * | TLS_CERT_FILE, TLS_KEY_FILE| both or neither; readable PEM files      | none (plain HTTP)       |
  * | CHECKPOINT_EVERY_COMMANDS  | integer 1..100,000,000                   | 100000                  |
  * | CHECKPOINT_EVERY_SECONDS   | integer 0..86,400 (0: only by count)     | 60                      |
@@ -27,7 +28,10 @@ export interface ServiceConfig {
   host: string;
   port: number;
   dataDir: string;
-  shards: number;
+  /** SHARDS as set, or undefined: the data directory's recorded count (else `defaultShards`) is used. */
+  shards: number | undefined;
+  /** The shard count of a new data directory when SHARDS is not set. */
+  defaultShards: number;
   tlsCertFile: string | undefined;
   tlsKeyFile: string | undefined;
   checkpointEveryCommands: number;
@@ -68,7 +72,8 @@ export function loadServiceConfig(env: Env, cwd: string = process.cwd()): Servic
     host,
     port: integer(env, "PORT", 8080, 0, 65_535),
     dataDir: path.resolve(cwd, dataDirSetting),
-    shards: integer(env, "SHARDS", Math.min(availableParallelism(), 64), 1, 64),
+    shards: env["SHARDS"] === undefined || env["SHARDS"] === "" ? undefined : integer(env, "SHARDS", 1, 1, 64),
+    defaultShards: Math.min(availableParallelism(), 64),
     tlsCertFile,
     tlsKeyFile,
     checkpointEveryCommands: integer(env, "CHECKPOINT_EVERY_COMMANDS", 100_000, 1, 100_000_000),

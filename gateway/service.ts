@@ -4,7 +4,7 @@
  * uWebSockets.js HTTP server. `npm start` (main.ts) and the tests both start it through here.
  */
 import * as path from "node:path";
-import { loadAuthConfig } from "./auth/config.js";
+import { loadAuthConfig, type AuthConfig } from "./auth/config.js";
 import { AuthService, operatorCheck } from "./auth/service.js";
 import { systemClock, type Clock } from "./clock.js";
 import { loadServiceConfig, type Env, type ServiceConfig } from "./config.js";
@@ -25,7 +25,9 @@ import { mcpRoutes } from "./routes/mcp-routes.js";
 import { McpEndpoint } from "./mcp/mcp-endpoint.js";
 import { MarketRuntime } from "./runtime/market-runtime.js";
 import type { ShardWorkerSource } from "./runtime/shard-host.js";
-import { mkdirSync } from "node:fs";
+import { lockDataDir, type DataDirLock } from "../storage/data-dir-lock.js";
+import { Readiness } from "./readiness.js";
+import { shardCountFor } from "./runtime/cluster-meta.js";
 import { SERVICE_VERSION } from "./version.js";
 
 export { SERVICE_VERSION } from "./version.js";
@@ -43,6 +45,8 @@ export interface ServiceOptions {
   onFatal?: (message: string) => void;
   workerSource?: ShardWorkerSource;
   cwd?: string;
+  /** The data directory's lock, when the caller took it already (main.ts does, before loading the rest). */
+  lock?: DataDirLock;
 }
 
 export interface RunningService {
@@ -71,6 +75,25 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const pinoLogger = options.log === undefined ? createPinoLogger(config.logLevel) : undefined;
   const log = options.log ?? logFnOf(pinoLogger as NonNullable<typeof pinoLogger>);
   const flushLogs = () => pinoLogger?.flush();
+  // Before anything in the directory is read or written: one process per data directory.
+  const lock = options.lock ?? (await lockDataDir(config.dataDir, "serve", clock.nowMs()));
+  try {
+    return await startLocked(options, config, { clock, log, flushLogs, lock });
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+interface Basics {
+  clock: Clock;
+  log: LogFn;
+  flushLogs: () => void;
+  lock: DataDirLock;
+}
+
+async function startLocked(options: ServiceOptions, config: ServiceConfig, basics: Basics): Promise<RunningService> {
+  const { clock, log, flushLogs, lock } = basics;
   const onFatal =
     options.onFatal ??
     ((message: string) => {
@@ -78,14 +101,160 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       flushLogs();
       process.exit(1);
     });
-  mkdirSync(config.dataDir, { recursive: true });
+  const shards = shardCountFor(config.dataDir, config.shards, config.defaultShards);
   const authConfig = loadAuthConfig(options.env, config.dataDir);
-  // The effective configuration, secrets reduced to who has one.
+  logConfiguration(log, config, shards, authConfig);
+  const idempotency = new IdempotencyIndex();
+  const identity = IdentityStore.open({
+    dir: path.join(config.dataDir, "identity"),
+    clock,
+    idempotency,
+    isOperator: operatorCheck(authConfig),
+  });
+  const auth = new AuthService(authConfig, identity);
+  const readiness = new Readiness();
+  // The parts that need the recovered runtime exist only once it is open; every route that uses
+  // them is behind the readiness gate, so no handler reads them before.
+  let runtime: MarketRuntime | undefined;
+  let api: MarketApi | undefined;
+  let mcp: McpEndpoint | undefined;
+  const metrics = new ServiceMetrics({ pendingByShard: () => runtime?.pendingByShard() ?? [], idempotencyEntries: () => idempotency.size });
+  const parts = {
+    auth,
+    clock,
+    identity,
+    metrics,
+    adminMounted: auth.operatorsConfigured(),
+    get api(): MarketApi {
+      return opened(api);
+    },
+    get mcp(): McpEndpoint {
+      return opened(mcp);
+    },
+  };
+  const routes: HttpRoute[] = [
+    ...healthRoutes(readiness),
+    ...[
+      ...authRoutes(parts),
+      ...identityRoutes(parts),
+      ...marketRoutes(parts),
+      ...mcpRoutes(parts),
+      ...operationsRoutes(parts),
+    ].map((route) => readiness.gate(route)),
+  ];
+  let server: HttpServer;
+  let port: number;
+  try {
+    server = createHttpServer({
+      routes,
+      log,
+      onResponse: (info) => {
+        metrics.observeResponse(info);
+        log("info", "request", {
+          requestId: info.requestId,
+          method: info.method,
+          route: info.route,
+          status: info.status,
+          latencyMs: Math.round(info.durationMs * 1000) / 1000,
+          ...(info.aborted ? { aborted: true } : {}),
+        });
+      },
+      ...(config.tlsCertFile === undefined ? {} : { tlsCertFile: config.tlsCertFile }),
+      ...(config.tlsKeyFile === undefined ? {} : { tlsKeyFile: config.tlsKeyFile }),
+    });
+    // Listening before recovery: /livez answers (and every other route 503s) while logs replay.
+    port = await server.listen(config.host, config.port);
+  } catch (error) {
+    identity.close();
+    throw error;
+  }
+  try {
+    const recovered = await MarketRuntime.open({
+      dataDir: config.dataDir,
+      shardCount: shards,
+      clock,
+      controlledClock: options.controlledClock ?? false,
+      checkpointEveryCommands: config.checkpointEveryCommands,
+      checkpointEverySeconds: config.checkpointEverySeconds,
+      idempotency,
+      onFatal,
+      onBatch: (shardIndex, stats) => metrics.observeBatch(shardIndex, stats),
+      ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
+    });
+    runtime = recovered.runtime;
+    log("info", "recovered", {
+      shards,
+      markets: recovered.recovery.shards.reduce((sum, s) => sum + s.markets, 0),
+      commandsReplayed: recovered.recovery.shards.reduce((sum, s) => sum + s.framesReplayed, 0),
+      idempotencyEntries: recovered.recovery.idempotencyEntries,
+      elapsedMs: recovered.recovery.elapsedMs,
+    });
+  } catch (error) {
+    server.close();
+    identity.close();
+    throw error;
+  }
+  const liveRuntime = runtime;
+  api = new MarketApi({ runtime: liveRuntime, auth, clock });
+  mcp = new McpEndpoint({
+    api,
+    version: SERVICE_VERSION,
+    responseMode: config.mcpResponseMode,
+    onError: (error) => log("error", "mcp tool failed", { error: error instanceof Error ? error.message : String(error) }),
+  });
+  readiness.ready(() => liveRuntime.notAcceptingShards());
+  const scheme = config.tlsCertFile === undefined ? "http" : "https";
+  const hostInUrl = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const url = `${scheme}://${hostInUrl}:${port}`;
+  log("info", "listening", { url, dataDir: config.dataDir, shards, tls: scheme === "https" });
+  let closing: Promise<void> | undefined;
+  return {
+    config,
+    port,
+    url,
+    runtime: liveRuntime,
+    identity,
+    auth,
+    api,
+    mcp,
+    metrics,
+    routes: routes.map((route) => ({ method: route.method, pattern: route.pattern })),
+    bootstrapNotice: authConfig.bootstrapNotice,
+    publishTime: () => liveRuntime.publishTime(),
+    close: () => {
+      closing ??= (async () => {
+        // Graceful: refuse new requests (503) and stop accepting connections, let requests in
+        // flight finish (bounded), then drain the shards (their inboxes are answered), snapshot,
+        // close the logs, and only then give up the data directory.
+        readiness.stopping();
+        server.stopListening();
+        const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+        while (server.inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+        if (server.inFlight > 0) log("warn", "stopping with requests still in flight", { inFlight: server.inFlight });
+        server.close();
+        await liveRuntime.close();
+        identity.close();
+        lock.release();
+        log("info", "stopped", {});
+        flushLogs();
+      })();
+      return closing;
+    },
+  };
+}
+
+function opened<T>(part: T | undefined): T {
+  if (part === undefined) throw new Error("the market runtime is not open yet (a route bypassed the readiness gate)");
+  return part;
+}
+
+/** The effective configuration, secrets reduced to who has one. */
+function logConfiguration(log: LogFn, config: ServiceConfig, shards: number, authConfig: AuthConfig): void {
   log("info", "configuration", {
     host: config.host,
     port: config.port,
     dataDir: config.dataDir,
-    shards: config.shards,
+    shards,
     tls: config.tlsCertFile !== undefined,
     logLevel: config.logLevel,
     checkpointEveryCommands: config.checkpointEveryCommands,
@@ -99,119 +268,4 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     staticMcpTokens: authConfig.staticMcpTokenHashes.size,
     operators: [...authConfig.operatorActors],
   });
-  const idempotency = new IdempotencyIndex();
-  const identity = IdentityStore.open({
-    dir: path.join(config.dataDir, "identity"),
-    clock,
-    idempotency,
-    isOperator: operatorCheck(authConfig),
-  });
-  const auth = new AuthService(authConfig, identity);
-  let runtime: MarketRuntime;
-  // Created once the runtime exists (it samples it); batches before that are not counted.
-  let metrics: ServiceMetrics | undefined;
-  try {
-    const opened = await MarketRuntime.open({
-      dataDir: config.dataDir,
-      shardCount: config.shards,
-      clock,
-      controlledClock: options.controlledClock ?? false,
-      checkpointEveryCommands: config.checkpointEveryCommands,
-      checkpointEverySeconds: config.checkpointEverySeconds,
-      idempotency,
-      onFatal,
-      onBatch: (shardIndex, stats) => metrics?.observeBatch(shardIndex, stats),
-      ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
-    });
-    runtime = opened.runtime;
-    log("info", "recovered", {
-      shards: config.shards,
-      markets: opened.recovery.shards.reduce((sum, s) => sum + s.markets, 0),
-      commandsReplayed: opened.recovery.shards.reduce((sum, s) => sum + s.framesReplayed, 0),
-      idempotencyEntries: opened.recovery.idempotencyEntries,
-      elapsedMs: opened.recovery.elapsedMs,
-    });
-  } catch (error) {
-    identity.close();
-    throw error;
-  }
-  const liveRuntime = runtime;
-  metrics = new ServiceMetrics({ pendingByShard: () => liveRuntime.pendingByShard(), idempotencyEntries: () => idempotency.size });
-  const serviceMetrics = metrics;
-  const api = new MarketApi({ runtime, auth, clock });
-  const mcp = new McpEndpoint({
-    api,
-    version: SERVICE_VERSION,
-    responseMode: config.mcpResponseMode,
-    onError: (error) => log("error", "mcp tool failed", { error: error instanceof Error ? error.message : String(error) }),
-  });
-  const parts = { auth, clock, identity, api, mcp, metrics: serviceMetrics, adminMounted: auth.operatorsConfigured() };
-  const routes: HttpRoute[] = [
-    ...healthRoutes(),
-    ...authRoutes(parts),
-    ...identityRoutes(parts),
-    ...marketRoutes(parts),
-    ...mcpRoutes(parts),
-    ...operationsRoutes(parts),
-  ];
-  let server: HttpServer;
-  let port: number;
-  try {
-    server = createHttpServer({
-      routes,
-      log,
-      onResponse: (info) => {
-        serviceMetrics.observeResponse(info);
-        log("info", "request", {
-          requestId: info.requestId,
-          method: info.method,
-          route: info.route,
-          status: info.status,
-          latencyMs: Math.round(info.durationMs * 1000) / 1000,
-          ...(info.aborted ? { aborted: true } : {}),
-        });
-      },
-      ...(config.tlsCertFile === undefined ? {} : { tlsCertFile: config.tlsCertFile }),
-      ...(config.tlsKeyFile === undefined ? {} : { tlsKeyFile: config.tlsKeyFile }),
-    });
-    port = await server.listen(config.host, config.port);
-  } catch (error) {
-    await runtime.close();
-    identity.close();
-    throw error;
-  }
-  const scheme = config.tlsCertFile === undefined ? "http" : "https";
-  const hostInUrl = config.host.includes(":") ? `[${config.host}]` : config.host;
-  log("info", "listening", { url: `${scheme}://${hostInUrl}:${port}`, dataDir: config.dataDir, shards: config.shards, tls: scheme === "https" });
-  let closing: Promise<void> | undefined;
-  return {
-    config,
-    port,
-    url: `${scheme}://${hostInUrl}:${port}`,
-    runtime,
-    identity,
-    auth,
-    api,
-    mcp,
-    metrics: serviceMetrics,
-    routes: routes.map((route) => ({ method: route.method, pattern: route.pattern })),
-    bootstrapNotice: authConfig.bootstrapNotice,
-    publishTime: () => runtime.publishTime(),
-    close: () => {
-      closing ??= (async () => {
-        // Graceful: stop accepting, let requests in flight finish (bounded), then drain the
-        // shards (their inboxes are answered), snapshot, and close the logs.
-        server.stopListening();
-        const deadline = Date.now() + DRAIN_TIMEOUT_MS;
-        while (server.inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-        if (server.inFlight > 0) log("warn", "stopping with requests still in flight", { inFlight: server.inFlight });
-        server.close();
-        await runtime.close();
-        identity.close();
-        log("info", "stopped", {});
-        flushLogs();
-      })();
-      return closing;
-    },
-  };
 }

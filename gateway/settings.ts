@@ -13,7 +13,7 @@ export const SETTINGS: readonly SettingDoc[] = [
   { name: "HOST", default: "127.0.0.1", allowed: "IP address or host name to bind (a warning is logged for non-loopback without TLS)" },
   { name: "PORT", default: "8080", allowed: "integer 0..65535 (0: any free port)" },
   { name: "DATA_DIR", default: "./data", allowed: "directory for logs and snapshots (created if missing)" },
-  { name: "SHARDS", default: "number of CPU cores (max 64)", allowed: "integer 1..64; fixed once the data directory exists" },
+  { name: "SHARDS", default: "the data directory's recorded count; for a new directory the number of CPU cores (max 64)", allowed: "integer 1..64; a directory keeps the count it was created with, a different SHARDS is refused" },
   { name: "TLS_CERT_FILE", default: "(none: plain HTTP)", allowed: "PEM certificate file; set with TLS_KEY_FILE" },
   { name: "TLS_KEY_FILE", default: "(none)", allowed: "PEM private key file; set with TLS_CERT_FILE" },
   { name: "CHECKPOINT_EVERY_COMMANDS", default: "100000", allowed: "integer 1..100000000: snapshot shards + idempotency index after this many commands" },

@@ -3,11 +3,18 @@
  * and the error handlers throw to reply with one. docs/errors.md is the human-readable copy of the
  * table; test/http/errors.test.ts keeps the two in step.
  */
-import type { ErrorCode } from "../../engine/types/errors.js";
+import { ERROR_CODES, type ErrorCode as SpecErrorCode } from "../../engine/types/errors.js";
 
-export type { ErrorCode } from "../../engine/types/errors.js";
+/**
+ * The spec's codes (§7.1), plus the service's one extension: `service_unavailable` (503 with
+ * Retry-After) while the service starts or stops, before any command can be taken (docs/errors.md).
+ */
+export type ErrorCode = SpecErrorCode | "service_unavailable";
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 422 | 500;
+/** Every code a reply may carry: the spec's, then the extension. */
+export const SERVICE_ERROR_CODES: readonly ErrorCode[] = [...ERROR_CODES, "service_unavailable"];
+
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 422 | 500 | 503;
 
 /** Spec §5: the one message an authentication failure carries, whatever failed. */
 export const AUTHENTICATION_FAILED_MESSAGE = "request authentication failed";
@@ -46,6 +53,7 @@ const STATUS_BY_CODE: Readonly<Record<ErrorCode, ErrorStatus>> = {
   unknown_mechanism: 422,
   invalid_mechanism_config: 422,
   internal_error: 500,
+  service_unavailable: 503,
 };
 
 /** Where an error arose, for the codes whose status depends on it. */

@@ -10,6 +10,7 @@ export {
   fail,
   HttpError,
   INTERNAL_ERROR_MESSAGE,
+  SERVICE_ERROR_CODES,
   statusForErrorCode,
 } from "./errors.js";
 export { RequestHeaders, SINGLETON_HEADERS } from "./headers.js";

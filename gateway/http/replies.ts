@@ -1,6 +1,5 @@
 /** Reply builders for handlers. */
-import type { ErrorCode } from "../../engine/types/errors.js";
-import { errorBody, type ErrorStatusContext, statusForErrorCode } from "./errors.js";
+import { errorBody, type ErrorCode, type ErrorStatusContext, statusForErrorCode } from "./errors.js";
 import type { JsonReply } from "./route.js";
 
 export function jsonReply(status: number, body: unknown, headers?: Readonly<Record<string, string>>): JsonReply {

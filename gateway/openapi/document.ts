@@ -28,7 +28,9 @@ export interface OperationDoc {
 const COMMAND_ERRORS = [400, 401, 403, 404, 409, 500];
 
 export const OPERATIONS: readonly OperationDoc[] = [
-  { method: "GET", pattern: "/healthz", operationId: "health", summary: "Liveness and readiness: ok once recovery finished.", tag: "health", auth: "none", successStatus: 200, responseSchema: "HealthStatus", errorStatuses: [405] },
+  { method: "GET", pattern: "/healthz", operationId: "health", summary: "The spec's probe: ok once recovery finished and every shard accepts commands (as /readyz).", tag: "health", auth: "none", successStatus: 200, responseSchema: "HealthStatus", errorStatuses: [405] },
+  { method: "GET", pattern: "/livez", operationId: "liveness", summary: "The process is up and answering (also while recovering or stopping).", tag: "health", auth: "none", successStatus: 200, responseSchema: "HealthStatus", errorStatuses: [405] },
+  { method: "GET", pattern: "/readyz", operationId: "readiness", summary: "Recovery finished and every shard accepts commands; 503 service_unavailable otherwise.", tag: "health", auth: "none", successStatus: 200, responseSchema: { mediaType: "application/json", description: '{"status":"ready"}' }, errorStatuses: [405] },
   { method: "POST", pattern: "/v1/auth/challenges", operationId: "createChallenge", summary: "Ed25519 proof, step 1: a single-use challenge for a registered key.", tag: "auth", auth: "none", requestSchema: "CreateChallengeBody", successStatus: 201, responseSchema: "AuthenticationChallenge", errorStatuses: [400, 401, 500] },
   { method: "POST", pattern: "/v1/auth/tokens", operationId: "issueToken", summary: "Ed25519 proof, step 2: exchange the signed challenge for a bearer token.", tag: "auth", auth: "none", requestSchema: "IssueTokenBody", successStatus: 201, responseSchema: "AuthenticationTokenGrant", errorStatuses: [400, 401, 500] },
   { method: "POST", pattern: "/v1/admin/identities", operationId: "provisionIdentity", summary: "Operators: create a principal, an actor and its first key, atomically (not mounted without operators).", tag: "identities", auth: "operator", requestSchema: "ProvisionIdentityBody", successStatus: 201, responseSchema: "ProvisionedIdentity", errorStatuses: [400, 401, 403, 409, 500] },
@@ -64,7 +66,11 @@ const STATUS_TEXT: Record<number, string> = {
   409: "Conflicts with current state, version, capacity or idempotency history",
   422: "Unknown mechanism preset or invalid configuration",
   500: "Internal failure (internal_error)",
+  503: "Starting (logs being recovered) or stopping: retry after the Retry-After header's seconds (service_unavailable)",
 };
+
+/** Every route but /livez answers 503 while the service starts or stops (gateway/readiness.ts). */
+const LIVENESS_PATTERN = "/livez";
 
 /** A router pattern as an OpenAPI path: `/v1/markets/:marketId` → `/v1/markets/{marketId}`. */
 export function openApiPath(pattern: string): string {
@@ -86,7 +92,8 @@ function operationObject(op: OperationDoc): Record<string, unknown> {
       ? { description: "Success", content: { "application/json": { schema: ref(op.responseSchema) } } }
       : { description: op.responseSchema.description, content: { [op.responseSchema.mediaType]: { schema: {} } } };
   const responses: Record<string, unknown> = { [String(op.successStatus)]: success };
-  for (const status of op.errorStatuses) {
+  const statuses = op.pattern === LIVENESS_PATTERN ? op.errorStatuses : [...op.errorStatuses, 503];
+  for (const status of statuses) {
     responses[String(status)] = { description: STATUS_TEXT[status] ?? "Error", content: { "application/json": { schema: ref("ErrorBody") } } };
   }
   return {

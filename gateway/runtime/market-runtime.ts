@@ -140,6 +140,11 @@ export class MarketRuntime {
     return this.host.shardCount;
   }
 
+  /** Shards that cannot take commands now (the runtime is closing, or a shard failed). */
+  notAcceptingShards(): number[] {
+    return this.closed ? Array.from({ length: this.host.shardCount }, (_, shardIndex) => shardIndex) : this.host.notAccepting();
+  }
+
   /** Requests queued for or in flight to each shard. */
   pendingByShard(): number[] {
     return this.host.pendingByShard();
@@ -266,7 +271,9 @@ export class MarketRuntime {
     if (this.checkpointing !== undefined) await this.checkpointing.catch(() => undefined);
     const lsns = await this.host.close();
     await this.replays.close();
-    await writeIndexSnapshot(this.options.dataDir, this.idempotency, lsns);
+    // A shard that died reports no final position: the previous index snapshot stays, and the next
+    // start rebuilds what is newer from the shards' logs.
+    if (lsns.every((lsn) => lsn !== undefined)) await writeIndexSnapshot(this.options.dataDir, this.idempotency, lsns);
   }
 }
 

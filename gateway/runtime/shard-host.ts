@@ -59,6 +59,8 @@ export function shardDirectory(dataDir: string, shardIndex: number): string {
 export class ShardHost {
   private nextId = 1;
   private closing = false;
+  /** Shards that reported a fatal error or whose worker died: they take no more commands. */
+  private readonly failed = new Set<number>();
 
   private constructor(
     private readonly options: ShardHostOptions,
@@ -122,6 +124,17 @@ export class ShardHost {
     return this.channels.map((channel) => channel.outbox.length + channel.waiting.size);
   }
 
+  /** Shards that cannot take commands now (closing, failed or exited), in index order. */
+  notAccepting(): number[] {
+    if (this.closing) return this.channels.map((_, shardIndex) => shardIndex);
+    return [...this.failed].sort((a, b) => a - b);
+  }
+
+  private fail(shardIndex: number, message: string): void {
+    this.failed.add(shardIndex);
+    this.options.onFatal(shardIndex, message);
+  }
+
   private attach(channel: ShardChannel, shardIndex: number): void {
     channel.worker.on("message", (message: FromShard) => {
       switch (message.t) {
@@ -143,7 +156,7 @@ export class ShardHost {
           return;
         }
         case "fatal":
-          this.options.onFatal(shardIndex, message.message);
+          this.fail(shardIndex, message.message);
           return;
         case "closed":
           channel.closed?.(message.lsn);
@@ -152,9 +165,9 @@ export class ShardHost {
           return;
       }
     });
-    channel.worker.on("error", (error) => this.options.onFatal(shardIndex, error.message));
+    channel.worker.on("error", (error) => this.fail(shardIndex, error.message));
     channel.worker.on("exit", (code) => {
-      if (!this.closing) this.options.onFatal(shardIndex, `shard worker exited unexpectedly (code ${code})`);
+      if (!this.closing) this.fail(shardIndex, `shard worker exited unexpectedly (code ${code})`);
     });
   }
 
@@ -206,15 +219,20 @@ export class ShardHost {
     );
   }
 
-  /** Drain, snapshot and stop every shard; resolves with each shard's final lsn. */
-  async close(): Promise<number[]> {
+  /**
+   * Drain, snapshot and stop every shard; resolves with each shard's final lsn, or undefined for a
+   * shard whose worker had already died (it cannot answer; its log is recovered at the next start).
+   */
+  async close(): Promise<Array<number | undefined>> {
     if (this.closing) throw new Error("already closing");
     for (const channel of this.channels) this.flush(channel);
     this.closing = true;
     const lsns = await Promise.all(
-      this.channels.map((channel) => {
-        const closed = new Promise<number>((resolve) => {
+      this.channels.map((channel, shardIndex) => {
+        if (this.failed.has(shardIndex)) return channel.exited.then(() => undefined);
+        const closed = new Promise<number | undefined>((resolve) => {
           channel.closed = resolve;
+          void channel.exited.then(() => resolve(undefined));
         });
         channel.worker.postMessage({ t: "close" } satisfies ToShard);
         return closed;

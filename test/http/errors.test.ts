@@ -1,11 +1,11 @@
 /**
- * The code → status table: exact per code, complete over the engine's ErrorCode list, and in step
+ * The code → status table: exact per code, complete over every code a reply may carry, and in step
  * with docs/errors.md.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ERROR_CODES } from "../../engine/types/errors.js";
 import {
+  SERVICE_ERROR_CODES as ERROR_CODES,
   AUTHENTICATION_FAILED_MESSAGE,
   errorBody,
   errorReply,
@@ -41,6 +41,7 @@ const EXPECTED: Record<string, number> = {
   unknown_mechanism: 422,
   invalid_mechanism_config: 422,
   internal_error: 500,
+  service_unavailable: 503,
 };
 
 describe("status table", () => {

@@ -1,0 +1,142 @@
+/**
+ * The README's start command (`npm start`, after `npm ci`) stops cleanly whichever of its processes
+ * gets the signal: drain, fsync, exit 0, nothing left behind; a second signal exits at once. Each case
+ * spawns the real command in a process group of its own, as a terminal would, makes acknowledged
+ * writes, stops it, and starts the service again on the same directory to check they were kept.
+ */
+import { Socket } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { readLockHolder } from "../../storage/data-dir-lock.js";
+import {
+  acknowledgedWrites,
+  eventually,
+  groupGone,
+  listeningUrl,
+  publishedVersion,
+  serverEnv,
+  spawnCaptured,
+  startServer,
+  tempDataDir,
+  type Spawned,
+} from "./support.js";
+
+const groups: number[] = [];
+const started: Spawned[] = [];
+afterEach(async () => {
+  for (const pgid of groups.splice(0)) {
+    try {
+      process.kill(-pgid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  for (const spawned of started.splice(0)) {
+    if (spawned.child.exitCode === null && spawned.child.signalCode === null) spawned.child.kill("SIGKILL");
+    await spawned.exited;
+  }
+});
+
+/** `command` (through `sh -c` when it is a shell line) in a new process group, serving on `dataDir`. */
+async function launch(shellLine: string | undefined, dataDir: string): Promise<{ launched: Spawned; url: string; servicePid: number }> {
+  const launched =
+    shellLine === undefined
+      ? spawnCaptured("npm", ["start"], { env: serverEnv(dataDir), detached: true })
+      : spawnCaptured("sh", ["-c", shellLine], { env: serverEnv(dataDir), detached: true });
+  groups.push(launched.child.pid as number);
+  const url = await listeningUrl(launched);
+  const servicePid = readLockHolder(dataDir)?.pid;
+  if (servicePid === undefined) throw new Error("no lock holder recorded");
+  return { launched, url, servicePid };
+}
+
+/** After the stop: nothing of the group is left, the service logged a clean stop, and a new start on the directory has the writes. */
+async function expectCleanStop(launched: Spawned, dataDir: string, marketId: string, name: string): Promise<void> {
+  const pgid = launched.child.pid as number;
+  await eventually(() => groupGone(pgid), 15_000, "every process of the start command to exit");
+  expect(launched.output()).toContain('"msg":"stopped"');
+  const again = await startServer(dataDir);
+  started.push(again);
+  expect(await publishedVersion(again.url, marketId, name)).toBe(2);
+}
+
+describe("the README's start command (npm start)", () => {
+  it("SIGTERM to npm: the service drains and exits 0, npm exits 0", async () => {
+    const dataDir = tempDataDir("life-npm-term");
+    const { launched, url } = await launch(undefined, dataDir);
+    const { marketId } = await acknowledgedWrites(url, "ann");
+    launched.child.kill("SIGTERM");
+    expect(await launched.exited).toMatchObject({ code: 0, signal: null });
+    await expectCleanStop(launched, dataDir, marketId, "ann");
+  });
+
+  it("SIGINT to npm: the same", async () => {
+    const dataDir = tempDataDir("life-npm-int");
+    const { launched, url } = await launch(undefined, dataDir);
+    const { marketId } = await acknowledgedWrites(url, "ben");
+    launched.child.kill("SIGINT");
+    expect(await launched.exited).toMatchObject({ code: 0, signal: null });
+    await expectCleanStop(launched, dataDir, marketId, "ben");
+  });
+
+  it("Ctrl-C (SIGINT to the whole process group, which npm also forwards): one graceful stop, exit 0", async () => {
+    const dataDir = tempDataDir("life-ctrl-c");
+    const { launched, url } = await launch(undefined, dataDir);
+    const { marketId } = await acknowledgedWrites(url, "cai");
+    process.kill(-(launched.child.pid as number), "SIGINT");
+    expect(await launched.exited).toMatchObject({ code: 0, signal: null });
+    expect(launched.output()).not.toContain("exiting now without draining");
+    await expectCleanStop(launched, dataDir, marketId, "cai");
+  });
+
+  it("SIGTERM to the service process itself: npm exits 0 with it", async () => {
+    const dataDir = tempDataDir("life-node-term");
+    const { launched, url, servicePid } = await launch(undefined, dataDir);
+    const { marketId } = await acknowledgedWrites(url, "dan");
+    process.kill(servicePid, "SIGTERM");
+    expect(await launched.exited).toMatchObject({ code: 0, signal: null });
+    await expectCleanStop(launched, dataDir, marketId, "dan");
+  });
+
+  it("kill -9 of npm: the service notices its launcher is gone and stops cleanly instead of living on as an orphan", async () => {
+    const dataDir = tempDataDir("life-npm-kill9");
+    const { launched, url } = await launch(undefined, dataDir);
+    const { marketId } = await acknowledgedWrites(url, "eve");
+    launched.child.kill("SIGKILL");
+    await expectCleanStop(launched, dataDir, marketId, "eve");
+    expect(launched.output()).toContain("the launching process");
+  });
+
+  it("SIGTERM to the shell that ran `npm ci && npm start`: npm and the service stop cleanly behind it", async () => {
+    const dataDir = tempDataDir("life-shell-term");
+    // `true` stands in for `npm ci` (a real install here would rewrite the node_modules the tests use).
+    const { launched, url } = await launch("true && npm start", dataDir);
+    const { marketId } = await acknowledgedWrites(url, "fay");
+    launched.child.kill("SIGTERM");
+    await expectCleanStop(launched, dataDir, marketId, "fay");
+  });
+
+  it("a second signal during a drain exits at once (SIGINT after SIGTERM; a repeat of the same signal within the window is covered in lifecycle-signals.test.ts)", async () => {
+    const dataDir = tempDataDir("life-second");
+    const { launched, url, servicePid } = await launch(undefined, dataDir);
+    const { marketId } = await acknowledgedWrites(url, "gus");
+    // A request whose body never finishes keeps the drain waiting.
+    const { port } = new URL(url);
+    const socket = new Socket();
+    await new Promise<void>((resolve) => socket.connect(Number(port), "127.0.0.1", resolve));
+    socket.write("POST /v1/markets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
+    socket.on("error", () => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    process.kill(servicePid, "SIGTERM");
+    await eventually(() => launched.output().includes("SIGTERM received, stopping"), 5000, "the first stop");
+    process.kill(servicePid, "SIGINT");
+    const exit = await launched.exited;
+    socket.destroy();
+    expect(launched.output(), launched.output()).toContain("exiting now without draining");
+    expect(launched.output()).not.toContain('"msg":"stopped"');
+    expect(exit.code).toBe(130);
+    // What was acknowledged is on disk all the same.
+    const again = await startServer(dataDir);
+    started.push(again);
+    expect(await publishedVersion(again.url, marketId, "gus")).toBe(2);
+  });
+});
