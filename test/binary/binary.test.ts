@@ -347,6 +347,16 @@ describe.skipIf(!ENABLED)("single binary dist/market-service", () => {
     const canonical = canonicalize({ market: record.body.market, commands: record.body.commands, commitments: record.body.commitments, events: record.body.events });
     expect(`sha256:${sha256Hex(Buffer.from(canonical as string, "utf8"))}`).toBe(recordHash);
 
+    // One process per data directory, the binary too: a second server and an audit of the live
+    // directory are refused at once, naming the holder, and leave the first server serving.
+    const second = await runBinary([], baseEnv({ HOST: "127.0.0.1", PORT: String(await freePort()), DATA_DIR: dataDir, LOG_LEVEL: "warn" }));
+    expect(second.status).toBe(1);
+    expect(second.stderr).toContain(`data directory ${dataDir} is in use by process ${server.child.pid}`);
+    const liveVerify = await runBinary(["verify", "--data", dataDir]);
+    expect(liveVerify.status).toBe(1);
+    expect(liveVerify.stderr).toContain(`is in use by process ${server.child.pid} (market-service serve`);
+    expect((await call(server.url, "GET", `/v1/markets/${marketId}`, alice)).status).toBe(200);
+
     // SIGTERM: drain, snapshot, exit 0.
     expect(await stopServer(server)).toEqual({ code: 0, signal: null });
 
