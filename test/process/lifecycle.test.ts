@@ -4,7 +4,11 @@
  * spawns the real command in a process group of its own, as a terminal would, makes acknowledged
  * writes, stops it, and starts the service again on the same directory to check they were kept.
  */
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync } from "node:fs";
 import { Socket } from "node:net";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readLockHolder } from "../../storage/data-dir-lock.js";
 import {
@@ -13,6 +17,7 @@ import {
   groupGone,
   listeningUrl,
   publishedVersion,
+  REPO_ROOT,
   serverEnv,
   spawnCaptured,
   startServer,
@@ -36,14 +41,14 @@ afterEach(async () => {
   }
 });
 
-/** `command` (through `sh -c` when it is a shell line) in a new process group, serving on `dataDir`. */
-async function launch(shellLine: string | undefined, dataDir: string): Promise<{ launched: Spawned; url: string; servicePid: number }> {
+/** `npm start` (or a shell line) in a new process group, as a terminal runs it, serving on `dataDir`. */
+async function launch(shellLine: string | undefined, dataDir: string, cwd = REPO_ROOT, startTimeoutMs = 20_000): Promise<{ launched: Spawned; url: string; servicePid: number }> {
   const launched =
     shellLine === undefined
-      ? spawnCaptured("npm", ["start"], { env: serverEnv(dataDir), detached: true })
-      : spawnCaptured("sh", ["-c", shellLine], { env: serverEnv(dataDir), detached: true });
+      ? spawnCaptured("npm", ["start"], { env: serverEnv(dataDir), detached: true, cwd })
+      : spawnCaptured("sh", ["-c", shellLine], { env: serverEnv(dataDir), detached: true, cwd });
   groups.push(launched.child.pid as number);
-  const url = await listeningUrl(launched);
+  const url = await listeningUrl(launched, startTimeoutMs);
   const servicePid = readLockHolder(dataDir)?.pid;
   if (servicePid === undefined) throw new Error("no lock holder recorded");
   return { launched, url, servicePid };
@@ -54,6 +59,7 @@ async function expectCleanStop(launched: Spawned, dataDir: string, marketId: str
   const pgid = launched.child.pid as number;
   await eventually(() => groupGone(pgid), 15_000, "every process of the start command to exit");
   expect(launched.output()).toContain('"msg":"stopped"');
+  expect(launched.output()).not.toContain("exiting now without draining");
   const again = await startServer(dataDir);
   started.push(again);
   expect(await publishedVersion(again.url, marketId, name)).toBe(2);
@@ -138,5 +144,22 @@ describe("the README's start command (npm start)", () => {
     const again = await startServer(dataDir);
     started.push(again);
     expect(await publishedVersion(again.url, marketId, "gus")).toBe(2);
+  });
+});
+
+describe("the README's exact command, `npm ci && npm start`, in a fresh copy of the repository", () => {
+  it("installs, builds, serves, and Ctrl-C stops everything cleanly", { timeout: 300_000 }, async () => {
+    // The repository's tracked files as they are now, without node_modules or dist: what a clone has.
+    const copy = path.join(mkdtempSync(path.join(tmpdir(), "readme-start-")), "market-service");
+    const tracked = execFileSync("git", ["ls-files", "-z"], { cwd: REPO_ROOT, encoding: "utf8" }).split("\0").filter((file) => file !== "");
+    for (const file of tracked) {
+      mkdirSync(path.dirname(path.join(copy, file)), { recursive: true });
+      cpSync(path.join(REPO_ROOT, file), path.join(copy, file));
+    }
+    const dataDir = tempDataDir("life-readme");
+    const { launched, url } = await launch("npm ci && npm start", dataDir, copy, 240_000);
+    const { marketId } = await acknowledgedWrites(url, "hal");
+    process.kill(-(launched.child.pid as number), "SIGINT");
+    await expectCleanStop(launched, dataDir, marketId, "hal");
   });
 });
