@@ -11,7 +11,7 @@ import { replayDataDir, replayMarketRecord, verifyDataDir, type ReplayResult } f
 import { progressReporter } from "./audit/progress-bar.js";
 import { serve } from "./main.js";
 import { settingsHelp } from "./settings.js";
-import { provisionCommand, tokenCommand } from "./client/cli-commands.js";
+import { DEFAULT_URL, provisionCommand, tokenCommand } from "./client/cli-commands.js";
 import { SERVICE_VERSION } from "./service.js";
 import { DataDirInUseError, lockDataDir } from "../storage/data-dir-lock.js";
 
@@ -137,8 +137,8 @@ program
   .requiredOption("--principal <id>", "principal id")
   .option("--actor <id>", "actor id (default: the principal id)")
   .option("--key-id <id>", "key id (default: <actor>-key-1)")
-  .requiredOption("--out <file>", "where to write the identity file (refuses to overwrite)")
-  .option("--url <url>", "service base URL", process.env["MARKET_SERVICE_URL"] ?? "http://127.0.0.1:8080")
+  .option("--out <file>", "where to write the identity file (refuses to overwrite; default identities/<principal>.identity.json, a folder git ignores)")
+  .option("--url <url>", "service base URL", process.env["MARKET_SERVICE_URL"] ?? DEFAULT_URL)
   .option("--operator-secret-file <file>", "operator credentials {actorId, secret} (default: $DATA_DIR/operator.secret or ./data/operator.secret); or set SERVICE_HMAC_ACTOR and SERVICE_HMAC_SECRET")
   .action((options) => provisionCommand(options));
 
@@ -146,7 +146,7 @@ program
   .command("token")
   .description("print a bearer token for an identity file (Ed25519 challenge → token)")
   .requiredOption("--identity <file>", "identity file written by `provision`")
-  .option("--url <url>", "service base URL (default: the one in the identity file, else http://127.0.0.1:8080)")
+  .option("--url <url>", `service base URL (default: the one in the identity file, else ${DEFAULT_URL})`)
   .action((options) => tokenCommand(options));
 
 program.parseAsync(process.argv).catch((error: unknown) => {

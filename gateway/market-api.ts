@@ -32,7 +32,7 @@ import type { Clock } from "./clock.js";
 import { orderedFingerprint } from "./idempotency/fingerprint.js";
 import { canonicalJson } from "../engine/canonical-hash.js";
 import type { MarketRuntime } from "./runtime/market-runtime.js";
-import { validationMessage } from "./validation/messages.js";
+import { validationMessage } from "../engine/validation/field-message.js";
 
 /** A reply for either transport: JSON text made by the shard, or an error code and message. */
 export type ApiReply = { ok: true; status: 200 | 201; json: string | Buffer } | { ok: false; code: ErrorCode; message: string };
@@ -177,7 +177,7 @@ export class MarketApi {
   async execute(actorId: string, operation: MarketOperation, targetId: string, input: unknown): Promise<ApiReply> {
     const spec = OPERATIONS[operation] as unknown as OperationSpec<CreateMarketBody & PublishMarketBody & SealedBidBody>;
     const checked = spec.validate(input);
-    if (!checked.success) return { ok: false, code: "invalid_request", message: validationMessage(checked.errors) };
+    if (!checked.success) return { ok: false, code: "invalid_request", message: validationMessage(spec.validate, input, checked.errors) };
     const body = checked.data;
     const { principalId, authorityRef } = body;
     const command = buildMarketCommand(operation, actorId, targetId, body);

@@ -11,6 +11,10 @@ import type { HttpReply, HttpRoute } from "./http/route.js";
 
 export type Phase = "starting" | "ready" | "stopping";
 
+/** Why a request is refused while the shards recover, and while the service stops. */
+export const STARTING_MESSAGE = "the service is starting: its logs are being recovered";
+export const STOPPING_MESSAGE = "the service is stopping";
+
 /** Seconds a client is told to wait before retrying a request refused by the gate. */
 const RETRY_AFTER_SECONDS = "1";
 
@@ -35,8 +39,8 @@ export class Readiness {
 
   /** Why the service is not ready, or undefined when it is. */
   problem(): string | undefined {
-    if (this.phase === "starting") return "the service is starting: its logs are being recovered";
-    if (this.phase === "stopping") return "the service is stopping";
+    if (this.phase === "starting") return STARTING_MESSAGE;
+    if (this.phase === "stopping") return STOPPING_MESSAGE;
     const shards = this.notAccepting();
     if (shards.length > 0) return `shard${shards.length === 1 ? "" : "s"} ${shards.join(", ")} not accepting commands`;
     return undefined;

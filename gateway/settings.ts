@@ -29,6 +29,8 @@ export const SETTINGS: readonly SettingDoc[] = [
   { name: "MCP_STATIC_TOKENS", default: "(none)", allowed: "token=actor,... accepted on /mcp only (tokens ≥ 32 visible ASCII characters)" },
   { name: "MCP_STATIC_TOKENS_FILE", default: "(none)", allowed: "JSON file {\"token\": \"actor\"}" },
   { name: "SERVICE_OPERATOR_ACTORS", default: "(none; the bootstrap operator when one was created)", allowed: "comma-separated actor ids allowed to POST /v1/admin/identities" },
+  { name: "METRICS_TOKEN", default: "(none: only operator actors read /metrics)", allowed: "bearer token (≥ 32 visible ASCII characters) that may read GET /metrics and nothing else, e.g. for a Prometheus scrape job" },
+  { name: "METRICS_TOKEN_FILE", default: "(none)", allowed: "file holding the metrics token (the file a Prometheus job names as credentials_file)" },
 ];
 
 export function settingsHelp(): string {

@@ -33,8 +33,9 @@ export function parseCommitBuckets(metricsText: string): CommitBuckets {
   return buckets;
 }
 
-export async function readCommitBuckets(serviceUrl: string): Promise<CommitBuckets> {
-  const response = await fetch(`${serviceUrl}/metrics`);
+/** `metricsToken`: the service's METRICS_TOKEN (GET /metrics is not public). */
+export async function readCommitBuckets(serviceUrl: string, metricsToken: string): Promise<CommitBuckets> {
+  const response = await fetch(`${serviceUrl}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
   if (!response.ok) throw new Error(`GET /metrics answered ${response.status}`);
   return parseCommitBuckets(await response.text());
 }

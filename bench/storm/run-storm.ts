@@ -123,9 +123,9 @@ async function runP1(setup: Setup, floor: WrkResult): Promise<ScenarioResult[]> 
     const halfId = `${marketId}-half`;
     await createMarket(setup, halfId, capacity);
     const rate = Math.max(1, Math.round(peak.requestsPerSecond / 2));
-    const commitsBefore = await readCommitBuckets(setup.url);
+    const commitsBefore = await readCommitBuckets(setup.url, setup.metricsToken);
     const half = await storm(setup, pathsFile(halfId, [`/v1/markets/${halfId}/direct-claims`]), rate);
-    const commits = commitLatencyBetween(commitsBefore, await readCommitBuckets(setup.url));
+    const commits = commitLatencyBetween(commitsBefore, await readCommitBuckets(setup.url, setup.metricsToken));
     checks.push(...transportChecks(half).map((c) => ({ ...c, name: `half rate: ${c.name}` })));
     const result: ScenarioResult = { name: `P1 hot market, capacity ${capacity.toLocaleString("en-US")}`, peak, halfRate: { offeredPerSecond: rate, ...half, commits }, ratioToFloor: peak.requestsPerSecond / floor.requestsPerSecond, checks };
     results.push(result);

@@ -17,6 +17,8 @@ export interface Setup {
   /** One "principalId token" pair per line (bench/storm/claims.lua reads it). */
   tokensFile: string;
   participants: number;
+  /** The service's METRICS_TOKEN: GET /metrics is not public (docs/decisions.md T10). */
+  metricsToken: string;
   /** The service process (its pid lets a profile read per-thread CPU from /proc). */
   service: Started;
   stop: () => Promise<number | null>;
@@ -50,8 +52,9 @@ export async function setUpService(options: {
   const dir = path.join(workDir, label);
   mkdirSync(dir, { recursive: true });
   const secret = randomBytes(32).toString("base64url");
+  const metricsToken = randomBytes(32).toString("base64url");
   const service = await startService(
-    { DATA_DIR: path.join(dir, "data"), SERVICE_HMAC_SECRETS: `operator=${secret}`, SERVICE_OPERATOR_ACTORS: "operator", AUTH_TOKEN_TTL: "3600", ...options.env },
+    { DATA_DIR: path.join(dir, "data"), SERVICE_HMAC_SECRETS: `operator=${secret}`, SERVICE_OPERATOR_ACTORS: "operator", AUTH_TOKEN_TTL: "3600", METRICS_TOKEN: metricsToken, ...options.env },
     port,
     options.nodeArgs,
   );
@@ -72,7 +75,7 @@ export async function setUpService(options: {
   process.stderr.write(`[${label}] provisioned ${participants} participants with bearer tokens in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
   const tokensFile = path.join(dir, "tokens.txt");
   writeFileSync(tokensFile, lines.join("\n"));
-  return { url: service.url, client, creatorToken, tokensFile, participants, service, stop: () => service.stop() };
+  return { url: service.url, client, creatorToken, tokensFile, participants, metricsToken, service, stop: () => service.stop() };
 }
 
 /** Creates and publishes a direct-claim.v1 market (confirmation none) as the storm's creator. */

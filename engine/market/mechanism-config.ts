@@ -6,6 +6,7 @@
 import type { IValidation } from "typia";
 import { reject, type Rejected } from "../decision.js";
 import { validateDirectClaimConfig, validateSealedAuctionConfig } from "../validation/generated/mechanism-config.js";
+import { validationMessage } from "../validation/field-message.js";
 import { isoFromMs, parseDateTimeMs } from "../time.js";
 import {
   DIRECT_CLAIM_PRESET,
@@ -25,12 +26,12 @@ export interface NormalizedMechanism {
   initialState: MechanismState;
 }
 
-/** Deterministic message naming the first offending member, e.g. `mechanism.config.capacity`. */
-function invalidConfig(errors: IValidation.IError[]): Rejected {
-  const first = errors[0];
-  const where = first === undefined ? "mechanism.config" : `mechanism.config${first.path.slice("$input".length)}`;
-  const expected = first?.expected === "undefined" ? "no such member" : `expected ${first?.expected ?? "a valid value"}`;
-  return reject("invalid_mechanism_config", `invalid mechanism configuration at ${where}: ${expected}`);
+/**
+ * Deterministic message naming the first offending member and its rule in words, e.g.
+ * `mechanism.config.capacity: must be an integer from 1 to 4294967295 (got 0)`.
+ */
+function invalidConfig<T>(validate: (input: unknown) => IValidation<T>, config: unknown, errors: IValidation.IError[]): Rejected {
+  return reject("invalid_mechanism_config", validationMessage(validate, config, errors, "mechanism.config"));
 }
 
 function normalizePricing(pricing: DirectClaimPricing): DirectClaimPricing {
@@ -59,7 +60,7 @@ export function normalizeMechanism(
   switch (input.presetId) {
     case DIRECT_CLAIM_PRESET: {
       const checked = validateDirectClaimConfig(input.config);
-      if (!checked.success) return invalidConfig(checked.errors);
+      if (!checked.success) return invalidConfig(validateDirectClaimConfig, input.config, checked.errors);
       return {
         accepted: true,
         mechanism: { presetId: DIRECT_CLAIM_PRESET, config: normalizeDirectClaim(checked.data) },
@@ -68,15 +69,15 @@ export function normalizeMechanism(
     }
     case SEALED_AUCTION_PRESET: {
       const checked = validateSealedAuctionConfig(input.config);
-      if (!checked.success) return invalidConfig(checked.errors);
+      if (!checked.success) return invalidConfig(validateSealedAuctionConfig, input.config, checked.errors);
       const closesAtMs = parseDateTimeMs(checked.data.closesAt);
       if (closesAtMs === undefined) {
-        return reject("invalid_mechanism_config", "invalid mechanism configuration at mechanism.config.closesAt: not a calendar date-time");
+        return reject("invalid_mechanism_config", "mechanism.config.closesAt: must be a real calendar date-time such as 2030-01-01T12:00:00Z");
       }
       if (closesAtMs <= occurredAtMs) {
         return reject(
           "invalid_mechanism_config",
-          `invalid mechanism configuration at mechanism.config.closesAt: ${isoFromMs(closesAtMs)} is not after the command time ${isoFromMs(occurredAtMs)}`,
+          `mechanism.config.closesAt: must be after the command time ${isoFromMs(occurredAtMs)} (got ${isoFromMs(closesAtMs)})`,
         );
       }
       const config: SealedAuctionConfig = {

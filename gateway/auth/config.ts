@@ -12,6 +12,7 @@
  * | SERVICE_HMAC_SECRETS / _FILE             | actor=secret,... / JSON {actor: secret}   | none             |
  * | MCP_STATIC_TOKENS / _FILE                | token=actor,...  / JSON {token: actor}    | none             |
  * | SERVICE_OPERATOR_ACTORS                  | comma-separated actor ids                 | none             |
+ * | METRICS_TOKEN / METRICS_TOKEN_FILE       | token / file holding the token            | none             |
  */
 import * as fs from "node:fs";
 import { MAX_IDENTIFIER_LENGTH } from "../../engine/types/shared.js";
@@ -42,6 +43,12 @@ export interface AuthConfig {
   /** base64url SHA-256 of a static MCP token → actor id. The tokens themselves are not kept. */
   readonly staticMcpTokenHashes: ReadonlyMap<string, string>;
   readonly operatorActors: ReadonlySet<string>;
+  /**
+   * base64url SHA-256 of the metrics token: a bearer token valid on GET /metrics only (for a
+   * Prometheus scraper, which can neither sign HMAC requests nor renew 15-minute tokens). Undefined:
+   * only operator actors read /metrics (decisions.md T10).
+   */
+  readonly metricsTokenHash: string | undefined;
   readonly maxChallenges: number;
   /**
    * One line for the integrator to print when a bootstrap operator credential was generated on this
@@ -178,6 +185,35 @@ function loadOperators(env: Env): Set<string> {
 }
 
 /**
+ * METRICS_TOKEN, or METRICS_TOKEN_FILE: a file holding only the token (a trailing newline is
+ * ignored), the same file a Prometheus scrape job names as `credentials_file`.
+ */
+function loadMetricsToken(env: Env, hmacSecrets: ReadonlyMap<string, string>, staticTokenHashes: ReadonlyMap<string, string>): string | undefined {
+  const inline = env["METRICS_TOKEN"];
+  const file = env["METRICS_TOKEN_FILE"];
+  const hasInline = inline !== undefined && inline !== "";
+  const hasFile = file !== undefined && file !== "";
+  if (hasInline && hasFile) throw new ConfigError("METRICS_TOKEN", "set either METRICS_TOKEN or METRICS_TOKEN_FILE, not both");
+  if (!hasInline && !hasFile) return undefined;
+  const setting = hasInline ? "METRICS_TOKEN" : "METRICS_TOKEN_FILE";
+  let token: string;
+  if (hasInline) token = inline;
+  else {
+    try {
+      token = fs.readFileSync(file as string, "utf8").replace(/\r?\n$/, "");
+    } catch {
+      throw new ConfigError(setting, `file ${file as string} cannot be read`);
+    }
+  }
+  checkSecret(setting, token, hasInline ? "the value" : `file ${file as string}`, "token");
+  // One leaked credential must not open more than one door.
+  if (new Set(hmacSecrets.values()).has(token)) throw new ConfigError(setting, "the metrics token equals an HMAC secret");
+  const hash = hashTokenText(token);
+  if (staticTokenHashes.has(hash)) throw new ConfigError(setting, "the metrics token equals a static MCP token");
+  return hash;
+}
+
+/**
  * Reads and validates every authentication setting. `dataDir` is the service's DATA_DIR: when no
  * HMAC secret is configured at all and it has no `operator.secret`, a bootstrap operator credential
  * is generated there (see operator-bootstrap.ts); an existing `operator.secret` is always loaded.
@@ -207,6 +243,7 @@ export function loadAuthConfig(env: Env, dataDir: string, options: { maxChalleng
     operatorActors.add(bootstrap.actorId);
   }
   const staticMcpTokenHashes = loadStaticTokens(env, secrets);
+  const metricsTokenHash = loadMetricsToken(env, secrets, staticMcpTokenHashes);
 
   const hmacSecrets = new Map<string, Buffer>();
   for (const [actorId, secret] of secrets) hmacSecrets.set(actorId, Buffer.from(secret, "utf8"));
@@ -222,6 +259,7 @@ export function loadAuthConfig(env: Env, dataDir: string, options: { maxChalleng
     hmacSecrets,
     staticMcpTokenHashes,
     operatorActors,
+    metricsTokenHash,
     maxChallenges,
     bootstrapNotice: bootstrap?.notice,
   };

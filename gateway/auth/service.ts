@@ -17,6 +17,7 @@ import type { AuthConfig } from "./config.js";
 import { Ed25519ProofAuthenticator } from "./ed25519-proof.js";
 import { verifyHmacRequest, type HmacRequest } from "./hmac.js";
 import type { IdentitySource } from "./identity-source.js";
+import { isMetricsToken } from "./metrics-token.js";
 import { authenticateStaticToken } from "./static-tokens.js";
 import type { AuthenticatedActor, AuthenticationChallenge, AuthenticationTokenGrant } from "./types.js";
 
@@ -109,6 +110,11 @@ export class AuthService {
       return actorId === undefined ? undefined : { actorId, credential: "hmac" };
     }
     return undefined;
+  }
+
+  /** Whether `token` is the configured metrics token (a credential for GET /metrics only). */
+  isMetricsToken(token: string): boolean {
+    return isMetricsToken(this.config.metricsTokenHash, token);
   }
 
   /** Spec §5.4. */

@@ -1,7 +1,24 @@
-/** The `provision` and `token` command-line commands. Secrets go to files (0600) or stdout, never logs. */
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from "node:fs";
+/**
+ * The `provision` and `token` command-line commands. Secrets go to files (0600) or stdout, never
+ * logs. Identity files go to `identities/` by default, a folder the repository's .gitignore keeps
+ * out of git (decisions.md T12), as does any `*.identity.json`.
+ */
+import { closeSync, existsSync, fchmodSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import * as path from "node:path";
-import { ServiceClient, type IdentityFile } from "./service-client.js";
+import { explainProvisionRefusal } from "./provision-refusal.js";
+import { ServiceClient, ServiceReplyError, type IdentityFile } from "./service-client.js";
+
+/** The CLI gives up on a request after this long rather than hang. */
+const REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_URL = "http://127.0.0.1:8080";
+/** Where `provision` writes when no --out is given: `identities/<principal>.identity.json`. */
+export const IDENTITIES_DIR = "identities";
+
+export function defaultIdentityPath(principalId: string): string {
+  // A principal id may hold any visible character; keep the file name to a safe set.
+  const safe = principalId.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_");
+  return path.join(IDENTITIES_DIR, `${safe}.identity.json`);
+}
 
 function operatorCredentials(file: string | undefined): { actorId: string; secret: string } {
   const envActor = process.env["SERVICE_HMAC_ACTOR"];
@@ -11,32 +28,79 @@ function operatorCredentials(file: string | undefined): { actorId: string; secre
   if (!existsSync(location)) {
     throw new Error(`no operator credentials: ${location} does not exist (pass --operator-secret-file, or set SERVICE_HMAC_ACTOR and SERVICE_HMAC_SECRET)`);
   }
-  const parsed = JSON.parse(readFileSync(location, "utf8")) as { actorId?: unknown; secret?: unknown };
-  if (typeof parsed.actorId !== "string" || typeof parsed.secret !== "string") throw new Error(`${location} is not {actorId, secret}`);
+  let parsed: { actorId?: unknown; secret?: unknown };
+  try {
+    parsed = JSON.parse(readFileSync(location, "utf8")) as { actorId?: unknown; secret?: unknown };
+  } catch {
+    throw new Error(`${location} is not JSON {"actorId", "secret"}`);
+  }
+  if (typeof parsed.actorId !== "string" || typeof parsed.secret !== "string") throw new Error(`${location} is not JSON {"actorId", "secret"}`);
   return { actorId: parsed.actorId, secret: parsed.secret };
 }
 
-export async function provisionCommand(options: { principal: string; actor?: string; keyId?: string; out: string; url: string; operatorSecretFile?: string }): Promise<void> {
-  if (existsSync(options.out)) throw new Error(`${options.out} exists; refusing to overwrite an identity file`);
-  const client = new ServiceClient(options.url.replace(/\/+$/, ""));
-  const identity = await client.provision(operatorCredentials(options.operatorSecretFile), {
-    principalId: options.principal,
-    ...(options.actor === undefined ? {} : { actorId: options.actor }),
-    ...(options.keyId === undefined ? {} : { keyId: options.keyId }),
-  });
-  // Create with mode 0600 from the start: the private key is never world-readable, not even briefly.
-  const fd = openSync(options.out, "wx", 0o600);
+/** Creates `file` with mode 0600 from the start (never readable by others, not even briefly). */
+function writePrivateFile(file: string, text: string): void {
+  const fd = openSync(file, "wx", 0o600);
   try {
-    writeSync(fd, `${JSON.stringify(identity, null, 2)}\n`);
+    // The umask can only take bits away from 0600; fchmod makes the mode exactly 0600 whatever it is.
+    fchmodSync(fd, 0o600);
+    writeSync(fd, text);
   } finally {
     closeSync(fd);
   }
-  process.stderr.write(`provisioned principal ${JSON.stringify(identity.principalId)} (actor ${JSON.stringify(identity.actorId)}, key ${JSON.stringify(identity.keyId)}) → ${options.out}\n`);
+}
+
+export async function provisionCommand(options: { principal: string; actor?: string; keyId?: string; out?: string; url: string; operatorSecretFile?: string }): Promise<void> {
+  const out = options.out ?? defaultIdentityPath(options.principal);
+  if (existsSync(out)) throw new Error(`${out} exists; refusing to overwrite an identity file`);
+  // Only the default folder is created (private to the user); a folder named in --out must exist.
+  if (options.out === undefined) mkdirSync(IDENTITIES_DIR, { recursive: true, mode: 0o700 });
+  else if (!existsSync(path.dirname(out))) throw new Error(`cannot write ${out}: folder ${path.dirname(out)} does not exist`);
+  const client = new ServiceClient(options.url.replace(/\/+$/, ""), fetch, { timeoutMs: REQUEST_TIMEOUT_MS });
+  const operator = operatorCredentials(options.operatorSecretFile);
+  const actorId = options.actor ?? options.principal;
+  const keyId = options.keyId ?? `${actorId}-key-1`;
+  let identity: IdentityFile;
+  try {
+    identity = await client.provision(operator, { principalId: options.principal, actorId, keyId });
+  } catch (error) {
+    if (!(error instanceof ServiceReplyError)) throw error;
+    throw new Error(await explainProvisionRefusal(client, { principalId: options.principal, actorId, keyId, operatorActorId: operator.actorId }, error));
+  }
+  writePrivateFile(out, `${JSON.stringify(identity, null, 2)}\n`);
+  process.stderr.write(`provisioned principal ${JSON.stringify(identity.principalId)} (actor ${JSON.stringify(identity.actorId)}, key ${JSON.stringify(identity.keyId)}) → ${out} (mode 0600, holds the private key)\n`);
+}
+
+function readIdentityFile(file: string): IdentityFile {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    throw new Error(`cannot read identity file ${file} (write one with \`market-service provision\`)`);
+  }
+  try {
+    const parsed = JSON.parse(text) as Partial<IdentityFile>;
+    if (typeof parsed.actorId === "string" && typeof parsed.keyId === "string" && typeof parsed.privateKey === "string") return parsed as IdentityFile;
+  } catch {
+    // reported below
+  }
+  throw new Error(`${file} is not an identity file written by \`market-service provision\``);
 }
 
 export async function tokenCommand(options: { identity: string; url?: string }): Promise<void> {
-  const identity = JSON.parse(readFileSync(options.identity, "utf8")) as IdentityFile;
-  const url = (options.url ?? identity.url ?? "http://127.0.0.1:8080").replace(/\/+$/, "");
-  const grant = await new ServiceClient(url).token(identity);
+  const identity = readIdentityFile(options.identity);
+  const url = (options.url ?? identity.url ?? DEFAULT_URL).replace(/\/+$/, "");
+  let grant: { accessToken: string };
+  try {
+    grant = await new ServiceClient(url, fetch, { timeoutMs: REQUEST_TIMEOUT_MS }).token(identity);
+  } catch (error) {
+    if (error instanceof ServiceReplyError && error.code === "unauthenticated") {
+      throw new Error(
+        `${url} did not accept actor ${JSON.stringify(identity.actorId)} with key ${JSON.stringify(identity.keyId)} (request authentication failed): ` +
+          "was this identity provisioned on this service, and is it still active?",
+      );
+    }
+    throw error;
+  }
   process.stdout.write(`${grant.accessToken}\n`);
 }

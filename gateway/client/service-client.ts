@@ -5,6 +5,7 @@
  */
 import { generateKeyPair, signSigningPayload } from "./ed25519.js";
 import { signHmacRequest } from "./hmac.js";
+import { unreachable } from "./unreachable.js";
 
 export type Credentials =
   | { kind: "none" }
@@ -30,10 +31,38 @@ export interface IdentityFile {
   privateKey: string;
 }
 
+/** The service answered, but not with success: its status and error body, kept for the caller. */
+export class ServiceReplyError extends Error {
+  override readonly name = "ServiceReplyError";
+  constructor(
+    /** What was being done, e.g. `provisioning`. */
+    readonly action: string,
+    readonly status: number,
+    /** The spec's error code, when the body was an error body. */
+    readonly code: string | undefined,
+    readonly serviceMessage: string,
+  ) {
+    super(`${action} failed: ${status}${code === undefined ? "" : ` ${code}`}: ${serviceMessage}`);
+  }
+
+  static of(action: string, response: ServiceResponse): ServiceReplyError {
+    const error = (response.body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+    const code = typeof error?.code === "string" ? error.code : undefined;
+    const message = typeof error?.message === "string" ? error.message : response.text.slice(0, 200);
+    return new ServiceReplyError(action, response.status, code, message);
+  }
+}
+
+export interface ServiceClientOptions {
+  /** Give up on a request after this long (the CLI sets it; tests and benchmarks wait). */
+  timeoutMs?: number;
+}
+
 export class ServiceClient {
   constructor(
     readonly baseUrl: string,
     private readonly fetchImpl: typeof fetch = fetch,
+    private readonly options: ServiceClientOptions = {},
   ) {}
 
   async request(method: "GET" | "POST" | "PUT" | "DELETE", pathAndQuery: string, body?: unknown, credentials: Credentials = { kind: "none" }, extraHeaders: Record<string, string> = {}): Promise<ServiceResponse> {
@@ -54,7 +83,19 @@ export class ServiceClient {
       headers["x-service-timestamp"] = signed["X-Service-Timestamp"];
       headers["authorization"] = signed.Authorization;
     }
-    const response = await this.fetchImpl(`${this.baseUrl}${pathAndQuery}`, { method, headers, ...(text === undefined ? {} : { body: text }) });
+    const { timeoutMs } = this.options;
+    let response: Response;
+    try {
+      response = await this.fetchImpl(`${this.baseUrl}${pathAndQuery}`, {
+        method,
+        headers,
+        ...(text === undefined ? {} : { body: text }),
+        ...(timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(timeoutMs) }),
+      });
+    } catch (error) {
+      // No HTTP answer at all: name the service and the cause instead of fetch's "fetch failed".
+      throw unreachable(this.baseUrl, error, timeoutMs);
+    }
     const responseText = await response.text();
     let parsed: unknown;
     try {
@@ -65,7 +106,11 @@ export class ServiceClient {
     return { status: response.status, headers: response.headers, body: parsed, text: responseText };
   }
 
-  /** Provision a principal, actor and a fresh key pair through the HMAC-signed admin endpoint. */
+  /**
+   * Provision a principal, actor and a fresh key pair through the HMAC-signed admin endpoint. The
+   * default command id names the key pair, so a retry of this call is idempotent and a later call
+   * (a new key pair) is decided on its content: an existing identity is `identity_conflict`.
+   */
   async provision(operator: { actorId: string; secret: string; timestampSeconds?: number }, ids: { principalId: string; actorId?: string; keyId?: string; commandId?: string }): Promise<IdentityFile> {
     const actorId = ids.actorId ?? ids.principalId;
     const keyId = ids.keyId ?? `${actorId}-key-1`;
@@ -73,20 +118,20 @@ export class ServiceClient {
     const response = await this.request(
       "POST",
       "/v1/admin/identities",
-      { commandId: ids.commandId ?? `provision-${actorId}-${keyId}`, principalId: ids.principalId, actorId, keyId, publicKey: keys.publicKey },
+      { commandId: ids.commandId ?? `provision-${keys.publicKey}`, principalId: ids.principalId, actorId, keyId, publicKey: keys.publicKey },
       { kind: "hmac", ...operator },
     );
-    if (response.status !== 201) throw new Error(`provisioning failed: ${response.status} ${response.text}`);
+    if (response.status !== 201) throw ServiceReplyError.of("provisioning", response);
     return { url: this.baseUrl, principalId: ids.principalId, actorId, keyId, privateKey: keys.privateKey };
   }
 
   /** The Ed25519 challenge → token flow (spec §5.1); resolves with the bearer token. */
   async token(identity: Pick<IdentityFile, "actorId" | "keyId" | "privateKey">): Promise<{ accessToken: string; expiresAt: string }> {
     const challenge = await this.request("POST", "/v1/auth/challenges", { actorId: identity.actorId, keyId: identity.keyId });
-    if (challenge.status !== 201) throw new Error(`challenge failed: ${challenge.status} ${challenge.text}`);
+    if (challenge.status !== 201) throw ServiceReplyError.of("challenge", challenge);
     const signature = signSigningPayload(challenge.body.signingPayload, identity.privateKey);
     const grant = await this.request("POST", "/v1/auth/tokens", { challengeId: challenge.body.id, nonce: challenge.body.nonce, signature });
-    if (grant.status !== 201) throw new Error(`token failed: ${grant.status} ${grant.text}`);
+    if (grant.status !== 201) throw ServiceReplyError.of("token", grant);
     return { accessToken: grant.body.accessToken, expiresAt: grant.body.expiresAt };
   }
 }

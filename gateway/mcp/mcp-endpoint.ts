@@ -24,7 +24,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import type { ApiReply, MarketApi } from "../market-api.js";
 import { jsonText } from "../runtime/shard-protocol.js";
 import { checkJsonValue } from "../validation/json-value.js";
-import { validationMessage } from "../validation/messages.js";
+import { validationMessage } from "../../engine/validation/field-message.js";
 import { TOOLS, type ToolDefinition } from "./tools.js";
 
 export type McpResponseMode = "json" | "sse";
@@ -112,7 +112,7 @@ export class McpEndpoint {
     const strict = checkJsonValue(args ?? {});
     if (!strict.ok) return errorResult("invalid_request", strict.message);
     const checked = tool.validate(strict.value);
-    if (!checked.success) return errorResult("invalid_request", validationMessage(checked.errors));
+    if (!checked.success) return errorResult("invalid_request", validationMessage(tool.validate, strict.value, checked.errors));
     try {
       return toolResult(await tool.run(this.options.api, actorId, checked.data));
     } catch (error) {

@@ -52,7 +52,7 @@ export const OPERATIONS: readonly OperationDoc[] = [
     ],
   },
   { method: "POST", pattern: "/mcp", operationId: "mcp", summary: "Streamable HTTP MCP endpoint (stateless): JSON-RPC requests; tools mirror the market operations.", tag: "mcp", auth: "credential", successStatus: 200, responseSchema: { mediaType: "application/json", description: "a JSON-RPC response (or text/event-stream in SSE mode)" }, errorStatuses: [400, 401, 405, 406] },
-  { method: "GET", pattern: "/metrics", operationId: "metrics", summary: "Prometheus metrics (text exposition format).", tag: "operations", auth: "none", successStatus: 200, responseSchema: { mediaType: "text/plain", description: "Prometheus text format 0.0.4" }, errorStatuses: [405] },
+  { method: "GET", pattern: "/metrics", operationId: "metrics", summary: "Prometheus metrics (text exposition format): the metrics token (METRICS_TOKEN) as a bearer token, or an operator actor's credential.", tag: "operations", auth: "operator", successStatus: 200, responseSchema: { mediaType: "text/plain", description: "Prometheus text format 0.0.4" }, errorStatuses: [401, 403, 405] },
   { method: "GET", pattern: "/openapi.json", operationId: "openapi", summary: "This document.", tag: "operations", auth: "none", successStatus: 200, responseSchema: { mediaType: "application/json", description: "OpenAPI 3.1 document" }, errorStatuses: [405] },
 ];
 
@@ -148,7 +148,7 @@ export function openApiDocument(options: { adminMounted: boolean }): Record<stri
     components: {
       schemas: closedSchemas,
       securitySchemes: {
-        bearer: { type: "http", scheme: "bearer", description: "Token from POST /v1/auth/tokens, or (on /mcp only) a static MCP token." },
+        bearer: { type: "http", scheme: "bearer", description: "Token from POST /v1/auth/tokens, or (on /mcp only) a static MCP token, or (on /metrics only) the metrics token." },
         serviceHmac: {
           type: "apiKey",
           in: "header",

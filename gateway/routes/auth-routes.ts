@@ -2,7 +2,7 @@
 import { fail } from "../http/errors.js";
 import type { HttpRoute } from "../http/route.js";
 import { validateCreateChallengeBody, validateIssueTokenBody } from "../validation/generated/bodies.js";
-import { validationMessage } from "../validation/messages.js";
+import { validationMessage } from "../../engine/validation/field-message.js";
 import { identityToHttpReply, readJsonBody, type RouteParts } from "./request-helpers.js";
 
 export function authRoutes(parts: RouteParts): HttpRoute[] {
@@ -11,8 +11,9 @@ export function authRoutes(parts: RouteParts): HttpRoute[] {
       method: "POST",
       pattern: "/v1/auth/challenges",
       handler: (request) => {
-        const checked = validateCreateChallengeBody(readJsonBody(request));
-        if (!checked.success) fail("invalid_request", validationMessage(checked.errors));
+        const body = readJsonBody(request);
+        const checked = validateCreateChallengeBody(body);
+        if (!checked.success) fail("invalid_request", validationMessage(validateCreateChallengeBody, body, checked.errors));
         return identityToHttpReply(parts.auth.createChallenge(checked.data, parts.clock.nowMs()));
       },
     },
@@ -20,8 +21,9 @@ export function authRoutes(parts: RouteParts): HttpRoute[] {
       method: "POST",
       pattern: "/v1/auth/tokens",
       handler: async (request) => {
-        const checked = validateIssueTokenBody(readJsonBody(request));
-        if (!checked.success) fail("invalid_request", validationMessage(checked.errors));
+        const body = readJsonBody(request);
+        const checked = validateIssueTokenBody(body);
+        if (!checked.success) fail("invalid_request", validationMessage(validateIssueTokenBody, body, checked.errors));
         return identityToHttpReply(await parts.auth.issueToken(checked.data, parts.clock.nowMs()));
       },
     },

@@ -7,7 +7,7 @@ import {
   validateProvisionIdentityBody,
   validateRevokeDelegationBody,
 } from "../validation/generated/bodies.js";
-import { validationMessage } from "../validation/messages.js";
+import { validationMessage } from "../../engine/validation/field-message.js";
 import { identityToHttpReply, readJsonBody, requireActor, type RouteParts } from "./request-helpers.js";
 
 export function identityRoutes(parts: RouteParts & { identity: IdentityStore }): HttpRoute[] {
@@ -17,8 +17,9 @@ export function identityRoutes(parts: RouteParts & { identity: IdentityStore }):
       pattern: "/v1/delegations",
       handler: async (request) => {
         const actor = requireActor(parts, request);
-        const checked = validateIssueDelegationBody(readJsonBody(request));
-        if (!checked.success) fail("invalid_request", validationMessage(checked.errors));
+        const body = readJsonBody(request);
+        const checked = validateIssueDelegationBody(body);
+        if (!checked.success) fail("invalid_request", validationMessage(validateIssueDelegationBody, body, checked.errors));
         return identityToHttpReply(await parts.identity.issueDelegation(actor.actorId, checked.data));
       },
     },
@@ -27,8 +28,9 @@ export function identityRoutes(parts: RouteParts & { identity: IdentityStore }):
       pattern: "/v1/delegations/:delegationId/revoke",
       handler: async (request) => {
         const actor = requireActor(parts, request);
-        const checked = validateRevokeDelegationBody(readJsonBody(request));
-        if (!checked.success) fail("invalid_request", validationMessage(checked.errors));
+        const body = readJsonBody(request);
+        const checked = validateRevokeDelegationBody(body);
+        if (!checked.success) fail("invalid_request", validationMessage(validateRevokeDelegationBody, body, checked.errors));
         const delegationId = request.params["delegationId"] ?? "";
         return identityToHttpReply(await parts.identity.revokeDelegation(actor.actorId, delegationId, checked.data), { delegationNotFound: 404 });
       },
@@ -42,8 +44,9 @@ export function identityRoutes(parts: RouteParts & { identity: IdentityStore }):
       handler: async (request) => {
         const actor = requireActor(parts, request);
         if (!parts.auth.isOperator(actor.actorId)) fail("forbidden", "only operator actors may provision identities");
-        const checked = validateProvisionIdentityBody(readJsonBody(request));
-        if (!checked.success) fail("invalid_request", validationMessage(checked.errors));
+        const body = readJsonBody(request);
+        const checked = validateProvisionIdentityBody(body);
+        if (!checked.success) fail("invalid_request", validationMessage(validateProvisionIdentityBody, body, checked.errors));
         return identityToHttpReply(await parts.identity.provisionIdentity(actor.actorId, checked.data));
       },
     });

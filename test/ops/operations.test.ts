@@ -1,6 +1,6 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
@@ -15,6 +15,7 @@ import { ConfigError } from "../../gateway/auth/config-error.js";
 const run = promisify(execFile);
 const SECRET = "operator-secret-0123456789-abcdefghijklmnop";
 const STATIC_TOKEN = "static-mcp-token-0123456789-abcdefghijklmnop";
+const METRICS_TOKEN = "metrics-token-0123456789-abcdefghijklmnopqrs";
 const lines: string[] = [];
 let service: RunningService;
 let dataDir: string;
@@ -23,7 +24,7 @@ const clock = new ManualClock(Date.parse("2026-05-01T10:00:00Z"));
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), "ops-"));
   service = await startService({
-    env: { DATA_DIR: dataDir, PORT: "0", SHARDS: "2", LOG_LEVEL: "debug", SERVICE_HMAC_SECRETS: `operator=${SECRET}`, SERVICE_OPERATOR_ACTORS: "operator", MCP_STATIC_TOKENS: `${STATIC_TOKEN}=agent` },
+    env: { DATA_DIR: dataDir, PORT: "0", SHARDS: "2", LOG_LEVEL: "debug", SERVICE_HMAC_SECRETS: `operator=${SECRET}`, SERVICE_OPERATOR_ACTORS: "operator", MCP_STATIC_TOKENS: `${STATIC_TOKEN}=agent`, METRICS_TOKEN },
     clock,
     controlledClock: true,
     log: (level, msg, fields) => lines.push(JSON.stringify({ level, msg, ...fields })),
@@ -83,7 +84,7 @@ describe("a full lifecycle: metrics and logs", () => {
     await client.request("POST", "/mcp", { jsonrpc: "2.0", id: 1, method: "tools/list" }, { kind: "bearer", token: STATIC_TOKEN }, { accept: "application/json, text/event-stream" });
     await client.request("GET", "/v1/markets/nope", undefined, { kind: "bearer", token: "wrong-token" });
 
-    const metrics = await (await fetch(`${service.url}/metrics`)).text();
+    const metrics = await (await fetch(`${service.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
     expect(metrics).toMatch(/market_http_requests_total\{route="\/v1\/markets\/:marketId\/sealed-bids",method="POST",status="200"\} 1/);
     expect(metrics).toMatch(/market_http_requests_total\{route="\/v1\/markets\/:marketId\/sealed-bids",method="POST",status="409"\} 1/);
     expect(metrics).toMatch(/market_http_request_duration_seconds_bucket\{le="0.01",route="\/v1\/markets",method="POST"\}/);
@@ -96,9 +97,64 @@ describe("a full lifecycle: metrics and logs", () => {
     const log = lines.join("\n");
     expect(log).toContain('"msg":"request"');
     expect(log).toContain('"route":"/v1/markets/:marketId/sealed-bids"');
-    for (const secret of [aliceToken, bobToken, SECRET, STATIC_TOKEN, alice.privateKey, bob.privateKey, String(bidAmount), String(bidAmount + 1)]) {
+    for (const secret of [aliceToken, bobToken, SECRET, STATIC_TOKEN, METRICS_TOKEN, alice.privateKey, bob.privateKey, String(bidAmount), String(bidAmount + 1)]) {
       expect(log).not.toContain(secret);
     }
+  });
+});
+
+describe("GET /metrics is not public (decisions.md T10)", () => {
+  const metrics = (headers: Record<string, string> = {}) => fetch(`${service.url}/metrics`, { headers });
+  const errorOf = async (response: Response) => ({ status: response.status, body: await response.json() });
+
+  it("refuses a request without credentials, or with a wrong token, as 401 unauthenticated", async () => {
+    for (const headers of [{}, { authorization: "Bearer not-the-metrics-token-0123456789-abcdef" }, { authorization: `Basic ${Buffer.from(`x:${METRICS_TOKEN}`).toString("base64")}` }]) {
+      expect(await errorOf(await metrics(headers))).toEqual({ status: 401, body: { error: { code: "unauthenticated", message: "request authentication failed" } } });
+    }
+  });
+
+  it("serves the metrics token (Prometheus' bearer credential) and an operator's HMAC-signed request", async () => {
+    const withToken = await metrics({ authorization: `Bearer ${METRICS_TOKEN}` });
+    expect(withToken.status).toBe(200);
+    expect(withToken.headers.get("content-type")).toMatch(/^text\/plain/);
+    expect(await withToken.text()).toContain("market_http_requests_total");
+    const ts = Math.floor(clock.nowMs() / 1000);
+    const asOperator = await new ServiceClient(service.url).request("GET", "/metrics", undefined, { kind: "hmac", actorId: "operator", secret: SECRET, timestampSeconds: ts });
+    expect(asOperator.status).toBe(200);
+    expect(asOperator.text).toContain("market_shard_commit_seconds");
+  });
+
+  it("refuses an authenticated actor that is no operator as 403 forbidden", async () => {
+    const client = new ServiceClient(service.url);
+    const ts = Math.floor(clock.nowMs() / 1000);
+    const carol = await client.provision({ actorId: "operator", secret: SECRET, timestampSeconds: ts }, { principalId: "carol" });
+    const token = (await client.token(carol)).accessToken;
+    expect(await errorOf(await metrics({ authorization: `Bearer ${token}` }))).toEqual({
+      status: 403,
+      body: { error: { code: "forbidden", message: "only the metrics token or an operator actor may read /metrics" } },
+    });
+  });
+
+  it("accepts the metrics token nowhere else", async () => {
+    const auth = { authorization: `Bearer ${METRICS_TOKEN}` };
+    expect((await fetch(`${service.url}/v1/markets/any`, { headers: auth })).status).toBe(401);
+    const mcp = await fetch(`${service.url}/mcp`, { method: "POST", headers: { ...auth, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+    expect(mcp.status).toBe(401);
+  });
+
+  it("reads METRICS_TOKEN_FILE and refuses a weak or reused token, naming the setting", async () => {
+    const { loadAuthConfig } = await import("../../gateway/auth/config.js");
+    const file = path.join(dataDir, "metrics.token");
+    writeFileSync(file, `${METRICS_TOKEN}\n`);
+    const fromFile = loadAuthConfig({ METRICS_TOKEN_FILE: file, SERVICE_HMAC_SECRETS: `operator=${SECRET}` }, dataDir);
+    const inline = loadAuthConfig({ METRICS_TOKEN, SERVICE_HMAC_SECRETS: `operator=${SECRET}` }, dataDir);
+    expect(fromFile.metricsTokenHash).toBeDefined();
+    expect(fromFile.metricsTokenHash).toBe(inline.metricsTokenHash);
+    expect(() => loadAuthConfig({ METRICS_TOKEN: "short", SERVICE_HMAC_SECRETS: `operator=${SECRET}` }, dataDir)).toThrow(/^METRICS_TOKEN: .*32 to 1024 visible ASCII/);
+    expect(() => loadAuthConfig({ METRICS_TOKEN: SECRET, SERVICE_HMAC_SECRETS: `operator=${SECRET}` }, dataDir)).toThrow(/METRICS_TOKEN: the metrics token equals an HMAC secret/);
+    expect(() => loadAuthConfig({ METRICS_TOKEN: STATIC_TOKEN, MCP_STATIC_TOKENS: `${STATIC_TOKEN}=agent`, SERVICE_HMAC_SECRETS: `operator=${SECRET}` }, dataDir)).toThrow(/equals a static MCP token/);
+    expect(() => loadAuthConfig({ METRICS_TOKEN, METRICS_TOKEN_FILE: file, SERVICE_HMAC_SECRETS: `operator=${SECRET}` }, dataDir)).toThrow(/not both/);
+    expect(() => loadAuthConfig({ METRICS_TOKEN_FILE: path.join(dataDir, "missing"), SERVICE_HMAC_SECRETS: `operator=${SECRET}` }, dataDir)).toThrow(/METRICS_TOKEN_FILE: file .* cannot be read/);
   });
 });
 

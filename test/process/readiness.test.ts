@@ -10,6 +10,7 @@ import { createServer, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { STARTING_MESSAGE, STOPPING_MESSAGE } from "../../gateway/readiness.js";
 import { startService, type RunningService } from "../../gateway/service.js";
 import type { ShardWorkerSource } from "../../gateway/runtime/shard-host.js";
 import { eventually } from "./support.js";
@@ -74,7 +75,7 @@ describe("readiness", () => {
 
     const ready = await get(base, "/readyz");
     expect(ready).toMatchObject({ status: 503, retryAfter: "1", body: { error: { code: "service_unavailable" } } });
-    expect(ready.body.error?.message).toContain("starting");
+    expect(ready.body.error?.message).toBe(STARTING_MESSAGE);
     expect(await get(base, "/healthz")).toMatchObject({ status: 503, body: { error: { code: "service_unavailable" } } });
     expect(await get(base, "/v1/markets/m-1")).toMatchObject({ status: 503, retryAfter: "1", body: { error: { code: "service_unavailable" } } });
     const post = await fetch(`${base}/v1/auth/challenges`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"actorId":"a","keyId":"k"}' });
@@ -127,7 +128,7 @@ describe("readiness", () => {
     await eventually(() => received.includes("\r\n\r\n{"), 5000, "the /readyz answer");
     expect(received).toMatch(/^HTTP\/1\.1 503 /);
     expect(received.toLowerCase()).toContain("retry-after: 1");
-    expect(received).toContain('"message":"the service is stopping"');
+    expect(received).toContain(`"message":"${STOPPING_MESSAGE}"`);
     holder.destroy();
     asker.destroy();
     await closing;

@@ -1,0 +1,80 @@
+/**
+ * When a request never got an answer, say which service could not be reached and why, in words a
+ * person can act on: fetch itself only says `fetch failed`, with the cause a level down
+ * (`ECONNREFUSED`, `ENOTFOUND`, a TLS code, a timeout).
+ */
+
+/** Cause code → what it means, and what to try. */
+const CAUSES: Readonly<Record<string, { what: string; hint: string }>> = {
+  ECONNREFUSED: { what: "connection refused", hint: "is the service running, and on this port?" },
+  ENOTFOUND: { what: "host not found", hint: "check the host name in the URL" },
+  EAI_AGAIN: { what: "host name lookup failed for now", hint: "check DNS, then try again" },
+  ETIMEDOUT: { what: "connection timed out", hint: "is the host reachable, and the port open?" },
+  UND_ERR_CONNECT_TIMEOUT: { what: "connection timed out", hint: "is the host reachable, and the port open?" },
+  ECONNRESET: { what: "connection reset", hint: "does the URL's scheme (http or https) match the service?" },
+  UND_ERR_SOCKET: { what: "connection closed by the other side", hint: "does the URL's scheme (http or https) match the service?" },
+  EHOSTUNREACH: { what: "host unreachable", hint: "check the network route to the host" },
+  ENETUNREACH: { what: "network unreachable", hint: "check the network route to the host" },
+  EPROTO: { what: "TLS handshake failed", hint: "does the URL's scheme (http or https) match the service?" },
+  ERR_SSL_WRONG_VERSION_NUMBER: { what: "TLS handshake failed", hint: "the service may speak plain http: check the URL's scheme" },
+  DEPTH_ZERO_SELF_SIGNED_CERT: { what: "self-signed TLS certificate", hint: "trust it with NODE_EXTRA_CA_CERTS" },
+  SELF_SIGNED_CERT_IN_CHAIN: { what: "TLS certificate chain not trusted", hint: "trust its CA with NODE_EXTRA_CA_CERTS" },
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: { what: "TLS certificate not trusted", hint: "trust its CA with NODE_EXTRA_CA_CERTS" },
+  CERT_HAS_EXPIRED: { what: "TLS certificate expired", hint: "renew the service's certificate" },
+  ERR_TLS_CERT_ALTNAME_INVALID: { what: "TLS certificate is for another host name", hint: "use the host name the certificate names" },
+};
+
+/** The first error code found on `error` or its causes (fetch wraps the socket error). */
+function causeCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current !== null && typeof current === "object"; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    const errors = (current as { errors?: unknown }).errors;
+    if (Array.isArray(errors)) {
+      const inner = errors.map(causeCode).find((found) => found !== undefined);
+      if (inner !== undefined) return inner;
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function causeText(error: unknown): string {
+  let current: unknown = error;
+  let text = error instanceof Error ? error.message : String(error);
+  for (let depth = 0; depth < 4 && current instanceof Error; depth += 1) {
+    text = current.message;
+    current = current.cause;
+  }
+  return text;
+}
+
+/** A request to the service that got no HTTP answer at all. */
+export class ServiceUnreachableError extends Error {
+  override readonly name = "ServiceUnreachableError";
+  constructor(
+    readonly url: string,
+    readonly causeCode: string | undefined,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * `cannot reach http://127.0.0.1:8080 (connection refused, ECONNREFUSED): is the service running,
+ * and on this port?`
+ */
+export function unreachable(url: string, error: unknown, timeoutMs: number | undefined): ServiceUnreachableError {
+  const name = error instanceof Error ? error.name : "";
+  if (name === "TimeoutError" || name === "AbortError") {
+    const within = timeoutMs === undefined ? "in time" : `within ${timeoutMs / 1000} s`;
+    return new ServiceUnreachableError(url, "timeout", `cannot reach ${url} (no answer ${within}): is the service overloaded, or the address wrong?`);
+  }
+  const code = causeCode(error);
+  const known = code === undefined ? undefined : CAUSES[code];
+  if (known !== undefined) return new ServiceUnreachableError(url, code, `cannot reach ${url} (${known.what}, ${code}): ${known.hint}`);
+  const detail = code === undefined ? causeText(error) : `${code}: ${causeText(error)}`;
+  return new ServiceUnreachableError(url, code, `cannot reach ${url} (${detail})`);
+}
