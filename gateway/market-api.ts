@@ -220,7 +220,3 @@ export class MarketApi {
 function ok200(reply: { ok: true; json: string | Buffer } | { ok: false; code: ErrorCode; message: string }): ApiReply {
   return reply.ok ? { ok: true, status: 200, json: reply.json } : reply;
 }
-
-export const MARKET_OPERATION_TARGET: Readonly<Record<MarketOperation, "body" | "marketId" | "commitmentId">> = Object.fromEntries(
-  Object.entries(OPERATIONS).map(([op, spec]) => [op, spec.target]),
-) as Record<MarketOperation, "body" | "marketId" | "commitmentId">;

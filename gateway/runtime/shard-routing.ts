@@ -3,7 +3,6 @@
  * Stable across processes, platforms and versions; changing it would strand every existing market,
  * which is why the shard count is recorded in the data directory (cluster-meta.ts).
  */
-import { parseCommitmentId } from "../../engine/ids.js";
 
 const FNV_OFFSET_BASIS = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -19,10 +18,4 @@ export function fnv1a32(text: string): number {
 
 export function shardOfMarket(marketId: string, shardCount: number): number {
   return fnv1a32(marketId) % shardCount;
-}
-
-/** The shard owning the market a commitment id names; undefined for an id we cannot have produced. */
-export function shardOfCommitment(commitmentId: string, shardCount: number): number | undefined {
-  const parsed = parseCommitmentId(commitmentId);
-  return parsed === undefined ? undefined : shardOfMarket(parsed.marketId, shardCount);
 }
