@@ -169,6 +169,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
           status: info.status,
           latencyMs: Math.round(info.durationMs * 1000) / 1000,
           ...(info.aborted ? { aborted: true } : {}),
+          // A reply written but dropped with its connection by uWS (docs/http.md): what it was.
+          ...(info.droppedStatus === undefined ? {} : { droppedStatus: info.droppedStatus }),
         });
       },
       ...(config.tlsCertFile === undefined ? {} : { tlsCertFile: config.tlsCertFile }),
