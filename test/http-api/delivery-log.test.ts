@@ -3,7 +3,8 @@
  * replies uWS dropped with the connection are logged and counted as status 0 (aborted), with the
  * status that was written as `droppedStatus` in the log. Real service (shard workers, durable logs
  * in a temp dir), raw sockets, the log captured through startService's `log` option, metrics read
- * from GET /metrics.
+ * from GET /metrics. Also pipelining through the real service (issue 25 §3b): a shard-bound MCP call,
+ * then a request written once the call is pending, both answered in order.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
@@ -124,5 +125,31 @@ describe("the access log and metrics count only what was written", () => {
     expect(await logLine("svc-ok")).toMatchObject({ route: "/healthz", status: 200 });
     expect((await logLine("svc-ok"))["aborted"]).toBeUndefined();
     expect(await requestsCounted("/healthz", "GET", 200)).toBe(before + 1);
+  });
+});
+
+describe("pipelining through the real service", () => {
+  it("an MCP tools/call that goes to a shard, then a sync request in a later write: both answered, in order", async () => {
+    for (let i = 0; i < 5; i++) {
+      const socket = net.connect(service.port, "127.0.0.1");
+      await new Promise((resolve) => socket.once("connect", resolve));
+      let raw = Buffer.alloc(0);
+      let closed = false;
+      socket.on("data", (data) => (raw = Buffer.concat([raw, data])));
+      socket.on("close", () => (closed = true));
+      socket.on("error", () => undefined);
+      socket.write(mcpPost(createMarketCall(`pipelined-${i}`), `pipe-${i}-a`));
+      // Once the command waits on its shard (an fsync away), the answer is pending: write the next one.
+      while (service.runtime.pendingByShard().every((depth) => depth === 0) && raw.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      socket.write(`GET /healthz HTTP/1.1\r\nHost: x\r\nx-request-id: pipe-${i}-b\r\n\r\n`);
+      while (parseResponses(raw).length < 2 && !closed) await new Promise((resolve) => setImmediate(resolve));
+      const responses = parseResponses(raw);
+      expect(responses.map((r) => [r.status, r.headers.get("x-request-id")]), `try ${i}`).toEqual([
+        [200, `pipe-${i}-a`],
+        [200, `pipe-${i}-b`],
+      ]);
+      expect(JSON.parse(responses[0]?.body ?? "{}").result?.structuredContent?.market?.state).toBe("draft");
+      socket.destroy();
+    }
   });
 });
