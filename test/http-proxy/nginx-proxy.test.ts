@@ -254,6 +254,19 @@ describe("what uWS never answers, answered by the proxy", () => {
     expect(await answer(request("GET /healthz HTTP/1.1", fields(100)))).toMatchObject({ status: 200 });
   });
 
+  it("heads over 4 KiB: HTTP/1.0 padded, 49 fields padded, a valid 8 KiB head in two writes", async () => {
+    const pad = `X-Pad: ${"p".repeat(4200)}`;
+    expect(await answer(request("GET /healthz HTTP/1.0", ["Host: x", pad]))).toMatchObject({ status: 200 });
+    expect(await answer(request("GET /healthz HTTP/1.1", fields(49).map((f, i) => (i === 1 ? pad : f))))).toMatchObject({ status: 200 });
+    const head = request("GET /healthz HTTP/1.1", ["Host: x", `X-Pad: ${"p".repeat(8 * 1024)}`]);
+    const split = await viaProxy(async (socket) => {
+      socket.write(head.slice(0, 4 * 1024));
+      await new Promise((resolve) => setImmediate(resolve));
+      socket.write(head.slice(4 * 1024));
+    });
+    expect(split.responses.map((r) => r.status)).toEqual([200]);
+  });
+
   it("malformed request lines and fields, smuggling-shaped framing, no Host: 400", async () => {
     const cases = [
       request("GET /a b c HTTP/1.1"),
