@@ -251,12 +251,13 @@ function handleRoute(exchange: Exchange, req: HttpRequest, route: PreparedRoute,
       return;
     }
 
+    // An empty Content-Length is no body to uWS, but not a valid header (RFC 9112 §6.3).
+    if (headers.get("content-length") === "") return exchange.writeError("invalid_request", "invalid Content-Length", true);
+    // A declared length (0 included) is checked against what arrives; a chunked body has none.
     const declaredBytes = framing.kind === "length" ? framing.bytes : framing.kind === "none" && headers.has("content-length") ? 0 : undefined;
-    if (framing.kind === "none" && headers.get("content-length") === "") {
-      return exchange.writeError("invalid_request", "invalid Content-Length", true);
+    if (declaredBytes !== undefined && declaredBytes > route.maxBodyBytes) {
+      return refuse(exchange, framing, limits, "invalid_request", `request body exceeds ${describeBytes(route.maxBodyBytes)}`);
     }
-    const tooLarge = `request body exceeds ${describeBytes(route.maxBodyBytes)}`;
-    if (declaredBytes !== undefined && declaredBytes > route.maxBodyBytes) return refuse(exchange, framing, limits, "invalid_request", tooLarge);
     readBody(exchange, route.maxBodyBytes, declaredBytes, discardBounds(limits), {
       onBody: (bytes) => {
         // The body is complete: if the answer waits on the event loop, pause reading until then.
