@@ -11,7 +11,7 @@ export class ServiceMetrics {
   readonly registry = new Registry();
   private readonly requests = new RequestCounter<ResponseInfo>(
     "market_http_requests_total",
-    "HTTP requests by route template, method and status (0: the client left before the reply).",
+    "HTTP requests by route template, method and status the client got (0: none reached it: it left first, or the reply was dropped with the connection).",
     (info) => ({ route: info.route, method: info.method, status: String(info.status) }),
   );
   private readonly latency = new RequestHistogram<ResponseInfo>(

@@ -157,6 +157,8 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
           status: info.status,
           latencyMs: Math.round(info.durationMs * 1000) / 1000,
           ...(info.aborted ? { aborted: true } : {}),
+          // A reply written but dropped with its connection by uWS (docs/http.md): what it was.
+          ...(info.droppedStatus === undefined ? {} : { droppedStatus: info.droppedStatus }),
         });
       },
       ...(config.tlsCertFile === undefined ? {} : { tlsCertFile: config.tlsCertFile }),

@@ -5,50 +5,111 @@
  *   copied before returning.
  * - With a Content-Length the body goes straight into one preallocated buffer (no concatenation);
  *   a chunked body collects its chunks.
- * - The limit is checked before copying: the chunk that would cross it is not buffered, the caller
- *   replies 400 at once and closes the connection, which stops uWS from reading the rest (replying
- *   without closing would make uWS read and discard the remainder, however large).
+ * - A body that breaks a limit (over the route's limit, longer or shorter than its Content-Length)
+ *   is not refused at once: the rest is read and dropped without copying, and the refusal is
+ *   answered when the last chunk arrived. A client that is still sending when the server answers
+ *   and closes gets a reset on its write, and fetch/undici then report a network error instead of
+ *   the status (docs/http.md, "Request lifecycle"). Discarding is bounded in bytes and time
+ *   (`DiscardBounds`); past either bound the connection is closed without an answer.
  */
 import type { Exchange } from "./exchange.js";
 
 export interface BodyCallbacks {
   /** The complete body, exactly as received. */
   onBody(bytes: Buffer): void;
-  /** The body crossed `maxBodyBytes` (or disagreed with its Content-Length); nothing more is read. */
+  /** The body broke a limit; it was read to its end and dropped. The caller answers and closes. */
   onRefused(message: string): void;
+  /** Discarding passed one of its bounds: the caller closes the connection without an answer. */
+  onAbandoned(reason: string): void;
   /** Something threw while reading; the caller answers 500. */
   onFailure(thrown: unknown): void;
+}
+
+/** How much of a refused body the server reads (and drops) so that the client sees the answer. */
+export interface DiscardBounds {
+  /** Bytes dropped after the refusal; a declared Content-Length above this is not read at all. */
+  maxBytes: number;
+  /** Time from the refusal to the last chunk. */
+  maxMs: number;
 }
 
 const EMPTY = Buffer.alloc(0);
 
 /**
- * Starts reading. `declaredBytes` is the parsed Content-Length (already checked against the
- * limit), or undefined for a chunked body.
+ * Starts reading. `declaredBytes` is the parsed Content-Length, or undefined for a chunked body.
+ * When `refusal` is given (a Content-Length over the limit, a request refused before its body) the
+ * whole body is discarded and `onRefused(refusal)` follows its last chunk.
  */
-export function readBody(exchange: Exchange, maxBodyBytes: number, declaredBytes: number | undefined, callbacks: BodyCallbacks): void {
+export function readBody(
+  exchange: Exchange,
+  maxBodyBytes: number,
+  declaredBytes: number | undefined,
+  bounds: DiscardBounds,
+  callbacks: BodyCallbacks,
+  refusal?: string,
+): void {
   let receivedBytes = 0;
   let finished = false;
-  const preallocated = declaredBytes === undefined || declaredBytes === 0 ? undefined : Buffer.allocUnsafe(declaredBytes);
+  let preallocated: Buffer | undefined;
   let chunks: Buffer[] | undefined;
+  /** Set once the body is refused: from then on chunks are counted, not copied. */
+  let refusedWith: string | undefined;
+  let discardedBytes = 0;
+  let timer: NodeJS.Timeout | undefined;
+
+  const stop = (): void => {
+    finished = true;
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    preallocated = undefined;
+    chunks = undefined;
+  };
+  const abandon = (reason: string): void => {
+    stop();
+    callbacks.onAbandoned(reason);
+  };
+  const refuse = (message: string): void => {
+    refusedWith = message;
+    preallocated = undefined;
+    chunks = undefined;
+    timer = setTimeout(() => {
+      if (!finished && exchange.open) abandon(`request body still arriving ${bounds.maxMs} ms after it was refused`);
+    }, bounds.maxMs);
+    timer.unref();
+  };
+
+  // A timer must not outlive a client that left (nor keep its closure alive).
+  exchange.onAbort(stop);
+  if (refusal !== undefined) refuse(refusal);
+  else if (declaredBytes !== undefined && declaredBytes > 0) preallocated = Buffer.allocUnsafe(declaredBytes);
 
   exchange.res.onData((chunk, isLast) => {
     // This is a uWS callback: it must never throw.
     try {
       if (finished || !exchange.open) return;
       const chunkBytes = chunk.byteLength;
-      if (receivedBytes + chunkBytes > maxBodyBytes) {
-        finished = true;
-        callbacks.onRefused(`request body exceeds ${describeBytes(maxBodyBytes)}`);
+      if (refusedWith === undefined) {
+        if (receivedBytes + chunkBytes > maxBodyBytes) {
+          refuse(`request body exceeds ${describeBytes(maxBodyBytes)}`);
+        } else if (declaredBytes !== undefined && receivedBytes + chunkBytes > declaredBytes) {
+          // uWS frames a Content-Length body itself, so this is a guard against our own bug.
+          refuse("request body is longer than its Content-Length");
+        }
+      }
+      if (refusedWith !== undefined) {
+        discardedBytes += chunkBytes;
+        if (discardedBytes > bounds.maxBytes) {
+          abandon(`request body went on past ${describeBytes(bounds.maxBytes)} after it was refused`);
+          return;
+        }
+        if (!isLast) return;
+        const message = refusedWith;
+        stop();
+        callbacks.onRefused(message);
         return;
       }
       if (chunkBytes > 0) {
         if (preallocated !== undefined) {
-          if (receivedBytes + chunkBytes > preallocated.length) {
-            finished = true;
-            callbacks.onRefused("request body is longer than its Content-Length");
-            return;
-          }
           preallocated.set(new Uint8Array(chunk), receivedBytes);
         } else {
           const copy = Buffer.allocUnsafe(chunkBytes);
@@ -58,14 +119,15 @@ export function readBody(exchange: Exchange, maxBodyBytes: number, declaredBytes
         receivedBytes += chunkBytes;
       }
       if (!isLast) return;
-      finished = true;
+      const body = preallocated ?? concat(chunks, receivedBytes);
+      stop();
       if (declaredBytes !== undefined && receivedBytes !== declaredBytes) {
         callbacks.onRefused("request body is shorter than its Content-Length");
         return;
       }
-      callbacks.onBody(preallocated ?? concat(chunks, receivedBytes));
+      callbacks.onBody(body);
     } catch (error) {
-      finished = true;
+      stop();
       callbacks.onFailure(error);
     }
   });

@@ -8,9 +8,17 @@
  * - every write happens inside `res.cork` (one syscall per response, and no uWS warning when a
  *   reply is written after an await);
  * - nothing here throws: a failure while writing is logged and swallowed.
+ *
+ * It also reports each request once to the observer (access log, metrics) with what the client got:
+ * a reply given while uWS still parses its read is reported at the end of the turn, or as lost when
+ * uWS dropped the connection in that read (delivery.ts); and it pauses reading while its answer is
+ * pending, resuming in the cork that writes the answer (paused-reads.ts).
  */
+import type { DeliveryTracker, TrackedReply } from "./delivery.js";
 import { errorBody, type ErrorCode, HttpError, INTERNAL_ERROR_MESSAGE, statusForErrorCode } from "./errors.js";
 import { describeThrown, type LogFn, safeLog } from "./log.js";
+import type { LoopTurn } from "./loop-turn.js";
+import type { PausableReads, PausedReads } from "./paused-reads.js";
 import { REQUEST_ID_HEADER } from "./request-id.js";
 import type { HttpReply, ResponseObserver, StreamReply } from "./route.js";
 import { statusLine } from "./status-line.js";
@@ -43,12 +51,33 @@ const HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
 /** Visible ASCII, space and tab; in particular no CR/LF (header injection). */
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 
-export class Exchange {
+/** The per-server machinery every exchange of that server shares. */
+export interface ExchangeContext {
+  readonly log: LogFn;
+  readonly observer: ResponseObserver | undefined;
+  readonly turn: LoopTurn;
+  readonly delivery: DeliveryTracker;
+  readonly pausedReads: PausedReads;
+}
+
+export class Exchange implements TrackedReply, PausableReads {
   aborted = false;
   responded = false;
   requestId = "";
   /** The route pattern, for logs ("-" until a route is known). */
   route = "-";
+  /** The peer's IP address as text (the proxy's, behind a proxy). */
+  readonly peer: string;
+  /** The event-loop turn the request arrived in (loop-turn.ts). */
+  readonly turn: number;
+  repliedInItsTurn = false;
+  private readonly log: LogFn;
+  /** Reading is paused until the answer is written (paused-reads.ts). */
+  private paused = false;
+  /** Called once when the client goes away (before or during the reply). */
+  private abortHooks: (() => void)[] | undefined;
+  /** A reply written in the request's turn, whose report waits for the turn's end (delivery.ts). */
+  private deferred: { status: number; durationMs: number } | undefined;
   /** A streaming write waiting for `onWritable`, woken by an abort instead. */
   private onAbortedOnce: (() => void) | undefined;
   /** The streaming write `onWritable` wakes next (see `writable`). */
@@ -59,35 +88,132 @@ export class Exchange {
 
   constructor(
     readonly res: HttpResponse,
-    private readonly log: LogFn,
-    private readonly observer: ResponseObserver | undefined = undefined,
+    private readonly context: ExchangeContext,
     readonly method = "-",
   ) {
+    this.log = context.log;
     res.onAborted(() => {
       this.aborted = true;
+      if (this.paused) {
+        this.paused = false;
+        context.pausedReads.forget(this);
+      }
       const wake = this.onAbortedOnce;
       this.onAbortedOnce = undefined;
       wake?.();
+      const hooks = this.abortHooks;
+      this.abortHooks = undefined;
+      if (hooks !== undefined) for (const hook of hooks) hook();
+      if (!this.responded) context.delivery.aborted(this);
       // A client gone before any reply: report it now (a streaming reply reports when it stops).
       if (!this.responded) this.report(0);
     });
+    // Copied now: `res` may not be touched once answered or aborted.
+    this.peer = Buffer.from(res.getRemoteAddressAsText()).toString("latin1");
+    this.turn = context.turn.id;
+    context.delivery.arrived(this);
   }
 
-  /** Tell the observer about this request, exactly once. Never throws. */
+  /** Runs `hook` when the client goes away (never after the reply was fully written). */
+  onAbort(hook: () => void): void {
+    (this.abortHooks ??= []).push(hook);
+  }
+
+  /**
+   * Tell the observer about this request, exactly once. Never throws. A reply written in the
+   * request's own turn may still be dropped with the connection (delivery.ts): its report waits.
+   */
   private report(status: number): void {
-    if (this.reported || this.observer === undefined) return;
+    if (this.reported || this.deferred !== undefined) return;
+    const durationMs = performance.now() - this.startedMs;
+    if (status !== 0 && !this.aborted && this.turn === this.context.turn.id) {
+      this.repliedInItsTurn = true;
+      this.deferred = { status, durationMs };
+      this.context.delivery.defer(this);
+      return;
+    }
+    this.emit(status, durationMs, this.aborted, undefined);
+  }
+
+  /** delivery.ts: the reply given in the request's turn left with the read. */
+  confirmDelivery(): void {
+    const deferred = this.deferred;
+    if (deferred !== undefined) this.emit(deferred.status, deferred.durationMs, false, undefined);
+  }
+
+  /** delivery.ts: uWS dropped the connection, and with it the reply, in the read that carried it. */
+  reportLost(): void {
+    const deferred = this.deferred;
+    if (deferred === undefined) return;
+    safeLog(this.log, "debug", "reply dropped with its connection", { requestId: this.requestId, route: this.route, status: deferred.status });
+    this.emit(0, deferred.durationMs, true, deferred.status);
+  }
+
+  private emit(status: number, durationMs: number, aborted: boolean, droppedStatus: number | undefined): void {
+    if (this.reported) return;
     this.reported = true;
+    const observer = this.context.observer;
+    if (observer === undefined) return;
     try {
-      this.observer({
+      observer({
         requestId: this.requestId,
         method: this.method,
         route: this.route,
         status,
-        durationMs: performance.now() - this.startedMs,
-        aborted: this.aborted,
+        durationMs,
+        aborted,
+        ...(droppedStatus === undefined ? {} : { droppedStatus }),
       });
     } catch (error) {
       safeLog(this.log, "error", "response observer failed", { requestId: this.requestId, error: describeThrown(error) });
+    }
+  }
+
+  /** The request is complete and its answer will come later: pause reading (paused-reads.ts). */
+  awaitAnswer(): void {
+    if (this.open) this.context.pausedReads.pauseAtTurnEnd(this);
+  }
+
+  /** paused-reads.ts: stop reading this connection until the answer. */
+  pauseReading(): void {
+    if (!this.open || this.paused) return;
+    try {
+      this.res.pause();
+      this.paused = true;
+    } catch (error) {
+      safeLog(this.log, "error", "pausing a connection failed", { requestId: this.requestId, error: describeThrown(error) });
+    }
+  }
+
+  /** Resumes reading if paused: inside the cork that writes the answer, or when a pause lasted too
+   * long (paused-reads.ts). uWS restores the events saved by `pause`, so never resume unpaused. */
+  resumeReading(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.context.pausedReads.forget(this);
+    if (this.aborted) return;
+    this.res.resume();
+  }
+
+  /**
+   * uWS will close the connection as soon as the handler returns (server.ts `awaitDrop`), dropping
+   * anything written: write nothing, and let `onAborted` report the request. If the connection is
+   * still open at the end of the turn, `fallback` answers after all.
+   */
+  awaitDrop(fallback: () => void): void {
+    this.context.turn.atEnd(() => {
+      if (this.open) fallback();
+    });
+  }
+
+  /** Closes the connection without an answer (a refused body that would not end). */
+  closeConnection(reason: string): void {
+    if (!this.open) return;
+    safeLog(this.log, "info", "connection closed without a reply", { requestId: this.requestId, route: this.route, reason });
+    try {
+      this.res.close(); // onAborted runs inside: the request is reported as aborted (status 0)
+    } catch (error) {
+      safeLog(this.log, "error", "closing a connection failed", { requestId: this.requestId, error: describeThrown(error) });
     }
   }
 
@@ -128,6 +254,7 @@ export class Exchange {
         return;
       }
       res.cork(() => {
+        this.resumeReading();
         this.writeHead(line, headers);
         // A HEAD response has no content (RFC 9110 §9.3.2): sending the body would desynchronize a
         // keep-alive connection. uWS treats a reported length as a response still to be written (a
@@ -194,7 +321,10 @@ export class Exchange {
     // A client that leaves mid-body is reported then (as aborted); onWritable never fires again.
     this.onAbortedOnce = () => this.report(status);
     try {
-      res.cork(() => this.writeHead(line, headers));
+      res.cork(() => {
+        this.resumeReading();
+        this.writeHead(line, headers);
+      });
       if (!pump()) {
         res.onWritable(() => {
           try {
@@ -244,6 +374,7 @@ export class Exchange {
       }
       this.responded = true;
       res.cork(() => {
+        this.resumeReading();
         res.writeStatus(line);
         res.writeHeader("content-type", reply.contentType);
         res.writeHeader("cache-control", CACHE_CONTROL);

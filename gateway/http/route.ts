@@ -57,16 +57,22 @@ export interface StreamReply {
 
 export type HttpReply = JsonReply | SerializedReply | StreamReply;
 
-/** What the server reports once per request, after its reply was written (or the client left). */
+/**
+ * What the server reports once per request: after its reply reached the socket, or once it is
+ * known that no reply did (the client left, or uWS dropped the connection with the reply).
+ */
 export interface ResponseInfo {
   requestId: string;
   method: string;
   /** The route pattern (`/v1/markets/:marketId/publish`), "-" when no route matched. */
   route: string;
+  /** The status the client got; 0 when it got none. */
   status: number;
   durationMs: number;
-  /** The client went away before the reply was written. */
+  /** No reply reached the client: it went away first, or the connection was dropped with it. */
   aborted: boolean;
+  /** A reply that was written but dropped with its connection by uWS (docs/http.md): its status. */
+  droppedStatus?: number;
 }
 
 export type ResponseObserver = (info: ResponseInfo) => void;

@@ -3,10 +3,14 @@
  * crash-proof dispatch. Request lifecycle and the rules behind it: docs/http.md.
  */
 import { accessSync, constants as fsConstants } from "node:fs";
-import { describeBytes, readBody } from "./body.js";
-import { Exchange } from "./exchange.js";
+import { type DiscardBounds, describeBytes, readBody } from "./body.js";
+import { DeliveryTracker } from "./delivery.js";
+import { type ErrorCode } from "./errors.js";
+import { Exchange, type ExchangeContext } from "./exchange.js";
 import { copyRequestHeaders, type RequestHeaders } from "./headers.js";
 import { describeThrown, type LogFn, safeLog } from "./log.js";
+import { LoopTurn } from "./loop-turn.js";
+import { PausedReads } from "./paused-reads.js";
 import { compilePattern, type CompiledPattern, decodePathParam } from "./path-params.js";
 import { REQUEST_ID_HEADER, requestIdFor } from "./request-id.js";
 import type { HttpMethod, HttpReply, HttpRequestContext, HttpRoute, ResponseObserver } from "./route.js";
@@ -30,12 +34,26 @@ export interface HttpLimits {
   maxHeaderBytes: number;
   /** Decoded length bound of a path parameter (generated ids reach 1024, docs/decisions.md D10). */
   maxPathParamChars: number;
+  /**
+   * A refused body (over its limit, or sent with a request refused before its body) is read to
+   * its end and dropped, so that the client sees the answer (body.ts): at most this many bytes
+   * after the refusal. A declared Content-Length above it is answered at once and closed.
+   */
+  maxDiscardBytes: number;
+  /** ...and for at most this long after the refusal; past either bound the connection is closed
+   * without an answer. */
+  maxDiscardMs: number;
+  /** Longest pause of a connection's reads while its answer is pending (paused-reads.ts). */
+  maxPausedMs: number;
 }
 
 export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = {
   maxBodyBytes: 1024 * 1024,
   maxHeaderBytes: 16 * 1024,
   maxPathParamChars: 1024,
+  maxDiscardBytes: 64 * 1024 * 1024,
+  maxDiscardMs: 30_000,
+  maxPausedMs: 1_000,
 };
 
 /** No route may raise its body limit above this: a body is held whole in memory. */
@@ -63,15 +81,43 @@ export interface HttpServer {
   listen(host: string, port: number): Promise<number>;
   /** Stops accepting connections; requests in flight (and open keep-alive connections) continue. */
   stopListening(): void;
-  /** Requests received whose reply has not been written yet. */
+  /** Requests received and not yet reported (answered, lost or aborted). */
   readonly inFlight: number;
+  /** Connections whose reads are paused while their answer is pending (paused-reads.ts). */
+  readonly pausedConnections: number;
   /** Closes the listen socket and every connection; in-flight replies are dropped. Idempotent. */
   close(): void;
   readonly app: TemplatedApp;
 }
 
 const EMPTY_BODY = Buffer.alloc(0);
-const CONTENT_LENGTH_DIGITS = /^[0-9]{1,15}$/;
+/**
+ * The Content-Length values uWS accepts: 1 to 9 digits. For anything else it closes the connection
+ * right after the request handler returns, dropping whatever that handler wrote.
+ */
+const UWS_CONTENT_LENGTH = /^[0-9]{1,9}$/;
+
+/** How the request's body is framed, as uWS will read it. */
+type BodyFraming =
+  | { readonly kind: "none" }
+  | { readonly kind: "length"; readonly bytes: number }
+  | { readonly kind: "chunked" }
+  /** A Content-Length uWS refuses: it closes the connection once the handler returns. */
+  | { readonly kind: "dropped" };
+
+const NO_BODY: BodyFraming = { kind: "none" };
+const CHUNKED: BodyFraming = { kind: "chunked" };
+const DROPPED: BodyFraming = { kind: "dropped" };
+
+/** uWS's own rules (HttpParser.h, v20.43): any Transfer-Encoding means chunked, else a non-empty
+ * Content-Length frames the body; a request with both never reaches a handler. */
+function framingOf(contentLength: string, transferEncoding: string): BodyFraming {
+  if (transferEncoding !== "") return CHUNKED;
+  if (contentLength === "") return NO_BODY;
+  if (!UWS_CONTENT_LENGTH.test(contentLength)) return DROPPED;
+  const bytes = Number(contentLength);
+  return bytes === 0 ? NO_BODY : { kind: "length", bytes };
+}
 
 interface PreparedRoute {
   readonly method: HttpMethod;
@@ -94,9 +140,12 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     inFlight -= 1;
     options.onResponse?.(info);
   };
+  const turn = new LoopTurn((error) => safeLog(log, "error", "end-of-turn task failed", { error: describeThrown(error) }));
+  const pausedReads = new PausedReads(turn, limits.maxPausedMs);
+  const context: ExchangeContext = { log, observer, turn, delivery: new DeliveryTracker(turn), pausedReads };
   const exchangeFor = (res: HttpResponse, method: string): Exchange => {
     inFlight += 1;
-    return new Exchange(res, log, observer, method);
+    return new Exchange(res, context, method);
   };
 
   // Method handlers first, then per-pattern `any` (405), then the catch-all (404): uWS prefers a
@@ -114,10 +163,10 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   for (const { pattern, methods } of allowedByShape.values()) {
     const allow = methods.join(", ");
     app.any(pattern, (res, req) =>
-      handleUnrouted(exchangeFor(res, req.getMethod().toUpperCase()), req, "method_not_allowed", `method ${req.getMethod().toUpperCase()} is not allowed here`, allow),
+      handleUnrouted(exchangeFor(res, req.getMethod().toUpperCase()), req, limits, "method_not_allowed", `method ${req.getMethod().toUpperCase()} is not allowed here`, allow),
     );
   }
-  app.any("/*", (res, req) => handleUnrouted(exchangeFor(res, req.getMethod().toUpperCase()), req, "not_found", "no such route", undefined));
+  app.any("/*", (res, req) => handleUnrouted(exchangeFor(res, req.getMethod().toUpperCase()), req, limits, "not_found", "no such route", undefined));
 
   let listening = false;
   let closed = false;
@@ -126,6 +175,9 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     app,
     get inFlight() {
       return inFlight;
+    },
+    get pausedConnections() {
+      return pausedReads.size;
     },
     stopListening(): void {
       if (listenSocket === undefined) return;
@@ -159,7 +211,6 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
  * aborts the process. `new Exchange` attaches `onAborted` before anything else can fail.
  */
 function handleRoute(exchange: Exchange, req: HttpRequest, route: PreparedRoute, limits: HttpLimits): void {
-  const res = exchange.res;
   try {
     exchange.route = route.compiled.pattern;
     // Copy everything out of `req` now: it is invalid after this function returns.
@@ -167,19 +218,19 @@ function handleRoute(exchange: Exchange, req: HttpRequest, route: PreparedRoute,
     const query = rawQuery(req);
     const copied = copyRequestHeaders(req, limits.maxHeaderBytes);
     exchange.requestId = requestIdFor(copied.ok ? (copied.headers.get(REQUEST_ID_HEADER) ?? "") : req.getHeader(REQUEST_ID_HEADER));
-    if (!copied.ok) {
-      return exchange.writeError("invalid_request", copied.message, mayHaveBody(req));
-    }
+    const framing = framingOf(req.getHeader("content-length"), req.getHeader("transfer-encoding"));
+    if (framing.kind === "dropped") return awaitDrop(exchange);
+    if (!copied.ok) return refuse(exchange, framing, limits, "invalid_request", copied.message);
     const headers = copied.headers;
     const params: Record<string, string> = {};
     const names = route.compiled.paramNames;
     for (let i = 0; i < names.length; i++) {
       const name = names[i] as string;
       const decoded = decodePathParam(name, req.getParameter(i), limits.maxPathParamChars);
-      if (!decoded.ok) return exchange.writeError("not_found", decoded.message, hasBody(headers));
+      if (!decoded.ok) return refuse(exchange, framing, limits, "not_found", decoded.message);
       params[name] = decoded.value;
     }
-    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString("latin1");
+    const remoteAddress = exchange.peer;
     const makeContext = (bodyBytes: Buffer): HttpRequestContext => ({
       method: route.method,
       url: query === undefined ? path : `${path}?${query}`,
@@ -195,26 +246,25 @@ function handleRoute(exchange: Exchange, req: HttpRequest, route: PreparedRoute,
 
     if (route.method === "GET") {
       // A GET body would be ignored yet could be signed over; refuse it rather than guess.
-      if (hasBody(headers)) return exchange.writeError("invalid_request", "a GET request must not have a body", true);
-      return invoke(route, makeContext(EMPTY_BODY), exchange);
+      if (hasBody(headers)) return refuse(exchange, framing, limits, "invalid_request", "a GET request must not have a body");
+      if (invoke(route, makeContext(EMPTY_BODY), exchange)) exchange.awaitAnswer();
+      return;
     }
 
-    const contentLength = headers.get("content-length");
-    let declaredBytes: number | undefined;
-    if (contentLength !== undefined) {
-      // uWS already drops requests with a non-numeric Content-Length; this is belt and braces.
-      if (!CONTENT_LENGTH_DIGITS.test(contentLength)) {
-        return exchange.writeError("invalid_request", "invalid Content-Length", true);
-      }
-      declaredBytes = Number(contentLength);
-      if (declaredBytes > route.maxBodyBytes) {
-        // Refuse before reading a byte; closing stops uWS from reading the body at all.
-        return exchange.writeError("invalid_request", `request body exceeds ${describeBytes(route.maxBodyBytes)}`, true);
-      }
+    // An empty Content-Length is no body to uWS, but not a valid header (RFC 9112 §6.3).
+    if (headers.get("content-length") === "") return exchange.writeError("invalid_request", "invalid Content-Length", true);
+    // A declared length (0 included) is checked against what arrives; a chunked body has none.
+    const declaredBytes = framing.kind === "length" ? framing.bytes : framing.kind === "none" && headers.has("content-length") ? 0 : undefined;
+    if (declaredBytes !== undefined && declaredBytes > route.maxBodyBytes) {
+      return refuse(exchange, framing, limits, "invalid_request", `request body exceeds ${describeBytes(route.maxBodyBytes)}`);
     }
-    readBody(exchange, route.maxBodyBytes, declaredBytes, {
-      onBody: (bytes) => invoke(route, makeContext(bytes), exchange),
+    readBody(exchange, route.maxBodyBytes, declaredBytes, discardBounds(limits), {
+      onBody: (bytes) => {
+        // The body is complete: if the answer waits on the event loop, pause reading until then.
+        if (invoke(route, makeContext(bytes), exchange)) exchange.awaitAnswer();
+      },
       onRefused: (message) => exchange.writeError("invalid_request", message, true),
+      onAbandoned: (reason) => exchange.closeConnection(reason),
       onFailure: (thrown) => exchange.writeInternalError(thrown, "reading the request body failed", true),
     });
   } catch (error) {
@@ -222,14 +272,17 @@ function handleRoute(exchange: Exchange, req: HttpRequest, route: PreparedRoute,
   }
 }
 
-/** Runs a handler; whatever it does (return, throw, resolve, reject), exactly one reply follows. */
-function invoke(route: PreparedRoute, context: HttpRequestContext, exchange: Exchange): void {
+/**
+ * Runs a handler; whatever it does (return, throw, resolve, reject), exactly one reply follows.
+ * Returns true when the reply is still to come (the handler returned a promise).
+ */
+function invoke(route: PreparedRoute, context: HttpRequestContext, exchange: Exchange): boolean {
   let result: Promise<HttpReply> | HttpReply;
   try {
     result = route.handler(context);
   } catch (error) {
     exchange.writeThrown(error);
-    return;
+    return false;
   }
   if (isThenable(result)) {
     // Both callbacks never throw (Exchange methods catch everything), so the promise this
@@ -238,25 +291,76 @@ function invoke(route: PreparedRoute, context: HttpRequestContext, exchange: Exc
       (reply) => exchange.writeReply(reply),
       (error: unknown) => exchange.writeThrown(error),
     );
-  } else {
-    exchange.writeReply(result);
+    return true;
   }
+  exchange.writeReply(result);
+  return false;
 }
 
-/** 404 and 405: answered at once; the body (if any) is not read, so the connection is closed. */
+/** 404 and 405, answered without running a route (after reading and dropping any body). */
 function handleUnrouted(
   exchange: Exchange,
   req: HttpRequest,
+  limits: HttpLimits,
   code: "not_found" | "method_not_allowed",
   message: string,
   allow: string | undefined,
 ): void {
   try {
     exchange.requestId = requestIdFor(req.getHeader(REQUEST_ID_HEADER));
-    exchange.writeError(code, message, mayHaveBody(req), allow === undefined ? undefined : { allow });
+    const framing = framingOf(req.getHeader("content-length"), req.getHeader("transfer-encoding"));
+    if (framing.kind === "dropped") return awaitDrop(exchange);
+    refuse(exchange, framing, limits, code, message, allow === undefined ? undefined : { allow });
   } catch (error) {
     exchange.writeInternalError(error, "request dispatch failed", true);
   }
+}
+
+/**
+ * Refuses a request before its body. A body is read to its end and dropped first (body.ts), then
+ * the answer goes out and the connection is closed: a client still sending when the server answers
+ * and closes gets a reset instead of the answer, and unread bytes are never parsed as a request.
+ * A declared length above `maxDiscardBytes` is not worth reading: answered at once, and closed.
+ */
+function refuse(
+  exchange: Exchange,
+  framing: BodyFraming,
+  limits: HttpLimits,
+  code: ErrorCode,
+  message: string,
+  headers?: Readonly<Record<string, string>>,
+): void {
+  if (framing.kind === "none") return exchange.writeError(code, message, false, headers);
+  if (framing.kind === "dropped" || (framing.kind === "length" && framing.bytes > limits.maxDiscardBytes)) {
+    return exchange.writeError(code, message, true, headers);
+  }
+  const answer = (): void => exchange.writeError(code, message, true, headers);
+  readBody(
+    exchange,
+    0,
+    framing.kind === "length" ? framing.bytes : undefined,
+    discardBounds(limits),
+    {
+      onBody: answer,
+      onRefused: answer,
+      onAbandoned: (reason) => exchange.closeConnection(reason),
+      onFailure: (thrown) => exchange.writeInternalError(thrown, "reading the request body failed", true),
+    },
+    message,
+  );
+}
+
+/**
+ * A Content-Length uWS refuses (not 1–9 digits): uWS closes the connection as soon as this handler
+ * returns, and drops anything written before. So nothing is written; `onAborted` reports the request
+ * as aborted. Should uWS not close after all, the 400 goes out at the end of the turn.
+ */
+function awaitDrop(exchange: Exchange): void {
+  exchange.awaitDrop(() => exchange.writeError("invalid_request", "invalid Content-Length", true));
+}
+
+function discardBounds(limits: HttpLimits): DiscardBounds {
+  return { maxBytes: limits.maxDiscardBytes, maxMs: limits.maxDiscardMs };
 }
 
 // ---- helpers ----
@@ -269,11 +373,6 @@ function rawQuery(req: HttpRequest): string | undefined {
 function hasBody(headers: RequestHeaders): boolean {
   const contentLength = headers.get("content-length");
   return (contentLength !== undefined && contentLength !== "0") || headers.has("transfer-encoding");
-}
-
-function mayHaveBody(req: HttpRequest): boolean {
-  const contentLength = req.getHeader("content-length");
-  return (contentLength !== "" && contentLength !== "0") || req.getHeader("transfer-encoding") !== "";
 }
 
 function isThenable(value: unknown): value is PromiseLike<HttpReply> {
@@ -289,6 +388,9 @@ function definedOnly(partial: Partial<HttpLimits>): Partial<HttpLimits> {
   if (partial.maxBodyBytes !== undefined) out.maxBodyBytes = partial.maxBodyBytes;
   if (partial.maxHeaderBytes !== undefined) out.maxHeaderBytes = partial.maxHeaderBytes;
   if (partial.maxPathParamChars !== undefined) out.maxPathParamChars = partial.maxPathParamChars;
+  if (partial.maxDiscardBytes !== undefined) out.maxDiscardBytes = partial.maxDiscardBytes;
+  if (partial.maxDiscardMs !== undefined) out.maxDiscardMs = partial.maxDiscardMs;
+  if (partial.maxPausedMs !== undefined) out.maxPausedMs = partial.maxPausedMs;
   return out;
 }
 
@@ -296,6 +398,9 @@ function checkLimits(limits: HttpLimits): void {
   assertIntegerIn("maxBodyBytes", limits.maxBodyBytes, 0, MAX_ROUTE_BODY_BYTES);
   assertIntegerIn("maxHeaderBytes", limits.maxHeaderBytes, 256, 1024 * 1024);
   assertIntegerIn("maxPathParamChars", limits.maxPathParamChars, 1, 64 * 1024);
+  assertIntegerIn("maxDiscardBytes", limits.maxDiscardBytes, 0, 1024 * 1024 * 1024);
+  assertIntegerIn("maxDiscardMs", limits.maxDiscardMs, 1, 3_600_000);
+  assertIntegerIn("maxPausedMs", limits.maxPausedMs, 1, 3_600_000);
 }
 
 function assertIntegerIn(name: string, value: number, min: number, max: number): void {

@@ -181,8 +181,11 @@ describe("bodies and connections", () => {
     await expectAlive();
   });
 
-  it("a declared body over 1 MiB is refused before it is read, and the connection is closed", async () => {
-    const result = await rawExchange(h.port, rawRequest("POST", "/v1/markets", { ...bearer(), "content-type": "application/json", "content-length": String(2 * 1024 * 1024) }), { timeoutMs: 5_000 });
+  it("a declared body over 1 MiB is read to its end and dropped, then refused, and the connection is closed", async () => {
+    const result = await rawExchange(h.port, async (socket) => {
+      socket.write(rawRequest("POST", "/v1/markets", { ...bearer(), "content-type": "application/json", "content-length": String(2 * 1024 * 1024) }));
+      await writeAll(socket, Buffer.alloc(2 * 1024 * 1024, 0x20));
+    }, { timeoutMs: 10_000 });
     expect(result.responses).toHaveLength(1);
     expectRawError(result.responses[0] as RawResponse, 400, "invalid_request");
     await expectAlive();
@@ -191,12 +194,13 @@ describe("bodies and connections", () => {
   it("a chunked body crossing 1 MiB is refused", async () => {
     const result = await rawExchange(h.port, async (socket) => {
       socket.write(rawRequest("POST", "/v1/markets", { ...bearer(), "content-type": "application/json", "transfer-encoding": "chunked" }));
-      // The final chunk is never sent: a server that buffered the whole body would never answer.
+      // The server reads it to the last chunk (dropping what is past the limit), then answers.
       for (let i = 0; i < 32 && !socket.destroyed; i += 1) {
         socket.write("10000\r\n");
         await writeAll(socket, Buffer.alloc(0x10000, 0x20));
         if (!socket.destroyed) socket.write("\r\n");
       }
+      if (!socket.destroyed) socket.write("0\r\n\r\n");
     }, { timeoutMs: 10_000 });
     expect(result.responses, result.end).toHaveLength(1);
     expectRawError(result.responses[0] as RawResponse, 400, "invalid_request");

@@ -36,17 +36,47 @@ describe("body size limit", () => {
     expect(await post("/echo", '{"still":"serving"}')).toEqual({ status: 200, body: { still: "serving" } });
   });
 
-  it("refuses a too-large Content-Length before reading any of the body, and closes", async () => {
+  it("reads a too-large declared body to its end without running the handler, then answers 400 and closes", async () => {
+    const before = t.calls.get("/bytes") ?? 0;
     const result = await rawExchange(t.port, {
-      send: `POST /bytes HTTP/1.1\r\nHost: x\r\nContent-Length: ${2 * MiB}\r\n\r\n`, // no body sent at all
+      send: async (socket) => {
+        socket.write(`POST /bytes HTTP/1.1\r\nHost: x\r\nContent-Length: ${2 * MiB}\r\n\r\n`);
+        await writeFiller(socket, 2 * MiB);
+      },
+    });
+    expect(result.responses[0]?.status).toBe(400);
+    expect(JSON.parse(result.responses[0]?.body ?? "")).toEqual(TOO_LARGE);
+    expect(result.responses[0]?.headers.get("connection")).toBe("close");
+    expect(t.calls.get("/bytes") ?? 0).toBe(before);
+  });
+
+  it("answers a too-large declared body only once it has all arrived", async () => {
+    // Half the body, then nothing: the server must still be reading (and dropping), not answering.
+    const socket = await connect(t.port);
+    const received: Buffer[] = [];
+    socket.on("data", (data) => received.push(data));
+    socket.write(`POST /bytes HTTP/1.1\r\nHost: x\r\nContent-Length: ${2 * MiB}\r\n\r\n`);
+    await writeFiller(socket, MiB);
+    // A request on another connection is answered after ours was read: the server had its chance.
+    expect(await post("/echo", "{}")).toEqual({ status: 200, body: {} });
+    expect(Buffer.concat(received).length).toBe(0);
+    await writeFiller(socket, MiB);
+    await closed(socket);
+    const text = Buffer.concat(received).toString("latin1");
+    expect(text.startsWith("HTTP/1.1 400 Bad Request\r\n")).toBe(true);
+    expect(text.endsWith(JSON.stringify(TOO_LARGE))).toBe(true);
+  });
+
+  it("refuses a declared length above the discard bound at once, and closes", async () => {
+    const result = await rawExchange(t.port, {
+      send: `POST /bytes HTTP/1.1\r\nHost: x\r\nContent-Length: ${100 * MiB}\r\n\r\n`, // no body sent at all
     });
     expect(result.responses[0]?.status).toBe(400);
     expect(JSON.parse(result.responses[0]?.body ?? "")).toEqual(TOO_LARGE);
     expect(result.responses[0]?.headers.get("connection")).toBe("close");
   });
 
-  it("stops reading a chunked 2 MiB body at the limit: the reply comes before the body ends", async () => {
-    // The final chunk is never sent, so a server that buffered the whole body would never answer.
+  it("reads a chunked 2 MiB body to its last chunk, dropping it past the limit, then answers 400 and closes", async () => {
     const result = await rawExchange(t.port, {
       send: async (socket) => {
         socket.write("POST /bytes HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n");
@@ -55,11 +85,14 @@ describe("body size limit", () => {
           await writeFiller(socket, 0x10000);
           if (!socket.destroyed) socket.write("\r\n");
         }
+        if (!socket.destroyed) socket.write("0\r\n\r\n");
       },
+      expectResponses: 2, // never comes: resolves on the server's close
     });
     expect(result.responses[0]?.status).toBe(400);
     expect(JSON.parse(result.responses[0]?.body ?? "")).toEqual(TOO_LARGE);
     expect(result.responses[0]?.headers.get("connection")).toBe("close");
+    expect(result.closedBy).toBe("server");
     expect(await post("/echo", "{}")).toEqual({ status: 200, body: {} });
   });
 
@@ -116,13 +149,13 @@ describe("broken uploads", () => {
     expect(result.responses[0]?.body).toBe('{"a":[1]}');
   });
 
-  it("closes the connection after a 404 whose body it did not read", async () => {
+  it("closes the connection after a 404 whose body it read and dropped", async () => {
     const result = await rawExchange(t.port, {
       expectResponses: 1,
       send: "POST /nope HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
     });
     expect(result.responses[0]?.status).toBe(404);
-    // An unread body means the server closes rather than guessing where the next request starts.
+    // A refused request's connection is not reused (its body was read only to be dropped).
     expect(result.responses[0]?.headers.get("connection")).toBe("close");
   });
 

@@ -289,6 +289,9 @@ describe("crash-proofing", () => {
       },
     });
     expect((await socketResult).responses).toEqual([]);
+    // Its reads are paused while the answer is pending, so uWS sees the client leave only when
+    // reading resumes (maxPausedMs at the latest, docs/http.md): wait for that report.
+    expect(await t.reported((info) => info.route === "/slow/:key" && info.aborted)).toMatchObject({ status: 0, aborted: true });
     const concurrent = fetch(`${t.base}/slow/stays`);
     await t.gates.entered("stays");
     t.gates.open("gone");

@@ -37,10 +37,37 @@ export function parseResponses(raw: Buffer): RawResponse[] {
       rest = rest.subarray(bodyStart);
       continue;
     }
+    if (headers.get("transfer-encoding") === "chunked") {
+      const chunked = decodeChunked(rest.subarray(bodyStart));
+      if (chunked === undefined) return responses;
+      responses.push({ status, headers, body: chunked.body.toString("utf8") });
+      rest = rest.subarray(bodyStart + chunked.consumed);
+      continue;
+    }
     const length = Number(headers.get("content-length") ?? "0");
     if (rest.length < bodyStart + length) return responses;
     responses.push({ status, headers, body: rest.subarray(bodyStart, bodyStart + length).toString("utf8") });
     rest = rest.subarray(bodyStart + length);
+  }
+}
+
+/** A complete chunked body (streamed replies, e.g. MCP), or undefined while it is incomplete. */
+function decodeChunked(bytes: Buffer): { body: Buffer; consumed: number } | undefined {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const lineEnd = bytes.indexOf("\r\n", at);
+    if (lineEnd < 0) return undefined;
+    const size = parseInt(bytes.subarray(at, lineEnd).toString("latin1"), 16);
+    if (!Number.isInteger(size)) throw new Error("bad chunk size");
+    const dataStart = lineEnd + 2;
+    if (size === 0) {
+      if (bytes.length < dataStart + 2) return undefined;
+      return { body: Buffer.concat(parts), consumed: dataStart + 2 };
+    }
+    if (bytes.length < dataStart + size + 2) return undefined;
+    parts.push(bytes.subarray(dataStart, dataStart + size));
+    at = dataStart + size + 2;
   }
 }
 

@@ -2,7 +2,8 @@
  * A real server on 127.0.0.1:0 with dummy routes exercising every path of the HTTP layer, plus a
  * log recorder and "gates" that let a test hold a handler open and release it (no sleeps).
  */
-import { createHttpServer, fail, type HttpRoute, type HttpServer, type LogLevel, parseStrictJson } from "../../../gateway/http/index.js";
+import { createHttpServer, fail, type HttpLimits, type HttpRoute, type HttpServer, type LogLevel, parseStrictJson } from "../../../gateway/http/index.js";
+import type { ResponseInfo } from "../../../gateway/http/route.js";
 
 export interface LogEntry {
   level: LogLevel;
@@ -54,13 +55,28 @@ export interface TestServer {
   calls: Map<string, number>;
   /** Replies the handlers of `/slow/:key` produced after their gate opened. */
   finished: string[];
+  /** What the server reported to its `onResponse` observer (access log and metrics), in order. */
+  responses: ResponseInfo[];
+  /** Resolves once a reported response matches (the report is an event; bounded by the test's timeout). */
+  reported(match: (info: ResponseInfo) => boolean): Promise<ResponseInfo>;
 }
 
-export async function startTestServer(extraRoutes: HttpRoute[] = []): Promise<TestServer> {
+export interface TestServerOptions {
+  limits?: Partial<HttpLimits>;
+}
+
+export async function startTestServer(extraRoutes: HttpRoute[] = [], options: TestServerOptions = {}): Promise<TestServer> {
   const logs: LogEntry[] = [];
   const gates = new Gates();
   const calls = new Map<string, number>();
   const finished: string[] = [];
+  const responses: ResponseInfo[] = [];
+  const waiters: { match: (info: ResponseInfo) => boolean; resolve: (info: ResponseInfo) => void }[] = [];
+  const reported = (match: (info: ResponseInfo) => boolean): Promise<ResponseInfo> => {
+    const found = responses.find(match);
+    if (found !== undefined) return Promise.resolve(found);
+    return new Promise((resolve) => waiters.push({ match, resolve }));
+  };
   const count = (route: string): void => {
     calls.set(route, (calls.get(route) ?? 0) + 1);
   };
@@ -193,7 +209,18 @@ export async function startTestServer(extraRoutes: HttpRoute[] = []): Promise<Te
     log: (level, message, fields) => {
       logs.push({ level, message, fields });
     },
+    onResponse: (info) => {
+      responses.push(info);
+      for (let i = waiters.length - 1; i >= 0; i--) {
+        const waiter = waiters[i];
+        if (waiter !== undefined && waiter.match(info)) {
+          waiters.splice(i, 1);
+          waiter.resolve(info);
+        }
+      }
+    },
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
   });
   const port = await server.listen("127.0.0.1", 0);
-  return { server, port, base: `http://127.0.0.1:${port}`, logs, gates, calls, finished };
+  return { server, port, base: `http://127.0.0.1:${port}`, logs, gates, calls, finished, responses, reported };
 }
