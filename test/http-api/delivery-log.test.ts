@@ -15,6 +15,7 @@ import { startService, type RunningService } from "../../gateway/service.js";
 import { parseResponses } from "./support/raw.js";
 
 const STATIC_TOKEN = "delivery-static-token-0123456789-abcdefghij";
+const METRICS_TOKEN = "delivery-metrics-token-0123456789-abcdefgh";
 let service: RunningService;
 let dataDir: string;
 const requestLog: Record<string, unknown>[] = [];
@@ -22,7 +23,7 @@ const requestLog: Record<string, unknown>[] = [];
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), "delivery-log-"));
   service = await startService({
-    env: { DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", SHARDS: "1", MCP_STATIC_TOKENS: `${STATIC_TOKEN}=agent` },
+    env: { DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", SHARDS: "1", MCP_STATIC_TOKENS: `${STATIC_TOKEN}=agent`, METRICS_TOKEN },
     log: (_level, message, fields) => {
       if (message === "request") requestLog.push({ ...fields });
     },
@@ -62,7 +63,7 @@ async function logLine(requestId: string): Promise<Record<string, unknown>> {
 }
 
 async function requestsCounted(route: string, method: string, status: number): Promise<number> {
-  const text = await (await fetch(`${service.url}/metrics`)).text();
+  const text = await (await fetch(`${service.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
   const line = text.split("\n").find((l) => l.startsWith(`market_http_requests_total{`) && l.includes(`route="${route}"`) && l.includes(`method="${method}"`) && l.includes(`status="${status}"`));
   return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1));
 }
