@@ -38,7 +38,7 @@ import { availableParallelism, cpus, release } from "node:os";
 import * as path from "node:path";
 import { Packr } from "msgpackr";
 import type { MarketAggregate } from "../engine/index.js";
-import type { DirectClaimState } from "../engine/types/market.js";
+import type { DirectClaimState } from "../engine/rules/types/market.js";
 import { ManualClock } from "../gateway/clock.js";
 import { decodeLoggedCommand, encodeLoggedCommand } from "../gateway/runtime/logged-command.js";
 import { crc32c, FRAME_HEADER_BYTES, SEGMENT_HEADER_BYTES, SegmentLog } from "../storage/index.js";

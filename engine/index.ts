@@ -2,11 +2,11 @@
  * The deterministic market engine: a functional core with no clock, no randomness and no I/O.
  * Same commands in, byte-identical records and hashes out.
  */
-export * from "./types/index.js";
-export { decide } from "./decide.js";
-export { evolve, checkInvariants } from "./evolve.js";
-export { accept, reject, publicEvent, type Decision, type DomainEvent, type SealedBidAmount } from "./decision.js";
-export { applyCommand, handleCommand, marketIdOfCommand, recordedRequestOf, type AppliedCommand, type CommandOutcome, type CommandReply } from "./handle-command.js";
+export * from "./rules/types/index.js";
+export { decide } from "./rules/decide.js";
+export { evolve, checkInvariants } from "./rules/evolve.js";
+export { accept, reject, publicEvent, type Decision, type DomainEvent, type SealedBidAmount } from "./rules/decision.js";
+export { applyCommand, handleCommand, marketIdOfCommand, recordedRequestOf, type AppliedCommand, type CommandOutcome, type CommandReply } from "./rules/handle-command.js";
 export { buildMarketRecord, replayMarket, recomputeRecordHash, type ReplayedMarket } from "./record.js";
 export { canonicalHash, canonicalJson, RECORD_HASH_ALGORITHM } from "./canonical-hash.js";
 export {
@@ -15,9 +15,9 @@ export {
   isDeadlinePending,
   systemCommandFor,
   type Deadline,
-} from "./deadlines.js";
-export { newAggregate, findCommitment, commitmentAt, commitmentsOf, type MarketAggregate, type SealedBid } from "./state.js";
-export { CommitmentTable, COMMITMENT_STATES, type CommitmentTableImage } from "./commitment/table.js";
-export { bidIdOf, commitmentIdOf, eventIdOf, marketRef, parseCommitmentId, parseGeneratedId } from "./ids.js";
-export { isoFromMs, parseDateTimeMs } from "./time.js";
-export { InvariantViolation } from "./assert.js";
+} from "./rules/deadlines.js";
+export { newAggregate, findCommitment, commitmentAt, commitmentsOf, type MarketAggregate, type SealedBid } from "./rules/state.js";
+export { CommitmentTable, COMMITMENT_STATES, type CommitmentTableImage } from "./store/commitment-table.js";
+export { bidIdOf, commitmentIdOf, eventIdOf, marketRef, parseCommitmentId, parseGeneratedId } from "./rules/ids.js";
+export { isoFromMs, parseDateTimeMs } from "./rules/time.js";
+export { InvariantViolation } from "./rules/assert.js";

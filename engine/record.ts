@@ -3,19 +3,19 @@
  * them through the same handler the shard uses, render each as a RecordedCommand, and hash the view.
  * A shard therefore keeps only the commands, not their events, and the record is always reproducible.
  */
-import { assert } from "./assert.js";
+import { assert } from "./rules/assert.js";
 import { canonicalHash, RECORD_HASH_ALGORITHM } from "./canonical-hash.js";
 import { plainDeepEqual } from "./plain-equal.js";
-import { evolve, checkInvariants } from "./evolve.js";
-import { publicEvent } from "./decision.js";
-import { applyCommand, marketIdOfCommand, recordedRequestOf } from "./handle-command.js";
-import { commitmentsOf, type MarketAggregate } from "./state.js";
-import { isoFromMs } from "./time.js";
-import type { Command } from "./types/command.js";
-import type { Commitment } from "./types/commitment.js";
-import type { Event } from "./types/event.js";
-import { SEALED_AUCTION_PRESET, type Market, type SealedAuctionState } from "./types/market.js";
-import type { MarketRecord, RecordedCommand } from "./types/record.js";
+import { evolve, checkInvariants } from "./rules/evolve.js";
+import { publicEvent } from "./rules/decision.js";
+import { applyCommand, marketIdOfCommand, recordedRequestOf } from "./rules/handle-command.js";
+import { commitmentsOf, type MarketAggregate } from "./rules/state.js";
+import { isoFromMs } from "./rules/time.js";
+import type { Command } from "./rules/types/command.js";
+import type { Commitment } from "./rules/types/commitment.js";
+import type { Event } from "./rules/types/event.js";
+import { SEALED_AUCTION_PRESET, type Market, type SealedAuctionState } from "./rules/types/market.js";
+import type { MarketRecord, RecordedCommand } from "./rules/types/record.js";
 
 export interface ReplayedMarket {
   aggregate: MarketAggregate;

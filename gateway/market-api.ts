@@ -9,30 +9,30 @@
  * after the shard's fdatasync.
  */
 import type { IValidation } from "typia";
-import type { Command } from "../engine/types/command.js";
-import type { CommandIdentity } from "../engine/types/shared.js";
+import type { Command } from "../engine/rules/types/command.js";
+import type { CommandIdentity } from "../engine/rules/types/shared.js";
 import type {
   CommitmentActionBody,
   CreateMarketBody,
   DirectClaimBody,
   PublishMarketBody,
   SealedBidBody,
-} from "../engine/types/command.js";
-import type { ErrorCode } from "../engine/types/errors.js";
+} from "../engine/rules/types/command.js";
+import type { ErrorCode } from "../engine/rules/types/errors.js";
 import {
   validateCommitmentActionBody,
   validateCreateMarketBody,
   validateDirectClaimBody,
   validatePublishMarketBody,
   validateSealedBidBody,
-} from "../engine/validation/generated/bodies.js";
+} from "../engine/rules/validation/generated/bodies.js";
 import { SCOPE_FOR_OPERATION, type DelegableOperation } from "./auth/authority.js";
 import type { AuthService } from "./auth/service.js";
 import type { Clock } from "./clock.js";
 import { orderedFingerprint } from "./idempotency/fingerprint.js";
 import { canonicalJson } from "../engine/canonical-hash.js";
 import type { MarketRuntime } from "./runtime/market-runtime.js";
-import { validationMessage } from "../engine/validation/field-message.js";
+import { validationMessage } from "../engine/rules/validation/field-message.js";
 
 /** A reply for either transport: JSON text made by the shard, or an error code and message. */
 export type ApiReply = { ok: true; status: 200 | 201; json: string | Buffer } | { ok: false; code: ErrorCode; message: string };

@@ -12,12 +12,12 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import * as path from "node:path";
-import { applyCommand, marketIdOfCommand } from "../../engine/handle-command.js";
+import { applyCommand, marketIdOfCommand } from "../../engine/rules/handle-command.js";
 import { buildMarketRecord } from "../../engine/record.js";
 import { plainDeepEqual } from "../../engine/plain-equal.js";
-import { commitmentsOf, type MarketAggregate } from "../../engine/state.js";
-import type { Command } from "../../engine/types/command.js";
-import type { MarketRecord } from "../../engine/types/record.js";
+import { commitmentsOf, type MarketAggregate } from "../../engine/rules/state.js";
+import type { Command } from "../../engine/rules/types/command.js";
+import type { MarketRecord } from "../../engine/rules/types/record.js";
 import { LogCorruptError, SegmentLog, SnapshotStore } from "../../storage/index.js";
 import { decodeLoggedCommand } from "../runtime/logged-command.js";
 import { shardOfMarket } from "../runtime/shard-routing.js";

@@ -17,9 +17,9 @@
  * Scopes per operation (spec: "not shown"): see SCOPE_FOR_OPERATION. `credential:issue` may be put
  * in a delegation but no v1 operation requires it, so it grants nothing.
  */
-import type { CommandType } from "../../engine/types/command.js";
-import type { Rejection } from "../../engine/types/errors.js";
-import { AUTHORITY_SCOPES, type AuthorityScope } from "../../engine/types/shared.js";
+import type { CommandType } from "../../engine/rules/types/command.js";
+import type { Rejection } from "../../engine/rules/types/errors.js";
+import { AUTHORITY_SCOPES, type AuthorityScope } from "../../engine/rules/types/shared.js";
 import type { IdentityState } from "../identity/state.js";
 import type { DelegationRecord } from "../identity/types.js";
 

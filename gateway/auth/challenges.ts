@@ -9,7 +9,7 @@
  * fails and the client asks again). Dropping the oldest rather than refusing new challenges means a
  * flood cannot lock everyone out, only shorten how long a challenge survives.
  */
-import { assert } from "../../engine/assert.js";
+import { assert } from "../../engine/rules/assert.js";
 
 export interface PendingChallenge {
   readonly actorId: string;

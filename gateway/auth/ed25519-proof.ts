@@ -10,7 +10,7 @@
  * KeyObjects.
  */
 import { hash, randomBytes, timingSafeEqual, verify } from "node:crypto";
-import { isoFromMs } from "../../engine/time.js";
+import { isoFromMs } from "../../engine/rules/time.js";
 import type { CreateChallengeBody, IssueTokenBody } from "../identity/bodies.js";
 import type { ActorRecord, ErrorReply, KeyRecord, Reply } from "../identity/types.js";
 import { decodeBase64UrlStrict, isIdentifier } from "../identity/validate.js";

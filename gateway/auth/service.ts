@@ -3,7 +3,7 @@
  * validated configuration, the identity store and the in-memory challenge store; every method is a
  * thin wrapper over a pure function in this directory.
  */
-import type { Rejection } from "../../engine/types/errors.js";
+import type { Rejection } from "../../engine/rules/types/errors.js";
 import type { CreateChallengeBody, IssueTokenBody } from "../identity/bodies.js";
 import type { Reply } from "../identity/types.js";
 import {

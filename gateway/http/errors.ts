@@ -3,7 +3,7 @@
  * and the error handlers throw to reply with one. docs/errors.md is the human-readable copy of the
  * table; test/http/errors.test.ts keeps the two in step.
  */
-import { ERROR_CODES, type ErrorCode as SpecErrorCode } from "../../engine/types/errors.js";
+import { ERROR_CODES, type ErrorCode as SpecErrorCode } from "../../engine/rules/types/errors.js";
 
 /**
  * The spec's codes (§7.1), plus the service's one extension: `service_unavailable` (503 with

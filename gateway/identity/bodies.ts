@@ -17,7 +17,7 @@ import type {
   Identifier,
   KeyId,
   PrincipalId,
-} from "../../engine/types/shared.js";
+} from "../../engine/rules/types/shared.js";
 
 /** Unpadded base64url of a 32-byte Ed25519 public key: always exactly 43 characters. */
 export type PublicKeyText = string & tags.MinLength<43> & tags.MaxLength<43> & tags.Pattern<"^[A-Za-z0-9_-]{43}$">;

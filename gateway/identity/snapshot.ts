@@ -4,8 +4,8 @@
  * Token entries are stored per key in issue order, which rebuilds `tokensByKey` exactly.
  */
 import { Packr } from "msgpackr";
-import { assert } from "../../engine/assert.js";
-import type { AuthorityScope } from "../../engine/types/shared.js";
+import { assert } from "../../engine/rules/assert.js";
+import type { AuthorityScope } from "../../engine/rules/types/shared.js";
 import { emptyIdentityState, forgetExpiredTokens, tokenEntry, type IdentityState } from "./state.js";
 import type { TokenRecord } from "./types.js";
 

@@ -15,8 +15,8 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { assert } from "../../engine/assert.js";
-import type { Rejection } from "../../engine/types/errors.js";
+import { assert } from "../../engine/rules/assert.js";
+import type { Rejection } from "../../engine/rules/types/errors.js";
 import {
   SegmentLog,
   SnapshotStore,

@@ -9,9 +9,9 @@
  * gets the same answers, and add what a schema cannot say.
  */
 import { Point } from "@noble/ed25519";
-import type { Rejection } from "../../engine/types/errors.js";
-import { AUTHORITY_SCOPES, MAX_IDENTIFIER_LENGTH, type AuthorityScope } from "../../engine/types/shared.js";
-import { isoFromMs, parseDateTimeMs } from "../../engine/time.js";
+import type { Rejection } from "../../engine/rules/types/errors.js";
+import { AUTHORITY_SCOPES, MAX_IDENTIFIER_LENGTH, type AuthorityScope } from "../../engine/rules/types/shared.js";
+import { isoFromMs, parseDateTimeMs } from "../../engine/rules/time.js";
 import type { IssueDelegationBody, ProvisionIdentityBody, RevokeDelegationBody } from "./bodies.js";
 import type { IssueDelegationArgs, ProvisionArgs, RevokeDelegationArgs } from "./types.js";
 

@@ -24,7 +24,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import type { ApiReply, MarketApi } from "../market-api.js";
 import { jsonText } from "../runtime/shard-protocol.js";
 import { checkJsonValue } from "../validation/json-value.js";
-import { validationMessage } from "../../engine/validation/field-message.js";
+import { validationMessage } from "../../engine/rules/validation/field-message.js";
 import { TOOLS, type ToolDefinition } from "./tools.js";
 
 export type McpResponseMode = "json" | "sse";

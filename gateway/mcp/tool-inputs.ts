@@ -9,8 +9,8 @@ import type {
   DirectClaimBody,
   PublishMarketBody,
   SealedBidBody,
-} from "../../engine/types/command.js";
-import type { AuthorityRef, GeneratedId, MarketId, PrincipalId } from "../../engine/types/shared.js";
+} from "../../engine/rules/types/command.js";
+import type { AuthorityRef, GeneratedId, MarketId, PrincipalId } from "../../engine/rules/types/shared.js";
 
 interface MarketTarget {
   /** Id of the market, as chosen by its creator. */

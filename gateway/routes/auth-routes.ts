@@ -2,7 +2,7 @@
 import { fail } from "../http/errors.js";
 import type { HttpRoute } from "../http/route.js";
 import { validateCreateChallengeBody, validateIssueTokenBody } from "../validation/generated/bodies.js";
-import { validationMessage } from "../../engine/validation/field-message.js";
+import { validationMessage } from "../../engine/rules/validation/field-message.js";
 import { identityToHttpReply, readJsonBody, type RouteParts } from "./request-helpers.js";
 
 export function authRoutes(parts: RouteParts): HttpRoute[] {

@@ -7,7 +7,7 @@ import {
   validateProvisionIdentityBody,
   validateRevokeDelegationBody,
 } from "../validation/generated/bodies.js";
-import { validationMessage } from "../../engine/validation/field-message.js";
+import { validationMessage } from "../../engine/rules/validation/field-message.js";
 import { identityToHttpReply, readJsonBody, requireActor, type RouteParts } from "./request-helpers.js";
 
 export function identityRoutes(parts: RouteParts & { identity: IdentityStore }): HttpRoute[] {

@@ -4,8 +4,8 @@
  * the owning shard, shard workers that decide and log durably, periodic checkpoints (shard
  * snapshots + the idempotency index snapshot), and an orderly shutdown.
  */
-import { marketIdOfCommand } from "../../engine/handle-command.js";
-import type { Command } from "../../engine/types/command.js";
+import { marketIdOfCommand } from "../../engine/rules/handle-command.js";
+import type { Command } from "../../engine/rules/types/command.js";
 import type { Clock } from "../clock.js";
 import { IdempotencyIndex, type CommandLocation } from "../idempotency/index.js";
 import { openIndexSnapshot, peekIndexWatermarks, writeIndexSnapshot } from "../idempotency/index-snapshot.js";

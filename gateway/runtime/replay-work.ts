@@ -6,9 +6,9 @@
  * (replay-worker.ts) in the service, in-process in tests.
  */
 import { buildMarketRecord } from "../../engine/record.js";
-import { applyCommand, handleCommand } from "../../engine/handle-command.js";
-import type { MarketAggregate } from "../../engine/state.js";
-import type { Command } from "../../engine/types/command.js";
+import { applyCommand, handleCommand } from "../../engine/rules/handle-command.js";
+import type { MarketAggregate } from "../../engine/rules/state.js";
+import type { Command } from "../../engine/rules/types/command.js";
 import { LogView, type LogReadView } from "../../storage/index.js";
 import { float64sOf } from "./float64-bytes.js";
 import { decodeLoggedCommand } from "./logged-command.js";

@@ -8,14 +8,14 @@
  * The log is the truth: the in-memory state is always a fold of the log through the engine.
  */
 import * as path from "node:path";
-import { applyCommand, handleCommand, marketIdOfCommand } from "../../engine/handle-command.js";
-import { isDeadlinePending, pendingDeadlines, systemCommandFor, type Deadline } from "../../engine/deadlines.js";
-import { commitmentAt, snapshotMarket } from "../../engine/state.js";
-import type { Commitment } from "../../engine/types/commitment.js";
-import { isoFromMs } from "../../engine/time.js";
-import type { Command } from "../../engine/types/command.js";
-import type { Rejection } from "../../engine/types/errors.js";
-import type { SealedBidReceipt } from "../../engine/types/auction.js";
+import { applyCommand, handleCommand, marketIdOfCommand } from "../../engine/rules/handle-command.js";
+import { isDeadlinePending, pendingDeadlines, systemCommandFor, type Deadline } from "../../engine/rules/deadlines.js";
+import { commitmentAt, snapshotMarket } from "../../engine/rules/state.js";
+import type { Commitment } from "../../engine/rules/types/commitment.js";
+import { isoFromMs } from "../../engine/rules/time.js";
+import type { Command } from "../../engine/rules/types/command.js";
+import type { Rejection } from "../../engine/rules/types/errors.js";
+import type { SealedBidReceipt } from "../../engine/rules/types/auction.js";
 import { SegmentLog, SnapshotStore } from "../../storage/index.js";
 import type { Clock } from "../clock.js";
 import { decodeLoggedCommand, encodeLoggedCommand, LOGGED_COMMAND_VERSION, type LoggedCommand } from "./logged-command.js";

@@ -3,8 +3,8 @@
  * thread and a shard worker (structured clone), and between tests and an in-process ShardCore.
  * Replies carry JSON text produced in the shard, so the gateway thread only writes bytes.
  */
-import type { Command } from "../../engine/types/command.js";
-import type { ErrorCode } from "../../engine/types/errors.js";
+import type { Command } from "../../engine/rules/types/command.js";
+import type { ErrorCode } from "../../engine/rules/types/errors.js";
 import type { LogReadView } from "../../storage/index.js";
 
 export interface CommandRequest {

@@ -6,10 +6,10 @@
  * terms) is rebuilt on load, and the principal index on a market's first command. Plain MessagePack, like the log.
  */
 import { Packr } from "msgpackr";
-import { CommitmentTable } from "../../engine/commitment/table.js";
-import { newAggregate, type MarketAggregate, type SealedBid } from "../../engine/state.js";
-import type { SealedAuctionClearingPrice, SealedAuctionResolution } from "../../engine/types/auction.js";
-import type { Market } from "../../engine/types/market.js";
+import { CommitmentTable } from "../../engine/store/commitment-table.js";
+import { newAggregate, type MarketAggregate, type SealedBid } from "../../engine/rules/state.js";
+import type { SealedAuctionClearingPrice, SealedAuctionResolution } from "../../engine/rules/types/auction.js";
+import type { Market } from "../../engine/rules/types/market.js";
 import { float64Bytes, float64sOf } from "./float64-bytes.js";
 import { tableOfColumns, type CommitmentColumnsV2, type CommitmentColumnsV3 } from "./legacy-shard-snapshot.js";
 

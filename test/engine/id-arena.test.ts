@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { IdArena, idHash } from "../../engine/id-arena.js";
+import { IdArena, idHash } from "../../engine/store/id-arena.js";
 
 const IDS = ["p1", "participant-123456", "ü-Latin-1-\u00ff", "Ω", "参加者-\u{1F600}", "lone-\ud800", "x".repeat(128), "\u0100".repeat(128)];
 
-describe("id arena (engine/id-arena.ts)", () => {
+describe("id arena (engine/store/id-arena.ts)", () => {
   it("gives back every id exactly, one byte per unit for Latin-1 and two otherwise", () => {
     const arena = new IdArena();
     const stored = IDS.map((id) => ({ id, ...arena.append(id) }));

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { idHash as principalHash } from "../../engine/id-arena.js";
-import { PrincipalIndex, stringKeys } from "../../engine/principal-index.js";
+import { idHash as principalHash } from "../../engine/store/id-arena.js";
+import { PrincipalIndex, stringKeys } from "../../engine/store/principal-index.js";
 
 /** Keys live in a row array, as a market's participants do; the index only holds ordinals. */
 function indexOverRows(): { index: PrincipalIndex; rows: string[] } {
@@ -9,7 +9,7 @@ function indexOverRows(): { index: PrincipalIndex; rows: string[] } {
   return { index: new PrincipalIndex(stringKeys((ordinal) => rows[ordinal - 1] as string)), rows };
 }
 
-describe("principal index (engine/principal-index.ts)", () => {
+describe("principal index (engine/store/principal-index.ts)", () => {
   it("agrees with a Map under random adds and deletes, through growth and backward-shift deletion", () => {
     fc.assert(
       fc.property(
@@ -70,9 +70,9 @@ describe("principal index (engine/principal-index.ts)", () => {
   });
 });
 
-describe("capacity growth (engine/capacity.ts)", () => {
+describe("capacity growth (engine/store/capacity.ts)", () => {
   it("grows ×4 below the threshold and ×2 above it, always to a fit", async () => {
-    const { grownCapacity } = await import("../../engine/capacity.js");
+    const { grownCapacity } = await import("../../engine/store/capacity.js");
     expect(grownCapacity(0, 1, 4, 256)).toBe(4);
     expect(grownCapacity(4, 5, 4, 256)).toBe(16);
     expect(grownCapacity(64, 65, 4, 256)).toBe(256);

@@ -1,20 +1,20 @@
 /**
- * Validation messages in plain words (engine/validation/rule-words.ts, field-message.ts): every type
+ * Validation messages in plain words (engine/rules/validation/rule-words.ts, field-message.ts): every type
  * expression the committed typia validators can report is read by the parser and described without
  * any typia syntax, every named type and pattern has its words, and the message names the field.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { validateCreateMarketBody, validatePublishMarketBody } from "../../engine/validation/generated/bodies.js";
-import { validateDirectClaimConfig } from "../../engine/validation/generated/mechanism-config.js";
-import { fieldName, pathSegments, validationMessage } from "../../engine/validation/field-message.js";
-import { NAMED_TYPE_WORDS, parseTypeExpression, ruleWords, type TypeExpression } from "../../engine/validation/rule-words.js";
+import { validateCreateMarketBody, validatePublishMarketBody } from "../../engine/rules/validation/generated/bodies.js";
+import { validateDirectClaimConfig } from "../../engine/rules/validation/generated/mechanism-config.js";
+import { fieldName, pathSegments, validationMessage } from "../../engine/rules/validation/field-message.js";
+import { NAMED_TYPE_WORDS, parseTypeExpression, ruleWords, type TypeExpression } from "../../engine/rules/validation/rule-words.js";
 import { validateProvisionIdentityBody } from "../../gateway/validation/generated/bodies.js";
 import { TYPIA_SYNTAX } from "../http-api/support/plain-message.js";
 
 const GENERATED = [
-  "engine/validation/generated/bodies.ts",
-  "engine/validation/generated/mechanism-config.ts",
+  "engine/rules/validation/generated/bodies.ts",
+  "engine/rules/validation/generated/mechanism-config.ts",
   "gateway/validation/generated/bodies.ts",
   "gateway/validation/generated/mcp.ts",
 ];

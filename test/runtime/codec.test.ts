@@ -1,8 +1,8 @@
 import { Packr } from "msgpackr";
 import { describe, expect, it } from "vitest";
-import { SYSTEM_IDENTITY, type Command } from "../../engine/types/command.js";
-import { commitmentsOf, newAggregate, principalIndexOf, type MarketAggregate } from "../../engine/state.js";
-import { applyCommand } from "../../engine/handle-command.js";
+import { SYSTEM_IDENTITY, type Command } from "../../engine/rules/types/command.js";
+import { commitmentsOf, newAggregate, principalIndexOf, type MarketAggregate } from "../../engine/rules/state.js";
+import { applyCommand } from "../../engine/rules/handle-command.js";
 import { decodeLoggedCommand, encodeLoggedCommand } from "../../gateway/runtime/logged-command.js";
 import { decodeShardSnapshot, encodeShardSnapshot } from "../../gateway/runtime/shard-snapshot.js";
 

@@ -1,6 +1,6 @@
 import { Packr } from "msgpackr";
 import { describe, expect, it } from "vitest";
-import type { Command } from "../../engine/types/command.js";
+import type { Command } from "../../engine/rules/types/command.js";
 import { ManualClock } from "../../gateway/clock.js";
 import { buildMarketCommand } from "../../gateway/market-api.js";
 import { readLoggedClaim } from "../../gateway/runtime/logged-claim-reader.js";

@@ -6,7 +6,7 @@ import { ShardCore } from "../../gateway/runtime/shard-core.js";
 import { jsonText, type ReplayWork, type ShardReply, type ShardResponse } from "../../gateway/runtime/shard-protocol.js";
 import { decodeMarketImage, encodeMarketImage } from "../../gateway/runtime/shard-snapshot.js";
 import { plainDeepEqual } from "../../engine/plain-equal.js";
-import { commitmentsOf } from "../../engine/state.js";
+import { commitmentsOf } from "../../engine/rules/state.js";
 import { T0, commands, directClaim, request, tempDir } from "./support.js";
 
 const cleanups: Array<() => void | Promise<void>> = [];

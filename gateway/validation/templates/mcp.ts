@@ -15,9 +15,9 @@ import type {
   SubmitDirectClaimInput,
   SubmitSealedBidInput,
 } from "../../mcp/tool-inputs.js";
-import type { Market } from "../../../engine/types/market.js";
-import type { MarketRecord } from "../../../engine/types/record.js";
-import type { MarketActionResult, MarketResult } from "../../../engine/types/results.js";
+import type { Market } from "../../../engine/rules/types/market.js";
+import type { MarketRecord } from "../../../engine/rules/types/record.js";
+import type { MarketActionResult, MarketResult } from "../../../engine/rules/types/results.js";
 import type { MarketOutcome } from "../../mcp/tool-outputs.js";
 
 export const validateCreateMarketInput = typia.createValidateEquals<CreateMarketInput>();

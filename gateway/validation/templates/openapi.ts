@@ -10,11 +10,11 @@ import type {
   DirectClaimBody,
   PublishMarketBody,
   SealedBidBody,
-} from "../../../engine/types/command.js";
-import type { ErrorBody } from "../../../engine/types/errors.js";
-import type { Market } from "../../../engine/types/market.js";
-import type { MarketRecord } from "../../../engine/types/record.js";
-import type { MarketActionResult, MarketResult } from "../../../engine/types/results.js";
+} from "../../../engine/rules/types/command.js";
+import type { ErrorBody } from "../../../engine/rules/types/errors.js";
+import type { Market } from "../../../engine/rules/types/market.js";
+import type { MarketRecord } from "../../../engine/rules/types/record.js";
+import type { MarketActionResult, MarketResult } from "../../../engine/rules/types/results.js";
 import type { AuthenticationChallenge, AuthenticationTokenGrant } from "../../auth/types.js";
 import type { CreateChallengeBody, IssueDelegationBody, IssueTokenBody, ProvisionIdentityBody, RevokeDelegationBody } from "../../identity/bodies.js";
 import type { Delegation, ProvisionedIdentity } from "../../identity/types.js";

@@ -13,13 +13,13 @@
  * Index i is the commitment with ordinal i + 1. Times are epoch milliseconds of the engine's own
  * normalized text, so `isoFromMs` gives the text back exactly.
  */
-import { assert } from "../assert.js";
-import type { SealedAuctionClearingPrice } from "../types/auction.js";
-import type { CommitmentState } from "../types/commitment.js";
-import { NO_PRINCIPALS } from "./confirmations.js";
-import { IdArena } from "../id-arena.js";
-import { grownCapacity } from "../capacity.js";
-import type { PrincipalKeys } from "../principal-index.js";
+import { assert } from "../rules/assert.js";
+import type { SealedAuctionClearingPrice } from "../rules/types/auction.js";
+import type { CommitmentState } from "../rules/types/commitment.js";
+import { NO_PRINCIPALS } from "../rules/commitment/confirmations.js";
+import { IdArena } from "./id-arena.js";
+import { grownCapacity } from "./capacity.js";
+import type { PrincipalKeys } from "./principal-index.js";
 
 /** State codes, stored as numbers; the order is part of the snapshot format. */
 export const COMMITMENT_STATES: readonly CommitmentState[] = [

@@ -8,7 +8,7 @@
  * two bytes per unit (UTF-16LE, lone surrogates included), so every JS string round-trips exactly.
  * A stored id is named by its byte offset and a signed unit count: negative for two-byte ids.
  */
-import { assert } from "./assert.js";
+import { assert } from "../rules/assert.js";
 import { grownCapacity } from "./capacity.js";
 
 /** Bound on one id, in UTF-16 code units (the spec's identifiers are at most 128). */

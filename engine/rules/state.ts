@@ -9,8 +9,8 @@
  *  - objects shared with events (creator, subject, mechanism) are never edited.
  */
 import type { SealedAuctionResolution } from "./types/auction.js";
-import { CommitmentTable } from "./commitment/table.js";
-import { PrincipalIndex, stringKeys } from "./principal-index.js";
+import { CommitmentTable } from "../store/commitment-table.js";
+import { PrincipalIndex, stringKeys } from "../store/principal-index.js";
 import type { Commitment, CommitmentTerms } from "./types/commitment.js";
 import { DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET, type Market } from "./types/market.js";
 import { generatedIdOf, marketRef, ordinalWithin } from "./ids.js";
