@@ -11,6 +11,7 @@ import { ShardCore } from "../gateway/runtime/shard-core.js";
 import type { ShardRequest } from "../gateway/runtime/shard-protocol.js";
 import { decodeLoggedCommand } from "../gateway/runtime/logged-command.js";
 import type { SegmentLog } from "../storage/index.js";
+import { tableStorage } from "../engine/store/market-storage.js";
 
 /** Commands per `processBatch`: one fdatasync each. */
 export const BATCH = 1_000;
@@ -63,7 +64,7 @@ export function replayThroughEngine(log: SegmentLog): { markets: Map<string, Mar
     const command = decodeLoggedCommand(frame.payload).c;
     const marketId = marketIdOfCommand(command);
     if (marketId === undefined) throw new Error("a logged command names its market");
-    const applied = applyCommand(markets.get(marketId), command);
+    const applied = applyCommand(markets.get(marketId), command, tableStorage);
     if (applied.aggregate !== undefined) markets.set(marketId, applied.aggregate);
     frames += 1;
   }

@@ -15,6 +15,7 @@ import {
   type Command,
   type MarketAggregate,
 } from "../engine/index.js";
+import { tableStorage } from "../engine/store/market-storage.js";
 
 const T0 = Date.parse("2026-03-01T12:00:00.000Z");
 const SUBJECT = { schema: "table-booking.v1", data: { venue: "Harbour", seats: 4 } };
@@ -53,7 +54,7 @@ function claim(marketId: string, n: number): Command {
 
 function openMarket(marketId: string, capacity: number): MarketAggregate {
   let agg: MarketAggregate | undefined;
-  for (const command of marketCommands(marketId, capacity)) agg = handleCommand(agg, command).aggregate;
+  for (const command of marketCommands(marketId, capacity)) agg = handleCommand(agg, command, tableStorage).aggregate;
   if (agg === undefined) throw new Error("setup failed");
   return agg;
 }
@@ -71,13 +72,13 @@ const bench = new Bench({ time: 2_000, warmup: true });
 bench
   .add("handleCommand: direct claim (decide + evolve + reply)", () => {
     claimNumber += 1;
-    const outcome = handleCommand(hot, claim("hot", claimNumber));
+    const outcome = handleCommand(hot, claim("hot", claimNumber), tableStorage);
     if (outcome.status !== "accepted") throw new Error("claim refused");
     hot = outcome.aggregate as MarketAggregate;
   })
   .add("applyCommand: 10,000 commands (recovery replay, no replies)", () => {
     let agg: MarketAggregate | undefined;
-    for (const command of RECORD_COMMANDS) agg = applyCommand(agg, command).aggregate;
+    for (const command of RECORD_COMMANDS) agg = applyCommand(agg, command, tableStorage).aggregate;
   })
   .add("replayMarket: 10,000 commands (record rendering)", () => {
     replayMarket(RECORD_COMMANDS);

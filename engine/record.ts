@@ -16,6 +16,7 @@ import type { Commitment } from "./rules/types/commitment.js";
 import type { Event } from "./rules/types/event.js";
 import { SEALED_AUCTION_PRESET, type Market, type SealedAuctionState } from "./rules/types/market.js";
 import type { MarketRecord, RecordedCommand } from "./rules/types/record.js";
+import { tableStorage } from "./store/market-storage.js";
 
 export interface ReplayedMarket {
   aggregate: MarketAggregate;
@@ -34,7 +35,7 @@ export function replayMarket(commands: readonly Command[]): ReplayedMarket {
   const recorded: RecordedCommand[] = [];
   const events: Event[] = [];
   for (const command of commands) {
-    const { aggregate, recordSequence, decision } = applyCommand(agg, command);
+    const { aggregate, recordSequence, decision } = applyCommand(agg, command, tableStorage);
     agg = aggregate;
     assert(agg !== undefined, "a market record starts with the command that created the market");
     assert(recordSequence === recorded.length + 1, "recorded commands replay into their own record");
@@ -79,7 +80,7 @@ interface PublicState {
 function foldPublicState(events: readonly Event[]): PublicState | undefined {
   let agg: MarketAggregate | undefined;
   try {
-    for (const event of events) agg = evolve(agg, event);
+    for (const event of events) agg = evolve(agg, event, tableStorage);
     if (agg === undefined) return undefined;
     checkInvariants(agg);
   } catch {

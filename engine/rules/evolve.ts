@@ -10,6 +10,7 @@ import { evolveClaimAccepted } from "./direct-claim/evolve.js";
 import { evolveDraftCreated, evolvePublished } from "./market/evolve.js";
 import { evolveBidSubmitted, evolveResolved } from "./sealed-auction/evolve.js";
 import { principalCount, type MarketAggregate } from "./state.js";
+import type { MarketStorage } from "./store.js";
 import type { DirectClaimState } from "./types/market.js";
 
 function advanceMarketVersion(agg: MarketAggregate, event: DomainEvent): void {
@@ -35,10 +36,11 @@ export function checkInvariants(agg: MarketAggregate): void {
   }
 }
 
-export function evolve(agg: MarketAggregate | undefined, event: DomainEvent): MarketAggregate {
+/** `storage` keeps the market a `market.draft_created` event creates. */
+export function evolve(agg: MarketAggregate | undefined, event: DomainEvent, storage: MarketStorage): MarketAggregate {
   let next: MarketAggregate;
   if (event.type === "market.draft_created") {
-    next = evolveDraftCreated(agg, event);
+    next = evolveDraftCreated(agg, event, storage);
   } else {
     assert(agg !== undefined, "only market.draft_created starts a market");
     next = agg;

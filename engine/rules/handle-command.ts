@@ -10,6 +10,7 @@ import { deadlinesFromEvents, type Deadline } from "./deadlines.js";
 import { checkInvariants, evolve } from "./evolve.js";
 import { parseCommitmentId } from "./ids.js";
 import { findCommitment, snapshotMarket, type MarketAggregate } from "./state.js";
+import type { MarketStorage } from "./store.js";
 import { isoFromMs } from "./time.js";
 import type { SealedAuctionResolution, SealedBidReceipt } from "./types/auction.js";
 import type { Command } from "./types/command.js";
@@ -116,7 +117,7 @@ export interface AppliedCommand {
  * Decide and fold one command, and account for it in the market record: everything that changes
  * state, nothing that only shapes a reply. Recovery replays the log through this alone.
  */
-export function applyCommand(agg: MarketAggregate | undefined, command: Command): AppliedCommand {
+export function applyCommand(agg: MarketAggregate | undefined, command: Command, storage: MarketStorage): AppliedCommand {
   const recordable = targetExists(agg, command);
   const decision: Decision =
     command.authorityRejection !== undefined
@@ -128,7 +129,7 @@ export function applyCommand(agg: MarketAggregate | undefined, command: Command)
     return { aggregate: agg, recordSequence: agg.commandCount, decision };
   }
   let next = agg;
-  for (const event of decision.events) next = evolve(next, event);
+  for (const event of decision.events) next = evolve(next, event, storage);
   assert(next !== undefined && decision.events.length > 0, "an accepted command emits events");
   checkInvariants(next);
   next.commandCount += 1;
@@ -139,8 +140,8 @@ export function applyCommand(agg: MarketAggregate | undefined, command: Command)
  * Handle one command against the market it targets (undefined when that market does not exist):
  * apply it, then shape the public events, the reply of spec §2.8 and the deadlines it created.
  */
-export function handleCommand(agg: MarketAggregate | undefined, command: Command): CommandOutcome {
-  const { aggregate, recordSequence, decision } = applyCommand(agg, command);
+export function handleCommand(agg: MarketAggregate | undefined, command: Command, storage: MarketStorage): CommandOutcome {
+  const { aggregate, recordSequence, decision } = applyCommand(agg, command, storage);
   if (!decision.accepted) {
     return {
       aggregate,

@@ -9,9 +9,10 @@
  * market: the gateway routes commitment commands to the owning shard without a lookup table.
  * Only [A-Za-z0-9_-] and `.` occur, all unreserved in RFC 3986.
  */
+import { base64urlOfUtf8, utf8OfBase64url } from "./base64url.js";
 
 export function marketRef(marketId: string): string {
-  return Buffer.from(marketId, "utf8").toString("base64url");
+  return base64urlOfUtf8(marketId);
 }
 
 export function commitmentIdOf(marketId: string, ordinal: number): string {
@@ -65,9 +66,9 @@ export function parseGeneratedId(id: string, kind: "c" | "b" | "e"): ParsedGener
   if (m === null || m[1] !== kind || m[2] === undefined || m[3] === undefined) return undefined;
   const ordinal = Number(m[3]);
   if (!Number.isSafeInteger(ordinal)) return undefined;
-  const marketId = Buffer.from(m[2], "base64url").toString("utf8");
+  const marketId = utf8OfBase64url(m[2]);
   // Round-trip to reject non-canonical encodings and invalid UTF-8 (decoded to U+FFFD).
-  if (marketId.length === 0 || marketRef(marketId) !== m[2]) return undefined;
+  if (marketId === undefined || marketId.length === 0 || marketRef(marketId) !== m[2]) return undefined;
   return { marketId, ordinal };
 }
 

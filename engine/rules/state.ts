@@ -4,13 +4,13 @@
  * claim storm costs O(1) per claim rather than copying 20,000 commitments per command:
  *  - `market` and its `mechanismState` are edited in place; anything handed out (a reply, a record)
  *    takes a `snapshotMarket` copy;
- *  - commitments live in a table of rows (commitment/table.ts); a `Commitment` object is built on
- *    demand for a reply or a read and belongs to whoever asked for it;
+ *  - commitments and the principal set live in the market's storage (store.ts: the rules use its
+ *    interface; engine/store/ keeps them as typed-array rows and an index); a `Commitment` object
+ *    is built on demand for a reply or a read and belongs to whoever asked for it;
  *  - objects shared with events (creator, subject, mechanism) are never edited.
  */
 import type { SealedAuctionResolution } from "./types/auction.js";
-import { CommitmentTable } from "../store/commitment-table.js";
-import { PrincipalIndex, stringKeys } from "../store/principal-index.js";
+import type { CommitmentStore, MarketStorage, PrincipalSet } from "./store.js";
 import type { Commitment, CommitmentTerms } from "./types/commitment.js";
 import { DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET, type Market } from "./types/market.js";
 import { generatedIdOf, marketRef, ordinalWithin } from "./ids.js";
@@ -34,8 +34,10 @@ export interface MarketAggregate {
   market: Market;
   /** `marketRef(market.id)`, kept because every generated id of the market embeds it. */
   readonly ref: string;
+  /** Where this market's commitments and principal set are kept. */
+  readonly storage: MarketStorage;
   /** In creation order: the commitment with ordinal n is at index n − 1. */
-  readonly commitments: CommitmentTable;
+  readonly commitments: CommitmentStore;
   /** Private sealed bids in acceptance order: ordinal n at index n − 1. */
   bids: SealedBid[];
   /** The latest auction resolution (public, from `sealed_auction.resolved`), used to create the winner's commitment. */
@@ -46,18 +48,19 @@ export interface MarketAggregate {
    * direct-claim.v1, principal → ordinal of its active (awaiting or committed) commitment; for
    * sealed-forward-auction.v1, principal → ordinal of its bid.
    */
-  principalIndex: PrincipalIndex | undefined;
+  principalIndex: PrincipalSet | undefined;
   /** Commands recorded in this market's record (accepted and rejected): the last command sequence. */
   commandCount: number;
   /** Events recorded in this market's record: the last event sequence. */
   eventCount: number;
 }
 
-/** A market's aggregate; `commitments` is given when restoring one from a snapshot. */
-export function newAggregate(market: Market, commitments = new CommitmentTable()): MarketAggregate {
+/** A market's aggregate in `storage`; `commitments` is given when restoring one from a snapshot. */
+export function newAggregate(market: Market, storage: MarketStorage, commitments: CommitmentStore = storage.newCommitments()): MarketAggregate {
   return {
     market,
     ref: marketRef(market.id),
+    storage,
     commitments,
     bids: [],
     lastResolution: undefined,
@@ -67,37 +70,18 @@ export function newAggregate(market: Market, commitments = new CommitmentTable()
   };
 }
 
-/** The principal index, built from the market's commitments or bids on first use. */
-export function principalIndexOf(agg: MarketAggregate): PrincipalIndex {
-  agg.principalIndex ??= buildPrincipalIndex(agg);
+/** The principal set, built from the market's commitments or bids on first use. */
+export function principalIndexOf(agg: MarketAggregate): PrincipalSet {
+  agg.principalIndex ??= agg.storage.principals(
+    agg.market.mechanism.presetId === DIRECT_CLAIM_PRESET
+      ? { presetId: DIRECT_CLAIM_PRESET, commitments: agg.commitments }
+      : { presetId: SEALED_AUCTION_PRESET, bids: agg.bids },
+  );
   return agg.principalIndex;
 }
 
-function buildPrincipalIndex(agg: MarketAggregate): PrincipalIndex {
-  const presetId = agg.market.mechanism.presetId;
-  switch (presetId) {
-    case DIRECT_CLAIM_PRESET: {
-      const table = agg.commitments;
-      const index = new PrincipalIndex(table, table.count);
-      for (let i = 0; i < table.count; i += 1) {
-        const state = table.state(i);
-        if (state === "awaiting_confirmations" || state === "committed") index.addStored(i + 1);
-      }
-      return index;
-    }
-    case SEALED_AUCTION_PRESET: {
-      const bids = agg.bids;
-      const index = new PrincipalIndex(stringKeys((ordinal) => (bids[ordinal - 1] as SealedBid).principalId), bids.length);
-      for (const bid of bids) index.add(bid.principalId, bid.ordinal);
-      return index;
-    }
-    default:
-      return assertNever(presetId, "mechanism preset");
-  }
-}
-
 /** The index, or undefined for a market with nothing to index yet (no index is built for it). */
-function indexIfAny(agg: MarketAggregate): PrincipalIndex | undefined {
+function indexIfAny(agg: MarketAggregate): PrincipalSet | undefined {
   if (agg.principalIndex === undefined && agg.commitments.count === 0 && agg.bids.length === 0) return undefined;
   return principalIndexOf(agg);
 }

@@ -51,75 +51,92 @@ export function parseDateTimeMs(text: string): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-let cachedSecond = Number.NaN;
-let cachedPrefix = "";
-let cachedMs = Number.NaN;
-let cachedIso = "";
+const MS_PER_DAY = 86_400_000;
+/** The instants whose year has four digits (0000–9999), which `toISOString` writes without a sign. */
+const FIRST_FOUR_DIGIT_YEAR_MS = -62_167_219_200_000;
+const FIRST_FIVE_DIGIT_YEAR_MS = 253_402_300_800_000;
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (month 1–12). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
+
+function twoDigits(n: number): string {
+  return n < 10 ? `0${n}` : `${n}`;
+}
 
 /**
- * The one textual form of time the service emits: `YYYY-MM-DDTHH:mm:ss.sssZ` (exactly
- * `Date.prototype.toISOString`). Commands arrive in bursts within one second, so the text up to the
- * second is remembered and only the milliseconds are appended: a pure cache, 10× cheaper than
- * formatting a Date per event.
+ * The one textual form of time the service emits: `YYYY-MM-DDTHH:mm:ss.sssZ`, exactly
+ * `Date.prototype.toISOString`, computed from the calendar arithmetic (every event and commitment of
+ * a command carries times, so no Date object is made for the usual four-digit years).
  */
 export function isoFromMs(epochMs: number): string {
-  // A batch stamps one time on all its commands: every commitment and event of it shares one string.
-  if (epochMs === cachedMs) return cachedIso;
-  const second = Math.floor(epochMs / MS_PER_SECOND);
-  if (second !== cachedSecond) {
-    const iso = new Date(second * MS_PER_SECOND).toISOString();
-    cachedPrefix = iso.slice(0, iso.length - 5); // drop ".000Z"
-    cachedSecond = second;
-  }
-  const milli = epochMs - second * MS_PER_SECOND;
-  cachedIso = `${cachedPrefix}${milli < 10 ? ".00" : milli < 100 ? ".0" : "."}${milli}Z`;
-  cachedMs = epochMs;
-  return cachedIso;
+  if (epochMs < FIRST_FOUR_DIGIT_YEAR_MS || epochMs >= FIRST_FIVE_DIGIT_YEAR_MS) return new Date(epochMs).toISOString();
+  const days = Math.floor(epochMs / MS_PER_DAY);
+  let rest = epochMs - days * MS_PER_DAY;
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / MS_PER_MINUTE);
+  rest -= minutes * MS_PER_MINUTE;
+  const seconds = Math.floor(rest / MS_PER_SECOND);
+  const millis = rest - seconds * MS_PER_SECOND;
+  // Civil date of `days` (the inverse of daysFromCivil).
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthIndex = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * monthIndex + 2) / 5) + 1;
+  const month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  const yearText = year < 10 ? `000${year}` : year < 100 ? `00${year}` : year < 1000 ? `0${year}` : `${year}`;
+  const millisText = millis < 10 ? `00${millis}` : millis < 100 ? `0${millis}` : `${millis}`;
+  return `${yearText}-${twoDigits(month)}-${twoDigits(day)}T${twoDigits(hours)}:${twoDigits(minutes)}:${twoDigits(seconds)}.${millisText}Z`;
 }
 
-let parsedText = "";
-let parsedMs = 0;
-/** `YYYY-MM-DDTHH:mm:ss` of the last full parse, and the epoch milliseconds of that second. */
-let parsedSecondText = "";
-let parsedSecondMs = 0;
 const NORMALIZED_LENGTH = 24; // YYYY-MM-DDTHH:mm:ss.sssZ
-const SECOND_TEXT_LENGTH = 19;
+/** Where the digits of each field of a normalized time start, and how many there are. */
+const NORMALIZED_FIELDS: ReadonlyArray<readonly [at: number, digits: number]> = [[0, 4], [5, 2], [8, 2], [11, 2], [14, 2], [17, 2], [20, 3]];
+const NORMALIZED_SEPARATORS: ReadonlyArray<readonly [at: number, code: number]> = [[4, 45], [7, 45], [10, 84], [13, 58], [16, 58], [19, 46], [23, 90]];
 
-/** The three digits of `.sssZ` at the end of a normalized time, or -1 when they are not there. */
-function normalizedMillis(text: string): number {
-  if (text.length !== NORMALIZED_LENGTH || text.charCodeAt(19) !== 46 /* . */ || text.charCodeAt(23) !== 90 /* Z */) return -1;
-  let millis = 0;
-  for (let i = 20; i < 23; i += 1) {
-    const digit = text.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) return -1;
-    millis = millis * 10 + digit;
+/** The fields of a `YYYY-MM-DDTHH:mm:ss.sssZ` text, or undefined when it does not have that form. */
+function normalizedFields(text: string): number[] | undefined {
+  if (text.length !== NORMALIZED_LENGTH) return undefined;
+  for (const [at, code] of NORMALIZED_SEPARATORS) if (text.charCodeAt(at) !== code) return undefined;
+  const fields: number[] = [];
+  for (const [at, digits] of NORMALIZED_FIELDS) {
+    let value = 0;
+    for (let i = at; i < at + digits; i += 1) {
+      const digit = text.charCodeAt(i) - 48;
+      if (digit < 0 || digit > 9) return undefined;
+      value = value * 10 + digit;
+    }
+    fields.push(value);
   }
-  return millis;
+  return fields;
 }
 
 /**
- * Epoch milliseconds of a time this engine wrote (`isoFromMs` output, e.g. an event's `occurredAt`).
- * The events of one batch share their text, so the last parse is remembered; and times of one
- * second share their first 19 characters, so a time within the second of the last full parse only
- * needs its milliseconds read (a record's events are milliseconds apart when its market shares
- * batches with others). Pure caches: the answer is `parseDateTimeMs`'s.
+ * Epoch milliseconds of a time this engine wrote (`isoFromMs` output, e.g. an event's `occurredAt`),
+ * read digit by digit; anything else goes through `parseDateTimeMs`. Either way the answer is
+ * `parseDateTimeMs`'s.
  */
 export function msOfNormalized(text: string): number {
-  if (text === parsedText) return parsedMs;
-  const millis = normalizedMillis(text);
-  let ms: number | undefined;
-  if (millis >= 0 && parsedSecondText !== "" && text.startsWith(parsedSecondText)) {
-    ms = parsedSecondMs + millis;
-  } else {
-    ms = parseDateTimeMs(text);
-    assert(ms !== undefined, "engine times are normalized");
-    if (millis >= 0) {
-      parsedSecondText = text.slice(0, SECOND_TEXT_LENGTH);
-      parsedSecondMs = ms - millis;
+  const fields = normalizedFields(text);
+  if (fields !== undefined) {
+    const [year, month, day, hours, minutes, seconds, millis] = fields as [number, number, number, number, number, number, number];
+    if (month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) && hours <= 23 && minutes <= 59 && seconds <= 59) {
+      return daysFromCivil(year, month, day) * MS_PER_DAY + hours * 3_600_000 + minutes * MS_PER_MINUTE + seconds * MS_PER_SECOND + millis;
     }
   }
-  parsedText = text;
-  parsedMs = ms;
+  const ms = parseDateTimeMs(text);
+  assert(ms !== undefined, "engine times are normalized");
   return ms;
 }
 

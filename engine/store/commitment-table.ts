@@ -20,6 +20,9 @@ import { NO_PRINCIPALS } from "../rules/commitment/confirmations.js";
 import { IdArena } from "./id-arena.js";
 import { grownCapacity } from "./capacity.js";
 import type { PrincipalKeys } from "./principal-index.js";
+import type { AuctionTerms, CommitmentChange, CommitmentRow, CommitmentStore } from "../rules/store.js";
+
+export type { AuctionTerms, CommitmentChange, CommitmentRow } from "../rules/store.js";
 
 /** State codes, stored as numbers; the order is part of the snapshot format. */
 export const COMMITMENT_STATES: readonly CommitmentState[] = [
@@ -54,34 +57,6 @@ const QUADRUPLE_BELOW_ROWS = 256;
 const MAX_ROWS = 2 ** 31 - 1;
 const NO_ROWS = new Float64Array(0);
 
-export interface AuctionTerms {
-  winningBidId: string;
-  pricing: SealedAuctionClearingPrice;
-}
-
-/** One commitment's stored fields. */
-export interface CommitmentRow {
-  participantPrincipalId: string;
-  state: CommitmentState;
-  version: number;
-  marketVersion: number;
-  createdAtMs: number;
-  updatedAtMs: number;
-  /** Undefined when the commitment has no confirmation deadline. */
-  expiresAtMs: number | undefined;
-  requiredConfirmationPrincipalIds: string[];
-  confirmedPrincipalIds: string[];
-}
-
-/** A change to an existing commitment (spec §6.2: state, confirmations, versions, time). */
-export interface CommitmentChange {
-  state: CommitmentState;
-  marketVersion: number;
-  updatedAtMs: number;
-  /** Absent: the confirmed list stays as it is. */
-  confirmedPrincipalIds?: string[];
-}
-
 /** The table as plain data, for snapshots. `rows` holds exactly `count × ROW_NUMBERS` numbers. */
 export interface CommitmentTableImage {
   rows: Float64Array;
@@ -103,7 +78,7 @@ function isListed(list: readonly string[]): boolean {
   return list.length > 0;
 }
 
-export class CommitmentTable implements PrincipalKeys {
+export class CommitmentTable implements CommitmentStore, PrincipalKeys {
   private rows: Float64Array = NO_ROWS;
   private countValue = 0;
   private participants = new IdArena();

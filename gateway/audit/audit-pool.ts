@@ -9,8 +9,7 @@
 import type { Worker } from "node:worker_threads";
 import { AUDIT_WORKER_ASSET } from "../sea/assets.js";
 import { startWorker, workerSource } from "../sea/embedded-worker.js";
-import type { ShardAuditWork, ShardAudit } from "./audit-replay.js";
-import type { AuditWorkerData, FromAuditWorker } from "./audit-worker.js";
+import type { AuditWorkerData, FromAuditWorker, ShardAudit, ShardAuditWork } from "./shard-audit.js";
 
 function auditOnWorker(shard: { index: number; dir: string }, work: ShardAuditWork, onFrames: (frames: number) => void, started: Set<Worker>): Promise<ShardAudit> {
   const data: AuditWorkerData = { index: shard.index, dir: shard.dir, work };

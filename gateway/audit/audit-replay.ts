@@ -23,7 +23,11 @@ import { decodeLoggedCommand } from "../runtime/logged-command.js";
 import { shardOfMarket } from "../runtime/shard-routing.js";
 import { decodeShardSnapshot, type ShardMarket } from "../runtime/shard-snapshot.js";
 import { auditShardsOnWorkers } from "./audit-pool.js";
+import type { AuditMode, MarketAudit, ShardAudit, ShardAuditWork } from "./shard-audit.js";
+
+export type { AuditMode, MarketAudit, ShardAudit, ShardAuditWork } from "./shard-audit.js";
 import { DEFAULT_KEPT_PAYLOAD_BYTES, KeptPayloads } from "./kept-payloads.js";
+import { tableStorage } from "../../engine/store/market-storage.js";
 
 export interface AuditProgress {
   /** Frames processed so far, across shards. */
@@ -45,14 +49,6 @@ export interface AuditOptions {
   keptPayloadBytes?: number;
 }
 
-export interface MarketAudit {
-  marketId: string;
-  shard: number;
-  commands: number;
-  recordHash: string;
-  stateReconstructed: boolean;
-}
-
 export interface ReplayResult {
   shards: number;
   commands: number;
@@ -69,25 +65,6 @@ export interface VerifyResult {
   snapshotsCompared: number;
 }
 
-export type AuditMode = "replay" | "verify";
-
-/** What each shard's audit does (plain data: it is posted to audit workers). */
-export interface ShardAuditWork {
-  mode: AuditMode;
-  keptPayloadBytes: number;
-}
-
-/** One shard's audit: plain data, so a worker thread can post it. */
-export interface ShardAudit {
-  index: number;
-  /** Frames in the shard's log (0 when verify could not open it). */
-  commands: number;
-  /** Its markets in the order they were created; with a problem, those audited before it. */
-  markets: MarketAudit[];
-  snapshotsCompared: number;
-  /** verify: the first divergence in this shard. */
-  problem?: string;
-}
 
 interface ReplayedShard {
   log: SegmentLog;
@@ -126,7 +103,7 @@ function replayShard(
     const { c: command } = decodeLoggedCommand(frame.payload);
     const marketId = marketIdOfCommand(command);
     const entry = marketId === undefined ? undefined : markets.get(marketId);
-    const applied = applyCommand(entry?.agg, command);
+    const applied = applyCommand(entry?.agg, command, tableStorage);
     if (applied.recordSequence !== undefined) {
       let owner = entry;
       if (owner === undefined) {

@@ -3,18 +3,8 @@
  * progress, then the result, or the error that stopped it (a log that will not open in `replay`).
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { auditShard, type ShardAudit, type ShardAuditWork } from "./audit-replay.js";
-
-export interface AuditWorkerData {
-  index: number;
-  dir: string;
-  work: ShardAuditWork;
-}
-
-export type FromAuditWorker =
-  | { t: "frames"; frames: number }
-  | { t: "done"; audit: ShardAudit }
-  | { t: "error"; message: string };
+import { auditShard } from "./audit-replay.js";
+import type { AuditWorkerData, FromAuditWorker } from "./shard-audit.js";
 
 const port = parentPort;
 if (port === null) throw new Error("audit-worker must run in a worker thread");

@@ -14,6 +14,7 @@ import { float64sOf } from "./float64-bytes.js";
 import { decodeLoggedCommand } from "./logged-command.js";
 import type { ReplayWork, ShardReply } from "./shard-protocol.js";
 import { decodeMarketImage } from "./shard-snapshot.js";
+import { tableStorage } from "../../engine/store/market-storage.js";
 
 /** What a replay answers: JSON text, or the refusal the command got. */
 export type ReplayReply = { ok: true; json: string } | Extract<ShardReply, { ok: false }>;
@@ -36,8 +37,8 @@ function replyOfLast(commands: readonly Command[]): ReplayReply {
   const last = commands[commands.length - 1];
   if (last === undefined) throw new Error("a reply replay needs at least one command");
   let agg: MarketAggregate | undefined;
-  for (let i = 0; i < commands.length - 1; i += 1) agg = applyCommand(agg, commands[i] as Command).aggregate;
-  const { reply } = handleCommand(agg, last);
+  for (let i = 0; i < commands.length - 1; i += 1) agg = applyCommand(agg, commands[i] as Command, tableStorage).aggregate;
+  const { reply } = handleCommand(agg, last, tableStorage);
   return reply.ok ? { ok: true, json: JSON.stringify(reply.result) } : { ok: false, code: reply.rejection.code, message: reply.rejection.message };
 }
 

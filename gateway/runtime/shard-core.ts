@@ -34,6 +34,7 @@ import type {
   ShardResponse,
 } from "./shard-protocol.js";
 import { TimerWheel } from "./timer-wheel.js";
+import { tableStorage } from "../../engine/store/market-storage.js";
 
 export interface ShardCoreOptions {
   /** This shard's directory, e.g. DATA_DIR/shards/00. */
@@ -177,7 +178,7 @@ export class ShardCore {
   private replay(command: Command, position: number): void {
     const marketId = marketIdOfCommand(command);
     const entry = marketId === undefined ? undefined : this.markets.get(marketId);
-    const applied = applyCommand(entry?.agg, command);
+    const applied = applyCommand(entry?.agg, command, tableStorage);
     if (applied.recordSequence !== undefined) {
       const owner = entry ?? this.adopt(applied.aggregate);
       owner.positions.push(position);
@@ -207,7 +208,7 @@ export class ShardCore {
     const marketId = marketIdOfCommand(command);
     const entry = marketId === undefined ? undefined : this.markets.get(marketId);
     const commitmentsBefore = entry?.agg.commitments.count ?? 0;
-    const outcome = handleCommand(entry?.agg, command);
+    const outcome = handleCommand(entry?.agg, command, tableStorage);
     this.commitmentCount += (outcome.aggregate?.commitments.count ?? 0) - commitmentsBefore;
     const recorded = outcome.recordSequence !== undefined;
     const rejection = !recorded && !outcome.reply.ok ? outcome.reply.rejection : undefined;

@@ -6,7 +6,9 @@
  * terms) is rebuilt on load, and the principal index on a market's first command. Plain MessagePack, like the log.
  */
 import { Packr } from "msgpackr";
+import { assert } from "../../engine/rules/assert.js";
 import { CommitmentTable } from "../../engine/store/commitment-table.js";
+import { tableStorage } from "../../engine/store/market-storage.js";
 import { newAggregate, type MarketAggregate, type SealedBid } from "../../engine/rules/state.js";
 import type { SealedAuctionClearingPrice, SealedAuctionResolution } from "../../engine/rules/types/auction.js";
 import type { Market } from "../../engine/rules/types/market.js";
@@ -77,10 +79,16 @@ function tableOf(stored: StoredCommitments | CommitmentColumnsV3 | CommitmentCol
   return tableOfColumns(stored);
 }
 
+/** Snapshots store the table's own image: a market of this runtime is kept in `tableStorage`. */
+function tableOfStore(store: MarketAggregate["commitments"]): CommitmentTable {
+  assert(store instanceof CommitmentTable, "a shard's markets are kept in table storage");
+  return store;
+}
+
 function storedMarketOf({ agg, positions }: ShardMarket): StoredMarket {
   return {
     market: { ...agg.market, subject: JSON.stringify(agg.market.subject) },
-    commitments: storedCommitments(agg.commitments),
+    commitments: storedCommitments(tableOfStore(agg.commitments)),
     bids: agg.bids,
     lastResolution: agg.lastResolution ?? null,
     commandCount: agg.commandCount,
@@ -125,7 +133,7 @@ function numbersOf(values: Float64Array): number[] {
 
 function restoreMarket(m: StoredMarketAnyVersion): ShardMarket {
   const table = tableOf(m.commitments);
-  const agg = newAggregate({ ...m.market, subject: JSON.parse(m.market.subject) as Market["subject"] }, table);
+  const agg = newAggregate({ ...m.market, subject: JSON.parse(m.market.subject) as Market["subject"] }, tableStorage, table);
   // The principal index is rebuilt from these on the market's first command (state.ts).
   for (const bid of m.bids) agg.bids.push(bid);
   agg.lastResolution = m.lastResolution ?? undefined;

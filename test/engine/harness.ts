@@ -15,6 +15,7 @@ import {
   type MechanismSelectionInput,
   type Subject,
 } from "../../engine/index.js";
+import { tableStorage } from "../../engine/store/market-storage.js";
 
 export const T0 = Date.parse("2026-03-01T12:00:00.000Z");
 
@@ -49,7 +50,7 @@ export class Harness {
   run(command: Command): CommandOutcome {
     const marketId = marketIdOfCommand(command);
     const before = marketId === undefined ? undefined : this.markets.get(marketId);
-    const outcome = handleCommand(before, command);
+    const outcome = handleCommand(before, command, tableStorage);
     if (outcome.aggregate !== undefined && marketId !== undefined) this.markets.set(marketId, outcome.aggregate);
     if (outcome.recordSequence !== undefined && marketId !== undefined) {
       const list = this.recorded.get(marketId) ?? [];

@@ -4,7 +4,7 @@
  */
 import { assert, assertNever } from "../assert.js";
 import { NO_PRINCIPALS } from "./confirmations.js";
-import type { AuctionTerms } from "../../store/commitment-table.js";
+import type { AuctionTerms } from "../store.js";
 import { evolveClaimCommitmentCreated, evolveClaimReleased } from "../direct-claim/evolve.js";
 import { evolveWinnerReleased } from "../sealed-auction/evolve.js";
 import { commitmentIndexOf, principalIndexOf, type MarketAggregate } from "../state.js";

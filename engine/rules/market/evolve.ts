@@ -1,9 +1,10 @@
 /** Folding market lifecycle events. */
 import { assert } from "../assert.js";
 import { newAggregate, type MarketAggregate } from "../state.js";
+import type { MarketStorage } from "../store.js";
 import type { DraftCreatedEvent, PublishedEvent } from "../types/event.js";
 
-export function evolveDraftCreated(agg: MarketAggregate | undefined, event: DraftCreatedEvent): MarketAggregate {
+export function evolveDraftCreated(agg: MarketAggregate | undefined, event: DraftCreatedEvent, storage: MarketStorage): MarketAggregate {
   assert(agg === undefined, "a market is created once");
   assert(event.marketVersion === 1, "a draft starts at version 1");
   const { creator, subject, mechanism, mechanismState } = event.data;
@@ -18,7 +19,7 @@ export function evolveDraftCreated(agg: MarketAggregate | undefined, event: Draf
     mechanismState: { ...mechanismState },
     createdAt: event.occurredAt,
     updatedAt: event.occurredAt,
-  });
+  }, storage);
 }
 
 export function evolvePublished(agg: MarketAggregate, _event: PublishedEvent): void {

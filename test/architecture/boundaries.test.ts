@@ -1,0 +1,73 @@
+/**
+ * The layout shows the architecture, and stays so:
+ * - the rules (engine/rules/) import nothing outside themselves but typia's generated validators, and
+ *   use no Node API, no clock and no randomness;
+ * - no module of engine/, gateway/ or storage/ takes part in an import cycle.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import * as path from "node:path";
+import madge from "madge";
+import { describe, expect, it } from "vitest";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const RULES = path.join(ROOT, "engine/rules");
+
+function sourcesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) return sourcesUnder(full);
+    return name.endsWith(".ts") ? [full] : [];
+  });
+}
+
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*"([^"]+)"|import\(\s*"([^"]+)"\s*\)/g;
+
+describe("engine/rules", () => {
+  const files = sourcesUnder(RULES);
+
+  it("has the deciders of every mechanism", () => {
+    const names = files.map((file) => path.relative(RULES, file));
+    for (const mechanism of ["market", "direct-claim", "sealed-auction", "commitment"]) {
+      expect(names).toContain(`${mechanism}/decide.ts`);
+      expect(names).toContain(`${mechanism}/evolve.ts`);
+    }
+  });
+
+  it("imports only engine/rules (and typia's runtime, from the generated validators)", () => {
+    const outside: string[] = [];
+    for (const file of files) {
+      for (const match of readFileSync(file, "utf8").matchAll(IMPORT)) {
+        const specifier = (match[1] ?? match[2]) as string;
+        if (specifier.startsWith(".")) {
+          const target = path.resolve(path.dirname(file), specifier);
+          if (!target.startsWith(`${RULES}${path.sep}`)) outside.push(`${path.relative(ROOT, file)} → ${specifier}`);
+        } else if (!(specifier === "typia" || specifier.startsWith("typia/lib/internal/"))) {
+          outside.push(`${path.relative(ROOT, file)} → ${specifier}`);
+        }
+      }
+    }
+    expect(outside).toEqual([]);
+  });
+
+  it("reads no clock, draws no randomness and touches no Node API", () => {
+    const impure: string[] = [];
+    for (const file of files) {
+      const code = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, "");
+      for (const pattern of [/Date\.now\(/, /new Date\(\)/, /Math\.random\(/, /performance\.now\(/, /\bBuffer\b/, /\bprocess\./, /\brequire\(/, /crypto\./]) {
+        if (pattern.test(code)) impure.push(`${path.relative(ROOT, file)}: ${pattern.source}`);
+      }
+    }
+    expect(impure).toEqual([]);
+  });
+});
+
+describe("imports", () => {
+  it("form no cycle in engine/, gateway/ or storage/", async () => {
+    const graph = await madge(["engine", "gateway", "storage"].map((dir) => path.join(ROOT, dir)), {
+      fileExtensions: ["ts"],
+      tsConfig: path.join(ROOT, "tsconfig.json"),
+      excludeRegExp: [/\/generated\//],
+    });
+    expect(graph.circular()).toEqual([]);
+  }, 60_000);
+});
