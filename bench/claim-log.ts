@@ -7,7 +7,7 @@
 import { applyCommand, marketIdOfCommand, type Command, type MarketAggregate } from "../engine/index.js";
 import type { ManualClock } from "../gateway/clock.js";
 import { buildMarketCommand } from "../gateway/market-api.js";
-import { ShardCore } from "../gateway/runtime/shard-core.js";
+import { openFileShard, type ShardCore } from "../gateway/runtime/shard-core.js";
 import type { ShardRequest } from "../gateway/runtime/shard-protocol.js";
 import { decodeLoggedCommand } from "../gateway/runtime/logged-command.js";
 import type { SegmentLog } from "../storage/index.js";
@@ -31,24 +31,24 @@ export const claim = (n: number, marketId: string): Command =>
 export const req = (command: Command): ShardRequest => ({ kind: "command", command, fingerprint: "AAAAAAAAAAAAAAAAAAAAAA" });
 
 /** Writes the log into `dir` (a shard directory) and returns the open shard. */
-export function buildShard(dir: string, markets: number, claims: number, capacity: number, clock: ManualClock): ShardCore {
-  const { core } = ShardCore.open({ dir, shardIndex: 0, clock });
+export async function buildShard(dir: string, markets: number, claims: number, capacity: number, clock: ManualClock): Promise<ShardCore> {
+  const { core } = await openFileShard({ dir, shardIndex: 0, clock });
   let batch: ShardRequest[] = [];
-  const flush = () => {
+  const flush = async () => {
     if (batch.length === 0) return;
     clock.advance(1);
-    core.processBatch(batch);
+    await core.processBatch(batch);
     batch = [];
   };
   for (let m = 0; m < markets; m += 1) {
     batch.push(req(create(`market-${m}`, capacity)), req(publish(`market-${m}`)));
-    if (batch.length >= BATCH) flush();
+    if (batch.length >= BATCH) await flush();
   }
   for (let n = 0; n < claims; n += 1) {
     batch.push(req(claim(n, `market-${n % markets}`)));
-    if (batch.length >= BATCH) flush();
+    if (batch.length >= BATCH) await flush();
   }
-  flush();
+  await flush();
   return core;
 }
 

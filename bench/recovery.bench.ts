@@ -22,7 +22,7 @@ import { ManualClock } from "../gateway/clock.js";
 import { orderedFingerprint } from "../gateway/idempotency/fingerprint.js";
 import { IdempotencyIndex } from "../gateway/idempotency/index.js";
 import { openIndexSnapshot, writeIndexSnapshot } from "../gateway/idempotency/index-snapshot.js";
-import { ShardCore } from "../gateway/runtime/shard-core.js";
+import { openFileShard, type OpenedShard } from "../gateway/runtime/shard-core.js";
 import { numberArg } from "./args.js";
 import { BATCH, buildShard, claim, req, T0 } from "./claim-log.js";
 import { freshResultStem } from "./result-stem.js";
@@ -102,7 +102,7 @@ async function phaseBuildReplayRecover(): Promise<void> {
   const clock = new ManualClock(T0);
   const claims = TOTAL_COMMANDS - 2 * MARKETS;
   let started = performance.now();
-  const core = buildShard(dir, MARKETS, claims, CAPACITY, clock);
+  const core = await buildShard(dir, MARKETS, claims, CAPACITY, clock);
   const buildSeconds = (performance.now() - started) / 1000;
   figures.buildDurableCommandsPerSecond = TOTAL_COMMANDS / buildSeconds;
   console.log(`build:    ${fmt(TOTAL_COMMANDS)} commands in ${buildSeconds.toFixed(1)} s = ${fmt(TOTAL_COMMANDS / buildSeconds)} durable commands/s (batches of ${BATCH}, one fdatasync each)`);
@@ -110,22 +110,22 @@ async function phaseBuildReplayRecover(): Promise<void> {
 
   started = performance.now();
   // `let` and cleared after use: a 10M-command state must not be held twice (4 GB default heap).
-  let full: ReturnType<typeof ShardCore.open> | undefined = ShardCore.open({ dir, shardIndex: 0, clock });
+  let full: OpenedShard | undefined = await openFileShard({ dir, shardIndex: 0, clock });
   const replaySeconds = (performance.now() - started) / 1000;
   figures.replayCommandsPerSecond = full.report.framesReplayed / replaySeconds;
   console.log(`replay:   open without snapshot: ${full.report.framesReplayed.toLocaleString("en-US")} frames in ${replaySeconds.toFixed(2)} s = ${fmt(full.report.framesReplayed / replaySeconds)} commands/s through the engine (decode + apply, one thread)`);
   started = performance.now();
-  const snap = full.core.snapshot();
+  const snap = await full.core.snapshot();
   figures.snapshotBytes = snap.sizeBytes;
   figures.snapshotSeconds = (performance.now() - started) / 1000;
   console.log(`snapshot: ${fmt(snap.sizeBytes)} bytes in ${((performance.now() - started) / 1000).toFixed(2)} s`);
   // A short tail after the snapshot, as after a crash between checkpoints.
-  full.core.processBatch(Array.from({ length: BATCH }, (_, i) => req(claim(10_000_000 + i, `market-${i % MARKETS}`))));
+  await full.core.processBatch(Array.from({ length: BATCH }, (_, i) => req(claim(10_000_000 + i, `market-${i % MARKETS}`))));
   full.core.close();
   full = undefined;
 
   started = performance.now();
-  let recovered: ReturnType<typeof ShardCore.open> | undefined = ShardCore.open({ dir, shardIndex: 0, clock, reportIdempotencyAfterLsn: snap.lsn });
+  let recovered: OpenedShard | undefined = await openFileShard({ dir, shardIndex: 0, clock, reportIdempotencyAfterLsn: snap.lsn });
   const recoverSeconds = (performance.now() - started) / 1000;
   figures.startWithSnapshotSeconds = recoverSeconds;
   console.log(`recovery: open with a recent snapshot (${fmt(recovered.report.marketsFromSnapshot)} markets) + ${recovered.report.framesReplayed} tail frames: ${recoverSeconds.toFixed(2)} s`);
@@ -135,7 +135,7 @@ async function phaseBuildReplayRecover(): Promise<void> {
 
   renameSync(path.join(dir, "snapshots"), path.join(dir, "snapshots-off"));
   started = performance.now();
-  const cold = ShardCore.open({ dir, shardIndex: 0, clock });
+  const cold = await openFileShard({ dir, shardIndex: 0, clock });
   figures.startWithoutSnapshotSeconds = (performance.now() - started) / 1000;
   console.log(`recovery: open without snapshot: ${((performance.now() - started) / 1000).toFixed(2)} s (${fmt(cold.report.framesReplayed)} frames)`);
   cold.core.close();
@@ -171,38 +171,38 @@ async function phaseServiceStart(claims: number, watermark: number): Promise<voi
   rmSync(path.join(DATA_DIR, "idempotency"), { recursive: true, force: true });
 }
 
-function phaseMemory(): void {
+async function phaseMemory(): Promise<void> {
   if (gc === undefined) {
     console.log("memory:   skipped (run with node --expose-gc)");
     return;
   }
   const clock = new ManualClock(T0);
-  const measureMarkets = (count: number) => {
+  const measureMarkets = async (count: number) => {
     const dir = path.join(ROOT, `mem-markets-${count}`);
     const before = heapBytes();
-    const core = buildShard(dir, count, 0, 1_000, clock);
+    const core = await buildShard(dir, count, 0, 1_000, clock);
     const grown = heapBytes() - before;
     core.close();
     rmSync(dir, { recursive: true, force: true });
     return grown;
   };
-  const small = measureMarkets(1_000);
-  const large = measureMarkets(100_000);
+  const small = await measureMarkets(1_000);
+  const large = await measureMarkets(100_000);
   figures.bytesPerIdleMarket = (large - small) / 99_000;
   console.log(`memory:   ${fmt((large - small) / 99_000)} bytes per idle market (growth 1k → 100k markets)`);
 
-  const measureClaims = (claims: number, capacity: number) => {
+  const measureClaims = async (claims: number, capacity: number) => {
     const dir = path.join(ROOT, `mem-claims-${claims}-${capacity}`);
     const before = heapBytes();
-    const core = buildShard(dir, 100, claims, capacity, clock);
+    const core = await buildShard(dir, 100, claims, capacity, clock);
     const grown = heapBytes() - before;
     core.close();
     rmSync(dir, { recursive: true, force: true });
     return grown;
   };
   for (const [label, capacity] of [["accepted claims (each holds a commitment)", 4_000_000], ["refused claims (capacity 10 per market)", 10]] as const) {
-    const a = measureClaims(100_000, capacity);
-    const b = measureClaims(1_000_000, capacity);
+    const a = await measureClaims(100_000, capacity);
+    const b = await measureClaims(1_000_000, capacity);
     figures[capacity === 10 ? "bytesPerRefusedClaim" : "bytesPerAcceptedClaim"] = (b - a) / 900_000;
     console.log(`memory:   ${fmt((b - a) / 900_000)} bytes per retained command, ${label} (growth 100k → 1M)`);
   }
@@ -223,7 +223,7 @@ function phaseMemory(): void {
 console.log(`recovery bench: ${fmt(TOTAL_COMMANDS)} commands over ${fmt(MARKETS)} markets of capacity ${fmt(CAPACITY)}; Node ${process.version}`);
 await phaseBuildReplayRecover();
 await phaseIndexLoad();
-if (!SKIP_MEMORY) phaseMemory();
+if (!SKIP_MEMORY) await phaseMemory();
 rmSync(ROOT, { recursive: true, force: true });
 const resultsDir = path.join(import.meta.dirname, "results");
 mkdirSync(resultsDir, { recursive: true });

@@ -34,7 +34,7 @@ rmSync(DIR, { recursive: true, force: true });
 mkdirSync(DIR, { recursive: true });
 const claims = COMMANDS - 2 * MARKETS;
 if (claims < 0) throw new Error("--commands must cover two commands per market");
-buildShard(DIR, MARKETS, claims, CAPACITY, new ManualClock(T0)).close();
+(await buildShard(DIR, MARKETS, claims, CAPACITY, new ManualClock(T0))).close();
 
 const log = SegmentLog.open({ dir: DIR });
 const msgpackr = new Packr({ useRecords: false, moreTypes: false });

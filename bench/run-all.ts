@@ -35,18 +35,11 @@ const STEPS: BenchStep[] = [
   { name: "engine", args: [...TSX, "bench/engine.bench.ts"], timeoutSeconds: 300 },
   { name: "storage", args: [...TSX, "bench/storage.bench.ts"], timeoutSeconds: 600 },
   { name: "replay-frames", args: [...TSX, "bench/replay-frames.bench.ts", ...(quick ? ["--commands", "100000"] : [])], timeoutSeconds: 600 },
-  { name: "replay-ceiling", args: [...TSX, "bench/replay-ceiling.bench.ts", ...(quick ? ["--commands", "100000"] : [])], timeoutSeconds: 600 },
-  {
-    name: "replay-ceiling-storm",
-    args: [...TSX, "bench/replay-ceiling.bench.ts", "--markets", "1", "--capacity", "1000", ...(quick ? ["--commands", "100000"] : [])],
-    timeoutSeconds: 600,
-  },
   {
     name: "recovery",
     args: ["--expose-gc", ...TSX, "bench/recovery.bench.ts", ...(quick ? ["--commands", "200000", "--skip-memory"] : [])],
     timeoutSeconds: 1_800,
   },
-  { name: "shard", args: [...TSX, "bench/shard-batch.bench.ts", ...(quick ? ["--batches", "500"] : [])], timeoutSeconds: 600 },
   { name: "commit-tail", args: [...TSX, "bench/commit-tail.bench.ts", ...(quick ? ["--commits", "1000"] : [])], timeoutSeconds: 300 },
   { name: "audit", args: [...TSX, "bench/audit.bench.ts", ...(quick ? ["--commands", "50000", "--markets", "200"] : [])], timeoutSeconds: 1_200, needsBuild: true },
   {

@@ -28,6 +28,7 @@ import type { AuditMode, MarketAudit, ShardAudit, ShardAuditWork } from "./shard
 export type { AuditMode, MarketAudit, ShardAudit, ShardAuditWork } from "./shard-audit.js";
 import { DEFAULT_KEPT_PAYLOAD_BYTES, KeptPayloads } from "./kept-payloads.js";
 import { tableStorage } from "../../engine/store/market-storage.js";
+import { snapshotPayloadOf } from "../../engine/journal/file-journal.js";
 
 export interface AuditProgress {
   /** Frames processed so far, across shards. */
@@ -218,7 +219,7 @@ function verifyOneShard(index: number, dir: string, onFrames: (frames: number) =
         snapshotProblem = `shard ${index}: snapshot at lsn ${lsn} records a chain head that differs from the log's`;
         return;
       }
-      const decoded = decodeShardSnapshot(snapshot.payload);
+      const decoded = decodeShardSnapshot(snapshotPayloadOf(snapshot.payload));
       const inSnapshot = new Map(decoded.markets.map((m) => [m.agg.market.id, m]));
       if (inSnapshot.size !== live.size) {
         snapshotProblem = `shard ${index}: snapshot at lsn ${lsn} holds ${inSnapshot.size} markets, the log ${live.size}`;

@@ -7,7 +7,6 @@
  *
  * The log is the truth: the in-memory state is always a fold of the log through the engine.
  */
-import * as path from "node:path";
 import { applyCommand, handleCommand, marketIdOfCommand } from "../../engine/rules/handle-command.js";
 import { isDeadlinePending, pendingDeadlines, systemCommandFor, type Deadline } from "../../engine/rules/deadlines.js";
 import { commitmentAt, snapshotMarket } from "../../engine/rules/state.js";
@@ -16,7 +15,8 @@ import { isoFromMs } from "../../engine/rules/time.js";
 import type { Command } from "../../engine/rules/types/command.js";
 import type { Rejection } from "../../engine/rules/types/errors.js";
 import type { SealedBidReceipt } from "../../engine/rules/types/auction.js";
-import { SegmentLog, SnapshotStore } from "../../storage/index.js";
+import { FileJournal } from "../../engine/journal/file-journal.js";
+import type { Journal, JournalPosition } from "../../engine/journal/journal.js";
 import type { Clock } from "../clock.js";
 import { decodeLoggedCommand, encodeLoggedCommand, LOGGED_COMMAND_VERSION, type LoggedCommand } from "./logged-command.js";
 import { decodeShardSnapshot, encodeMarketImage, encodeShardSnapshot, type ShardMarket } from "./shard-snapshot.js";
@@ -37,12 +37,11 @@ import { TimerWheel } from "./timer-wheel.js";
 import { tableStorage } from "../../engine/store/market-storage.js";
 
 export interface ShardCoreOptions {
-  /** This shard's directory, e.g. DATA_DIR/shards/00. */
-  dir: string;
+  /** This shard's journal, opened (FileJournal over DATA_DIR/shards/NN by default). */
+  journal: Journal;
   shardIndex: number;
   clock: Clock;
-  segmentSizeBytes?: number;
-  /** Report idempotency entries of frames after this lsn (the gateway index snapshot's watermark). */
+  /** Report idempotency entries of entries after this sequence (the gateway index snapshot's watermark). */
   reportIdempotencyAfterLsn?: number;
   /** Replies kept for fast idempotent replays (older ones are recomputed from the log). */
   replyCacheEntries?: number;
@@ -55,6 +54,18 @@ export interface OpenedShard {
 }
 
 const DEFAULT_REPLY_CACHE_ENTRIES = 4096;
+/** Snapshots kept: the newest, and one before it in case the newest turns out damaged. */
+const SNAPSHOTS_KEPT = 2;
+/** A staged command's position until its batch is appended. */
+const UNKNOWN_POSITION = -1;
+
+interface StagedCommand {
+  payload: Uint8Array;
+  /** Completed with the position once the batch is durable. */
+  response: CommandResponse;
+  /** The market whose record holds the command, if one does. */
+  record: ShardMarket | undefined;
+}
 
 /** Index of `position` in an ascending list, or -1. */
 function indexOfPosition(positions: readonly number[], position: number): number {
@@ -70,10 +81,27 @@ function indexOfPosition(positions: readonly number[], position: number): number
   return -1;
 }
 
+/** Opens a shard on its file journal in `dir` (the embedded default). */
+export function openFileShard(options: Omit<ShardCoreOptions, "journal"> & { dir: string; segmentSizeBytes?: number }): Promise<OpenedShard> {
+  const { dir, segmentSizeBytes, ...rest } = options;
+  const journal = FileJournal.open({
+    dir,
+    // The shard reads entries from here on (for its idempotency report), so the journal only trusts what lies before.
+    readFromSequence: rest.reportIdempotencyAfterLsn ?? 0,
+    ...(segmentSizeBytes === undefined ? {} : { segmentSizeBytes }),
+  });
+  return ShardCore.open({ ...rest, journal }).catch((error: unknown) => {
+    journal.close();
+    throw error;
+  });
+}
+
 export class ShardCore {
   private readonly markets = new Map<string, ShardMarket>();
   private readonly timers = new TimerWheel<Deadline>();
   private readonly replyCache = new Map<number, ShardReply>();
+  /** The commands of the batch being decided, in order, until `commit` appends them. */
+  private staged: StagedCommand[] = [];
   private lastStampMs: number;
   private commandsSinceSnapshot = 0;
   private commitmentCount = 0;
@@ -83,64 +111,44 @@ export class ShardCore {
 
   private constructor(
     private readonly options: ShardCoreOptions,
-    private readonly log: SegmentLog,
-    private readonly snapshots: SnapshotStore,
+    private readonly journal: Journal,
     lastStampMs: number,
   ) {
     this.lastStampMs = lastStampMs;
   }
 
-  /** Recover: newest valid snapshot, then every frame after it; rebuild the timer wheel. */
-  static open(options: ShardCoreOptions): OpenedShard {
+  /** Recover: the journal's newest snapshot, then every entry after it; rebuild the timer wheel. */
+  static async open(options: ShardCoreOptions): Promise<OpenedShard> {
     const startedMs = performance.now();
-    const snapshots = new SnapshotStore({ dir: path.join(options.dir, "snapshots") });
-    const loaded = snapshots.loadNewestValid().snapshot;
-    const decoded = loaded === null ? undefined : decodeShardSnapshot(loaded.payload);
+    const journal = options.journal;
+    const snapshot = journal.snapshot;
+    const decoded = snapshot === undefined ? undefined : decodeShardSnapshot(snapshot.payload);
     if (decoded !== undefined && decoded.shardIndex !== options.shardIndex) {
-      throw new Error(`snapshot in ${options.dir} belongs to shard ${decoded.shardIndex}, not ${options.shardIndex}`);
+      throw new Error(`snapshot belongs to shard ${decoded.shardIndex}, not ${options.shardIndex}`);
     }
-    const snapshotLsn = loaded?.lsn ?? 0;
-    // Frames from here on are read below; sealed segments wholly before it were verified when they
-    // were written and are covered by the snapshot, so open does not rescan them (`verify` does).
+    const snapshotLsn = snapshot?.sequence ?? 0;
     const reportAfter = Math.min(options.reportIdempotencyAfterLsn ?? 0, snapshotLsn);
-    // Within the last segment, reading starts at the snapshot's own frame (checked by open, see
-    // storage/checkpoint.ts) when nothing before it is needed: no idempotency entries to report.
-    const lastFramePosition = decoded?.lastFramePosition ?? -1;
-    const checkpoint =
-      loaded !== null && decoded !== undefined && lastFramePosition >= 0 && reportAfter === snapshotLsn
-        ? { lsn: snapshotLsn, chainHead: loaded.chainHead, lastFramePosition, endPosition: decoded.endPosition }
-        : undefined;
-    const log = SegmentLog.open({
-      dir: options.dir,
-      trustSealedSegmentsThroughLsn: reportAfter,
-      ...(checkpoint === undefined ? {} : { checkpoint }),
-      ...(options.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: options.segmentSizeBytes }),
-    });
-    if (snapshotLsn > log.lastLsn) {
-      log.close();
-      throw new Error(`snapshot of lsn ${snapshotLsn} is newer than the log (last lsn ${log.lastLsn}) in ${options.dir}`);
-    }
-    const core = new ShardCore(options, log, snapshots, decoded?.lastStampMs ?? 0);
+    const core = new ShardCore(options, journal, decoded?.lastStampMs ?? 0);
     for (const market of decoded?.markets ?? []) core.markets.set(market.agg.market.id, market);
 
     const idempotency: IdempotencyEntries = { actorIds: [], commandIds: [], fingerprints: [], positions: [] };
     let framesReplayed = 0;
     let framesScannedForIdempotency = 0;
-    for (const frame of log.frames(reportAfter, { verify: "none" })) {
-      const logged = decodeLoggedCommand(frame.payload);
+    await journal.read(reportAfter, (entry) => {
+      const logged = decodeLoggedCommand(entry.payload);
       if (logged.f !== undefined) {
         idempotency.actorIds.push(logged.c.identity.actorId);
         idempotency.commandIds.push(logged.c.commandId);
         idempotency.fingerprints.push(logged.f);
-        idempotency.positions.push(frame.position);
+        idempotency.positions.push(entry.position);
       }
-      if (frame.lsn <= snapshotLsn) {
+      if (entry.sequence <= snapshotLsn) {
         framesScannedForIdempotency += 1;
-        continue;
+        return;
       }
-      core.replay(logged.c, frame.position);
+      core.replay(logged.c, entry.position);
       framesReplayed += 1;
-    }
+    });
     for (const { agg } of core.markets.values()) {
       for (const deadline of pendingDeadlines(agg)) core.timers.schedule(deadline.atMs, deadline);
       core.commitmentCount += agg.commitments.count;
@@ -153,10 +161,10 @@ export class ShardCore {
       marketsFromSnapshot: decoded?.markets.length ?? 0,
       framesReplayed,
       framesScannedForIdempotency,
-      framesTrustedByCheckpoint: log.recovery.framesTrustedByCheckpoint,
-      lastLsn: log.lastLsn,
+      framesTrustedByCheckpoint: journal.recovery.entriesTrusted,
+      lastLsn: journal.lastSequence,
       markets: core.markets.size,
-      truncatedBytes: log.recovery.truncation?.truncatedBytes ?? 0,
+      truncatedBytes: journal.recovery.truncatedBytes,
       elapsedMs: Math.round(performance.now() - startedMs),
     };
     return { core, report, idempotency };
@@ -167,7 +175,7 @@ export class ShardCore {
   }
 
   get lastLsn(): number {
-    return this.log.lastLsn;
+    return this.journal.lastSequence;
   }
 
   get pendingTimers(): number {
@@ -203,7 +211,7 @@ export class ShardCore {
     return this.lastStampMs;
   }
 
-  /** Decide, log (staged) and account one command; the caller commits. */
+  /** Decide and account one command, and stage its entry; `commit` appends the batch and learns its position. */
   private execute(command: Command, fingerprint: string | undefined): CommandResponse {
     const marketId = marketIdOfCommand(command);
     const entry = marketId === undefined ? undefined : this.markets.get(marketId);
@@ -212,18 +220,18 @@ export class ShardCore {
     this.commitmentCount += (outcome.aggregate?.commitments.count ?? 0) - commitmentsBefore;
     const recorded = outcome.recordSequence !== undefined;
     const rejection = !recorded && !outcome.reply.ok ? outcome.reply.rejection : undefined;
-    const { position } = this.log.append(encodeLoggedCommand(loggedEntry(fingerprint, command, rejection)));
-    if (recorded) {
-      const owner = entry ?? this.adopt(outcome.aggregate);
-      owner.positions.push(position);
-    }
     for (const deadline of outcome.deadlines) this.timers.schedule(deadline.atMs, deadline);
     this.commandsSinceSnapshot += 1;
     const reply: ShardReply = outcome.reply.ok
       ? { ok: true, json: JSON.stringify(outcome.reply.result) }
       : { ok: false, code: outcome.reply.rejection.code, message: outcome.reply.rejection.message };
-    this.remember(position, reply);
-    return { kind: "command", status: outcome.status, reply, position };
+    const response: CommandResponse = { kind: "command", status: outcome.status, reply, position: UNKNOWN_POSITION };
+    this.staged.push({
+      payload: encodeLoggedCommand(loggedEntry(fingerprint, command, rejection)),
+      response,
+      record: recorded ? (entry ?? this.adopt(outcome.aggregate)) : undefined,
+    });
+    return response;
   }
 
   private remember(position: number, reply: ShardReply): void {
@@ -253,7 +261,7 @@ export class ShardCore {
    * then the reads (which therefore see the whole batch). Nothing is returned before the commit.
    * A failed write or fdatasync throws: the shard must stop, nothing of the batch was acknowledged.
    */
-  processBatch(requests: readonly ShardRequest[]): ShardResponse[] {
+  async processBatch(requests: readonly ShardRequest[]): Promise<ShardResponse[]> {
     if (this.closed) throw new Error("shard is closed");
     const nowMs = this.stamp();
     this.fireDue(nowMs);
@@ -263,7 +271,7 @@ export class ShardCore {
       if (request.kind === "command") responses[index] = this.execute(this.stamped(request, nowMs), request.fingerprint);
       else reads.push(index);
     });
-    this.commit();
+    await this.commit();
     for (const index of reads) {
       const answer = this.read(requests[index] as ReadRequest);
       responses[index] = "ok" in answer ? { kind: "read", reply: answer } : { kind: "replay", work: answer };
@@ -271,23 +279,34 @@ export class ShardCore {
     return responses as ShardResponse[];
   }
 
-  /** One write + one fdatasync for everything staged; records the batch statistics. */
-  private commit(): void {
-    const commands = this.log.stagedFrames;
+  /**
+   * Appends everything staged as one batch (one write + one fdatasync for the file journal) and, once
+   * it is durable, gives each command its position: in its market's record, in its response, in the
+   * reply cache. Records the batch statistics.
+   */
+  private async commit(): Promise<void> {
+    const staged = this.staged;
+    this.staged = [];
     let commitMs = 0;
-    if (commands > 0) {
+    if (staged.length > 0) {
       const startedMs = performance.now();
-      this.log.commitSync();
+      const positions = await this.journal.append(staged.map((item) => item.payload));
       commitMs = performance.now() - startedMs;
+      staged.forEach((item, i) => {
+        const position = positions[i] as JournalPosition;
+        item.response.position = position;
+        item.record?.positions.push(position);
+        this.remember(position, item.response.reply);
+      });
     }
-    this.lastBatch = { commands, commitMs, logBytes: this.log.endPosition, markets: this.markets.size, commitments: this.commitmentCount };
+    this.lastBatch = { commands: staged.length, commitMs, logBytes: this.journal.sizeBytes, markets: this.markets.size, commitments: this.commitmentCount };
   }
 
   /** Fire due deadlines outside a client batch (the worker's periodic tick). Durable on return. */
-  tick(): number {
+  async tick(): Promise<number> {
     if (this.closed) return 0;
     const fired = this.fireDue(this.stamp());
-    this.commit();
+    await this.commit();
     return fired;
   }
 
@@ -318,7 +337,7 @@ export class ShardCore {
     if (actorId !== creator.principalId && actorId !== creator.actorId) {
       return { ok: false, code: "forbidden", message: "only the creator principal or the creating actor can read the market record" };
     }
-    return { kind: "record", log: this.log.readView(), market: encodeMarketImage(entry), marketId, recordLength: entry.positions.length };
+    return { kind: "record", log: this.journal.readView(), market: encodeMarketImage(entry), marketId, recordLength: entry.positions.length };
   }
 
   private readOutcome(marketId: string, principalId: string): ShardReply {
@@ -346,13 +365,13 @@ export class ShardCore {
   private replyAt(position: number): ShardReply | ReplayWork {
     const cached = this.replyCache.get(position);
     if (cached !== undefined) return cached;
-    const logged = decodeLoggedCommand(this.log.readAt(position).payload);
+    const logged = decodeLoggedCommand(this.journal.readAt(position).payload);
     if (logged.r !== undefined) return { ok: false, code: logged.r.code, message: logged.r.message };
     const marketId = marketIdOfCommand(logged.c);
     const entry = marketId === undefined ? undefined : this.markets.get(marketId);
     const index = entry === undefined ? -1 : indexOfPosition(entry.positions, position);
     if (entry === undefined || index < 0) throw new Error(`no market record holds the command logged at ${position}`);
-    return { kind: "reply", log: this.log.readView(), positions: float64Bytes(entry.positions.slice(0, index + 1)) };
+    return { kind: "reply", log: this.journal.readView(), positions: float64Bytes(entry.positions.slice(0, index + 1)) };
   }
 
   /** Commands applied since the last snapshot (the runtime decides when to checkpoint). */
@@ -361,22 +380,18 @@ export class ShardCore {
   }
 
   /** Write a snapshot of the committed state (call between batches). */
-  snapshot(): { lsn: number; sizeBytes: number } {
-    if (this.log.stagedFrames !== 0) throw new Error("snapshot with uncommitted frames");
-    const payload = encodeShardSnapshot(
-      { shardIndex: this.options.shardIndex, lastStampMs: this.lastStampMs, endPosition: this.log.endPosition, lastFramePosition: this.log.lastFramePosition },
-      this.markets.values(),
-    );
-    const written = this.snapshots.write({ lsn: this.log.lastLsn, chainHead: this.log.chainHead, payload });
-    this.snapshots.prune(2);
+  async snapshot(): Promise<{ lsn: number; sizeBytes: number }> {
+    if (this.staged.length !== 0) throw new Error("snapshot with uncommitted commands");
+    const payload = encodeShardSnapshot({ shardIndex: this.options.shardIndex, lastStampMs: this.lastStampMs }, this.markets.values());
+    const written = await this.journal.writeSnapshot(payload, SNAPSHOTS_KEPT);
     this.commandsSinceSnapshot = 0;
-    return { lsn: this.log.lastLsn, sizeBytes: written.sizeBytes };
+    return { lsn: written.sequence, sizeBytes: written.sizeBytes };
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.log.close();
+    this.journal.close();
   }
 }
 

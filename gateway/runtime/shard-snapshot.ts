@@ -50,8 +50,8 @@ interface StoredShard {
   v: number;
   shardIndex: number;
   lastStampMs: number;
-  /** Log end position when the snapshot was taken. */
-  endPosition: number;
+  /** Written by earlier versions (the log checkpoint, which the journal now keeps itself); ignored. */
+  endPosition?: number;
   lastFramePosition?: number;
   markets: (Omit<StoredMarket, "commitments"> & { commitments: StoredCommitments | CommitmentColumnsV3 | CommitmentColumnsV2 })[];
 }
@@ -59,12 +59,6 @@ interface StoredShard {
 export interface ShardSnapshotHeader {
   shardIndex: number;
   lastStampMs: number;
-  endPosition: number;
-  /**
-   * Where the last logged frame starts (−1 or absent: unknown, e.g. snapshots before version 4): with
-   * the snapshot's lsn and chain head it is the log checkpoint a start reads the last segment from.
-   */
-  lastFramePosition?: number;
 }
 
 const packr = new Packr({ useRecords: false, moreTypes: false });
@@ -100,7 +94,7 @@ function storedMarketOf({ agg, positions }: ShardMarket): StoredMarket {
 export function encodeShardSnapshot(header: ShardSnapshotHeader, markets: Iterable<ShardMarket>): Buffer {
   const stored: StoredMarket[] = [];
   for (const market of markets) stored.push(storedMarketOf(market));
-  const payload: StoredShard = { v: SHARD_SNAPSHOT_VERSION, ...header, markets: stored };
+  const payload: StoredShard = { v: SHARD_SNAPSHOT_VERSION, shardIndex: header.shardIndex, lastStampMs: header.lastStampMs, markets: stored };
   return packr.pack(payload);
 }
 
@@ -148,8 +142,6 @@ export function decodeShardSnapshot(payload: Uint8Array): DecodedShardSnapshot {
   return {
     shardIndex: stored.shardIndex,
     lastStampMs: stored.lastStampMs,
-    endPosition: stored.endPosition,
-    ...(typeof stored.lastFramePosition === "number" ? { lastFramePosition: stored.lastFramePosition } : {}),
     markets: stored.markets.map(restoreMarket),
   };
 }

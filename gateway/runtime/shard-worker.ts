@@ -1,13 +1,14 @@
 /**
- * A shard's thread: a message loop around ShardCore. Requests that arrive while a batch is being
- * processed (the batch blocks on its fdatasync) queue up and become the next batch, so group commit
- * falls out of the loop. Replies of a batch are posted in one message, after its commit.
+ * A shard's thread: a message loop around ShardCore on its journal (the file journal in the shard's
+ * directory). Requests that arrive while a batch is being processed (while its append is durable
+ * only after an fdatasync) queue up and become the next batch, so group commit falls out of the
+ * loop. Replies of a batch are posted in one message, after its commit.
  *
  * A failed write or fdatasync is fatal: the worker reports it and stops; the gateway exits non-zero.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { ManualClock, systemClock, type Clock } from "../clock.js";
-import { ShardCore } from "./shard-core.js";
+import { openFileShard, type ShardCore } from "./shard-core.js";
 import type { Envelope } from "./worker-messages.js";
 import type { FromShard, ShardWorkerData, ToShard } from "./worker-messages.js";
 import { packResponses, unpackRequests } from "./wire.js";
@@ -29,9 +30,15 @@ function fatal(error: unknown): never {
   process.exit(1); // ends this worker thread only
 }
 
-let core: ShardCore;
-try {
-  const opened = ShardCore.open({
+/** Everything the core does runs in this order, one task at a time (appends are awaited). */
+let work: Promise<void> = Promise.resolve();
+function enqueue(task: () => Promise<void>): void {
+  work = work.then(task).catch(fatal);
+}
+
+let core: ShardCore | undefined;
+enqueue(async () => {
+  const opened = await openFileShard({
     dir: data.dir,
     shardIndex: data.shardIndex,
     clock,
@@ -40,37 +47,35 @@ try {
   });
   core = opened.core;
   post({ t: "ready", report: opened.report, idempotency: opened.idempotency });
-} catch (error) {
-  fatal(error);
+});
+
+function opened(): ShardCore {
+  if (core === undefined) throw new Error("the shard is not open");
+  return core;
 }
 
 let inbox: Array<Envelope<ShardRequest>> = [];
 let scheduled = false;
 let closing = false;
 
-function processInbox(): void {
+/** One batch: everything that arrived since the last one (group commit falls out of this). */
+async function processInbox(): Promise<void> {
   scheduled = false;
   if (inbox.length === 0) return;
   const items = inbox;
   inbox = [];
-  try {
-    const responses = core.processBatch(items.map((item) => item.body));
-    const packed = packResponses(responses.map((body, index) => ({ id: (items[index] as Envelope<ShardRequest>).id, body })));
-    port?.postMessage({ t: "batch", items: packed, stats: core.lastBatch } satisfies FromShard, [packed.buffer as ArrayBuffer]);
-  } catch (error) {
-    fatal(error);
-  }
+  const shard = opened();
+  const responses = await shard.processBatch(items.map((item) => item.body));
+  const packed = packResponses(responses.map((body, index) => ({ id: (items[index] as Envelope<ShardRequest>).id, body })));
+  port?.postMessage({ t: "batch", items: packed, stats: shard.lastBatch } satisfies FromShard, [packed.buffer as ArrayBuffer]);
 }
 
-function tick(): void {
-  try {
-    if (core.tick() > 0) post({ t: "stats", stats: core.lastBatch });
-  } catch (error) {
-    fatal(error);
-  }
+async function tick(): Promise<void> {
+  const shard = opened();
+  if ((await shard.tick()) > 0) post({ t: "stats", stats: shard.lastBatch });
 }
 
-const ticker = controlled === undefined ? setInterval(tick, data.tickIntervalMs) : undefined;
+const ticker = controlled === undefined ? setInterval(() => enqueue(tick), data.tickIntervalMs) : undefined;
 
 port.on("message", (message: ToShard) => {
   switch (message.t) {
@@ -80,36 +85,33 @@ port.on("message", (message: ToShard) => {
       for (const item of unpackRequests(message.items)) inbox.push(item);
       if (!scheduled) {
         scheduled = true;
-        setImmediate(processInbox);
+        setImmediate(() => enqueue(processInbox));
       }
       return;
     case "time":
       if (controlled !== undefined) {
         controlled.set(Math.max(controlled.nowMs(), message.nowMs));
-        tick();
+        enqueue(tick);
       }
       return;
     case "snapshot":
-      processInbox();
-      try {
-        const written = core.snapshot();
+      enqueue(async () => {
+        await processInbox();
+        const written = await opened().snapshot();
         post({ t: "snapshot", id: message.id, lsn: written.lsn, sizeBytes: written.sizeBytes });
-      } catch (error) {
-        fatal(error);
-      }
+      });
       return;
     case "close":
       closing = true;
-      processInbox();
       if (ticker !== undefined) clearInterval(ticker);
-      try {
-        if (core.commandsSinceLastSnapshot > 0) core.snapshot();
-        core.close();
-      } catch (error) {
-        fatal(error);
-      }
-      post({ t: "closed", lsn: core.lastLsn });
-      port.close();
+      enqueue(async () => {
+        await processInbox();
+        const shard = opened();
+        if (shard.commandsSinceLastSnapshot > 0) await shard.snapshot();
+        shard.close();
+        post({ t: "closed", lsn: shard.lastLsn });
+        port.close();
+      });
       return;
   }
 });

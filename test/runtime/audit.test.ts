@@ -11,6 +11,7 @@ import { replayDataDir, replayMarketRecord, verifyDataDir } from "../../gateway/
 import { FRAME_HEADER_BYTES, SEGMENT_HEADER_BYTES, SegmentLog, SnapshotStore, crc32c } from "../../storage/index.js";
 import { shardOfMarket } from "../../gateway/runtime/shard-routing.js";
 import { decodeShardSnapshot, encodeShardSnapshot } from "../../gateway/runtime/shard-snapshot.js";
+import { snapshotPayloadOf } from "../../engine/journal/file-journal.js";
 import { T0, auction, commands, directClaim, tempDir } from "./support.js";
 import { jsonText } from "../../gateway/runtime/shard-protocol.js";
 
@@ -163,7 +164,7 @@ describe.each([1, 2])("audit replay and verify, %i thread(s)", (threads) => {
       const store = new SnapshotStore({ dir: snapshotsDir });
       const newest = store.loadNewestValid().snapshot;
       if (newest === null) throw new Error("expected a snapshot");
-      const decoded = decodeShardSnapshot(newest.payload);
+      const decoded = decodeShardSnapshot(snapshotPayloadOf(newest.payload));
       const victim = decoded.markets[0];
       if (victim === undefined) throw new Error("expected a market in shard 0");
       victim.agg.market.version += 1;

@@ -41,7 +41,7 @@ describe("free-form data survives the log and snapshot codecs exactly", () => {
       createdAt: "2026-01-01T00:00:00.000Z",
       updatedAt: "2026-01-01T00:00:00.000Z",
     }, tableStorage);
-    const decoded = decodeShardSnapshot(encodeShardSnapshot({ shardIndex: 0, lastStampMs: 1, endPosition: 0 }, [{ agg, positions: [] }]));
+    const decoded = decodeShardSnapshot(encodeShardSnapshot({ shardIndex: 0, lastStampMs: 1 }, [{ agg, positions: [] }]));
     const market = decoded.markets[0]?.agg.market;
     expect(JSON.stringify(market)).toBe(JSON.stringify(agg.market));
     expect(Object.keys(market?.subject.data ?? {})).toEqual(["__proto__", "constructor", "z", "a"]);
@@ -87,7 +87,7 @@ describe("commitment times in shard snapshots", () => {
     expect(all[36]?.confirmedPrincipalIds).toEqual(["creator"]);
     expect(all[36]?.version).toBe(3); // confirmation_recorded, then committed
     const positions = [0, 180, 4096, 2 ** 40 + 3];
-    const decoded = decodeShardSnapshot(encodeShardSnapshot({ shardIndex: 0, lastStampMs: at(50), endPosition: 0 }, [{ agg, positions }]));
+    const decoded = decodeShardSnapshot(encodeShardSnapshot({ shardIndex: 0, lastStampMs: at(50) }, [{ agg, positions }]));
     const restored = decoded.markets[0];
     expect(JSON.stringify(restored && commitmentsOf(restored.agg))).toBe(JSON.stringify(all));
     expect(restored && principalIndexOf(restored.agg).entries()).toEqual(agg.principalIndex?.entries());
@@ -97,11 +97,11 @@ describe("commitment times in shard snapshots", () => {
 
     // A restored market builds its principal index on its first command: a decline there releases
     // the claim, and the same principal may then claim again, exactly as in the live market.
-    const restoredAgg = decodeShardSnapshot(encodeShardSnapshot({ shardIndex: 0, lastStampMs: at(50), endPosition: 0 }, [{ agg, positions }])).markets[0]?.agg;
+    const restoredAgg = decodeShardSnapshot(encodeShardSnapshot({ shardIndex: 0, lastStampMs: at(50) }, [{ agg, positions }])).markets[0]?.agg;
     expect(restoredAgg?.principalIndex).toBeUndefined();
     const decline: Command = { type: "commitment.decline", commandId: "decline-38", identity: creator, occurredAtMs: at(39) + 2, commitmentId: all[38]?.id ?? "" };
     const reclaim: Command = { type: "direct_claim.submit", commandId: "reclaim-38", identity: { principalId: "p38", actorId: "p38" }, occurredAtMs: at(39) + 3, marketId: "m" };
-    const twin = decodeShardSnapshot(encodeShardSnapshot({ shardIndex: 0, lastStampMs: at(50), endPosition: 0 }, [{ agg, positions }])).markets[0]?.agg;
+    const twin = decodeShardSnapshot(encodeShardSnapshot({ shardIndex: 0, lastStampMs: at(50) }, [{ agg, positions }])).markets[0]?.agg;
     if (twin === undefined || restoredAgg === undefined) throw new Error("no market");
     principalIndexOf(twin); // built before the commands, as a live market has it
     for (const command of [decline, reclaim]) {

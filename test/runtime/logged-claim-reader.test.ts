@@ -5,7 +5,7 @@ import { ManualClock } from "../../gateway/clock.js";
 import { buildMarketCommand } from "../../gateway/market-api.js";
 import { readLoggedClaim } from "../../gateway/runtime/logged-claim-reader.js";
 import { decodeLoggedCommand, encodeLoggedCommand, restorePackedCommand, type LoggedCommand } from "../../gateway/runtime/logged-command.js";
-import { ShardCore } from "../../gateway/runtime/shard-core.js";
+import { openFileShard } from "../../gateway/runtime/shard-core.js";
 import { SegmentLog } from "../../storage/index.js";
 import { commands, directClaim, request, T0, tempDir } from "./support.js";
 
@@ -50,7 +50,7 @@ function frames(): { bytes: Buffer; fast: boolean }[] {
 }
 
 describe("the direct-claim frame reader (decision I15)", () => {
-  it("reads every claim frame the log writes exactly as msgpackr does, and leaves every other shape to it", () => {
+  it("reads every claim frame the log writes exactly as msgpackr does, and leaves every other shape to it", async () => {
     for (const { bytes, fast } of frames()) {
       const expected = referenceDecode(bytes);
       const read = readLoggedClaim(bytes);
@@ -62,7 +62,7 @@ describe("the direct-claim frame reader (decision I15)", () => {
     }
   });
 
-  it("never throws on a cut or changed frame, and what it does read is what msgpackr reads", () => {
+  it("never throws on a cut or changed frame, and what it does read is what msgpackr reads", async () => {
     const samples = frames().filter((frame) => frame.fast).slice(0, 20);
     for (const { bytes } of samples) {
       for (let cut = 0; cut < bytes.length; cut += 1) expect(readLoggedClaim(bytes.subarray(0, cut))).toBeUndefined();
@@ -85,7 +85,7 @@ describe("the direct-claim frame reader (decision I15)", () => {
     }
   });
 
-  it("takes only Buffers (the log's frames); another Uint8Array goes to msgpackr", () => {
+  it("takes only Buffers (the log's frames); another Uint8Array goes to msgpackr", async () => {
     const bytes = encodeLoggedCommand({ v: 1, f: "fp", c: claim(1) });
     expect(readLoggedClaim(bytes)).toBeDefined();
     const plain = Uint8Array.from(bytes);
@@ -93,19 +93,19 @@ describe("the direct-claim frame reader (decision I15)", () => {
     expect(decodeLoggedCommand(plain)).toStrictEqual(referenceDecode(bytes));
   });
 
-  it("reads the actor's own string when it has the principal's length but other bytes", () => {
+  it("reads the actor's own string when it has the principal's length but other bytes", async () => {
     const bytes = encodeLoggedCommand({ v: 1, f: "fp", c: claim(1, { identity: { principalId: "abc", actorId: "abd" } }) });
     const read = readLoggedClaim(bytes);
     expect(read?.c.identity).toStrictEqual({ principalId: "abc", actorId: "abd" });
   });
 
-  it("reads the claim frames a shard writes for commands from the gateway's own builder (a changed literal order would fall off the fast path)", () => {
+  it("reads the claim frames a shard writes for commands from the gateway's own builder (a changed literal order would fall off the fast path)", async () => {
     const { dir, cleanup } = tempDir("claim-reader");
     try {
       const clock = new ManualClock(T0);
-      const { core } = ShardCore.open({ dir, shardIndex: 0, clock });
-      core.processBatch([request(commands.create("carol", "hot", directClaim({ capacity: 2, pricing: { mode: "free" }, confirmation: "none" })))]);
-      core.processBatch([request(commands.publish("carol", "hot"))]);
+      const { core } = await openFileShard({ dir, shardIndex: 0, clock });
+      await core.processBatch([request(commands.create("carol", "hot", directClaim({ capacity: 2, pricing: { mode: "free" }, confirmation: "none" })))]);
+      await core.processBatch([request(commands.publish("carol", "hot"))]);
       clock.advance(1_000);
       const claims = [
         buildMarketCommand("direct_claim.submit", "alice", "hot", { commandId: "c-1", principalId: "alice" }),
@@ -114,7 +114,7 @@ describe("the direct-claim frame reader (decision I15)", () => {
         buildMarketCommand("direct_claim.submit", "erin", "nowhere", { commandId: "c-4", principalId: "erin" }),
         buildMarketCommand("direct_claim.submit", "agent", "hot", { commandId: "c-5", principalId: "frank", authorityRef: "d-1" }),
       ];
-      core.processBatch(claims.map((command) => request(command)));
+      await core.processBatch(claims.map((command) => request(command)));
       core.close();
       const log = SegmentLog.open({ dir });
       const fast: string[] = [];

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../gateway/clock.js";
 import { ReplayPool } from "../../gateway/runtime/replay-pool.js";
 import { completeReplayWork } from "../../gateway/runtime/replay-work.js";
-import { ShardCore } from "../../gateway/runtime/shard-core.js";
+import { openFileShard, type ShardCore } from "../../gateway/runtime/shard-core.js";
 import { jsonText, type ReplayWork, type ShardReply, type ShardResponse } from "../../gateway/runtime/shard-protocol.js";
 import { decodeMarketImage, encodeMarketImage } from "../../gateway/runtime/shard-snapshot.js";
 import { plainDeepEqual } from "../../engine/plain-equal.js";
@@ -15,19 +15,19 @@ afterEach(async () => {
 });
 
 /** A shard with one market holding `claims` claims (capacity 5: most refused, all recorded). */
-function shardWithClaims(claims: number): ShardCore {
+async function shardWithClaims(claims: number): Promise<ShardCore> {
   const t = tempDir("replay-pool");
   cleanups.push(t.cleanup);
   const clock = new ManualClock(T0);
-  const { core } = ShardCore.open({ dir: t.dir, shardIndex: 0, clock, replyCacheEntries: 0 });
+  const { core } = await openFileShard({ dir: t.dir, shardIndex: 0, clock, replyCacheEntries: 0 });
   cleanups.push(() => core.close());
-  core.processBatch([
+  await core.processBatch([
     request(commands.create("alice", "m1", directClaim({ capacity: 5, pricing: { mode: "free" }, confirmation: "none" }))),
     request(commands.publish("alice", "m1")),
   ]);
   for (let i = 0; i < claims; i += 10) {
     clock.advance(11);
-    core.processBatch(Array.from({ length: 10 }, (_, j) => request(commands.claim(`p${i + j}`, "m1"))));
+    await core.processBatch(Array.from({ length: 10 }, (_, j) => request(commands.claim(`p${i + j}`, "m1"))));
   }
   return core;
 }
@@ -38,22 +38,22 @@ function workOf(response: ShardResponse | undefined): ReplayWork {
 }
 
 describe("replay off the shard thread", () => {
-  it("a shard answers a record read and an old command's reply with replay work, not by replaying", () => {
-    const core = shardWithClaims(40);
-    const [record, reply] = core.processBatch([
+  it("a shard answers a record read and an old command's reply with replay work, not by replaying", async () => {
+    const core = await shardWithClaims(40);
+    const [record, reply] = await core.processBatch([
       { kind: "record", marketId: "m1", actorId: "alice" },
       { kind: "reply-at", position: 0 },
     ]);
     expect(workOf(record).kind).toBe("record");
     expect(workOf(reply).kind).toBe("reply");
     // Refusals are still the shard's own, immediate answers.
-    const [forbidden] = core.processBatch([{ kind: "record", marketId: "m1", actorId: "mallory" }]);
+    const [forbidden] = await core.processBatch([{ kind: "record", marketId: "m1", actorId: "mallory" }]);
     expect(forbidden).toEqual({ kind: "read", reply: { ok: false, code: "forbidden", message: expect.any(String) } });
   });
 
-  it("the market image carries the live state and record positions exactly", () => {
-    const core = shardWithClaims(30);
-    const work = workOf(core.processBatch([{ kind: "record", marketId: "m1", actorId: "alice" }])[0]);
+  it("the market image carries the live state and record positions exactly", async () => {
+    const core = await shardWithClaims(30);
+    const work = workOf((await core.processBatch([{ kind: "record", marketId: "m1", actorId: "alice" }]))[0]);
     if (work.kind !== "record") throw new Error("record work expected");
     const image = decodeMarketImage(work.market);
     expect(image.positions.length).toBe(32);
@@ -64,11 +64,11 @@ describe("replay off the shard thread", () => {
   });
 
   it("a replay worker gives the reply the in-process replay gives, reports a failed job, and refuses work after close", async () => {
-    const core = shardWithClaims(60);
+    const core = await shardWithClaims(60);
     const pool = new ReplayPool(1);
     cleanups.push(() => pool.close());
-    const record = workOf(core.processBatch([{ kind: "record", marketId: "m1", actorId: "alice" }])[0]);
-    const reply = workOf(core.processBatch([{ kind: "reply-at", position: 0 }])[0]);
+    const record = workOf((await core.processBatch([{ kind: "record", marketId: "m1", actorId: "alice" }]))[0]);
+    const reply = workOf((await core.processBatch([{ kind: "reply-at", position: 0 }]))[0]);
     const [fromWorker, replyFromWorker] = await Promise.all([pool.run(record), pool.run(reply)]);
     // The worker's JSON arrives as bytes (moved between threads); the text is the in-process replay's.
     const text = (reply: ShardReply) => (reply.ok ? { ok: true, json: jsonText(reply.json) } : reply);

@@ -1,7 +1,7 @@
 import { renameSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../gateway/clock.js";
-import { ShardCore } from "../../gateway/runtime/shard-core.js";
+import { openFileShard, type ShardCore } from "../../gateway/runtime/shard-core.js";
 import { isoFromMs } from "../../engine/index.js";
 import { T0, auction, codeOf, commands, directClaim, okJson, replyOf, request, tempDir } from "./support.js";
 
@@ -11,7 +11,7 @@ afterEach(() => {
 });
 
 function openShard(dir: string, clock: ManualClock, extra: { reportIdempotencyAfterLsn?: number; replyCacheEntries?: number } = {}) {
-  return ShardCore.open({ dir, shardIndex: 0, clock, ...extra });
+  return openFileShard({ dir, shardIndex: 0, clock, ...extra });
 }
 
 function freshDir(): string {
@@ -21,43 +21,43 @@ function freshDir(): string {
 }
 
 describe("ShardCore durability and recovery", () => {
-  it("stamps server time, replies only after commit, and recovers every acknowledged command", () => {
+  it("stamps server time, replies only after commit, and recovers every acknowledged command", async () => {
     const dir = freshDir();
     const clock = new ManualClock(T0);
-    const { core } = openShard(dir, clock);
-    const [created, published] = core.processBatch([
+    const { core } = await openShard(dir, clock);
+    const [created, published] = await core.processBatch([
       request(commands.create("alice", "m1", directClaim({ capacity: 2, pricing: { mode: "free" }, confirmation: "none" }))),
       request(commands.publish("alice", "m1")),
     ]);
     expect(okJson(created).market.createdAt).toBe(isoFromMs(T0));
     expect(okJson(published).market.state).toBe("open");
     clock.advance(5);
-    const [claim] = core.processBatch([request(commands.claim("bob", "m1"))]);
+    const [claim] = await core.processBatch([request(commands.claim("bob", "m1"))]);
     expect(okJson(claim).market.mechanismState.allocated).toBe(1);
-    const liveRecord = okJson(core.processBatch([{ kind: "record", marketId: "m1", actorId: "alice" }])[0]);
+    const liveRecord = okJson((await core.processBatch([{ kind: "record", marketId: "m1", actorId: "alice" }]))[0]);
     core.close();
 
-    const reopened = openShard(dir, clock);
+    const reopened = await openShard(dir, clock);
     expect(reopened.report.framesReplayed).toBe(3);
     expect(reopened.report.markets).toBe(1);
-    const record = okJson(reopened.core.processBatch([{ kind: "record", marketId: "m1", actorId: "alice" }])[0]);
+    const record = okJson((await reopened.core.processBatch([{ kind: "record", marketId: "m1", actorId: "alice" }]))[0]);
     expect(record.integrity.recordHash).toBe(liveRecord.integrity.recordHash);
     expect(record.integrity.stateReconstructed).toBe(true);
     reopened.core.close();
   });
 
-  it("reports idempotency entries of client commands, not of system commands", () => {
+  it("reports idempotency entries of client commands, not of system commands", async () => {
     const dir = freshDir();
     const clock = new ManualClock(T0);
-    const { core } = openShard(dir, clock);
-    const responses = core.processBatch([
+    const { core } = await openShard(dir, clock);
+    const responses = await core.processBatch([
       request(commands.create("alice", "a1", auction({ currency: "EUR", closesAt: isoFromMs(T0 + 1000), holdDurationSeconds: 60 }), "c-1"), "fp-1"),
       request(commands.publish("alice", "a1", 1, "c-2"), "fp-2"),
     ]);
     clock.advance(1000);
-    core.tick(); // resolves the auction: a system command
+    await core.tick(); // resolves the auction: a system command
     core.close();
-    const reopened = openShard(dir, clock);
+    const reopened = await openShard(dir, clock);
     expect(reopened.idempotency.commandIds).toEqual(["c-1", "c-2"]);
     expect(reopened.idempotency.fingerprints).toEqual(["fp-1", "fp-2"]);
     expect(reopened.idempotency.positions).toEqual(responses.map((r) => (r.kind === "command" ? r.position : -1)));
@@ -65,26 +65,26 @@ describe("ShardCore durability and recovery", () => {
     reopened.core.close();
   });
 
-  it("records rejections for missing markets in the log only, replayable from the frame", () => {
+  it("records rejections for missing markets in the log only, replayable from the frame", async () => {
     const dir = freshDir();
     const clock = new ManualClock(T0);
-    const { core } = openShard(dir, clock, { replyCacheEntries: 0 });
-    const [missing] = core.processBatch([request(commands.publish("alice", "ghost"))]);
+    const { core } = await openShard(dir, clock, { replyCacheEntries: 0 });
+    const [missing] = await core.processBatch([request(commands.publish("alice", "ghost"))]);
     expect(codeOf(missing)).toBe("market_not_found");
     const position = missing?.kind === "command" ? missing.position : -1;
-    const [again] = core.processBatch([{ kind: "reply-at", position }]);
+    const [again] = await core.processBatch([{ kind: "reply-at", position }]);
     expect(replyOf(again)).toEqual(replyOf(missing));
     core.close();
   });
 });
 
 describe("ShardCore snapshots", () => {
-  it("gives the same state from snapshot + tail as from a full replay and as live", () => {
+  it("gives the same state from snapshot + tail as from a full replay and as live", async () => {
     const dir = freshDir();
     const clock = new ManualClock(T0);
-    const { core } = openShard(dir, clock);
+    const { core } = await openShard(dir, clock);
     const markets = ["m0", "m1", "m2", "m3", "m4"];
-    core.processBatch(
+    await core.processBatch(
       markets.flatMap((id) => [
         request(commands.create("creator", id, directClaim({ capacity: 40, pricing: { mode: "free" }, confirmation: "participant", holdDurationSeconds: 30 }))),
         request(commands.publish("creator", id)),
@@ -95,41 +95,44 @@ describe("ShardCore snapshots", () => {
       clock.advance(97);
       const marketId = markets[i % markets.length] as string;
       const batch = [request(commands.claim(`p${i % 61}`, marketId))];
-      const responses = core.processBatch(batch);
+      const responses = await core.processBatch(batch);
       const commitment = replyOf(responses[0]).ok ? okJson(responses[0]).commitments[0] : undefined;
-      if (commitment !== undefined && i % 3 === 0) core.processBatch([request(commands.confirm(commitment.participantPrincipalId, commitment.id))]);
-      if (commitment !== undefined && i % 7 === 0) core.processBatch([request(commands.decline("creator", commitment.id))]);
+      if (commitment !== undefined && i % 3 === 0) await core.processBatch([request(commands.confirm(commitment.participantPrincipalId, commitment.id))]);
+      if (commitment !== undefined && i % 7 === 0) await core.processBatch([request(commands.decline("creator", commitment.id))]);
       if (i === 900) {
-        core.snapshot();
+        await core.snapshot();
         snapshotted = true;
       }
     }
     expect(snapshotted).toBe(true);
-    const hashes = (shard: ShardCore) =>
-      markets.map((id) => okJson(shard.processBatch([{ kind: "record", marketId: id, actorId: "creator" }])[0]).integrity);
-    const live = hashes(core);
+    const hashes = async (shard: ShardCore) => {
+      const integrity = [];
+      for (const id of markets) integrity.push(okJson((await shard.processBatch([{ kind: "record", marketId: id, actorId: "creator" }]))[0]).integrity);
+      return integrity;
+    };
+    const live = await hashes(core);
     core.close();
 
-    const fromSnapshot = openShard(dir, clock);
+    const fromSnapshot = await openShard(dir, clock);
     expect(fromSnapshot.report.snapshotLsn).toBeGreaterThan(0);
     expect(fromSnapshot.report.framesReplayed).toBeLessThan(fromSnapshot.report.lastLsn);
     expect(fromSnapshot.report.framesTrustedByCheckpoint).toBe(0); // frames before the snapshot are read for idempotency
-    const snapshotState = hashes(fromSnapshot.core);
+    const snapshotState = await hashes(fromSnapshot.core);
     fromSnapshot.core.close();
 
     // With the idempotency index covering the snapshot, the last segment is read from the
     // snapshot's own frame on (storage/checkpoint.ts).
-    const fromCheckpoint = openShard(dir, clock, { reportIdempotencyAfterLsn: Number.MAX_SAFE_INTEGER });
+    const fromCheckpoint = await openShard(dir, clock, { reportIdempotencyAfterLsn: Number.MAX_SAFE_INTEGER });
     expect(fromCheckpoint.report.framesTrustedByCheckpoint).toBe(fromCheckpoint.report.snapshotLsn);
     expect(fromCheckpoint.report.framesReplayed).toBe(fromSnapshot.report.framesReplayed);
-    expect(hashes(fromCheckpoint.core)).toEqual(live);
+    expect(await hashes(fromCheckpoint.core)).toEqual(live);
     fromCheckpoint.core.close();
 
     // Full replay: hide the snapshots.
     renameSync(`${dir}/snapshots`, `${dir}/snapshots-hidden`);
-    const full = openShard(dir, clock);
+    const full = await openShard(dir, clock);
     expect(full.report.snapshotLsn).toBe(0);
-    const fullState = hashes(full.core);
+    const fullState = await hashes(full.core);
     full.core.close();
 
     expect(snapshotState).toEqual(live);
@@ -141,51 +144,51 @@ describe("ShardCore snapshots", () => {
 describe("ShardCore timers (injected clock, no sleeping)", () => {
   const HOLD = 60;
 
-  it("closes an auction exactly once at closesAt", () => {
+  it("closes an auction exactly once at closesAt", async () => {
     const dir = freshDir();
     const clock = new ManualClock(T0);
-    const { core } = openShard(dir, clock);
-    core.processBatch([
+    const { core } = await openShard(dir, clock);
+    await core.processBatch([
       request(commands.create("alice", "a1", auction({ currency: "EUR", closesAt: isoFromMs(T0 + 10_000), holdDurationSeconds: HOLD }))),
       request(commands.publish("alice", "a1")),
       request(commands.bid("bob", "a1", 500)),
     ]);
     clock.advance(9_999);
-    expect(core.tick()).toBe(0);
+    expect(await core.tick()).toBe(0);
     clock.advance(1);
-    expect(core.tick()).toBe(1);
+    expect(await core.tick()).toBe(1);
     clock.advance(50);
-    expect(core.tick()).toBe(0);
-    const market = okJson(core.processBatch([{ kind: "market", marketId: "a1" }])[0]);
+    expect(await core.tick()).toBe(0);
+    const market = okJson((await core.processBatch([{ kind: "market", marketId: "a1" }]))[0]);
     expect(market.mechanismState).toMatchObject({ resolution: "winner_selected" });
-    const record = okJson(core.processBatch([{ kind: "record", marketId: "a1", actorId: "alice" }])[0]);
+    const record = okJson((await core.processBatch([{ kind: "record", marketId: "a1", actorId: "alice" }]))[0]);
     expect(record.commands.filter((c: { type: string }) => c.type === "sealed_auction.resolve")).toHaveLength(1);
     expect(record.commands.at(-1)).toMatchObject({ type: "sealed_auction.resolve", status: "accepted", occurredAt: isoFromMs(T0 + 10_000) });
     core.close();
   });
 
-  it("expires an unconfirmed hold and returns the capacity", () => {
+  it("expires an unconfirmed hold and returns the capacity", async () => {
     const dir = freshDir();
     const clock = new ManualClock(T0);
-    const { core } = openShard(dir, clock);
-    core.processBatch([
+    const { core } = await openShard(dir, clock);
+    await core.processBatch([
       request(commands.create("alice", "m1", directClaim({ capacity: 1, pricing: { mode: "free" }, confirmation: "participant", holdDurationSeconds: HOLD }))),
       request(commands.publish("alice", "m1")),
       request(commands.claim("bob", "m1")),
     ]);
-    expect(codeOf(core.processBatch([request(commands.claim("carol", "m1"))])[0])).toBe("capacity_exhausted");
+    expect(codeOf((await core.processBatch([request(commands.claim("carol", "m1"))]))[0])).toBe("capacity_exhausted");
     clock.advance(HOLD * 1000);
     // The deadline fires at the start of the next batch, before the claim in it.
-    const [claim] = core.processBatch([request(commands.claim("carol", "m1"))]);
+    const [claim] = await core.processBatch([request(commands.claim("carol", "m1"))]);
     expect(okJson(claim).market.mechanismState.allocated).toBe(1);
     core.close();
   });
 
-  it("fires deadlines missed while down at once on start, in deadline order", () => {
+  it("fires deadlines missed while down at once on start, in deadline order", async () => {
     const dir = freshDir();
     const clock = new ManualClock(T0);
-    const { core } = openShard(dir, clock);
-    core.processBatch([
+    const { core } = await openShard(dir, clock);
+    await core.processBatch([
       request(commands.create("alice", "late", auction({ currency: "EUR", closesAt: isoFromMs(T0 + 20_000), holdDurationSeconds: HOLD }))),
       request(commands.publish("alice", "late")),
       request(commands.create("alice", "early", auction({ currency: "EUR", closesAt: isoFromMs(T0 + 10_000), holdDurationSeconds: HOLD }))),
@@ -193,12 +196,12 @@ describe("ShardCore timers (injected clock, no sleeping)", () => {
     ]);
     core.close();
     clock.advance(3_600_000); // down for an hour
-    const { core: restarted } = openShard(dir, clock);
+    const { core: restarted } = await openShard(dir, clock);
     expect(restarted.pendingTimers).toBe(2);
-    expect(restarted.tick()).toBe(2);
+    expect(await restarted.tick()).toBe(2);
     expect(restarted.lastLsn).toBe(6);
-    const early = okJson(restarted.processBatch([{ kind: "record", marketId: "early", actorId: "alice" }])[0]);
-    const late = okJson(restarted.processBatch([{ kind: "record", marketId: "late", actorId: "alice" }])[0]);
+    const early = okJson((await restarted.processBatch([{ kind: "record", marketId: "early", actorId: "alice" }]))[0]);
+    const late = okJson((await restarted.processBatch([{ kind: "record", marketId: "late", actorId: "alice" }]))[0]);
     // Both resolved at the restart time (the wheel orders them by deadline: see timer-wheel.test.ts).
     expect(early.market.state).toBe("closed");
     expect(late.market.state).toBe("closed");
@@ -207,10 +210,10 @@ describe("ShardCore timers (injected clock, no sleeping)", () => {
 });
 
 describe("ShardCore idempotent replies", () => {
-  it("reproduces every command's reply byte for byte from the log, also after a restart", () => {
+  it("reproduces every command's reply byte for byte from the log, also after a restart", async () => {
     const dir = freshDir();
     const clock = new ManualClock(T0);
-    const { core } = openShard(dir, clock, { replyCacheEntries: 0 });
+    const { core } = await openShard(dir, clock, { replyCacheEntries: 0 });
     const sent = [
       request(commands.create("alice", "m1", directClaim({ capacity: 2, pricing: { mode: "free" }, confirmation: "both", holdDurationSeconds: 60 }))),
       request(commands.publish("alice", "m1", 7)), // version_conflict
@@ -220,15 +223,16 @@ describe("ShardCore idempotent replies", () => {
       request(commands.confirm("alice", "c.bTE.1")),
       request(commands.confirm("zed", "c.bTE.9")), // commitment_not_found: log only
     ];
-    const original = sent.map((r) => {
+    const original = [];
+    for (const r of sent) {
       clock.advance(3);
-      return core.processBatch([r])[0];
-    });
-    const replays = core.processBatch(original.map((r) => ({ kind: "reply-at" as const, position: r?.kind === "command" ? r.position : -1 })));
+      original.push((await core.processBatch([r]))[0]);
+    }
+    const replays = await core.processBatch(original.map((r) => ({ kind: "reply-at" as const, position: r?.kind === "command" ? r.position : -1 })));
     expect(replays.map(replyOf)).toEqual(original.map(replyOf));
     core.close();
-    const { core: reopened } = openShard(dir, clock, { replyCacheEntries: 0 });
-    const afterRestart = reopened.processBatch(original.map((r) => ({ kind: "reply-at" as const, position: r?.kind === "command" ? r.position : -1 })));
+    const { core: reopened } = await openShard(dir, clock, { replyCacheEntries: 0 });
+    const afterRestart = await reopened.processBatch(original.map((r) => ({ kind: "reply-at" as const, position: r?.kind === "command" ? r.position : -1 })));
     expect(afterRestart.map(replyOf)).toEqual(original.map(replyOf));
     expect(afterRestart.filter((r) => r.kind === "replay").length).toBeGreaterThan(0); // replayed off the shard, not cached
     reopened.close();
@@ -236,17 +240,17 @@ describe("ShardCore idempotent replies", () => {
 });
 
 describe("ShardCore reads", () => {
-  it("limits the record to the creator and shows a principal only its own outcome", () => {
+  it("limits the record to the creator and shows a principal only its own outcome", async () => {
     const dir = freshDir();
     const clock = new ManualClock(T0);
-    const { core } = openShard(dir, clock);
-    core.processBatch([
+    const { core } = await openShard(dir, clock);
+    await core.processBatch([
       request(commands.create("alice", "a1", auction({ currency: "EUR", closesAt: isoFromMs(T0 + 10_000), holdDurationSeconds: 60 }))),
       request(commands.publish("alice", "a1")),
       request(commands.bid("bob", "a1", 700)),
       request(commands.bid("carol", "a1", 900)),
     ]);
-    const [denied, missing, bob] = core.processBatch([
+    const [denied, missing, bob] = await core.processBatch([
       { kind: "record", marketId: "a1", actorId: "bob" },
       { kind: "record", marketId: "nope", actorId: "alice" },
       { kind: "outcome", marketId: "a1", principalId: "bob" },

@@ -7,7 +7,7 @@ import { Packr } from "msgpackr";
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../gateway/clock.js";
 import { buildMarketCommand } from "../../gateway/market-api.js";
-import { ShardCore } from "../../gateway/runtime/shard-core.js";
+import { openFileShard, type ShardCore } from "../../gateway/runtime/shard-core.js";
 import type { ShardRequest, ShardResponse } from "../../gateway/runtime/shard-protocol.js";
 import { CHANNEL_STRUCTURES, packRequests, packResponses, unpackRequests, unpackResponses } from "../../gateway/runtime/wire.js";
 import type { Envelope } from "../../gateway/runtime/worker-messages.js";
@@ -38,17 +38,17 @@ afterEach(() => {
   while (cleanups.length > 0) cleanups.pop()?.();
 });
 
-function openCore(): { core: ShardCore; clock: ManualClock } {
+async function openCore(): Promise<{ core: ShardCore; clock: ManualClock }> {
   const { dir, cleanup } = tempDir("wire");
   cleanups.push(cleanup);
   const clock = new ManualClock(T0);
-  const { core } = ShardCore.open({ dir, shardIndex: 0, clock });
+  const { core } = await openFileShard({ dir, shardIndex: 0, clock });
   cleanups.push(() => core.close());
   return { core, clock };
 }
 
 describe("shard channel encoding", () => {
-  it("packs a claim's request in the agreed structures, as the gateway builds it", () => {
+  it("packs a claim's request in the agreed structures, as the gateway builds it", async () => {
     const claims = [
       buildMarketCommand("direct_claim.submit", "alice", "hot", { commandId: "c-1", principalId: "alice" }),
       buildMarketCommand("direct_claim.submit", "alice", "hot", { commandId: "c-2", principalId: "alice", expectedVersion: 3 } as never),
@@ -70,12 +70,12 @@ describe("shard channel encoding", () => {
     expect(unpackRequests(bytes)).toEqual([...items, ...reads]);
   });
 
-  it("packs a shard's replies to claims (accepted, refused) and reads in the agreed structures", () => {
-    const { core, clock } = openCore();
-    core.processBatch([request(commands.create("carol", "hot", directClaim({ capacity: 1, pricing: { mode: "free" }, confirmation: "none" })))]);
-    core.processBatch([request(commands.publish("carol", "hot"))]);
+  it("packs a shard's replies to claims (accepted, refused) and reads in the agreed structures", async () => {
+    const { core, clock } = await openCore();
+    await core.processBatch([request(commands.create("carol", "hot", directClaim({ capacity: 1, pricing: { mode: "free" }, confirmation: "none" })))]);
+    await core.processBatch([request(commands.publish("carol", "hot"))]);
     clock.advance(1_000);
-    const responses = core.processBatch([
+    const responses = await core.processBatch([
       request(commands.claim("alice", "hot")),
       request(commands.claim("bob", "hot")),
       { kind: "market", marketId: "hot" },
@@ -88,7 +88,7 @@ describe("shard channel encoding", () => {
     expect(unpackResponses(bytes)).toEqual(items);
   });
 
-  it("round-trips any other shape, defined inline, message after message", () => {
+  it("round-trips any other shape, defined inline, message after message", async () => {
     // Shapes the agreed list does not hold: other members, the agreed members in another order,
     // extra members, and more distinct shapes in one message than msgpackr has inline record ids.
     const odd = (i: number): Record<string, unknown> => ({ [`k${i % 97}`]: i, nested: { [`n${i % 89}`]: [i, { deep: `v${i}` }] } });

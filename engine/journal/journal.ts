@@ -1,0 +1,88 @@
+/**
+ * The journal: what the actor runtime needs from durable storage, and all it knows of it (Akka
+ * Persistence's journal plugin is the model). A shard, or the identity log, appends batches and
+ * learns where each entry lies once the batch is durable; reads its entries back from a sequence;
+ * keeps snapshots of its folded state; and never learns how or where the bytes are kept.
+ *
+ * The embedded default is `FileJournal` (segment files, group-commit fdatasync); the cluster mode
+ * puts a journal on a replicated stream behind the same interface. Shaped for that:
+ * - appends are conditional on the expected last sequence, so a writer that lost ownership of a
+ *   journal is refused (fenced) instead of appending behind someone else's entries;
+ * - positions are opaque: the runtime stores them (idempotency index, a market's record) and hands
+ *   them back to the same journal, and never computes with them;
+ * - reading streams: entries are handed over as they are read, never collected first.
+ */
+
+import type { LogReadView } from "../../storage/index.js";
+
+/** Where an entry lies in its journal. Opaque outside the journal that gave it. */
+export type JournalPosition = number;
+
+export interface JournalEntry {
+  /** 1, 2, 3, … in append order: entry n is the n-th entry ever appended to the journal. */
+  readonly sequence: number;
+  readonly position: JournalPosition;
+  readonly payload: Uint8Array;
+}
+
+/** What `readView` gives another thread: for now the file journal's segment files. */
+export type JournalReadView = LogReadView;
+
+/** A snapshot of the state folded from a journal's entries 1…sequence. */
+export interface JournalSnapshot {
+  readonly sequence: number;
+  readonly payload: Uint8Array;
+}
+
+/** An append refused because the journal's last sequence is not the one the writer expected. */
+export class JournalFencedError extends Error {
+  override name = "JournalFencedError";
+  constructor(
+    readonly expectedLastSequence: number,
+    readonly lastSequence: number,
+  ) {
+    super(`append refused: the journal's last sequence is ${lastSequence}, not the expected ${expectedLastSequence} (another writer appended)`);
+  }
+}
+
+export interface AppendOptions {
+  /** Refuse (JournalFencedError) unless this is still the journal's last sequence. */
+  expectedLastSequence?: number;
+}
+
+/** What opening a journal found and did. */
+export interface JournalRecovery {
+  /** Bytes of a torn, never acknowledged tail that open removed. */
+  readonly truncatedBytes: number;
+  /** Entries open accepted without reading them again (covered by a checked snapshot or sealed segment). */
+  readonly entriesTrusted: number;
+}
+
+export interface Journal {
+  readonly recovery: JournalRecovery;
+  /** The sequence of the last durable entry; 0 for an empty journal. */
+  readonly lastSequence: number;
+  /** Bytes the journal's entries take (metrics). */
+  readonly sizeBytes: number;
+  /**
+   * Appends `payloads` as one batch and resolves, once all of it is durable, with each entry's
+   * position in order. A rejection other than JournalFencedError means durability is lost: nothing
+   * of the batch may be acknowledged, and the writer must stop.
+   */
+  append(payloads: readonly Uint8Array[], options?: AppendOptions): Promise<JournalPosition[]>;
+  /** Hands every entry after `afterSequence` to `onEntry`, in order, as they are read. */
+  read(afterSequence: number, onEntry: (entry: JournalEntry) => void): Promise<void>;
+  /** The entry at `position`. */
+  readAt(position: JournalPosition): JournalEntry;
+  /**
+   * The committed entries as plain data another thread can read from (replay workers render records
+   * and old replies off the shard's thread). The file journal's view is its segment files; a
+   * journal on a stream will describe the stream.
+   */
+  readView(): JournalReadView;
+  /** The newest valid snapshot, if any (read when the journal was opened). */
+  readonly snapshot: JournalSnapshot | undefined;
+  /** Writes a snapshot of the state folded through `lastSequence`, and keeps the newest `keep`. */
+  writeSnapshot(payload: Uint8Array, keep: number): Promise<{ sequence: number; sizeBytes: number }>;
+  close(): void;
+}
