@@ -28,3 +28,8 @@ export function nextChainHash(previous: Uint8Array, payload: Uint8Array): Buffer
   joined.set(payload, CHAIN_HASH_BYTES);
   return sha256(joined);
 }
+
+/** The first 8 bytes of a chain value in hex, enough to tell two chains apart in a message. */
+export function shortHex(chain: Buffer): string {
+  return chain.subarray(0, 8).toString("hex");
+}

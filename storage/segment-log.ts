@@ -20,10 +20,11 @@ import { assertStorage } from "./assert.js";
 import { LogClosedError, LogCorruptError, LogFailedError, StorageLimitError } from "./errors.js";
 import { FRAME_CHAIN_OFFSET, FRAME_HEADER_BYTES, MAX_PAYLOAD_BYTES, sealFrameInPlace } from "./frame.js";
 import { FrameReader, ReadFdCache, locateIn, type LocatedPosition, type LogReadView } from "./frame-reader.js";
-import { CHAIN_HASH_BYTES, genesisChainHash } from "./hash-chain.js";
-import { readHeader, recoverLog, shortHex, type RecoveryReport, type SeekPoint, type SegmentInfo } from "./recovery.js";
-import type { LogCheckpoint } from "./checkpoint.js";
-import { SEGMENT_HEADER_BYTES, createSegmentFile } from "./segment-file.js";
+import { CHAIN_HASH_BYTES, genesisChainHash, shortHex } from "./hash-chain.js";
+import type { SegmentInfo } from "./log-segments.js";
+import { recoverLog, type RecoveryReport } from "./recovery.js";
+import type { LogCheckpoint, SeekPoint } from "./checkpoint.js";
+import { SEGMENT_HEADER_BYTES, createSegmentFile, readSegmentHeader as readHeader } from "./segment-file.js";
 import {
   DEFAULT_READ_CHUNK_BYTES,
   MIN_READ_CHUNK_BYTES,
