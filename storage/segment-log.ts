@@ -11,7 +11,8 @@
  *    and so does every later append/commit. Never retried, never reported as success.
  *  - `close()` commits nothing: staged frames that were never committed are dropped and their
  *    lsns are reused after reopen.
- *  - One writer per directory. There is no lock file; the caller must guarantee it.
+ *  - One writer per directory. The log takes no lock; the caller must guarantee it (the service
+ *    holds the data directory's lock, data-dir-lock.ts, before opening any log in it).
  *
  * Positions count frame bytes only (segment headers excluded), see segment-file.ts.
  *
