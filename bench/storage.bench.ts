@@ -1,9 +1,10 @@
 /**
  * Storage benchmarks: durable group-commit appends, raw log replay, startup after a snapshot
  * (trusted open + tail replay), CRC32C implementations.
- * Run: node --import tsx bench/storage.bench.ts     (bounded: ~40 s on the 2-vCPU dev VM)
+ * Run: node --import tsx bench/storage.bench.ts     (bounded: fixed seconds per append row and a
+ * fixed frame count; run times are in docs/storage.md, "Measured performance")
  * Optional: STORAGE_BENCH_STARTUP_FRAMES=10000000 adds the startup table for a 10M-frame log
- * (writes 2.5 GB under os.tmpdir(), about 2 more minutes).
+ * (10M frames of 248 bytes under os.tmpdir(), so about 2.5 GB of disk).
  *
  * Logs are written under os.tmpdir(); the script checks (stat st_dev) whether that is the same
  * filesystem as the repo and prints it, because fsync cost is a property of the device.

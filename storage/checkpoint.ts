@@ -33,6 +33,16 @@ export interface LogCheckpoint {
   readonly endPosition: number;
 }
 
+/** Where reading may start inside a segment: a frame boundary with its lsn and previous chain. */
+export interface SeekPoint {
+  readonly segmentBasePositionBytes: number;
+  /** Log position of the frame. */
+  readonly position: number;
+  readonly lsn: number;
+  /** Chain of the frame before it. */
+  readonly previousChain: Buffer;
+}
+
 /** Why `checkpoint` cannot be used in the segment at `basePositionBytes`, or null when it can. */
 export function checkpointProblem(
   storageFs: StorageFs,

@@ -57,3 +57,8 @@ export class LogFailedError extends StorageError {
 export class SnapshotWriteError extends StorageError {
   override name = "SnapshotWriteError";
 }
+
+/** The message of an error (or the text of anything else thrown), for a message that wraps it. */
+export function describeCause(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
+}

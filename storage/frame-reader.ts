@@ -17,10 +17,10 @@ import type { LogFrame } from "./segment-reader.js";
 import { nodeStorageFs, readFully, type StorageFs } from "./storage-fs.js";
 
 /**
- * First read of `readAt` guesses the frame fits in this many bytes (one pread for small frames;
- * a claim's frame is about 250 bytes). It reads into a buffer the reader keeps: an audit calls
- * `readAt` once per command, and a fresh 4 KiB buffer per call (above Node's pooled size) made
- * each call cost 6.5 µs against 2-3 µs now.
+ * First read of `readAt` guesses the frame fits in this many bytes, so a small frame (a claim's,
+ * say) costs one pread. It reads into a buffer the reader keeps: an audit calls `readAt` once per
+ * command, and a fresh buffer per call (one larger than Node's pooled size) made each call
+ * markedly slower (docs/storage.md, "Reading").
  */
 const READ_AT_FIRST_READ_BYTES = 1024;
 /** `readManyAt` reads frames lying within this many bytes of each other with one pread. */
@@ -67,8 +67,8 @@ function segmentForPosition<S extends SegmentExtent>(segments: readonly S[], pos
 /**
  * Read-only fds of segment files, kept open for later reads: a record read or an audit re-reads a
  * market's commands one position at a time, and an open + close per frame cost more than the read
- * (an audit replay spent 9% of its time in them). At most READ_FDS_KEPT stay open, the least
- * recently used is closed first.
+ * (docs/storage.md, "Reading"). At most READ_FDS_KEPT stay open, the least recently used is closed
+ * first.
  */
 export class ReadFdCache {
   private readonly fds = new Map<string, number>();
@@ -120,9 +120,9 @@ export class FrameReader {
   /**
    * `readAt` for many positions (ascending, each a frame boundary), with `visit` called per frame in
    * order. Frames close together are read with one pread of up to READ_MANY_WINDOW_BYTES: a hot
-   * market's commands lie almost back to back in its shard's log, and one pread per command (a few
-   * µs each) made a record read of a 20k-claim market spend ~100 ms in syscalls. The same checks as
-   * `readAt`; the frames handed to `visit` own their bytes.
+   * market's commands lie almost back to back in its shard's log, and one pread per command made a
+   * record read of a busy market pay a syscall per command (figures in docs/storage.md, "Reading").
+   * The same checks as `readAt`; the frames handed to `visit` own their bytes.
    */
   readManyAt(positions: ArrayLike<number>, visit: (frame: LogFrame, index: number) => void): void {
     let i = 0;

@@ -3,7 +3,7 @@
  * bytes. A CRC only detects accidental damage (anyone can recompute it); the chain makes an
  * edited payload visible unless every later chain value is rewritten too, and then the chain
  * head no longer matches the one recorded elsewhere (snapshots, replicas, published receipts).
- * node:crypto is used because it is ~2-3x faster than pure-JS SHA-256 for small inputs.
+ * node:crypto is used because it is faster than pure-JS SHA-256 for small inputs.
  */
 import { hash } from "node:crypto";
 import { assertStorage } from "./assert.js";
@@ -27,4 +27,9 @@ export function nextChainHash(previous: Uint8Array, payload: Uint8Array): Buffer
   joined.set(previous, 0);
   joined.set(payload, CHAIN_HASH_BYTES);
   return sha256(joined);
+}
+
+/** The first 8 bytes of a chain value in hex, enough to tell two chains apart in a message. */
+export function shortHex(chain: Buffer): string {
+  return chain.subarray(0, 8).toString("hex");
 }

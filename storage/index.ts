@@ -2,17 +2,11 @@
  * Public API of the storage layer: durable bytes only. Payloads are opaque; encoding them
  * (msgpackr) and giving them meaning is the caller's job.
  */
-export {
-  SegmentLog,
-  DEFAULT_SEGMENT_SIZE_BYTES,
-  DEFAULT_MAX_BATCH_BYTES,
-  type SegmentLogOptions,
-  type AppendResult,
-  type CommitResult,
-  type LogStats,
-  type FramesOptions,
-  type VerifyResult,
-} from "./segment-log.js";
+export { SegmentLog } from "./segment-log.js";
+export { DEFAULT_SEGMENT_SIZE_BYTES, DEFAULT_MAX_BATCH_BYTES, type SegmentLogOptions } from "./log-options.js";
+export type { AppendResult, CommitResult, LogStats } from "./log-appender.js";
+export type { FramesOptions } from "./log-reader.js";
+export type { VerifyResult } from "./log-verify.js";
 export type { LogFrame, VerifyMode, FrameProblemKind } from "./segment-reader.js";
 export type { RecoveryReport, TornTailTruncation } from "./recovery.js";
 export type { LogCheckpoint } from "./checkpoint.js";

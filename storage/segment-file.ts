@@ -27,9 +27,10 @@
 import * as path from "node:path";
 import { assertSafeUint, assertStorage } from "./assert.js";
 import { crc32c } from "./crc32c.js";
-import { CHAIN_HASH_BYTES } from "./hash-chain.js";
+import { LogCorruptError } from "./errors.js";
+import { CHAIN_HASH_BYTES, shortHex } from "./hash-chain.js";
 import { readSafeU64LE, writeSafeU64LE } from "./safe-u64.js";
-import { fsyncDirectory, writeFully, type StorageFs } from "./storage-fs.js";
+import { fsyncDirectory, readFully, writeFully, type StorageFs } from "./storage-fs.js";
 
 export const SEGMENT_HEADER_BYTES = 72;
 export const SEGMENT_FORMAT_VERSION = 2;
@@ -141,4 +142,32 @@ export function createSegmentFile(
   storageFs.renameSync(tempPath, filePath);
   fsyncDirectory(storageFs, dirPath);
   return { filePath, fd: storageFs.openSync(filePath, "r+") };
+}
+
+/** Reads and validates the header through an open fd; throws LogCorruptError naming the file. */
+export function readSegmentHeader(storageFs: StorageFs, fd: number, filePath: string, base: number): SegmentHeader {
+  const bytes = Buffer.alloc(SEGMENT_HEADER_BYTES);
+  const got = readFully(storageFs, fd, bytes, 0, SEGMENT_HEADER_BYTES, 0);
+  const parsed = parseSegmentHeader(bytes.subarray(0, got), base);
+  if (!parsed.ok) throw new LogCorruptError(filePath, 0, parsed.problem);
+  return parsed.header;
+}
+
+/**
+ * A segment's header must continue the log before it: its firstLsn is the next lsn and its
+ * previousChain is the chain of the frame just before it. Its CRC is valid at this point, so a
+ * mismatch is not a torn write.
+ */
+export function checkHeaderContinues(filePath: string, header: SegmentHeader, nextLsn: number, chain: Buffer): void {
+  if (header.firstLsn !== nextLsn) {
+    throw new LogCorruptError(filePath, 0,
+      `segment header firstLsn ${header.firstLsn} does not continue the log: the frames before this segment end at lsn ${nextLsn - 1}`);
+  }
+  if (!header.previousChain.equals(chain)) throw headerChainMismatch(filePath, header.previousChain, chain);
+}
+
+/** A segment header's previousChain differs from the chain of the frame before the segment. */
+export function headerChainMismatch(filePath: string, headerChain: Buffer, chain: Buffer): LogCorruptError {
+  return new LogCorruptError(filePath, 0,
+    `segment header previousChain ${shortHex(headerChain)}… does not match the chain ${shortHex(chain)}… of the frame before this segment`);
 }

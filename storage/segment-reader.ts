@@ -36,10 +36,11 @@ export interface LogFrame {
 }
 
 /**
- * Frame handed out by the reader. `chain` is computed on access: creating a Buffer view costs
- * ~100-250 ns on Node 20, and replay rarely needs the chain, so eager views measurably slowed
- * replay. Like `payload`, it is only valid until the reader advances. Because `chain` is a
- * getter, object spread (`{...frame}`) does not copy it.
+ * Frame handed out by the reader. `chain` is computed on access: creating a Buffer view is not
+ * free next to the rest of a frame's work, and replay rarely needs the chain, so eager views
+ * measurably slowed replay (docs/storage.md, "Measured performance"). Like `payload`, it is only
+ * valid until the reader advances. Because `chain` is a getter, object spread (`{...frame}`) does
+ * not copy it.
  */
 class FrameView implements LogFrame {
   constructor(
