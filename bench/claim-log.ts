@@ -4,14 +4,14 @@
  * `claims` claims spread over them round-robin, every claim by its own participant. Shared by the
  * recovery bench (P4/P5) and the replay-frames bench.
  */
-import { applyCommand, marketIdOfCommand, type Command, type MarketAggregate } from "../engine/index.js";
+import type { Command, MarketAggregate } from "../engine/index.js";
 import type { ManualClock } from "../gateway/clock.js";
 import { buildMarketCommand } from "../gateway/market-api.js";
 import { openFileShard, type ShardCore } from "../gateway/runtime/shard-core.js";
 import type { ShardRequest } from "../gateway/runtime/shard-protocol.js";
 import { decodeLoggedCommand } from "../gateway/runtime/logged-command.js";
 import type { SegmentLog } from "../storage/index.js";
-import { tableStorage } from "../engine/store/market-storage.js";
+import { LogFold } from "../engine/log-fold.js";
 
 /** Commands per `processBatch`: one fdatasync each. */
 export const BATCH = 1_000;
@@ -58,15 +58,11 @@ export async function buildShard(dir: string, markets: number, claims: number, c
  * no idempotency entries: the shard's open adds those, see bench:recovery).
  */
 export function replayThroughEngine(log: SegmentLog): { markets: Map<string, MarketAggregate>; frames: number } {
-  const markets = new Map<string, MarketAggregate>();
+  const fold = new LogFold();
   let frames = 0;
   for (const frame of log.frames(0, { verify: "none" })) {
-    const command = decodeLoggedCommand(frame.payload).c;
-    const marketId = marketIdOfCommand(command);
-    if (marketId === undefined) throw new Error("a logged command names its market");
-    const applied = applyCommand(markets.get(marketId), command, tableStorage);
-    if (applied.aggregate !== undefined) markets.set(marketId, applied.aggregate);
+    fold.apply(decodeLoggedCommand(frame.payload).c, frame.position);
     frames += 1;
   }
-  return { markets, frames };
+  return { markets: new Map([...fold.markets].map(([id, market]) => [id, market.agg])), frames };
 }

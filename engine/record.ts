@@ -8,7 +8,8 @@ import { canonicalHash, RECORD_HASH_ALGORITHM } from "./canonical-hash.js";
 import { plainDeepEqual } from "./plain-equal.js";
 import { evolve, checkInvariants } from "./rules/evolve.js";
 import { publicEvent } from "./rules/decision.js";
-import { applyCommand, marketIdOfCommand, recordedRequestOf } from "./rules/handle-command.js";
+import { LogFold } from "./log-fold.js";
+import { marketIdOfCommand, recordedRequestOf } from "./rules/handle-command.js";
 import { commitmentsOf, type MarketAggregate } from "./rules/state.js";
 import { isoFromMs } from "./rules/time.js";
 import type { Command } from "./rules/types/command.js";
@@ -31,12 +32,15 @@ export interface ReplayedMarket {
  * renders the market and the changed commitments for every command).
  */
 export function replayMarket(commands: readonly Command[]): ReplayedMarket {
+  const fold = new LogFold();
   let agg: MarketAggregate | undefined;
   const recorded: RecordedCommand[] = [];
   const events: Event[] = [];
   for (const command of commands) {
-    const { aggregate, recordSequence, decision } = applyCommand(agg, command, tableStorage);
-    agg = aggregate;
+    // The record's own sequence stands in for a position: the fold checks each command lands there.
+    const { applied, market } = fold.apply(command, recorded.length + 1);
+    const { recordSequence, decision } = applied;
+    agg = market?.agg;
     assert(agg !== undefined, "a market record starts with the command that created the market");
     assert(recordSequence === recorded.length + 1, "recorded commands replay into their own record");
     const occurredAt = isoFromMs(command.occurredAtMs);

@@ -12,7 +12,6 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import * as path from "node:path";
-import { applyCommand, marketIdOfCommand } from "../../engine/rules/handle-command.js";
 import { buildMarketRecord } from "../../engine/record.js";
 import { plainDeepEqual } from "../../engine/plain-equal.js";
 import { commitmentsOf, type MarketAggregate } from "../../engine/rules/state.js";
@@ -21,13 +20,13 @@ import type { MarketRecord } from "../../engine/rules/types/record.js";
 import { LogCorruptError, SegmentLog, SnapshotStore } from "../../storage/index.js";
 import { decodeLoggedCommand } from "../runtime/logged-command.js";
 import { shardOfMarket } from "../runtime/shard-routing.js";
-import { decodeShardSnapshot, type ShardMarket } from "../runtime/shard-snapshot.js";
+import { decodeShardSnapshot } from "../runtime/shard-snapshot.js";
+import { LogFold, type ShardMarket } from "../../engine/log-fold.js";
 import { auditShardsOnWorkers } from "./audit-pool.js";
 import type { AuditMode, MarketAudit, ShardAudit, ShardAuditWork } from "./shard-audit.js";
 
 export type { AuditMode, MarketAudit, ShardAudit, ShardAuditWork } from "./shard-audit.js";
 import { DEFAULT_KEPT_PAYLOAD_BYTES, KeptPayloads } from "./kept-payloads.js";
-import { tableStorage } from "../../engine/store/market-storage.js";
 import { snapshotPayloadOf } from "../../engine/journal/file-journal.js";
 
 export interface AuditProgress {
@@ -97,22 +96,13 @@ function replayShard(
   visit?: (lsn: number, chain: () => Buffer, markets: Map<string, ShardMarket>) => void,
   keep?: KeptPayloads,
 ): ReplayedShard {
-  const markets = new Map<string, ShardMarket>();
+  const fold = new LogFold();
+  const markets = fold.markets;
   const offsets = new Map<string, number[]>();
   let unreported = 0;
   for (const frame of log.frames(0, { verify: "none" })) {
-    const { c: command } = decodeLoggedCommand(frame.payload);
-    const marketId = marketIdOfCommand(command);
-    const entry = marketId === undefined ? undefined : markets.get(marketId);
-    const applied = applyCommand(entry?.agg, command, tableStorage);
-    if (applied.recordSequence !== undefined) {
-      let owner = entry;
-      if (owner === undefined) {
-        if (applied.aggregate === undefined) throw new Error("an accepted command leaves a market");
-        owner = { agg: applied.aggregate, positions: [] };
-        markets.set(applied.aggregate.market.id, owner);
-      }
-      owner.positions.push(frame.position);
+    const owner = fold.apply(decodeLoggedCommand(frame.payload).c, frame.position).market;
+    if (owner !== undefined) {
       const offset = keep?.keep(frame.payload) ?? -1;
       if (offset >= 0) {
         const id = owner.agg.market.id;

@@ -7,7 +7,7 @@
  *
  * The log is the truth: the in-memory state is always a fold of the log through the engine.
  */
-import { applyCommand, handleCommand, marketIdOfCommand } from "../../engine/rules/handle-command.js";
+import { handleCommand, marketIdOfCommand } from "../../engine/rules/handle-command.js";
 import { isDeadlinePending, pendingDeadlines, systemCommandFor, type Deadline } from "../../engine/rules/deadlines.js";
 import { commitmentAt, snapshotMarket } from "../../engine/rules/state.js";
 import type { Commitment } from "../../engine/rules/types/commitment.js";
@@ -19,7 +19,8 @@ import { FileJournal } from "../../engine/journal/file-journal.js";
 import type { Journal, JournalPosition } from "../../engine/journal/journal.js";
 import type { Clock } from "../clock.js";
 import { decodeLoggedCommand, encodeLoggedCommand, LOGGED_COMMAND_VERSION, type LoggedCommand } from "./logged-command.js";
-import { decodeShardSnapshot, encodeMarketImage, encodeShardSnapshot, type ShardMarket } from "./shard-snapshot.js";
+import { LogFold, type ShardMarket } from "../../engine/log-fold.js";
+import { decodeShardSnapshot, encodeMarketImage, encodeShardSnapshot } from "./shard-snapshot.js";
 import { float64Bytes } from "./float64-bytes.js";
 import type {
   BatchStats,
@@ -97,12 +98,13 @@ export function openFileShard(options: Omit<ShardCoreOptions, "journal"> & { dir
 }
 
 export class ShardCore {
-  private readonly markets = new Map<string, ShardMarket>();
+  /** The shard's markets: the fold of its journal, then of every command it executes. */
+  private readonly fold = new LogFold();
+  private readonly markets = this.fold.markets;
   private readonly timers = new TimerWheel<Deadline>();
   private readonly replyCache = new Map<number, ShardReply>();
   /** The commands of the batch being decided, in order, until `commit` appends them. */
   private staged: StagedCommand[] = [];
-  private lastStampMs: number;
   private commandsSinceSnapshot = 0;
   private commitmentCount = 0;
   /** Statistics of the last processed batch (or tick). */
@@ -112,10 +114,7 @@ export class ShardCore {
   private constructor(
     private readonly options: ShardCoreOptions,
     private readonly journal: Journal,
-    lastStampMs: number,
-  ) {
-    this.lastStampMs = lastStampMs;
-  }
+  ) {}
 
   /** Recover: the journal's newest snapshot, then every entry after it; rebuild the timer wheel. */
   static async open(options: ShardCoreOptions): Promise<OpenedShard> {
@@ -128,7 +127,8 @@ export class ShardCore {
     }
     const snapshotLsn = snapshot?.sequence ?? 0;
     const reportAfter = Math.min(options.reportIdempotencyAfterLsn ?? 0, snapshotLsn);
-    const core = new ShardCore(options, journal, decoded?.lastStampMs ?? 0);
+    const core = new ShardCore(options, journal);
+    core.fold.lastStampMs = decoded?.lastStampMs ?? 0;
     for (const market of decoded?.markets ?? []) core.markets.set(market.agg.market.id, market);
 
     const idempotency: IdempotencyEntries = { actorIds: [], commandIds: [], fingerprints: [], positions: [] };
@@ -146,7 +146,7 @@ export class ShardCore {
         framesScannedForIdempotency += 1;
         return;
       }
-      core.replay(logged.c, entry.position);
+      core.fold.apply(logged.c, entry.position);
       framesReplayed += 1;
     });
     for (const { agg } of core.markets.values()) {
@@ -182,33 +182,11 @@ export class ShardCore {
     return this.timers.size;
   }
 
-  /** Apply one logged command during recovery: decide + fold, no reply. */
-  private replay(command: Command, position: number): void {
-    const marketId = marketIdOfCommand(command);
-    const entry = marketId === undefined ? undefined : this.markets.get(marketId);
-    const applied = applyCommand(entry?.agg, command, tableStorage);
-    if (applied.recordSequence !== undefined) {
-      const owner = entry ?? this.adopt(applied.aggregate);
-      owner.positions.push(position);
-      if (owner.positions.length !== applied.recordSequence) {
-        throw new Error(`log replay diverged: market ${owner.agg.market.id} record sequence ${applied.recordSequence} at position ${position}`);
-      }
-    }
-    if (command.occurredAtMs > this.lastStampMs) this.lastStampMs = command.occurredAtMs;
-  }
-
-  private adopt(agg: ShardMarket["agg"] | undefined): ShardMarket {
-    if (agg === undefined) throw new Error("an accepted command leaves a market");
-    const entry: ShardMarket = { agg, positions: [] };
-    this.markets.set(agg.market.id, entry);
-    return entry;
-  }
-
   /** Server time for the next batch: the clock, never earlier than an already stamped command. */
   private stamp(): number {
     const nowMs = this.options.clock.nowMs();
-    if (nowMs > this.lastStampMs) this.lastStampMs = nowMs;
-    return this.lastStampMs;
+    if (nowMs > this.fold.lastStampMs) this.fold.lastStampMs = nowMs;
+    return this.fold.lastStampMs;
   }
 
   /** Decide and account one command, and stage its entry; `commit` appends the batch and learns its position. */
@@ -229,7 +207,7 @@ export class ShardCore {
     this.staged.push({
       payload: encodeLoggedCommand(loggedEntry(fingerprint, command, rejection)),
       response,
-      record: recorded ? (entry ?? this.adopt(outcome.aggregate)) : undefined,
+      record: recorded ? (entry ?? this.fold.adopt(outcome.aggregate)) : undefined,
     });
     return response;
   }
@@ -382,7 +360,7 @@ export class ShardCore {
   /** Write a snapshot of the committed state (call between batches). */
   async snapshot(): Promise<{ lsn: number; sizeBytes: number }> {
     if (this.staged.length !== 0) throw new Error("snapshot with uncommitted commands");
-    const payload = encodeShardSnapshot({ shardIndex: this.options.shardIndex, lastStampMs: this.lastStampMs }, this.markets.values());
+    const payload = encodeShardSnapshot({ shardIndex: this.options.shardIndex, lastStampMs: this.fold.lastStampMs }, this.markets.values());
     const written = await this.journal.writeSnapshot(payload, SNAPSHOTS_KEPT);
     this.commandsSinceSnapshot = 0;
     return { lsn: written.sequence, sizeBytes: written.sizeBytes };

@@ -10,6 +10,7 @@ import { assert } from "../../engine/rules/assert.js";
 import { CommitmentTable } from "../../engine/store/commitment-table.js";
 import { tableStorage } from "../../engine/store/market-storage.js";
 import { newAggregate, type MarketAggregate, type SealedBid } from "../../engine/rules/state.js";
+import type { ShardMarket } from "../../engine/log-fold.js";
 import type { SealedAuctionClearingPrice, SealedAuctionResolution } from "../../engine/rules/types/auction.js";
 import type { Market } from "../../engine/rules/types/market.js";
 import { float64Bytes, float64sOf } from "./float64-bytes.js";
@@ -18,11 +19,7 @@ import { tableOfColumns, type CommitmentColumnsV2, type CommitmentColumnsV3 } fr
 export const SHARD_SNAPSHOT_VERSION = 4;
 const READABLE_VERSIONS: readonly unknown[] = [SHARD_SNAPSHOT_VERSION, 3, 2];
 
-export interface ShardMarket {
-  agg: MarketAggregate;
-  /** Log positions of the commands in this market's record, in record order. */
-  positions: number[];
-}
+export type { ShardMarket } from "../../engine/log-fold.js";
 
 /** A commitment table as stored (version 4): the image with its rows as bytes. */
 interface StoredCommitments {
