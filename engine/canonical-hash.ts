@@ -3,8 +3,8 @@
  * written `sha256:<64 hex>`; hashing is node:crypto (pure computation, no I/O).
  *
  * The canonicalizer is ours: the `canonicalize` package (by the RFC's co-author) gives the same text
- * for every value (test/engine/canonical-json.test.ts checks random values against it), but it made
- * 44% of an audit replay's time (`replay` of 302k commands: 43.6 s): it scans every string in
+ * for every value (test/engine/canonical-json.test.ts checks random values against it), but it was
+ * most of an audit replay's time (decision I1 has the figures): it scans every string in
  * JavaScript for lone surrogates, tracks cycles in a Set, and builds each object's text as its own
  * string. Here:
  * - one regular expression tells the (usual) strings that need neither escaping nor a surrogate

@@ -46,8 +46,8 @@ interface OperationSpec<Body> {
   validate: (input: unknown) => IValidation<Body>;
   /**
    * The engine command, as one object literal per shape (no spreads): objects of one shape keep one
-   * hidden class, which the channel's MessagePack encoder packs about twice as fast (3.8 → 1.7–2.4 µs
-   * per claim, .tmp/wire-micro2.ts). Member order as it always was (the operation's own members,
+   * hidden class, which the channel's MessagePack encoder packs faster (decision I13). Member order as
+   * it always was (the operation's own members,
    * then `commandId`, `identity`, `occurredAtMs`), so logged frames are unchanged.
    */
   build: (targetId: string, body: Body, commandId: string, identity: CommandIdentity) => Command;

@@ -5,8 +5,8 @@
  * market: the id (`c.<ref>.<ordinal>`), the market id, the creator and the direct-claim terms.
  *
  * Why not one object per commitment: a claim storm retains tens of thousands of commitments per
- * market. As objects they cost ≈ 300 B each, and a restart rebuilt a million of them (GC was 40% of
- * a start, bench/README.md). A row costs 64 B plus the participant id's bytes, and a restart copies
+ * market. As objects each costs a heap object the collector walks, and a restart rebuilt every one
+ * of them (decision I6). A row is eight numbers plus the participant id's bytes, and a restart copies
  * two byte ranges per market. The public `Commitment` is built on demand (`commitmentAt` in
  * state.ts) for the few that a reply or a read shows.
  *

@@ -6,7 +6,7 @@
  *
  * Every failure is the same 401 `unauthenticated` "request authentication failed", so a caller
  * learns nothing about which check failed (unknown actor, revoked key, wrong nonce, ...).
- * Signatures are verified with node:crypto (≈12× faster than noble, toolchain.md §2) using cached
+ * Signatures are verified with node:crypto (much faster than noble) using cached
  * KeyObjects.
  */
 import { hash, randomBytes, timingSafeEqual, verify } from "node:crypto";

@@ -30,9 +30,9 @@ const CACHE_CONTROL = "no-store";
 const INTERNAL_ERROR_JSON = JSON.stringify(errorBody("internal_error", INTERNAL_ERROR_MESSAGE));
 /**
  * JSON bytes larger than this (a hot market's record: tens of MB) are sent in chunks of
- * STREAMED_CHUNK_BYTES as the socket takes them, instead of one `end`: ending a 30 MB body held
- * this thread 22 ms (57 ms as a string), and every claim with it; in chunks under backpressure
- * the whole body took 8.5 ms of it, spread over many event-loop turns (measured here).
+ * STREAMED_CHUNK_BYTES as the socket takes them, instead of one `end`: ending a body of tens of MB
+ * held this thread, and every claim with it, for one long turn; in chunks under backpressure the
+ * work is spread over many event-loop turns.
  */
 const STREAM_JSON_ABOVE_BYTES = 1024 * 1024;
 const STREAMED_CHUNK_BYTES = 256 * 1024;
@@ -418,8 +418,8 @@ export class Exchange implements TrackedReply, PausableReads {
   /**
    * Resolves when uWS can take more bytes, or when the client went away. uWS's `onWritable` is
    * registered once per response and wakes whoever waits now: registering it again for a later wait
-   * never fired in this uWS build, and a stream of 256 KiB chunks then stalled for good after
-   * 5.5 MB (measured with 6 MB; one registration delivers it all).
+   * never fired in this uWS build, and a stream of chunks then stalled for good part-way (one
+   * registration delivers it all).
    */
   private writable(): Promise<void> {
     return new Promise((resolve) => {

@@ -1,7 +1,7 @@
 /**
  * The one place that loads uWebSockets.js.
  *
- * `@trufflesuite/uws-js-unofficial` silently falls back to a pure-JS emulation (about 3× slower and
+ * `@trufflesuite/uws-js-unofficial` silently falls back to a pure-JS emulation (much slower, and
  * with different edge-case behaviour) when its native binary does not load for this Node ABI; it
  * only prints a console warning. A market service that quietly runs on the emulation would pass
  * every functional test and then miss its throughput targets in production, so we refuse to start.

@@ -57,7 +57,7 @@ interface StoredIndexV3Header extends SettledTableImageHeader {
 
 /**
  * msgpackr keeps the last buffer it decoded in a module variable until its next decode, which would
- * keep a whole index snapshot (600 MB at 10M entries) alive after start-up (measured: the loaded
+ * keep a whole index snapshot (hundreds of MB for a large index) alive after start-up (the loaded
  * payload stayed in `external` memory). Decoding one byte replaces that reference.
  */
 const NIL = Uint8Array.of(0xc0);

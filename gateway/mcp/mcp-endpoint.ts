@@ -5,7 +5,7 @@
  *
  * What is built once instead of per request (bench/mcp.bench.ts, docs/mcp.md "Performance"):
  * - One JSON Schema validator for every Server. The SDK's default is a new Ajv instance per Server
- *   (meta-schemas, vocabularies, formats), about 0.6 ms — most of the CPU of an MCP request. The
+ *   (meta-schemas, vocabularies, formats): most of the CPU of an MCP request. The
  *   server side never validates with it in our use (it serves elicitation results), so sharing is
  *   safe; Ajv caches what it compiles.
  * - Servers themselves, handlers registered, in a small pool: a Server is connected to one fresh

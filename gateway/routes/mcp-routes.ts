@@ -34,7 +34,7 @@ export function mcpRoutes(parts: RouteParts & { mcp: McpEndpoint }): HttpRoute[]
         const headers = new Headers();
         for (const [name, value] of request.headers.entries()) headers.append(name, value);
         // With the body already parsed, the SDK does not read it: a body-less Request saves the
-        // stream it would otherwise need (~6% of an MCP call's CPU in the profile, docs/mcp.md).
+        // stream it would otherwise need (a visible share of an MCP call's CPU, docs/mcp.md).
         const webRequest = new Request(`http://mcp.local${request.url}`, parsed.ok ? { method: "POST", headers } : { method: "POST", headers, body: request.bodyBytes });
         const { response, done } = await parts.mcp.handle(webRequest, actor.actorId, parsed.ok ? parsed.value : undefined);
         const passed: Record<string, string> = {};

@@ -40,7 +40,7 @@ export function readJsonBody(request: HttpRequestContext): Record<string, unknow
 /**
  * An API reply as an HTTP reply: success JSON as is, errors with their mapped status. Returned, not
  * thrown: in a capacity-limited claim storm most replies are 409s, and an exception per reply
- * (stack capture) cost ~13% of the gateway thread.
+ * (stack capture) was a large share of the gateway thread.
  */
 export function toHttpReply(reply: ApiReply, context?: ErrorStatusContext): HttpReply {
   if (!reply.ok) return errorReply(reply.code, reply.message, context);

@@ -15,9 +15,9 @@ export interface ReplayJob {
 
 /**
  * A success travels as the JSON's UTF-8 bytes in a buffer of their own, moved to the gateway
- * thread (transferred, not copied): a record of 90k commands is ~30 MB of JSON, and a string
- * that size costs the receiving thread a copy, then uWS a conversion (57 ms to `end` a 30 MB
- * string against 22 ms for its bytes, measured), while claims wait.
+ * thread (transferred, not copied): a hot market's record is tens of MB of JSON, and a string
+ * that size costs the receiving thread a copy, then uWS a conversion that takes longer than
+ * writing its bytes, while claims wait.
  */
 export type FromReplayWorker = { id: number; json: Uint8Array } | { id: number; refusal: Extract<ShardReply, { ok: false }> } | { id: number; error: string };
 

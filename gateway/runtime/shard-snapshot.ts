@@ -115,7 +115,7 @@ export interface DecodedShardSnapshot extends ShardSnapshotHeader {
 
 type StoredMarketAnyVersion = StoredShard["markets"][number];
 
-/** A plain array of the values (a loop: measured 3× faster than `Array.from` for 1M float64s). */
+/** A plain array of the values (a loop: faster than `Array.from` on large arrays). */
 function numbersOf(values: Float64Array): number[] {
   const numbers = new Array<number>(values.length);
   for (let i = 0; i < values.length; i += 1) numbers[i] = values[i] as number;

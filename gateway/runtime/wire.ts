@@ -1,14 +1,13 @@
 /**
  * The shard message channel's batches as MessagePack bytes moved (transferred, not copied) between
- * threads. A structured clone of the request objects cost ~9% of the gateway thread in a claim storm;
- * packing records and transferring the buffer costs a fraction of that, and both sides stay plain
- * data. Free-form parts of create commands travel as JSON text (`packableCommand`), as in the log.
+ * threads. A structured clone of the request objects was a visible share of the gateway thread in a
+ * claim storm; packing records and transferring the buffer costs a fraction of that, and both sides
+ * stay plain data. Free-form parts of create commands travel as JSON text (`packableCommand`), as in the log.
  *
  * Record structures (the member names of an object shape) are agreed in advance for the shapes of
  * the claim path (CHANNEL_STRUCTURES), and never change while the process runs: every message used
  * to carry its shapes' definitions, and msgpackr compiled a new reader function for each shape of
- * each message after its third use, on both threads. Packing and unpacking a claim's request and
- * reply now costs 2.6–4.4 µs per claim, against 3.8–9.4 µs (`.tmp/wire-gc.ts`, decision I14). Any other
+ * each message after its third use, on both threads (decision I14 has the measurements). Any other
  * shape (or a known shape with other members, or in another order) is still defined inline in its
  * message, as before, so the agreed list is an optimisation, never a condition: both threads run the
  * same build, and nothing packed here is stored.
