@@ -25,6 +25,7 @@ import { fdatasync, mkdirSync, openSync, writeSync } from "node:fs";
 import * as path from "node:path";
 import { Worker } from "node:worker_threads";
 import uWS from "@trufflesuite/uws-js-unofficial";
+import { fnv1a32Utf8 } from "../../engine/store/hash.js";
 
 /**
  * One batch to the shard (ceiling-shard.mjs): request numbers, and the bodies as frames (4-byte
@@ -141,11 +142,9 @@ const flushAll = (): void => {
   for (const shard of shards) shard.flush();
 };
 
-/** FNV-1a of the path: requests for one market (one path) always reach the same shard. */
+/** The path's hash, as the service places markets: requests for one market (one path) always reach the same shard. */
 function shardOf(url: string): Destination {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < url.length; i += 1) h = Math.imul(h ^ url.charCodeAt(i), 0x01000193);
-  return shards[(h >>> 0) % shards.length] as Destination;
+  return shards[fnv1a32Utf8(url) % shards.length] as Destination;
 }
 
 uWS

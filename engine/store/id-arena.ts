@@ -10,6 +10,7 @@
  */
 import { assert } from "../rules/assert.js";
 import { grownCapacity } from "./capacity.js";
+import { FNV_OFFSET_BASIS, fmix32, fnv1aStep } from "./hash.js";
 
 /** Bound on one id, in UTF-16 code units (the spec's identifiers are at most 128). */
 export const MAX_ID_UNITS = 128;
@@ -22,18 +23,9 @@ const EMPTY = Buffer.alloc(0);
 
 /** FNV-1a over UTF-16 code units, finished with a murmur3 mix: cheap, well spread, deterministic. */
 export function idHash(id: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i += 1) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
-  return finish(h);
-}
-
-function finish(hash: number): number {
-  let h = hash;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) | 0;
+  let h = FNV_OFFSET_BASIS;
+  for (let i = 0; i < id.length; i += 1) h = fnv1aStep(h, id.charCodeAt(i));
+  return fmix32(h);
 }
 
 function isLatin1(id: string): boolean {
@@ -98,16 +90,16 @@ export class IdArena {
   /** `idHash` of the id stored at `at`, without making a string. */
   hash(at: number, units: number): number {
     const bytes = this.bytes;
-    let h = 0x811c9dc5;
+    let h = FNV_OFFSET_BASIS;
     if (units >= 0) {
-      for (let i = 0; i < units; i += 1) h = Math.imul(h ^ (bytes[at + i] as number), 0x01000193);
+      for (let i = 0; i < units; i += 1) h = fnv1aStep(h, bytes[at + i] as number);
     } else {
       for (let i = 0; i < -units; i += 1) {
         const p = at + i * 2;
-        h = Math.imul(h ^ ((bytes[p] as number) | ((bytes[p + 1] as number) << 8)), 0x01000193);
+        h = fnv1aStep(h, (bytes[p] as number) | ((bytes[p + 1] as number) << 8));
       }
     }
-    return finish(h);
+    return fmix32(h);
   }
 
   /** Whether `at`/`units` names a whole stored range (for images read from a file). */

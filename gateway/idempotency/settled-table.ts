@@ -28,6 +28,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { ok as assert } from "node:assert/strict";
+import { fmix32, murmurStep } from "../../engine/store/hash.js";
 
 export const ENTRIES_PER_PAGE = 1 << 14;
 export const ARENA_PAGE_BYTES = 1 << 20;
@@ -85,22 +86,9 @@ function imageLayout(header: SettledTableImageHeader) {
 }
 
 
-function mixUnit(hash: number, unit: number): number {
-  let k = Math.imul(unit, 0xcc9e2d51);
-  k = (k << 15) | (k >>> 17);
-  k = Math.imul(k, 0x1b873593);
-  const h = hash ^ k;
-  return (Math.imul((h << 13) | (h >>> 19), 5) + 0xe6546b64) | 0;
-}
-
+/** MurMur3's finish over the mixed units, with their count folded in first; unsigned. */
 function finish(hash: number, units: number): number {
-  let h = hash ^ units;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  return fmix32(hash ^ units) >>> 0;
 }
 
 /** Mixed between the two ids: not a UTF-16 code unit, so ("ab","c") and ("a","bc") differ. */
@@ -134,9 +122,9 @@ export class SettledTable {
 
   hashOf(actorId: string, commandId: string): number {
     let h = this.seed | 0;
-    for (let i = 0; i < actorId.length; i += 1) h = mixUnit(h, actorId.charCodeAt(i));
-    h = mixUnit(h, SEPARATOR_UNIT);
-    for (let i = 0; i < commandId.length; i += 1) h = mixUnit(h, commandId.charCodeAt(i));
+    for (let i = 0; i < actorId.length; i += 1) h = murmurStep(h, actorId.charCodeAt(i));
+    h = murmurStep(h, SEPARATOR_UNIT);
+    for (let i = 0; i < commandId.length; i += 1) h = murmurStep(h, commandId.charCodeAt(i));
     return finish(h, actorId.length + commandId.length);
   }
 

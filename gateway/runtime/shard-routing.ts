@@ -4,18 +4,10 @@
  * which is why the shard count is recorded in the data directory (cluster-meta.ts).
  */
 
-const FNV_OFFSET_BASIS = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
+import { fnv1a32Utf8 } from "../../engine/store/hash.js";
 
-export function fnv1a32(text: string): number {
-  let hash = FNV_OFFSET_BASIS;
-  for (const byte of Buffer.from(text, "utf8")) {
-    hash ^= byte;
-    hash = Math.imul(hash, FNV_PRIME) >>> 0;
-  }
-  return hash >>> 0;
-}
+export { fnv1a32Utf8 as fnv1a32 } from "../../engine/store/hash.js";
 
 export function shardOfMarket(marketId: string, shardCount: number): number {
-  return fnv1a32(marketId) % shardCount;
+  return fnv1a32Utf8(marketId) % shardCount;
 }
