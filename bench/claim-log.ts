@@ -2,14 +2,18 @@
  * A shard log as a claim storm leaves it, written through the real `ShardCore` (engine, msgpack,
  * append, one fdatasync per batch): `markets` direct-claim markets created and published, then
  * `claims` claims spread over them round-robin, every claim by its own participant. Shared by the
- * recovery bench (P4/P5) and the replay-frames bench.
+ * recovery bench (P4/P5), the replay-frames bench and the audit benches (a whole data directory of
+ * shards: `writeShardedClaimLog`).
  */
+import { mkdirSync } from "node:fs";
+import * as path from "node:path";
 import { applyCommand, marketIdOfCommand, type Command, type MarketAggregate } from "../engine/index.js";
-import type { ManualClock } from "../gateway/clock.js";
+import { ManualClock } from "../gateway/clock.js";
 import { buildMarketCommand } from "../gateway/market-api.js";
 import { ShardCore } from "../gateway/runtime/shard-core.js";
 import type { ShardRequest } from "../gateway/runtime/shard-protocol.js";
 import { decodeLoggedCommand } from "../gateway/runtime/logged-command.js";
+import { shardOfMarket } from "../gateway/runtime/shard-routing.js";
 import type { SegmentLog } from "../storage/index.js";
 import { tableStorage } from "../engine/store/market-storage.js";
 
@@ -50,6 +54,46 @@ export function buildShard(dir: string, markets: number, claims: number, capacit
   }
   flush();
   return core;
+}
+
+/**
+ * A stopped service's data directory (`<dataDir>/shards/NN`): `commands` claims over `markets`
+ * markets, each market on the shard the service would place it on, written through ShardCore on the
+ * real log (batches of BATCH commands, one fdatasync each), with a snapshot per shard.
+ */
+export function writeShardedClaimLog(dataDir: string, options: { commands: number; markets: number; shards: number }): void {
+  const clock = new ManualClock(T0);
+  const shards = Array.from({ length: options.shards }, (_, index) => {
+    const dir = path.join(dataDir, "shards", String(index).padStart(2, "0"));
+    mkdirSync(dir, { recursive: true });
+    return { core: ShardCore.open({ dir, shardIndex: index, clock }).core, batch: [] as ShardRequest[] };
+  });
+  const flush = (shard: (typeof shards)[number]): void => {
+    if (shard.batch.length === 0) return;
+    clock.advance(1);
+    shard.core.processBatch(shard.batch);
+    shard.batch = [];
+  };
+  const send = (marketId: string, command: Command): void => {
+    const shard = shards[shardOfMarket(marketId, options.shards)];
+    if (shard === undefined) throw new Error("no such shard");
+    shard.batch.push(req(command));
+    if (shard.batch.length >= BATCH) flush(shard);
+  };
+  for (let m = 0; m < options.markets; m += 1) {
+    const marketId = `market-${m}`;
+    send(marketId, create(marketId, options.commands));
+    send(marketId, publish(marketId));
+  }
+  for (let n = 0; n < options.commands; n += 1) {
+    const marketId = `market-${n % options.markets}`;
+    send(marketId, claim(n, marketId));
+  }
+  for (const shard of shards) {
+    flush(shard);
+    shard.core.snapshot();
+    shard.core.close();
+  }
 }
 
 /**
