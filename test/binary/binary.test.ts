@@ -434,8 +434,8 @@ describe.skipIf(!ENABLED)("single binary dist/market-service", () => {
     expect(await stopServer(server)).toEqual({ code: 0, signal: null });
     expect(server.output()).not.toMatch(/"level":"(error|fatal)"/);
 
-    // Audit the stopped service's data with the binary: two shards, one audit worker thread each
-    // (the worker's code is an embedded asset).
+    // Audit the stopped service's data with the binary: two shards, audited on two worker pool
+    // threads (the pool's module is an embedded asset, extracted to a file).
     const verify = await runBinary(["verify", "--data", dataDir, "--threads", "2"]);
     expect(verify.status, verify.stderr).toBe(0);
     expect(verify.stdout).toContain(`${recordHash}  ${marketId}`);
