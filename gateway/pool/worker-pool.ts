@@ -17,6 +17,7 @@
  *     queued for ever: this pool then fails every task it has outstanding and starts afresh on the
  *     next one.
  */
+import { fileURLToPath } from "node:url";
 import { MessageChannel, type TransferListItem } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { ShardAudit, ShardAuditWork } from "../audit/shard-audit.js";
@@ -31,6 +32,7 @@ export const MAX_POOL_THREADS = 256;
 
 interface Started {
   piscina: Piscina;
+  /** The task module's path (piscina would convert a file: URL again on every task). */
   filename: string;
   /** The rejections of the tasks this piscina instance has not settled yet. */
   outstanding: Set<(error: Error) => void>;
@@ -123,7 +125,8 @@ export class WorkerPool {
       idleTimeout: Number.POSITIVE_INFINITY,
       ...(file.execArgv === undefined ? {} : { execArgv: file.execArgv }),
     });
-    const started: Started = { piscina, filename: file.filename, outstanding: new Set() };
+    const filename = file.filename.startsWith("file:") ? fileURLToPath(file.filename) : file.filename;
+    const started: Started = { piscina, filename, outstanding: new Set() };
     piscina.on("error", (error: unknown) => {
       if (this.started === started) this.started = undefined;
       const failure = new Error(`a worker pool thread failed: ${errorSummary(error)}`);
