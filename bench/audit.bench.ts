@@ -13,58 +13,16 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { Command } from "../engine/index.js";
-import { ManualClock } from "../gateway/clock.js";
-import { openFileShard, type ShardCore } from "../gateway/runtime/shard-core.js";
-import type { ShardRequest } from "../gateway/runtime/shard-protocol.js";
-import { shardOfMarket } from "../gateway/runtime/shard-routing.js";
 import type { ReplayResult, VerifyResult } from "../gateway/audit/audit-replay.js";
 import { numberArg } from "./args.js";
-import { claim, create, publish, req } from "./claim-log.js";
+import { writeShardedClaimLog } from "./claim-log.js";
 import { freshResultStem } from "./result-stem.js";
 
 const COMMANDS = numberArg("commands", 300_000);
 const MARKETS = numberArg("markets", 1_000);
 const SHARDS = numberArg("shards", 2);
-const BATCH_COMMANDS = 1_000;
 const REPO = path.resolve(import.meta.dirname, "..");
 const CLI = path.join(REPO, "dist", "gateway", "cli.js");
-
-async function writeDataDir(dataDir: string): Promise<void> {
-  const clock = new ManualClock(Date.parse("2026-03-01T12:00:00.000Z"));
-  const shards: Array<{ core: ShardCore; batch: ShardRequest[] }> = [];
-  for (let index = 0; index < SHARDS; index += 1) {
-    const dir = path.join(dataDir, "shards", String(index).padStart(2, "0"));
-    mkdirSync(dir, { recursive: true });
-    shards.push({ core: (await openFileShard({ dir, shardIndex: index, clock })).core, batch: [] });
-  }
-  const flush = async (shard: (typeof shards)[number]): Promise<void> => {
-    if (shard.batch.length === 0) return;
-    clock.advance(1);
-    await shard.core.processBatch(shard.batch);
-    shard.batch = [];
-  };
-  const send = async (marketId: string, command: Command): Promise<void> => {
-    const shard = shards[shardOfMarket(marketId, SHARDS)];
-    if (shard === undefined) throw new Error("no such shard");
-    shard.batch.push(req(command));
-    if (shard.batch.length >= BATCH_COMMANDS) await flush(shard);
-  };
-  for (let m = 0; m < MARKETS; m += 1) {
-    const marketId = `market-${m}`;
-    await send(marketId, create(marketId, COMMANDS));
-    await send(marketId, publish(marketId));
-  }
-  for (let n = 0; n < COMMANDS; n += 1) {
-    const marketId = `market-${n % MARKETS}`;
-    await send(marketId, claim(n, marketId));
-  }
-  for (const shard of shards) {
-    await flush(shard);
-    await shard.core.snapshot();
-    shard.core.close();
-  }
-}
 
 interface Timed<T> {
   threads: number;
@@ -89,7 +47,7 @@ async function main(): Promise<void> {
   try {
     const dataDir = path.join(workDir, "data");
     const writeStarted = performance.now();
-    await writeDataDir(dataDir);
+    await writeShardedClaimLog(dataDir, { commands: COMMANDS, markets: MARKETS, shards: SHARDS });
     process.stderr.write(`wrote ${(COMMANDS + 2 * MARKETS).toLocaleString("en-US")} commands over ${SHARDS} shard(s) in ${((performance.now() - writeStarted) / 1000).toFixed(1)} s\n`);
     const parallel = Math.max(2, SHARDS);
     const replays = [runCli<ReplayResult>("replay", dataDir, 1), runCli<ReplayResult>("replay", dataDir, parallel)];

@@ -2,14 +2,18 @@
  * A shard log as a claim storm leaves it, written through the real `ShardCore` (engine, msgpack,
  * append, one fdatasync per batch): `markets` direct-claim markets created and published, then
  * `claims` claims spread over them round-robin, every claim by its own participant. Shared by the
- * recovery bench (P4/P5) and the replay-frames bench.
+ * recovery bench (P4/P5), the replay-frames bench and the audit benches (a whole data directory of
+ * shards: `writeShardedClaimLog`).
  */
+import { mkdirSync } from "node:fs";
+import * as path from "node:path";
 import type { Command, MarketAggregate } from "../engine/index.js";
-import type { ManualClock } from "../gateway/clock.js";
+import { ManualClock } from "../gateway/clock.js";
 import { buildMarketCommand } from "../gateway/market-api.js";
 import { openFileShard, type ShardCore } from "../gateway/runtime/shard-core.js";
 import type { ShardRequest } from "../gateway/runtime/shard-protocol.js";
 import { decodeLoggedCommand } from "../gateway/runtime/logged-command.js";
+import { shardOfMarket } from "../gateway/runtime/shard-routing.js";
 import type { SegmentLog } from "../storage/index.js";
 import { LogFold } from "../engine/log-fold.js";
 
@@ -50,6 +54,47 @@ export async function buildShard(dir: string, markets: number, claims: number, c
   }
   await flush();
   return core;
+}
+
+/**
+ * A stopped service's data directory (`<dataDir>/shards/NN`): `commands` claims over `markets`
+ * markets, each market on the shard the service would place it on, written through ShardCore on the
+ * real log (batches of BATCH commands, one fdatasync each), with a snapshot per shard.
+ */
+export async function writeShardedClaimLog(dataDir: string, options: { commands: number; markets: number; shards: number }): Promise<void> {
+  const clock = new ManualClock(T0);
+  const shards: Array<{ core: ShardCore; batch: ShardRequest[] }> = [];
+  for (let index = 0; index < options.shards; index += 1) {
+    const dir = path.join(dataDir, "shards", String(index).padStart(2, "0"));
+    mkdirSync(dir, { recursive: true });
+    shards.push({ core: (await openFileShard({ dir, shardIndex: index, clock })).core, batch: [] });
+  }
+  const flush = async (shard: (typeof shards)[number]): Promise<void> => {
+    if (shard.batch.length === 0) return;
+    clock.advance(1);
+    await shard.core.processBatch(shard.batch);
+    shard.batch = [];
+  };
+  const send = async (marketId: string, command: Command): Promise<void> => {
+    const shard = shards[shardOfMarket(marketId, options.shards)];
+    if (shard === undefined) throw new Error("no such shard");
+    shard.batch.push(req(command));
+    if (shard.batch.length >= BATCH) await flush(shard);
+  };
+  for (let m = 0; m < options.markets; m += 1) {
+    const marketId = `market-${m}`;
+    await send(marketId, create(marketId, options.commands));
+    await send(marketId, publish(marketId));
+  }
+  for (let n = 0; n < options.commands; n += 1) {
+    const marketId = `market-${n % options.markets}`;
+    await send(marketId, claim(n, marketId));
+  }
+  for (const shard of shards) {
+    await flush(shard);
+    await shard.core.snapshot();
+    shard.core.close();
+  }
 }
 
 /**

@@ -2,15 +2,21 @@
  * `npm run build:binary`: builds `dist/market-service`, a Node 20 single executable application
  * (SEA) for Linux x64 that runs without node_modules. Steps:
  *
- *  1. esbuild bundles the TypeScript sources (not dist/) into four CommonJS files:
+ *  1. esbuild bundles the TypeScript sources (not dist/) into three CommonJS files:
  *       main.cjs          gateway/sea/main.ts → gateway/cli.ts (serve, replay, verify, provision, token)
  *       shard-worker.cjs  gateway/runtime/shard-worker.ts (embedded as an asset, run with eval: true)
- *       audit-worker.cjs  gateway/audit/audit-worker.ts (the same; replay/verify audit shards on it)
- *       replay-worker.cjs gateway/runtime/replay-worker.ts (the same; record reads are replayed on it)
- *     The SEA main script's `require` only loads builtins, so everything else is bundled. Three
- *     packages are substituted (see `seaAliases`): the uWS and CRC-32 packages by loaders of the
- *     embedded addons (gateway/sea/uws-addon.ts, crc32-addon.ts), and msgpackr's optional native
- *     extractor by an empty module (msgpackr then decodes in pure JS, silently).
+ *       pool-worker.cjs   the worker pool's threads (gateway/pool/): the tasks of pool-tasks.ts as the
+ *                         file's exports, then piscina's own thread runner (its dist/worker.js). piscina
+ *                         starts a thread from a file only, so the binary extracts this one
+ *                         (gateway/sea/pool-worker-file.ts), and the runner finds the tasks in it.
+ *     The SEA main script's `require` only loads builtins, so everything else is bundled. Some
+ *     packages are substituted or patched (see `seaAliases`): the uWS and CRC-32 packages by loaders
+ *     of the embedded addons (gateway/sea/uws-addon.ts, crc32-addon.ts); msgpackr's optional native
+ *     extractor by an empty module (msgpackr then decodes in pure JS, silently); piscina's optional
+ *     @napi-rs/nice by a module that throws (piscina loads it only for its niceIncrement option, which
+ *     is not used, and ignores a failure); and the one line where piscina names its runner file
+ *     (`__dirname`/worker.js, which in the binary would be beside the executable) by the extracted
+ *     pool-worker.cjs.
  *  2. `node --experimental-sea-config` writes the blob: main script + assets (worker bundles, the
  *     uWS addon for this Node ABI, the @node-rs/crc32 linux-x64-gnu addon).
  *  3. A copy of this Node executable is stripped (if `strip` exists; --no-strip keeps symbols) and
@@ -31,13 +37,13 @@ import { createRequire } from "node:module";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
-import { AUDIT_WORKER_ASSET, CRC32_ASSET, REPLAY_WORKER_ASSET, SHARD_WORKER_ASSET, uwsAssetName } from "../gateway/sea/assets.js";
+import { CRC32_ASSET, POOL_WORKER_ASSET, SHARD_WORKER_ASSET, uwsAssetName } from "../gateway/sea/assets.js";
 import { SERVICE_VERSION } from "../gateway/version.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SENTINEL_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 /** Bump when the build's output changes for the same inputs (part of the fingerprint). */
-const BUILD_FORMAT = 2;
+const BUILD_FORMAT = 3;
 
 interface Options {
   ifStale: boolean;
@@ -79,19 +85,45 @@ function sha256File(file: string): string {
   return hash.digest("hex");
 }
 
+/** piscina's dist/ directory (its package exports only the entry points, so it is found from main.js). */
+function piscinaDistDir(): string {
+  return path.dirname(createRequire(path.join(ROOT, "package.json")).resolve("piscina"));
+}
+
+/** The line of piscina's dist/index.js that names the file every pool thread starts from. */
+const PISCINA_RUNNER_LINE = "filename: (0, node_path_1.resolve)(__dirname, 'worker.js'),";
+
 /** Build-time substitutions: see the file comment. Everything else is bundled as is. */
 const seaAliases: esbuild.Plugin = {
   name: "market-service-sea-aliases",
   setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/]piscina[\\/]dist[\\/]index\.js$/ }, (args) => {
+      const source = fs.readFileSync(args.path, "utf8");
+      const found = source.split(PISCINA_RUNNER_LINE).length - 1;
+      // A piscina whose source differs would silently start threads from a missing file: refuse.
+      if (found !== 1) throw new Error(`${args.path}: expected the line ${JSON.stringify(PISCINA_RUNNER_LINE)} once, found it ${found} times (piscina changed?)`);
+      const runner = `require(${JSON.stringify(path.join(ROOT, "gateway/sea/pool-worker-file.ts"))}).seaPoolWorkerFile()`;
+      return { contents: source.replace(PISCINA_RUNNER_LINE, `filename: ${runner},`), loader: "js", resolveDir: path.dirname(args.path) };
+    });
+    build.onResolve({ filter: /^@napi-rs\/nice$/ }, () => ({ path: "@napi-rs/nice", namespace: "sea-stub" }));
     build.onResolve({ filter: /^@trufflesuite\/uws-js-unofficial$/ }, () => ({ path: path.join(ROOT, "gateway/sea/uws-addon.ts") }));
     build.onResolve({ filter: /^@node-rs\/crc32$/ }, () => ({ path: path.join(ROOT, "gateway/sea/crc32-addon.ts") }));
     build.onResolve({ filter: /^msgpackr-extract$/ }, () => ({ path: "msgpackr-extract", namespace: "sea-stub" }));
-    build.onLoad({ filter: /.*/, namespace: "sea-stub" }, () => ({
-      // msgpackr does `extractor = require('msgpackr-extract'); if (extractor) setExtractor(...)` in a
-      // try/catch: null leaves its pure-JS string decoding in place, without a warning.
-      contents: "// msgpackr-extract cannot be loaded inside the single binary: msgpackr decodes in pure JS.\nmodule.exports = null;\n",
-      loader: "js",
-    }));
+    build.onLoad({ filter: /.*/, namespace: "sea-stub" }, (args) =>
+      args.path === "@napi-rs/nice"
+        ? {
+            // piscina's runner loads it (in a .catch(noop)) only when niceIncrement is set, which the
+            // pool does not do (pool-tasks.ts lowers the replay threads' priority itself).
+            contents: 'throw new Error("@napi-rs/nice is not in the single binary");\n',
+            loader: "js",
+          }
+        : {
+            // msgpackr does `extractor = require('msgpackr-extract'); if (extractor) setExtractor(...)` in a
+            // try/catch: null leaves its pure-JS string decoding in place, without a warning.
+            contents: "// msgpackr-extract cannot be loaded inside the single binary: msgpackr decodes in pure JS.\nmodule.exports = null;\n",
+            loader: "js",
+          },
+    );
   },
 };
 
@@ -105,28 +137,31 @@ const FORBIDDEN_INPUTS: Array<[RegExp, string]> = [
   [/node_modules\/tsx\//, "tsx"],
 ];
 
-async function bundle(entry: string, outfile: string): Promise<esbuild.Metafile> {
+/** `entry`: a source file, or the contents of an entry module (resolved from the repository root). */
+async function bundle(entry: string | { contents: string; name: string }, outfile: string): Promise<esbuild.Metafile> {
+  const name = typeof entry === "string" ? entry : entry.name;
   const result = await esbuild.build({
     absWorkingDir: ROOT,
-    entryPoints: [path.join(ROOT, entry)],
+    ...(typeof entry === "string" ? { entryPoints: [path.join(ROOT, entry)] } : { stdin: { contents: entry.contents, resolveDir: ROOT, sourcefile: entry.name, loader: "js" as const } }),
     outfile,
     bundle: true,
     platform: "node",
     format: "cjs",
     target: "node20",
     // CommonJS has no import.meta. The uses in gateway/ are not reached in the binary: main.ts's
-    // "run when executed directly" check is false, and shard-host.ts and audit-pool.ts take the
-    // embedded worker (sea/embedded-worker.ts) before they look at their own URL.
+    // "run when executed directly" check is false, shard-host.ts takes the embedded worker
+    // (sea/embedded-worker.ts) and pool/worker-file.ts the extracted pool module before they look at
+    // their own URL.
     define: { "import.meta.url": "undefined" },
     plugins: [seaAliases],
     metafile: true,
     logLevel: "warning",
     legalComments: "eof",
   });
-  if (result.errors.length > 0) throw new Error(`esbuild failed for ${entry}`);
+  if (result.errors.length > 0) throw new Error(`esbuild failed for ${name}`);
   for (const input of Object.keys(result.metafile.inputs)) {
     for (const [pattern, what] of FORBIDDEN_INPUTS) {
-      if (pattern.test(input)) throw new Error(`${entry}: the bundle contains ${what} (${input}); the SEA aliases did not apply`);
+      if (pattern.test(input)) throw new Error(`${name}: the bundle contains ${what} (${input}); the SEA aliases did not apply`);
     }
   }
   return result.metafile;
@@ -202,20 +237,27 @@ async function main(): Promise<void> {
     // 1. bundles
     const mainBundle = path.join(workDir, "main.cjs");
     const workerBundle = path.join(workDir, "shard-worker.cjs");
-    const auditWorkerBundle = path.join(workDir, "audit-worker.cjs");
-    const replayWorkerBundle = path.join(workDir, "replay-worker.cjs");
+    const poolWorkerBundle = path.join(workDir, "pool-worker.cjs");
     await bundle("gateway/sea/main.ts", mainBundle);
     await bundle("gateway/runtime/shard-worker.ts", workerBundle);
-    await bundle("gateway/audit/audit-worker.ts", auditWorkerBundle);
-    await bundle("gateway/runtime/replay-worker.ts", replayWorkerBundle);
+    await bundle(
+      {
+        name: "pool-worker (gateway/pool/pool-tasks.ts + piscina's thread runner)",
+        contents:
+          "// The worker pool's thread module in the single binary (build/build-binary.ts): the tasks are this file's exports, then piscina's runner starts.\n" +
+          `module.exports = require(${JSON.stringify(path.join(ROOT, "gateway/pool/pool-tasks.ts"))});\n` +
+          `require(${JSON.stringify(path.join(piscinaDistDir(), "worker.js"))});\n`,
+      },
+      poolWorkerBundle,
+    );
     const bundles: Manifest["bundles"] = {};
-    for (const [name, file] of [["main.cjs", mainBundle], ["shard-worker.cjs", workerBundle], ["audit-worker.cjs", auditWorkerBundle], ["replay-worker.cjs", replayWorkerBundle]] as const) {
+    for (const [name, file] of [["main.cjs", mainBundle], ["shard-worker.cjs", workerBundle], ["pool-worker.cjs", poolWorkerBundle]] as const) {
       const bytes = fs.readFileSync(file);
       bundles[name] = { bytes: bytes.length, sha256: sha256(bytes) };
     }
 
     // 2. assets, SEA config, fingerprint
-    const assetFiles: Record<string, string> = { [SHARD_WORKER_ASSET]: workerBundle, [AUDIT_WORKER_ASSET]: auditWorkerBundle, [REPLAY_WORKER_ASSET]: replayWorkerBundle, ...resolveAssets() };
+    const assetFiles: Record<string, string> = { [SHARD_WORKER_ASSET]: workerBundle, [POOL_WORKER_ASSET]: poolWorkerBundle, ...resolveAssets() };
     const assets: Manifest["assets"] = {};
     for (const [name, file] of Object.entries(assetFiles)) {
       const bytes = fs.readFileSync(file);
@@ -229,7 +271,7 @@ async function main(): Promise<void> {
       disableExperimentalSEAWarning: true,
       useSnapshot: false,
       useCodeCache: false,
-      assets: { ...assetFiles, [SHARD_WORKER_ASSET]: "shard-worker.cjs", [AUDIT_WORKER_ASSET]: "audit-worker.cjs", [REPLAY_WORKER_ASSET]: "replay-worker.cjs" },
+      assets: { ...assetFiles, [SHARD_WORKER_ASSET]: "shard-worker.cjs", [POOL_WORKER_ASSET]: "pool-worker.cjs" },
     };
     const stripTool = options.strip ? commandExists("strip") : undefined;
     if (options.strip && stripTool === undefined) log("`strip` not found (binutils); the Node executable is embedded unstripped");
@@ -288,7 +330,7 @@ async function main(): Promise<void> {
     log(
       `${path.relative(ROOT, options.out)}: ${sizeBytes.toLocaleString("en-US")} bytes (${(sizeBytes / 2 ** 20).toFixed(1)} MiB), ` +
         `Node ${process.version}${manifest.stripped ? " stripped" : ""}, main bundle ${bundles["main.cjs"]?.bytes.toLocaleString("en-US")} B, ` +
-        `worker bundles ${bundles["shard-worker.cjs"]?.bytes.toLocaleString("en-US")} B + ${bundles["audit-worker.cjs"]?.bytes.toLocaleString("en-US")} B + ${bundles["replay-worker.cjs"]?.bytes.toLocaleString("en-US")} B, built in ${(manifest.buildMs / 1000).toFixed(1)} s`,
+        `worker bundles ${bundles["shard-worker.cjs"]?.bytes.toLocaleString("en-US")} B + ${bundles["pool-worker.cjs"]?.bytes.toLocaleString("en-US")} B, built in ${(manifest.buildMs / 1000).toFixed(1)} s`,
     );
   } finally {
     fs.rmSync(workDir, { recursive: true, force: true });

@@ -9,6 +9,7 @@ import * as path from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import { replayDataDir, replayMarketRecord, verifyDataDir, type ReplayResult } from "./audit/audit-replay.js";
 import { progressReporter } from "./audit/progress-bar.js";
+import { MAX_POOL_THREADS } from "./pool/worker-pool.js";
 import { serve } from "./main.js";
 import { settingsHelp } from "./settings.js";
 import { DEFAULT_URL, provisionCommand, tokenCommand } from "./client/cli-commands.js";
@@ -71,7 +72,7 @@ async function withDataDirLock<T>(dataDir: string, command: string, audit: () =>
 }
 
 /** Worker threads for replay/verify: shards are audited in parallel, at most one thread each. */
-const MAX_AUDIT_THREADS = 256;
+const MAX_AUDIT_THREADS = MAX_POOL_THREADS;
 const threadsOption = (value: string): number => {
   const threads = /^[0-9]{1,3}$/.test(value) ? Number(value) : Number.NaN;
   if (!(threads >= 1 && threads <= MAX_AUDIT_THREADS)) throw new InvalidArgumentError(`an integer from 1 to ${MAX_AUDIT_THREADS} is required`);

@@ -5,7 +5,7 @@
  * replayed state with the newest snapshot of each shard, reporting the first divergence.
  *
  * Shards are independent logs, so each is audited on its own (`auditShard`), and with `threads` > 1
- * on worker threads in parallel (audit-pool.ts); the results are merged in shard order, so the
+ * on the worker pool in parallel (parallel-audit.ts); the results are merged in shard order, so the
  * output and the divergence reported do not depend on the thread count.
  *
  * Run it on a stopped service or a copy of its data directory: opening a log truncates a torn tail.
@@ -22,7 +22,7 @@ import { decodeLoggedCommand } from "../runtime/logged-command.js";
 import { shardOfMarket } from "../runtime/shard-routing.js";
 import { decodeShardSnapshot } from "../runtime/shard-snapshot.js";
 import { LogFold, type ShardMarket } from "../../engine/log-fold.js";
-import { auditShardsOnWorkers } from "./audit-pool.js";
+import { auditShardsOnWorkers } from "./parallel-audit.js";
 import type { AuditMode, MarketAudit, ShardAudit, ShardAuditWork } from "./shard-audit.js";
 
 export type { AuditMode, MarketAudit, ShardAudit, ShardAuditWork } from "./shard-audit.js";
@@ -235,7 +235,7 @@ function verifyOneShard(index: number, dir: string, onFrames: (frames: number) =
   }
 }
 
-/** Audit one shard in this thread (audit-worker.ts runs this on a worker thread). */
+/** Audit one shard in this thread (the worker pool runs it on its threads: gateway/pool/pool-tasks.ts). */
 export function auditShard(index: number, dir: string, work: ShardAuditWork, onFrames: (frames: number) => void): ShardAudit {
   return work.mode === "replay"
     ? replayOneShard(index, dir, onFrames, work.keptPayloadBytes)

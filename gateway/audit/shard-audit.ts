@@ -1,4 +1,4 @@
-/** What an audit reports per shard and market: plain data, posted by audit workers. */
+/** What an audit reports per shard and market: plain data, returned by the worker pool's threads. */
 
 export interface MarketAudit {
   marketId: string;
@@ -10,7 +10,7 @@ export interface MarketAudit {
 
 export type AuditMode = "replay" | "verify";
 
-/** What each shard's audit does (plain data: it is posted to audit workers). */
+/** What each shard's audit does (plain data: it is sent to the worker pool's threads). */
 export interface ShardAuditWork {
   mode: AuditMode;
   keptPayloadBytes: number;
@@ -27,15 +27,3 @@ export interface ShardAudit {
   /** verify: the first divergence in this shard. */
   problem?: string;
 }
-
-/** What audit-pool.ts gives an audit worker, and what the worker posts back. */
-export interface AuditWorkerData {
-  index: number;
-  dir: string;
-  work: ShardAuditWork;
-}
-
-export type FromAuditWorker =
-  | { t: "frames"; frames: number }
-  | { t: "done"; audit: ShardAudit }
-  | { t: "error"; message: string };

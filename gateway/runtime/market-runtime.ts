@@ -11,7 +11,7 @@ import { IdempotencyIndex, type CommandLocation } from "../idempotency/index.js"
 import { openIndexSnapshot, peekIndexWatermarks, writeIndexSnapshot } from "../idempotency/index-snapshot.js";
 import { ensureClusterMeta } from "./cluster-meta.js";
 import { ShardHost, type ShardWorkerSource } from "./shard-host.js";
-import { ReplayPool } from "./replay-pool.js";
+import { WorkerPool } from "../pool/worker-pool.js";
 import { RecordCache, type RecordCacheStats } from "./record-cache.js";
 import type { BatchStats, ReadRequest, ShardRecoveryReport, ShardReply, ShardResponse } from "./shard-protocol.js";
 import { fnv1a32, shardOfMarket } from "./shard-routing.js";
@@ -28,7 +28,7 @@ export interface MarketRuntimeOptions {
   checkpointEverySeconds?: number;
   segmentSizeBytes?: number;
   workerSource?: ShardWorkerSource;
-  /** Replay workers for record reads and old replies (default 1; replay-pool.ts). */
+  /** Worker pool threads for record reads and old replies (default 1; gateway/pool/worker-pool.ts). */
   replayThreads?: number;
   /** Bytes of rendered records kept for reads of unchanged records (default 64 MiB; 0 keeps none; record-cache.ts). */
   recordCacheBytes?: number;
@@ -63,7 +63,7 @@ export class MarketRuntime {
   private checkpointing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
-  private readonly replays: ReplayPool;
+  private readonly replays: WorkerPool;
   private readonly records: RecordCache;
 
   private constructor(
@@ -71,7 +71,7 @@ export class MarketRuntime {
     private readonly host: ShardHost,
     readonly idempotency: IdempotencyIndex,
   ) {
-    this.replays = new ReplayPool(options.replayThreads);
+    this.replays = new WorkerPool(options.replayThreads);
     this.records = new RecordCache(options.recordCacheBytes);
   }
 
@@ -208,7 +208,7 @@ export class MarketRuntime {
       case "read":
         return Promise.resolve(response.reply);
       case "replay":
-        return response.work.kind === "record" ? this.records.answer(response.work, (work) => this.replays.run(work)) : this.replays.run(response.work);
+        return response.work.kind === "record" ? this.records.answer(response.work, (work) => this.replays.replay(work)) : this.replays.replay(response.work);
       case "command":
         return Promise.reject(new Error("shard answered a read with a command response"));
     }

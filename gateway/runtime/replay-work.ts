@@ -2,8 +2,8 @@
  * Finishing a shard's ReplayWork (shard-protocol.ts) off the shard thread: read the market's
  * logged commands through a view of the shard's log, replay them through the engine, and render
  * the record or the reply. A pure function of the log's committed bytes and the market image, so
- * the answer is the one the shard would have given itself; runs on a replay worker
- * (replay-worker.ts) in the service, in-process in tests.
+ * the answer is the one the shard would have given itself; runs on a worker pool thread
+ * (gateway/pool/pool-tasks.ts) in the service, in-process in tests.
  */
 import { buildMarketRecord } from "../../engine/record.js";
 import { applyCommand, handleCommand } from "../../engine/rules/handle-command.js";

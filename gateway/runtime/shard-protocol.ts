@@ -27,7 +27,7 @@ export type ReadRequest =
 export type ShardRequest = CommandRequest | ReadRequest;
 
 export type ShardReply =
-  /** JSON text; as UTF-8 bytes when a replay worker made it (a record can be tens of MB: moved between threads, not copied). */
+  /** JSON text; as UTF-8 bytes when a worker pool thread made it (a record can be tens of MB: moved between threads, not copied). */
   | { ok: true; json: string | Buffer }
   | { ok: false; code: ErrorCode; message: string };
 
@@ -54,7 +54,7 @@ export interface ReadResponse {
  * commands, for its record or for the reply of an old command. That replay takes hundreds of
  * milliseconds for a hot market, and every claim of the shard would wait for it; the shard only
  * takes a view of its log and the market's state (a few milliseconds), and the gateway finishes the
- * work on a replay worker (replay-work.ts). Committed frames never change, so reading them there
+ * work on its worker pool (replay-work.ts, gateway/pool/). Committed frames never change, so reading them there
  * needs no coordination with the shard.
  */
 export type ReplayWork =

@@ -17,8 +17,10 @@ export function uwsAssetName(platform: string = process.platform, arch: string =
 /** @node-rs/crc32 native addon (N-API, so not tied to the Node ABI); Linux x64 glibc only. */
 export const CRC32_ASSET = "crc32.linux-x64-gnu.node";
 
-/** The bundled audit worker (gateway/audit/audit-worker.ts): `replay` and `verify` audit shards in parallel. */
-export const AUDIT_WORKER_ASSET = "audit-worker.js";
-
-/** The bundled replay worker (gateway/runtime/replay-worker.ts): records and old replies are replayed on it, off the shards. */
-export const REPLAY_WORKER_ASSET = "replay-worker.js";
+/**
+ * The worker pool's thread module (gateway/pool/pool-tasks.ts with piscina's thread runner, one
+ * CommonJS file): replays records and old replies for the service, and audits shards for `replay`
+ * and `verify`. Extracted to a file (pool-worker-file.ts); `.cjs`, so no package.json above the
+ * extraction directory can make Node read it as an ES module.
+ */
+export const POOL_WORKER_ASSET = "pool-worker.cjs";

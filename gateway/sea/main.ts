@@ -4,7 +4,8 @@
  * what differs inside the binary is wired by the build, not here:
  *   - uWebSockets.js and @node-rs/crc32 come from embedded addons (uws-addon.ts, crc32-addon.ts,
  *     native-addon.ts); msgpackr's optional native extractor is left out (pure-JS decoding);
- *   - shard workers are evaluated from the embedded worker bundle (embedded-worker.ts).
+ *   - shard workers are evaluated from the embedded worker bundle (embedded-worker.ts), and the
+ *     worker pool's threads start from its extracted module (pool-worker-file.ts).
  *
  * The CLI is imported lazily so that a failure while loading it (above all: a native addon that
  * cannot be extracted or loaded) is reported as one clear line and exit status 1, not a stack trace.

@@ -19,9 +19,12 @@ import canonicalize from "canonicalize";
 import { Packr } from "msgpackr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { replayMarketRecord } from "../../gateway/audit/audit-replay.js";
-import { CRC32_ASSET, uwsAssetName } from "../../gateway/sea/assets.js";
+import { ManualClock } from "../../gateway/clock.js";
+import { openFileShard } from "../../gateway/runtime/shard-core.js";
+import { CRC32_ASSET, POOL_WORKER_ASSET, uwsAssetName } from "../../gateway/sea/assets.js";
 import { msgpackSamples, packedDigest } from "../../gateway/sea/msgpack-samples.js";
 import { SERVICE_VERSION } from "../../gateway/version.js";
+import { T0, commands, directClaim, request } from "../runtime/support.js";
 
 const ENABLED = process.env["MARKET_SERVICE_BINARY_TEST"] === "1";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -258,6 +261,63 @@ describe.skipIf(!ENABLED)("single binary dist/market-service", () => {
     expect(sha256Hex(fs.readFileSync(file))).toBe((uws as { sha256: string }).sha256);
   });
 
+  it("runs replay/verify threads from the worker pool module, extracted only when needed, checked by hash, reused, and replaced when corrupted", async () => {
+    // A stopped service's data directory, written by the normal install: two shards, three markets each.
+    const dataDir = path.join(work, "pool-data");
+    const clock = new ManualClock(T0);
+    for (const shardIndex of [0, 1]) {
+      const dir = path.join(dataDir, "shards", String(shardIndex).padStart(2, "0"));
+      fs.mkdirSync(dir, { recursive: true });
+      const { core } = await openFileShard({ dir, shardIndex, clock });
+      for (let m = 0; m < 3; m += 1) {
+        const marketId = `pool-${shardIndex}-${m}`;
+        clock.advance(5);
+        await core.processBatch([request(commands.create("alice", marketId, directClaim({ capacity: 2, pricing: { mode: "free" }, confirmation: "none" }))), request(commands.publish("alice", marketId))]);
+        clock.advance(5);
+        await core.processBatch([request(commands.claim("bob", marketId)), request(commands.claim("carol", marketId))]);
+      }
+      await core.snapshot();
+      core.close();
+    }
+    const manifest = JSON.parse(fs.readFileSync(`${BUILT}.manifest.json`, "utf8")) as { assets: Record<string, { sha256: string }> };
+    const sha256 = manifest.assets[POOL_WORKER_ASSET]?.sha256 as string;
+    expect(sha256).toMatch(/^[0-9a-f]{64}$/);
+    const tmp = fs.mkdtempSync(path.join(work, "pool-tmp-"));
+    const env = baseEnv({ TMPDIR: tmp });
+    const file = path.join(tmp, `market-service-${sha256.slice(0, 16)}`, POOL_WORKER_ASSET);
+
+    // One thread audits in the main thread: the pool, and so its module, is never needed.
+    const inMainThread = await runBinary(["verify", "--data", dataDir, "--threads", "1", "--json"], env);
+    expect(inMainThread.status, inMainThread.stderr).toBe(0);
+    expect(fs.existsSync(file)).toBe(false);
+
+    // Two threads: the module is extracted as documented, and the threads' answer is the main thread's.
+    const onThreads = await runBinary(["verify", "--data", dataDir, "--threads", "2", "--json"], env);
+    expect(onThreads.status, onThreads.stderr).toBe(0);
+    const markets = (run: Run) => (JSON.parse(run.stdout) as { ok: boolean; replay: { markets: unknown[] } }).replay.markets;
+    expect(markets(onThreads)).toHaveLength(6);
+    expect(markets(onThreads)).toEqual(markets(inMainThread));
+    expect(sha256Hex(fs.readFileSync(file))).toBe(sha256);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o500);
+    expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+    expect(fs.readdirSync(path.dirname(file))).toEqual([POOL_WORKER_ASSET]);
+
+    // Reused as it is by the next run.
+    const inode = fs.statSync(file).ino;
+    const replayed = await runBinary(["replay", "--data", dataDir, "--threads", "2", "--json"], env);
+    expect(replayed.status, replayed.stderr).toBe(0);
+    expect(fs.statSync(file).ino).toBe(inode);
+
+    // A copy that differs (here: tasks that would answer nothing) is replaced, not run.
+    fs.chmodSync(file, 0o700);
+    fs.writeFileSync(file, "module.exports = {};\n");
+    fs.chmodSync(file, 0o500);
+    const repaired = await runBinary(["verify", "--data", dataDir, "--threads", "2", "--json"], env);
+    expect(repaired.status, repaired.stderr).toBe(0);
+    expect(markets(repaired)).toEqual(markets(inMainThread));
+    expect(sha256Hex(fs.readFileSync(file))).toBe(sha256);
+  });
+
   it("refuses to start, with one clear line, when the uWS addon cannot be extracted or loaded", async () => {
     const port = await freePort();
     const uwsSha = sha256Hex(fs.readFileSync(path.join(ROOT, "node_modules/@trufflesuite/uws-js-unofficial/binaries", uwsAssetName())));
@@ -374,8 +434,8 @@ describe.skipIf(!ENABLED)("single binary dist/market-service", () => {
     expect(await stopServer(server)).toEqual({ code: 0, signal: null });
     expect(server.output()).not.toMatch(/"level":"(error|fatal)"/);
 
-    // Audit the stopped service's data with the binary: two shards, one audit worker thread each
-    // (the worker's code is an embedded asset).
+    // Audit the stopped service's data with the binary: two shards, audited on two worker pool
+    // threads (the pool's module is an embedded asset, extracted to a file).
     const verify = await runBinary(["verify", "--data", dataDir, "--threads", "2"]);
     expect(verify.status, verify.stderr).toBe(0);
     expect(verify.stdout).toContain(`${recordHash}  ${marketId}`);

@@ -34,7 +34,7 @@ function fingerprintOf(command: Command): string {
 
 const submit = (runtime: MarketRuntime, command: Command) => runtime.submit(command, fingerprintOf(command));
 const json = (reply: ShardReply) => (reply.ok ? JSON.parse(jsonText(reply.json)) : undefined);
-/** A reply with its JSON as text: replayed replies arrive as bytes from the replay worker; the text must be identical. */
+/** A reply with its JSON as text: replayed replies arrive as bytes from the worker pool; the text must be identical. */
 const asText = (reply: ShardReply) => (reply.ok ? { ok: true, json: jsonText(reply.json) } : reply);
 
 function freshDir(): string {

@@ -115,7 +115,7 @@ describe("RecordCache", () => {
   });
 });
 
-describe("record reads through the runtime (real shards, real replay worker)", () => {
+describe("record reads through the runtime (real shards, real worker pool)", () => {
   const cleanups: Array<() => Promise<void> | void> = [];
   afterEach(async () => {
     while (cleanups.length > 0) await cleanups.pop()?.();

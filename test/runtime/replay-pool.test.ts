@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../gateway/clock.js";
-import { ReplayPool } from "../../gateway/runtime/replay-pool.js";
+import { WorkerPool } from "../../gateway/pool/worker-pool.js";
 import { completeReplayWork } from "../../gateway/runtime/replay-work.js";
 import { openFileShard, type ShardCore } from "../../gateway/runtime/shard-core.js";
 import { jsonText, type ReplayWork, type ShardReply, type ShardResponse } from "../../gateway/runtime/shard-protocol.js";
@@ -63,13 +63,13 @@ describe("replay off the shard thread", () => {
     expect(() => decodeMarketImage(Uint8Array.of(0x80))).toThrow(/unknown version/);
   });
 
-  it("a replay worker gives the reply the in-process replay gives, reports a failed job, and refuses work after close", async () => {
+  it("a worker pool thread gives the reply the in-process replay gives, reports a failed job, and refuses work after close", async () => {
     const core = await shardWithClaims(60);
-    const pool = new ReplayPool(1);
+    const pool = new WorkerPool(1);
     cleanups.push(() => pool.close());
     const record = workOf((await core.processBatch([{ kind: "record", marketId: "m1", actorId: "alice" }]))[0]);
     const reply = workOf((await core.processBatch([{ kind: "reply-at", position: 0 }]))[0]);
-    const [fromWorker, replyFromWorker] = await Promise.all([pool.run(record), pool.run(reply)]);
+    const [fromWorker, replyFromWorker] = await Promise.all([pool.replay(record), pool.replay(reply)]);
     // The worker's JSON arrives as bytes (moved between threads); the text is the in-process replay's.
     const text = (reply: ShardReply) => (reply.ok ? { ok: true, json: jsonText(reply.json) } : reply);
     expect(Buffer.isBuffer(fromWorker.ok && fromWorker.json)).toBe(true);
@@ -82,11 +82,11 @@ describe("replay off the shard thread", () => {
 
     // A position past the view's end: the job fails with the storage error, the worker stays.
     const outside: ReplayWork = { kind: "reply", log: record.log, positions: new Uint8Array(new Float64Array([record.log.endPosition]).buffer) };
-    await expect(pool.run(outside)).rejects.toThrow(/replay failed: RangeError: position \d+ is outside the durable log/);
-    expect(text(await pool.run(reply))).toEqual(text(replyFromWorker));
+    await expect(pool.replay(outside)).rejects.toThrow(/replay failed: RangeError: position \d+ is outside the durable log/);
+    expect(text(await pool.replay(reply))).toEqual(text(replyFromWorker));
     expect(pool.running).toBe(1);
 
     await pool.close();
-    await expect(pool.run(reply)).rejects.toThrow(/closed/);
+    await expect(pool.replay(reply)).rejects.toThrow(/closed/);
   });
 });

@@ -54,7 +54,7 @@ export const directClaim = (config: Record<string, unknown>): MechanismSelection
 export const auction = (config: Record<string, unknown>): MechanismSelectionInput => ({ presetId: "sealed-forward-auction.v1", config });
 
 /** The parsed JSON of a successful reply; throws with the code otherwise. */
-/** A shard response's reply; replay work a shard handed back is finished here, in-process (the service uses a replay worker). */
+/** A shard response's reply; replay work a shard handed back is finished here, in-process (the service uses its worker pool). */
 export function replyOf(response: ShardResponse | undefined): ShardReply {
   if (response === undefined) throw new Error("no response");
   return response.kind === "replay" ? completeReplayWork(response.work) : response.reply;

@@ -1,0 +1,39 @@
+/**
+ * The named tasks of the worker pool (worker-pool.ts runs them, pool-tasks.ts implements them):
+ * what each one takes and gives back, in one place both sides are typed against. Plain data and
+ * transferables only: every task and result crosses a thread boundary.
+ */
+import type { MessagePort } from "node:worker_threads";
+import type { ShardAudit, ShardAuditWork } from "../audit/shard-audit.js";
+import type { ReplayWork, ShardReply } from "../runtime/shard-protocol.js";
+
+/** A refusal a replay reproduces (the command's own rejection), as the shard would have answered. */
+export type ReplayRefusal = Extract<ShardReply, { ok: false }>;
+
+/**
+ * A finished replay: the JSON's UTF-8 bytes in a buffer of their own, moved to the calling thread
+ * (transferred, not copied: a hot market's record is tens of MB of JSON, and a string that size
+ * would cost the gateway thread a copy and uWS a conversion while claims wait), or the refusal.
+ */
+export type ReplayTaskResult = Uint8Array | ReplayRefusal;
+
+/** One shard to audit; `progress` receives AuditProgressMessages and is closed by the task. */
+export interface AuditShardTask {
+  index: number;
+  dir: string;
+  work: ShardAuditWork;
+  progress: MessagePort;
+}
+
+/** Sent on an audit task's progress port: frames done since the last message; "end" comes last. */
+export type AuditProgressMessage = { t: "frames"; frames: number } | { t: "end" };
+
+/** The tasks by name: `pool.run(input, { name })` calls the export of that name in pool-tasks.ts. */
+export interface PoolTasks {
+  /** A shard's ReplayWork finished: a market's record, or the reply of an old command. */
+  replayWork(work: ReplayWork): ReplayTaskResult;
+  /** One shard audited (`replay` or `verify`), its progress posted on `task.progress`. */
+  auditShard(task: AuditShardTask): ShardAudit;
+}
+
+export type PoolTaskName = keyof PoolTasks;
