@@ -20,8 +20,8 @@
 import type { CommandType } from "../../engine/rules/types/command.js";
 import type { Rejection } from "../../engine/rules/types/errors.js";
 import { AUTHORITY_SCOPES, type AuthorityScope } from "../../engine/rules/types/shared.js";
-import type { IdentityState } from "../identity/state.js";
-import type { DelegationRecord } from "../identity/types.js";
+import type { IdentityState } from "../../engine/rules/identity/state.js";
+import type { DelegationRecord } from "../../engine/rules/identity/types.js";
 
 /** Market commands a client submits (the service's own resolve/expire commands need no authority). */
 export type DelegableOperation = Exclude<CommandType, "sealed_auction.resolve" | "commitment.expire">;

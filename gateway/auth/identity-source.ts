@@ -2,8 +2,8 @@
  * What authentication and authority need from the identity store (IdentityStore implements it):
  * the live state to read, whether it can be trusted, and a way to persist an issued token.
  */
-import type { IdentityState } from "../identity/state.js";
-import type { TokenRecord } from "../identity/types.js";
+import type { IdentityState } from "../../engine/rules/identity/state.js";
+import type { TokenRecord } from "../../engine/rules/identity/types.js";
 
 export interface IdentitySource {
   /** Read-only by contract. */

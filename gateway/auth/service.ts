@@ -5,7 +5,7 @@
  */
 import type { Rejection } from "../../engine/rules/types/errors.js";
 import type { CreateChallengeBody, IssueTokenBody } from "../identity/bodies.js";
-import type { Reply } from "../identity/types.js";
+import type { Reply } from "../../engine/rules/identity/types.js";
 import {
   checkAnyMarketAuthority,
   checkAuthority,

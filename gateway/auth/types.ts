@@ -1,5 +1,5 @@
 /** Authentication resources (spec §2.2) and the result of authenticating a request. */
-import type { ErrorReply } from "../identity/types.js";
+import type { ErrorReply } from "../../engine/rules/identity/types.js";
 
 export interface AuthenticationChallenge {
   id: string;

@@ -29,8 +29,8 @@ export type {
   ErrorReply,
   IdentityReply,
   TokenRecord,
-} from "./types.js";
-export { decide } from "./decide.js";
-export { evolve } from "./evolve.js";
-export { emptyIdentityState, MAX_LIVE_TOKENS_PER_KEY, type IdentityState } from "./state.js";
+} from "../../engine/rules/identity/types.js";
+export { decide } from "../../engine/rules/identity/decide.js";
+export { evolve } from "../../engine/rules/identity/evolve.js";
+export { emptyIdentityState, MAX_LIVE_TOKENS_PER_KEY, type IdentityState } from "../../engine/rules/identity/state.js";
 export { SYSTEM_ID, isIdentifier, decodePublicKey, decodeBase64UrlStrict } from "./validate.js";

@@ -6,8 +6,8 @@
 import { Packr } from "msgpackr";
 import { assert } from "../../engine/rules/assert.js";
 import type { AuthorityScope } from "../../engine/rules/types/shared.js";
-import { emptyIdentityState, forgetExpiredTokens, tokenEntry, type IdentityState } from "./state.js";
-import type { TokenRecord } from "./types.js";
+import { emptyIdentityState, forgetExpiredTokens, tokenEntry, type IdentityState } from "../../engine/rules/identity/state.js";
+import type { TokenRecord } from "../../engine/rules/identity/types.js";
 
 export const IDENTITY_SNAPSHOT_VERSION = 1;
 

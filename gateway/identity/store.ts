@@ -34,8 +34,8 @@ import type {
   RevokeDelegationBody,
   RevokeKeyBody,
 } from "./bodies.js";
-import { decide } from "./decide.js";
-import { evolve } from "./evolve.js";
+import { decide } from "../../engine/rules/identity/decide.js";
+import { evolve } from "../../engine/rules/identity/evolve.js";
 import { decodeIdentityFrame, encodeIdentityFrame, IDENTITY_FRAME_VERSION } from "./frame.js";
 import { decodeIdentitySnapshot, encodeIdentitySnapshot, type LoggedCommandKey } from "./snapshot.js";
 import {
@@ -45,7 +45,7 @@ import {
   keyView,
   principalView,
   type IdentityState,
-} from "./state.js";
+} from "../../engine/rules/identity/state.js";
 import {
   errorReply,
   type Actor,
@@ -58,7 +58,7 @@ import {
   type ProvisionedIdentity,
   type Reply,
   type TokenRecord,
-} from "./types.js";
+} from "../../engine/rules/identity/types.js";
 import {
   prepareIssueDelegation,
   prepareProvision,

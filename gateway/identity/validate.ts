@@ -13,7 +13,7 @@ import type { Rejection } from "../../engine/rules/types/errors.js";
 import { AUTHORITY_SCOPES, MAX_IDENTIFIER_LENGTH, type AuthorityScope } from "../../engine/rules/types/shared.js";
 import { isoFromMs, parseDateTimeMs } from "../../engine/rules/time.js";
 import type { IssueDelegationBody, ProvisionIdentityBody, RevokeDelegationBody } from "./bodies.js";
-import type { IssueDelegationArgs, ProvisionArgs, RevokeDelegationArgs } from "./types.js";
+import type { IssueDelegationArgs, ProvisionArgs, RevokeDelegationArgs } from "../../engine/rules/identity/types.js";
 
 /** Identity of the service's own commands (decisions.md E8); it can never be provisioned or used. */
 export const SYSTEM_ID = "@system";

@@ -27,7 +27,7 @@ describe("engine/rules", () => {
 
   it("has the deciders of every mechanism", () => {
     const names = files.map((file) => path.relative(RULES, file));
-    for (const mechanism of ["market", "direct-claim", "sealed-auction", "commitment"]) {
+    for (const mechanism of ["market", "direct-claim", "sealed-auction", "commitment", "identity"]) {
       expect(names).toContain(`${mechanism}/decide.ts`);
       expect(names).toContain(`${mechanism}/evolve.ts`);
     }

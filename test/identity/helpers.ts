@@ -8,7 +8,7 @@ import { ManualClock } from "../../gateway/clock.js";
 import { IdempotencyIndex } from "../../gateway/idempotency/index.js";
 import { IdentityStore, type IdentityStoreOptions } from "../../gateway/identity/index.js";
 import { generateKeyPair, type Ed25519KeyPair } from "../../gateway/client/index.js";
-import type { IdentityReply, Reply } from "../../gateway/identity/types.js";
+import type { IdentityReply, Reply } from "../../engine/rules/identity/types.js";
 
 export const T0 = Date.parse("2026-03-01T12:00:00.000Z");
 export const OPERATOR = "op-admin";

@@ -4,7 +4,7 @@
  * longer authenticate anything), and read by the decider, the authenticators and the authority
  * check.
  */
-import { isoFromMs } from "../../engine/rules/time.js";
+import { isoFromMs } from "../time.js";
 import type {
   Actor,
   ActorKey,

@@ -8,9 +8,9 @@
  * existence (404), then state-dependent permission (403), then state conflicts (409), then
  * time-dependent validity (400).
  */
-import { assertNever } from "../../engine/rules/assert.js";
-import type { Rejection } from "../../engine/rules/types/errors.js";
-import { isoFromMs, parseDateTimeMs } from "../../engine/rules/time.js";
+import { assertNever } from "../assert.js";
+import type { Rejection } from "../types/errors.js";
+import { isoFromMs, parseDateTimeMs } from "../time.js";
 import { actorView, delegationView, keyView, principalView, type IdentityState } from "./state.js";
 import type {
   AnyIdentityCommand,

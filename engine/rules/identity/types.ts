@@ -5,8 +5,8 @@
  * Records keep times as epoch milliseconds (authentication and authority checks compare numbers on
  * the hot path); resources are rendered with ISO strings only when a reply is built.
  */
-import type { ErrorCode, Rejection } from "../../engine/rules/types/errors.js";
-import type { AuthorityScope } from "../../engine/rules/types/shared.js";
+import type { ErrorCode, Rejection } from "../types/errors.js";
+import type { AuthorityScope } from "../types/shared.js";
 
 // ---------------------------------------------------------------------------------------------
 // Resources as clients see them (spec §2.2).
