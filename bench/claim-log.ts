@@ -8,12 +8,12 @@
 import { mkdirSync } from "node:fs";
 import * as path from "node:path";
 import type { Command, MarketAggregate } from "../engine/index.js";
-import { ManualClock } from "../gateway/clock.js";
+import { ManualClock } from "../engine/clock.js";
 import { buildMarketCommand } from "../gateway/market-api.js";
-import { openFileShard, type ShardCore } from "../gateway/runtime/shard-core.js";
-import type { ShardRequest } from "../gateway/runtime/shard-protocol.js";
-import { decodeLoggedCommand } from "../gateway/runtime/logged-command.js";
-import { shardOfMarket } from "../gateway/runtime/shard-routing.js";
+import { openFileShard, type ShardCore } from "../engine/runtime/shard-core.js";
+import type { ShardRequest } from "../engine/runtime/shard-protocol.js";
+import { decodeLoggedCommand } from "../engine/runtime/logged-command.js";
+import { shardOfMarket } from "../engine/runtime/shard-routing.js";
 import type { SegmentLog } from "../storage/index.js";
 import { LogFold } from "../engine/log-fold.js";
 

@@ -18,11 +18,11 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:f
 import { execFileSync } from "node:child_process";
 import { availableParallelism, release } from "node:os";
 import * as path from "node:path";
-import { ManualClock } from "../gateway/clock.js";
-import { orderedFingerprint } from "../gateway/idempotency/fingerprint.js";
-import { IdempotencyIndex } from "../gateway/idempotency/index.js";
-import { openIndexSnapshot, writeIndexSnapshot } from "../gateway/idempotency/index-snapshot.js";
-import { openFileShard, type OpenedShard } from "../gateway/runtime/shard-core.js";
+import { ManualClock } from "../engine/clock.js";
+import { orderedFingerprint } from "../engine/idempotency/fingerprint.js";
+import { IdempotencyIndex } from "../engine/idempotency/index.js";
+import { openIndexSnapshot, writeIndexSnapshot } from "../engine/idempotency/index-snapshot.js";
+import { openFileShard, type OpenedShard } from "../engine/runtime/shard-core.js";
 import { numberArg } from "./args.js";
 import { BATCH, buildShard, claim, req, T0 } from "./claim-log.js";
 import { freshResultStem } from "./result-stem.js";

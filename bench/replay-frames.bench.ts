@@ -17,8 +17,8 @@
 import { mkdirSync, rmSync } from "node:fs";
 import * as path from "node:path";
 import { Packr } from "msgpackr";
-import { ManualClock } from "../gateway/clock.js";
-import { decodeLoggedCommand } from "../gateway/runtime/logged-command.js";
+import { ManualClock } from "../engine/clock.js";
+import { decodeLoggedCommand } from "../engine/runtime/logged-command.js";
 import { SegmentLog } from "../storage/index.js";
 import { numberArg } from "./args.js";
 import { buildShard, replayThroughEngine, T0 } from "./claim-log.js";

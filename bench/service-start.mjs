@@ -5,8 +5,8 @@
 // Usage: node bench/service-start.mjs <dataDir> <shardCount>
 import { performance } from "node:perf_hooks";
 const [dataDir, shards] = process.argv.slice(2);
-const { MarketRuntime } = await import("../dist/gateway/runtime/market-runtime.js");
-const { ManualClock } = await import("../dist/gateway/clock.js");
+const { MarketRuntime } = await import("../dist/engine/runtime/market-runtime.js");
+const { ManualClock } = await import("../dist/engine/clock.js");
 const fatal = [];
 const started = performance.now();
 const { runtime, recovery } = await MarketRuntime.open({

@@ -4,8 +4,8 @@
  *
  *  1. esbuild bundles the TypeScript sources (not dist/) into three CommonJS files:
  *       main.cjs          gateway/sea/main.ts → gateway/cli.ts (serve, replay, verify, provision, token)
- *       shard-worker.cjs  gateway/runtime/shard-worker.ts (embedded as an asset, run with eval: true)
- *       pool-worker.cjs   the worker pool's threads (gateway/pool/): the tasks of pool-tasks.ts as the
+ *       shard-worker.cjs  engine/runtime/shard-worker.ts (embedded as an asset, run with eval: true)
+ *       pool-worker.cjs   the worker pool's threads (engine/pool/): the tasks of pool-tasks.ts as the
  *                         file's exports, then piscina's own thread runner (its dist/worker.js). piscina
  *                         starts a thread from a file only, so the binary extracts this one
  *                         (gateway/sea/pool-worker-file.ts), and the runner finds the tasks in it.
@@ -239,13 +239,13 @@ async function main(): Promise<void> {
     const workerBundle = path.join(workDir, "shard-worker.cjs");
     const poolWorkerBundle = path.join(workDir, "pool-worker.cjs");
     await bundle("gateway/sea/main.ts", mainBundle);
-    await bundle("gateway/runtime/shard-worker.ts", workerBundle);
+    await bundle("engine/runtime/shard-worker.ts", workerBundle);
     await bundle(
       {
-        name: "pool-worker (gateway/pool/pool-tasks.ts + piscina's thread runner)",
+        name: "pool-worker (engine/pool/pool-tasks.ts + piscina's thread runner)",
         contents:
           "// The worker pool's thread module in the single binary (build/build-binary.ts): the tasks are this file's exports, then piscina's runner starts.\n" +
-          `module.exports = require(${JSON.stringify(path.join(ROOT, "gateway/pool/pool-tasks.ts"))});\n` +
+          `module.exports = require(${JSON.stringify(path.join(ROOT, "engine/pool/pool-tasks.ts"))});\n` +
           `require(${JSON.stringify(path.join(piscinaDistDir(), "worker.js"))});\n`,
       },
       poolWorkerBundle,

@@ -28,10 +28,10 @@ import {
 } from "../engine/rules/validation/generated/bodies.js";
 import { SCOPE_FOR_OPERATION, type DelegableOperation } from "./auth/authority.js";
 import type { AuthService } from "./auth/service.js";
-import type { Clock } from "./clock.js";
-import { orderedFingerprint } from "./idempotency/fingerprint.js";
+import type { Clock } from "../engine/clock.js";
+import { orderedFingerprint } from "../engine/idempotency/fingerprint.js";
 import { canonicalJson } from "../engine/canonical-hash.js";
-import type { MarketRuntime } from "./runtime/market-runtime.js";
+import type { MarketRuntime } from "../engine/runtime/market-runtime.js";
 import { validationMessage } from "../engine/rules/validation/field-message.js";
 
 /** A reply for either transport: JSON text made by the shard, or an error code and message. */

@@ -5,7 +5,7 @@
 import { Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from "prom-client";
 import type { ResponseInfo } from "./http/route.js";
 import { RequestCounter, RequestHistogram } from "./request-metrics.js";
-import type { BatchStats } from "./runtime/shard-protocol.js";
+import type { BatchStats } from "../engine/runtime/shard-protocol.js";
 
 export class ServiceMetrics {
   readonly registry = new Registry();

@@ -16,7 +16,7 @@
  */
 import * as fs from "node:fs";
 import { MAX_IDENTIFIER_LENGTH } from "../../engine/rules/types/shared.js";
-import { isIdentifier, SYSTEM_ID } from "../identity/validate.js";
+import { isIdentifier, SYSTEM_ID } from "../../engine/identity/validate.js";
 import { ConfigError, isValidSecretText, MAX_SECRET_LENGTH, MIN_SECRET_LENGTH } from "./config-error.js";
 import { loadOrCreateBootstrapOperator } from "./operator-bootstrap.js";
 import { hashTokenText } from "./token-hash.js";

@@ -11,9 +11,9 @@
  */
 import { hash, randomBytes, timingSafeEqual, verify } from "node:crypto";
 import { isoFromMs } from "../../engine/rules/time.js";
-import type { CreateChallengeBody, IssueTokenBody } from "../identity/bodies.js";
+import type { CreateChallengeBody, IssueTokenBody } from "../../engine/identity/bodies.js";
 import type { ActorRecord, ErrorReply, KeyRecord, Reply } from "../../engine/rules/identity/types.js";
-import { decodeBase64UrlStrict, isIdentifier } from "../identity/validate.js";
+import { decodeBase64UrlStrict, isIdentifier } from "../../engine/identity/validate.js";
 import { ChallengeStore } from "./challenges.js";
 import type { AuthConfig } from "./config.js";
 import type { IdentitySource } from "./identity-source.js";

@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { ConfigError, isValidSecretText } from "./config-error.js";
-import { isIdentifier, SYSTEM_ID } from "../identity/validate.js";
+import { isIdentifier, SYSTEM_ID } from "../../engine/identity/validate.js";
 
 export const OPERATOR_SECRET_FILE_NAME = "operator.secret";
 export const BOOTSTRAP_OPERATOR_ACTOR_ID = "operator";

@@ -4,7 +4,7 @@
  * thin wrapper over a pure function in this directory.
  */
 import type { Rejection } from "../../engine/rules/types/errors.js";
-import type { CreateChallengeBody, IssueTokenBody } from "../identity/bodies.js";
+import type { CreateChallengeBody, IssueTokenBody } from "../../engine/identity/bodies.js";
 import type { Reply } from "../../engine/rules/identity/types.js";
 import {
   checkAnyMarketAuthority,

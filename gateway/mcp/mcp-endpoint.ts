@@ -22,7 +22,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { ApiReply, MarketApi } from "../market-api.js";
-import { jsonText } from "../runtime/shard-protocol.js";
+import { jsonText } from "../../engine/runtime/shard-protocol.js";
 import { checkJsonValue } from "../validation/json-value.js";
 import { validationMessage } from "../../engine/rules/validation/field-message.js";
 import { TOOLS, type ToolDefinition } from "./tools.js";

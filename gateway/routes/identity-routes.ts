@@ -1,7 +1,7 @@
 /** Spec §4.2: operator provisioning, delegations and their revocation. */
 import { fail } from "../http/errors.js";
 import type { HttpRoute } from "../http/route.js";
-import type { IdentityStore } from "../identity/store.js";
+import type { IdentityStore } from "../../engine/identity/store.js";
 import {
   validateIssueDelegationBody,
   validateProvisionIdentityBody,

@@ -2,7 +2,7 @@
 import type { ErrorCode } from "../../engine/rules/types/errors.js";
 import type { AuthService } from "../auth/service.js";
 import type { AuthenticatedActor } from "../auth/types.js";
-import type { Clock } from "../clock.js";
+import type { Clock } from "../../engine/clock.js";
 import { fail, type ErrorStatusContext } from "../http/errors.js";
 import { errorReply } from "../http/replies.js";
 import type { HttpReply, HttpRequestContext } from "../http/route.js";

@@ -13,7 +13,7 @@ import { Packr, isNativeAccelerationEnabled } from "msgpackr";
 import { crc32c, crc32cPortable } from "../../storage/crc32c.js";
 import { isNativeUws } from "../http/uws.js";
 import uWS from "@trufflesuite/uws-js-unofficial";
-import { decodeLoggedCommand, encodeLoggedCommand, type LoggedCommand } from "../runtime/logged-command.js";
+import { decodeLoggedCommand, encodeLoggedCommand, type LoggedCommand } from "../../engine/runtime/logged-command.js";
 import { SERVICE_VERSION } from "../version.js";
 import { msgpackSamples, packedDigest } from "./msgpack-samples.js";
 import { addonCacheRoot, loadedAddons } from "./native-addon.js";
@@ -38,7 +38,7 @@ function crcCheck(): { checks: number; matchesPortable: boolean } {
 }
 
 function msgpackCheck(): { nativeAcceleration: boolean; samples: number; roundTrips: boolean; failures: number[]; packedSha256: string } {
-  // The log's codec settings (gateway/runtime/logged-command.ts).
+  // The log's codec settings (engine/runtime/logged-command.ts).
   const packr = new Packr({ useRecords: false, moreTypes: false });
   const samples = msgpackSamples();
   const failures: number[] = [];

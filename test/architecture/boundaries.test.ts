@@ -2,6 +2,7 @@
  * The layout shows the architecture, and stays so:
  * - the rules (engine/rules/) import nothing outside themselves but typia's generated validators, and
  *   use no Node API, no clock and no randomness;
+ * - the actor engine (engine/) and storage (storage/) do not reach into the protocol edge (gateway/);
  * - no module of engine/, gateway/ or storage/ takes part in an import cycle.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -58,6 +59,23 @@ describe("engine/rules", () => {
       }
     }
     expect(impure).toEqual([]);
+  });
+});
+
+describe("engine/ and storage/", () => {
+  it("import nothing from gateway/ (the protocol edge) but the single binary's loaders in gateway/sea/", () => {
+    const inward: string[] = [];
+    for (const dir of ["engine", "storage"]) {
+      for (const file of sourcesUnder(path.join(ROOT, dir))) {
+        for (const match of readFileSync(file, "utf8").matchAll(IMPORT)) {
+          const specifier = (match[1] ?? match[2]) as string;
+          if (!specifier.startsWith(".")) continue;
+          const target = path.relative(ROOT, path.resolve(path.dirname(file), specifier));
+          if (target.startsWith("gateway/") && !target.startsWith("gateway/sea/")) inward.push(`${path.relative(ROOT, file)} → ${target}`);
+        }
+      }
+    }
+    expect(inward).toEqual([]);
   });
 });
 

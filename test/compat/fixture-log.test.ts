@@ -9,9 +9,9 @@ import { cpSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { replayDataDir, replayMarketRecord, verifyDataDir } from "../../gateway/audit/audit-replay.js";
+import { replayDataDir, replayMarketRecord, verifyDataDir } from "../../engine/audit/audit-replay.js";
 import { ServiceClient, type Credentials, type IdentityFile } from "../../gateway/client/service-client.js";
-import { ManualClock } from "../../gateway/clock.js";
+import { ManualClock } from "../../engine/clock.js";
 import { startService, type RunningService } from "../../gateway/service.js";
 import { FIXTURE_DIR, FIXTURE_ENV, FIXTURE_START_MS, type FixtureExpectations } from "./fixture.js";
 

@@ -7,10 +7,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { Bench } from "tinybench";
 import { AuthService, loadAuthConfig } from "../../gateway/auth/index.js";
-import { systemClock } from "../../gateway/clock.js";
+import { systemClock } from "../../engine/clock.js";
 import { generateKeyPair, signHmacRequest, signSigningPayload } from "../../gateway/client/index.js";
-import { IdempotencyIndex } from "../../gateway/idempotency/index.js";
-import { IdentityStore } from "../../gateway/identity/index.js";
+import { IdempotencyIndex } from "../../engine/idempotency/index.js";
+import { IdentityStore } from "../../engine/identity/index.js";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "auth-bench-"));
 const SECRET = "bench-secret-0123456789abcdefghijklmnop";

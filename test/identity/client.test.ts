@@ -1,7 +1,7 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { base64UrlDecode, base64UrlEncode, canonicalHmacString, generateKeyPair, publicKeyFromPrivateKey } from "../../gateway/client/index.js";
-import { decodeBase64UrlStrict, decodePublicKey } from "../../gateway/identity/index.js";
+import { decodeBase64UrlStrict, decodePublicKey } from "../../engine/identity/index.js";
 
 describe("client helpers", () => {
   test.prop([fc.uint8Array({ maxLength: 200 })])("base64url matches Buffer's unpadded base64url and round-trips", (bytes) => {

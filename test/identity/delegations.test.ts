@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { IssueDelegationBody } from "../../gateway/identity/index.js";
+import type { IssueDelegationBody } from "../../engine/identity/index.js";
 import { OPERATOR, T0, nextCommandId, openHarness, provisionSelf, type Harness } from "./helpers.js";
 
 const iso = (ms: number): string => new Date(ms).toISOString();

@@ -4,9 +4,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach } from "vitest";
 import { AuthService, loadAuthConfig, type Env } from "../../gateway/auth/index.js";
-import { ManualClock } from "../../gateway/clock.js";
-import { IdempotencyIndex } from "../../gateway/idempotency/index.js";
-import { IdentityStore, type IdentityStoreOptions } from "../../gateway/identity/index.js";
+import { ManualClock } from "../../engine/clock.js";
+import { IdempotencyIndex } from "../../engine/idempotency/index.js";
+import { IdentityStore, type IdentityStoreOptions } from "../../engine/identity/index.js";
 import { generateKeyPair, type Ed25519KeyPair } from "../../gateway/client/index.js";
 import type { IdentityReply, Reply } from "../../engine/rules/identity/types.js";
 

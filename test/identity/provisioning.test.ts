@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { generateKeyPair } from "../../gateway/client/index.js";
-import type { ProvisionedIdentity } from "../../gateway/identity/index.js";
+import type { ProvisionedIdentity } from "../../engine/identity/index.js";
 import { OPERATOR, T0, expectOk, nextCommandId, openHarness } from "./helpers.js";
 
 const iso = (ms: number): string => new Date(ms).toISOString();

@@ -1,7 +1,7 @@
 import { fc, test } from "@fast-check/vitest";
 import { expect } from "vitest";
 import { generateKeyPair } from "../../gateway/client/index.js";
-import type { IdentityState, IdentityStore } from "../../gateway/identity/index.js";
+import type { IdentityState, IdentityStore } from "../../engine/identity/index.js";
 import { OPERATOR, openHarness } from "./helpers.js";
 
 const KEYS = Array.from({ length: 4 }, () => generateKeyPair().publicKey);

@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { nodeStorageFs, type StorageFs } from "../../storage/index.js";
 import { generateKeyPair } from "../../gateway/client/index.js";
-import { commandFingerprint } from "../../gateway/idempotency/fingerprint.js";
+import { commandFingerprint } from "../../engine/idempotency/fingerprint.js";
 import { OPERATOR, T0, nextCommandId, openHarness, provisionSelf } from "./helpers.js";
 
 const provision = (id: string) => ({

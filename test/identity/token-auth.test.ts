@@ -4,7 +4,7 @@ import { AUTHENTICATION_FAILED, type AuthenticationChallenge } from "../../gatew
 import { ed25519PublicKeyObject } from "../../gateway/auth/key-cache.js";
 import { hashTokenText } from "../../gateway/auth/token-hash.js";
 import { base64UrlDecode, generateKeyPair, signSigningPayload } from "../../gateway/client/index.js";
-import { MAX_LIVE_TOKENS_PER_KEY } from "../../gateway/identity/index.js";
+import { MAX_LIVE_TOKENS_PER_KEY } from "../../engine/identity/index.js";
 import {
   OPERATOR,
   T0,

@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServiceClient } from "../../gateway/client/service-client.js";
-import { ManualClock } from "../../gateway/clock.js";
+import { ManualClock } from "../../engine/clock.js";
 import { startService, type RunningService } from "../../gateway/service.js";
 import { envExample, SETTINGS } from "../../gateway/settings.js";
 import { loadServiceConfig } from "../../gateway/config.js";

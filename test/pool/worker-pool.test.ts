@@ -1,5 +1,5 @@
 /**
- * The worker pool (gateway/pool/worker-pool.ts) itself: when its threads start, what its bound is,
+ * The worker pool (engine/pool/worker-pool.ts) itself: when its threads start, what its bound is,
  * what keeps the process alive, and what a failing thread does to the tasks. Real threads, real
  * shard logs in temp dirs; test/runtime/replay-pool.test.ts and audit.test.ts cover the tasks'
  * answers.
@@ -8,11 +8,11 @@ import { execFile } from "node:child_process";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { ManualClock } from "../../gateway/clock.js";
-import { poolWorkerFile, type PoolWorkerFile } from "../../gateway/pool/worker-file.js";
-import { WorkerPool } from "../../gateway/pool/worker-pool.js";
-import { openFileShard } from "../../gateway/runtime/shard-core.js";
-import type { ReplayWork } from "../../gateway/runtime/shard-protocol.js";
+import { ManualClock } from "../../engine/clock.js";
+import { poolWorkerFile, type PoolWorkerFile } from "../../engine/pool/worker-file.js";
+import { WorkerPool } from "../../engine/pool/worker-pool.js";
+import { openFileShard } from "../../engine/runtime/shard-core.js";
+import type { ReplayWork } from "../../engine/runtime/shard-protocol.js";
 import { T0, commands, directClaim, request, tempDir } from "../runtime/support.js";
 
 const run = promisify(execFile);

@@ -12,10 +12,10 @@ import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { STARTING_MESSAGE, STOPPING_MESSAGE } from "../../gateway/readiness.js";
 import { startService, type RunningService } from "../../gateway/service.js";
-import type { ShardWorkerSource } from "../../gateway/runtime/shard-host.js";
+import type { ShardWorkerSource } from "../../engine/runtime/shard-host.js";
 import { eventually } from "./support.js";
 
-const SHARD_WORKER = new URL("../../gateway/runtime/shard-worker.ts", import.meta.url).href;
+const SHARD_WORKER = new URL("../../engine/runtime/shard-worker.ts", import.meta.url).href;
 
 /** Real shard workers that start recovering only once `gate` exists, and exit (code 7) once `crash.<shard>` does. */
 function gatedWorkers(dir: string): { source: ShardWorkerSource; open(): void; crash(shard: number): void } {

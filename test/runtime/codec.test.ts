@@ -4,8 +4,8 @@ import { SYSTEM_IDENTITY, type Command } from "../../engine/rules/types/command.
 import { commitmentsOf, newAggregate, principalIndexOf, type MarketAggregate } from "../../engine/rules/state.js";
 import { applyCommand } from "../../engine/rules/handle-command.js";
 import { tableStorage } from "../../engine/store/market-storage.js";
-import { decodeLoggedCommand, encodeLoggedCommand } from "../../gateway/runtime/logged-command.js";
-import { decodeShardSnapshot, encodeShardSnapshot } from "../../gateway/runtime/shard-snapshot.js";
+import { decodeLoggedCommand, encodeLoggedCommand } from "../../engine/runtime/logged-command.js";
+import { decodeShardSnapshot, encodeShardSnapshot } from "../../engine/runtime/shard-snapshot.js";
 
 const data = JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":1},"z":1,"a":[{"__proto__":2}]}') as Record<string, unknown>;
 

@@ -3,12 +3,12 @@ import { rmSync } from "node:fs";
 import * as path from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
-import { ManualClock } from "../../gateway/clock.js";
-import { MarketRuntime } from "../../gateway/runtime/market-runtime.js";
-import { commandFingerprint } from "../../gateway/idempotency/fingerprint.js";
+import { ManualClock } from "../../engine/clock.js";
+import { MarketRuntime } from "../../engine/runtime/market-runtime.js";
+import { commandFingerprint } from "../../engine/idempotency/fingerprint.js";
 import type { Command } from "../../engine/index.js";
 import { T0, tempDir } from "./support.js";
-import { jsonText } from "../../gateway/runtime/shard-protocol.js";
+import { jsonText } from "../../engine/runtime/shard-protocol.js";
 
 const fp = (c: Command) => {
   const { occurredAtMs: _t, ...content } = c;

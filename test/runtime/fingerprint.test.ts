@@ -9,10 +9,10 @@ import { describe, expect, it } from "vitest";
 import { cpSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { shardDirectories } from "../../gateway/audit/audit-replay.js";
-import { commandFingerprint, orderedFingerprint } from "../../gateway/idempotency/fingerprint.js";
+import { shardDirectories } from "../../engine/audit/audit-replay.js";
+import { commandFingerprint, orderedFingerprint } from "../../engine/idempotency/fingerprint.js";
 import { fingerprintOfCommand } from "../../gateway/market-api.js";
-import { decodeLoggedCommand } from "../../gateway/runtime/logged-command.js";
+import { decodeLoggedCommand } from "../../engine/runtime/logged-command.js";
 import { SegmentLog } from "../../storage/index.js";
 import { FIXTURE_DIR } from "../compat/fixture.js";
 

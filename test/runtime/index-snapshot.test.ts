@@ -1,5 +1,5 @@
 /**
- * The idempotency-index checkpoint (gateway/idempotency/index-snapshot.ts): the settled table's
+ * The idempotency-index checkpoint (engine/idempotency/index-snapshot.ts): the settled table's
  * image, written off the thread and read back whole; entries finished meanwhile do not break it;
  * the older formats (v1 single value, v2 MessagePack chunks) are still read.
  */
@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { IdempotencyIndex } from "../../gateway/idempotency/index.js";
-import { loadIndexSnapshot, openIndexSnapshot, peekIndexWatermarks, writeIndexSnapshot } from "../../gateway/idempotency/index-snapshot.js";
+import { IdempotencyIndex } from "../../engine/idempotency/index.js";
+import { loadIndexSnapshot, openIndexSnapshot, peekIndexWatermarks, writeIndexSnapshot } from "../../engine/idempotency/index-snapshot.js";
 import { SnapshotStore } from "../../storage/index.js";
 
 const dirs: string[] = [];

@@ -1,11 +1,11 @@
 import { Packr } from "msgpackr";
 import { describe, expect, it } from "vitest";
 import type { Command } from "../../engine/rules/types/command.js";
-import { ManualClock } from "../../gateway/clock.js";
+import { ManualClock } from "../../engine/clock.js";
 import { buildMarketCommand } from "../../gateway/market-api.js";
-import { readLoggedClaim } from "../../gateway/runtime/logged-claim-reader.js";
-import { decodeLoggedCommand, encodeLoggedCommand, restorePackedCommand, type LoggedCommand } from "../../gateway/runtime/logged-command.js";
-import { openFileShard } from "../../gateway/runtime/shard-core.js";
+import { readLoggedClaim } from "../../engine/runtime/logged-claim-reader.js";
+import { decodeLoggedCommand, encodeLoggedCommand, restorePackedCommand, type LoggedCommand } from "../../engine/runtime/logged-command.js";
+import { openFileShard } from "../../engine/runtime/shard-core.js";
 import { SegmentLog } from "../../storage/index.js";
 import { commands, directClaim, request, T0, tempDir } from "./support.js";
 

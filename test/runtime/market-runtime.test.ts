@@ -2,12 +2,12 @@ import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isoFromMs } from "../../engine/index.js";
-import { ManualClock } from "../../gateway/clock.js";
-import { commandFingerprint } from "../../gateway/idempotency/fingerprint.js";
-import { MarketRuntime } from "../../gateway/runtime/market-runtime.js";
+import { ManualClock } from "../../engine/clock.js";
+import { commandFingerprint } from "../../engine/idempotency/fingerprint.js";
+import { MarketRuntime } from "../../engine/runtime/market-runtime.js";
 import type { Command } from "../../engine/index.js";
 import { T0, auction, commands, directClaim, tempDir } from "./support.js";
-import { jsonText, type ShardReply } from "../../gateway/runtime/shard-protocol.js";
+import { jsonText, type ShardReply } from "../../engine/runtime/shard-protocol.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

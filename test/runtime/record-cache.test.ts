@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ManualClock } from "../../gateway/clock.js";
-import { commandFingerprint } from "../../gateway/idempotency/fingerprint.js";
-import { MarketRuntime } from "../../gateway/runtime/market-runtime.js";
-import { RecordCache, type RecordWork } from "../../gateway/runtime/record-cache.js";
-import { jsonText, type ShardReply } from "../../gateway/runtime/shard-protocol.js";
+import { ManualClock } from "../../engine/clock.js";
+import { commandFingerprint } from "../../engine/idempotency/fingerprint.js";
+import { MarketRuntime } from "../../engine/runtime/market-runtime.js";
+import { RecordCache, type RecordWork } from "../../engine/runtime/record-cache.js";
+import { jsonText, type ShardReply } from "../../engine/runtime/shard-protocol.js";
 import type { Command } from "../../engine/index.js";
 import { T0, commands, directClaim, tempDir } from "./support.js";
 

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ManualClock } from "../../gateway/clock.js";
-import { WorkerPool } from "../../gateway/pool/worker-pool.js";
-import { completeReplayWork } from "../../gateway/runtime/replay-work.js";
-import { openFileShard, type ShardCore } from "../../gateway/runtime/shard-core.js";
-import { jsonText, type ReplayWork, type ShardReply, type ShardResponse } from "../../gateway/runtime/shard-protocol.js";
-import { decodeMarketImage, encodeMarketImage } from "../../gateway/runtime/shard-snapshot.js";
+import { ManualClock } from "../../engine/clock.js";
+import { WorkerPool } from "../../engine/pool/worker-pool.js";
+import { completeReplayWork } from "../../engine/runtime/replay-work.js";
+import { openFileShard, type ShardCore } from "../../engine/runtime/shard-core.js";
+import { jsonText, type ReplayWork, type ShardReply, type ShardResponse } from "../../engine/runtime/shard-protocol.js";
+import { decodeMarketImage, encodeMarketImage } from "../../engine/runtime/shard-snapshot.js";
 import { plainDeepEqual } from "../../engine/plain-equal.js";
 import { commitmentsOf } from "../../engine/rules/state.js";
 import { T0, commands, directClaim, request, tempDir } from "./support.js";

@@ -1,12 +1,12 @@
 /**
- * The typed-array table of finished idempotency entries (gateway/idempotency/settled-table.ts),
+ * The typed-array table of finished idempotency entries (engine/idempotency/settled-table.ts),
  * checked against a Map model: lookups across table growth and arena pages, one- and two-byte
  * identifiers, images that a snapshot writes and a start imports (into an empty table and into one
  * that already holds entries under another seed), and its bounds.
  */
 import { describe, expect, it } from "vitest";
-import { ARENA_PAGE_BYTES, ENTRIES_PER_PAGE, IDENTITY_OWNER, MAX_ID_UNITS, SettledTable, type SettledTableImage } from "../../gateway/idempotency/settled-table.js";
-import { IdempotencyIndex } from "../../gateway/idempotency/index.js";
+import { ARENA_PAGE_BYTES, ENTRIES_PER_PAGE, IDENTITY_OWNER, MAX_ID_UNITS, SettledTable, type SettledTableImage } from "../../engine/idempotency/settled-table.js";
+import { IdempotencyIndex } from "../../engine/idempotency/index.js";
 
 interface ModelEntry {
   actorId: string;

@@ -1,7 +1,7 @@
 import { renameSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { ManualClock } from "../../gateway/clock.js";
-import { openFileShard, type ShardCore } from "../../gateway/runtime/shard-core.js";
+import { ManualClock } from "../../engine/clock.js";
+import { openFileShard, type ShardCore } from "../../engine/runtime/shard-core.js";
 import { isoFromMs } from "../../engine/index.js";
 import { T0, auction, codeOf, commands, directClaim, okJson, replyOf, request, tempDir } from "./support.js";
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { TimerWheel } from "../../gateway/runtime/timer-wheel.js";
+import { TimerWheel } from "../../engine/runtime/timer-wheel.js";
 
 describe("TimerWheel", () => {
   it("fires nothing early and everything due, in deadline order with ties in scheduling order", () => {

@@ -1,16 +1,16 @@
 /**
- * The shard channel's encoding (gateway/runtime/wire.ts): every batch decodes to what was packed,
+ * The shard channel's encoding (engine/runtime/wire.ts): every batch decodes to what was packed,
  * whatever its shapes, and a claim's request and reply travel in the agreed record structures only
  * (no structure defined inline in the message).
  */
 import { Packr } from "msgpackr";
 import { afterEach, describe, expect, it } from "vitest";
-import { ManualClock } from "../../gateway/clock.js";
+import { ManualClock } from "../../engine/clock.js";
 import { buildMarketCommand } from "../../gateway/market-api.js";
-import { openFileShard, type ShardCore } from "../../gateway/runtime/shard-core.js";
-import type { ShardRequest, ShardResponse } from "../../gateway/runtime/shard-protocol.js";
-import { CHANNEL_STRUCTURES, packRequests, packResponses, unpackRequests, unpackResponses } from "../../gateway/runtime/wire.js";
-import type { Envelope } from "../../gateway/runtime/worker-messages.js";
+import { openFileShard, type ShardCore } from "../../engine/runtime/shard-core.js";
+import type { ShardRequest, ShardResponse } from "../../engine/runtime/shard-protocol.js";
+import { CHANNEL_STRUCTURES, packRequests, packResponses, unpackRequests, unpackResponses } from "../../engine/runtime/wire.js";
+import type { Envelope } from "../../engine/runtime/worker-messages.js";
 import { commands, directClaim, request, T0, tempDir } from "./support.js";
 
 /**

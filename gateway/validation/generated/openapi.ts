@@ -4,7 +4,7 @@ import type { Market } from "../../../engine/rules/types/market.js";
 import type { MarketRecord } from "../../../engine/rules/types/record.js";
 import type { MarketActionResult, MarketResult } from "../../../engine/rules/types/results.js";
 import type { AuthenticationChallenge, AuthenticationTokenGrant } from "../../auth/types.js";
-import type { CreateChallengeBody, IssueDelegationBody, IssueTokenBody, ProvisionIdentityBody, RevokeDelegationBody } from "../../identity/bodies.js";
+import type { CreateChallengeBody, IssueDelegationBody, IssueTokenBody, ProvisionIdentityBody, RevokeDelegationBody } from "../../../engine/identity/bodies.js";
 import type { Delegation, ProvisionedIdentity } from "../../../engine/rules/identity/types.js";
 import type { MarketOutcome } from "../../mcp/tool-outputs.js";
 import type { HealthStatus } from "../../openapi/health-status.js";

@@ -1,7 +1,7 @@
 /**
  * typia template (not compiled directly): `npm run generate` turns it into
  * gateway/validation/generated/bodies.ts. The identity and authentication request bodies, validated
- * strictly (unknown members rejected) against their declarations in gateway/identity/bodies.ts.
+ * strictly (unknown members rejected) against their declarations in engine/identity/bodies.ts.
  */
 import typia from "typia";
 import type {
@@ -10,7 +10,7 @@ import type {
   IssueTokenBody,
   ProvisionIdentityBody,
   RevokeDelegationBody,
-} from "../../identity/bodies.js";
+} from "../../../engine/identity/bodies.js";
 
 export const validateProvisionIdentityBody = typia.createValidateEquals<ProvisionIdentityBody>();
 export const validateIssueDelegationBody = typia.createValidateEquals<IssueDelegationBody>();

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { expect } from "vitest";
 import { ServiceClient, type Credentials, type IdentityFile, type ServiceResponse } from "../../../gateway/client/service-client.js";
-import { ManualClock } from "../../../gateway/clock.js";
+import { ManualClock } from "../../../engine/clock.js";
 import { startService, type RunningService } from "../../../gateway/service.js";
 import { conformingFetch } from "./openapi-conformance.js";
 

@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { expect } from "vitest";
 import { ServiceClient, type Credentials, type IdentityFile, type ServiceResponse } from "../../../gateway/client/service-client.js";
-import { ManualClock } from "../../../gateway/clock.js";
+import { ManualClock } from "../../../engine/clock.js";
 import { startService, type RunningService } from "../../../gateway/service.js";
 
 export const OPERATOR_SECRET = "mcp-suite-operator-secret-0123456789-abcdef";

@@ -6,20 +6,20 @@
  * terms) is rebuilt on load, and the principal index on a market's first command. Plain MessagePack, like the log.
  */
 import { Packr } from "msgpackr";
-import { assert } from "../../engine/rules/assert.js";
-import { CommitmentTable } from "../../engine/store/commitment-table.js";
-import { tableStorage } from "../../engine/store/market-storage.js";
-import { newAggregate, type MarketAggregate, type SealedBid } from "../../engine/rules/state.js";
-import type { ShardMarket } from "../../engine/log-fold.js";
-import type { SealedAuctionClearingPrice, SealedAuctionResolution } from "../../engine/rules/types/auction.js";
-import type { Market } from "../../engine/rules/types/market.js";
+import { assert } from "../rules/assert.js";
+import { CommitmentTable } from "../store/commitment-table.js";
+import { tableStorage } from "../store/market-storage.js";
+import { newAggregate, type MarketAggregate, type SealedBid } from "../rules/state.js";
+import type { ShardMarket } from "../log-fold.js";
+import type { SealedAuctionClearingPrice, SealedAuctionResolution } from "../rules/types/auction.js";
+import type { Market } from "../rules/types/market.js";
 import { float64Bytes, float64sOf } from "./float64-bytes.js";
 import { tableOfColumns, type CommitmentColumnsV2, type CommitmentColumnsV3 } from "./legacy-shard-snapshot.js";
 
 export const SHARD_SNAPSHOT_VERSION = 4;
 const READABLE_VERSIONS: readonly unknown[] = [SHARD_SNAPSHOT_VERSION, 3, 2];
 
-export type { ShardMarket } from "../../engine/log-fold.js";
+export type { ShardMarket } from "../log-fold.js";
 
 /** A commitment table as stored (version 4): the image with its rows as bytes. */
 interface StoredCommitments {

@@ -11,10 +11,10 @@
  * as an own data property and keeps member order, so replay reproduces the command exactly.
  */
 import { Packr } from "msgpackr";
-import type { Command } from "../../engine/rules/types/command.js";
-import type { MechanismSelectionInput } from "../../engine/rules/types/market.js";
-import type { Subject } from "../../engine/rules/types/shared.js";
-import type { Rejection } from "../../engine/rules/types/errors.js";
+import type { Command } from "../rules/types/command.js";
+import type { MechanismSelectionInput } from "../rules/types/market.js";
+import type { Subject } from "../rules/types/shared.js";
+import type { Rejection } from "../rules/types/errors.js";
 import { readLoggedClaim } from "./logged-claim-reader.js";
 
 export const LOGGED_COMMAND_VERSION = 1;

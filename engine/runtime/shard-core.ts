@@ -7,19 +7,19 @@
  *
  * The log is the truth: the in-memory state is always a fold of the log through the engine.
  */
-import { handleCommand, marketIdOfCommand } from "../../engine/rules/handle-command.js";
-import { isDeadlinePending, pendingDeadlines, systemCommandFor, type Deadline } from "../../engine/rules/deadlines.js";
-import { commitmentAt, snapshotMarket } from "../../engine/rules/state.js";
-import type { Commitment } from "../../engine/rules/types/commitment.js";
-import { isoFromMs } from "../../engine/rules/time.js";
-import type { Command } from "../../engine/rules/types/command.js";
-import type { Rejection } from "../../engine/rules/types/errors.js";
-import type { SealedBidReceipt } from "../../engine/rules/types/auction.js";
-import { FileJournal } from "../../engine/journal/file-journal.js";
-import type { Journal, JournalPosition } from "../../engine/journal/journal.js";
+import { handleCommand, marketIdOfCommand } from "../rules/handle-command.js";
+import { isDeadlinePending, pendingDeadlines, systemCommandFor, type Deadline } from "../rules/deadlines.js";
+import { commitmentAt, snapshotMarket } from "../rules/state.js";
+import type { Commitment } from "../rules/types/commitment.js";
+import { isoFromMs } from "../rules/time.js";
+import type { Command } from "../rules/types/command.js";
+import type { Rejection } from "../rules/types/errors.js";
+import type { SealedBidReceipt } from "../rules/types/auction.js";
+import { FileJournal } from "../journal/file-journal.js";
+import type { Journal, JournalPosition } from "../journal/journal.js";
 import type { Clock } from "../clock.js";
 import { decodeLoggedCommand, encodeLoggedCommand, LOGGED_COMMAND_VERSION, type LoggedCommand } from "./logged-command.js";
-import { LogFold, type ShardMarket } from "../../engine/log-fold.js";
+import { LogFold, type ShardMarket } from "../log-fold.js";
 import { decodeShardSnapshot, encodeMarketImage, encodeShardSnapshot } from "./shard-snapshot.js";
 import { float64Bytes } from "./float64-bytes.js";
 import type {
@@ -35,7 +35,7 @@ import type {
   ShardResponse,
 } from "./shard-protocol.js";
 import { TimerWheel } from "./timer-wheel.js";
-import { tableStorage } from "../../engine/store/market-storage.js";
+import { tableStorage } from "../store/market-storage.js";
 
 export interface ShardCoreOptions {
   /** This shard's journal, opened (FileJournal over DATA_DIR/shards/NN by default). */

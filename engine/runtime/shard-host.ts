@@ -9,8 +9,8 @@ import type { Clock } from "../clock.js";
 import type { BatchStats, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
 import type { FromShard, ShardWorkerData, ToShard, Envelope } from "./worker-messages.js";
 import { packRequests, unpackResponses } from "./wire.js";
-import { SHARD_WORKER_ASSET } from "../sea/assets.js";
-import { startWorker, workerSource, type WorkerSource } from "../sea/embedded-worker.js";
+import { SHARD_WORKER_ASSET } from "../../gateway/sea/assets.js";
+import { startWorker, workerSource, type WorkerSource } from "../../gateway/sea/embedded-worker.js";
 
 /** How a shard worker's code is loaded: a file (normal), or source to eval (single binary, tests). */
 export type ShardWorkerSource = WorkerSource;

@@ -3,15 +3,15 @@
  * thread and a shard worker (structured clone), and between tests and an in-process ShardCore.
  * Replies carry JSON text produced in the shard, so the gateway thread only writes bytes.
  */
-import type { Command } from "../../engine/rules/types/command.js";
-import type { ErrorCode } from "../../engine/rules/types/errors.js";
+import type { Command } from "../rules/types/command.js";
+import type { ErrorCode } from "../rules/types/errors.js";
 import type { LogReadView } from "../../storage/index.js";
 
 export interface CommandRequest {
   kind: "command";
   /** `occurredAtMs` is ignored: the shard stamps its own server time. */
   command: Command;
-  /** Idempotency fingerprint (gateway/idempotency/fingerprint.ts), logged with the command. */
+  /** Idempotency fingerprint (engine/idempotency/fingerprint.ts), logged with the command. */
   fingerprint: string;
 }
 
@@ -54,7 +54,7 @@ export interface ReadResponse {
  * commands, for its record or for the reply of an old command. That replay takes hundreds of
  * milliseconds for a hot market, and every claim of the shard would wait for it; the shard only
  * takes a view of its log and the market's state (a few milliseconds), and the gateway finishes the
- * work on its worker pool (replay-work.ts, gateway/pool/). Committed frames never change, so reading them there
+ * work on its worker pool (replay-work.ts, engine/pool/). Committed frames never change, so reading them there
  * needs no coordination with the shard.
  */
 export type ReplayWork =

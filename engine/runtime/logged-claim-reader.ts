@@ -18,7 +18,7 @@
  * compares them on generated frames of every shape).
  */
 import { Packr } from "msgpackr";
-import type { DirectClaimCommand } from "../../engine/rules/types/command.js";
+import type { DirectClaimCommand } from "../rules/types/command.js";
 
 /** Packs the layout's constant strings with the log encoder's options. */
 const constantPackr = new Packr({ useRecords: false, moreTypes: false });

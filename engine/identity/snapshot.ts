@@ -4,10 +4,10 @@
  * Token entries are stored per key in issue order, which rebuilds `tokensByKey` exactly.
  */
 import { Packr } from "msgpackr";
-import { assert } from "../../engine/rules/assert.js";
-import type { AuthorityScope } from "../../engine/rules/types/shared.js";
-import { emptyIdentityState, forgetExpiredTokens, tokenEntry, type IdentityState } from "../../engine/rules/identity/state.js";
-import type { TokenRecord } from "../../engine/rules/identity/types.js";
+import { assert } from "../rules/assert.js";
+import type { AuthorityScope } from "../rules/types/shared.js";
+import { emptyIdentityState, forgetExpiredTokens, tokenEntry, type IdentityState } from "../rules/identity/state.js";
+import type { TokenRecord } from "../rules/identity/types.js";
 
 export const IDENTITY_SNAPSHOT_VERSION = 1;
 

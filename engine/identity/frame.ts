@@ -8,7 +8,7 @@
  * decoder. Optional members are omitted rather than encoded as `undefined`.
  */
 import { Packr } from "msgpackr";
-import type { AnyIdentityCommand, IdentityEvent, IdentityReply } from "../../engine/rules/identity/types.js";
+import type { AnyIdentityCommand, IdentityEvent, IdentityReply } from "../rules/identity/types.js";
 
 export const IDENTITY_FRAME_VERSION = 1;
 

@@ -3,11 +3,11 @@
  * into a commitment table. Kept so a data directory written by an earlier build still starts
  * from its snapshot; new snapshots are version 4 (shard-snapshot.ts).
  */
-import { assert } from "../../engine/rules/assert.js";
-import { NO_PRINCIPALS } from "../../engine/rules/commitment/confirmations.js";
-import { COMMITMENT_STATES, CommitmentTable } from "../../engine/store/commitment-table.js";
+import { assert } from "../rules/assert.js";
+import { NO_PRINCIPALS } from "../rules/commitment/confirmations.js";
+import { COMMITMENT_STATES, CommitmentTable } from "../store/commitment-table.js";
 import { float64sOf } from "./float64-bytes.js";
-import type { SealedAuctionClearingPrice } from "../../engine/rules/types/auction.js";
+import type { SealedAuctionClearingPrice } from "../rules/types/auction.js";
 
 /** Version 3: numbers as raw little-endian bytes, confirmation lists only where non-empty. */
 export interface CommitmentColumnsV3 {

@@ -15,8 +15,8 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { assert } from "../../engine/rules/assert.js";
-import type { Rejection } from "../../engine/rules/types/errors.js";
+import { assert } from "../rules/assert.js";
+import type { Rejection } from "../rules/types/errors.js";
 import {
   SegmentLog,
   SnapshotStore,
@@ -34,8 +34,8 @@ import type {
   RevokeDelegationBody,
   RevokeKeyBody,
 } from "./bodies.js";
-import { decide } from "../../engine/rules/identity/decide.js";
-import { evolve } from "../../engine/rules/identity/evolve.js";
+import { decide } from "../rules/identity/decide.js";
+import { evolve } from "../rules/identity/evolve.js";
 import { decodeIdentityFrame, encodeIdentityFrame, IDENTITY_FRAME_VERSION } from "./frame.js";
 import { decodeIdentitySnapshot, encodeIdentitySnapshot, type LoggedCommandKey } from "./snapshot.js";
 import {
@@ -45,7 +45,7 @@ import {
   keyView,
   principalView,
   type IdentityState,
-} from "../../engine/rules/identity/state.js";
+} from "../rules/identity/state.js";
 import {
   errorReply,
   type Actor,
@@ -58,7 +58,7 @@ import {
   type ProvisionedIdentity,
   type Reply,
   type TokenRecord,
-} from "../../engine/rules/identity/types.js";
+} from "../rules/identity/types.js";
 import {
   prepareIssueDelegation,
   prepareProvision,

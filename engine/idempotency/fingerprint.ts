@@ -8,7 +8,7 @@
  * commands: changing these functions changes what "the same content" means for existing data.
  */
 import { hash } from "node:crypto";
-import { canonicalJson } from "../../engine/canonical-hash.js";
+import { canonicalJson } from "../canonical-hash.js";
 
 const FINGERPRINT_CHARS = 22;
 

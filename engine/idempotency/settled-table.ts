@@ -6,7 +6,7 @@
  * any time), so at 10M commands a Map of objects cost 165 B per entry and a start had to decode 10M
  * entries from MessagePack into objects (26 s measured). Here an entry is a few column cells and its
  * key bytes, with no object the garbage collector has to trace, and the snapshot of the table is the
- * table's own bytes (gateway/idempotency/index-snapshot.ts), so a start copies pages and re-inserts
+ * table's own bytes (engine/idempotency/index-snapshot.ts), so a start copies pages and re-inserts
  * stored hashes instead of parsing.
  *
  * Layout:
@@ -28,7 +28,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { ok as assert } from "node:assert/strict";
-import { fmix32, murmurStep } from "../../engine/store/hash.js";
+import { fmix32, murmurStep } from "../store/hash.js";
 
 export const ENTRIES_PER_PAGE = 1 << 14;
 export const ARENA_PAGE_BYTES = 1 << 20;

@@ -2,7 +2,7 @@
  * The worker pool: threads for the stateless CPU work of replaying logs that are already durable.
  * The service finishes record reads and old commands' replies on it (a shard hands back ReplayWork,
  * shard-protocol.ts, so that no shard thread spends its time replaying); the audit CLI (`replay`,
- * `verify`) audits shards on it (gateway/audit/parallel-audit.ts). piscina runs the threads; the
+ * `verify`) audits shards on it (engine/audit/parallel-audit.ts). piscina runs the threads; the
  * tasks are the named exports of pool-tasks.ts, typed in pool-protocol.ts.
  *
  *   - Lazy: no thread starts before the first task (most runs of the service never read a record),

@@ -5,7 +5,7 @@
  *
  * The identity store re-checks what a schema cannot express (a public key that decodes to 32 bytes
  * and is a curve point, the reserved `@system` identifier, a strict calendar date) before it claims
- * an idempotency key; see gateway/identity/validate.ts.
+ * an idempotency key; see engine/identity/validate.ts.
  */
 import type { tags } from "typia";
 import type {
@@ -17,7 +17,7 @@ import type {
   Identifier,
   KeyId,
   PrincipalId,
-} from "../../engine/rules/types/shared.js";
+} from "../rules/types/shared.js";
 
 /** Unpadded base64url of a 32-byte Ed25519 public key: always exactly 43 characters. */
 export type PublicKeyText = string & tags.MinLength<43> & tags.MaxLength<43> & tags.Pattern<"^[A-Za-z0-9_-]{43}$">;

@@ -8,7 +8,7 @@
  *     thread (`--import tsx`; piscina's runner then `require`s the .ts through tsx's hook).
  */
 import type * as Sea from "node:sea";
-import { seaPoolWorkerFile } from "../sea/pool-worker-file.js";
+import { seaPoolWorkerFile } from "../../gateway/sea/pool-worker-file.js";
 
 export interface PoolWorkerFile {
   /** The task module, as a path or file: URL. */

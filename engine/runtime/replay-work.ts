@@ -3,18 +3,18 @@
  * logged commands through a view of the shard's log, replay them through the engine, and render
  * the record or the reply. A pure function of the log's committed bytes and the market image, so
  * the answer is the one the shard would have given itself; runs on a worker pool thread
- * (gateway/pool/pool-tasks.ts) in the service, in-process in tests.
+ * (engine/pool/pool-tasks.ts) in the service, in-process in tests.
  */
-import { buildMarketRecord } from "../../engine/record.js";
-import { applyCommand, handleCommand } from "../../engine/rules/handle-command.js";
-import type { MarketAggregate } from "../../engine/rules/state.js";
-import type { Command } from "../../engine/rules/types/command.js";
+import { buildMarketRecord } from "../record.js";
+import { applyCommand, handleCommand } from "../rules/handle-command.js";
+import type { MarketAggregate } from "../rules/state.js";
+import type { Command } from "../rules/types/command.js";
 import { LogView, type LogReadView } from "../../storage/index.js";
 import { float64sOf } from "./float64-bytes.js";
 import { decodeLoggedCommand } from "./logged-command.js";
 import type { ReplayWork, ShardReply } from "./shard-protocol.js";
 import { decodeMarketImage } from "./shard-snapshot.js";
-import { tableStorage } from "../../engine/store/market-storage.js";
+import { tableStorage } from "../store/market-storage.js";
 
 /** What a replay answers: JSON text, or the refusal the command got. */
 export type ReplayReply = { ok: true; json: string } | Extract<ShardReply, { ok: false }>;

@@ -4,9 +4,9 @@
  * which is why the shard count is recorded in the data directory (cluster-meta.ts).
  */
 
-import { fnv1a32Utf8 } from "../../engine/store/hash.js";
+import { fnv1a32Utf8 } from "../store/hash.js";
 
-export { fnv1a32Utf8 as fnv1a32 } from "../../engine/store/hash.js";
+export { fnv1a32Utf8 as fnv1a32 } from "../store/hash.js";
 
 export function shardOfMarket(marketId: string, shardCount: number): number {
   return fnv1a32Utf8(marketId) % shardCount;

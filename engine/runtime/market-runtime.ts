@@ -4,8 +4,8 @@
  * the owning shard, shard workers that decide and log durably, periodic checkpoints (shard
  * snapshots + the idempotency index snapshot), and an orderly shutdown.
  */
-import { marketIdOfCommand } from "../../engine/rules/handle-command.js";
-import type { Command } from "../../engine/rules/types/command.js";
+import { marketIdOfCommand } from "../rules/handle-command.js";
+import type { Command } from "../rules/types/command.js";
 import type { Clock } from "../clock.js";
 import { IdempotencyIndex, type CommandLocation } from "../idempotency/index.js";
 import { openIndexSnapshot, peekIndexWatermarks, writeIndexSnapshot } from "../idempotency/index-snapshot.js";
@@ -28,7 +28,7 @@ export interface MarketRuntimeOptions {
   checkpointEverySeconds?: number;
   segmentSizeBytes?: number;
   workerSource?: ShardWorkerSource;
-  /** Worker pool threads for record reads and old replies (default 1; gateway/pool/worker-pool.ts). */
+  /** Worker pool threads for record reads and old replies (default 1; engine/pool/worker-pool.ts). */
   replayThreads?: number;
   /** Bytes of rendered records kept for reads of unchanged records (default 64 MiB; 0 keeps none; record-cache.ts). */
   recordCacheBytes?: number;

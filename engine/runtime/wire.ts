@@ -16,8 +16,8 @@ import { Packr } from "msgpackr";
 import { packableCommand, restorePackedCommand } from "./logged-command.js";
 import type { CommandRequest, CommandResponse, ReadRequest, ReadResponse, ShardRequest, ShardResponse, ShardReply } from "./shard-protocol.js";
 import type { Envelope } from "./worker-messages.js";
-import type { Command } from "../../engine/rules/types/command.js";
-import type { CommandIdentity } from "../../engine/rules/types/shared.js";
+import type { Command } from "../rules/types/command.js";
+import type { CommandIdentity } from "../rules/types/shared.js";
 
 /** Members of `T` in the order its literals write them (a shape matches only in the same order). */
 const shape = <T>(...keys: Array<keyof T & string>): string[] => keys;

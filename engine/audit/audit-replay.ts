@@ -12,22 +12,22 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import * as path from "node:path";
-import { buildMarketRecord } from "../../engine/record.js";
-import { plainDeepEqual } from "../../engine/plain-equal.js";
-import { commitmentsOf, type MarketAggregate } from "../../engine/rules/state.js";
-import type { Command } from "../../engine/rules/types/command.js";
-import type { MarketRecord } from "../../engine/rules/types/record.js";
+import { buildMarketRecord } from "../record.js";
+import { plainDeepEqual } from "../plain-equal.js";
+import { commitmentsOf, type MarketAggregate } from "../rules/state.js";
+import type { Command } from "../rules/types/command.js";
+import type { MarketRecord } from "../rules/types/record.js";
 import { LogCorruptError, SegmentLog, SnapshotStore } from "../../storage/index.js";
 import { decodeLoggedCommand } from "../runtime/logged-command.js";
 import { shardOfMarket } from "../runtime/shard-routing.js";
 import { decodeShardSnapshot } from "../runtime/shard-snapshot.js";
-import { LogFold, type ShardMarket } from "../../engine/log-fold.js";
+import { LogFold, type ShardMarket } from "../log-fold.js";
 import { auditShardsOnWorkers } from "./parallel-audit.js";
 import type { AuditMode, MarketAudit, ShardAudit, ShardAuditWork } from "./shard-audit.js";
 
 export type { AuditMode, MarketAudit, ShardAudit, ShardAuditWork } from "./shard-audit.js";
 import { DEFAULT_KEPT_PAYLOAD_BYTES, KeptPayloads } from "./kept-payloads.js";
-import { snapshotPayloadOf } from "../../engine/journal/file-journal.js";
+import { snapshotPayloadOf } from "../journal/file-journal.js";
 
 export interface AuditProgress {
   /** Frames processed so far, across shards. */
@@ -235,7 +235,7 @@ function verifyOneShard(index: number, dir: string, onFrames: (frames: number) =
   }
 }
 
-/** Audit one shard in this thread (the worker pool runs it on its threads: gateway/pool/pool-tasks.ts). */
+/** Audit one shard in this thread (the worker pool runs it on its threads: engine/pool/pool-tasks.ts). */
 export function auditShard(index: number, dir: string, work: ShardAuditWork, onFrames: (frames: number) => void): ShardAudit {
   return work.mode === "replay"
     ? replayOneShard(index, dir, onFrames, work.keptPayloadBytes)

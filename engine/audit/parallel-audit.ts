@@ -1,5 +1,5 @@
 /**
- * Shards audited in parallel on the worker pool (gateway/pool/worker-pool.ts), at most `threads`
+ * Shards audited in parallel on the worker pool (engine/pool/worker-pool.ts), at most `threads`
  * at a time, taken in shard order. Results come back in shard order whatever order the threads
  * finish in, so the output is the same for any thread count.
  */

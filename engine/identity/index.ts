@@ -29,8 +29,8 @@ export type {
   ErrorReply,
   IdentityReply,
   TokenRecord,
-} from "../../engine/rules/identity/types.js";
-export { decide } from "../../engine/rules/identity/decide.js";
-export { evolve } from "../../engine/rules/identity/evolve.js";
-export { emptyIdentityState, MAX_LIVE_TOKENS_PER_KEY, type IdentityState } from "../../engine/rules/identity/state.js";
+} from "../rules/identity/types.js";
+export { decide } from "../rules/identity/decide.js";
+export { evolve } from "../rules/identity/evolve.js";
+export { emptyIdentityState, MAX_LIVE_TOKENS_PER_KEY, type IdentityState } from "../rules/identity/state.js";
 export { SYSTEM_ID, isIdentifier, decodePublicKey, decodeBase64UrlStrict } from "./validate.js";
