@@ -1,0 +1,78 @@
+/**
+ * What the soak samples of the service every interval: the process's resident set from /proc (all
+ * of it: the gateway thread, the shard and replay workers, native memory) and the gateway thread's
+ * V8 heap, plus the service's own counts of the state that is allowed to grow (idempotency entries,
+ * markets, commitments), so that growth can be set against accepted data.
+ */
+import { readFileSync } from "node:fs";
+
+export interface MemorySample {
+  /** Seconds since the load started. */
+  atSeconds: number;
+  rssBytes: number;
+  /** Anonymous part of the RSS (heap, malloc); the rest is mapped files and shared memory. */
+  rssAnonBytes: number;
+  /** Gateway thread's V8 heap (workers have their own heaps, counted only in the RSS). */
+  heapUsedBytes: number;
+  heapTotalBytes: number;
+  externalBytes: number;
+  idempotencyEntries: number;
+  markets: number;
+  commitments: number;
+  /** Lines of the metrics exposition: a label series that grows per request shows up here. */
+  metricLines: number;
+}
+
+/** VmRSS and RssAnon of a process (Linux), in bytes. */
+export function readProcessRss(pid: number): { rssBytes: number; rssAnonBytes: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = (name: string): number => {
+    const match = new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status);
+    if (match === null) throw new Error(`/proc/${pid}/status has no ${name}`);
+    return Number(match[1]) * 1024;
+  };
+  return { rssBytes: kib("VmRSS"), rssAnonBytes: kib("RssAnon") };
+}
+
+export type ServiceGauges = Omit<MemorySample, "atSeconds" | "rssBytes" | "rssAnonBytes">;
+
+/**
+ * The service's heap and state gauges, read from its Prometheus exposition. This is the one place
+ * that knows where the metrics are: if they move behind a credential or to another listener, adapt
+ * `metricsUrl` / the request here.
+ */
+export async function readServiceGauges(baseUrl: string): Promise<ServiceGauges> {
+  const metricsUrl = `${baseUrl}/metrics`;
+  const response = await fetch(metricsUrl);
+  if (response.status !== 200) throw new Error(`GET ${metricsUrl}: ${response.status}`);
+  const text = await response.text();
+  const lines = text.split("\n").filter((line) => line !== "" && !line.startsWith("#"));
+  // Sum of every series of one metric name (shard gauges carry a shard label).
+  const sum = (name: string, absentIsZero = false): number => {
+    let total = 0;
+    let found = false;
+    for (const line of lines) {
+      if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) {
+        total += Number(line.slice(line.lastIndexOf(" ") + 1));
+        found = true;
+      }
+    }
+    if (!found && !absentIsZero) throw new Error(`${metricsUrl} has no ${name}`);
+    return total;
+  };
+  return {
+    heapUsedBytes: sum("market_nodejs_heap_size_used_bytes"),
+    heapTotalBytes: sum("market_nodejs_heap_size_total_bytes"),
+    externalBytes: sum("market_nodejs_external_memory_bytes"),
+    idempotencyEntries: sum("market_idempotency_entries"),
+    // Set after a shard's first batch: absent before any command.
+    markets: sum("market_shard_markets", true),
+    commitments: sum("market_shard_commitments", true),
+    metricLines: lines.length,
+  };
+}
+
+export async function sampleMemory(pid: number, baseUrl: string, atSeconds: number): Promise<MemorySample> {
+  const gauges = await readServiceGauges(baseUrl);
+  return { atSeconds, ...readProcessRss(pid), ...gauges };
+}
