@@ -15,7 +15,8 @@
  * Writes bench/results/<date>-<label>.json and .svg (the curves). Options: --minutes,
  * --sample-seconds, --server, --label (default "soak"), --recorded-per-second (20),
  * --actors-per-second (1), --readers (24), --writers (4), --active-actors (64), --token-ttl (60 s, so
- * that tokens expire and are renewed during the run), --seed, --heap-snapshots "2,8" (minutes at
+ * that tokens expire and are renewed during the run), --large-subject-share (0.1) and
+ * --large-subject-bytes (64 KiB: markets whose subject carries that much data), --seed, --heap-snapshots "2,8" (minutes at
  * which the service writes a heap snapshot: SIGUSR2 with --heapsnapshot-signal, files in the work
  * directory, which is then kept), --keep-data.
  */
@@ -44,6 +45,8 @@ const WRITERS = numberArg("writers", 4);
 const ACTIVE_ACTORS = numberArg("active-actors", 64);
 const TOKEN_TTL_SECONDS = numberArg("token-ttl", 60);
 const SEED = numberArg("seed", 1);
+const LARGE_SUBJECT_SHARE = numberArg("large-subject-share", 0.1);
+const LARGE_SUBJECT_BYTES = numberArg("large-subject-bytes", 64 * 1024);
 const HEAP_SNAPSHOT_MINUTES = stringArg("heap-snapshots", "")
   .split(",")
   .filter((m) => m !== "")
@@ -193,6 +196,8 @@ async function main(): Promise<void> {
       readers: READERS,
       writers: WRITERS,
       activeActors: ACTIVE_ACTORS,
+      largeSubjectShare: LARGE_SUBJECT_SHARE,
+      largeSubjectBytes: LARGE_SUBJECT_BYTES,
       seed: SEED,
     });
     await load.start();
@@ -261,7 +266,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     server: { dist: SERVER, commit: gitCommitOf(path.dirname(SERVER)) },
     machine: { cpus: availableParallelism(), cpu: cpus()[0]?.model, totalMemoryBytes: totalmem(), node: process.version },
-    settings: { minutes: MINUTES, sampleSeconds: SAMPLE_SECONDS, recordedPerSecond: RECORDED_PER_SECOND, actorsPerSecond: ACTORS_PER_SECOND, readers: READERS, writers: WRITERS, activeActors: ACTIVE_ACTORS, tokenTtlSeconds: TOKEN_TTL_SECONDS, seed: SEED, heapSnapshotMinutes: HEAP_SNAPSHOT_MINUTES },
+    settings: { minutes: MINUTES, sampleSeconds: SAMPLE_SECONDS, recordedPerSecond: RECORDED_PER_SECOND, actorsPerSecond: ACTORS_PER_SECOND, readers: READERS, writers: WRITERS, activeActors: ACTIVE_ACTORS, largeSubjectShare: LARGE_SUBJECT_SHARE, largeSubjectBytes: LARGE_SUBJECT_BYTES, tokenTtlSeconds: TOKEN_TTL_SECONDS, seed: SEED, heapSnapshotMinutes: HEAP_SNAPSHOT_MINUTES },
     summaryMB: {
       start: { rss: mb(first.rssBytes), heapUsed: mb(first.heapUsedBytes), heapTotal: mb(first.heapTotalBytes) },
       middle: { atMinutes: Math.round(middle.atSeconds / 6) / 10, rss: mb(middle.rssBytes), heapUsed: mb(middle.heapUsedBytes), heapTotal: mb(middle.heapTotalBytes) },

@@ -20,7 +20,7 @@ import { randomBytes } from "node:crypto";
 import { generateKeyPair, signSigningPayload } from "../../gateway/client/ed25519.js";
 import { signHmacRequest } from "../../gateway/client/hmac.js";
 import { ServiceClient, type Credentials, type ServiceResponse } from "../../gateway/client/service-client.js";
-import { rawExchange } from "./raw-http.js";
+import { rawAbandon, rawExchange } from "./raw-http.js";
 
 /** What a request is, for the mix counts: only `recorded` and `identity` may leave state behind. */
 export type RequestKind = "recorded" | "identity" | "read" | "refused";
@@ -47,6 +47,9 @@ export interface LoadOptions {
   writers: number;
   /** Only the newest this many actors act; older ones retire (their tokens expire unused). */
   activeActors: number;
+  /** Share of new markets whose subject carries `largeSubjectBytes` of data (0 to 1). */
+  largeSubjectShare: number;
+  largeSubjectBytes: number;
   seed: number;
 }
 
@@ -178,9 +181,10 @@ export class SoakLoad {
         this.failure ??= error;
         this.running = false;
       });
+    // A rate of 0 turns that part of the load off (to find which part a growth comes from).
     this.loops = [
-      guard(() => this.actorLoop()),
-      ...Array.from({ length: this.options.writers }, () => guard(() => this.writerLoop())),
+      ...(this.options.actorsPerSecond > 0 ? [guard(() => this.actorLoop())] : []),
+      ...Array.from({ length: this.options.recordedPerSecond > 0 ? this.options.writers : 0 }, () => guard(() => this.writerLoop())),
       ...Array.from({ length: this.options.readers }, () => guard(() => this.readerLoop())),
     ];
   }
@@ -291,6 +295,12 @@ export class SoakLoad {
     }
   }
 
+  /** A request the client gives up on before the reply: nothing to check but that the service goes on. */
+  private async abandon(name: string, head: string, body?: Buffer): Promise<void> {
+    await rawAbandon(this.host, this.port, head, body);
+    this.count(name, "refused", 0, [0]);
+  }
+
   private async sendRaw(name: string, expected: readonly number[], head: string, body?: Buffer): Promise<void> {
     try {
       const reply = await rawExchange(this.host, this.port, head, body);
@@ -341,7 +351,7 @@ export class SoakLoad {
   }
 
   /** A bearer credential that is valid now (renewed first when it is about to expire). */
-  private async bearer(actor: Actor): Promise<Credentials> {
+  private async bearer(actor: Actor): Promise<{ kind: "bearer"; token: string }> {
     if (actor.tokenExpiresAtMs - Date.now() < RENEW_BEFORE_MS) {
       actor.renewing ??= this.renewToken(actor).finally(() => {
         actor.renewing = undefined;
@@ -362,6 +372,17 @@ export class SoakLoad {
 
   // ---- recorded commands (paced) ----
 
+  /**
+   * A market's subject: small, or (a `largeSubjectShare` of markets) carrying `largeSubjectBytes`
+   * of client data. The service repeats a market's subject in its replies and records (the market,
+   * every commitment's terms), so these are what make replies and records large.
+   */
+  private subject(schema: string): { schema: string; data: Record<string, unknown> } {
+    const data: Record<string, unknown> = { serial: this.serial, note: "a seat at the soak table" };
+    if (this.random() < this.options.largeSubjectShare) data["attachment"] = randomBytes(Math.ceil((this.options.largeSubjectBytes * 3) / 4)).toString("base64url");
+    return { schema, data };
+  }
+
   private async createDirectMarket(): Promise<void> {
     const creator = this.activeActor();
     const auth = await this.bearer(creator);
@@ -376,7 +397,7 @@ export class SoakLoad {
       commandId: this.commandId(creator),
       marketId,
       principalId: creator.id,
-      subject: { schema: "soak-item.v1", data: { serial: this.serial, note: "a seat at the soak table" } },
+      subject: this.subject("soak-item.v1"),
       mechanism: { presetId: "direct-claim.v1", config },
     }, auth);
     if (created?.status !== 201) return;
@@ -395,7 +416,7 @@ export class SoakLoad {
       commandId: this.commandId(creator),
       marketId,
       principalId: creator.id,
-      subject: { schema: "soak-lot.v1", data: { serial: this.serial } },
+      subject: this.subject("soak-lot.v1"),
       mechanism: { presetId: "sealed-forward-auction.v1", config },
     }, auth);
     if (created?.status !== 201) return;
@@ -407,7 +428,9 @@ export class SoakLoad {
   private async claim(): Promise<void> {
     const market = this.any(this.directMarkets.slice(-50));
     if (market === undefined) return;
-    const actor = this.activeActor();
+    // The creator may not claim in its own market (403 principal_not_authorized).
+    const actor = this.any(this.actors.filter((a) => a !== market.creator));
+    if (actor === undefined) return;
     const auth = await this.bearer(actor);
     const body = { commandId: this.commandId(actor), principalId: actor.id };
     let result: Record<string, unknown> | undefined;
@@ -434,14 +457,14 @@ export class SoakLoad {
     // The creator may not bid in its own auction (403 principal_not_authorized).
     const bidder = this.any(this.actors.filter((a) => a !== auction.creator && !auction.bidders.includes(a)));
     if (bidder === undefined) return;
+    // Taken before the request: another writer must not pick the same bidder meanwhile.
+    auction.bidders.push(bidder);
     const auth = await this.bearer(bidder);
     const path = `/v1/markets/${auction.id}/sealed-bids`;
     const body = { commandId: this.commandId(bidder), principalId: bidder.id, amountMinor: 1 + Math.floor(this.random() * 1000), currency: "EUR" };
     const response = await this.send("sealed bid", "recorded", [200], "POST", path, body, auth);
-    if (response?.status === 200) {
-      auction.bidders.push(bidder);
-      pushBounded(this.sent, { actor: bidder, path, body, status: 200 }, RECENT_COMMANDS);
-    }
+    if (response?.status === 200) pushBounded(this.sent, { actor: bidder, path, body, status: 200 }, RECENT_COMMANDS);
+    else auction.bidders.splice(auction.bidders.indexOf(bidder), 1);
   }
 
   /** Confirm (or decline, one in three) the oldest commitment still awaiting its participant. */
@@ -650,6 +673,25 @@ export class SoakLoad {
       // Methods outside the nine uWS knows, a different one each time: uWS closes the connection
       // without calling any handler (status 0 here; /work/shared/notes/uws-http-limits.md §2 b).
       { name: "unknown method", kind: "refused", weight: 1, run: () => this.sendRaw("unknown method", [0], `X${randomBytes(5).toString("hex").toUpperCase()} /v1/markets HTTP/1.1\r\nHost: soak`) },
+      {
+        name: "abandoned: partial body",
+        kind: "refused",
+        weight: 0.5,
+        run: async () => {
+          const { token } = await this.bearer(this.activeActor());
+          await this.abandon("abandoned: partial body", `POST ${claimPath()} HTTP/1.1\r\nHost: soak\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 200`, Buffer.from('{"commandId": "'));
+        },
+      },
+      {
+        name: "abandoned: before the reply",
+        kind: "refused",
+        weight: 0.5,
+        run: async () => {
+          const m = market();
+          const { token } = await this.bearer(m.creator);
+          await this.abandon("abandoned: before the reply", `GET /v1/markets/${m.id}/record HTTP/1.1\r\nHost: soak\r\nAuthorization: Bearer ${token}`);
+        },
+      },
       { name: "GET with a body", kind: "refused", weight: 0.5, run: () => this.sendRaw("GET with a body", [400], `GET /v1/markets/${market().id} HTTP/1.1\r\nHost: soak\r\nContent-Length: 2`, Buffer.from("{}")) },
       { name: "bogus challenge", kind: "refused", weight: 2, run: async () => void (await this.send("bogus challenge", "refused", [401], "POST", "/v1/auth/challenges", { actorId: `nobody-${bogusId()}`, keyId: bogusId() })) },
       { name: "bogus token exchange", kind: "refused", weight: 2, run: async () => void (await this.send("bogus token exchange", "refused", [401], "POST", "/v1/auth/tokens", { challengeId: bogusId(), nonce: bogusId(), signature: randomBytes(64).toString("base64url") })) },

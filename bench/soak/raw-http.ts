@@ -52,3 +52,19 @@ export function rawExchange(host: string, port: number, head: string, body: Buff
     });
   });
 }
+
+/**
+ * Sends `head` and `body` and closes the connection without waiting for a reply: a client that
+ * gave up (a timeout, a closed tab). With a body shorter than its Content-Length the service is
+ * still reading it when the connection goes.
+ */
+export function rawAbandon(host: string, port: number, head: string, body: Buffer = Buffer.alloc(0)): Promise<void> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    socket.on("error", () => undefined);
+    socket.on("close", () => resolve());
+    socket.on("connect", () => {
+      socket.write(Buffer.concat([Buffer.from(`${head}\r\n\r\n`), body]), () => socket.destroy());
+    });
+  });
+}
