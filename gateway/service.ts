@@ -136,7 +136,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     throw error;
   }
   const liveRuntime = runtime;
-  metrics = new ServiceMetrics({ pendingByShard: () => liveRuntime.pendingByShard(), idempotencyEntries: () => idempotency.size });
+  metrics = new ServiceMetrics({
+    pendingByShard: () => liveRuntime.pendingByShard(),
+    idempotencyEntries: () => idempotency.size,
+    recordCache: () => liveRuntime.recordCacheStats,
+    outstandingChallenges: () => auth.outstandingChallenges,
+    tokensKept: () => identity.state.tokens.size,
+  });
   const serviceMetrics = metrics;
   const api = new MarketApi({ runtime, auth, clock });
   const mcp = new McpEndpoint({
