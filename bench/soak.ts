@@ -214,7 +214,9 @@ async function main(): Promise<void> {
         process.stderr.write(
           `[soak] ${(sample.atSeconds / 60).toFixed(1)} min: RSS ${mb(sample.rssBytes)} MB, heap ${mb(sample.heapUsedBytes)}/${mb(sample.heapTotalBytes)} MB, ` +
             `${mix.total} requests (recorded ${mix.byKind.recorded}, identity ${mix.byKind.identity}, read ${mix.byKind.read}, refused ${mix.byKind.refused}), ` +
-            `unexpected ${mix.unexpected}, idempotency entries ${sample.idempotencyEntries}, markets ${sample.markets}, metric lines ${sample.metricLines}\n`,
+            `unexpected ${mix.unexpected}, idempotency entries ${sample.idempotencyEntries}, markets ${sample.markets}, metric lines ${sample.metricLines}` +
+            (sample.replyCacheChars === null ? "" : `, kept replies ${mb(sample.replyCacheChars)} M chars, kept records ${mb(sample.recordCacheBytes ?? 0)} MB, challenges ${sample.challenges}, tokens ${sample.tokensKept}`) +
+            "\n",
         );
       }
       if (snapshotsDue.length > 0 && elapsedSeconds() >= (snapshotsDue[0] as number) * 60) {

@@ -21,6 +21,14 @@ export interface MemorySample {
   commitments: number;
   /** Lines of the metrics exposition: a label series that grows per request shows up here. */
   metricLines: number;
+  /**
+   * What the service keeps besides its state, where its build reports it (null otherwise): the
+   * shards' kept replies (characters), kept records (bytes), outstanding challenges, tokens kept.
+   */
+  replyCacheChars: number | null;
+  recordCacheBytes: number | null;
+  challenges: number | null;
+  tokensKept: number | null;
 }
 
 /** VmRSS and RssAnon of a process (Linux), in bytes. */
@@ -60,6 +68,7 @@ export async function readServiceGauges(baseUrl: string): Promise<ServiceGauges>
     if (!found && !absentIsZero) throw new Error(`${metricsUrl} has no ${name}`);
     return total;
   };
+  const optional = (name: string): number | null => (lines.some((line) => line.startsWith(`${name} `) || line.startsWith(`${name}{`)) ? sum(name) : null);
   return {
     heapUsedBytes: sum("market_nodejs_heap_size_used_bytes"),
     heapTotalBytes: sum("market_nodejs_heap_size_total_bytes"),
@@ -69,6 +78,10 @@ export async function readServiceGauges(baseUrl: string): Promise<ServiceGauges>
     markets: sum("market_shard_markets", true),
     commitments: sum("market_shard_commitments", true),
     metricLines: lines.length,
+    replyCacheChars: optional("market_shard_reply_cache_chars"),
+    recordCacheBytes: optional("market_record_cache_bytes"),
+    challenges: optional("market_auth_challenges_outstanding"),
+    tokensKept: optional("market_auth_tokens_kept"),
   };
 }
 
