@@ -7,7 +7,7 @@
  * heap (its Prometheus metrics). Then stops it, starts a fresh process on the same data, and samples
  * that too: what the data alone costs.
  *
- * Pass: the last half of the run grows the RSS and the heap used by less than 10% (bench/soak/
+ * Pass: the last half of the run grows the RSS and the live heap by less than 10% (bench/soak/
  * growth.ts), with no 5xx, no transport error and no status the spec does not allow. Most of the
  * load is reads and refused requests, which must not grow memory; the recorded commands are paced
  * (`--recorded-per-second`) so that the state they must leave behind stays a small, known part.
@@ -18,7 +18,13 @@
  * that tokens expire and are renewed during the run), --large-subject-share (0.1) and
  * --large-subject-bytes (64 KiB: markets whose subject carries that much data), --seed, --heap-snapshots "2,8" (minutes at
  * which the service writes a heap snapshot: SIGUSR2 with --heapsnapshot-signal, files in the work
- * directory, which is then kept), --keep-data.
+ * directory, which is then kept), --keep-data, --no-gc (see below).
+ *
+ * The gateway's heap is read twice per sample: as it is, and right after a full collection asked
+ * for through the V8 inspector (the service runs with --inspect=127.0.0.1:0; bench/soak/
+ * inspector-gc.ts): the heap check reads the second, the live heap. `--no-gc` leaves the service
+ * alone and checks the raw heap used. The service gets MALLOC_MMAP_THRESHOLD_=131072 as the deployed
+ * unit sets it (docs/deploy.md, "Memory"); `--glibc-malloc-defaults` leaves glibc at its defaults.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -30,6 +36,7 @@ import { numberArg, stringArg } from "./args.js";
 import { freshResultStem, RESULTS_DIR } from "./result-stem.js";
 import { lastHalfGrowth, type Growth } from "./soak/growth.js";
 import { SoakLoad, type ActionCount, type RequestKind } from "./soak/load.js";
+import { collectGarbage, inspectorUrl } from "./soak/inspector-gc.js";
 import { sampleMemory, type MemorySample } from "./soak/memory-sample.js";
 import { REPO, startService, type Started } from "./storm/processes.js";
 import { svg } from "./storm/report.js";
@@ -52,6 +59,13 @@ const HEAP_SNAPSHOT_MINUTES = stringArg("heap-snapshots", "")
   .filter((m) => m !== "")
   .map(Number);
 const KEEP_DATA = process.argv.includes("--keep-data") || HEAP_SNAPSHOT_MINUTES.length > 0;
+/** Without it, no inspector and no forced collection: the heap check then reads the raw heap used. */
+const FORCE_GC = !process.argv.includes("--no-gc");
+/**
+ * The service runs with glibc's mmap threshold pinned, as docs/market-service.service deploys it
+ * (docs/deploy.md, "Memory"): `--glibc-malloc-defaults` runs it without, as a bare `npm start` does.
+ */
+const MALLOC_ENV: Record<string, string> = process.argv.includes("--glibc-malloc-defaults") ? {} : { MALLOC_MMAP_THRESHOLD_: "131072" };
 /** How long the fresh process runs (idle) before it is sampled. */
 const FRESH_SETTLE_SECONDS = numberArg("fresh-settle-seconds", 10);
 const GROWTH_LIMIT = 0.1;
@@ -82,6 +96,10 @@ function mb(bytes: number): number {
   return Math.round((bytes / MB) * 10) / 10;
 }
 
+function summaryOf(s: MemorySample): { rss: number; heapUsed: number; heapTotal: number; heapLive: number | null } {
+  return { rss: mb(s.rssBytes), heapUsed: mb(s.heapUsedBytes), heapTotal: mb(s.heapTotalBytes), heapLive: s.heapLiveBytes === null ? null : mb(s.heapLiveBytes) };
+}
+
 function pct(fraction: number): string {
   return `${(fraction * 100).toFixed(1)}%`;
 }
@@ -97,6 +115,7 @@ async function startSoakService(dataDir: string, staticMcpToken: string, nodeArg
       SERVICE_HMAC_SECRETS_FILE: "",
       SERVICE_OPERATOR_ACTORS: "",
       MCP_STATIC_TOKENS: `${staticMcpToken}=soak-mcp-static`,
+      ...MALLOC_ENV,
     },
     await freePort(),
     nodeArgs,
@@ -139,6 +158,7 @@ async function chart(samples: readonly MemorySample[], fresh: MemorySample | und
     values.push({ minute, series: "RSS", MB: mb(s.rssBytes) });
     values.push({ minute, series: "heap used (gateway)", MB: mb(s.heapUsedBytes) });
     values.push({ minute, series: "heap total (gateway)", MB: mb(s.heapTotalBytes) });
+    if (s.heapLiveBytes !== null) values.push({ minute, series: "heap live after full GC (gateway)", MB: mb(s.heapLiveBytes) });
   }
   const layers: object[] = [
     {
@@ -174,9 +194,17 @@ async function main(): Promise<void> {
   const dataDir = path.join(workDir, "data");
   const staticMcpToken = randomBytes(32).toString("base64url");
   const snapshotArgs = HEAP_SNAPSHOT_MINUTES.length > 0 ? ["--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${workDir}`] : [];
+  // The inspector listens on loopback only, on a port of its own choosing, for the bench's GC requests.
+  const inspectArgs = FORCE_GC ? ["--inspect=127.0.0.1:0"] : [];
+  const collectorOf = async (started: Started): Promise<(() => Promise<void>) | undefined> => {
+    if (!FORCE_GC) return undefined;
+    const url = await inspectorUrl(started.stderr);
+    return () => collectGarbage(url);
+  };
   process.stderr.write(`[soak] server ${SERVER} (commit ${gitCommitOf(path.dirname(SERVER))}), work dir ${workDir}, ${MINUTES} min\n`);
-  let service = await startSoakService(dataDir, staticMcpToken, snapshotArgs);
+  let service = await startSoakService(dataDir, staticMcpToken, [...inspectArgs, ...snapshotArgs]);
   const pid = pidOf(service);
+  const collect = await collectorOf(service);
   const operator = JSON.parse(readFileSync(path.join(dataDir, "operator.secret"), "utf8")) as { actorId: string; secret: string };
   const samples: MemorySample[] = [];
   let fresh: MemorySample | undefined;
@@ -186,7 +214,7 @@ async function main(): Promise<void> {
   const startedMs = Date.now();
   const elapsedSeconds = () => (Date.now() - startedMs) / 1000;
   try {
-    samples.push(await sampleMemory(pid, service.url, 0));
+    samples.push(await sampleMemory(pid, service.url, 0, collect));
     load = new SoakLoad({
       url: service.url,
       operator,
@@ -208,11 +236,12 @@ async function main(): Promise<void> {
       await sleep(Math.max(0, Math.min(nextSampleMs, endMs) - Date.now()));
       if (Date.now() >= nextSampleMs) {
         nextSampleMs += SAMPLE_SECONDS * 1000;
-        const sample = await sampleMemory(pid, service.url, elapsedSeconds());
+        const sample = await sampleMemory(pid, service.url, elapsedSeconds(), collect);
         samples.push(sample);
         const mix = mixSummary(load.counts);
         process.stderr.write(
-          `[soak] ${(sample.atSeconds / 60).toFixed(1)} min: RSS ${mb(sample.rssBytes)} MB, heap ${mb(sample.heapUsedBytes)}/${mb(sample.heapTotalBytes)} MB, ` +
+          `[soak] ${(sample.atSeconds / 60).toFixed(1)} min: RSS ${mb(sample.rssBytes)} MB, heap ${mb(sample.heapUsedBytes)}/${mb(sample.heapTotalBytes)} MB` +
+            (sample.heapLiveBytes === null ? ", " : ` (live ${mb(sample.heapLiveBytes)} MB), `) +
             `${mix.total} requests (recorded ${mix.byKind.recorded}, identity ${mix.byKind.identity}, read ${mix.byKind.read}, refused ${mix.byKind.refused}), ` +
             `unexpected ${mix.unexpected}, idempotency entries ${sample.idempotencyEntries}, markets ${sample.markets}, metric lines ${sample.metricLines}` +
             (sample.replyCacheChars === null ? "" : `, kept replies ${mb(sample.replyCacheChars)} M chars, kept records ${mb(sample.recordCacheBytes ?? 0)} MB, challenges ${sample.challenges}, tokens ${sample.tokensKept}`) +
@@ -230,12 +259,13 @@ async function main(): Promise<void> {
     } catch (error) {
       loadError = error;
     }
-    samples.push(await sampleMemory(pid, service.url, elapsedSeconds()));
+    samples.push(await sampleMemory(pid, service.url, elapsedSeconds(), collect));
     exitCode = await service.stop();
     // The same data in a fresh process: what the accepted state alone costs.
-    service = await startSoakService(dataDir, staticMcpToken, []);
+    service = await startSoakService(dataDir, staticMcpToken, inspectArgs);
+    const collectFresh = await collectorOf(service);
     await sleep(FRESH_SETTLE_SECONDS * 1000);
-    fresh = await sampleMemory(pidOf(service), service.url, 0);
+    fresh = await sampleMemory(pidOf(service), service.url, 0, collectFresh);
     await service.stop();
   } finally {
     if (service.process.exitCode === null) await service.stop();
@@ -246,6 +276,8 @@ async function main(): Promise<void> {
   const growth: Record<string, Growth> = {
     rss: lastHalfGrowth(times, samples.map((s) => s.rssBytes)),
     heapUsed: lastHalfGrowth(times, samples.map((s) => s.heapUsedBytes)),
+    // What the heap check reads: the live heap after a full collection, when one was forced.
+    heapLive: lastHalfGrowth(times, samples.map((s) => s.heapLiveBytes ?? s.heapUsedBytes)),
     heapTotal: lastHalfGrowth(times, samples.map((s) => s.heapTotalBytes)),
   };
   const counts = load?.counts ?? new Map<string, ActionCount>();
@@ -255,7 +287,11 @@ async function main(): Promise<void> {
   const last = samples[samples.length - 1] as MemorySample;
   const checks: Check[] = [
     { name: "RSS: the last half grows under 10% (fitted)", ok: growth["rss"]!.fittedGrowth < GROWTH_LIMIT, detail: `${pct(growth["rss"]!.fittedGrowth)} (end points ${pct(growth["rss"]!.endpointGrowth)})` },
-    { name: "heap used: the last half grows under 10% (fitted)", ok: growth["heapUsed"]!.fittedGrowth < GROWTH_LIMIT, detail: `${pct(growth["heapUsed"]!.fittedGrowth)} (end points ${pct(growth["heapUsed"]!.endpointGrowth)})` },
+    {
+      name: `heap ${FORCE_GC ? "live (after a full GC)" : "used"}: the last half grows under 10% (fitted)`,
+      ok: growth["heapLive"]!.fittedGrowth < GROWTH_LIMIT,
+      detail: `${pct(growth["heapLive"]!.fittedGrowth)} (end points ${pct(growth["heapLive"]!.endpointGrowth)})`,
+    },
     { name: "no response ≥ 500", ok: mix.fiveHundreds === 0, detail: String(mix.fiveHundreds) },
     { name: "no transport error", ok: mix.transportErrors === 0, detail: String(mix.transportErrors) },
     { name: "every status is one the spec allows for the request", ok: mix.unexpected === 0, detail: `${mix.unexpected} unexpected` },
@@ -268,12 +304,12 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     server: { dist: SERVER, commit: gitCommitOf(path.dirname(SERVER)) },
     machine: { cpus: availableParallelism(), cpu: cpus()[0]?.model, totalMemoryBytes: totalmem(), node: process.version },
-    settings: { minutes: MINUTES, sampleSeconds: SAMPLE_SECONDS, recordedPerSecond: RECORDED_PER_SECOND, actorsPerSecond: ACTORS_PER_SECOND, readers: READERS, writers: WRITERS, activeActors: ACTIVE_ACTORS, largeSubjectShare: LARGE_SUBJECT_SHARE, largeSubjectBytes: LARGE_SUBJECT_BYTES, tokenTtlSeconds: TOKEN_TTL_SECONDS, seed: SEED, heapSnapshotMinutes: HEAP_SNAPSHOT_MINUTES },
+    settings: { minutes: MINUTES, sampleSeconds: SAMPLE_SECONDS, recordedPerSecond: RECORDED_PER_SECOND, actorsPerSecond: ACTORS_PER_SECOND, readers: READERS, writers: WRITERS, activeActors: ACTIVE_ACTORS, largeSubjectShare: LARGE_SUBJECT_SHARE, largeSubjectBytes: LARGE_SUBJECT_BYTES, tokenTtlSeconds: TOKEN_TTL_SECONDS, seed: SEED, heapSnapshotMinutes: HEAP_SNAPSHOT_MINUTES, forcedGc: FORCE_GC, serverEnv: MALLOC_ENV },
     summaryMB: {
-      start: { rss: mb(first.rssBytes), heapUsed: mb(first.heapUsedBytes), heapTotal: mb(first.heapTotalBytes) },
-      middle: { atMinutes: Math.round(middle.atSeconds / 6) / 10, rss: mb(middle.rssBytes), heapUsed: mb(middle.heapUsedBytes), heapTotal: mb(middle.heapTotalBytes) },
-      end: { atMinutes: Math.round(last.atSeconds / 6) / 10, rss: mb(last.rssBytes), heapUsed: mb(last.heapUsedBytes), heapTotal: mb(last.heapTotalBytes) },
-      freshProcessOnTheSameData: fresh === undefined ? null : { rss: mb(fresh.rssBytes), heapUsed: mb(fresh.heapUsedBytes), heapTotal: mb(fresh.heapTotalBytes) },
+      start: summaryOf(first),
+      middle: { atMinutes: Math.round(middle.atSeconds / 6) / 10, ...summaryOf(middle) },
+      end: { atMinutes: Math.round(last.atSeconds / 6) / 10, ...summaryOf(last) },
+      freshProcessOnTheSameData: fresh === undefined ? null : summaryOf(fresh),
     },
     growth,
     state: { idempotencyEntries: last.idempotencyEntries, markets: last.markets, commitments: last.commitments, actorsProvisioned: load?.actorCount ?? 0 },
@@ -288,14 +324,17 @@ async function main(): Promise<void> {
   writeFileSync(path.join(RESULTS_DIR, `${stem}.json`), `${JSON.stringify(result, null, 2)}\n`);
   writeFileSync(path.join(RESULTS_DIR, `${stem}.svg`), await chart(samples, fresh));
 
-  const row = (name: string, s: { rss: number; heapUsed: number; heapTotal: number }) => `${name.padEnd(34)} RSS ${String(s.rss).padStart(7)} MB   heap used ${String(s.heapUsed).padStart(7)} MB   heap total ${String(s.heapTotal).padStart(7)} MB`;
+  const row = (name: string, s: { rss: number; heapUsed: number; heapTotal: number; heapLive: number | null }) =>
+    `${name.padEnd(34)} RSS ${String(s.rss).padStart(7)} MB   heap used ${String(s.heapUsed).padStart(7)} MB   heap total ${String(s.heapTotal).padStart(7)} MB` +
+    (s.heapLive === null ? "" : `   heap live ${String(s.heapLive).padStart(6)} MB`);
   const lines = [
     `soak ${LABEL}: ${MINUTES} min against ${SERVER} (${result.server.commit})`,
     row("start", result.summaryMB.start),
     row(`middle (${result.summaryMB.middle.atMinutes} min)`, result.summaryMB.middle),
     row(`end (${result.summaryMB.end.atMinutes} min)`, result.summaryMB.end),
     ...(result.summaryMB.freshProcessOnTheSameData === null ? [] : [row("fresh process on the same data", result.summaryMB.freshProcessOnTheSameData)]),
-    `last-half growth (fitted / end points): RSS ${pct(growth["rss"]!.fittedGrowth)} / ${pct(growth["rss"]!.endpointGrowth)}, heap used ${pct(growth["heapUsed"]!.fittedGrowth)} / ${pct(growth["heapUsed"]!.endpointGrowth)}`,
+    `last-half growth (fitted / end points): RSS ${pct(growth["rss"]!.fittedGrowth)} / ${pct(growth["rss"]!.endpointGrowth)}, ` +
+      `heap used ${pct(growth["heapUsed"]!.fittedGrowth)} / ${pct(growth["heapUsed"]!.endpointGrowth)}, heap live ${pct(growth["heapLive"]!.fittedGrowth)} / ${pct(growth["heapLive"]!.endpointGrowth)}`,
     `requests ${mix.total} (${result.mix.requestsPerSecond}/s): recorded ${mix.byKind.recorded}, identity ${mix.byKind.identity}, read ${mix.byKind.read}, refused ${mix.byKind.refused}; ` +
       `state at the end: ${last.idempotencyEntries} idempotency entries, ${last.markets} markets, ${last.commitments} commitments, ${result.state.actorsProvisioned} actors`,
     ...checks.map((c) => `${c.ok ? "PASS" : "FAIL"}  ${c.name}: ${c.detail}`),

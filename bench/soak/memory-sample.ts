@@ -14,6 +14,8 @@ export interface MemorySample {
   rssAnonBytes: number;
   /** Gateway thread's V8 heap (workers have their own heaps, counted only in the RSS). */
   heapUsedBytes: number;
+  /** Heap used right after a full collection (inspector-gc.ts): what is live; null without one. */
+  heapLiveBytes: number | null;
   heapTotalBytes: number;
   externalBytes: number;
   idempotencyEntries: number;
@@ -42,7 +44,7 @@ export function readProcessRss(pid: number): { rssBytes: number; rssAnonBytes: n
   return { rssBytes: kib("VmRSS"), rssAnonBytes: kib("RssAnon") };
 }
 
-export type ServiceGauges = Omit<MemorySample, "atSeconds" | "rssBytes" | "rssAnonBytes">;
+export type ServiceGauges = Omit<MemorySample, "atSeconds" | "rssBytes" | "rssAnonBytes" | "heapLiveBytes">;
 
 /**
  * The service's heap and state gauges, read from its Prometheus exposition. This is the one place
@@ -85,7 +87,17 @@ export async function readServiceGauges(baseUrl: string): Promise<ServiceGauges>
   };
 }
 
-export async function sampleMemory(pid: number, baseUrl: string, atSeconds: number): Promise<MemorySample> {
+/**
+ * One sample: the RSS and the gauges as they are, then (with `collectGarbage`) a full collection of
+ * the gateway's heap and the heap used after it. The RSS is read before the collection.
+ */
+export async function sampleMemory(pid: number, baseUrl: string, atSeconds: number, collectGarbage?: () => Promise<void>): Promise<MemorySample> {
+  const rss = readProcessRss(pid);
   const gauges = await readServiceGauges(baseUrl);
-  return { atSeconds, ...readProcessRss(pid), ...gauges };
+  let heapLiveBytes: number | null = null;
+  if (collectGarbage !== undefined) {
+    await collectGarbage();
+    heapLiveBytes = (await readServiceGauges(baseUrl)).heapUsedBytes;
+  }
+  return { atSeconds, ...rss, ...gauges, heapLiveBytes };
 }
