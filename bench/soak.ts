@@ -3,9 +3,10 @@
  *
  * Starts the built service (`dist/gateway/main.js`, or `--server <build dir>`) in its own process on
  * a fresh data directory, drives the mixed load of bench/soak/load.ts for `--minutes` (default 10),
- * and every `--sample-seconds` (default 10) samples the process's RSS (/proc) and the gateway's V8
- * heap (its Prometheus metrics). Then stops it, starts a fresh process on the same data, and samples
- * that too: what the data alone costs.
+ * and every `--sample-seconds` (default 10) samples the process's RSS (/proc: the median of one
+ * reading a second since the previous sample) and the gateway's V8 heap (its Prometheus metrics).
+ * Then stops it, starts a fresh process on the same data, and samples that too: what the data alone
+ * costs.
  *
  * Pass: the last half of the run grows the RSS and the live heap by less than 10% (bench/soak/
  * growth.ts), with no 5xx, no transport error and no status the spec does not allow. Most of the
@@ -16,9 +17,11 @@
  * --sample-seconds, --server, --label (default "soak"), --recorded-per-second (20),
  * --actors-per-second (1), --readers (24), --writers (4), --active-actors (64), --token-ttl (60 s, so
  * that tokens expire and are renewed during the run), --large-subject-share (0.1) and
- * --large-subject-bytes (64 KiB: markets whose subject carries that much data), --seed, --heap-snapshots "2,8" (minutes at
- * which the service writes a heap snapshot: SIGUSR2 with --heapsnapshot-signal, files in the work
- * directory, which is then kept), --keep-data, --no-gc (see below).
+ * --large-subject-bytes (64 KiB: markets whose subject carries that much data), --seed,
+ * --heap-snapshots "2,8" (minutes at which the service writes a heap snapshot: SIGUSR2 with
+ * --heapsnapshot-signal, files in the work directory, which is then kept; a snapshot raises the RSS
+ * for the rest of the run, so do not read memory figures off such a run), --keep-data, --no-gc, and
+ * --glibc-malloc-defaults (both below).
  *
  * The gateway's heap is read twice per sample: as it is, and right after a full collection asked
  * for through the V8 inspector (the service runs with --inspect=127.0.0.1:0; bench/soak/
@@ -37,7 +40,7 @@ import { freshResultStem, RESULTS_DIR } from "./result-stem.js";
 import { lastHalfGrowth, type Growth } from "./soak/growth.js";
 import { SoakLoad, type ActionCount, type RequestKind } from "./soak/load.js";
 import { collectGarbage, inspectorUrl } from "./soak/inspector-gc.js";
-import { sampleMemory, type MemorySample } from "./soak/memory-sample.js";
+import { RssWindow, sampleMemory, type MemorySample } from "./soak/memory-sample.js";
 import { REPO, startService, type Started } from "./storm/processes.js";
 import { svg } from "./storm/report.js";
 
@@ -97,7 +100,7 @@ function mb(bytes: number): number {
 }
 
 function summaryOf(s: MemorySample): { rss: number; heapUsed: number; heapTotal: number; heapLive: number | null } {
-  return { rss: mb(s.rssBytes), heapUsed: mb(s.heapUsedBytes), heapTotal: mb(s.heapTotalBytes), heapLive: s.heapLiveBytes === null ? null : mb(s.heapLiveBytes) };
+  return { rss: mb(s.rssMedianBytes), heapUsed: mb(s.heapUsedBytes), heapTotal: mb(s.heapTotalBytes), heapLive: s.heapLiveBytes === null ? null : mb(s.heapLiveBytes) };
 }
 
 function pct(fraction: number): string {
@@ -155,7 +158,7 @@ async function chart(samples: readonly MemorySample[], fresh: MemorySample | und
   const values: Array<{ minute: number; series: string; MB: number }> = [];
   for (const s of samples) {
     const minute = Math.round((s.atSeconds / 60) * 100) / 100;
-    values.push({ minute, series: "RSS", MB: mb(s.rssBytes) });
+    values.push({ minute, series: "RSS (median of 10 s)", MB: mb(s.rssMedianBytes) });
     values.push({ minute, series: "heap used (gateway)", MB: mb(s.heapUsedBytes) });
     values.push({ minute, series: "heap total (gateway)", MB: mb(s.heapTotalBytes) });
     if (s.heapLiveBytes !== null) values.push({ minute, series: "heap live after full GC (gateway)", MB: mb(s.heapLiveBytes) });
@@ -232,15 +235,18 @@ async function main(): Promise<void> {
     const endMs = startedMs + MINUTES * 60_000;
     const snapshotsDue = [...HEAP_SNAPSHOT_MINUTES].sort((a, b) => a - b);
     let nextSampleMs = startedMs + SAMPLE_SECONDS * 1000;
+    const rssWindow = new RssWindow(pid);
     while (Date.now() < endMs && load.stoppedEarly === undefined) {
-      await sleep(Math.max(0, Math.min(nextSampleMs, endMs) - Date.now()));
+      // The RSS is read every second between samples; a sample reports their median (RssWindow).
+      await sleep(Math.max(0, Math.min(nextSampleMs, endMs, Date.now() + 1000) - Date.now()));
+      rssWindow.read();
       if (Date.now() >= nextSampleMs) {
         nextSampleMs += SAMPLE_SECONDS * 1000;
-        const sample = await sampleMemory(pid, service.url, elapsedSeconds(), collect);
+        const sample = await sampleMemory(pid, service.url, elapsedSeconds(), collect, rssWindow);
         samples.push(sample);
         const mix = mixSummary(load.counts);
         process.stderr.write(
-          `[soak] ${(sample.atSeconds / 60).toFixed(1)} min: RSS ${mb(sample.rssBytes)} MB, heap ${mb(sample.heapUsedBytes)}/${mb(sample.heapTotalBytes)} MB` +
+          `[soak] ${(sample.atSeconds / 60).toFixed(1)} min: RSS ${mb(sample.rssMedianBytes)} MB (now ${mb(sample.rssBytes)}), heap ${mb(sample.heapUsedBytes)}/${mb(sample.heapTotalBytes)} MB` +
             (sample.heapLiveBytes === null ? ", " : ` (live ${mb(sample.heapLiveBytes)} MB), `) +
             `${mix.total} requests (recorded ${mix.byKind.recorded}, identity ${mix.byKind.identity}, read ${mix.byKind.read}, refused ${mix.byKind.refused}), ` +
             `unexpected ${mix.unexpected}, idempotency entries ${sample.idempotencyEntries}, markets ${sample.markets}, metric lines ${sample.metricLines}` +
@@ -259,13 +265,17 @@ async function main(): Promise<void> {
     } catch (error) {
       loadError = error;
     }
-    samples.push(await sampleMemory(pid, service.url, elapsedSeconds(), collect));
+    samples.push(await sampleMemory(pid, service.url, elapsedSeconds(), collect, rssWindow));
     exitCode = await service.stop();
     // The same data in a fresh process: what the accepted state alone costs.
     service = await startSoakService(dataDir, staticMcpToken, inspectArgs);
     const collectFresh = await collectorOf(service);
-    await sleep(FRESH_SETTLE_SECONDS * 1000);
-    fresh = await sampleMemory(pidOf(service), service.url, 0, collectFresh);
+    const freshWindow = new RssWindow(pidOf(service));
+    for (let second = 0; second < FRESH_SETTLE_SECONDS; second += 1) {
+      await sleep(1000);
+      freshWindow.read();
+    }
+    fresh = await sampleMemory(pidOf(service), service.url, 0, collectFresh, freshWindow);
     await service.stop();
   } finally {
     if (service.process.exitCode === null) await service.stop();
@@ -274,7 +284,8 @@ async function main(): Promise<void> {
 
   const times = samples.map((s) => s.atSeconds);
   const growth: Record<string, Growth> = {
-    rss: lastHalfGrowth(times, samples.map((s) => s.rssBytes)),
+    rss: lastHalfGrowth(times, samples.map((s) => s.rssMedianBytes)),
+    rssInstant: lastHalfGrowth(times, samples.map((s) => s.rssBytes)),
     heapUsed: lastHalfGrowth(times, samples.map((s) => s.heapUsedBytes)),
     // What the heap check reads: the live heap after a full collection, when one was forced.
     heapLive: lastHalfGrowth(times, samples.map((s) => s.heapLiveBytes ?? s.heapUsedBytes)),
@@ -286,7 +297,11 @@ async function main(): Promise<void> {
   const middle = samples[Math.floor(samples.length / 2)] as MemorySample;
   const last = samples[samples.length - 1] as MemorySample;
   const checks: Check[] = [
-    { name: "RSS: the last half grows under 10% (fitted)", ok: growth["rss"]!.fittedGrowth < GROWTH_LIMIT, detail: `${pct(growth["rss"]!.fittedGrowth)} (end points ${pct(growth["rss"]!.endpointGrowth)})` },
+    {
+      name: "RSS (median of each 10 s): the last half grows under 10% (fitted)",
+      ok: growth["rss"]!.fittedGrowth < GROWTH_LIMIT,
+      detail: `${pct(growth["rss"]!.fittedGrowth)} (end points ${pct(growth["rss"]!.endpointGrowth)}; single readings ${pct(growth["rssInstant"]!.fittedGrowth)})`,
+    },
     {
       name: `heap ${FORCE_GC ? "live (after a full GC)" : "used"}: the last half grows under 10% (fitted)`,
       ok: growth["heapLive"]!.fittedGrowth < GROWTH_LIMIT,
@@ -333,7 +348,7 @@ async function main(): Promise<void> {
     row(`middle (${result.summaryMB.middle.atMinutes} min)`, result.summaryMB.middle),
     row(`end (${result.summaryMB.end.atMinutes} min)`, result.summaryMB.end),
     ...(result.summaryMB.freshProcessOnTheSameData === null ? [] : [row("fresh process on the same data", result.summaryMB.freshProcessOnTheSameData)]),
-    `last-half growth (fitted / end points): RSS ${pct(growth["rss"]!.fittedGrowth)} / ${pct(growth["rss"]!.endpointGrowth)}, ` +
+    `last-half growth (fitted / end points): RSS (10 s medians) ${pct(growth["rss"]!.fittedGrowth)} / ${pct(growth["rss"]!.endpointGrowth)}, ` +
       `heap used ${pct(growth["heapUsed"]!.fittedGrowth)} / ${pct(growth["heapUsed"]!.endpointGrowth)}, heap live ${pct(growth["heapLive"]!.fittedGrowth)} / ${pct(growth["heapLive"]!.endpointGrowth)}`,
     `requests ${mix.total} (${result.mix.requestsPerSecond}/s): recorded ${mix.byKind.recorded}, identity ${mix.byKind.identity}, read ${mix.byKind.read}, refused ${mix.byKind.refused}; ` +
       `state at the end: ${last.idempotencyEntries} idempotency entries, ${last.markets} markets, ${last.commitments} commitments, ${result.state.actorsProvisioned} actors`,

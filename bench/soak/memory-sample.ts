@@ -10,6 +10,13 @@ export interface MemorySample {
   /** Seconds since the load started. */
   atSeconds: number;
   rssBytes: number;
+  /**
+   * Median of the RSS read every second since the previous sample (RssWindow): what the checks
+   * and the chart use. A single reading includes whatever large buffers happen to be in flight or
+   * waiting for a collector (records of megabytes, replies of big subjects), which moves it by tens
+   * of megabytes from one second to the next.
+   */
+  rssMedianBytes: number;
   /** Anonymous part of the RSS (heap, malloc); the rest is mapped files and shared memory. */
   rssAnonBytes: number;
   /** Gateway thread's V8 heap (workers have their own heaps, counted only in the RSS). */
@@ -44,7 +51,27 @@ export function readProcessRss(pid: number): { rssBytes: number; rssAnonBytes: n
   return { rssBytes: kib("VmRSS"), rssAnonBytes: kib("RssAnon") };
 }
 
-export type ServiceGauges = Omit<MemorySample, "atSeconds" | "rssBytes" | "rssAnonBytes" | "heapLiveBytes">;
+export type ServiceGauges = Omit<MemorySample, "atSeconds" | "rssBytes" | "rssMedianBytes" | "rssAnonBytes" | "heapLiveBytes">;
+
+/** RSS readings between two samples (one a second), reduced to their median. */
+export class RssWindow {
+  private readings: number[] = [];
+
+  constructor(private readonly pid: number) {}
+
+  read(): void {
+    this.readings.push(readProcessRss(this.pid).rssBytes);
+  }
+
+  /** The median of the readings so far (or `fallback` when there are none); starts a new window. */
+  takeMedian(fallback: number): number {
+    const sorted = this.readings.sort((a, b) => a - b);
+    this.readings = [];
+    if (sorted.length === 0) return fallback;
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  }
+}
 
 /**
  * The service's heap and state gauges, read from its Prometheus exposition. This is the one place
@@ -91,13 +118,14 @@ export async function readServiceGauges(baseUrl: string): Promise<ServiceGauges>
  * One sample: the RSS and the gauges as they are, then (with `collectGarbage`) a full collection of
  * the gateway's heap and the heap used after it. The RSS is read before the collection.
  */
-export async function sampleMemory(pid: number, baseUrl: string, atSeconds: number, collectGarbage?: () => Promise<void>): Promise<MemorySample> {
+export async function sampleMemory(pid: number, baseUrl: string, atSeconds: number, collectGarbage?: () => Promise<void>, window?: RssWindow): Promise<MemorySample> {
   const rss = readProcessRss(pid);
+  const rssMedianBytes = window === undefined ? rss.rssBytes : window.takeMedian(rss.rssBytes);
   const gauges = await readServiceGauges(baseUrl);
   let heapLiveBytes: number | null = null;
   if (collectGarbage !== undefined) {
     await collectGarbage();
     heapLiveBytes = (await readServiceGauges(baseUrl)).heapUsedBytes;
   }
-  return { atSeconds, ...rss, ...gauges, heapLiveBytes };
+  return { atSeconds, ...rss, rssMedianBytes, ...gauges, heapLiveBytes };
 }
