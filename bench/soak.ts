@@ -69,7 +69,7 @@ const FORCE_GC = !process.argv.includes("--no-gc");
  * (docs/deploy.md, "Memory"): `--glibc-malloc-defaults` runs it without, as a bare `npm start` does.
  */
 const MALLOC_ENV: Record<string, string> = process.argv.includes("--glibc-malloc-defaults") ? {} : { MALLOC_MMAP_THRESHOLD_: "131072" };
-/** How long the fresh process runs (idle) before it is sampled. */
+/** How long the fresh process runs idle before its RSS is read, and for how long it is read. */
 const FRESH_SETTLE_SECONDS = numberArg("fresh-settle-seconds", 10);
 const GROWTH_LIMIT = 0.1;
 const MB = 1024 * 1024;
@@ -169,13 +169,13 @@ async function chart(samples: readonly MemorySample[], fresh: MemorySample | und
       encoding: {
         x: { field: "minute", type: "quantitative", title: "minutes of load" },
         y: { field: "MB", type: "quantitative", title: "MB" },
-        color: { field: "series", type: "nominal", title: null },
+        color: { field: "series", type: "nominal", title: null, legend: { labelLimit: 320 } },
       },
     },
   ];
   if (fresh !== undefined) {
     layers.push({
-      data: { values: [{ MB: mb(fresh.rssBytes), label: `fresh process on the same data: RSS ${mb(fresh.rssBytes)} MB` }] },
+      data: { values: [{ MB: mb(fresh.rssMedianBytes), label: `fresh process on the same data: RSS ${mb(fresh.rssMedianBytes)} MB` }] },
       layer: [
         { mark: { type: "rule", strokeDash: [4, 4], color: "gray" }, encoding: { y: { field: "MB", type: "quantitative" } } },
         { mark: { type: "text", align: "left", dx: 4, dy: -6, color: "gray" }, encoding: { y: { field: "MB", type: "quantitative" }, x: { value: 0 }, text: { field: "label" } } },
@@ -270,6 +270,10 @@ async function main(): Promise<void> {
     // The same data in a fresh process: what the accepted state alone costs.
     service = await startSoakService(dataDir, staticMcpToken, inspectArgs);
     const collectFresh = await collectorOf(service);
+    // Settled: started, idle for a while, the gateway's recovery garbage collected; then its RSS
+    // is read once a second for as long again, and the median taken as for the run's samples.
+    await sleep(FRESH_SETTLE_SECONDS * 1000);
+    await collectFresh?.();
     const freshWindow = new RssWindow(pidOf(service));
     for (let second = 0; second < FRESH_SETTLE_SECONDS; second += 1) {
       await sleep(1000);
