@@ -11,7 +11,7 @@
  * Two reads of the same record that overlap share one replay. Entries are evicted least recently
  * used first, to stay within `maxBytes` of JSON; a record larger than the whole bound is not kept.
  *
- * Only records of at least `minRecordLength` commands are kept (decision I18): a replay's cost
+ * Only records of at least `minRecordLength` commands are kept (decision I19): a replay's cost
  * grows with the commands it replays, and a short record is rebuilt quickly on a replay worker,
  * while its JSON (which repeats the market's subject in every commitment) can be large. Keeping
  * every record read filled the bound with the records of a service's many small markets, memory a
@@ -22,7 +22,7 @@ import type { ReplayWork, ShardReply } from "./shard-protocol.js";
 
 /** 64 MiB: three records of a 50,000-claim storm market (~21 MB of JSON each). */
 export const DEFAULT_RECORD_CACHE_BYTES = 64 * 1024 * 1024;
-/** Records shorter than this many commands are replayed on every read, not kept (decision I18). */
+/** Records shorter than this many commands are replayed on every read, not kept (decision I19). */
 export const DEFAULT_RECORD_CACHE_MIN_LENGTH = 1_000;
 
 export type RecordWork = Extract<ReplayWork, { kind: "record" }>;

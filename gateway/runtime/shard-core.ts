@@ -57,8 +57,9 @@ export interface OpenedShard {
 
 const DEFAULT_REPLY_CACHE_ENTRIES = 4096;
 /**
- * 8 Mi characters: 4096 typical replies (a claim's is about 1 KB) fit, so the entry count stays the
- * bound that usually applies; replies that carry a large subject are bounded by their size.
+ * 8 Mi characters: 4096 replies of claims on markets with ordinary subjects fit, so the entry count
+ * stays the bound that usually applies; replies that carry a large subject are bounded by their
+ * size (decision I18).
  */
 export const DEFAULT_REPLY_CACHE_CHARS = 8 * 1024 * 1024;
 
