@@ -87,9 +87,15 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The commit checked out where the build lives, when the run starts, with "+changes" when the work
+ * tree differs from it. `npm run bench:soak` builds first, so that is what runs; a build directory
+ * passed with --server is what its own checkout built last.
+ */
 function gitCommitOf(dir: string): string {
+  const git = (args: string) => execSync(`git ${args}`, { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
   try {
-    return execSync("git rev-parse --short HEAD", { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    return `${git("rev-parse --short HEAD")}${git("status --porcelain --untracked-files=no") === "" ? "" : "+changes"}`;
   } catch {
     return "unknown";
   }
@@ -204,7 +210,8 @@ async function main(): Promise<void> {
     const url = await inspectorUrl(started.stderr);
     return () => collectGarbage(url);
   };
-  process.stderr.write(`[soak] server ${SERVER} (commit ${gitCommitOf(path.dirname(SERVER))}), work dir ${workDir}, ${MINUTES} min\n`);
+  const serverCommit = gitCommitOf(path.dirname(SERVER));
+  process.stderr.write(`[soak] server ${SERVER} (commit ${serverCommit}), work dir ${workDir}, ${MINUTES} min\n`);
   let service = await startSoakService(dataDir, staticMcpToken, [...inspectArgs, ...snapshotArgs]);
   const pid = pidOf(service);
   const collect = await collectorOf(service);
@@ -321,7 +328,7 @@ async function main(): Promise<void> {
   const result = {
     label: LABEL,
     date: new Date().toISOString(),
-    server: { dist: SERVER, commit: gitCommitOf(path.dirname(SERVER)) },
+    server: { dist: SERVER, commit: serverCommit },
     machine: { cpus: availableParallelism(), cpu: cpus()[0]?.model, totalMemoryBytes: totalmem(), node: process.version },
     settings: { minutes: MINUTES, sampleSeconds: SAMPLE_SECONDS, recordedPerSecond: RECORDED_PER_SECOND, actorsPerSecond: ACTORS_PER_SECOND, readers: READERS, writers: WRITERS, activeActors: ACTIVE_ACTORS, largeSubjectShare: LARGE_SUBJECT_SHARE, largeSubjectBytes: LARGE_SUBJECT_BYTES, tokenTtlSeconds: TOKEN_TTL_SECONDS, seed: SEED, heapSnapshotMinutes: HEAP_SNAPSHOT_MINUTES, forcedGc: FORCE_GC, serverEnv: MALLOC_ENV },
     summaryMB: {
