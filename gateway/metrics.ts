@@ -5,7 +5,17 @@
 import { Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from "prom-client";
 import type { ResponseInfo } from "./http/route.js";
 import { RequestCounter, RequestHistogram } from "./request-metrics.js";
+import type { RecordCacheStats } from "../engine/runtime/record-cache.js";
 import type { BatchStats } from "../engine/runtime/shard-protocol.js";
+
+/** Gauges read when /metrics is scraped. */
+export interface ServiceMetricsSources {
+  pendingByShard: () => number[];
+  idempotencyEntries: () => number;
+  recordCache: () => Pick<RecordCacheStats, "sizeBytes" | "entries">;
+  outstandingChallenges: () => number;
+  tokensKept: () => number;
+}
 
 export class ServiceMetrics {
   readonly registry = new Registry();
@@ -44,8 +54,16 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
   private readonly idempotencyEntries = new Gauge({ name: "market_idempotency_entries", help: "Entries in the idempotency index.", registers: [this.registry] });
+  // What the service keeps in memory besides its accepted state, each bounded: a soak
+  // (bench:soak) sets memory against these to tell a cache filling up from a leak.
+  private readonly replyCacheEntries = new Gauge({ name: "market_shard_reply_cache_entries", help: "Replies the shard keeps for fast retries.", labelNames: ["shard"] as const, registers: [this.registry] });
+  private readonly replyCacheChars = new Gauge({ name: "market_shard_reply_cache_chars", help: "Characters of the replies the shard keeps for fast retries.", labelNames: ["shard"] as const, registers: [this.registry] });
+  private readonly recordCacheBytes = new Gauge({ name: "market_record_cache_bytes", help: "Bytes of rendered market records kept for repeated reads.", registers: [this.registry] });
+  private readonly recordCacheEntries = new Gauge({ name: "market_record_cache_entries", help: "Rendered market records kept for repeated reads.", registers: [this.registry] });
+  private readonly challenges = new Gauge({ name: "market_auth_challenges_outstanding", help: "Authentication challenges issued and neither used nor expired yet.", registers: [this.registry] });
+  private readonly liveTokens = new Gauge({ name: "market_auth_tokens_kept", help: "Access tokens the identity state holds (live, or expired and not yet dropped).", registers: [this.registry] });
 
-  constructor(private readonly sample: { pendingByShard: () => number[]; idempotencyEntries: () => number }) {
+  constructor(private readonly sample: ServiceMetricsSources) {
     collectDefaultMetrics({ register: this.registry, prefix: "market_" });
     // Counted here, rendered by prom-client's registry at scrape time (request-metrics.ts).
     // prom-client types a registered metric as its own class; its Registry only calls get() (and
@@ -69,12 +87,19 @@ export class ServiceMetrics {
     this.logBytes.set({ shard }, stats.logBytes);
     this.markets.set({ shard }, stats.markets);
     this.commitments.set({ shard }, stats.commitments);
+    this.replyCacheEntries.set({ shard }, stats.replyCacheEntries);
+    this.replyCacheChars.set({ shard }, stats.replyCacheChars);
   }
 
   /** The text exposition, with the sampled gauges refreshed. */
   async render(): Promise<string> {
     this.sample.pendingByShard().forEach((depth, shard) => this.inbox.set({ shard: String(shard) }, depth));
     this.idempotencyEntries.set(this.sample.idempotencyEntries());
+    const records = this.sample.recordCache();
+    this.recordCacheBytes.set(records.sizeBytes);
+    this.recordCacheEntries.set(records.entries);
+    this.challenges.set(this.sample.outstandingChallenges());
+    this.liveTokens.set(this.sample.tokensKept());
     return this.registry.metrics();
   }
 

@@ -118,7 +118,13 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
   let runtime: MarketRuntime | undefined;
   let api: MarketApi | undefined;
   let mcp: McpEndpoint | undefined;
-  const metrics = new ServiceMetrics({ pendingByShard: () => runtime?.pendingByShard() ?? [], idempotencyEntries: () => idempotency.size });
+  const metrics = new ServiceMetrics({
+    pendingByShard: () => runtime?.pendingByShard() ?? [],
+    idempotencyEntries: () => idempotency.size,
+    recordCache: () => runtime?.recordCacheStats ?? { sizeBytes: 0, entries: 0 },
+    outstandingChallenges: () => auth.outstandingChallenges,
+    tokensKept: () => identity.state.tokens.size,
+  });
   const parts = {
     auth,
     clock,

@@ -48,12 +48,12 @@ function track(child: ChildProcess): Started {
 /**
  * The service exactly as `npm start` runs it (built output, durable, default shard count unless
  * given). `nodeArgs`: extra node flags (the storm profile passes --cpu-prof); STORM_NODE_ARGS in the
- * environment adds more, e.g. "--v8-pool-size=1" for an experiment. STORM_DIST names another build
- * directory to run instead of `dist/` (an A/B against an older build).
+ * environment adds more, e.g. "--v8-pool-size=1" for an experiment. `distDir` (or else STORM_DIST)
+ * names another build directory to run instead of `dist/` (an A/B against an older build).
  */
-export async function startService(env: Record<string, string>, port: number, extraNodeArgs: readonly string[] = []): Promise<Started & { url: string }> {
+export async function startService(env: Record<string, string>, port: number, extraNodeArgs: readonly string[] = [], distDir?: string): Promise<Started & { url: string }> {
   const nodeArgs = [...extraNodeArgs, ...(process.env["STORM_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")];
-  const dist = path.resolve(REPO, process.env["STORM_DIST"] ?? "dist");
+  const dist = path.resolve(REPO, distDir ?? process.env["STORM_DIST"] ?? "dist");
   const child = spawn(process.execPath, [...nodeArgs, path.join(dist, "gateway", "main.js")], {
     cwd: REPO,
     env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "warn", ...env },

@@ -19,7 +19,8 @@ export interface ScenarioResult {
   notes?: string;
 }
 
-async function svg(spec: TopLevelSpec): Promise<string> {
+/** A vega-lite spec rendered headless to SVG text (also used by the soak's chart). */
+export async function svg(spec: TopLevelSpec): Promise<string> {
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: "none" });
   return view.toSVG();
 }

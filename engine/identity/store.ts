@@ -42,6 +42,7 @@ import {
   actorView,
   delegationView,
   emptyIdentityState,
+  forgetExpiredTokens,
   keyView,
   principalView,
   type IdentityState,
@@ -71,6 +72,13 @@ import {
 export const DEFAULT_SNAPSHOT_EVERY_COMMANDS = 10_000;
 /** Snapshots kept on disk (the newest valid ones). */
 const SNAPSHOTS_KEPT = 2;
+/**
+ * How often (in server command time) issuing a token also drops every expired token. A key's own
+ * expired tokens go when it issues the next one, but a key that issues no more (an actor that
+ * logged in once, a client gone) kept its tokens until the next snapshot, which a quiet identity
+ * log may not reach for a long time: with many short-lived actors they piled up.
+ */
+export const TOKEN_SWEEP_INTERVAL_MS = 60_000;
 
 export interface IdentityStoreOptions {
   /** Directory of the identity log (the service passes `DATA_DIR/identity`); created 0700 if missing. */
@@ -143,6 +151,8 @@ export class IdentityStore {
   /** Idempotency entries of every logged command (kept for snapshots). */
   private readonly loggedCommands: LoggedCommandKey[];
   private lastStampMs: number;
+  /** Command time of the last sweep of expired tokens (TOKEN_SWEEP_INTERVAL_MS). */
+  private lastTokenSweepMs = 0;
   private batch: Batch | undefined;
   private flushHandle: NodeJS.Immediate | undefined;
   private framesSinceSnapshot = 0;
@@ -366,6 +376,7 @@ export class IdentityStore {
       if (!decision.accepted) return false;
       durable = this.stage(encodeIdentityFrame({ v: IDENTITY_FRAME_VERSION, c: command, e: decision.events })).durable;
       for (const event of decision.events) evolve(this.identityState, event);
+      this.forgetExpiredTokensNow(command.meta.atMs);
     } catch {
       return false;
     }
@@ -415,6 +426,18 @@ export class IdentityStore {
           ? undefined
           : { code: "forbidden", message: "only the principal itself can manage its delegations" };
     }
+  }
+
+  /**
+   * Drops every token expired at `atMs` (a command time), at most once per TOKEN_SWEEP_INTERVAL_MS.
+   * Pure memory management, like the snapshot's own sweep: a token expired at `atMs` can never
+   * authenticate again, so no decision changes, and the kept tokens stay bounded by those issued
+   * within one token lifetime plus one interval.
+   */
+  private forgetExpiredTokensNow(atMs: number): void {
+    if (atMs - this.lastTokenSweepMs < TOKEN_SWEEP_INTERVAL_MS) return;
+    this.lastTokenSweepMs = atMs;
+    forgetExpiredTokens(this.identityState, atMs);
   }
 
   /** Server command time: the clock, but never earlier than the previous command's time. */

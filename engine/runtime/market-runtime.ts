@@ -32,6 +32,8 @@ export interface MarketRuntimeOptions {
   replayThreads?: number;
   /** Bytes of rendered records kept for reads of unchanged records (default 64 MiB; 0 keeps none; record-cache.ts). */
   recordCacheBytes?: number;
+  /** Records shorter than this many commands are not kept (default 1,000; record-cache.ts). */
+  recordCacheMinLength?: number;
   /** The index to use (shared with the identity store); a new one by default. */
   idempotency?: IdempotencyIndex;
   /** A shard lost durability: the service must stop accepting and exit non-zero. */
@@ -72,7 +74,7 @@ export class MarketRuntime {
     readonly idempotency: IdempotencyIndex,
   ) {
     this.replays = new WorkerPool(options.replayThreads);
-    this.records = new RecordCache(options.recordCacheBytes);
+    this.records = new RecordCache(options.recordCacheBytes, options.recordCacheMinLength);
   }
 
   static async open(options: MarketRuntimeOptions): Promise<{ runtime: MarketRuntime; recovery: RuntimeRecovery }> {

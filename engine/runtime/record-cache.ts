@@ -10,11 +10,20 @@
  *
  * Two reads of the same record that overlap share one replay. Entries are evicted least recently
  * used first, to stay within `maxBytes` of JSON; a record larger than the whole bound is not kept.
+ *
+ * Only records of at least `minRecordLength` commands are kept (decision I22): a replay's cost
+ * grows with the commands it replays, and a short record is rebuilt quickly on a replay worker,
+ * while its JSON (which repeats the market's subject in every commitment) can be large. Keeping
+ * every record read filled the bound with the records of a service's many small markets, memory a
+ * fresh process on the same data does not need, and left little of it to the long records the
+ * cache is for.
  */
 import type { ReplayWork, ShardReply } from "./shard-protocol.js";
 
 /** 64 MiB: three records of a 50,000-claim storm market (~21 MB of JSON each). */
 export const DEFAULT_RECORD_CACHE_BYTES = 64 * 1024 * 1024;
+/** Records shorter than this many commands are replayed on every read, not kept (decision I22). */
+export const DEFAULT_RECORD_CACHE_MIN_LENGTH = 1_000;
 
 export type RecordWork = Extract<ReplayWork, { kind: "record" }>;
 
@@ -46,8 +55,12 @@ export class RecordCache {
   private shared = 0;
   private replays = 0;
 
-  constructor(private readonly maxBytes: number = DEFAULT_RECORD_CACHE_BYTES) {
+  constructor(
+    private readonly maxBytes: number = DEFAULT_RECORD_CACHE_BYTES,
+    private readonly minRecordLength: number = DEFAULT_RECORD_CACHE_MIN_LENGTH,
+  ) {
     if (!(Number.isSafeInteger(maxBytes) && maxBytes >= 0)) throw new RangeError(`record cache bytes must be a non-negative integer, not ${maxBytes}`);
+    if (!(Number.isSafeInteger(minRecordLength) && minRecordLength >= 0)) throw new RangeError(`record cache minimum length must be a non-negative integer, not ${minRecordLength}`);
   }
 
   /** The record `work` describes: kept, being replayed for another reader, or replayed now by `replay`. */
@@ -73,7 +86,7 @@ export class RecordCache {
     };
     reply.then((answer) => {
       settle();
-      if (answer.ok) this.keep(work.marketId, work.recordLength, answer);
+      if (answer.ok && work.recordLength >= this.minRecordLength) this.keep(work.marketId, work.recordLength, answer);
     }, settle);
     return reply;
   }

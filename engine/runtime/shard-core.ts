@@ -44,8 +44,10 @@ export interface ShardCoreOptions {
   clock: Clock;
   /** Report idempotency entries of entries after this sequence (the gateway index snapshot's watermark). */
   reportIdempotencyAfterLsn?: number;
-  /** Replies kept for fast idempotent replays (older ones are recomputed from the log). */
+  /** Replies kept for fast idempotent replays (older ones are recomputed from the log) ... */
   replyCacheEntries?: number;
+  /** ... and at most this many characters of their JSON and messages in all (see `remember`). */
+  replyCacheChars?: number;
 }
 
 export interface OpenedShard {
@@ -66,6 +68,19 @@ interface StagedCommand {
   response: CommandResponse;
   /** The market whose record holds the command, if one does. */
   record: ShardMarket | undefined;
+}
+
+/**
+ * 8 Mi characters: 4096 replies of claims on markets with ordinary subjects fit, so the entry count
+ * stays the bound that usually applies; replies that carry a large subject are bounded by their
+ * size (decision I21).
+ */
+export const DEFAULT_REPLY_CACHE_CHARS = 8 * 1024 * 1024;
+
+/** What a kept reply costs, in characters of its text (O(1): no encoding is measured). */
+function replyChars(reply: ShardReply): number {
+  if (!reply.ok) return reply.code.length + reply.message.length;
+  return typeof reply.json === "string" ? reply.json.length : reply.json.byteLength;
 }
 
 /** Index of `position` in an ascending list, or -1. */
@@ -102,13 +117,15 @@ export class ShardCore {
   private readonly fold = new LogFold();
   private readonly markets = this.fold.markets;
   private readonly timers = new TimerWheel<Deadline>();
+  /** Map order is insertion order: the first entry is the oldest reply. */
   private readonly replyCache = new Map<number, ShardReply>();
   /** The commands of the batch being decided, in order, until `commit` appends them. */
   private staged: StagedCommand[] = [];
+  private replyCacheChars = 0;
   private commandsSinceSnapshot = 0;
   private commitmentCount = 0;
   /** Statistics of the last processed batch (or tick). */
-  lastBatch: BatchStats = { commands: 0, commitMs: 0, logBytes: 0, markets: 0, commitments: 0 };
+  lastBatch: BatchStats = { commands: 0, commitMs: 0, logBytes: 0, markets: 0, commitments: 0, replyCacheEntries: 0, replyCacheChars: 0 };
   private closed = false;
 
   private constructor(
@@ -212,14 +229,30 @@ export class ShardCore {
     return response;
   }
 
+  /**
+   * Keep a reply for fast retries: the newest `replyCacheEntries` replies, and no more than
+   * `replyCacheChars` characters of them. A count alone bounded nothing: every reply repeats its
+   * market's subject (in the market and in each commitment's terms), which a client may make up to
+   * the body limit, so 4096 kept replies could hold gigabytes. Older replies are recomputed from
+   * the log (`replyAt`), byte for byte the same; one larger than the whole bound is not kept.
+   */
   private remember(position: number, reply: ShardReply): void {
-    const limit = this.options.replyCacheEntries ?? DEFAULT_REPLY_CACHE_ENTRIES;
-    if (limit <= 0) return;
+    const maxEntries = this.options.replyCacheEntries ?? DEFAULT_REPLY_CACHE_ENTRIES;
+    const maxChars = this.options.replyCacheChars ?? DEFAULT_REPLY_CACHE_CHARS;
+    const chars = replyChars(reply);
+    if (maxEntries <= 0 || chars > maxChars) return;
     this.replyCache.set(position, reply);
-    if (this.replyCache.size > limit) {
-      const oldest = this.replyCache.keys().next();
-      if (!oldest.done) this.replyCache.delete(oldest.value);
+    this.replyCacheChars += chars;
+    for (const [oldestPosition, oldest] of this.replyCache) {
+      if (this.replyCache.size <= maxEntries && this.replyCacheChars <= maxChars) break;
+      this.replyCache.delete(oldestPosition);
+      this.replyCacheChars -= replyChars(oldest);
     }
+  }
+
+  /** Replies kept for retries and their size in characters (tests, metrics). */
+  get replyCacheStats(): { entries: number; chars: number } {
+    return { entries: this.replyCache.size, chars: this.replyCacheChars };
   }
 
   /** Submit the system commands of every deadline that has passed (staged; the caller commits). */
@@ -277,7 +310,15 @@ export class ShardCore {
         this.remember(position, item.response.reply);
       });
     }
-    this.lastBatch = { commands: staged.length, commitMs, logBytes: this.journal.sizeBytes, markets: this.markets.size, commitments: this.commitmentCount };
+    this.lastBatch = {
+      commands: staged.length,
+      commitMs,
+      logBytes: this.journal.sizeBytes,
+      markets: this.markets.size,
+      commitments: this.commitmentCount,
+      replyCacheEntries: this.replyCache.size,
+      replyCacheChars: this.replyCacheChars,
+    };
   }
 
   /** Fire due deadlines outside a client batch (the worker's periodic tick). Durable on return. */

@@ -92,6 +92,9 @@ export interface BatchStats {
   logBytes: number;
   markets: number;
   commitments: number;
+  /** Replies the shard keeps for retries, and their characters (bounded: shard-core.ts `remember`). */
+  replyCacheEntries: number;
+  replyCacheChars: number;
 }
 
 export interface ShardRecoveryReport {

@@ -5,6 +5,7 @@ import { ed25519PublicKeyObject } from "../../gateway/auth/key-cache.js";
 import { hashTokenText } from "../../gateway/auth/token-hash.js";
 import { base64UrlDecode, generateKeyPair, signSigningPayload } from "../../gateway/client/index.js";
 import { MAX_LIVE_TOKENS_PER_KEY } from "../../engine/identity/index.js";
+import { TOKEN_SWEEP_INTERVAL_MS } from "../../engine/identity/store.js";
 import {
   OPERATOR,
   T0,
@@ -247,6 +248,27 @@ describe("bearer tokens", () => {
     expect(reopened.store.recovery.snapshotLsn).toBe(4);
     expect(reopened.store.state.tokens.size).toBe(1);
     expect(authFor(reopened).authenticateBearer(fresh, T0 + 900_001)).toBe("alice");
+  });
+
+  it("drops the expired tokens of keys that issue no more, when a later token is issued", async () => {
+    const h = openHarness();
+    const auth = authFor(h);
+    const idle = [await provisionSelf(h.store, "alice"), await provisionSelf(h.store, "bob"), await provisionSelf(h.store, "carol")];
+    for (const who of idle) await login(auth, who, T0);
+    expect(h.store.state.tokens.size).toBe(3);
+    // Past their lifetime (900 s) and the sweep interval, another key's token sweeps them away.
+    h.clock.advance(900_000 + TOKEN_SWEEP_INTERVAL_MS);
+    const dave = await provisionSelf(h.store, "dave");
+    const daveToken = await login(auth, dave, h.clock.nowMs());
+    expect(h.store.state.tokens.size).toBe(1);
+    expect(h.store.state.tokensByKey.size).toBe(1);
+    expect(auth.authenticateBearer(daveToken, h.clock.nowMs())).toBe("dave");
+    // A token still live is never swept.
+    const alice = idle[0] as ProvisionedKey;
+    const aliceToken = await login(auth, alice, h.clock.nowMs());
+    h.clock.advance(TOKEN_SWEEP_INTERVAL_MS);
+    await login(auth, dave, h.clock.nowMs());
+    expect(auth.authenticateBearer(aliceToken, h.clock.nowMs())).toBe("alice");
   });
 
   it("answers 500 (not 401) when the store cannot persist the token", async () => {

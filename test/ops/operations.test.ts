@@ -91,6 +91,14 @@ describe("a full lifecycle: metrics and logs", () => {
     expect(metrics).toMatch(/market_shard_commit_seconds_count\{shard="\d"\} \d+/);
     expect(metrics).toMatch(/market_shard_markets\{shard="\d"\} 1/);
     expect(metrics).toMatch(/market_process_resident_memory_bytes \d+/);
+    // What the service keeps besides its state (bench:soak reads these against its memory).
+    expect(metrics).toMatch(/market_shard_reply_cache_entries\{shard="\d"\} [1-9]\d*/);
+    expect(metrics).toMatch(/market_shard_reply_cache_chars\{shard="\d"\} [1-9]\d*/);
+    // The record read above is short: replayed, not kept (decision I22).
+    expect(metrics).toMatch(/market_record_cache_entries 0\n/);
+    expect(metrics).toMatch(/market_record_cache_bytes 0\n/);
+    expect(metrics).toMatch(/market_auth_challenges_outstanding 0\n/);
+    expect(metrics).toMatch(/market_auth_tokens_kept 2\n/);
     expect(metrics).not.toContain(secretMarket);
     expect(metrics).not.toContain(String(bidAmount));
 

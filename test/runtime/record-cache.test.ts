@@ -37,7 +37,7 @@ function replayer(sizeBytes = 10) {
 
 describe("RecordCache", () => {
   it("answers an unchanged record from memory and replays a record that has grown", async () => {
-    const cache = new RecordCache(1_000);
+    const cache = new RecordCache(1_000, 1);
     const replay = replayer();
     const first = await cache.answer(work("m", 3), replay.run);
     const again = await cache.answer(work("m", 3), replay.run);
@@ -50,7 +50,7 @@ describe("RecordCache", () => {
   });
 
   it("lets overlapping reads of one record share a replay, but not reads of different lengths", async () => {
-    const cache = new RecordCache(1_000);
+    const cache = new RecordCache(1_000, 1);
     const replay = replayer();
     replay.hold();
     const a = cache.answer(work("m", 5), replay.run);
@@ -67,7 +67,7 @@ describe("RecordCache", () => {
   });
 
   it("evicts the least recently used records to stay within its bound, and keeps none larger than it", async () => {
-    const cache = new RecordCache(30);
+    const cache = new RecordCache(30, 1);
     const replay = replayer(10);
     for (const id of ["a", "b", "c"]) await cache.answer(work(id, 1), replay.run);
     await cache.answer(work("a", 1), replay.run); // a is now the most recent
@@ -81,7 +81,7 @@ describe("RecordCache", () => {
     await cache.answer(work("b", 1), replay.run);
     expect(replay.calls.length).toBe(before + 1);
 
-    const small = new RecordCache(5);
+    const small = new RecordCache(5, 1);
     const big = replayer(10);
     await small.answer(work("x", 1), big.run);
     await small.answer(work("x", 1), big.run);
@@ -90,7 +90,7 @@ describe("RecordCache", () => {
   });
 
   it("keeps no refusal and no failure", async () => {
-    const cache = new RecordCache(1_000);
+    const cache = new RecordCache(1_000, 1);
     let calls = 0;
     const refuse = async (): Promise<ShardReply> => {
       calls += 1;
@@ -109,9 +109,34 @@ describe("RecordCache", () => {
     expect(cache.stats.entries).toBe(0);
   });
 
+  it("keeps only records of at least its minimum length: a shorter one is replayed on every read", async () => {
+    const cache = new RecordCache(1_000, 4);
+    const replay = replayer();
+    await cache.answer(work("short", 3), replay.run);
+    await cache.answer(work("short", 3), replay.run);
+    expect(replay.calls).toHaveLength(2);
+    expect(cache.stats).toMatchObject({ entries: 0, sizeBytes: 0, hits: 0, replays: 2 });
+    const long = await cache.answer(work("long", 4), replay.run);
+    expect(await cache.answer(work("long", 4), replay.run)).toBe(long);
+    expect(replay.calls).toHaveLength(3);
+    expect(cache.stats).toMatchObject({ entries: 1, sizeBytes: 10, hits: 1 });
+  });
+
+  it("keeps nothing shorter than 1,000 commands by default", async () => {
+    const cache = new RecordCache();
+    const replay = replayer();
+    for (const length of [1, 999, 999]) await cache.answer(work("m", length), replay.run);
+    expect(cache.stats).toMatchObject({ entries: 0, hits: 0, replays: 3 });
+    await cache.answer(work("m", 1_000), replay.run);
+    await cache.answer(work("m", 1_000), replay.run);
+    expect(cache.stats).toMatchObject({ entries: 1, hits: 1, replays: 4 });
+  });
+
   it("refuses a bound that is not a non-negative integer", () => {
     expect(() => new RecordCache(-1)).toThrow(RangeError);
     expect(() => new RecordCache(1.5)).toThrow(RangeError);
+    expect(() => new RecordCache(10, -1)).toThrow(RangeError);
+    expect(() => new RecordCache(10, 0.5)).toThrow(RangeError);
   });
 });
 
@@ -135,7 +160,8 @@ describe("record reads through the runtime (real shards, real worker pool)", () 
     const t = tempDir("record-cache");
     cleanups.push(t.cleanup);
     const clock = new ManualClock(T0);
-    const { runtime } = await MarketRuntime.open({ dataDir: t.dir, shardCount: 1, clock, controlledClock: true, checkpointEverySeconds: 0, onFatal: () => undefined });
+    // Every record is kept here, short ones included: this test is about when a kept one is stale.
+    const { runtime } = await MarketRuntime.open({ dataDir: t.dir, shardCount: 1, clock, controlledClock: true, checkpointEverySeconds: 0, recordCacheMinLength: 1, onFatal: () => undefined });
     cleanups.push(() => runtime.close());
     await submit(runtime, commands.create("alice", "m", directClaim({ capacity: 1, pricing: { mode: "free" }, confirmation: "creator", holdDurationSeconds: 60 })));
     await submit(runtime, commands.publish("alice", "m"));
@@ -168,5 +194,19 @@ describe("record reads through the runtime (real shards, real worker pool)", () 
     const after = runtime.recordCacheStats;
     expect(after.replays - before.replays + after.hits - before.hits + after.shared - before.shared).toBe(2);
     expect(after.replays - before.replays).toBe(1);
+  });
+
+  it("by default keeps no short record: each read replays it, identical every time", async () => {
+    const t = tempDir("record-cache");
+    cleanups.push(t.cleanup);
+    const clock = new ManualClock(T0);
+    const { runtime } = await MarketRuntime.open({ dataDir: t.dir, shardCount: 1, clock, controlledClock: true, checkpointEverySeconds: 0, onFatal: () => undefined });
+    cleanups.push(() => runtime.close());
+    await submit(runtime, commands.create("alice", "s", directClaim({ capacity: 2, pricing: { mode: "free" }, confirmation: "none" })));
+    await submit(runtime, commands.publish("alice", "s"));
+    const reads = [await record(runtime, "s"), await record(runtime, "s"), await record(runtime, "s")];
+    expect(reads[1]).toEqual(reads[0]);
+    expect(reads[2]).toEqual(reads[0]);
+    expect(runtime.recordCacheStats).toMatchObject({ replays: 3, hits: 0, entries: 0, sizeBytes: 0 });
   });
 });

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../engine/clock.js";
 import { openFileShard, type ShardCore } from "../../engine/runtime/shard-core.js";
 import { isoFromMs } from "../../engine/index.js";
+import { jsonText } from "../../engine/runtime/shard-protocol.js";
 import { T0, auction, codeOf, commands, directClaim, okJson, replyOf, request, tempDir } from "./support.js";
 
 const cleanups: Array<() => void> = [];
@@ -10,7 +11,7 @@ afterEach(() => {
   while (cleanups.length > 0) cleanups.pop()?.();
 });
 
-function openShard(dir: string, clock: ManualClock, extra: { reportIdempotencyAfterLsn?: number; replyCacheEntries?: number } = {}) {
+function openShard(dir: string, clock: ManualClock, extra: { reportIdempotencyAfterLsn?: number; replyCacheEntries?: number; replyCacheChars?: number } = {}) {
   return openFileShard({ dir, shardIndex: 0, clock, ...extra });
 }
 
@@ -236,6 +237,57 @@ describe("ShardCore idempotent replies", () => {
     expect(afterRestart.map(replyOf)).toEqual(original.map(replyOf));
     expect(afterRestart.filter((r) => r.kind === "replay").length).toBeGreaterThan(0); // replayed off the shard, not cached
     reopened.close();
+  });
+});
+
+describe("ShardCore reply cache bounds", () => {
+  it("keeps replies within their character bound however large the subject, and replays the evicted ones byte for byte", async () => {
+    const dir = freshDir();
+    const clock = new ManualClock(T0);
+    const maxChars = 256 * 1024;
+    const { core } = await openShard(dir, clock, { replyCacheChars: maxChars });
+    // Every reply of this market repeats its 40 KB subject (in the market, and in each commitment's terms).
+    const create = commands.create("alice", "big", directClaim({ capacity: 50, pricing: { mode: "free" }, confirmation: "none" }));
+    if (create.type !== "market.create_draft") throw new Error("a create command");
+    create.subject = { schema: "blob.v1", data: { attachment: "x".repeat(40_000) } };
+    const sent = [request(create), request(commands.publish("alice", "big")), ...Array.from({ length: 40 }, (_, i) => request(commands.claim(`p${i}`, "big")))];
+    const original = [];
+    for (const r of sent) {
+      clock.advance(3);
+      original.push((await core.processBatch([r]))[0]);
+    }
+    const replyChars = original.map((r) => {
+      const reply = replyOf(r);
+      return reply.ok ? jsonText(reply.json).length : 0;
+    });
+    expect(Math.min(...replyChars)).toBeGreaterThan(40_000);
+    // Without the character bound all 42 replies (the entry bound is 4096) would be kept: > 1.6 M characters.
+    expect(replyChars.reduce((a, b) => a + b, 0)).toBeGreaterThan(4 * maxChars);
+    const stats = core.replyCacheStats;
+    expect(stats.chars).toBeLessThanOrEqual(maxChars);
+    expect(stats.entries).toBeLessThan(sent.length);
+    expect(stats.entries).toBeGreaterThan(0);
+    expect(core.lastBatch.replyCacheChars).toBe(stats.chars);
+    // Evicted replies come back through a replay of the log, identical to the original.
+    const replays = await core.processBatch(original.map((r) => ({ kind: "reply-at" as const, position: r?.kind === "command" ? r.position : -1 })));
+    expect(replays.filter((r) => r.kind === "replay").length).toBe(sent.length - stats.entries);
+    expect(replays.map(replyOf)).toEqual(original.map(replyOf));
+    core.close();
+  });
+
+  it("does not keep a reply larger than the whole bound", async () => {
+    const dir = freshDir();
+    const clock = new ManualClock(T0);
+    const { core } = await openShard(dir, clock, { replyCacheChars: 10_000 });
+    const create = commands.create("alice", "huge", directClaim({ capacity: 1, pricing: { mode: "free" }, confirmation: "none" }));
+    if (create.type !== "market.create_draft") throw new Error("a create command");
+    create.subject = { schema: "blob.v1", data: { attachment: "y".repeat(20_000) } };
+    await core.processBatch([request(create)]);
+    expect(core.replyCacheStats).toEqual({ entries: 0, chars: 0 });
+    const [missing] = await core.processBatch([request(commands.publish("alice", "ghost"))]);
+    expect(codeOf(missing)).toBe("market_not_found");
+    expect(core.replyCacheStats.entries).toBe(1);
+    core.close();
   });
 });
 
