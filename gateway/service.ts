@@ -105,7 +105,7 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
   const authConfig = loadAuthConfig(options.env, config.dataDir);
   logConfiguration(log, config, shards, authConfig);
   const idempotency = new IdempotencyIndex();
-  const identity = IdentityStore.open({
+  const identity = await IdentityStore.open({
     dir: path.join(config.dataDir, "identity"),
     clock,
     idempotency,
@@ -173,7 +173,7 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
     // Listening before recovery: /livez answers (and every other route 503s) while logs replay.
     port = await server.listen(config.host, config.port);
   } catch (error) {
-    identity.close();
+    await identity.close();
     throw error;
   }
   try {
@@ -199,7 +199,7 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
     });
   } catch (error) {
     server.close();
-    identity.close();
+    await identity.close();
     throw error;
   }
   const liveRuntime = runtime;
@@ -241,7 +241,7 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
         if (server.inFlight > 0) log("warn", "stopping with requests still in flight", { inFlight: server.inFlight });
         server.close();
         await liveRuntime.close();
-        identity.close();
+        await identity.close();
         lock.release();
         log("info", "stopped", {});
         flushLogs();

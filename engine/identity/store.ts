@@ -5,24 +5,23 @@
  *   shared IdempotencyIndex (owner "identity"), is decided against the current state, appended to
  *   the identity log with its decision and reply, applied, and acknowledged only after the group
  *   commit that made its frame durable.
- * - Group commit: all frames staged during one event-loop turn are committed by one `commitSync()`
- *   (one pwrite + one fdatasync) in a `setImmediate` callback, before any of their promises resolve.
- * - Recovery on open: newest valid snapshot whose chain head matches the log, then the frames after
- *   it; the idempotency entries of every logged command are restored into the given index.
- * - Fail-stop: if a commit fails the log is permanently failed (storage/ never retries an fsync), and
- *   so is this store: every later command replies `internal_error` and every read used for
- *   authentication or authority fails closed. Restart to recover from the durable log.
+ * - The log is a Journal (engine/journal/), the same seam the shards append through; the embedded
+ *   default is a FileJournal in `DATA_DIR/identity`.
+ * - Group commit: all entries staged during one event-loop turn are appended as one batch (one write
+ *   + one fdatasync for the file journal) in a `setImmediate` callback, before any of their promises
+ *   resolve; batches are appended one at a time, in order.
+ * - Recovery on open: the journal's newest snapshot (one whose chain head matches the log), then the
+ *   entries after it; the idempotency entries of every logged command are restored into the index.
+ * - Fail-stop: if an append fails the journal is permanently failed (storage/ never retries an
+ *   fsync), and so is this store: every later command replies `internal_error` and every read used
+ *   for authentication or authority fails closed. Restart to recover from the durable log.
  */
 import * as fs from "node:fs";
-import * as path from "node:path";
 import { assert } from "../rules/assert.js";
 import type { Rejection } from "../rules/types/errors.js";
-import {
-  SegmentLog,
-  SnapshotStore,
-  type RecoveryReport,
-  type StorageFs,
-} from "../../storage/index.js";
+import type { StorageFs } from "../../storage/index.js";
+import { FileJournal } from "../journal/file-journal.js";
+import type { Journal, JournalPosition, JournalRecovery } from "../journal/journal.js";
 import type { Clock } from "../clock.js";
 import { commandFingerprint } from "../idempotency/fingerprint.js";
 import type { IdempotencyIndex } from "../idempotency/index.js";
@@ -97,7 +96,7 @@ export interface IdentityStoreOptions {
 }
 
 export interface IdentityRecoveryReport {
-  readonly log: RecoveryReport;
+  readonly log: JournalRecovery;
   /** Lsn of the snapshot recovery started from, or null (replayed from the first frame). */
   readonly snapshotLsn: number | null;
   /** Why the newest valid snapshot file was not used (it does not match the log), if so. */
@@ -126,9 +125,12 @@ export type IdentityRequest =
   | { readonly operation: "key.revoke"; readonly body: RevokeKeyBody };
 
 interface Batch {
-  frames: number;
-  readonly durable: Promise<void>;
-  readonly resolve: () => void;
+  readonly payloads: Uint8Array[];
+  /** Per entry: the idempotency key of the command it logs, or undefined (a token). */
+  readonly keys: Array<readonly [actorId: string, commandId: string, fingerprint: string] | undefined>;
+  /** Each entry's position, once the batch is durable. */
+  readonly durable: Promise<JournalPosition[]>;
+  readonly resolve: (positions: JournalPosition[]) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -141,8 +143,7 @@ const IDEMPOTENCY_CONFLICT: ErrorReply = {
 
 export class IdentityStore {
   readonly recovery: IdentityRecoveryReport;
-  private readonly log: SegmentLog;
-  private readonly snapshots: SnapshotStore;
+  private readonly journal: Journal;
   private readonly clock: Clock;
   private readonly idempotency: IdempotencyIndex;
   private readonly isOperator: (actorId: string) => boolean;
@@ -155,6 +156,10 @@ export class IdentityStore {
   private lastTokenSweepMs = 0;
   private batch: Batch | undefined;
   private flushHandle: NodeJS.Immediate | undefined;
+  /** The batches being appended, one after another. */
+  private appending: Promise<void> = Promise.resolve();
+  private commits = 0;
+  private framesWritten = 0;
   private framesSinceSnapshot = 0;
   private snapshotsWritten = 0;
   private lastSnapshotError: string | null = null;
@@ -163,12 +168,10 @@ export class IdentityStore {
 
   private constructor(
     options: IdentityStoreOptions,
-    log: SegmentLog,
-    snapshots: SnapshotStore,
+    journal: Journal,
     recovered: { state: IdentityState; lastStampMs: number; commands: LoggedCommandKey[]; report: IdentityRecoveryReport },
   ) {
-    this.log = log;
-    this.snapshots = snapshots;
+    this.journal = journal;
     this.clock = options.clock;
     this.idempotency = options.idempotency;
     this.isOperator = options.isOperator;
@@ -184,26 +187,21 @@ export class IdentityStore {
   }
 
   /** Opens (or creates) the store in `options.dir`, recovers its state and fills the idempotency index. */
-  static open(options: IdentityStoreOptions): IdentityStore {
+  static async open(options: IdentityStoreOptions): Promise<IdentityStore> {
     fs.mkdirSync(options.dir, { recursive: true, mode: 0o700 });
-    const logOptions = {
+    const journal = FileJournal.open({
       dir: options.dir,
       ...(options.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: options.segmentSizeBytes }),
       ...(options.fs === undefined ? {} : { fs: options.fs }),
-    };
-    const log = SegmentLog.open(logOptions);
+    });
     try {
-      const snapshots = new SnapshotStore({
-        dir: path.join(options.dir, "snapshots"),
-        ...(options.fs === undefined ? {} : { fs: options.fs }),
-      });
-      const recovered = recover(log, snapshots);
+      const recovered = await recover(journal, journal.snapshotIgnored ?? null);
       for (const [actorId, commandId, fingerprint, position] of recovered.commands) {
         options.idempotency.restore(actorId, commandId, fingerprint, { owner: "identity", position });
       }
-      return new IdentityStore(options, log, snapshots, recovered);
+      return new IdentityStore(options, journal, recovered);
     } catch (error) {
-      log.close();
+      journal.close();
       throw error;
     }
   }
@@ -231,11 +229,10 @@ export class IdentityStore {
   }
 
   get stats(): IdentityStoreStats {
-    const logStats = this.log.stats;
     return {
-      lastLsn: this.log.lastLsn,
-      commits: logStats.commits,
-      framesWritten: logStats.framesWritten,
+      lastLsn: this.journal.lastSequence,
+      commits: this.commits,
+      framesWritten: this.framesWritten,
       snapshotsWritten: this.snapshotsWritten,
       lastSnapshotError: this.lastSnapshotError,
     };
@@ -327,7 +324,7 @@ export class IdentityStore {
             meta: { commandId: prepared.commandId, actorId, atMs: 0 },
             args: prepared.args,
           } as IdentityCommand;
-          let staged: { position: number; durable: Promise<void> };
+          let durable: Promise<JournalPosition>;
           let reply: IdentityReply;
           try {
             if (this.unavailable) throw new Error("identity store is unavailable");
@@ -335,20 +332,21 @@ export class IdentityStore {
             const decision = decide(this.identityState, command);
             reply = decision.accepted ? (decision.reply as IdentityReply) : errorReply(decision.rejection);
             const events = decision.accepted ? decision.events : [];
-            staged = this.stage(encodeIdentityFrame({ v: IDENTITY_FRAME_VERSION, c: command, f: fingerprint, e: events, r: reply }));
+            const payload = encodeIdentityFrame({ v: IDENTITY_FRAME_VERSION, c: command, f: fingerprint, e: events, r: reply });
+            durable = this.stage(payload, [actorId, prepared.commandId, fingerprint]);
             for (const event of events) evolve(this.identityState, event);
-            this.loggedCommands.push([actorId, prepared.commandId, fingerprint, staged.position]);
           } catch {
             claim.abandon();
             return INTERNAL_ERROR;
           }
+          let position: JournalPosition;
           try {
-            await staged.durable;
+            position = await durable;
           } catch {
             claim.abandon();
             return INTERNAL_ERROR;
           }
-          claim.complete({ owner: "identity", position: staged.position });
+          claim.complete({ owner: "identity", position });
           return reply;
         }
       }
@@ -357,7 +355,7 @@ export class IdentityStore {
 
   /** The reply logged with the command at `position` (for the idempotency index's replays). */
   replyAt(position: number): IdentityReply {
-    const entry = decodeIdentityFrame(this.log.readAt(position).payload);
+    const entry = decodeIdentityFrame(this.journal.readAt(position).payload);
     assert(entry.r !== undefined, "the frame at this position holds no reply (not an identity command)");
     return entry.r;
   }
@@ -369,12 +367,12 @@ export class IdentityStore {
    */
   async recordToken(token: TokenRecord): Promise<boolean> {
     if (this.unavailable) return false;
-    let durable: Promise<void>;
+    let durable: Promise<JournalPosition>;
     try {
       const command = { type: "token.issue" as const, meta: { actorId: token.actorId, atMs: this.stamp() }, args: token };
       const decision = decide(this.identityState, command);
       if (!decision.accepted) return false;
-      durable = this.stage(encodeIdentityFrame({ v: IDENTITY_FRAME_VERSION, c: command, e: decision.events })).durable;
+      durable = this.stage(encodeIdentityFrame({ v: IDENTITY_FRAME_VERSION, c: command, e: decision.events }), undefined);
       for (const event of decision.events) evolve(this.identityState, event);
       this.forgetExpiredTokensNow(command.meta.atMs);
     } catch {
@@ -388,13 +386,14 @@ export class IdentityStore {
     }
   }
 
-  /** Commits whatever is staged (resolving its promises) and closes the log. Idempotent. */
-  close(): void {
+  /** Appends whatever is staged (resolving its promises) and closes the journal. Idempotent. */
+  async close(): Promise<void> {
     if (this.closed) return;
-    if (this.flushHandle !== undefined) clearImmediate(this.flushHandle);
-    this.flush();
     this.closed = true;
-    this.log.close();
+    if (this.flushHandle !== undefined) clearImmediate(this.flushHandle);
+    this.scheduleFlush();
+    await this.appending;
+    this.journal.close();
   }
 
   // -------------------------------------------------------------------------------------------
@@ -448,49 +447,68 @@ export class IdentityStore {
     return this.lastStampMs;
   }
 
-  private stage(payload: Buffer): { position: number; durable: Promise<void> } {
-    const { position } = this.log.append(payload);
+  /** Stages an entry in this turn's batch; resolves with its position once the batch is durable. */
+  private stage(payload: Uint8Array, key: Batch["keys"][number]): Promise<JournalPosition> {
     let batch = this.batch;
     if (batch === undefined) {
-      let resolve!: () => void;
+      let resolve!: (positions: JournalPosition[]) => void;
       let reject!: (error: unknown) => void;
-      const durable = new Promise<void>((res, rej) => {
+      const durable = new Promise<JournalPosition[]>((res, rej) => {
         resolve = res;
         reject = rej;
       });
-      batch = { frames: 0, durable, resolve, reject };
+      // A batch nobody awaits yet must not report an unhandled rejection; its stagers see it.
+      durable.catch(() => undefined);
+      batch = { payloads: [], keys: [], durable, resolve, reject };
       this.batch = batch;
-      this.flushHandle = setImmediate(() => this.flush());
+      this.flushHandle = setImmediate(() => this.scheduleFlush());
     }
-    batch.frames++;
-    return { position, durable: batch.durable };
+    const index = batch.payloads.length;
+    batch.payloads.push(payload);
+    batch.keys.push(key);
+    return batch.durable.then((positions) => positions[index] as JournalPosition);
   }
 
-  /** One commitSync for the whole batch, then release its promises; snapshot when due. */
-  private flush(): void {
+  /** Queues this turn's batch behind the batches being appended (one append at a time, in order). */
+  private scheduleFlush(): void {
     this.flushHandle = undefined;
     const batch = this.batch;
     this.batch = undefined;
     if (batch === undefined) return;
+    this.appending = this.appending.then(() => this.flush(batch));
+  }
+
+  /** One append for the whole batch, then its entries' keys and promises; a snapshot when due. */
+  private async flush(batch: Batch): Promise<void> {
+    if (this.failure !== undefined) {
+      batch.reject(this.failure);
+      return;
+    }
+    let positions: JournalPosition[];
     try {
-      this.log.commitSync();
+      positions = await this.journal.append(batch.payloads);
     } catch (error) {
       this.failure = error;
       batch.reject(error);
       return;
     }
-    batch.resolve();
-    this.framesSinceSnapshot += batch.frames;
-    if (this.framesSinceSnapshot >= this.snapshotEveryCommands) this.writeSnapshot();
+    this.commits += 1;
+    this.framesWritten += positions.length;
+    batch.keys.forEach((key, i) => {
+      if (key !== undefined) this.loggedCommands.push([key[0], key[1], key[2], positions[i] as JournalPosition]);
+    });
+    batch.resolve(positions);
+    this.framesSinceSnapshot += positions.length;
+    // The state is exactly the journal's only while nothing newer is staged.
+    if (this.framesSinceSnapshot >= this.snapshotEveryCommands && this.batch === undefined) await this.writeSnapshot();
   }
 
-  /** Runs right after a commit, with nothing staged, so the state is exactly the log up to lastLsn. */
-  private writeSnapshot(): void {
+  /** Runs right after an append, with nothing staged, so the state is exactly the journal up to its last sequence. */
+  private async writeSnapshot(): Promise<void> {
     this.framesSinceSnapshot = 0;
     try {
       const payload = encodeIdentitySnapshot(this.identityState, this.lastStampMs, this.loggedCommands);
-      this.snapshots.write({ lsn: this.log.lastLsn, chainHead: this.log.chainHead, payload });
-      this.snapshots.prune(SNAPSHOTS_KEPT);
+      await this.journal.writeSnapshot(payload, SNAPSHOTS_KEPT);
       this.snapshotsWritten++;
       this.lastSnapshotError = null;
     } catch (error) {
@@ -516,51 +534,38 @@ function prepareRequest(request: IdentityRequest): Prepared<unknown> {
   }
 }
 
-function recover(
-  log: SegmentLog,
-  snapshots: SnapshotStore,
-): { state: IdentityState; lastStampMs: number; commands: LoggedCommandKey[]; report: IdentityRecoveryReport } {
+async function recover(
+  journal: Journal,
+  snapshotIgnored: string | null,
+): Promise<{ state: IdentityState; lastStampMs: number; commands: LoggedCommandKey[]; report: IdentityRecoveryReport }> {
   let state = emptyIdentityState();
   let lastStampMs = 0;
   let commands: LoggedCommandKey[] = [];
-  let fromLsn = 0;
+  let fromSequence = 0;
   let snapshotLsn: number | null = null;
-  let snapshotIgnored: string | null = null;
-
-  const { snapshot } = snapshots.loadNewestValid();
-  if (snapshot !== null) {
-    // The log is the truth: use the snapshot only if the log holds its frame with the same chain.
-    if (snapshot.lsn < 1 || snapshot.lsn > log.lastLsn) {
-      snapshotIgnored = `snapshot at lsn ${snapshot.lsn} is beyond the log's last lsn ${log.lastLsn}`;
-    } else {
-      const first = log.frames(snapshot.lsn - 1, { verify: "none" }).next();
-      if (first.done === true || first.value.lsn !== snapshot.lsn || !first.value.chain.equals(snapshot.chainHead)) {
-        snapshotIgnored = `snapshot at lsn ${snapshot.lsn} does not match the log's chain`;
-      } else {
-        const decoded = decodeIdentitySnapshot(snapshot.payload);
-        state = decoded.state;
-        lastStampMs = decoded.lastStampMs;
-        commands = decoded.commands;
-        fromLsn = snapshot.lsn;
-        snapshotLsn = snapshot.lsn;
-      }
-    }
+  const snapshot = journal.snapshot;
+  if (snapshot !== undefined) {
+    const decoded = decodeIdentitySnapshot(snapshot.payload);
+    state = decoded.state;
+    lastStampMs = decoded.lastStampMs;
+    commands = decoded.commands;
+    fromSequence = snapshot.sequence;
+    snapshotLsn = snapshot.sequence;
   }
-
   let framesReplayed = 0;
-  for (const frame of log.frames(fromLsn, { verify: "none" })) {
-    const entry = decodeIdentityFrame(frame.payload);
+  await journal.read(fromSequence, (journalEntry) => {
+    const entry = decodeIdentityFrame(journalEntry.payload);
     for (const event of entry.e) evolve(state, event);
     if (entry.c.meta.atMs > lastStampMs) lastStampMs = entry.c.meta.atMs;
     if (entry.f !== undefined && entry.c.type !== "token.issue") {
-      commands.push([entry.c.meta.actorId, entry.c.meta.commandId, entry.f, frame.position]);
+      commands.push([entry.c.meta.actorId, entry.c.meta.commandId, entry.f, journalEntry.position]);
     }
     framesReplayed++;
-  }
+  });
   return {
     state,
     lastStampMs,
     commands,
-    report: { log: log.recovery, snapshotLsn, snapshotIgnored, framesReplayed, commandsRestored: commands.length },
+    report: { log: journal.recovery, snapshotLsn, snapshotIgnored, framesReplayed, commandsRestored: commands.length },
   };
 }

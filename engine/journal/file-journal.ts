@@ -62,6 +62,8 @@ export class FileJournal implements Journal {
     private readonly log: SegmentLog,
     private readonly snapshots: SnapshotStore,
     readonly snapshot: JournalSnapshot | undefined,
+    /** Why the newest valid snapshot was not handed over (its chain head is not the log's at its sequence), or undefined. */
+    readonly snapshotIgnored: string | undefined,
   ) {}
 
   /** Opens (recovering a torn tail, refusing mid-log corruption) and reads the newest valid snapshot. */
@@ -87,8 +89,15 @@ export class FileJournal implements Journal {
       log.close();
       throw new Error(`snapshot of lsn ${snapshotSequence} is newer than the log (last lsn ${log.lastLsn}) in ${options.dir}`);
     }
+    // The log is the truth: a snapshot counts only if the log holds its frame with the same chain.
+    if (loaded !== null && snapshotSequence >= 1) {
+      const frame = log.frames(snapshotSequence - 1, { verify: "none" }).next();
+      if (frame.done === true || frame.value.lsn !== snapshotSequence || !frame.value.chain.equals(loaded.chainHead)) {
+        return new FileJournal(log, snapshots, undefined, `snapshot at lsn ${snapshotSequence} does not match the log's chain`);
+      }
+    }
     const snapshot = loaded === null ? undefined : { sequence: snapshotSequence, payload: envelope?.payload ?? loaded.payload };
-    return new FileJournal(log, snapshots, snapshot);
+    return new FileJournal(log, snapshots, snapshot, undefined);
   }
 
   get lastSequence(): number {

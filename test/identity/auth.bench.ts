@@ -15,7 +15,7 @@ import { IdentityStore } from "../../engine/identity/index.js";
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "auth-bench-"));
 const SECRET = "bench-secret-0123456789abcdefghijklmnop";
 try {
-  const store = IdentityStore.open({
+  const store = await IdentityStore.open({
     dir: path.join(root, "identity"),
     clock: systemClock,
     idempotency: new IdempotencyIndex(),
@@ -83,7 +83,7 @@ try {
       };
     }),
   );
-  store.close();
+  await store.close();
 } finally {
   fs.rmSync(root, { recursive: true, force: true });
 }

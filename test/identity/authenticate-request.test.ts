@@ -11,7 +11,7 @@ function request(headers: Record<string, string>, overrides: Partial<Authenticat
 }
 
 async function setup(): Promise<{ auth: AuthService; token: string }> {
-  const h = openHarness();
+  const h = await openHarness();
   const alice = await provisionSelf(h.store, "alice");
   const auth = authFor(h, { MCP_STATIC_TOKENS: `${STATIC_TOKEN}=mcp-agent` });
   const challenge = expectOk(auth.createChallenge({ actorId: "alice", keyId: alice.keyId }, T0));

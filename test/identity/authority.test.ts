@@ -3,7 +3,7 @@ import { MARKET_SCOPES, SCOPE_FOR_OPERATION, checkAnyMarketAuthority, checkAutho
 import { OPERATOR, T0, authFor, openHarness, provisionSelf, type Harness } from "./helpers.js";
 
 async function world(): Promise<Harness> {
-  const h = openHarness();
+  const h = await openHarness();
   for (const id of ["alice", "bob", "carol"]) await provisionSelf(h.store, id);
   await h.store.issueDelegation("alice", {
     commandId: "d1",
@@ -101,7 +101,7 @@ describe("authority (spec §5.5)", () => {
     const h = await world();
     const auth = authFor(h);
     expect(auth.checkAuthority({ actorId: "alice", principalId: "alice", scope: "market:bid" }, T0)).toBeUndefined();
-    h.store.close();
+    await h.store.close();
     expect(auth.checkAuthority({ actorId: "alice", principalId: "alice", scope: "market:bid" }, T0)).toMatchObject({ code: "internal_error" });
     expect(auth.checkAnyMarketAuthority({ actorId: "alice", principalId: "alice" }, T0)).toMatchObject({ code: "internal_error" });
   });

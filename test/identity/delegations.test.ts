@@ -5,7 +5,7 @@ import { OPERATOR, T0, nextCommandId, openHarness, provisionSelf, type Harness }
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 async function withPeople(): Promise<Harness> {
-  const h = openHarness();
+  const h = await openHarness();
   await provisionSelf(h.store, "alice");
   await provisionSelf(h.store, "bob");
   return h;
@@ -48,7 +48,7 @@ describe("issuing delegations", () => {
     const first = await h.store.issueDelegation("alice", body);
     h.clock.advance(1_000);
     expect(await h.store.issueDelegation("alice", { ...body, scopes: ["market:create", "market:bid"] })).toEqual(first);
-    const reopened = h.reopen();
+    const reopened = await h.reopen();
     expect(await reopened.store.issueDelegation("alice", body)).toEqual(first);
   });
 
@@ -80,7 +80,7 @@ describe("issuing delegations", () => {
       message: 'principal "svc" does not exist',
     });
     const lsn = h.store.stats.lastLsn;
-    const reopened = h.reopen();
+    const reopened = await h.reopen();
     expect(await reopened.store.issueDelegation("alice", noDelegate)).toMatchObject({ code: "identity_not_found" });
     expect(reopened.store.stats.lastLsn).toBe(lsn);
   });
@@ -153,7 +153,7 @@ describe("revoking delegations", () => {
     const again = await h.store.revokeDelegation("alice", "del-1", { commandId: "rev-2", principalId: "alice" });
     expect(again).toEqual({ ok: false, code: "delegation_conflict", message: 'delegation "del-1" is already revoked' });
 
-    const reopened = h.reopen();
+    const reopened = await h.reopen();
     expect(await reopened.store.revokeDelegation("alice", "del-1", body)).toEqual(revoked);
     expect(await reopened.store.revokeDelegation("alice", "del-1", { commandId: "rev-2", principalId: "alice" })).toEqual(again);
     expect(reopened.store.delegation("del-1")?.revokedAt).toBe(iso(T0 + 10_000));

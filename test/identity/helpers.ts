@@ -22,8 +22,8 @@ export function tempDir(label = "identity"): string {
   return dir;
 }
 
-afterEach(() => {
-  for (const store of openStores.splice(0)) store.close();
+afterEach(async () => {
+  for (const store of openStores.splice(0)) await store.close();
   for (const dir of createdDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -33,25 +33,25 @@ export interface Harness {
   index: IdempotencyIndex;
   store: IdentityStore;
   /** Closes the store and opens a new one on the same directory with a fresh idempotency index. */
-  reopen(overrides?: Partial<IdentityStoreOptions>): Harness;
+  reopen(overrides?: Partial<IdentityStoreOptions>): Promise<Harness>;
 }
 
-export function openHarness(
+export async function openHarness(
   options: { dir?: string; clock?: ManualClock } & Partial<Omit<IdentityStoreOptions, "dir" | "clock">> = {},
-): Harness {
+): Promise<Harness> {
   const dir = options.dir ?? path.join(tempDir(), "identity");
   const clock = options.clock ?? new ManualClock(T0);
   const index = new IdempotencyIndex();
   const { dir: _d, clock: _c, ...rest } = options;
-  const store = IdentityStore.open({ isOperator: (actorId) => actorId === OPERATOR, ...rest, dir, clock, idempotency: index });
+  const store = await IdentityStore.open({ isOperator: (actorId) => actorId === OPERATOR, ...rest, dir, clock, idempotency: index });
   openStores.push(store);
   const harness: Harness = {
     dir,
     clock,
     index,
     store,
-    reopen(overrides = {}) {
-      store.close();
+    async reopen(overrides = {}) {
+      await store.close();
       return openHarness({ ...rest, ...overrides, dir, clock });
     },
   };

@@ -17,7 +17,7 @@ function provisionBody(overrides: Partial<Record<"commandId" | "principalId" | "
 
 describe("provisioning identities", () => {
   it("creates principal, actor and key atomically (201) with the server time", async () => {
-    const { store } = openHarness();
+    const { store } = await openHarness();
     const body = provisionBody();
     const reply = await store.provisionIdentity(OPERATOR, body);
     expect(reply).toEqual({
@@ -34,14 +34,14 @@ describe("provisioning identities", () => {
   });
 
   it("replays an identical command with the original reply, also after a restart with a fresh index", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     const body = provisionBody();
     const first = await h.store.provisionIdentity(OPERATOR, body);
     h.clock.advance(5_000);
     expect(await h.store.provisionIdentity(OPERATOR, body)).toEqual(first);
     const framesBefore = h.store.stats.lastLsn;
 
-    const reopened = h.reopen();
+    const reopened = await h.reopen();
     expect(reopened.index.size).toBe(1);
     reopened.clock.advance(60_000);
     expect(await reopened.store.provisionIdentity(OPERATOR, body)).toEqual(first);
@@ -49,7 +49,7 @@ describe("provisioning identities", () => {
   });
 
   it("accepts the same material under a new commandId without change (original createdAt)", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     const body = provisionBody();
     const first = expectOk(await h.store.provisionIdentity(OPERATOR, body)) as ProvisionedIdentity;
     h.clock.advance(1_000);
@@ -58,7 +58,7 @@ describe("provisioning identities", () => {
   });
 
   it("gives idempotency_conflict for the same commandId with different content", async () => {
-    const { store } = openHarness();
+    const { store } = await openHarness();
     const body = provisionBody();
     await store.provisionIdentity(OPERATOR, body);
     const reply = await store.provisionIdentity(OPERATOR, { ...body, keyId: "alice-key-2" });
@@ -71,7 +71,7 @@ describe("provisioning identities", () => {
     ["existing actor under a new principal", { principalId: "bob", actorId: "alice", keyId: "k3" }, 'actor "alice"'],
     ["existing key id under a new actor", { principalId: "carol", actorId: "carol", keyId: "alice-key-1" }, 'key "alice-key-1"'],
   ])("refuses %s with identity_conflict, retained across restart", async (_name, change, what) => {
-    const h = openHarness();
+    const h = await openHarness();
     await h.store.provisionIdentity(OPERATOR, provisionBody());
     const conflicting = provisionBody(change);
     const reply = await h.store.provisionIdentity(OPERATOR, conflicting);
@@ -79,13 +79,13 @@ describe("provisioning identities", () => {
     const lsn = h.store.stats.lastLsn;
     expect(lsn).toBe(2); // the rejection is logged
 
-    const reopened = h.reopen();
+    const reopened = await h.reopen();
     expect(await reopened.store.provisionIdentity(OPERATOR, conflicting)).toEqual(reply);
     expect(reopened.store.stats.lastLsn).toBe(lsn);
   });
 
   it("refuses existing ids bound to a different public key, and a known public key under new ids", async () => {
-    const { store } = openHarness();
+    const { store } = await openHarness();
     const body = provisionBody();
     await store.provisionIdentity(OPERATOR, body);
     const otherKey = await store.provisionIdentity(OPERATOR, { ...provisionBody(), publicKey: generateKeyPair().publicKey });
@@ -95,7 +95,7 @@ describe("provisioning identities", () => {
   });
 
   it("allows distinct principal and actor ids (they confer no authority between them)", async () => {
-    const { store } = openHarness();
+    const { store } = await openHarness();
     const reply = await store.provisionIdentity(OPERATOR, provisionBody({ principalId: "acme", actorId: "acme-bot", keyId: "acme-bot-key" }));
     expect(reply.ok).toBe(true);
   });
@@ -104,7 +104,7 @@ describe("provisioning identities", () => {
     ["principalId", { principalId: "@system" }],
     ["actorId", { actorId: "@system" }],
   ])("refuses the reserved @system as %s with 400 invalid_command, unlogged", async (field, change) => {
-    const { store } = openHarness();
+    const { store } = await openHarness();
     const reply = await store.provisionIdentity(OPERATOR, provisionBody(change));
     expect(reply).toEqual({ ok: false, code: "invalid_command", message: `${field} "@system" is reserved for the service` });
     expect(store.stats.lastLsn).toBe(0);
@@ -118,14 +118,14 @@ describe("provisioning identities", () => {
     ["non-canonical trailing bits", `${generateKeyPair().publicKey.slice(0, 42)}B`],
     ["32 bytes but not a curve point (y = 2 has no x)", "AgAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"],
   ])("refuses a bad publicKey (%s) with invalid_command", async (_name, publicKey) => {
-    const { store } = openHarness();
+    const { store } = await openHarness();
     const reply = await store.provisionIdentity(OPERATOR, provisionBody({ publicKey }));
     expect(reply).toMatchObject({ ok: false, code: "invalid_command" });
     expect(store.stats.lastLsn).toBe(0);
   });
 
   it("refuses invalid identifiers", async () => {
-    const { store } = openHarness();
+    const { store } = await openHarness();
     for (const bad of ["", "a\nb", "x".repeat(129), "tab\there"]) {
       const reply = await store.provisionIdentity(OPERATOR, provisionBody({ principalId: bad }));
       expect(reply).toMatchObject({ ok: false, code: "invalid_command" });
@@ -133,7 +133,7 @@ describe("provisioning identities", () => {
   });
 
   it("forbids non-operators (403), without logging or claiming the commandId", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     const body = provisionBody();
     expect(await h.store.provisionIdentity("mallory", body)).toEqual({
       ok: false,
@@ -145,7 +145,7 @@ describe("provisioning identities", () => {
   });
 
   it("disables actors and principals and revokes keys (operator commands), with conflicts on repeats", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     await h.store.provisionIdentity(OPERATOR, provisionBody());
     h.clock.advance(1_000);
     expect(await h.store.revokeKey(OPERATOR, { commandId: "r1", keyId: "alice-key-1" })).toMatchObject({
@@ -162,7 +162,7 @@ describe("provisioning identities", () => {
     expect(await h.store.disablePrincipal(OPERATOR, { commandId: "d2", principalId: "alice" })).toMatchObject({ ok: true });
     expect(await h.store.disablePrincipal("alice", { commandId: "d3", principalId: "alice" })).toMatchObject({ ok: false, code: "forbidden" });
 
-    const reopened = h.reopen();
+    const reopened = await h.reopen();
     expect(reopened.store.key("alice-key-1")?.revokedAt).toBe(iso(T0 + 1_000));
     expect(reopened.store.actor("alice")?.disabledAt).toBe(iso(T0 + 1_000));
     expect(reopened.store.principal("alice")?.disabledAt).toBe(iso(T0 + 1_000));

@@ -30,7 +30,7 @@ function view(state: IdentityState): unknown {
 test.prop([fc.array(op, { maxLength: 25 }), fc.integer({ min: 1, max: 6 })], { numRuns: 25 })(
   "a reopened store (snapshot + tail replay) has the same state and replies as the live one",
   async (ops, snapshotEvery) => {
-    const h = openHarness({ snapshotEveryCommands: snapshotEvery });
+    const h = await openHarness({ snapshotEveryCommands: snapshotEvery });
     const sent: Array<{ run: (store: IdentityStore) => Promise<unknown>; reply: unknown }> = [];
     let n = 0;
     for (const o of ops) {
@@ -65,7 +65,7 @@ test.prop([fc.array(op, { maxLength: 25 }), fc.integer({ min: 1, max: 6 })], { n
       sent.push({ run, reply: await run(h.store) });
     }
     const live = view(h.store.state);
-    const reopened = h.reopen();
+    const reopened = await h.reopen();
     expect(view(reopened.store.state)).toEqual(live);
     expect(reopened.index.size).toBe(h.index.size);
     const lsn = reopened.store.stats.lastLsn;

@@ -16,7 +16,7 @@ const provision = (id: string) => ({
 
 describe("identity store durability", () => {
   it("group-commits every command of one event-loop turn with one commitSync", async () => {
-    const { store } = openHarness();
+    const { store } = await openHarness();
     const commitsBefore = store.stats.commits;
     const replies = await Promise.all([
       store.provisionIdentity(OPERATOR, provision("a")),
@@ -30,7 +30,7 @@ describe("identity store durability", () => {
   });
 
   it("answers a concurrent identical command from the first one's frame (pending claim)", async () => {
-    const { store } = openHarness();
+    const { store } = await openHarness();
     const body = provision("a");
     const [first, second] = await Promise.all([store.provisionIdentity(OPERATOR, body), store.provisionIdentity(OPERATOR, body)]);
     expect(second).toEqual(first);
@@ -38,7 +38,7 @@ describe("identity store durability", () => {
   });
 
   it("shares commandIds with the other endpoints through the one idempotency index", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     await provisionSelf(h.store, "alice");
     // A market command already used ("alice", "shared") in shard 3's log.
     const claim = h.index.claim("alice", "shared", commandFingerprint("market.create_draft", { marketId: "m" }));
@@ -60,11 +60,11 @@ describe("identity store durability", () => {
   });
 
   it("restores every logged command into a fresh index, with replyAt reproducing the replies", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     const bodies = [provision("a"), provision("b")];
     const replies = [];
     for (const body of bodies) replies.push(await h.store.provisionIdentity(OPERATOR, body));
-    const reopened = h.reopen();
+    const reopened = await h.reopen();
     expect(reopened.store.recovery).toMatchObject({ snapshotLsn: null, framesReplayed: 2, commandsRestored: 2 });
     for (const [i, body] of bodies.entries()) {
       const claim = reopened.index.claim(OPERATOR, body.commandId, commandFingerprint("identity.provision", {
@@ -80,7 +80,7 @@ describe("identity store durability", () => {
   });
 
   it("snapshots every N commands and recovers from the newest snapshot plus the frames after it", async () => {
-    const h = openHarness({ snapshotEveryCommands: 3 });
+    const h = await openHarness({ snapshotEveryCommands: 3 });
     const bodies = [];
     for (const id of ["a", "b", "c", "d", "e", "f", "g"]) {
       const body = provision(id);
@@ -93,7 +93,7 @@ describe("identity store durability", () => {
     const snapshotFiles = fs.readdirSync(path.join(h.dir, "snapshots"));
     expect(snapshotFiles.filter((name) => name.endsWith(".snap"))).toHaveLength(2);
 
-    const reopened = h.reopen();
+    const reopened = await h.reopen();
     expect(reopened.store.recovery).toMatchObject({ snapshotLsn: 6, snapshotIgnored: null, framesReplayed: 2, commandsRestored: 8 });
     expect(reopened.store.principal("a")).toEqual(h.store.principal("a"));
     expect(reopened.store.delegation("a-b")?.validFrom).toBe(new Date(T0 + 7_000).toISOString());
@@ -105,16 +105,16 @@ describe("identity store durability", () => {
   });
 
   it("ignores a snapshot that does not match the log's chain and replays everything", async () => {
-    const a = openHarness({ snapshotEveryCommands: 2 });
+    const a = await openHarness({ snapshotEveryCommands: 2 });
     for (const id of ["a", "b"]) await a.store.provisionIdentity(OPERATOR, provision(id));
     expect(a.store.stats.snapshotsWritten).toBe(1);
-    const b = openHarness();
+    const b = await openHarness();
     for (const id of ["x", "y", "z"]) await b.store.provisionIdentity(OPERATOR, provision(id));
     fs.mkdirSync(path.join(b.dir, "snapshots"), { recursive: true });
     for (const name of fs.readdirSync(path.join(a.dir, "snapshots"))) {
       fs.copyFileSync(path.join(a.dir, "snapshots", name), path.join(b.dir, "snapshots", name));
     }
-    const reopened = b.reopen();
+    const reopened = await b.reopen();
     expect(reopened.store.recovery.snapshotLsn).toBeNull();
     expect(reopened.store.recovery.snapshotIgnored).toBe("snapshot at lsn 2 does not match the log's chain");
     expect(reopened.store.recovery.framesReplayed).toBe(3);
@@ -131,7 +131,7 @@ describe("identity store durability", () => {
         nodeStorageFs.fdatasyncSync(fd);
       },
     };
-    const h = openHarness({ fs: failingFs });
+    const h = await openHarness({ fs: failingFs });
     await provisionSelf(h.store, "alice");
     failSync = true;
     const body = provision("bob");
@@ -148,25 +148,25 @@ describe("identity store durability", () => {
     // After a restart the outcome of the failed commit is whatever reached the disk; either way the
     // same command gets one consistent answer.
     failSync = false;
-    const reopened = h.reopen({ fs: nodeStorageFs });
+    const reopened = await h.reopen({ fs: nodeStorageFs });
     const retry = await reopened.store.provisionIdentity(OPERATOR, body);
     expect(retry).toMatchObject({ ok: true, status: 201 });
     expect(await reopened.store.provisionIdentity(OPERATOR, body)).toEqual(retry);
   });
 
   it("stamps non-decreasing server times even if the clock steps back", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     await provisionSelf(h.store, "a");
     h.clock.set(T0 - 60_000);
     await provisionSelf(h.store, "b");
     expect(h.store.principal("b")?.createdAt).toBe(new Date(T0).toISOString());
-    const reopened = h.reopen();
+    const reopened = await h.reopen();
     await provisionSelf(reopened.store, "c");
     expect(reopened.store.principal("c")?.createdAt).toBe(new Date(T0).toISOString());
   });
 
-  it("creates its directory with mode 0700", () => {
-    const h = openHarness();
+  it("creates its directory with mode 0700", async () => {
+    const h = await openHarness();
     expect(fs.statSync(h.dir).mode & 0o777).toBe(0o700);
   });
 });

@@ -22,7 +22,7 @@ import type { AuthService } from "../../gateway/auth/index.js";
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 async function setup(env = {}): Promise<{ h: Harness; auth: AuthService; alice: ProvisionedKey }> {
-  const h = openHarness();
+  const h = await openHarness();
   const alice = await provisionSelf(h.store, "alice");
   return { h, auth: authFor(h, env), alice };
 }
@@ -144,7 +144,7 @@ describe("Ed25519 challenges", () => {
   });
 
   it("keeps at most maxChallenges, dropping the oldest, and sweeps expired ones", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     const alice = await provisionSelf(h.store, "alice");
     const { AuthService, loadAuthConfig } = await import("../../gateway/auth/index.js");
     const config = loadAuthConfig({ SERVICE_HMAC_SECRETS: `op=${"s".repeat(32)}` }, h.dir + "-data", { maxChallenges: 3 });
@@ -194,7 +194,7 @@ describe("bearer tokens", () => {
   it("survives a restart, and is stored only as its SHA-256 (the raw token is nowhere in the data dir)", async () => {
     const { h, auth, alice } = await setup();
     const token = await login(auth, alice, T0);
-    const reopened = h.reopen();
+    const reopened = await h.reopen();
     const auth2 = authFor(reopened);
     expect(auth2.authenticateBearer(token, T0 + 1_000)).toBe("alice");
 
@@ -230,13 +230,13 @@ describe("bearer tokens", () => {
     expect(auth.authenticateBearer(tokens[0] ?? "", T0)).toBeUndefined();
     expect(auth.authenticateBearer(tokens[1] ?? "", T0)).toBe("alice");
     expect(h.store.state.tokens.size).toBe(MAX_LIVE_TOKENS_PER_KEY);
-    const auth2 = authFor(h.reopen());
+    const auth2 = authFor(await h.reopen());
     expect(auth2.authenticateBearer(tokens[0] ?? "", T0)).toBeUndefined();
     expect(auth2.authenticateBearer(tokens.at(-1) ?? "", T0)).toBe("alice");
   });
 
   it("forgets expired tokens at issue time and in snapshots", async () => {
-    const h = openHarness({ snapshotEveryCommands: 4 });
+    const h = await openHarness({ snapshotEveryCommands: 4 });
     const alice = await provisionSelf(h.store, "alice");
     const auth = authFor(h);
     await login(auth, alice, T0);
@@ -244,14 +244,14 @@ describe("bearer tokens", () => {
     h.clock.advance(900_000);
     const fresh = await login(auth, alice, T0 + 900_000); // the two expired ones are dropped here
     expect(h.store.state.tokens.size).toBe(1);
-    const reopened = h.reopen();
+    const reopened = await h.reopen();
     expect(reopened.store.recovery.snapshotLsn).toBe(4);
     expect(reopened.store.state.tokens.size).toBe(1);
     expect(authFor(reopened).authenticateBearer(fresh, T0 + 900_001)).toBe("alice");
   });
 
   it("drops the expired tokens of keys that issue no more, when a later token is issued", async () => {
-    const h = openHarness();
+    const h = await openHarness();
     const auth = authFor(h);
     const idle = [await provisionSelf(h.store, "alice"), await provisionSelf(h.store, "bob"), await provisionSelf(h.store, "carol")];
     for (const who of idle) await login(auth, who, T0);
@@ -274,7 +274,7 @@ describe("bearer tokens", () => {
   it("answers 500 (not 401) when the store cannot persist the token", async () => {
     const { h, auth, alice } = await setup();
     const challenge = challengeFor(auth, alice, T0);
-    h.store.close();
+    await h.store.close();
     const reply = await auth.issueToken({ challengeId: challenge.id, nonce: challenge.nonce, signature: signSigningPayload(challenge.signingPayload, alice.privateKey) }, T0);
     expect(reply).toMatchObject({ ok: false, code: "internal_error" });
   });
