@@ -2,9 +2,10 @@
  * `npm run build:binary`: builds `dist/market-service`, a Node 20 single executable application
  * (SEA) for Linux x64 that runs without node_modules. Steps:
  *
- *  1. esbuild bundles the TypeScript sources (not dist/) into three CommonJS files:
+ *  1. esbuild bundles the TypeScript sources (not dist/) into four CommonJS files:
  *       main.cjs          gateway/sea/main.ts → gateway/cli.ts (serve, replay, verify, provision, token)
  *       shard-worker.cjs  engine/runtime/shard-worker.ts (embedded as an asset, run with eval: true)
+ *       journal-worker.cjs engine/journal/journal-worker.ts (the identity log's thread; likewise)
  *       pool-worker.cjs   the worker pool's threads (engine/pool/): the tasks of pool-tasks.ts as the
  *                         file's exports, then piscina's own thread runner (its dist/worker.js). piscina
  *                         starts a thread from a file only, so the binary extracts this one
@@ -37,7 +38,7 @@ import { createRequire } from "node:module";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
-import { CRC32_ASSET, POOL_WORKER_ASSET, SHARD_WORKER_ASSET, uwsAssetName } from "../gateway/sea/assets.js";
+import { CRC32_ASSET, JOURNAL_WORKER_ASSET, POOL_WORKER_ASSET, SHARD_WORKER_ASSET, uwsAssetName } from "../gateway/sea/assets.js";
 import { SERVICE_VERSION } from "../gateway/version.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -237,9 +238,11 @@ async function main(): Promise<void> {
     // 1. bundles
     const mainBundle = path.join(workDir, "main.cjs");
     const workerBundle = path.join(workDir, "shard-worker.cjs");
+    const journalWorkerBundle = path.join(workDir, "journal-worker.cjs");
     const poolWorkerBundle = path.join(workDir, "pool-worker.cjs");
     await bundle("gateway/sea/main.ts", mainBundle);
     await bundle("engine/runtime/shard-worker.ts", workerBundle);
+    await bundle("engine/journal/journal-worker.ts", journalWorkerBundle);
     await bundle(
       {
         name: "pool-worker (engine/pool/pool-tasks.ts + piscina's thread runner)",
@@ -251,13 +254,18 @@ async function main(): Promise<void> {
       poolWorkerBundle,
     );
     const bundles: Manifest["bundles"] = {};
-    for (const [name, file] of [["main.cjs", mainBundle], ["shard-worker.cjs", workerBundle], ["pool-worker.cjs", poolWorkerBundle]] as const) {
+    for (const [name, file] of [["main.cjs", mainBundle], ["shard-worker.cjs", workerBundle], ["journal-worker.cjs", journalWorkerBundle], ["pool-worker.cjs", poolWorkerBundle]] as const) {
       const bytes = fs.readFileSync(file);
       bundles[name] = { bytes: bytes.length, sha256: sha256(bytes) };
     }
 
     // 2. assets, SEA config, fingerprint
-    const assetFiles: Record<string, string> = { [SHARD_WORKER_ASSET]: workerBundle, [POOL_WORKER_ASSET]: poolWorkerBundle, ...resolveAssets() };
+    const assetFiles: Record<string, string> = {
+      [SHARD_WORKER_ASSET]: workerBundle,
+      [JOURNAL_WORKER_ASSET]: journalWorkerBundle,
+      [POOL_WORKER_ASSET]: poolWorkerBundle,
+      ...resolveAssets(),
+    };
     const assets: Manifest["assets"] = {};
     for (const [name, file] of Object.entries(assetFiles)) {
       const bytes = fs.readFileSync(file);
@@ -271,7 +279,7 @@ async function main(): Promise<void> {
       disableExperimentalSEAWarning: true,
       useSnapshot: false,
       useCodeCache: false,
-      assets: { ...assetFiles, [SHARD_WORKER_ASSET]: "shard-worker.cjs", [POOL_WORKER_ASSET]: "pool-worker.cjs" },
+      assets: { ...assetFiles, [SHARD_WORKER_ASSET]: "shard-worker.cjs", [JOURNAL_WORKER_ASSET]: "journal-worker.cjs", [POOL_WORKER_ASSET]: "pool-worker.cjs" },
     };
     const stripTool = options.strip ? commandExists("strip") : undefined;
     if (options.strip && stripTool === undefined) log("`strip` not found (binutils); the Node executable is embedded unstripped");

@@ -5,11 +5,12 @@
  *   shared IdempotencyIndex (owner "identity"), is decided against the current state, appended to
  *   the identity log with its decision and reply, applied, and acknowledged only after the group
  *   commit that made its frame durable.
- * - The log is a Journal (engine/journal/), the same seam the shards append through; the embedded
- *   default is a FileJournal in `DATA_DIR/identity`.
- * - Group commit: all entries staged during one event-loop turn are appended as one batch (one write
- *   + one fdatasync for the file journal) in a `setImmediate` callback, before any of their promises
- *   resolve; batches are appended one at a time, in order.
+ * - The log is a Journal (engine/journal/), the seam the shards append through; by default a
+ *   WorkerJournal: the file journal in `DATA_DIR/identity` on a thread of its own, so its writes and
+ *   fdatasyncs never block the gateway's thread.
+ * - Group commit, as in a shard: one append is in flight at a time, and everything staged while it
+ *   commits becomes the next batch (one write + one fdatasync for the file journal). No entry's
+ *   promise resolves before its batch is durable.
  * - Recovery on open: the journal's newest snapshot (one whose chain head matches the log), then the
  *   entries after it; the idempotency entries of every logged command are restored into the index.
  * - Fail-stop: if an append fails the journal is permanently failed (storage/ never retries an
@@ -19,8 +20,7 @@
 import * as fs from "node:fs";
 import { assert } from "../rules/assert.js";
 import type { Rejection } from "../rules/types/errors.js";
-import type { StorageFs } from "../../storage/index.js";
-import { FileJournal } from "../journal/file-journal.js";
+import { WorkerJournal } from "../journal/worker-journal.js";
 import type { Journal, JournalPosition, JournalRecovery } from "../journal/journal.js";
 import type { Clock } from "../clock.js";
 import { commandFingerprint } from "../idempotency/fingerprint.js";
@@ -89,10 +89,10 @@ export interface IdentityStoreOptions {
   /** Operator allowlist (spec §5.4): who may provision identities and run the other operator commands. */
   readonly isOperator: (actorId: string) => boolean;
   readonly snapshotEveryCommands?: number;
-  /** Passed to SegmentLog (tests use small segments to exercise rotation). */
+  /** Passed to the journal (tests use small segments to exercise rotation). */
   readonly segmentSizeBytes?: number;
-  /** File-system calls (tests inject failures). */
-  readonly fs?: StorageFs;
+  /** Opens the log's journal; default: a WorkerJournal (tests open a FileJournal on injected file-system calls). */
+  readonly openJournal?: (options: { dir: string; segmentSizeBytes?: number }) => Promise<Journal>;
 }
 
 export interface IdentityRecoveryReport {
@@ -154,10 +154,11 @@ export class IdentityStore {
   private lastStampMs: number;
   /** Command time of the last sweep of expired tokens (TOKEN_SWEEP_INTERVAL_MS). */
   private lastTokenSweepMs = 0;
+  /** What is staged for the next append. */
   private batch: Batch | undefined;
   private flushHandle: NodeJS.Immediate | undefined;
-  /** The batches being appended, one after another. */
-  private appending: Promise<void> = Promise.resolve();
+  /** The append in flight (at most one), and the snapshot after it if one is due. */
+  private inFlight: Promise<void> | undefined;
   private commits = 0;
   private framesWritten = 0;
   private framesSinceSnapshot = 0;
@@ -189,19 +190,16 @@ export class IdentityStore {
   /** Opens (or creates) the store in `options.dir`, recovers its state and fills the idempotency index. */
   static async open(options: IdentityStoreOptions): Promise<IdentityStore> {
     fs.mkdirSync(options.dir, { recursive: true, mode: 0o700 });
-    const journal = FileJournal.open({
-      dir: options.dir,
-      ...(options.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: options.segmentSizeBytes }),
-      ...(options.fs === undefined ? {} : { fs: options.fs }),
-    });
+    const openJournal = options.openJournal ?? WorkerJournal.open;
+    const journal = await openJournal({ dir: options.dir, ...(options.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: options.segmentSizeBytes }) });
     try {
-      const recovered = await recover(journal, journal.snapshotIgnored ?? null);
+      const recovered = await recover(journal);
       for (const [actorId, commandId, fingerprint, position] of recovered.commands) {
         options.idempotency.restore(actorId, commandId, fingerprint, { owner: "identity", position });
       }
       return new IdentityStore(options, journal, recovered);
     } catch (error) {
-      journal.close();
+      await journal.close();
       throw error;
     }
   }
@@ -391,9 +389,9 @@ export class IdentityStore {
     if (this.closed) return;
     this.closed = true;
     if (this.flushHandle !== undefined) clearImmediate(this.flushHandle);
-    this.scheduleFlush();
-    await this.appending;
-    this.journal.close();
+    this.startFlush();
+    while (this.inFlight !== undefined) await this.inFlight;
+    await this.journal.close();
   }
 
   // -------------------------------------------------------------------------------------------
@@ -461,7 +459,8 @@ export class IdentityStore {
       durable.catch(() => undefined);
       batch = { payloads: [], keys: [], durable, resolve, reject };
       this.batch = batch;
-      this.flushHandle = setImmediate(() => this.scheduleFlush());
+      // Staged in this turn: appended after it, unless an append is in flight (then right after that one).
+      if (this.inFlight === undefined) this.flushHandle = setImmediate(() => this.startFlush());
     }
     const index = batch.payloads.length;
     batch.payloads.push(payload);
@@ -469,13 +468,16 @@ export class IdentityStore {
     return batch.durable.then((positions) => positions[index] as JournalPosition);
   }
 
-  /** Queues this turn's batch behind the batches being appended (one append at a time, in order). */
-  private scheduleFlush(): void {
+  /** Appends what is staged, unless an append is in flight; what is staged meanwhile goes next. */
+  private startFlush(): void {
     this.flushHandle = undefined;
     const batch = this.batch;
+    if (this.inFlight !== undefined || batch === undefined) return;
     this.batch = undefined;
-    if (batch === undefined) return;
-    this.appending = this.appending.then(() => this.flush(batch));
+    this.inFlight = this.flush(batch).finally(() => {
+      this.inFlight = undefined;
+      this.startFlush();
+    });
   }
 
   /** One append for the whole batch, then its entries' keys and promises; a snapshot when due. */
@@ -536,7 +538,6 @@ function prepareRequest(request: IdentityRequest): Prepared<unknown> {
 
 async function recover(
   journal: Journal,
-  snapshotIgnored: string | null,
 ): Promise<{ state: IdentityState; lastStampMs: number; commands: LoggedCommandKey[]; report: IdentityRecoveryReport }> {
   let state = emptyIdentityState();
   let lastStampMs = 0;
@@ -566,6 +567,6 @@ async function recover(
     state,
     lastStampMs,
     commands,
-    report: { log: journal.recovery, snapshotLsn, snapshotIgnored, framesReplayed, commandsRestored: commands.length },
+    report: { log: journal.recovery, snapshotLsn, snapshotIgnored: journal.recovery.snapshotIgnored, framesReplayed, commandsRestored: commands.length },
   };
 }

@@ -63,7 +63,7 @@ export class FileJournal implements Journal {
     private readonly snapshots: SnapshotStore,
     readonly snapshot: JournalSnapshot | undefined,
     /** Why the newest valid snapshot was not handed over (its chain head is not the log's at its sequence), or undefined. */
-    readonly snapshotIgnored: string | undefined,
+    private readonly snapshotIgnored: string | undefined,
   ) {}
 
   /** Opens (recovering a torn tail, refusing mid-log corruption) and reads the newest valid snapshot. */
@@ -106,7 +106,11 @@ export class FileJournal implements Journal {
 
   get recovery(): JournalRecovery {
     const report = this.log.recovery;
-    return { truncatedBytes: report.truncation?.truncatedBytes ?? 0, entriesTrusted: report.framesTrustedByCheckpoint };
+    return {
+      truncatedBytes: report.truncation?.truncatedBytes ?? 0,
+      entriesTrusted: report.framesTrustedByCheckpoint,
+      snapshotIgnored: this.snapshotIgnored ?? null,
+    };
   }
 
   get sizeBytes(): number {
@@ -146,7 +150,9 @@ export class FileJournal implements Journal {
     return { sequence, sizeBytes: written.sizeBytes };
   }
 
-  close(): void {
+  /** Closes the files before it returns (the promise is for journals that close asynchronously). */
+  close(): Promise<void> {
     this.log.close();
+    return Promise.resolve();
   }
 }

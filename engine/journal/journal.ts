@@ -56,6 +56,8 @@ export interface JournalRecovery {
   readonly truncatedBytes: number;
   /** Entries open accepted without reading them again (covered by a checked snapshot or sealed segment). */
   readonly entriesTrusted: number;
+  /** Why the newest stored snapshot was not handed over (it does not match the log), or null. */
+  readonly snapshotIgnored: string | null;
 }
 
 export interface Journal {
@@ -84,5 +86,6 @@ export interface Journal {
   readonly snapshot: JournalSnapshot | undefined;
   /** Writes a snapshot of the state folded through `lastSequence`, and keeps the newest `keep`. */
   writeSnapshot(payload: Uint8Array, keep: number): Promise<{ sequence: number; sizeBytes: number }>;
-  close(): void;
+  /** Closes the journal once what was appended before is done; later calls are refused. */
+  close(): Promise<void>;
 }

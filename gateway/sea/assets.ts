@@ -9,6 +9,9 @@
 /** The bundled shard worker (CommonJS text; evaluated with `new Worker(code, { eval: true })`). */
 export const SHARD_WORKER_ASSET = "shard-worker.js";
 
+/** The bundled journal worker (engine/journal/journal-worker.ts; the identity log's writes and fdatasyncs), evaluated like the shard worker. */
+export const JOURNAL_WORKER_ASSET = "journal-worker.js";
+
 /** uWebSockets.js native addon for this platform and Node ABI (e.g. `uws_linux_x64_115.node`). */
 export function uwsAssetName(platform: string = process.platform, arch: string = process.arch, abi: string = process.versions.modules): string {
   return `uws_${platform}_${arch}_${abi}.node`;

@@ -9,6 +9,9 @@ import { IdempotencyIndex } from "../../engine/idempotency/index.js";
 import { IdentityStore, type IdentityStoreOptions } from "../../engine/identity/index.js";
 import { generateKeyPair, type Ed25519KeyPair } from "../../gateway/client/index.js";
 import type { IdentityReply, Reply } from "../../engine/rules/identity/types.js";
+import { FileJournal } from "../../engine/journal/file-journal.js";
+import type { Journal } from "../../engine/journal/journal.js";
+import type { StorageFs } from "../../storage/index.js";
 
 export const T0 = Date.parse("2026-03-01T12:00:00.000Z");
 export const OPERATOR = "op-admin";
@@ -26,6 +29,15 @@ afterEach(async () => {
   for (const store of openStores.splice(0)) await store.close();
   for (const dir of createdDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
+
+/**
+ * The identity log's file journal on the test's own thread, making its file-system calls through
+ * `storageFs` (injected failures): functions cannot be handed to the journal worker the store
+ * uses by default.
+ */
+export function inThreadJournal(storageFs: StorageFs): (options: { dir: string; segmentSizeBytes?: number }) => Promise<Journal> {
+  return async (options) => FileJournal.open({ ...options, fs: storageFs });
+}
 
 export interface Harness {
   dir: string;

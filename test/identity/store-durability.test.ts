@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { nodeStorageFs, type StorageFs } from "../../storage/index.js";
 import { generateKeyPair } from "../../gateway/client/index.js";
 import { commandFingerprint } from "../../engine/idempotency/fingerprint.js";
-import { OPERATOR, T0, nextCommandId, openHarness, provisionSelf } from "./helpers.js";
+import { OPERATOR, T0, inThreadJournal, nextCommandId, openHarness, provisionSelf } from "./helpers.js";
 
 const provision = (id: string) => ({
   commandId: nextCommandId("p"),
@@ -107,6 +107,7 @@ describe("identity store durability", () => {
   it("ignores a snapshot that does not match the log's chain and replays everything", async () => {
     const a = await openHarness({ snapshotEveryCommands: 2 });
     for (const id of ["a", "b"]) await a.store.provisionIdentity(OPERATOR, provision(id));
+    await a.store.close(); // the snapshot is written after the reply, on the journal's thread
     expect(a.store.stats.snapshotsWritten).toBe(1);
     const b = await openHarness();
     for (const id of ["x", "y", "z"]) await b.store.provisionIdentity(OPERATOR, provision(id));
@@ -131,7 +132,7 @@ describe("identity store durability", () => {
         nodeStorageFs.fdatasyncSync(fd);
       },
     };
-    const h = await openHarness({ fs: failingFs });
+    const h = await openHarness({ openJournal: inThreadJournal(failingFs) });
     await provisionSelf(h.store, "alice");
     failSync = true;
     const body = provision("bob");
@@ -148,7 +149,7 @@ describe("identity store durability", () => {
     // After a restart the outcome of the failed commit is whatever reached the disk; either way the
     // same command gets one consistent answer.
     failSync = false;
-    const reopened = await h.reopen({ fs: nodeStorageFs });
+    const reopened = await h.reopen({ openJournal: inThreadJournal(nodeStorageFs) });
     const retry = await reopened.store.provisionIdentity(OPERATOR, body);
     expect(retry).toMatchObject({ ok: true, status: 201 });
     expect(await reopened.store.provisionIdentity(OPERATOR, body)).toEqual(retry);

@@ -1,0 +1,154 @@
+/**
+ * What every Journal promises the runtime (engine/journal/journal.ts), checked against each
+ * implementation on real files: the file journal on the caller's thread (the shards') and the file
+ * journal on a thread of its own (the identity log's). The cluster journal joins this list.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import type { Worker } from "node:worker_threads";
+import { afterEach, describe, expect, it } from "vitest";
+import { FileJournal } from "../../engine/journal/file-journal.js";
+import { JournalFencedError, type Journal, type JournalEntry } from "../../engine/journal/journal.js";
+import { WorkerJournal } from "../../engine/journal/worker-journal.js";
+
+const dirs: string[] = [];
+const open: Journal[] = [];
+
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "journal-"));
+  dirs.push(dir);
+  return dir;
+}
+
+afterEach(async () => {
+  for (const journal of open.splice(0)) await journal.close().catch(() => undefined);
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+const text = (payload: Uint8Array): string => new TextDecoder().decode(payload);
+
+async function readAll(journal: Journal, afterSequence = 0): Promise<JournalEntry[]> {
+  const entries: JournalEntry[] = [];
+  await journal.read(afterSequence, (entry) => entries.push({ ...entry, payload: entry.payload.slice() }));
+  return entries;
+}
+
+const implementations: Array<[string, (dir: string) => Promise<Journal>]> = [
+  ["FileJournal", async (dir) => FileJournal.open({ dir })],
+  ["WorkerJournal", (dir) => WorkerJournal.open({ dir })],
+];
+
+describe.each(implementations)("%s keeps the journal contract", (_name, openAt) => {
+  async function openJournal(dir: string): Promise<Journal> {
+    const journal = await openAt(dir);
+    open.push(journal);
+    return journal;
+  }
+
+  it("starts empty: sequence 0, no snapshot, nothing to read", async () => {
+    const journal = await openJournal(tempDir());
+    expect(journal.lastSequence).toBe(0);
+    expect(journal.snapshot).toBeUndefined();
+    expect(await readAll(journal)).toEqual([]);
+    expect(journal.recovery).toEqual({ truncatedBytes: 0, entriesTrusted: 0, snapshotIgnored: null });
+  });
+
+  it("appends batches in order and reads each entry back by position and from a sequence", async () => {
+    const journal = await openJournal(tempDir());
+    const first = await journal.append([bytes("a"), bytes("b")]);
+    const second = await journal.append([bytes("c")]);
+    expect(journal.lastSequence).toBe(3);
+    const positions = [...first, ...second];
+    expect(new Set(positions).size).toBe(3);
+    expect(positions.map((position) => text(journal.readAt(position).payload))).toEqual(["a", "b", "c"]);
+    expect(positions.map((position) => journal.readAt(position).sequence)).toEqual([1, 2, 3]);
+    const all = await readAll(journal);
+    expect(all.map((entry) => [entry.sequence, entry.position, text(entry.payload)])).toEqual([
+      [1, positions[0], "a"],
+      [2, positions[1], "b"],
+      [3, positions[2], "c"],
+    ]);
+    expect((await readAll(journal, 2)).map((entry) => text(entry.payload))).toEqual(["c"]);
+    expect(journal.sizeBytes).toBeGreaterThan(0);
+  });
+
+  it("refuses an append whose expected last sequence is not the journal's, and appends nothing", async () => {
+    const journal = await openJournal(tempDir());
+    await journal.append([bytes("a")]);
+    const refusal = await journal.append([bytes("b")], { expectedLastSequence: 0 }).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(JournalFencedError);
+    expect(refusal).toMatchObject({ expectedLastSequence: 0, lastSequence: 1 });
+    expect(journal.lastSequence).toBe(1);
+    expect(await journal.append([bytes("b")], { expectedLastSequence: 1 })).toHaveLength(1);
+    expect((await readAll(journal)).map((entry) => text(entry.payload))).toEqual(["a", "b"]);
+  });
+
+  it("streams every entry in order, however many", async () => {
+    const journal = await openJournal(tempDir());
+    const count = 3000;
+    for (let from = 0; from < count; from += 500) {
+      await journal.append(Array.from({ length: 500 }, (_, i) => bytes(`entry-${from + i}`)));
+    }
+    const seen: number[] = [];
+    await journal.read(0, (entry) => {
+      expect(text(entry.payload)).toBe(`entry-${entry.sequence - 1}`);
+      seen.push(entry.sequence);
+    });
+    expect(seen).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+  });
+
+  it("keeps what it acknowledged across a reopen, and hands over the newest snapshot", async () => {
+    const dir = tempDir();
+    const journal = await openJournal(dir);
+    await journal.append([bytes("a"), bytes("b")]);
+    expect(await journal.writeSnapshot(bytes("state after b"), 2)).toMatchObject({ sequence: 2 });
+    const [position] = await journal.append([bytes("c")]);
+    await journal.close();
+    const reopened = await openJournal(dir);
+    expect(reopened.lastSequence).toBe(3);
+    expect(reopened.snapshot?.sequence).toBe(2);
+    expect(text(reopened.snapshot?.payload ?? new Uint8Array())).toBe("state after b");
+    expect((await readAll(reopened, 2)).map((entry) => text(entry.payload))).toEqual(["c"]);
+    expect(text(reopened.readAt(position as number).payload)).toBe("c");
+  });
+
+  it("refuses appends after close", async () => {
+    const journal = await openJournal(tempDir());
+    await journal.append([bytes("a")]);
+    await journal.close();
+    await expect(journal.append([bytes("b")])).rejects.toThrow();
+  });
+});
+
+describe("WorkerJournal", () => {
+  it("reads entries appended after its last read by position (its view of the segments follows the appends)", async () => {
+    const journal = await WorkerJournal.open({ dir: tempDir(), segmentSizeBytes: 4096 });
+    open.push(journal);
+    const positions: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      positions.push(...(await journal.append([bytes(`entry-${i}-${"x".repeat(200)}`)])));
+      expect(text(journal.readAt(positions[i] as number).payload).startsWith(`entry-${i}-`)).toBe(true);
+    }
+    expect(journal.readView().segments.length).toBeGreaterThan(1);
+  });
+
+  it("rejects the open when the journal cannot be opened, naming why", async () => {
+    const file = path.join(tempDir(), "not-a-directory");
+    fs.writeFileSync(file, "x");
+    await expect(WorkerJournal.open({ dir: file })).rejects.toThrow(/not-a-directory/);
+  });
+
+  it("fails for good when its thread dies: the pending append and every later request are rejected", async () => {
+    const journal = await WorkerJournal.open({ dir: tempDir() });
+    open.push(journal);
+    await journal.append([bytes("a")]);
+    const pending = journal.append([bytes("b")]);
+    // The worker's death, as a crash of its thread would look from here.
+    await (journal as unknown as { worker: Worker }).worker.terminate();
+    await expect(pending).rejects.toThrow(/journal worker/);
+    await expect(journal.append([bytes("c")])).rejects.toThrow(/journal worker/);
+    await expect(journal.writeSnapshot(bytes("s"), 1)).rejects.toThrow(/journal worker/);
+  });
+});
