@@ -210,6 +210,8 @@ function verifyOneShard(index: number, dir: string, onFrames: (frames: number) =
         return;
       }
       const decoded = decodeShardSnapshot(snapshotPayloadOf(snapshot.payload));
+      // A snapshot in a format this build does not read is not used by a start either: nothing to compare.
+      if ("unreadableVersion" in decoded) return;
       const inSnapshot = new Map(decoded.markets.map((m) => [m.agg.market.id, m]));
       if (inSnapshot.size !== live.size) {
         snapshotProblem = `shard ${index}: snapshot at lsn ${lsn} holds ${inSnapshot.size} markets, the log ${live.size}`;

@@ -137,12 +137,13 @@ export class ShardCore {
   static async open(options: ShardCoreOptions): Promise<OpenedShard> {
     const startedMs = performance.now();
     const journal = options.journal;
-    const snapshot = journal.snapshot;
-    const decoded = snapshot === undefined ? undefined : decodeShardSnapshot(snapshot.payload);
+    const stored = journal.snapshot === undefined ? undefined : decodeShardSnapshot(journal.snapshot.payload);
+    // A snapshot in a format this build does not read only costs time: the whole log is folded.
+    const decoded = stored === undefined || "unreadableVersion" in stored ? undefined : stored;
     if (decoded !== undefined && decoded.shardIndex !== options.shardIndex) {
       throw new Error(`snapshot belongs to shard ${decoded.shardIndex}, not ${options.shardIndex}`);
     }
-    const snapshotLsn = snapshot?.sequence ?? 0;
+    const snapshotLsn = decoded === undefined ? 0 : (journal.snapshot?.sequence ?? 0);
     const reportAfter = Math.min(options.reportIdempotencyAfterLsn ?? 0, snapshotLsn);
     const core = new ShardCore(options, journal);
     core.fold.lastStampMs = decoded?.lastStampMs ?? 0;
@@ -175,6 +176,10 @@ export class ShardCore {
     const report: ShardRecoveryReport = {
       shardIndex: options.shardIndex,
       snapshotLsn,
+      snapshotIgnored:
+        stored !== undefined && "unreadableVersion" in stored
+          ? `snapshot of format version ${String(stored.unreadableVersion)}, which this build does not read`
+          : journal.recovery.snapshotIgnored,
       marketsFromSnapshot: decoded?.markets.length ?? 0,
       framesReplayed,
       framesScannedForIdempotency,

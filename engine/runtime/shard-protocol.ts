@@ -101,6 +101,8 @@ export interface ShardRecoveryReport {
   shardIndex: number;
   /** lsn of the snapshot recovery started from (0: none). */
   snapshotLsn: number;
+  /** Why the newest snapshot was not used (another format, or it does not match the log), or null. */
+  snapshotIgnored: string | null;
   marketsFromSnapshot: number;
   /** Frames applied after the snapshot. */
   framesReplayed: number;

@@ -4,6 +4,9 @@
  * commitment table is stored as its rows of numbers (raw little-endian float64 bytes: one copy to
  * load, no heap number per value) and its participant ids' bytes (no string per commitment); what is derivable (ids, direct-claim
  * terms) is rebuilt on load, and the principal index on a market's first command. Plain MessagePack, like the log.
+ *
+ * Only this version is read. A snapshot of another version (written by an earlier build) is not
+ * an error: snapshots only shorten recovery, so the shard then folds its whole log instead.
  */
 import { Packr } from "msgpackr";
 import { assert } from "../rules/assert.js";
@@ -14,10 +17,8 @@ import type { ShardMarket } from "../log-fold.js";
 import type { SealedAuctionClearingPrice, SealedAuctionResolution } from "../rules/types/auction.js";
 import type { Market } from "../rules/types/market.js";
 import { float64Bytes, float64sOf } from "./float64-bytes.js";
-import { tableOfColumns, type CommitmentColumnsV2, type CommitmentColumnsV3 } from "./legacy-shard-snapshot.js";
 
 export const SHARD_SNAPSHOT_VERSION = 4;
-const READABLE_VERSIONS: readonly unknown[] = [SHARD_SNAPSHOT_VERSION, 3, 2];
 
 export type { ShardMarket } from "../log-fold.js";
 
@@ -50,7 +51,7 @@ interface StoredShard {
   /** Written by earlier versions (the log checkpoint, which the journal now keeps itself); ignored. */
   endPosition?: number;
   lastFramePosition?: number;
-  markets: (Omit<StoredMarket, "commitments"> & { commitments: StoredCommitments | CommitmentColumnsV3 | CommitmentColumnsV2 })[];
+  markets: StoredMarket[];
 }
 
 export interface ShardSnapshotHeader {
@@ -65,9 +66,8 @@ function storedCommitments(table: CommitmentTable): StoredCommitments {
   return { ...image, rows: new Uint8Array(image.rows.buffer, image.rows.byteOffset, image.rows.byteLength) };
 }
 
-function tableOf(stored: StoredCommitments | CommitmentColumnsV3 | CommitmentColumnsV2): CommitmentTable {
-  if ("arena" in stored) return CommitmentTable.fromImage({ ...stored, rows: float64sOf(stored.rows) });
-  return tableOfColumns(stored);
+function tableOf(stored: StoredCommitments): CommitmentTable {
+  return CommitmentTable.fromImage({ ...stored, rows: float64sOf(stored.rows) });
 }
 
 /** Snapshots store the table's own image: a market of this runtime is kept in `tableStorage`. */
@@ -113,8 +113,6 @@ export interface DecodedShardSnapshot extends ShardSnapshotHeader {
   markets: ShardMarket[];
 }
 
-type StoredMarketAnyVersion = StoredShard["markets"][number];
-
 /** A plain array of the values (a loop: faster than `Array.from` on large arrays). */
 function numbersOf(values: Float64Array): number[] {
   const numbers = new Array<number>(values.length);
@@ -122,7 +120,7 @@ function numbersOf(values: Float64Array): number[] {
   return numbers;
 }
 
-function restoreMarket(m: StoredMarketAnyVersion): ShardMarket {
+function restoreMarket(m: StoredMarket): ShardMarket {
   const table = tableOf(m.commitments);
   const agg = newAggregate({ ...m.market, subject: JSON.parse(m.market.subject) as Market["subject"] }, tableStorage, table);
   // The principal index is rebuilt from these on the market's first command (state.ts).
@@ -133,9 +131,11 @@ function restoreMarket(m: StoredMarketAnyVersion): ShardMarket {
   return { agg, positions: numbersOf(float64sOf(m.positions)) };
 }
 
-export function decodeShardSnapshot(payload: Uint8Array): DecodedShardSnapshot {
+/** The snapshot's markets, or the version it was written in if this build does not read that version. */
+export function decodeShardSnapshot(payload: Uint8Array): DecodedShardSnapshot | { unreadableVersion: unknown } {
   const stored = packr.unpack(payload) as StoredShard;
-  if (!READABLE_VERSIONS.includes(stored?.v)) throw new Error("shard snapshot of an unknown version");
+  assert(stored !== null && typeof stored === "object", "a shard snapshot is a MessagePack map");
+  if (stored.v !== SHARD_SNAPSHOT_VERSION) return { unreadableVersion: stored.v };
   return {
     shardIndex: stored.shardIndex,
     lastStampMs: stored.lastStampMs,

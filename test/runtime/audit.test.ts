@@ -165,6 +165,7 @@ describe.each([1, 2])("audit replay and verify, %i thread(s)", (threads) => {
       const newest = store.loadNewestValid().snapshot;
       if (newest === null) throw new Error("expected a snapshot");
       const decoded = decodeShardSnapshot(snapshotPayloadOf(newest.payload));
+      if ("unreadableVersion" in decoded) throw new Error("the snapshot just written is of another version");
       const victim = decoded.markets[0];
       if (victim === undefined) throw new Error("expected a market in shard 0");
       victim.agg.market.version += 1;

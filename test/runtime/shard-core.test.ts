@@ -1,6 +1,8 @@
 import { renameSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { Packr } from "msgpackr";
 import { ManualClock } from "../../engine/clock.js";
+import { FileJournal } from "../../engine/journal/file-journal.js";
 import { openFileShard, type ShardCore } from "../../engine/runtime/shard-core.js";
 import { isoFromMs } from "../../engine/index.js";
 import { jsonText } from "../../engine/runtime/shard-protocol.js";
@@ -63,6 +65,35 @@ describe("ShardCore durability and recovery", () => {
     expect(reopened.idempotency.fingerprints).toEqual(["fp-1", "fp-2"]);
     expect(reopened.idempotency.positions).toEqual(responses.map((r) => (r.kind === "command" ? r.position : -1)));
     expect(reopened.report.framesReplayed).toBe(3);
+    reopened.core.close();
+  });
+
+  it("folds the whole log when the newest snapshot is of a format this build does not read", async () => {
+    const dir = freshDir();
+    const clock = new ManualClock(T0);
+    const { core } = await openShard(dir, clock);
+    await core.processBatch([
+      request(commands.create("alice", "m1", directClaim({ capacity: 2, pricing: { mode: "free" }, confirmation: "none" }))),
+      request(commands.publish("alice", "m1")),
+      request(commands.claim("bob", "m1")),
+    ]);
+    const liveRecord = okJson((await core.processBatch([{ kind: "record", marketId: "m1", actorId: "alice" }]))[0]);
+    core.close();
+    // A snapshot as an earlier build wrote it (format version 3), valid for the log at its lsn.
+    const journal = FileJournal.open({ dir });
+    await journal.writeSnapshot(new Packr({ useRecords: false, moreTypes: false }).pack({ v: 3, shardIndex: 0, lastStampMs: T0, markets: [] }), 2);
+    await journal.close();
+
+    const reopened = await openShard(dir, clock);
+    expect(reopened.report).toMatchObject({
+      snapshotLsn: 0,
+      snapshotIgnored: "snapshot of format version 3, which this build does not read",
+      marketsFromSnapshot: 0,
+      framesReplayed: 3,
+      markets: 1,
+    });
+    const record = okJson((await reopened.core.processBatch([{ kind: "record", marketId: "m1", actorId: "alice" }]))[0]);
+    expect(record.integrity.recordHash).toBe(liveRecord.integrity.recordHash);
     reopened.core.close();
   });
 
