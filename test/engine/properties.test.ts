@@ -13,7 +13,7 @@ import {
   type MarketAggregate,
   type SealedAuctionState,
 } from "../../engine/index.js";
-import { Harness, T0, auction, directClaim } from "./harness.js";
+import { Harness, auction, directClaim } from "./harness.js";
 
 const PRINCIPALS = ["p0", "p1", "p2", "p3", "p4", "p5"] as const;
 const MARKETS = ["m0", "m1", "m2", "m3"] as const;

@@ -12,7 +12,6 @@ import {
   AGENT,
   AGENT_TOKEN,
   McpHarness,
-  SUBJECT,
   TWIN,
   TWIN_TOKEN,
   auctionMechanism,

@@ -139,7 +139,7 @@ describe.each([1, 2])("audit replay and verify, %i thread(s)", (threads) => {
 
   it("detects a payload edited with a recomputed CRC through the hash chain", async () => {
     await withCopyOfBase(async (copy) => {
-      const { segment, file, bytes } = firstSegment(copy.dir, "01");
+      const { file, bytes } = firstSegment(copy.dir, "01");
       // Edit the first frame's payload (same length, so it still parses), then fix its CRC: only
       // the hash chain can tell.
       const frameStart = SEGMENT_HEADER_BYTES;
