@@ -40,7 +40,6 @@ const STEPS: BenchStep[] = [
     args: ["--expose-gc", ...TSX, "bench/recovery.bench.ts", ...(quick ? ["--commands", "200000", "--skip-memory"] : [])],
     timeoutSeconds: 1_800,
   },
-  { name: "commit-tail", args: [...TSX, "bench/commit-tail.bench.ts", ...(quick ? ["--commits", "1000"] : [])], timeoutSeconds: 300 },
   { name: "audit", args: [...TSX, "bench/audit.bench.ts", ...(quick ? ["--commands", "50000", "--markets", "200"] : [])], timeoutSeconds: 1_200, needsBuild: true },
   {
     name: "record-read",
