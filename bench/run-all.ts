@@ -34,7 +34,6 @@ const TSX = ["--import", "tsx"];
 const STEPS: BenchStep[] = [
   { name: "engine", args: [...TSX, "bench/engine.bench.ts"], timeoutSeconds: 300 },
   { name: "storage", args: [...TSX, "bench/storage.bench.ts"], timeoutSeconds: 600 },
-  { name: "replay-frames", args: [...TSX, "bench/replay-frames.bench.ts", ...(quick ? ["--commands", "100000"] : [])], timeoutSeconds: 600 },
   {
     name: "recovery",
     args: ["--expose-gc", ...TSX, "bench/recovery.bench.ts", ...(quick ? ["--commands", "200000", "--skip-memory"] : [])],
