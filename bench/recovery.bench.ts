@@ -180,7 +180,7 @@ async function phaseBuildReplayRecover(): Promise<void> {
   phaseReplaySteps(dir);
 
   started = performance.now();
-  // `let` and cleared after use: a 10M-command state must not be held twice (4 GB default heap).
+  // `let` and cleared after use: a 10M-command state must not be held twice (V8's default heap limit).
   let full: OpenedShard | undefined = await openFileShard({ dir, shardIndex: 0, clock });
   const replaySeconds = (performance.now() - started) / 1000;
   figures.replayCommandsPerSecond = full.report.framesReplayed / replaySeconds;
@@ -227,7 +227,7 @@ async function phaseServiceStart(claims: number, watermark: number): Promise<voi
   // A fresh process, as a user's start: the built runtime (`npm run bench:recovery` builds first),
   // not this process with its heap of earlier phases and tsx compiling the worker's sources.
   if (!existsSync(BUILT_RUNTIME)) throw new Error("start phase: run `npm run build` first (it measures the built service)");
-  // Three fresh processes on the same files (a start on this machine varies by ±30%): the median.
+  // Three fresh processes on the same files (one start varies a lot on a shared machine): the median.
   const runs = [1, 2, 3].map(() => {
     const output = execFileSync(process.execPath, [path.join(import.meta.dirname, "service-start.mjs"), DATA_DIR, "1"], { encoding: "utf8" });
     const result = JSON.parse(output.trim().split("\n").at(-1) ?? "{}") as { openSeconds: number; processSeconds: number; idempotencyEntries: number; fatal: string[] };

@@ -671,7 +671,7 @@ export class SoakLoad {
       { name: "unknown route", kind: "refused", weight: 2, run: async () => void (await this.send("unknown route", "refused", [404], "GET", `/v1/${bogusId()}/${bogusId()}`)) },
       { name: "wrong method", kind: "refused", weight: 1, run: async () => void (await this.send("wrong method", "refused", [405], "GET", "/v1/auth/tokens")) },
       // Methods outside the nine uWS knows, a different one each time: uWS closes the connection
-      // without calling any handler (status 0 here; /work/shared/notes/uws-http-limits.md §2 b).
+      // without calling any handler (status 0 here; docs/http.md, "HTTP/1.1 at the edge").
       { name: "unknown method", kind: "refused", weight: 1, run: () => this.sendRaw("unknown method", [0], `X${randomBytes(5).toString("hex").toUpperCase()} /v1/markets HTTP/1.1\r\nHost: soak`) },
       {
         name: "abandoned: partial body",

@@ -13,8 +13,8 @@ export interface MemorySample {
   /**
    * Median of the RSS read every second since the previous sample (RssWindow): what the checks
    * and the chart use. A single reading includes whatever large buffers happen to be in flight or
-   * waiting for a collector (records of megabytes, replies of big subjects), which moves it by tens
-   * of megabytes from one second to the next.
+   * waiting for a collector (large records, replies of big subjects), which moves it a lot from one
+   * second to the next.
    */
   rssMedianBytes: number;
   /** Anonymous part of the RSS (heap, malloc); the rest is mapped files and shared memory. */

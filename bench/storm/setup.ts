@@ -102,11 +102,11 @@ const WARM_UP_MARKETS = 16;
 
 /**
  * Claims before a measured run, on markets of their own (capacity half the participants, so both
- * the accepted and the refused path run), same driver and connections. The service compiles its claim
- * path while it runs: measured on 2 cores, V8's compiler and GC threads took 21–27 µs per claim in an
- * 8 s storm on a cold service and 13–17 µs after 5 s of warm-up. The floor (a no-op) has nothing to
- * compile, so without a warm-up the ratio measured JIT start-up, not the service. Not reported; a
- * transport failure during it fails the run.
+ * the accepted and the refused path run), same driver and connections. A cold service spends the
+ * first seconds of load compiling its claim path (V8's optimizing compiler and GC threads take CPU
+ * from the two cores); the floor (a no-op) has nothing to compile, so without a warm-up the ratio
+ * would measure JIT start-up, not the service. Not reported; a transport failure during it fails
+ * the run.
  */
 export async function warmUp(setup: Setup, workDir: string, label: string, seconds: number, connections: number): Promise<void> {
   if (seconds <= 0) return;
