@@ -2,20 +2,17 @@
  * A shard log as a claim storm leaves it, written through the real `ShardCore` (engine, msgpack,
  * append, one fdatasync per batch): `markets` direct-claim markets created and published, then
  * `claims` claims spread over them round-robin, every claim by its own participant. Shared by the
- * recovery bench (P4/P5), the replay-frames bench and the audit benches (a whole data directory of
- * shards: `writeShardedClaimLog`).
+ * recovery bench (P4/P5) and the audit benches (a whole data directory of shards:
+ * `writeShardedClaimLog`).
  */
 import { mkdirSync } from "node:fs";
 import * as path from "node:path";
-import type { Command, MarketAggregate } from "../engine/index.js";
+import type { Command } from "../engine/index.js";
 import { ManualClock } from "../engine/clock.js";
 import { buildMarketCommand } from "../gateway/market-api.js";
 import { openFileShard, type ShardCore } from "../engine/runtime/shard-core.js";
 import type { ShardRequest } from "../engine/runtime/shard-protocol.js";
-import { decodeLoggedCommand } from "../engine/runtime/logged-command.js";
 import { shardOfMarket } from "../engine/runtime/shard-routing.js";
-import type { SegmentLog } from "../storage/index.js";
-import { LogFold } from "../engine/log-fold.js";
 
 /** Commands per `processBatch`: one fdatasync each. */
 export const BATCH = 1_000;
@@ -95,19 +92,4 @@ export async function writeShardedClaimLog(dataDir: string, options: { commands:
     await shard.core.snapshot();
     shard.core.close();
   }
-}
-
-/**
- * The engine's replay of a log, as the benches time it: every frame read (no CRC), decoded with
- * `decodeLoggedCommand` and applied with `applyCommand` into per-market aggregates (no replies,
- * no idempotency entries: the shard's open adds those, see bench:recovery).
- */
-export function replayThroughEngine(log: SegmentLog): { markets: Map<string, MarketAggregate>; frames: number } {
-  const fold = new LogFold();
-  let frames = 0;
-  for (const frame of log.frames(0, { verify: "none" })) {
-    fold.apply(decodeLoggedCommand(frame.payload).c, frame.position);
-    frames += 1;
-  }
-  return { markets: new Map([...fold.markets].map(([id, market]) => [id, market.agg])), frames };
 }

@@ -1,8 +1,7 @@
 /**
  * `npm run bench:record-read`: what reading a hot market's record costs the claims of that market.
- * A record is rebuilt by replaying the market's logged commands (docs/runtime.md), which takes
- * hundreds of milliseconds for tens of thousands of commands; this measures whether claims wait
- * for it.
+ * A record is rebuilt by replaying the market's logged commands (docs/runtime.md), a long piece of
+ * work for a market of many commands; this measures whether claims wait for it.
  *
  * The real service (built output, durable, SHARDS=1 so every market shares the one shard) gets
  * `--participants` bearer tokens and one direct-claim market of capacity 1,000; an unpaced storm of
@@ -13,7 +12,7 @@
  * record fetches' own times. Writes bench/results/<date>-record-read.json.
  *
  *   npm run bench:record-read -- [--participants 2000] [--fill-seconds 6] [--seconds 10] [--rate 1000] [--read-gap-ms 100]
- *   STORM_DIST=.tmp/dist-base node --import tsx bench/record-read.bench.ts   (an older build, for an A/B)
+ *   STORM_DIST=<another checkout>/dist node --import tsx bench/record-read.bench.ts   (an older build, for an A/B)
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";

@@ -1,17 +1,23 @@
 /**
- * Shard durability, replay, recovery and memory (issue 4 / P4, P5).
+ * Shard durability, replay, recovery and memory (P4, P5).
  *
- *   node --expose-gc --import tsx bench/recovery.bench.ts [--commands 1000000] [--markets 1000] [--capacity 4000000] [--skip-memory]
+ *   node --expose-gc --import tsx bench/recovery.bench.ts [--commands 1000000] [--markets 1000] [--capacity 4000000]
+ *                                                           [--replay-rounds 3] [--skip-memory]
  *
  * `--capacity` is each market's capacity: the default accepts every claim (each holds a commitment);
- * a small one makes most claims refusals, as in a real storm (P4's 10M run uses 100 markets × 1,000).
+ * a small one makes most claims refusals, as in a real storm (`--markets 100 --capacity 1000`).
  * Figures are printed and written to bench/results/<date>-recovery-<commands>.json.
  *
  * 1. build: N commands through ShardCore.processBatch (engine + msgpack + append + one fdatasync
  *    per 1,000-command batch) into a fresh shard directory on the repository's disk
- * 2. replay: open the shard with no snapshot (every frame decoded and applied through the engine)
- * 3. recovery: open again right after a snapshot (only the tail is applied)
- * 4. memory: heap growth per idle market (1k → 100k markets) and per retained command
+ * 2. replay by step: the log's frames read (no CRC), + decoded (`decodeLoggedCommand`), + applied
+ *    through the engine's fold, timed per frame, median of `--replay-rounds` (0 skips it): where a
+ *    replayed command's time goes
+ * 3. replay: open the shard with no snapshot (every frame decoded and applied, idempotency entries
+ *    collected, the last segment's CRCs checked)
+ * 4. recovery: open again right after a snapshot (only the tail is applied), in this process and as
+ *    a whole start of the built service in a fresh process (service-start.mjs)
+ * 5. memory: heap growth per idle market (1k → 100k markets) and per retained command
  *    (100k → 1M claims; accepted and refused separately), and per idempotency-index entry
  */
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -22,14 +28,19 @@ import { ManualClock } from "../engine/clock.js";
 import { orderedFingerprint } from "../engine/idempotency/fingerprint.js";
 import { IdempotencyIndex } from "../engine/idempotency/index.js";
 import { openIndexSnapshot, writeIndexSnapshot } from "../engine/idempotency/index-snapshot.js";
+import { LogFold } from "../engine/log-fold.js";
+import { decodeLoggedCommand } from "../engine/runtime/logged-command.js";
 import { openFileShard, type OpenedShard } from "../engine/runtime/shard-core.js";
+import { SegmentLog } from "../storage/index.js";
 import { numberArg } from "./args.js";
 import { BATCH, buildShard, claim, req, T0 } from "./claim-log.js";
+import { percentile } from "./percentile.js";
 import { freshResultStem } from "./result-stem.js";
 
 const TOTAL_COMMANDS = numberArg("commands", 1_000_000);
 const MARKETS = numberArg("markets", 1_000);
 const CAPACITY = numberArg("capacity", 4_000_000);
+const REPLAY_ROUNDS = numberArg("replay-rounds", 3);
 const SKIP_MEMORY = process.argv.includes("--skip-memory");
 /** Every figure printed, for the JSON result. */
 const figures: Record<string, number> = {};
@@ -93,7 +104,66 @@ async function phaseIndexLoad(): Promise<void> {
 
 /** The data directory of a one-shard service, so a whole start (MarketRuntime.open) can be timed. */
 const DATA_DIR = path.join(ROOT, "data");
-const BUILT_RUNTIME = path.join(import.meta.dirname, "..", "dist", "gateway", "runtime", "market-runtime.js");
+const BUILT_RUNTIME = path.join(import.meta.dirname, "..", "dist", "engine", "runtime", "market-runtime.js");
+
+/**
+ * The engine's replay of the log in `dir`, one step added at a time: what reading, decoding and
+ * applying a frame each cost (the shard's open does all three, plus idempotency entries and the last
+ * segment's CRCs). Microseconds per frame, the median of REPLAY_ROUNDS rounds.
+ */
+function phaseReplaySteps(dir: string): void {
+  if (REPLAY_ROUNDS <= 0) return;
+  const log = SegmentLog.open({ dir });
+  /** Keeps every step's result observable, so that none can be optimised away. */
+  let sink = 0;
+  const steps: Array<[key: string, label: string, run: () => number]> = [
+    ["replayReadUsPerFrame", "read", () => {
+      let frames = 0;
+      for (const frame of log.frames(0, { verify: "none" })) {
+        sink += frame.payload.length;
+        frames += 1;
+      }
+      return frames;
+    }],
+    ["replayReadDecodeUsPerFrame", "read + decode", () => {
+      let frames = 0;
+      for (const frame of log.frames(0, { verify: "none" })) {
+        sink += decodeLoggedCommand(frame.payload).v;
+        frames += 1;
+      }
+      return frames;
+    }],
+    ["replayReadDecodeApplyUsPerFrame", "read + decode + apply", () => {
+      const fold = new LogFold();
+      let frames = 0;
+      for (const frame of log.frames(0, { verify: "none" })) {
+        fold.apply(decodeLoggedCommand(frame.payload).c, frame.position);
+        frames += 1;
+      }
+      sink += fold.markets.size;
+      return frames;
+    }],
+  ];
+  const samples = new Map<string, number[]>(steps.map(([key]) => [key, []]));
+  try {
+    for (let round = 0; round < REPLAY_ROUNDS; round += 1) {
+      for (const [key, label, run] of steps) {
+        const started = performance.now();
+        const frames = run();
+        if (frames !== TOTAL_COMMANDS) throw new Error(`replay ${label}: read ${frames} frames of ${TOTAL_COMMANDS}`);
+        samples.get(key)?.push(((performance.now() - started) * 1000) / frames);
+      }
+    }
+  } finally {
+    log.close();
+  }
+  for (const [key, label] of steps) {
+    const median = percentile([...(samples.get(key) ?? [])].sort((a, b) => a - b), 50);
+    figures[key] = median;
+    console.log(`replay:   ${label.padEnd(22)} ${median.toFixed(2)} µs per frame (${fmt(1e6 / median)} frames/s; median of ${REPLAY_ROUNDS})`);
+  }
+  if (sink < 0) console.log(sink);
+}
 
 async function phaseBuildReplayRecover(): Promise<void> {
   const dir = path.join(DATA_DIR, "shards", "00");
@@ -107,9 +177,10 @@ async function phaseBuildReplayRecover(): Promise<void> {
   figures.buildDurableCommandsPerSecond = TOTAL_COMMANDS / buildSeconds;
   console.log(`build:    ${fmt(TOTAL_COMMANDS)} commands in ${buildSeconds.toFixed(1)} s = ${fmt(TOTAL_COMMANDS / buildSeconds)} durable commands/s (batches of ${BATCH}, one fdatasync each)`);
   core.close();
+  phaseReplaySteps(dir);
 
   started = performance.now();
-  // `let` and cleared after use: a 10M-command state must not be held twice (4 GB default heap).
+  // `let` and cleared after use: a 10M-command state must not be held twice (V8's default heap limit).
   let full: OpenedShard | undefined = await openFileShard({ dir, shardIndex: 0, clock });
   const replaySeconds = (performance.now() - started) / 1000;
   figures.replayCommandsPerSecond = full.report.framesReplayed / replaySeconds;
@@ -156,7 +227,7 @@ async function phaseServiceStart(claims: number, watermark: number): Promise<voi
   // A fresh process, as a user's start: the built runtime (`npm run bench:recovery` builds first),
   // not this process with its heap of earlier phases and tsx compiling the worker's sources.
   if (!existsSync(BUILT_RUNTIME)) throw new Error("start phase: run `npm run build` first (it measures the built service)");
-  // Three fresh processes on the same files (a start on this machine varies by ±30%): the median.
+  // Three fresh processes on the same files (one start varies a lot on a shared machine): the median.
   const runs = [1, 2, 3].map(() => {
     const output = execFileSync(process.execPath, [path.join(import.meta.dirname, "service-start.mjs"), DATA_DIR, "1"], { encoding: "utf8" });
     const result = JSON.parse(output.trim().split("\n").at(-1) ?? "{}") as { openSeconds: number; processSeconds: number; idempotencyEntries: number; fatal: string[] };
@@ -228,6 +299,6 @@ rmSync(ROOT, { recursive: true, force: true });
 const resultsDir = path.join(import.meta.dirname, "results");
 mkdirSync(resultsDir, { recursive: true });
 const resultFile = path.join(resultsDir, `${freshResultStem(`recovery-${TOTAL_COMMANDS}`)}.json`);
-const settings = { commands: TOTAL_COMMANDS, markets: MARKETS, capacity: CAPACITY, batch: BATCH, memory: !SKIP_MEMORY };
+const settings = { commands: TOTAL_COMMANDS, markets: MARKETS, capacity: CAPACITY, batch: BATCH, replayRounds: REPLAY_ROUNDS, memory: !SKIP_MEMORY };
 writeFileSync(resultFile, `${JSON.stringify({ date: new Date().toISOString(), machine: { cores: availableParallelism(), node: process.version, kernel: release() }, settings, figures }, null, 2)}\n`);
 console.log(`result:   ${path.relative(process.cwd(), resultFile)}`);

@@ -2,14 +2,14 @@
  * `npm run bench`: every benchmark, one after another (never in parallel: on a 2-core machine two
  * benchmarks at once measure each other), each in its own process, bounded in time.
  *
- *   npm run bench                      engine, storage, replay frames, P4's replay ceiling, recovery (P4/P5), shard batch CPU, commit tail, audit CLI, record reads, MCP, storm (floor, P1, P3),
- *                                      the architecture's ceiling (P1 and P3)
+ *   npm run bench                      engine, storage, recovery (P4/P5), audit CLI, record reads, MCP,
+ *                                      storm (floor, P1, P3), the architecture's ceiling (P1 and P3), soak
  *   npm run bench -- --only storm,mcp  a subset, by name
- *   npm run bench -- --quick           smaller sizes (recovery 200k commands, storm 5,000 participants × 5 s)
+ *   npm run bench -- --quick           smaller sizes and shorter runs, to see that every bench runs
  *
- * Each benchmark prints its own figures; the recovery and storm benchmarks also write
- * bench/results/<date>-*.json (+ the storm's Markdown report and SVG charts). The exit code is
- * non-zero when any benchmark failed, including a storm whose correctness checks failed.
+ * Each benchmark prints its own figures, and most write bench/results/<date>-<name>.* (bench/README.md
+ * lists which). `bench:audit-ab` compares two builds and is not part of it. The exit code is non-zero
+ * when any benchmark failed, including a storm or soak whose checks failed.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -26,7 +26,7 @@ interface BenchStep {
   args: string[];
   /** A hard bound: the step is killed (and counted as failed) after this long. */
   timeoutSeconds: number;
-  /** The storm and the audit run the built service / CLI (`dist/`); build first. */
+  /** The benches that run the built service or CLI (`dist/`) build first. */
   needsBuild?: boolean;
 }
 
@@ -34,13 +34,12 @@ const TSX = ["--import", "tsx"];
 const STEPS: BenchStep[] = [
   { name: "engine", args: [...TSX, "bench/engine.bench.ts"], timeoutSeconds: 300 },
   { name: "storage", args: [...TSX, "bench/storage.bench.ts"], timeoutSeconds: 600 },
-  { name: "replay-frames", args: [...TSX, "bench/replay-frames.bench.ts", ...(quick ? ["--commands", "100000"] : [])], timeoutSeconds: 600 },
   {
     name: "recovery",
     args: ["--expose-gc", ...TSX, "bench/recovery.bench.ts", ...(quick ? ["--commands", "200000", "--skip-memory"] : [])],
     timeoutSeconds: 1_800,
+    needsBuild: true,
   },
-  { name: "commit-tail", args: [...TSX, "bench/commit-tail.bench.ts", ...(quick ? ["--commits", "1000"] : [])], timeoutSeconds: 300 },
   { name: "audit", args: [...TSX, "bench/audit.bench.ts", ...(quick ? ["--commands", "50000", "--markets", "200"] : [])], timeoutSeconds: 1_200, needsBuild: true },
   {
     name: "record-read",
@@ -62,6 +61,12 @@ const STEPS: BenchStep[] = [
     needsBuild: true,
   },
   { name: "ceiling-p3", args: [...TSX, "bench/storm/ceiling.ts", "--scenario", "p3", ...(quick ? ["--rounds", "1", "--seconds", "5"] : [])], timeoutSeconds: 600 },
+  {
+    name: "soak",
+    args: ["--experimental-websocket", ...TSX, "bench/soak.ts", ...(quick ? ["--minutes", "1"] : [])],
+    timeoutSeconds: 1_200,
+    needsBuild: true,
+  },
 ];
 
 async function run(command: string, args: string[], timeoutSeconds: number): Promise<number | null> {
@@ -87,6 +92,6 @@ for (const step of STEPS) {
 }
 
 process.stderr.write("\n=== bench: summary ===\n");
-for (const s of summary) process.stderr.write(`${s.ok ? "ok    " : "FAILED"} ${s.name.padEnd(9)} ${s.seconds.toFixed(0)} s\n`);
+for (const s of summary) process.stderr.write(`${s.ok ? "ok    " : "FAILED"} ${s.name.padEnd(11)} ${s.seconds.toFixed(0)} s\n`);
 if (summary.length === 0) process.stderr.write(`nothing ran: --only takes ${STEPS.map((s) => s.name).join(",")}\n`);
 if (summary.length === 0 || summary.some((s) => !s.ok)) process.exitCode = 1;

@@ -40,7 +40,7 @@ import { freshResultStem, RESULTS_DIR } from "./result-stem.js";
 import { lastHalfGrowth, type Growth } from "./soak/growth.js";
 import { SoakLoad, type ActionCount, type RequestKind } from "./soak/load.js";
 import { collectGarbage, inspectorUrl } from "./soak/inspector-gc.js";
-import { RssWindow, sampleMemory, type MemorySample } from "./soak/memory-sample.js";
+import { RssWindow, sampleMemory, type MemorySample, type MetricsAccess } from "./soak/memory-sample.js";
 import { REPO, startService, type Started } from "./storm/processes.js";
 import { svg } from "./storm/report.js";
 
@@ -113,7 +113,7 @@ function pct(fraction: number): string {
   return `${(fraction * 100).toFixed(1)}%`;
 }
 
-async function startSoakService(dataDir: string, staticMcpToken: string, nodeArgs: readonly string[]): Promise<Started & { url: string }> {
+async function startSoakService(dataDir: string, staticMcpToken: string, metricsToken: string, nodeArgs: readonly string[]): Promise<Started & { url: string }> {
   return startService(
     {
       DATA_DIR: dataDir,
@@ -124,6 +124,8 @@ async function startSoakService(dataDir: string, staticMcpToken: string, nodeArg
       SERVICE_HMAC_SECRETS_FILE: "",
       SERVICE_OPERATOR_ACTORS: "",
       MCP_STATIC_TOKENS: `${staticMcpToken}=soak-mcp-static`,
+      // GET /metrics needs a credential (decisions.md T10): the bench reads the gauges with this one.
+      METRICS_TOKEN: metricsToken,
       ...MALLOC_ENV,
     },
     await freePort(),
@@ -202,6 +204,8 @@ async function main(): Promise<void> {
   const workDir = mkdtempSync(path.join(tmpdir(), "soak-"));
   const dataDir = path.join(workDir, "data");
   const staticMcpToken = randomBytes(32).toString("base64url");
+  const metricsToken = randomBytes(32).toString("base64url");
+  const metricsOf = (started: { url: string }): MetricsAccess => ({ baseUrl: started.url, token: metricsToken });
   const snapshotArgs = HEAP_SNAPSHOT_MINUTES.length > 0 ? ["--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${workDir}`] : [];
   // The inspector listens on loopback only, on a port of its own choosing, for the bench's GC requests.
   const inspectArgs = FORCE_GC ? ["--inspect=127.0.0.1:0"] : [];
@@ -212,7 +216,7 @@ async function main(): Promise<void> {
   };
   const serverCommit = gitCommitOf(path.dirname(SERVER));
   process.stderr.write(`[soak] server ${SERVER} (commit ${serverCommit}), work dir ${workDir}, ${MINUTES} min\n`);
-  let service = await startSoakService(dataDir, staticMcpToken, [...inspectArgs, ...snapshotArgs]);
+  let service = await startSoakService(dataDir, staticMcpToken, metricsToken, [...inspectArgs, ...snapshotArgs]);
   const pid = pidOf(service);
   const collect = await collectorOf(service);
   const operator = JSON.parse(readFileSync(path.join(dataDir, "operator.secret"), "utf8")) as { actorId: string; secret: string };
@@ -224,7 +228,7 @@ async function main(): Promise<void> {
   const startedMs = Date.now();
   const elapsedSeconds = () => (Date.now() - startedMs) / 1000;
   try {
-    samples.push(await sampleMemory(pid, service.url, 0, collect));
+    samples.push(await sampleMemory(pid, metricsOf(service), 0, collect));
     load = new SoakLoad({
       url: service.url,
       operator,
@@ -249,7 +253,7 @@ async function main(): Promise<void> {
       rssWindow.read();
       if (Date.now() >= nextSampleMs) {
         nextSampleMs += SAMPLE_SECONDS * 1000;
-        const sample = await sampleMemory(pid, service.url, elapsedSeconds(), collect, rssWindow);
+        const sample = await sampleMemory(pid, metricsOf(service), elapsedSeconds(), collect, rssWindow);
         samples.push(sample);
         const mix = mixSummary(load.counts);
         process.stderr.write(
@@ -272,10 +276,10 @@ async function main(): Promise<void> {
     } catch (error) {
       loadError = error;
     }
-    samples.push(await sampleMemory(pid, service.url, elapsedSeconds(), collect, rssWindow));
+    samples.push(await sampleMemory(pid, metricsOf(service), elapsedSeconds(), collect, rssWindow));
     exitCode = await service.stop();
     // The same data in a fresh process: what the accepted state alone costs.
-    service = await startSoakService(dataDir, staticMcpToken, inspectArgs);
+    service = await startSoakService(dataDir, staticMcpToken, metricsToken, inspectArgs);
     const collectFresh = await collectorOf(service);
     // Settled: started, idle for a while, the gateway's recovery garbage collected; then its RSS
     // is read once a second for as long again, and the median taken as for the run's samples.
@@ -286,7 +290,7 @@ async function main(): Promise<void> {
       await sleep(1000);
       freshWindow.read();
     }
-    fresh = await sampleMemory(pidOf(service), service.url, 0, collectFresh, freshWindow);
+    fresh = await sampleMemory(pidOf(service), metricsOf(service), 0, collectFresh, freshWindow);
     await service.stop();
   } finally {
     if (service.process.exitCode === null) await service.stop();

@@ -99,6 +99,13 @@ const UNEXPECTED_EXAMPLES = 20;
 /** A token is renewed this long before it expires. */
 const RENEW_BEFORE_MS = 10_000;
 const OVERSIZED_BYTES = 1024 * 1024 + 1;
+/**
+ * A declared Content-Length the service answers at once, without reading the body: above its bound
+ * on what it reads and drops after a refusal (`maxDiscardBytes`; docs/http.md, "Request
+ * lifecycle", step 4). A smaller oversized body is read to its end before the 400, which the
+ * chunked request below exercises.
+ */
+const OVERSIZED_UNREAD_BYTES = 64 * 1024 * 1024 + 1;
 const MCP_HEADERS = { accept: "application/json, text/event-stream" };
 
 /** mulberry32: the mix's choices are reproducible from the seed. */
@@ -656,7 +663,7 @@ export class SoakLoad {
         name: "oversized body (declared)",
         kind: "refused",
         weight: 1,
-        run: () => this.sendRaw("oversized body (declared)", [400], `POST ${claimPath()} HTTP/1.1\r\nHost: soak\r\nContent-Type: application/json\r\nContent-Length: ${OVERSIZED_BYTES}`),
+        run: () => this.sendRaw("oversized body (declared)", [400], `POST ${claimPath()} HTTP/1.1\r\nHost: soak\r\nContent-Type: application/json\r\nContent-Length: ${OVERSIZED_UNREAD_BYTES}`),
       },
       {
         name: "oversized body (chunked)",
@@ -671,7 +678,7 @@ export class SoakLoad {
       { name: "unknown route", kind: "refused", weight: 2, run: async () => void (await this.send("unknown route", "refused", [404], "GET", `/v1/${bogusId()}/${bogusId()}`)) },
       { name: "wrong method", kind: "refused", weight: 1, run: async () => void (await this.send("wrong method", "refused", [405], "GET", "/v1/auth/tokens")) },
       // Methods outside the nine uWS knows, a different one each time: uWS closes the connection
-      // without calling any handler (status 0 here; /work/shared/notes/uws-http-limits.md §2 b).
+      // without calling any handler (status 0 here; docs/http.md, "HTTP/1.1 at the edge").
       { name: "unknown method", kind: "refused", weight: 1, run: () => this.sendRaw("unknown method", [0], `X${randomBytes(5).toString("hex").toUpperCase()} /v1/markets HTTP/1.1\r\nHost: soak`) },
       {
         name: "abandoned: partial body",

@@ -13,8 +13,8 @@ export interface MemorySample {
   /**
    * Median of the RSS read every second since the previous sample (RssWindow): what the checks
    * and the chart use. A single reading includes whatever large buffers happen to be in flight or
-   * waiting for a collector (records of megabytes, replies of big subjects), which moves it by tens
-   * of megabytes from one second to the next.
+   * waiting for a collector (large records, replies of big subjects), which moves it a lot from one
+   * second to the next.
    */
   rssMedianBytes: number;
   /** Anonymous part of the RSS (heap, malloc); the rest is mapped files and shared memory. */
@@ -73,14 +73,19 @@ export class RssWindow {
   }
 }
 
+/** Where the service's metrics are read: its base URL and its METRICS_TOKEN (GET /metrics is not public, decisions.md T10). */
+export interface MetricsAccess {
+  baseUrl: string;
+  token: string;
+}
+
 /**
  * The service's heap and state gauges, read from its Prometheus exposition. This is the one place
- * that knows where the metrics are: if they move behind a credential or to another listener, adapt
- * `metricsUrl` / the request here.
+ * that knows where the metrics are: if they move to another listener, adapt the request here.
  */
-export async function readServiceGauges(baseUrl: string): Promise<ServiceGauges> {
-  const metricsUrl = `${baseUrl}/metrics`;
-  const response = await fetch(metricsUrl);
+export async function readServiceGauges(metrics: MetricsAccess): Promise<ServiceGauges> {
+  const metricsUrl = `${metrics.baseUrl}/metrics`;
+  const response = await fetch(metricsUrl, { headers: { authorization: `Bearer ${metrics.token}` } });
   if (response.status !== 200) throw new Error(`GET ${metricsUrl}: ${response.status}`);
   const text = await response.text();
   const lines = text.split("\n").filter((line) => line !== "" && !line.startsWith("#"));
@@ -118,14 +123,14 @@ export async function readServiceGauges(baseUrl: string): Promise<ServiceGauges>
  * One sample: the RSS and the gauges as they are, then (with `collectGarbage`) a full collection of
  * the gateway's heap and the heap used after it. The RSS is read before the collection.
  */
-export async function sampleMemory(pid: number, baseUrl: string, atSeconds: number, collectGarbage?: () => Promise<void>, window?: RssWindow): Promise<MemorySample> {
+export async function sampleMemory(pid: number, metrics: MetricsAccess, atSeconds: number, collectGarbage?: () => Promise<void>, window?: RssWindow): Promise<MemorySample> {
   const rss = readProcessRss(pid);
   const rssMedianBytes = window === undefined ? rss.rssBytes : window.takeMedian(rss.rssBytes);
-  const gauges = await readServiceGauges(baseUrl);
+  const gauges = await readServiceGauges(metrics);
   let heapLiveBytes: number | null = null;
   if (collectGarbage !== undefined) {
     await collectGarbage();
-    heapLiveBytes = (await readServiceGauges(baseUrl)).heapUsedBytes;
+    heapLiveBytes = (await readServiceGauges(metrics)).heapUsedBytes;
   }
   return { atSeconds, ...rss, rssMedianBytes, ...gauges, heapLiveBytes };
 }

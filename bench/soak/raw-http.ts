@@ -14,8 +14,8 @@ export interface RawReply {
 /**
  * Sends `head` (request line and headers, without the blank line) and then `body`, and resolves with
  * the status of whatever the service answered. A write cut short by the service closing the
- * connection (it refuses an oversized body before reading it) is not an error as long as a
- * response arrived.
+ * connection (it answers a declared length past what it would read at once, and closes) is not an
+ * error as long as a response arrived.
  */
 export function rawExchange(host: string, port: number, head: string, body: Buffer = Buffer.alloc(0), timeoutMs = 10_000): Promise<RawReply> {
   return new Promise((resolve, reject) => {

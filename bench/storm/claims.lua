@@ -54,9 +54,9 @@ function init(args)
 end
 
 -- Paced runs: a uniformly random pause with mean pace_ms, so the connections drift apart instead of
--- sending in lock-step bursts of one request each (which measured the bursts, not the service:
--- p50 5.6 ms at "half the peak" with a fixed pause). The pause follows each response, so the rate
--- achieved is a little below the offered one; the report prints both.
+-- sending in lock-step bursts of one request each (a fixed pause measures the bursts, not the
+-- service). The pause follows each response, so the rate achieved is a little below the offered
+-- one; the report prints both.
 function delay()
   if pace_ms == 0 then return 0 end
   return math.random() * 2 * pace_ms

@@ -47,9 +47,10 @@ function track(child: ChildProcess): Started {
 
 /**
  * The service exactly as `npm start` runs it (built output, durable, default shard count unless
- * given). `nodeArgs`: extra node flags (the storm profile passes --cpu-prof); STORM_NODE_ARGS in the
- * environment adds more, e.g. "--v8-pool-size=1" for an experiment. `distDir` (or else STORM_DIST)
- * names another build directory to run instead of `dist/` (an A/B against an older build).
+ * given). `extraNodeArgs`: node flags of the caller (the soak's --inspect); STORM_NODE_ARGS in the
+ * environment adds more to every bench's service, e.g. "--cpu-prof --cpu-prof-dir=DIR" to profile
+ * it (bench/README.md, "Profiling"). `distDir` (or else STORM_DIST) names another build directory to
+ * run instead of `dist/` (an A/B against an older build).
  */
 export async function startService(env: Record<string, string>, port: number, extraNodeArgs: readonly string[] = [], distDir?: string): Promise<Started & { url: string }> {
   const nodeArgs = [...extraNodeArgs, ...(process.env["STORM_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")];

@@ -1,8 +1,8 @@
 /**
  * What every storm needs before the load: a fresh service (started as a user runs it), participants
  * provisioned through the real API (HMAC admin + Ed25519 challenge → one bearer token each, written
- * to a tokens file for the driver), and open direct-claim markets. Shared by the storm benchmark
- * (run-storm.ts) and the storm profile (profile-storm.ts).
+ * to a tokens file for the driver), and open direct-claim markets. Shared by the storm (run-storm.ts),
+ * the ceiling (ceiling.ts) and the record-read bench.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -19,7 +19,7 @@ export interface Setup {
   participants: number;
   /** The service's METRICS_TOKEN: GET /metrics is not public (docs/decisions.md T10). */
   metricsToken: string;
-  /** The service process (its pid lets a profile read per-thread CPU from /proc). */
+  /** The service process (its pid lets the ceiling read the service's CPU from /proc). */
   service: Started;
   stop: () => Promise<number | null>;
 }
@@ -45,8 +45,6 @@ export async function setUpService(options: {
   participants: number;
   port: number;
   env?: Record<string, string>;
-  /** Extra node flags for the service process (e.g. --cpu-prof). */
-  nodeArgs?: readonly string[];
 }): Promise<Setup> {
   const { workDir, label, participants, port } = options;
   const dir = path.join(workDir, label);
@@ -56,7 +54,6 @@ export async function setUpService(options: {
   const service = await startService(
     { DATA_DIR: path.join(dir, "data"), SERVICE_HMAC_SECRETS: `operator=${secret}`, SERVICE_OPERATOR_ACTORS: "operator", AUTH_TOKEN_TTL: "3600", METRICS_TOKEN: metricsToken, ...options.env },
     port,
-    options.nodeArgs,
   );
   const client = new ServiceClient(service.url);
   const operator = { actorId: "operator", secret };
@@ -105,11 +102,11 @@ const WARM_UP_MARKETS = 16;
 
 /**
  * Claims before a measured run, on markets of their own (capacity half the participants, so both
- * the accepted and the refused path run), same driver and connections. The service compiles its claim
- * path while it runs: measured on 2 cores, V8's compiler and GC threads took 21–27 µs per claim in an
- * 8 s storm on a cold service and 13–17 µs after 5 s of warm-up. The floor (a no-op) has nothing to
- * compile, so without a warm-up the ratio measured JIT start-up, not the service. Not reported; a
- * transport failure during it fails the run.
+ * the accepted and the refused path run), same driver and connections. A cold service spends the
+ * first seconds of load compiling its claim path (V8's optimizing compiler and GC threads take CPU
+ * from the two cores); the floor (a no-op) has nothing to compile, so without a warm-up the ratio
+ * would measure JIT start-up, not the service. Not reported; a transport failure during it fails
+ * the run.
  */
 export async function warmUp(setup: Setup, workDir: string, label: string, seconds: number, connections: number): Promise<void> {
   if (seconds <= 0) return;
