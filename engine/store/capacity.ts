@@ -1,10 +1,9 @@
 /**
  * How the engine's growable typed arrays grow (commitment rows, id arenas, principal-index slots).
  * Each growth allocates a new ArrayBuffer, and in a storm over many markets those allocations were
- * GC work that showed in throughput (P3 with 2 shards: 3.3–4.7k claims/s growing ×2 from 4 rows,
- * 5.4–5.5k with fewer growths; bench/README.md). So small arrays grow ×4, which keeps a market with
- * one claim small and reaches a few hundred claims in few steps; large ones ×2, which bounds the
- * unused tail to half.
+ * GC work that showed in P3's throughput (measured when this was chosen: bench/README.md as of
+ * commit 164567a). So small arrays grow ×4, which keeps a market with one claim small and reaches a
+ * few hundred claims in few steps; large ones ×2, which bounds the unused tail to half.
  */
 import { assert } from "../rules/assert.js";
 
