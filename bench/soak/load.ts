@@ -18,7 +18,6 @@
  */
 import { randomBytes } from "node:crypto";
 import { generateKeyPair, signSigningPayload } from "../../gateway/client/ed25519.js";
-import { signHmacRequest } from "../../gateway/client/hmac.js";
 import { ServiceClient, type Credentials, type ServiceResponse } from "../../gateway/client/service-client.js";
 import { rawAbandon, rawExchange } from "./raw-http.js";
 
