@@ -11,6 +11,11 @@
  * - positions are opaque: the runtime stores them (idempotency index, a market's record) and hands
  *   them back to the same journal, and never computes with them;
  * - reading streams: entries are handed over as they are read, never collected first.
+ *
+ * Retention: entries are kept for as long as the journal exists. A market's record and every old
+ * reply are replayed from them, and an audit replays the whole log, so no entry is ever dropped,
+ * not even one a snapshot covers. What is retained by count is snapshots: `writeSnapshot` keeps the
+ * newest `keep` and removes older ones.
  */
 
 import type { LogReadView } from "../../storage/index.js";
