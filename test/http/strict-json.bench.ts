@@ -9,7 +9,7 @@
  */
 import { loadavg } from "node:os";
 import { Bench } from "tinybench";
-import { parseStrictJson } from "../../gateway/http/strict-json.js";
+import { parseStrictJson } from "../../gateway/http/strict-json/index.js";
 import { handParseStrictJson } from "./support/strict-json-hand-parser.js";
 
 const claim = Buffer.from(

@@ -3,7 +3,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type JsonValue, parseStrictJson, parseStrictJsonText } from "../../gateway/http/strict-json.js";
+import { type JsonValue, parseStrictJson, parseStrictJsonText } from "../../gateway/http/strict-json/index.js";
 
 const parse = (text: string) => parseStrictJson(Buffer.from(text, "utf8"));
 

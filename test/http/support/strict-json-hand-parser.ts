@@ -14,7 +14,7 @@ import {
   type JsonValue,
   type StrictJsonLimits,
   type StrictJsonResult,
-} from "../../../gateway/http/strict-json.js";
+} from "../../../gateway/http/strict-json/index.js";
 
 /** Member paths in messages are cut here; a 32-level path of long names would flood logs. */
 const MAX_PATH_CHARS = 200;
