@@ -7,48 +7,19 @@
  * - range mode (the common case: few members, no escapes): compare name ranges in the text,
  *   which allocates no strings;
  * - set mode (more than RANGE_COMPARE_MAX_MEMBERS members, or any escaped name, where equal names
- *   can differ in the text): a Set of decoded names.
+ *   can differ in the text): a Set of decoded names, one kept per depth and reused.
  */
 import { decodeName, pathTo } from "./messages.js";
 import { JsonRefusal, type ScanState } from "./scan-state.js";
 
-/** Up to this many members, duplicates are found by comparing name ranges in the text. */
-const RANGE_COMPARE_MAX_MEMBERS = 16;
-
-/** An object at `depth` is being entered: it has no names yet. */
-export function beginMemberNames(s: ScanState, depth: number): void {
-  s.nameCount[depth] = 0;
-  s.nameSetInUse[depth] = false;
-  if (s.nameStarts[depth] === undefined) {
-    s.nameStarts[depth] = [];
-    s.nameEnds[depth] = [];
-  }
-}
+/** Objects with more members than this remember their names in a Set. */
+export const RANGE_COMPARE_MAX_MEMBERS = 16;
 
 /**
- * Records the name just scanned (text `start..end`, quotes excluded) of the object at `depth`, and
- * refuses it if the object already has it. The name is already the member path's last step.
+ * Range mode: records the name of member number `count` of the object at `depth` (its text is
+ * `start..end`, quotes excluded, no escapes), refusing it if an earlier name has the same text.
  */
-export function addMemberName(s: ScanState, depth: number, start: number, end: number, escaped: boolean): void {
-  const count = s.nameCount[depth] as number;
-  if (!s.nameSetInUse[depth] && (escaped || count === RANGE_COMPARE_MAX_MEMBERS)) switchToSet(s, depth, count);
-  if (s.nameSetInUse[depth]) {
-    const names = s.nameSets[depth] as Set<string>;
-    const name = escaped ? decodeName(s, start, end) : s.text.slice(start, end);
-    if (names.has(name)) throw duplicate(s, depth);
-    names.add(name);
-  } else {
-    addNameRange(s, depth, count, start, end);
-  }
-  s.nameCount[depth] = count + 1;
-}
-
-/** The object at `depth` is closed: its decoded names are no longer needed. */
-export function endMemberNames(s: ScanState, depth: number): void {
-  if (s.nameSetInUse[depth]) s.nameSets[depth]?.clear();
-}
-
-function addNameRange(s: ScanState, depth: number, count: number, start: number, end: number): void {
+export function addNameRange(s: ScanState, depth: number, count: number, start: number, end: number): void {
   const starts = s.nameStarts[depth] as number[];
   const ends = s.nameEnds[depth] as number[];
   const length = end - start;
@@ -60,15 +31,37 @@ function addNameRange(s: ScanState, depth: number, count: number, start: number,
   ends[count] = end;
 }
 
-/** Moves the names recorded as ranges so far (none of them escaped) into the depth's Set. */
-function switchToSet(s: ScanState, depth: number, count: number): void {
+/**
+ * Set mode: records the name of member number `count` (see addNameRange; it may have escapes) in
+ * `names`, the object's Set, or, when undefined, in the depth's Set after the names recorded as
+ * ranges so far. Returns the Set, which the caller passes for the next member and clears when the
+ * object closes.
+ */
+export function addNameToSet(
+  s: ScanState,
+  depth: number,
+  count: number,
+  start: number,
+  end: number,
+  escaped: boolean,
+  names: Set<string> | undefined,
+): Set<string> {
+  const set = names ?? switchToSet(s, depth, count);
+  const name = escaped ? decodeName(s, start, end) : s.text.slice(start, end);
+  if (set.has(name)) throw duplicate(s, depth);
+  set.add(name);
+  return set;
+}
+
+/** The depth's Set, holding the names recorded as ranges so far (none of them escaped). */
+function switchToSet(s: ScanState, depth: number, count: number): Set<string> {
   const names = s.nameSets[depth] ?? new Set<string>();
   s.nameSets[depth] = names;
   names.clear();
   const starts = s.nameStarts[depth] as number[];
   const ends = s.nameEnds[depth] as number[];
   for (let k = 0; k < count; k++) names.add(s.text.slice(starts[k], ends[k]));
-  s.nameSetInUse[depth] = true;
+  return names;
 }
 
 function sameChars(source: string, a: number, b: number, length: number): boolean {

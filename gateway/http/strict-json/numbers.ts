@@ -20,61 +20,56 @@ const NEVER_UNDERFLOWING_FRACTION_DIGITS = 300;
 
 /** Advances past a number literal (cursor on its '-' or first digit) and applies the rules above. */
 export function scanNumber(s: ScanState, depth: number): void {
+  const source = s.text;
   const start = s.pos;
-  const negative = s.text.charCodeAt(s.pos) === CHAR_MINUS;
-  if (negative) s.pos++;
-  const integerStart = s.pos;
-  skipIntegerPart(s, depth);
-  const integerDigits = s.pos - integerStart;
-  const fractionStart = skipFraction(s, depth);
-  const fractionEnd = s.pos;
-  const hasExponent = skipExponent(s, depth);
-  if (!hasExponent && integerDigits <= ALWAYS_SAFE_INTEGER_DIGITS && fractionEnd - fractionStart <= NEVER_UNDERFLOWING_FRACTION_DIGITS) {
+  const negative = source.charCodeAt(start) === CHAR_MINUS;
+  const integerStart = negative ? start + 1 : start;
+  // Integer part: `0`, or a non-zero digit and any digits after it (no leading zeros).
+  let p = integerStart;
+  let c = source.charCodeAt(p);
+  if (c === CHAR_0) p++;
+  else if (c >= CHAR_1 && c <= CHAR_9) p = skipDigits(source, p);
+  else throw syntaxAt(s, p, "expected a digit", depth);
+  const integerDigits = p - integerStart;
+  // Fraction: an optional `.digits`.
+  let fractionStart = p;
+  if (source.charCodeAt(p) === CHAR_DOT) {
+    fractionStart = ++p;
+    if (!isDigit(source.charCodeAt(p))) throw syntaxAt(s, p, "expected a digit after '.'", depth);
+    p = skipDigits(source, p);
+  }
+  const fractionEnd = p;
+  // Exponent: an optional `e`/`E`, sign and digits.
+  c = source.charCodeAt(p);
+  const hasExponent = c === CHAR_E_LOWER || c === CHAR_E_UPPER;
+  if (hasExponent) {
+    c = source.charCodeAt(++p);
+    if (c === CHAR_PLUS || c === CHAR_MINUS) c = source.charCodeAt(++p);
+    if (!isDigit(c)) throw syntaxAt(s, p, "expected a digit in the exponent", depth);
+    p = skipDigits(source, p);
+  }
+  s.pos = p;
+  const fractionDigits = fractionEnd - fractionStart;
+  if (!hasExponent && integerDigits <= ALWAYS_SAFE_INTEGER_DIGITS && fractionDigits <= NEVER_UNDERFLOWING_FRACTION_DIGITS) {
     // No conversion needed: |value| < 1e15 (finite, and an integer value is safe), and a non-zero
     // fraction this short cannot underflow. Only -0 needs a note.
-    if (negative && integerDigits === 1 && s.text.charCodeAt(integerStart) === CHAR_0 && allZeroDigits(s.text, fractionStart, fractionEnd)) {
-      s.sawNegativeZero = true;
-    }
+    const zeroIntegerPart = integerDigits === 1 && source.charCodeAt(integerStart) === CHAR_0;
+    if (negative && zeroIntegerPart && allZeroDigits(source, fractionStart, fractionEnd)) s.sawNegativeZero = true;
     return;
   }
-  checkConverted(s, depth, s.text.slice(start, s.pos), negative);
+  checkConverted(s, depth, source.slice(start, p), negative);
 }
 
-/** `0`, or a non-zero digit and any digits after it (JSON allows no leading zeros). */
-function skipIntegerPart(s: ScanState, depth: number): void {
-  const c = s.text.charCodeAt(s.pos);
-  if (c === CHAR_0) s.pos++;
-  else if (c >= CHAR_1 && c <= CHAR_9) skipDigits(s);
-  else throw syntaxError(s, "expected a digit", depth);
-}
-
-/** An optional `.digits`; returns where its digits start (the cursor when there is none). */
-function skipFraction(s: ScanState, depth: number): number {
-  if (s.text.charCodeAt(s.pos) !== CHAR_DOT) return s.pos;
-  const digitsStart = ++s.pos;
-  if (!isDigit(s.text.charCodeAt(s.pos))) throw syntaxError(s, "expected a digit after '.'", depth);
-  skipDigits(s);
-  return digitsStart;
-}
-
-/** An optional `e`/`E`, sign and digits; returns whether there was one. */
-function skipExponent(s: ScanState, depth: number): boolean {
-  let c = s.text.charCodeAt(s.pos);
-  if (c !== CHAR_E_LOWER && c !== CHAR_E_UPPER) return false;
-  c = s.text.charCodeAt(++s.pos);
-  if (c === CHAR_PLUS || c === CHAR_MINUS) c = s.text.charCodeAt(++s.pos);
-  if (!isDigit(c)) throw syntaxError(s, "expected a digit in the exponent", depth);
-  skipDigits(s);
-  return true;
-}
-
-/** Advances past a run of digits (the cursor is on the first one). */
-function skipDigits(s: ScanState): void {
-  const source = s.text;
-  let p = s.pos;
+/** The position after the run of digits starting at `p` (a digit). */
+function skipDigits(source: string, p: number): number {
   do p++;
   while (isDigit(source.charCodeAt(p)));
+  return p;
+}
+
+function syntaxAt(s: ScanState, p: number, expectation: string, depth: number): JsonRefusal {
   s.pos = p;
+  return syntaxError(s, expectation, depth);
 }
 
 /** The rules for a literal whose value needs the conversion to be judged. */

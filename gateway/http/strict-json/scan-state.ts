@@ -33,14 +33,11 @@ export class ScanState {
   readonly pathStart: number[] = [0];
   readonly pathEnd: number[] = [0];
   readonly pathEscaped: boolean[] = [false];
-  /** Members seen so far in the object being scanned (member-names.ts). */
-  readonly nameCount: number[] = [0];
-  /** Their name ranges in the text (range mode). */
+  /** Name ranges of the members seen so far in the object being scanned (member-names.ts). */
   readonly nameStarts: number[][] = [[]];
   readonly nameEnds: number[][] = [[]];
-  /** Their decoded names (set mode: large objects, or any escaped name); `nameSetInUse` says which. */
+  /** Decoded names, for objects in set mode (member-names.ts). */
   readonly nameSets: (Set<string> | undefined)[] = [undefined];
-  readonly nameSetInUse: boolean[] = [false];
 
   /** Prepares a scan of `text`. */
   start(text: string, maxDepth: number, plainText: boolean): void {
@@ -51,6 +48,15 @@ export class ScanState {
     this.deepest = 0;
     this.nextBackslash = -1;
     this.plainText = plainText;
+  }
+
+  /** A container at a depth deeper than any before in this scan is entered. */
+  reach(depth: number): void {
+    this.deepest = depth;
+    if (this.nameStarts[depth] === undefined) {
+      this.nameStarts[depth] = [];
+      this.nameEnds[depth] = [];
+    }
   }
 
   /** Drops what the scan holds on to (the text, the decoded names), whether it ended well or not. */

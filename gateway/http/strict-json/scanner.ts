@@ -1,7 +1,8 @@
 /**
- * The validating scan: the full JSON grammar, the depth limit and the top-level shape, handing
- * strings, numbers and member names to their rules (strings.ts, numbers.ts, member-names.ts). It
- * builds no value; JSON.parse does that once the scan has passed (index.ts).
+ * The validating scan: the full JSON grammar, the depth limit and the top-level shape. It finds
+ * where each string ends and hands escapes, numbers and member names to their rules (strings.ts,
+ * numbers.ts, member-names.ts). It builds no value; JSON.parse does that once the scan has passed
+ * (index.ts). Every function takes the scan's state `s` and moves its cursor `s.pos`.
  */
 import {
   CHAR_COLON,
@@ -21,11 +22,11 @@ import {
   CHAR_TAB,
   isDigit,
 } from "./chars.js";
-import { addMemberName, beginMemberNames, endMemberNames } from "./member-names.js";
+import { addNameRange, addNameToSet, RANGE_COMPARE_MAX_MEMBERS } from "./member-names.js";
 import { pathTo, syntaxError } from "./messages.js";
 import { scanNumber } from "./numbers.js";
 import { JsonRefusal, type ScanState } from "./scan-state.js";
-import { scanString } from "./strings.js";
+import { scanEscape, scanStringByChar } from "./strings.js";
 import type { StrictJsonLimits } from "./types.js";
 
 /**
@@ -45,8 +46,8 @@ export function scanDocument(s: ScanState, text: string, limits: StrictJsonLimit
       scanObject(s, 1);
     }
     skipWhitespace(s);
-    if (s.pos < text.length) return `invalid JSON: unexpected data after the top-level ${topLevelArray ? "array" : "object"} at position ${s.pos}`;
-    return undefined;
+    if (s.pos >= text.length) return undefined;
+    return `invalid JSON: unexpected data after the top-level ${topLevelArray ? "array" : "object"} at position ${s.pos}`;
   } catch (error) {
     if (error instanceof JsonRefusal) return error.message;
     // Only a stack overflow from an absurd caller-chosen maxDepth can land here.
@@ -58,13 +59,19 @@ export function scanDocument(s: ScanState, text: string, limits: StrictJsonLimit
 
 /** `depth` is the nesting level of the container holding this value. */
 function scanValue(s: ScanState, depth: number): void {
-  const text = s.text;
-  const c = text.charCodeAt(s.pos);
+  const c = s.text.charCodeAt(s.pos);
   if (c === CHAR_QUOTE) scanString(s, depth, "string");
   else if (c === CHAR_LEFT_BRACE) scanObject(s, depth + 1);
   else if (c === CHAR_LEFT_BRACKET) scanArray(s, depth + 1);
   else if (c === CHAR_MINUS || isDigit(c)) scanNumber(s, depth);
-  else if (c === CHAR_T_LOWER && text.startsWith("true", s.pos)) s.pos += 4;
+  else scanLiteral(s, depth);
+}
+
+/** `true`, `false` or `null` (kept out of scanValue so that scanValue stays small enough to inline). */
+function scanLiteral(s: ScanState, depth: number): void {
+  const text = s.text;
+  const c = text.charCodeAt(s.pos);
+  if (c === CHAR_T_LOWER && text.startsWith("true", s.pos)) s.pos += 4;
   else if (c === CHAR_F_LOWER && text.startsWith("false", s.pos)) s.pos += 5;
   else if (c === CHAR_N_LOWER && text.startsWith("null", s.pos)) s.pos += 4;
   else throw syntaxError(s, "expected a value", depth);
@@ -76,7 +83,7 @@ function scanValue(s: ScanState, depth: number): void {
  */
 function enter(s: ScanState, depth: number): void {
   if (depth > s.maxDepth) throw new JsonRefusal(`JSON nested deeper than ${s.maxDepth} levels at ${pathTo(s, depth - 1)}`);
-  if (depth > s.deepest) s.deepest = depth;
+  if (depth > s.deepest) s.reach(depth);
 }
 
 /** `depth` is this object's own nesting level (top-level object = 1). Cursor is on '{'. */
@@ -88,9 +95,20 @@ function scanObject(s: ScanState, depth: number): void {
     s.pos++;
     return;
   }
-  beginMemberNames(s, depth);
-  for (;;) {
-    scanMemberName(s, depth);
+  // The member name is scanned and checked for a duplicate right here rather than in a helper:
+  // that keeps the per-member work small enough for V8 to inline into this loop.
+  let names: Set<string> | undefined; // set mode (member-names.ts)
+  for (let count = 0; ; count++) {
+    if (s.text.charCodeAt(s.pos) !== CHAR_QUOTE) throw syntaxError(s, "expected a member name in double quotes", depth - 1);
+    const start = s.pos + 1;
+    scanString(s, depth - 1, "member name");
+    const end = s.pos - 1;
+    const escaped = s.lastStringEscaped;
+    s.pathStart[depth] = start;
+    s.pathEnd[depth] = end;
+    s.pathEscaped[depth] = escaped;
+    if (names === undefined && !escaped && count < RANGE_COMPARE_MAX_MEMBERS) addNameRange(s, depth, count, start, end);
+    else names = addNameToSet(s, depth, count, start, end, escaped, names);
     skipWhitespace(s);
     if (s.text.charCodeAt(s.pos) !== CHAR_COLON) throw syntaxError(s, "expected ':' after a member name", depth);
     s.pos++;
@@ -103,24 +121,12 @@ function scanObject(s: ScanState, depth: number): void {
       skipWhitespace(s);
     } else if (c === CHAR_RIGHT_BRACE) {
       s.pos++;
-      endMemberNames(s, depth);
+      names?.clear();
       return;
     } else {
       throw syntaxError(s, "expected ',' or '}' after a member", depth);
     }
   }
-}
-
-/** A member name of the object at `depth`: scanned, made the path's last step, checked for a duplicate. */
-function scanMemberName(s: ScanState, depth: number): void {
-  if (s.text.charCodeAt(s.pos) !== CHAR_QUOTE) throw syntaxError(s, "expected a member name in double quotes", depth - 1);
-  const start = s.pos + 1;
-  scanString(s, depth - 1, "member name");
-  const end = s.pos - 1;
-  s.pathStart[depth] = start;
-  s.pathEnd[depth] = end;
-  s.pathEscaped[depth] = s.lastStringEscaped;
-  addMemberName(s, depth, start, end, s.lastStringEscaped);
 }
 
 /** Like scanObject, for '['. */
@@ -150,13 +156,46 @@ function scanArray(s: ScanState, depth: number): void {
   }
 }
 
-function skipWhitespace(s: ScanState): void {
-  const text = s.text;
-  let p = s.pos;
+/**
+ * Advances past a string literal (cursor on its opening quote); sets `lastStringEscaped`. For text
+ * that holds no raw surrogate (ScanState.plainText) it jumps from quote to backslash with native
+ * `indexOf`, much cheaper than a loop per character; escapes go to strings.ts. Raw control
+ * characters are not seen that way: JSON.parse refuses them later, and the text is scanned again
+ * by scanStringByChar for the message. This is the hot path of every body, kept in this module
+ * with the grammar so that V8 can inline it into its callers.
+ */
+function scanString(s: ScanState, depth: number, what: string): void {
+  if (!s.plainText) return scanStringByChar(s, depth, what);
+  const source = s.text;
+  let p = s.pos + 1;
+  let escaped = false;
   for (;;) {
-    const c = text.charCodeAt(p);
-    if (c === CHAR_SPACE || c === CHAR_LF || c === CHAR_CR || c === CHAR_TAB) p++;
-    else break;
+    const quote = source.indexOf('"', p);
+    if (quote < 0) {
+      s.pos = source.length;
+      throw syntaxError(s, `unterminated ${what}`, depth);
+    }
+    // One backslash search serves every string up to that backslash.
+    let backslash = s.nextBackslash;
+    if (backslash < p) {
+      backslash = source.indexOf("\\", p);
+      if (backslash < 0) backslash = source.length;
+      s.nextBackslash = backslash;
+    }
+    if (backslash > quote) {
+      s.pos = quote + 1;
+      s.lastStringEscaped = escaped;
+      return;
+    }
+    escaped = true;
+    p = scanEscape(s, backslash, depth, what);
   }
-  s.pos = p;
+}
+
+function skipWhitespace(s: ScanState): void {
+  for (;;) {
+    const c = s.text.charCodeAt(s.pos);
+    if (c === CHAR_SPACE || c === CHAR_LF || c === CHAR_CR || c === CHAR_TAB) s.pos++;
+    else return;
+  }
 }

@@ -24,46 +24,12 @@ import {
 import { pathTo, syntaxError } from "./messages.js";
 import { JsonRefusal, type ScanState } from "./scan-state.js";
 
-/** Advances past a string literal; sets `lastStringEscaped`. */
-export function scanString(s: ScanState, depth: number, what: string): void {
-  if (s.plainText) scanPlainString(s, depth, what);
-  else scanStringByChar(s, depth, what);
-}
-
 /**
- * For text that holds no raw surrogate: jumps from backslash to backslash with native `indexOf`
- * (much cheaper than a loop per character). Raw control characters are not seen here; JSON.parse
- * refuses them later (see ScanState.plainText).
+ * Advances past a string literal (cursor on its opening quote) one character at a time; sets
+ * `lastStringEscaped`. For text that may hold raw surrogates or raw control characters; the common
+ * case, text that holds neither, is skipped faster by scanner.ts (scanString).
  */
-function scanPlainString(s: ScanState, depth: number, what: string): void {
-  const source = s.text;
-  let p = s.pos + 1;
-  let escaped = false;
-  for (;;) {
-    const quote = source.indexOf('"', p);
-    if (quote < 0) {
-      s.pos = source.length;
-      throw syntaxError(s, `unterminated ${what}`, depth);
-    }
-    // One backslash search serves every string up to that backslash.
-    let backslash = s.nextBackslash;
-    if (backslash < p) {
-      backslash = source.indexOf("\\", p);
-      if (backslash < 0) backslash = source.length;
-      s.nextBackslash = backslash;
-    }
-    if (backslash > quote) {
-      s.pos = quote + 1;
-      s.lastStringEscaped = escaped;
-      return;
-    }
-    escaped = true;
-    p = scanEscape(s, backslash, depth, what);
-  }
-}
-
-/** The same, one character at a time, for text with raw control characters or surrogates. */
-function scanStringByChar(s: ScanState, depth: number, what: string): void {
+export function scanStringByChar(s: ScanState, depth: number, what: string): void {
   const source = s.text;
   const end = source.length;
   let p = s.pos + 1;
@@ -103,7 +69,7 @@ function skipRawSurrogatePair(s: ScanState, at: number, depth: number, what: str
 }
 
 /** Validates the escape at `at` (a backslash) and returns the position after it. */
-function scanEscape(s: ScanState, at: number, depth: number, what: string): number {
+export function scanEscape(s: ScanState, at: number, depth: number, what: string): number {
   const e = s.text.charCodeAt(at + 1);
   if (e === CHAR_U_LOWER) return scanUnicodeEscape(s, at, depth, what);
   if (
