@@ -5,22 +5,8 @@
  * (index.ts). Every function takes the scan's state `s` and moves its cursor `s.pos`.
  */
 import {
-  CHAR_COLON,
-  CHAR_COMMA,
-  CHAR_CR,
-  CHAR_F_LOWER,
-  CHAR_LEFT_BRACE,
-  CHAR_LEFT_BRACKET,
-  CHAR_LF,
-  CHAR_MINUS,
-  CHAR_N_LOWER,
-  CHAR_QUOTE,
-  CHAR_RIGHT_BRACE,
-  CHAR_RIGHT_BRACKET,
-  CHAR_SPACE,
-  CHAR_T_LOWER,
-  CHAR_TAB,
-  isDigit,
+  CHAR_COLON, CHAR_COMMA, CHAR_CR, CHAR_F_LOWER, CHAR_LEFT_BRACE, CHAR_LEFT_BRACKET, CHAR_LF, CHAR_MINUS,
+  CHAR_N_LOWER, CHAR_QUOTE, CHAR_RIGHT_BRACE, CHAR_RIGHT_BRACKET, CHAR_SPACE, CHAR_T_LOWER, CHAR_TAB, isDigit,
 } from "./chars.js";
 import { addNameRange, addNameToSet, RANGE_COMPARE_MAX_MEMBERS } from "./member-names.js";
 import { pathTo, syntaxError } from "./messages.js";

@@ -5,21 +5,8 @@
  * the closing one; `what` ("string" or "member name") is the word the messages use.
  */
 import {
-  CHAR_0,
-  CHAR_A_LOWER,
-  CHAR_A_UPPER,
-  CHAR_B_LOWER,
-  CHAR_BACKSLASH,
-  CHAR_F_LOWER,
-  CHAR_F_UPPER,
-  CHAR_N_LOWER,
-  CHAR_QUOTE,
-  CHAR_R_LOWER,
-  CHAR_SLASH,
-  CHAR_SPACE,
-  CHAR_T_LOWER,
-  CHAR_U_LOWER,
-  isDigit,
+  CHAR_0, CHAR_A_LOWER, CHAR_A_UPPER, CHAR_B_LOWER, CHAR_BACKSLASH, CHAR_F_LOWER, CHAR_F_UPPER, CHAR_N_LOWER,
+  CHAR_QUOTE, CHAR_R_LOWER, CHAR_SLASH, CHAR_SPACE, CHAR_T_LOWER, CHAR_U_LOWER, isDigit,
 } from "./chars.js";
 import { pathTo, syntaxError } from "./messages.js";
 import { JsonRefusal, type ScanState } from "./scan-state.js";
