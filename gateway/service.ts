@@ -94,13 +94,7 @@ interface Basics {
 
 async function startLocked(options: ServiceOptions, config: ServiceConfig, basics: Basics): Promise<RunningService> {
   const { clock, log, flushLogs, lock } = basics;
-  const onFatal =
-    options.onFatal ??
-    ((message: string) => {
-      log("error", "durability lost: stopping", { reason: message });
-      flushLogs();
-      process.exit(1);
-    });
+  const onFatal = options.onFatal ?? exitOnFatal(log, flushLogs);
   const shards = shardCountFor(config.dataDir, config.shards, config.defaultShards);
   const authConfig = loadAuthConfig(options.env, config.dataDir);
   logConfiguration(log, config, shards, authConfig);
@@ -113,109 +107,32 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
   });
   const auth = new AuthService(authConfig, identity);
   const readiness = new Readiness();
-  // The parts that need the recovered runtime exist only once it is open; every route that uses
-  // them is behind the readiness gate, so no handler reads them before.
-  let runtime: MarketRuntime | undefined;
-  let api: MarketApi | undefined;
-  let mcp: McpEndpoint | undefined;
-  const metrics = new ServiceMetrics({
-    pendingByShard: () => runtime?.pendingByShard() ?? [],
-    idempotencyEntries: () => idempotency.size,
-    recordCache: () => runtime?.recordCacheStats ?? { sizeBytes: 0, entries: 0 },
-    outstandingChallenges: () => auth.outstandingChallenges,
-    tokensKept: () => identity.state.tokens.size,
-  });
-  const parts = {
-    auth,
-    clock,
-    identity,
-    metrics,
-    adminMounted: auth.operatorsConfigured(),
-    get api(): MarketApi {
-      return opened(api);
-    },
-    get mcp(): McpEndpoint {
-      return opened(mcp);
-    },
-  };
-  const routes: HttpRoute[] = [
-    ...healthRoutes(readiness),
-    ...[
-      ...authRoutes(parts),
-      ...identityRoutes(parts),
-      ...marketRoutes(parts),
-      ...mcpRoutes(parts),
-      ...operationsRoutes(parts),
-    ].map((route) => readiness.gate(route)),
-  ];
+  const late: LateParts = {};
+  const metrics = serviceMetrics(late, idempotency, auth, identity);
+  const routes = serviceRoutes(readiness, late, { auth, clock, identity, metrics, adminMounted: auth.operatorsConfigured() });
   let server: HttpServer;
   let port: number;
   try {
-    server = createHttpServer({
-      routes,
-      log,
-      onResponse: (info) => {
-        metrics.observeResponse(info);
-        log("info", "request", {
-          requestId: info.requestId,
-          method: info.method,
-          route: info.route,
-          status: info.status,
-          latencyMs: Math.round(info.durationMs * 1000) / 1000,
-          ...(info.aborted ? { aborted: true } : {}),
-          // A reply written but dropped with its connection by uWS (docs/http.md): what it was.
-          ...(info.droppedStatus === undefined ? {} : { droppedStatus: info.droppedStatus }),
-        });
-      },
-      ...(config.tlsCertFile === undefined ? {} : { tlsCertFile: config.tlsCertFile }),
-      ...(config.tlsKeyFile === undefined ? {} : { tlsKeyFile: config.tlsKeyFile }),
-    });
+    server = createServiceServer(config, routes, log, metrics);
     // Listening before recovery: /livez answers (and every other route 503s) while logs replay.
     port = await server.listen(config.host, config.port);
   } catch (error) {
     await identity.close();
     throw error;
   }
+  let liveRuntime: MarketRuntime;
   try {
-    const recovered = await MarketRuntime.open({
-      dataDir: config.dataDir,
-      shardCount: shards,
-      clock,
-      controlledClock: options.controlledClock ?? false,
-      checkpointEveryCommands: config.checkpointEveryCommands,
-      checkpointEverySeconds: config.checkpointEverySeconds,
-      idempotency,
-      onFatal,
-      onBatch: (shardIndex, stats) => metrics.observeBatch(shardIndex, stats),
-      ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
-    });
-    runtime = recovered.runtime;
-    log("info", "recovered", {
-      shards,
-      markets: recovered.recovery.shards.reduce((sum, s) => sum + s.markets, 0),
-      commandsReplayed: recovered.recovery.shards.reduce((sum, s) => sum + s.framesReplayed, 0),
-      idempotencyEntries: recovered.recovery.idempotencyEntries,
-      elapsedMs: recovered.recovery.elapsedMs,
-    });
+    liveRuntime = await openRuntime(options, config, { shards, clock, idempotency, onFatal, metrics, log });
   } catch (error) {
     server.close();
     await identity.close();
     throw error;
   }
-  const liveRuntime = runtime;
-  api = new MarketApi({ runtime: liveRuntime, auth, clock });
-  mcp = new McpEndpoint({
-    api,
-    version: SERVICE_VERSION,
-    responseMode: config.mcpResponseMode,
-    onError: (error) => log("error", "mcp tool failed", { error: error instanceof Error ? error.message : String(error) }),
-  });
+  const { api, mcp } = openApis(late, liveRuntime, auth, clock, config, log);
   readiness.ready(() => liveRuntime.notAcceptingShards());
-  const scheme = config.tlsCertFile === undefined ? "http" : "https";
-  const hostInUrl = config.host.includes(":") ? `[${config.host}]` : config.host;
-  const url = `${scheme}://${hostInUrl}:${port}`;
-  log("info", "listening", { url, dataDir: config.dataDir, shards, tls: scheme === "https" });
-  let closing: Promise<void> | undefined;
+  const url = serviceUrl(config, port);
+  log("info", "listening", { url, dataDir: config.dataDir, shards, tls: config.tlsCertFile !== undefined });
+  const close = closeOnce({ readiness, server, runtime: liveRuntime, identity, lock, log, flushLogs });
   return {
     config,
     port,
@@ -229,26 +146,185 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
     routes: routes.map((route) => ({ method: route.method, pattern: route.pattern })),
     bootstrapNotice: authConfig.bootstrapNotice,
     publishTime: () => liveRuntime.publishTime(),
-    close: () => {
-      closing ??= (async () => {
-        // Graceful: refuse new requests (503) and stop accepting connections, let requests in
-        // flight finish (bounded), then drain the shards (their inboxes are answered), snapshot,
-        // close the logs, and only then give up the data directory.
-        readiness.stopping();
-        server.stopListening();
-        const deadline = Date.now() + DRAIN_TIMEOUT_MS;
-        while (server.inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-        if (server.inFlight > 0) log("warn", "stopping with requests still in flight", { inFlight: server.inFlight });
-        server.close();
-        await liveRuntime.close();
-        await identity.close();
-        lock.release();
-        log("info", "stopped", {});
-        flushLogs();
-      })();
-      return closing;
+    close,
+  };
+}
+
+/** Default `onFatal`: a shard or the identity log lost durability, so the process must not go on. */
+function exitOnFatal(log: LogFn, flushLogs: () => void): (message: string) => void {
+  return (message) => {
+    log("error", "durability lost: stopping", { reason: message });
+    flushLogs();
+    process.exit(1);
+  };
+}
+
+/**
+ * The parts that need the recovered runtime. They exist only once it is open; every route that
+ * uses them is behind the readiness gate, so no handler reads them before.
+ */
+interface LateParts {
+  runtime?: MarketRuntime;
+  api?: MarketApi;
+  mcp?: McpEndpoint;
+}
+
+function serviceMetrics(late: LateParts, idempotency: IdempotencyIndex, auth: AuthService, identity: IdentityStore): ServiceMetrics {
+  return new ServiceMetrics({
+    pendingByShard: () => late.runtime?.pendingByShard() ?? [],
+    idempotencyEntries: () => idempotency.size,
+    recordCache: () => late.runtime?.recordCacheStats ?? { sizeBytes: 0, entries: 0 },
+    outstandingChallenges: () => auth.outstandingChallenges,
+    tokensKept: () => identity.state.tokens.size,
+  });
+}
+
+/** The parts every route can use from the start. */
+interface EarlyParts {
+  auth: AuthService;
+  clock: Clock;
+  identity: IdentityStore;
+  metrics: ServiceMetrics;
+  adminMounted: boolean;
+}
+
+/** Every route: the health routes always answer, the others only once the service is ready. */
+function serviceRoutes(readiness: Readiness, late: LateParts, early: EarlyParts): HttpRoute[] {
+  const parts = {
+    ...early,
+    get api(): MarketApi {
+      return opened(late.api);
+    },
+    get mcp(): McpEndpoint {
+      return opened(late.mcp);
     },
   };
+  const gated = [...authRoutes(parts), ...identityRoutes(parts), ...marketRoutes(parts), ...mcpRoutes(parts), ...operationsRoutes(parts)];
+  return [...healthRoutes(readiness), ...gated.map((route) => readiness.gate(route))];
+}
+
+/** The HTTP server, with one access-log line and the metrics for every response. */
+function createServiceServer(config: ServiceConfig, routes: HttpRoute[], log: LogFn, metrics: ServiceMetrics): HttpServer {
+  return createHttpServer({
+    routes,
+    log,
+    onResponse: (info) => {
+      metrics.observeResponse(info);
+      log("info", "request", {
+        requestId: info.requestId,
+        method: info.method,
+        route: info.route,
+        status: info.status,
+        latencyMs: Math.round(info.durationMs * 1000) / 1000,
+        ...(info.aborted ? { aborted: true } : {}),
+        // A reply written but dropped with its connection by uWS (docs/http.md): what it was.
+        ...(info.droppedStatus === undefined ? {} : { droppedStatus: info.droppedStatus }),
+      });
+    },
+    ...(config.tlsCertFile === undefined ? {} : { tlsCertFile: config.tlsCertFile }),
+    ...(config.tlsKeyFile === undefined ? {} : { tlsKeyFile: config.tlsKeyFile }),
+  });
+}
+
+interface RuntimeParts {
+  shards: number;
+  clock: Clock;
+  idempotency: IdempotencyIndex;
+  onFatal: (message: string) => void;
+  metrics: ServiceMetrics;
+  log: LogFn;
+}
+
+/** Opens the market runtime (recovers every shard from its log) and logs what was recovered. */
+async function openRuntime(options: ServiceOptions, config: ServiceConfig, parts: RuntimeParts): Promise<MarketRuntime> {
+  const { shards, clock, idempotency, onFatal, metrics, log } = parts;
+  const recovered = await MarketRuntime.open({
+    dataDir: config.dataDir,
+    shardCount: shards,
+    clock,
+    controlledClock: options.controlledClock ?? false,
+    checkpointEveryCommands: config.checkpointEveryCommands,
+    checkpointEverySeconds: config.checkpointEverySeconds,
+    idempotency,
+    onFatal,
+    onBatch: (shardIndex, stats) => metrics.observeBatch(shardIndex, stats),
+    ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
+  });
+  log("info", "recovered", {
+    shards,
+    markets: recovered.recovery.shards.reduce((sum, s) => sum + s.markets, 0),
+    commandsReplayed: recovered.recovery.shards.reduce((sum, s) => sum + s.framesReplayed, 0),
+    idempotencyEntries: recovered.recovery.idempotencyEntries,
+    elapsedMs: recovered.recovery.elapsedMs,
+  });
+  return recovered.runtime;
+}
+
+/** The market API and the MCP endpoint over the open runtime, made reachable to the routes. */
+function openApis(
+  late: LateParts,
+  runtime: MarketRuntime,
+  auth: AuthService,
+  clock: Clock,
+  config: ServiceConfig,
+  log: LogFn,
+): { api: MarketApi; mcp: McpEndpoint } {
+  const api = new MarketApi({ runtime, auth, clock });
+  const mcp = new McpEndpoint({
+    api,
+    version: SERVICE_VERSION,
+    responseMode: config.mcpResponseMode,
+    onError: (error) => log("error", "mcp tool failed", { error: error instanceof Error ? error.message : String(error) }),
+  });
+  late.runtime = runtime;
+  late.api = api;
+  late.mcp = mcp;
+  return { api, mcp };
+}
+
+/** `http://host:port` (or https); an IPv6 host in brackets. */
+function serviceUrl(config: ServiceConfig, port: number): string {
+  const scheme = config.tlsCertFile === undefined ? "http" : "https";
+  const hostInUrl = config.host.includes(":") ? `[${config.host}]` : config.host;
+  return `${scheme}://${hostInUrl}:${port}`;
+}
+
+interface OpenParts {
+  readiness: Readiness;
+  server: HttpServer;
+  runtime: MarketRuntime;
+  identity: IdentityStore;
+  lock: DataDirLock;
+  log: LogFn;
+  flushLogs: () => void;
+}
+
+/** `close()` of the running service: the graceful stop, run once however often it is called. */
+function closeOnce(parts: OpenParts): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => {
+    closing ??= stop(parts);
+    return closing;
+  };
+}
+
+/**
+ * Graceful: refuse new requests (503) and stop accepting connections, let requests in flight
+ * finish (bounded), then drain the shards (their inboxes are answered), snapshot, close the logs,
+ * and only then give up the data directory.
+ */
+async function stop({ readiness, server, runtime, identity, lock, log, flushLogs }: OpenParts): Promise<void> {
+  readiness.stopping();
+  server.stopListening();
+  const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+  while (server.inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  if (server.inFlight > 0) log("warn", "stopping with requests still in flight", { inFlight: server.inFlight });
+  server.close();
+  await runtime.close();
+  await identity.close();
+  lock.release();
+  log("info", "stopped", {});
+  flushLogs();
 }
 
 function opened<T>(part: T | undefined): T {

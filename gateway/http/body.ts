@@ -48,89 +48,122 @@ export function readBody(
   callbacks: BodyCallbacks,
   refusal?: string,
 ): void {
-  let receivedBytes = 0;
-  let finished = false;
-  let preallocated: Buffer | undefined;
-  let chunks: Buffer[] | undefined;
-  /** Set once the body is refused: from then on chunks are counted, not copied. */
-  let refusedWith: string | undefined;
-  let discardedBytes = 0;
-  let timer: NodeJS.Timeout | undefined;
-
-  const stop = (): void => {
-    finished = true;
-    if (timer !== undefined) clearTimeout(timer);
-    timer = undefined;
-    preallocated = undefined;
-    chunks = undefined;
-  };
-  const abandon = (reason: string): void => {
-    stop();
-    callbacks.onAbandoned(reason);
-  };
-  const refuse = (message: string): void => {
-    refusedWith = message;
-    preallocated = undefined;
-    chunks = undefined;
-    timer = setTimeout(() => {
-      if (!finished && exchange.open) abandon(`request body still arriving ${bounds.maxMs} ms after it was refused`);
-    }, bounds.maxMs);
-    timer.unref();
-  };
-
+  const reader = new BodyReader(exchange, maxBodyBytes, declaredBytes, bounds, callbacks);
   // A timer must not outlive a client that left (nor keep its closure alive).
-  exchange.onAbort(stop);
-  if (refusal !== undefined) refuse(refusal);
-  else if (declaredBytes !== undefined && declaredBytes > 0) preallocated = Buffer.allocUnsafe(declaredBytes);
+  exchange.onAbort(() => reader.stop());
+  if (refusal !== undefined) reader.refuse(refusal);
+  else if (declaredBytes !== undefined && declaredBytes > 0) reader.preallocate(declaredBytes);
+  exchange.res.onData((chunk, isLast) => reader.onData(chunk, isLast));
+}
 
-  exchange.res.onData((chunk, isLast) => {
-    // This is a uWS callback: it must never throw.
+/** One body being read: kept (copied) until it breaks a limit, then counted and dropped. */
+class BodyReader {
+  private receivedBytes = 0;
+  private finished = false;
+  private preallocated: Buffer | undefined;
+  private chunks: Buffer[] | undefined;
+  /** Set once the body is refused: from then on chunks are counted, not copied. */
+  private refusedWith: string | undefined;
+  private discardedBytes = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly exchange: Exchange,
+    private readonly maxBodyBytes: number,
+    private readonly declaredBytes: number | undefined,
+    private readonly bounds: DiscardBounds,
+    private readonly callbacks: BodyCallbacks,
+  ) {}
+
+  /** A Content-Length body goes straight into one buffer of that size. */
+  preallocate(bytes: number): void {
+    this.preallocated = Buffer.allocUnsafe(bytes);
+  }
+
+  /** The uWS data callback. It must never throw. */
+  onData(chunk: ArrayBuffer, isLast: boolean): void {
     try {
-      if (finished || !exchange.open) return;
-      const chunkBytes = chunk.byteLength;
-      if (refusedWith === undefined) {
-        if (receivedBytes + chunkBytes > maxBodyBytes) {
-          refuse(`request body exceeds ${describeBytes(maxBodyBytes)}`);
-        } else if (declaredBytes !== undefined && receivedBytes + chunkBytes > declaredBytes) {
-          // uWS frames a Content-Length body itself, so this is a guard against our own bug.
-          refuse("request body is longer than its Content-Length");
-        }
-      }
-      if (refusedWith !== undefined) {
-        discardedBytes += chunkBytes;
-        if (discardedBytes > bounds.maxBytes) {
-          abandon(`request body went on past ${describeBytes(bounds.maxBytes)} after it was refused`);
-          return;
-        }
-        if (!isLast) return;
-        const message = refusedWith;
-        stop();
-        callbacks.onRefused(message);
-        return;
-      }
-      if (chunkBytes > 0) {
-        if (preallocated !== undefined) {
-          preallocated.set(new Uint8Array(chunk), receivedBytes);
-        } else {
-          const copy = Buffer.allocUnsafe(chunkBytes);
-          copy.set(new Uint8Array(chunk));
-          (chunks ??= []).push(copy);
-        }
-        receivedBytes += chunkBytes;
-      }
-      if (!isLast) return;
-      const body = preallocated ?? concat(chunks, receivedBytes);
-      stop();
-      if (declaredBytes !== undefined && receivedBytes !== declaredBytes) {
-        callbacks.onRefused("request body is shorter than its Content-Length");
-        return;
-      }
-      callbacks.onBody(body);
+      if (this.finished || !this.exchange.open) return;
+      if (this.refusedWith === undefined) this.checkLimits(chunk.byteLength);
+      if (this.refusedWith === undefined) this.keep(chunk, isLast);
+      else this.discard(chunk.byteLength, isLast);
     } catch (error) {
-      stop();
-      callbacks.onFailure(error);
+      this.stop();
+      this.callbacks.onFailure(error);
     }
-  });
+  }
+
+  /** Refuses the body if this chunk takes it over the route's limit or its Content-Length. */
+  private checkLimits(chunkBytes: number): void {
+    if (this.receivedBytes + chunkBytes > this.maxBodyBytes) {
+      this.refuse(`request body exceeds ${describeBytes(this.maxBodyBytes)}`);
+    } else if (this.declaredBytes !== undefined && this.receivedBytes + chunkBytes > this.declaredBytes) {
+      // uWS frames a Content-Length body itself, so this is a guard against our own bug.
+      this.refuse("request body is longer than its Content-Length");
+    }
+  }
+
+  /** Copies the chunk (uWS reuses its memory after the callback), and hands over the body after the last. */
+  private keep(chunk: ArrayBuffer, isLast: boolean): void {
+    const chunkBytes = chunk.byteLength;
+    if (chunkBytes > 0) {
+      if (this.preallocated !== undefined) {
+        this.preallocated.set(new Uint8Array(chunk), this.receivedBytes);
+      } else {
+        const copy = Buffer.allocUnsafe(chunkBytes);
+        copy.set(new Uint8Array(chunk));
+        (this.chunks ??= []).push(copy);
+      }
+      this.receivedBytes += chunkBytes;
+    }
+    if (!isLast) return;
+    const body = this.preallocated ?? concat(this.chunks, this.receivedBytes);
+    this.stop();
+    if (this.declaredBytes !== undefined && this.receivedBytes !== this.declaredBytes) {
+      this.callbacks.onRefused("request body is shorter than its Content-Length");
+      return;
+    }
+    this.callbacks.onBody(body);
+  }
+
+  /** Counts a chunk of a refused body; after the last, the refusal is answered. */
+  private discard(chunkBytes: number, isLast: boolean): void {
+    this.discardedBytes += chunkBytes;
+    if (this.discardedBytes > this.bounds.maxBytes) {
+      this.abandon(`request body went on past ${describeBytes(this.bounds.maxBytes)} after it was refused`);
+      return;
+    }
+    if (!isLast) return;
+    const message = this.refusedWith as string;
+    this.stop();
+    this.callbacks.onRefused(message);
+  }
+
+  /** From now on chunks are counted and dropped; the last one must come within `bounds.maxMs`. */
+  refuse(message: string): void {
+    this.refusedWith = message;
+    this.preallocated = undefined;
+    this.chunks = undefined;
+    const { maxMs } = this.bounds;
+    this.timer = setTimeout(() => {
+      if (!this.finished && this.exchange.open) this.abandon(`request body still arriving ${maxMs} ms after it was refused`);
+    }, maxMs);
+    this.timer.unref();
+  }
+
+  private abandon(reason: string): void {
+    this.stop();
+    this.callbacks.onAbandoned(reason);
+  }
+
+  /** Reading is over (done, refused, abandoned, or the client left): nothing more is kept. */
+  stop(): void {
+    this.finished = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.preallocated = undefined;
+    this.chunks = undefined;
+  }
 }
 
 function concat(chunks: Buffer[] | undefined, totalBytes: number): Buffer {

@@ -36,5 +36,5 @@ export {
   parseStrictJsonText,
   type StrictJsonLimits,
   type StrictJsonResult,
-} from "./strict-json.js";
+} from "./strict-json/index.js";
 export { assertNativeUws, isNativeUws, LISTEN_EXCLUSIVE_PORT, UwsNotNativeError } from "./uws.js";

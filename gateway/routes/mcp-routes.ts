@@ -5,7 +5,7 @@
  */
 import type { HttpRoute } from "../http/route.js";
 import type { McpEndpoint } from "../mcp/mcp-endpoint.js";
-import { DEFAULT_MAX_JSON_DEPTH, parseStrictJson } from "../http/strict-json.js";
+import { DEFAULT_MAX_JSON_DEPTH, parseStrictJson } from "../http/strict-json/index.js";
 import { requireActor, type RouteParts } from "./request-helpers.js";
 
 /** JSON-RPC allows a batch (a top-level array) as well as a single message. */

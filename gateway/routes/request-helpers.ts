@@ -6,7 +6,7 @@ import type { Clock } from "../../engine/clock.js";
 import { fail, type ErrorStatusContext } from "../http/errors.js";
 import { errorReply } from "../http/replies.js";
 import type { HttpReply, HttpRequestContext } from "../http/route.js";
-import { parseStrictJson } from "../http/strict-json.js";
+import { parseStrictJson } from "../http/strict-json/index.js";
 import type { ApiReply } from "../market-api.js";
 
 export interface RouteParts {
