@@ -44,9 +44,10 @@ import {
   type JetStreamManager,
   type StreamInfo,
 } from "@nats-io/jetstream";
-import { TimeoutError, type NatsConnection } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import { BatchCache, type CachedBatch } from "./batch-cache.js";
 import { MAX_BATCH_ENTRIES, MAX_STREAM_SEQUENCE, decodeBatch, decodeBatchHeader, encodeBatch, locate, positionOf } from "./jetstream-batch.js";
+import { errorText, pause, backoffMs, retryable, withRetries } from "./jetstream-retry.js";
 import { JetStreamSnapshots, type SnapshotMark } from "./jetstream-snapshots.js";
 import {
   JournalFencedError,
@@ -66,6 +67,9 @@ const MSG_ID_HEADER = "Nats-Msg-Id";
 const HEADER_ALLOWANCE_BYTES = 512;
 
 export const DEFAULT_SNAPSHOT_BUCKET = "journal-snapshots";
+const DEFAULT_REQUEST_TIMEOUT_MS = 2_000;
+/** Longer than a stream's leader election after its leader's death (shared/notes/nats.md). */
+const DEFAULT_RETRY_DEADLINE_MS = 15_000;
 
 export interface JetStreamJournalOptions {
   /** An open connection, the caller's (the journal does not close it). */
@@ -76,10 +80,14 @@ export interface JetStreamJournalOptions {
   readonly replicas?: number;
   /** The object store bucket holding snapshots (shared by all journals; default "journal-snapshots"). */
   readonly snapshotBucket?: string;
-  /** How long one publish waits for its acknowledgement before it is retried (default 2000 ms). */
-  readonly publishTimeoutMs?: number;
-  /** How long an append keeps retrying before the journal fails for good (default 15000 ms). */
-  readonly appendDeadlineMs?: number;
+  /** How long one request (a publish, a read) waits for its answer before it is retried (default 2000 ms). */
+  readonly requestTimeoutMs?: number;
+  /**
+   * How long an open, an append or a read keeps retrying through timeouts and refusals (a stream
+   * electing a leader) before it gives up (default 15000 ms); an append that gives up fails the
+   * journal for good.
+   */
+  readonly retryDeadlineMs?: number;
   /** Bytes of recent batches kept for `readAt` (default 8 MiB). */
   readonly cacheBytes?: number;
   /** Called before each retried publish (metrics, and tests that need to see the retry happen). */
@@ -112,23 +120,6 @@ export interface JetStreamJournalFigures {
 }
 
 type PublishOutcome = { readonly stored: true; readonly streamSequence: number } | { readonly stored: false; readonly lastStreamSequence: number };
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-}
-
-/** Errors after which the same publish may be tried again; `unknown` when it may have been stored. */
-function retryable(error: unknown): { retry: boolean; unknown: boolean } {
-  if (error instanceof TimeoutError) return { retry: true, unknown: true };
-  // No responders: no server took the message (a stream without a leader, a node restarting). The
-  // client reports it as JetStreamNotEnabled, a class its package does not export: known by name.
-  if (error instanceof Error && error.name === "JetStreamNotEnabled") return { retry: true, unknown: false };
-  // "JetStream system temporarily unavailable" and its kin: refused, not stored.
-  if (error instanceof JetStreamApiError && error.status === 503) return { retry: true, unknown: false };
-  return { retry: false, unknown: false };
-}
-
-const wait = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class JetStreamJournal implements Journal {
   private readonly subject: string;
@@ -168,9 +159,16 @@ export class JetStreamJournal implements Journal {
    */
   static async open(options: JetStreamJournalOptions): Promise<JetStreamJournal> {
     if (!/^[A-Za-z0-9_-]+$/.test(options.name)) throw new Error(`journal name ${JSON.stringify(options.name)} must be letters, digits, "-" or "_" (it names a stream and a subject)`);
+    // Every step is a read or an idempotent create: an open that met an election starts over.
+    return withRetries(`opening the JetStream journal ${options.name}`, options.retryDeadlineMs ?? DEFAULT_RETRY_DEADLINE_MS, () => JetStreamJournal.openOnce(options));
+  }
+
+  private static async openOnce(options: JetStreamJournalOptions): Promise<JetStreamJournal> {
     const replicas = options.replicas ?? 3;
     const connection = options.connection;
-    const jsm = await jetstreamManager(connection);
+    const clientOptions = { timeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS };
+    const jsm = await jetstreamManager(connection, clientOptions);
+    const js = jetstream(connection, clientOptions);
     const info = await JetStreamJournal.ensureStream(jsm, options.name, replicas);
     const cache = new BatchCache(options.cacheBytes ?? 8 * 1024 * 1024);
     const state = info.state;
@@ -188,7 +186,7 @@ export class JetStreamJournal implements Journal {
       lastBatchCount = batch.count;
     }
 
-    const snapshots = await JetStreamSnapshots.open(connection, options.snapshotBucket ?? DEFAULT_SNAPSHOT_BUCKET, replicas);
+    const snapshots = await JetStreamSnapshots.open(js, options.snapshotBucket ?? DEFAULT_SNAPSHOT_BUCKET, replicas);
     const stored = await snapshots.newest(options.name);
     let snapshot: JournalSnapshot | undefined;
     let snapshotMark: SnapshotMark | undefined;
@@ -208,7 +206,6 @@ export class JetStreamJournal implements Journal {
     }
     // Open reads only the last batch: the entries before it are taken on the replicated stream's word.
     const recovery: JournalRecovery = { truncatedBytes: 0, entriesTrusted: tail.lastSequence - lastBatchCount, snapshotIgnored };
-    const js = jetstream(connection);
     return new JetStreamJournal(options, js, jsm, snapshots, tail, state.bytes, snapshot, snapshotMark, recovery, cache);
   }
 
@@ -307,7 +304,12 @@ export class JetStreamJournal implements Journal {
         return payloads.map((_, index) => positionOf(outcome.streamSequence, index));
       }
       // Another writer appended: learn the stream's tail; refuse if the caller expected the old one.
-      await this.learnTail(outcome.lastStreamSequence);
+      try {
+        await withRetries(`reading the tail of stream ${this.options.name}`, this.retryDeadlineMs, () => this.learnTail(outcome.lastStreamSequence));
+      } catch (error) {
+        this.failure = new Error(`the JetStream journal ${this.options.name} failed: ${errorText(error)}`, { cause: error });
+        throw this.failure;
+      }
       if (expected !== undefined) throw new JournalFencedError(expected, this.tail.lastSequence);
     }
   }
@@ -318,8 +320,8 @@ export class JetStreamJournal implements Journal {
    * message if another writer's batch is there.
    */
   private async publish(body: Uint8Array, batchId: string, expectedStreamSequence: number): Promise<PublishOutcome> {
-    const deadline = Date.now() + (this.options.appendDeadlineMs ?? 15_000);
-    const timeout = this.options.publishTimeoutMs ?? 2_000;
+    const deadline = Date.now() + this.retryDeadlineMs;
+    const timeout = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     let outcomeUnknown = false;
     for (let attempt = 1; ; attempt++) {
       let reason: string;
@@ -352,7 +354,7 @@ export class JetStreamJournal implements Journal {
       this.retries += 1;
       this.options.onRetry?.({ attempt: attempt + 1, outcomeUnknown, reason });
       // Back off a little: a stream without a leader answers at once, and an election takes seconds.
-      await wait(Math.min(25 * 2 ** Math.min(attempt, 4), 400));
+      await pause(backoffMs(attempt));
     }
   }
 
@@ -380,11 +382,17 @@ export class JetStreamJournal implements Journal {
     this.tail = { streamSequence, lastSequence: batch.firstSequence + batch.count - 1, batchId: message.header.get(MSG_ID_HEADER) };
   }
 
+  private get retryDeadlineMs(): number {
+    return this.options.retryDeadlineMs ?? DEFAULT_RETRY_DEADLINE_MS;
+  }
+
   /** The batch at `streamSequence`, from the cache or the stream (which then caches it). */
   private async batchAt(streamSequence: number): Promise<CachedBatch> {
     const cached = this.cache.get(streamSequence);
     if (cached !== undefined) return cached;
-    const message = await this.jsm.streams.getMessage(this.options.name, { seq: streamSequence });
+    const message = await withRetries(`reading message ${streamSequence} of stream ${this.options.name}`, this.retryDeadlineMs, () =>
+      this.jsm.streams.getMessage(this.options.name, { seq: streamSequence }),
+    );
     if (message === null) throw new Error(`stream ${this.options.name} has no message ${streamSequence}`);
     const batch: CachedBatch = { ...decodeBatch(message.data, streamSequence), streamSequence };
     this.cache.put(batch);
@@ -415,37 +423,58 @@ export class JetStreamJournal implements Journal {
     return header.firstSequence <= sequence && sequence < header.firstSequence + header.count ? low : undefined;
   }
 
+  /**
+   * Streams the entries after `afterSequence` up to the stream's last message when called. If the
+   * ordered consumer fails on the way (a leader election), reading resumes at the next batch not
+   * yet handed over; it gives up after the retry deadline without progress.
+   */
   async read(afterSequence: number, onEntry: (entry: JournalEntry) => void): Promise<void> {
     if (this.closed) throw new Error(`the JetStream journal ${this.options.name} is closed`);
-    const last = (await this.jsm.streams.info(this.options.name)).state.last_seq;
+    const name = this.options.name;
+    const last = (await withRetries(`reading the state of stream ${name}`, this.retryDeadlineMs, () => this.jsm.streams.info(name))).state.last_seq;
     const start = await this.batchHolding(afterSequence + 1, last);
     if (start === undefined) return;
+    let next = start;
     let expectedFirst: number | undefined;
     const emit = (batch: CachedBatch): void => {
       if (expectedFirst !== undefined && batch.firstSequence !== expectedFirst) {
-        throw new Error(`stream ${this.options.name}: message ${batch.streamSequence} starts at sequence ${batch.firstSequence}, not ${expectedFirst} (batches are not contiguous)`);
+        throw new Error(`stream ${name}: message ${batch.streamSequence} starts at sequence ${batch.firstSequence}, not ${expectedFirst} (batches are not contiguous)`);
       }
       expectedFirst = batch.firstSequence + batch.count;
+      next = batch.streamSequence + 1;
       batch.payloads.forEach((payload, index) => {
         const sequence = batch.firstSequence + index;
         if (sequence > afterSequence) onEntry({ sequence, position: positionOf(batch.streamSequence, index), payload });
       });
     };
-    if (start === last) {
-      emit(await this.batchAt(start));
-      return;
-    }
-    const consumer = await this.js.consumers.get(this.options.name, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start });
-    const messages = await consumer.consume({ max_messages: 256 });
-    try {
-      for await (const message of messages) {
-        const batch: CachedBatch = { ...decodeBatch(message.data, message.seq), streamSequence: message.seq };
-        this.cache.put(batch);
-        emit(batch);
-        if (message.seq >= last) break;
+    let progressDeadline = Date.now() + this.retryDeadlineMs;
+    for (let attempt = 1; next <= last; attempt++) {
+      if (next === last) {
+        emit(await this.batchAt(next));
+        return;
       }
-    } finally {
-      await messages.close();
+      let problem = "the consumer stopped early";
+      try {
+        const consumer = await this.js.consumers.get(name, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: next });
+        const messages = await consumer.consume({ max_messages: 256 });
+        try {
+          for await (const message of messages) {
+            const batch: CachedBatch = { ...decodeBatch(message.data, message.seq), streamSequence: message.seq };
+            this.cache.put(batch);
+            emit(batch);
+            progressDeadline = Date.now() + this.retryDeadlineMs;
+            if (message.seq >= last) break;
+          }
+        } finally {
+          await messages.close();
+        }
+      } catch (error) {
+        if (!retryable(error).retry) throw error;
+        problem = errorText(error);
+      }
+      if (next > last) return;
+      if (Date.now() >= progressDeadline) throw new Error(`reading stream ${name}: no progress within ${this.retryDeadlineMs} ms at message ${next}; last: ${problem}`);
+      await pause(backoffMs(attempt));
     }
   }
 
@@ -481,7 +510,7 @@ export class JetStreamJournal implements Journal {
     if (this.failure !== undefined) throw this.failure;
     if (this.appendsPending !== 0) throw new Error("snapshot with an append in flight");
     const mark: SnapshotMark = { sequence: this.tail.lastSequence, streamSequence: this.tail.streamSequence, batchId: this.tail.batchId };
-    const sizeBytes = await this.snapshots.write(this.options.name, mark, payload, keep);
+    const sizeBytes = await withRetries(`writing a snapshot of ${this.options.name}`, this.retryDeadlineMs, () => this.snapshots.write(this.options.name, mark, payload, keep));
     return { sequence: mark.sequence, sizeBytes };
   }
 

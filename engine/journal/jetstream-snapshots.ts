@@ -14,8 +14,7 @@
  * another stream of the same name (deleted and made again) does not pass for this one's.
  */
 import { Objm, type ObjectStore } from "@nats-io/obj";
-import type { NatsConnection } from "@nats-io/transport-node";
-import { StorageType } from "@nats-io/jetstream";
+import { StorageType, type JetStreamClient } from "@nats-io/jetstream";
 
 /** "JSS1" */
 const ENVELOPE_MAGIC = 0x3153534a;
@@ -79,8 +78,8 @@ export class JetStreamSnapshots {
   private constructor(private readonly store: ObjectStore) {}
 
   /** Opens the bucket, creating it (file storage, `replicas`) if it does not exist yet. */
-  static async open(connection: NatsConnection, bucket: string, replicas: number): Promise<JetStreamSnapshots> {
-    const store = await new Objm(connection).create(bucket, { replicas, storage: StorageType.File, description: "journal snapshots (engine/journal/jetstream-snapshots.ts)" });
+  static async open(js: JetStreamClient, bucket: string, replicas: number): Promise<JetStreamSnapshots> {
+    const store = await new Objm(js).create(bucket, { replicas, storage: StorageType.File, description: "journal snapshots (engine/journal/jetstream-snapshots.ts)" });
     return new JetStreamSnapshots(store);
   }
 

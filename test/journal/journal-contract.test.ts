@@ -9,9 +9,10 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Worker } from "node:worker_threads";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FileJournal } from "../../engine/journal/file-journal.js";
+import { connectForJournals } from "../../engine/journal/jetstream-connection.js";
 import { JetStreamJournal } from "../../engine/journal/jetstream-journal.js";
 import { JournalFencedError, type Journal, type JournalEntry } from "../../engine/journal/journal.js";
 import { WorkerJournal } from "../../engine/journal/worker-journal.js";
@@ -59,7 +60,7 @@ const implementations: Array<[string, Implementation]> = [
     {
       start: async () => {
         nats.cluster = await NatsCluster.start();
-        nats.connection = await connect({ servers: nats.cluster.urls });
+        nats.connection = await connectForJournals(nats.cluster.urls);
       },
       stop: async () => {
         await nats.connection?.close();

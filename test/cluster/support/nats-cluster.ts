@@ -48,6 +48,8 @@ export interface NatsNode {
 interface RunningNode {
   readonly node: NatsNode;
   process: ChildProcess | undefined;
+  /** Whether the node should be running (started and not killed since). */
+  wanted: boolean;
   exited: Promise<void>;
   output: string;
 }
@@ -125,6 +127,13 @@ function monitor(port: number, pathAndQuery: string): Promise<{ status: number; 
   });
 }
 
+/** A node exited while it should have been running (a port taken, a bad store). */
+class NodeExitedError extends Error {
+  constructor(name: string, output: string) {
+    super(`NATS node ${name} exited while starting:\n${output}`);
+  }
+}
+
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class NatsCluster {
@@ -136,15 +145,29 @@ export class NatsCluster {
     private readonly root: string,
     private readonly readyTimeoutMs: number,
   ) {
-    this.running = nodes.map((node) => ({ node, process: undefined, exited: Promise.resolve(), output: "" }));
+    this.running = nodes.map((node) => ({ node, process: undefined, wanted: false, exited: Promise.resolve(), output: "" }));
   }
 
-  /** Starts every node and resolves once each reports JetStream healthy (a meta leader is known). */
+  /**
+   * Starts every node and resolves once each reports JetStream healthy (a meta leader is known).
+   * A free port can be taken by another process before a node binds it: a start whose node exits
+   * is made again on fresh ports, a few times.
+   */
   static async start(options: NatsClusterOptions = {}): Promise<NatsCluster> {
     if (!existsSync(NATS_SERVER_BIN)) {
       throw new Error(`nats-server not found at ${NATS_SERVER_BIN}: run scripts/fetch-nats-server.sh (it fetches Debian trixie's nats-server 2.10 into .tools/nats-server), or set NATS_SERVER_BIN`);
     }
     installExitHook();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await NatsCluster.startOnce(options);
+      } catch (error) {
+        if (!(error instanceof NodeExitedError) || attempt >= 3) throw error;
+      }
+    }
+  }
+
+  private static async startOnce(options: NatsClusterOptions): Promise<NatsCluster> {
     const count = options.nodes ?? 3;
     const root = mkdtempSync(path.join(tmpdir(), "nats-cluster-"));
     const ports = await distinctFreePorts(count * 3);
@@ -197,6 +220,7 @@ export class NatsCluster {
   /** kill -9 of node `index`; resolves once the process has exited. */
   async kill(index: number): Promise<void> {
     const entry = this.entry(index);
+    entry.wanted = false;
     const child = entry.process;
     if (child === undefined) return;
     child.kill("SIGKILL");
@@ -233,6 +257,8 @@ export class NatsCluster {
     const deadline = Date.now() + this.readyTimeoutMs;
     let last = "";
     for (;;) {
+      const gone = this.running.find((entry) => entry.wanted && entry.process === undefined);
+      if (gone !== undefined) throw new NodeExitedError(gone.node.name, gone.output.slice(-2000));
       const states = await Promise.all(
         this.running.map(async (entry) => {
           if (entry.process === undefined) return { ok: true, detail: `${entry.node.name}: not running` };
@@ -256,6 +282,7 @@ export class NatsCluster {
     this.stopped = true;
     await Promise.all(
       this.running.map(async (entry) => {
+        entry.wanted = false;
         const child = entry.process;
         if (child === undefined) return;
         child.kill("SIGKILL");
@@ -283,6 +310,7 @@ export class NatsCluster {
     const child = spawn(NATS_SERVER_BIN, ["-c", entry.node.configFile], { stdio: ["ignore", "pipe", "pipe"] });
     live.add(child);
     entry.process = child;
+    entry.wanted = true;
     const keep = (chunk: Buffer): void => {
       entry.output = (entry.output + chunk.toString("utf8")).slice(-OUTPUT_TAIL_CHARS);
     };
