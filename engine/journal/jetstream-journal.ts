@@ -110,7 +110,7 @@ export class JournalPositionNotCachedError extends Error {
   }
 }
 
-/** What the journal's figures are as of its last append or open. */
+/** Counters for metrics (and for tests that must see a retry or a duplicate happen). */
 export interface JetStreamJournalFigures {
   readonly cachedBatches: number;
   readonly cachedBytes: number;
