@@ -1,16 +1,22 @@
 /**
  * What every Journal promises the runtime (engine/journal/journal.ts), checked against each
- * implementation on real files: the file journal on the caller's thread (the shards') and the file
- * journal on a thread of its own (the identity log's). The cluster journal joins this list.
+ * implementation on real storage: the file journal on the caller's thread (the shards'), the file
+ * journal on a thread of its own (the identity log's), and the JetStream journal on a real 3-node
+ * nats-server cluster (R3 streams, fsync per write; test/cluster/support/nats-cluster.ts; one stream
+ * per test, named after the test's directory). No nats-server binary fails the JetStream cases.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Worker } from "node:worker_threads";
-import { afterEach, describe, expect, it } from "vitest";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FileJournal } from "../../engine/journal/file-journal.js";
+import { connectForJournals } from "../../engine/journal/jetstream-connection.js";
+import { JetStreamJournal } from "../../engine/journal/jetstream-journal.js";
 import { JournalFencedError, type Journal, type JournalEntry } from "../../engine/journal/journal.js";
 import { WorkerJournal } from "../../engine/journal/worker-journal.js";
+import { NatsCluster } from "../cluster/support/nats-cluster.js";
 
 const dirs: string[] = [];
 const open: Journal[] = [];
@@ -35,12 +41,44 @@ async function readAll(journal: Journal, afterSequence = 0): Promise<JournalEntr
   return entries;
 }
 
-const implementations: Array<[string, (dir: string) => Promise<Journal>]> = [
-  ["FileJournal", async (dir) => FileJournal.open({ dir })],
-  ["WorkerJournal", (dir) => WorkerJournal.open({ dir })],
+interface Implementation {
+  /** Opens the journal kept at `dir` (a fresh directory per test; a reopen passes the same one). */
+  readonly openAt: (dir: string) => Promise<Journal>;
+  /** What the implementation needs running first (the NATS cluster), and its teardown. */
+  readonly start?: () => Promise<void>;
+  readonly stop?: () => Promise<void>;
+}
+
+/** The JetStream journal's servers: started before its cases, stopped after them. */
+const nats: { cluster?: NatsCluster; connection?: NatsConnection } = {};
+
+const implementations: Array<[string, Implementation]> = [
+  ["FileJournal", { openAt: async (dir) => FileJournal.open({ dir }) }],
+  ["WorkerJournal", { openAt: (dir) => WorkerJournal.open({ dir }) }],
+  [
+    "JetStreamJournal",
+    {
+      start: async () => {
+        nats.cluster = await NatsCluster.start();
+        nats.connection = await connectForJournals(nats.cluster.urls);
+      },
+      stop: async () => {
+        await nats.connection?.close();
+        await nats.cluster?.stop();
+      },
+      openAt: (dir) => {
+        if (nats.connection === undefined) throw new Error("the NATS cluster did not start");
+        // The stream is the journal's "directory": a test's reopen finds the same stream.
+        return JetStreamJournal.open({ connection: nats.connection, name: `contract-${path.basename(dir).replace(/[^A-Za-z0-9]/g, "")}` });
+      },
+    },
+  ],
 ];
 
-describe.each(implementations)("%s keeps the journal contract", (_name, openAt) => {
+describe.each(implementations)("%s keeps the journal contract", (_name, { openAt, start, stop }) => {
+  beforeAll(async () => start?.(), 60_000);
+  afterAll(async () => stop?.());
+
   async function openJournal(dir: string): Promise<Journal> {
     const journal = await openAt(dir);
     open.push(journal);

@@ -1,0 +1,49 @@
+/**
+ * Which NATS errors are worth trying again, and a loop that does so until a deadline. A stream whose
+ * leader died answers nothing for the seconds an election takes (requests time out, then "no
+ * responders"); the JetStream journal rides that out instead of failing at the first refusal.
+ */
+import { JetStreamApiError } from "@nats-io/jetstream";
+import { TimeoutError } from "@nats-io/transport-node";
+
+export interface RetryVerdict {
+  readonly retry: boolean;
+  /** The request may have been carried out (it timed out): a publish so retried must be idempotent. */
+  readonly unknown: boolean;
+}
+
+/** Errors after which the same request may be made again; `unknown` when it may have been carried out. */
+export function retryable(error: unknown): RetryVerdict {
+  if (error instanceof TimeoutError) return { retry: true, unknown: true };
+  // No responders: no server took the request (a stream without a leader, a node restarting). The
+  // client reports it as JetStreamNotEnabled, a class its package does not export: known by name.
+  if (error instanceof Error && error.name === "JetStreamNotEnabled") return { retry: true, unknown: false };
+  // "JetStream system temporarily unavailable" and its kin: refused, not carried out.
+  if (error instanceof JetStreamApiError && error.status === 503) return { retry: true, unknown: false };
+  return { retry: false, unknown: false };
+}
+
+export function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/** The pause before attempt `attempt + 1`: short at first (a refusal is quick), at most 400 ms. */
+export function backoffMs(attempt: number): number {
+  return Math.min(25 * 2 ** Math.min(attempt, 4), 400);
+}
+
+export const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs `attempt` until it settles with something other than a retryable error, or `deadlineMs` has passed. */
+export async function withRetries<T>(what: string, deadlineMs: number, attempt: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!retryable(error).retry) throw error;
+      if (Date.now() >= deadline) throw new Error(`${what}: no answer within ${deadlineMs} ms (${tries} attempts); last error ${errorText(error)}`, { cause: error });
+    }
+    await pause(backoffMs(tries));
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The JetStream journal's snapshots, in one JetStream object store bucket shared by every journal of
+ * the cluster (decision I26: an object store, not a KV, because a shard's snapshot may be larger than
+ * one message may be; the object store chunks it).
+ *
+ * A journal's snapshots are the objects named `<stream>/<sequence, 16 digits>`. Each starts with an
+ * envelope saying what it covers, so that the journal can check it against the stream before
+ * trusting it (as the file journal checks a snapshot's chain head against its log):
+ *
+ *   "JSS1" u32 · sequence f64 · stream sequence f64 · batch id length u16 · batch id (UTF-8) · payload
+ *
+ * `sequence` is the last entry the snapshot's state folds; `stream sequence` is the message (batch)
+ * that entry ends; `batch id` is that message's Nats-Msg-Id, unique to the batch, so a snapshot of
+ * another stream of the same name (deleted and made again) does not pass for this one's.
+ */
+import { Objm, type ObjectStore } from "@nats-io/obj";
+import { StorageType, type JetStreamClient } from "@nats-io/jetstream";
+
+/** "JSS1" */
+const ENVELOPE_MAGIC = 0x3153534a;
+const FIXED_BYTES = 4 + 8 + 8 + 2;
+const SEQUENCE_DIGITS = 16;
+
+/** What a snapshot covers: entries 1…sequence, the last of them in the batch at streamSequence. */
+export interface SnapshotMark {
+  readonly sequence: number;
+  /** 0 for a snapshot of an empty journal. */
+  readonly streamSequence: number;
+  /** The Nats-Msg-Id of the batch at streamSequence ("" for an empty journal). */
+  readonly batchId: string;
+}
+
+export interface StoredSnapshot {
+  readonly mark: SnapshotMark;
+  readonly payload: Uint8Array;
+}
+
+function wrap(mark: SnapshotMark, payload: Uint8Array): Uint8Array {
+  const id = new TextEncoder().encode(mark.batchId);
+  if (id.length > 0xffff) throw new RangeError(`batch id of ${id.length} bytes is too long for a snapshot envelope`);
+  const bytes = new Uint8Array(FIXED_BYTES + id.length + payload.length);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(0, ENVELOPE_MAGIC, true);
+  view.setFloat64(4, mark.sequence, true);
+  view.setFloat64(12, mark.streamSequence, true);
+  view.setUint16(20, id.length, true);
+  bytes.set(id, FIXED_BYTES);
+  bytes.set(payload, FIXED_BYTES + id.length);
+  return bytes;
+}
+
+function unwrap(stored: Uint8Array, name: string): StoredSnapshot {
+  const view = new DataView(stored.buffer, stored.byteOffset, stored.byteLength);
+  if (stored.length < FIXED_BYTES || view.getUint32(0, true) !== ENVELOPE_MAGIC) throw new Error(`snapshot object ${name} has no JSS1 envelope`);
+  const sequence = view.getFloat64(4, true);
+  const streamSequence = view.getFloat64(12, true);
+  const idLength = view.getUint16(20, true);
+  if (!Number.isSafeInteger(sequence) || !Number.isSafeInteger(streamSequence) || stored.length < FIXED_BYTES + idLength) {
+    throw new Error(`snapshot object ${name} has an impossible envelope`);
+  }
+  const batchId = new TextDecoder().decode(stored.subarray(FIXED_BYTES, FIXED_BYTES + idLength));
+  return { mark: { sequence, streamSequence, batchId }, payload: stored.subarray(FIXED_BYTES + idLength) };
+}
+
+function objectName(journal: string, sequence: number): string {
+  return `${journal}/${sequence.toString().padStart(SEQUENCE_DIGITS, "0")}`;
+}
+
+/** The sequence an object of `journal` is named for, or undefined for another journal's object. */
+function sequenceOf(journal: string, name: string): number | undefined {
+  const prefix = `${journal}/`;
+  if (!name.startsWith(prefix)) return undefined;
+  const digits = name.slice(prefix.length);
+  return /^\d+$/.test(digits) ? Number(digits) : undefined;
+}
+
+export class JetStreamSnapshots {
+  private constructor(private readonly store: ObjectStore) {}
+
+  /** Opens the bucket, creating it (file storage, `replicas`) if it does not exist yet. */
+  static async open(js: JetStreamClient, bucket: string, replicas: number): Promise<JetStreamSnapshots> {
+    const store = await new Objm(js).create(bucket, { replicas, storage: StorageType.File, description: "journal snapshots (engine/journal/jetstream-snapshots.ts)" });
+    return new JetStreamSnapshots(store);
+  }
+
+  /** The sequences of `journal`'s stored snapshots, newest first. */
+  private async sequences(journal: string): Promise<number[]> {
+    const sequences: number[] = [];
+    for (const info of await this.store.list()) {
+      const sequence = sequenceOf(journal, info.name);
+      if (sequence !== undefined && !info.deleted) sequences.push(sequence);
+    }
+    return sequences.sort((a, b) => b - a);
+  }
+
+  /** `journal`'s newest snapshot, or undefined if it has none. */
+  async newest(journal: string): Promise<StoredSnapshot | undefined> {
+    for (const sequence of await this.sequences(journal)) {
+      const name = objectName(journal, sequence);
+      const stored = await this.store.getBlob(name);
+      // Deleted between the listing and the read (pruned by another writer): the next one is older.
+      if (stored === null) continue;
+      return unwrap(stored, name);
+    }
+    return undefined;
+  }
+
+  /** Stores a snapshot of `journal`, then deletes all but its newest `keep`; resolves with the stored bytes. */
+  async write(journal: string, mark: SnapshotMark, payload: Uint8Array, keep: number): Promise<number> {
+    const envelope = wrap(mark, payload);
+    await this.store.putBlob({ name: objectName(journal, mark.sequence) }, envelope);
+    const stale = (await this.sequences(journal)).slice(Math.max(1, keep));
+    for (const sequence of stale) await this.store.delete(objectName(journal, sequence));
+    return envelope.length;
+  }
+}
