@@ -13,12 +13,11 @@ import { commitmentAt, snapshotMarket } from "../rules/state.js";
 import type { Commitment } from "../rules/types/commitment.js";
 import { isoFromMs } from "../rules/time.js";
 import type { Command } from "../rules/types/command.js";
-import type { Rejection } from "../rules/types/errors.js";
 import type { SealedBidReceipt } from "../rules/types/auction.js";
 import { FileJournal } from "../journal/file-journal.js";
 import type { Journal, JournalPosition } from "../journal/journal.js";
 import type { Clock } from "../clock.js";
-import { decodeLoggedCommand, encodeLoggedCommand, LOGGED_COMMAND_VERSION, type LoggedCommand } from "./logged-command.js";
+import { decodeLoggedCommand, encodeLoggedCommand, loggedCommand } from "./logged-command.js";
 import { LogFold, type ShardMarket } from "../log-fold.js";
 import { decodeShardSnapshot, encodeMarketImage, encodeShardSnapshot } from "./shard-snapshot.js";
 import { float64Bytes } from "./float64-bytes.js";
@@ -222,7 +221,7 @@ export class ShardCore {
       : { ok: false, code: outcome.reply.rejection.code, message: outcome.reply.rejection.message };
     const response: CommandResponse = { kind: "command", status: outcome.status, reply, position: UNKNOWN_POSITION };
     this.staged.push({
-      payload: encodeLoggedCommand(loggedEntry(fingerprint, command, rejection)),
+      payload: encodeLoggedCommand(loggedCommand(command, fingerprint, rejection)),
       response,
       record: recorded ? (entry ?? this.fold.adopt(outcome.aggregate)) : undefined,
     });
@@ -412,13 +411,6 @@ export class ShardCore {
     this.closed = true;
     this.journal.close();
   }
-}
-
-/** A frame's entry as one literal per shape (decision I13), members in the order frames always had. */
-function loggedEntry(fingerprint: string | undefined, c: Command, r: Rejection | undefined): LoggedCommand {
-  const v = LOGGED_COMMAND_VERSION;
-  if (fingerprint === undefined) return r === undefined ? { v, c } : { v, c, r };
-  return r === undefined ? { v, f: fingerprint, c } : { v, f: fingerprint, c, r };
 }
 
 function marketNotFound(marketId: string): ShardReply {

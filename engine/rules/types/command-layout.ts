@@ -85,16 +85,16 @@ true satisfies ([keyof Command] extends [(typeof HEADER_MEMBERS)[number]] ? true
 const HEADER: ReadonlySet<string> = new Set(HEADER_MEMBERS);
 
 /** One value per command type, from its layout. */
-function perType<V>(valueOf: (layout: CommandLayout) => V): { readonly [K in CommandType]: V } {
+export function perCommandType<V>(valueOf: (layout: CommandLayout) => V): { readonly [K in CommandType]: V } {
   return Object.fromEntries(COMMAND_TYPES.map((type) => [type, valueOf(COMMAND_LAYOUTS[type])])) as { [K in CommandType]: V };
 }
 
 /** A command's content members in declared order: all but the header (the fingerprint covers these after the header's identity). */
-export const CONTENT_MEMBERS = perType<Layout>((layout) => layout.members.filter((member) => !HEADER.has(member.name)));
+export const CONTENT_MEMBERS = perCommandType<Layout>((layout) => layout.members.filter((member) => !HEADER.has(member.name)));
 
 export type CommandFields<K extends CommandType> = FieldsOf<CommandOf<K>, "type">;
 
-const COMMAND_BUILDERS = perType((layout) => compileBuilder<never, Command>(layout.members)) as {
+const COMMAND_BUILDERS = perCommandType((layout) => compileBuilder<never, Command>(layout.members)) as {
   readonly [K in CommandType]: (fields: CommandFields<K>) => CommandOf<K>;
 };
 
