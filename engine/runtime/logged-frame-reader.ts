@@ -5,8 +5,9 @@
  * Replay, a restart without a snapshot, the record builder and the audit CLI decode every frame of
  * a log, and nearly every frame of a storm's log is a claim. Every frame the service writes follows
  * the declared layouts, so the member names (and the constants: the version, the command type) are
- * known bytes: the reader walks the declared members of each map, compares the encoded name of each
- * member with the next bytes, and reads only the values, each by its declared kind.
+ * known bytes: the reader, compiled from the declarations when this module loads, walks the
+ * declared members of each map, compares the encoded name of each member with the next bytes, and
+ * reads only the values, each by its declared kind.
  *
  * The log format is unchanged: these are the same plain MessagePack maps any decoder reads. This
  * reader accepts only the bytes whose meaning it knows exactly, and returns `undefined` for
@@ -19,7 +20,7 @@
 import { Packr } from "msgpackr";
 import { COMMAND_TYPES } from "../rules/types/command.js";
 import { COMMAND_LAYOUTS } from "../rules/types/command-layout.js";
-import { compilePositionalBuilder, type Layout, type Member } from "../rules/types/layout.js";
+import { objectLiteralSource, type Layout } from "../rules/types/layout.js";
 import { LOGGED_COMMAND_LAYOUT, type LoggedCommand } from "./logged-command-layout.js";
 
 /** Reads one frame; every method returns undefined (or false, or -1) at the first byte it does not expect. */
@@ -151,21 +152,6 @@ const NUMBER_WIDTHS: readonly number[] = (() => {
   return widths;
 })();
 
-/** One declared member, compiled: its encoded name, and how its value is read (undefined: not readable here). */
-interface Step {
-  readonly name: Uint8Array;
-  readonly optional: boolean;
-  readonly read: (cursor: FrameCursor) => unknown;
-}
-
-/** A declared layout, compiled: its members in order, and the builder of its objects from the values read. */
-interface CompiledLayout {
-  readonly steps: readonly Step[];
-  readonly build: (values: readonly unknown[]) => unknown;
-  /** Scratch for the values of one object (a layout never contains itself, so one per layout does). */
-  readonly values: unknown[];
-}
-
 /** Packs names and constants with the log encoder's options (logged-command.ts). */
 const constantPackr = new Packr({ useRecords: false, moreTypes: false });
 
@@ -183,85 +169,114 @@ function readJson(cursor: FrameCursor): unknown {
   }
 }
 
-function readerOf(member: Member): (cursor: FrameCursor) => unknown {
-  switch (member.kind) {
-    case "constant": {
-      const bytes = encoded(member.value);
-      const value = member.value;
-      return (cursor) => (cursor.literal(bytes) ? value : undefined);
-    }
-    case "string":
-      return (cursor) => cursor.ascii();
-    case "integer":
-      return (cursor) => cursor.number();
-    case "json":
-      return readJson;
-    case "object": {
-      const nested = compile(member.layout);
-      return (cursor) => readObject(cursor, nested);
-    }
-    case "command":
-      return readCommand;
-  }
+/** Code being compiled: its constants (passed in as k0, k1, …) and a counter for unique variable names. */
+interface Compilation {
+  readonly constants: unknown[];
+  next: number;
 }
 
-const compiled = new Map<Layout, CompiledLayout>();
-
-function compile(layout: Layout): CompiledLayout {
-  let done = compiled.get(layout);
-  if (done === undefined) {
-    done = {
-      steps: layout.map((member) => ({ name: encoded(member.name), optional: member.optional, read: readerOf(member) })),
-      build: compilePositionalBuilder(layout),
-      values: new Array<unknown>(layout.length).fill(undefined),
-    };
-    compiled.set(layout, done);
-  }
-  return done;
+function constantRef(compilation: Compilation, value: unknown): string {
+  return `k${compilation.constants.push(value) - 1}`;
 }
 
-/** A map whose members are those of `layout`, in its order (optional ones may be absent); undefined otherwise. */
-function readObject(cursor: FrameCursor, layout: CompiledLayout): unknown {
-  const count = cursor.mapLength();
-  if (count < 0) return undefined;
-  const { steps, values } = layout;
-  let read = 0;
-  for (let i = 0; i < steps.length; i += 1) {
-    const step = steps[i] as Step;
-    if (read < count && cursor.literal(step.name)) {
-      const value = step.read(cursor);
-      if (value === undefined) return undefined;
-      values[i] = value;
-      read += 1;
-    } else if (step.optional) {
-      values[i] = undefined;
-    } else {
-      return undefined;
+/**
+ * Code that reads the members of a map in `layout` (its header read: `n` members, `firstRead` of
+ * them already) in declared order, optional ones possibly absent, each name compared with its
+ * encoded bytes and each value read by its kind (a nested object's members inline), returning
+ * undefined at the first byte that does not fit; then the object, by the layout's literals, in
+ * `result`.
+ */
+function membersCode(compilation: Compilation, layout: Layout, n: string, firstRead: number): { lines: string[]; result: string } {
+  const id = compilation.next++;
+  const r = `r${id}`;
+  const lines = [`let ${r} = ${firstRead};`];
+  const variable = (i: number): string => `v${id}_${i}`;
+  layout.forEach((member, i) => {
+    if (i < firstRead) return;
+    const read: string[] = [];
+    switch (member.kind) {
+      case "constant":
+        read.push(`${variable(i)} = c.literal(${constantRef(compilation, encoded(member.value))}) ? ${JSON.stringify(member.value)} : undefined;`);
+        break;
+      case "string":
+        read.push(`${variable(i)} = c.ascii();`);
+        break;
+      case "integer":
+        read.push(`${variable(i)} = c.number();`);
+        break;
+      case "json":
+        read.push(`${variable(i)} = ${constantRef(compilation, readJson)}(c);`);
+        break;
+      case "command":
+        read.push(`${variable(i)} = ${constantRef(compilation, readCommand)}(c);`);
+        break;
+      case "object": {
+        const count = `n${compilation.next}`; // the nested code's own id
+        const nested = membersCode(compilation, member.layout, count, 0);
+        read.push(`const ${count} = c.mapLength();`, `if (${count} < 0) return undefined;`, ...nested.lines, `${variable(i)} = ${nested.result};`);
+        break;
+      }
     }
-  }
-  return read === count ? layout.build(values) : undefined;
+    lines.push(`let ${variable(i)};`, `if (${r} < ${n} && c.literal(${constantRef(compilation, encoded(member.name))})) {`);
+    lines.push(...read.map((line) => `  ${line}`));
+    lines.push(`  if (${variable(i)} === undefined) return undefined;`, `  ${r} += 1;`, member.optional ? "}" : "} else return undefined;");
+  });
+  lines.push(`if (${r} !== ${n}) return undefined;`);
+  return { lines, result: objectLiteralSource(layout, (_member, i) => (i < firstRead ? "undefined" : variable(i))) };
 }
 
-const TYPE = encoded("type");
-const COMMANDS = new Map<string, CompiledLayout>(COMMAND_TYPES.map((type) => [type, compile(COMMAND_LAYOUTS[type].members)]));
+/**
+ * A reader compiled from `layout` into straight-line code, as msgpackr compiles its record readers:
+ * an interpreter looping over the declared members, with a call per member for its kind, gave back
+ * much of what reading frames without msgpackr gains (bench:replay-frames). `(c, n)`: the map's
+ * header read (`n` members) and its first `firstRead` members too.
+ */
+function compileMembersReader(layout: Layout, firstRead: number): (cursor: FrameCursor, n: number) => unknown {
+  const compilation: Compilation = { constants: [], next: 0 };
+  const { lines, result } = membersCode(compilation, layout, "n", firstRead);
+  const names = compilation.constants.map((_value, i) => `k${i}`);
+  const body = [...lines, `return ${result};`].join("\n");
+  // Source made from our own declarations (names checked by objectLiteralSource), never from input.
+  return new Function(...names, `"use strict"; return function read(c, n) {\n${body}\n};`)(...compilation.constants) as (cursor: FrameCursor, n: number) => unknown;
+}
+
+/**
+ * Each command type's reader, after the encoded bytes of its first member (`type` and its value)
+ * that name it: the reader starts after them (the constant is written in by the layout's literals).
+ */
+const COMMANDS = COMMAND_TYPES.map((type) => {
+  const layout = COMMAND_LAYOUTS[type].members;
+  const [first] = layout;
+  return { head: Uint8Array.from([...encoded(first.name), ...encoded(first.value)]), read: compileMembersReader(layout, 1) };
+});
+
+/** Where in COMMANDS the last command read was: a log holds runs of one type (claims), tried first. */
+let lastCommand = 0;
 
 /** A command: its first member is its type, which names its layout. */
 function readCommand(cursor: FrameCursor): unknown {
-  const start = cursor.position;
-  if (cursor.mapLength() < 1 || !cursor.literal(TYPE)) return undefined;
-  const type = cursor.ascii();
-  const layout = type === undefined ? undefined : COMMANDS.get(type);
-  if (layout === undefined) return undefined;
-  cursor.position = start;
-  return readObject(cursor, layout);
+  const n = cursor.mapLength();
+  if (n < 1) return undefined;
+  const afterHeader = cursor.position;
+  for (let tried = 0; tried < COMMANDS.length; tried += 1) {
+    const index = (lastCommand + tried) % COMMANDS.length;
+    const candidate = COMMANDS[index] as (typeof COMMANDS)[number];
+    if (cursor.literal(candidate.head)) {
+      lastCommand = index;
+      return candidate.read(cursor, n);
+    }
+    cursor.position = afterHeader;
+  }
+  return undefined;
 }
 
-const FRAME = compile(LOGGED_COMMAND_LAYOUT);
+const readFrameMembers = compileMembersReader(LOGGED_COMMAND_LAYOUT, 0);
 
 /** The logged command a frame holds, or undefined when the frame is not in the declared layouts as read here. */
 export function readLoggedCommand(payload: Uint8Array): LoggedCommand | undefined {
   if (!Buffer.isBuffer(payload)) return undefined;
   const cursor = new FrameCursor(payload);
-  const frame = readObject(cursor, FRAME);
+  const n = cursor.mapLength();
+  const frame = n < 0 ? undefined : readFrameMembers(cursor, n);
   return frame !== undefined && cursor.atEnd ? (frame as LoggedCommand) : undefined;
 }

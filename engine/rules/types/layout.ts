@@ -129,9 +129,9 @@ const MAX_OPTIONAL_MEMBERS = 3;
 /**
  * The source of an expression that evaluates to the object of `layout`: one object literal per
  * presence variant, chosen by which optional members are defined. `valueOf(member, index)` is the
- * source of a member's value.
+ * source of a member's value (constants are written in). For code compiled from a layout.
  */
-function literalSource(layout: Layout, valueOf: (member: Member, index: number) => string): string {
+export function objectLiteralSource(layout: Layout, valueOf: (member: Member, index: number) => string): string {
   const names = new Set<string>();
   for (const member of layout) {
     assert(IDENTIFIER.test(member.name) && member.name !== "__proto__", `layout member ${JSON.stringify(member.name)} is not a plain identifier`);
@@ -167,14 +167,6 @@ function literalSource(layout: Layout, valueOf: (member: Member, index: number) 
  * in a loop would cost several times more per object.
  */
 export function compileBuilder<Fields, T>(layout: Layout): (fields: Fields) => T {
-  // Source made from our own declarations (identifiers checked in literalSource), never from input.
-  return new Function("f", `"use strict"; return ${literalSource(layout, (member) => `f.${member.name}`)};`) as (fields: Fields) => T;
-}
-
-/**
- * The same builder taking the members' values by position in the layout (a constant's position
- * unused, an absent optional member undefined): for a reader that reads them in that order.
- */
-export function compilePositionalBuilder<T>(layout: Layout): (values: readonly unknown[]) => T {
-  return new Function("v", `"use strict"; return ${literalSource(layout, (_member, index) => `v[${index}]`)};`) as (values: readonly unknown[]) => T;
+  // Source made from our own declarations (identifiers checked in objectLiteralSource), never from input.
+  return new Function("f", `"use strict"; return ${objectLiteralSource(layout, (member) => `f.${member.name}`)};`) as (fields: Fields) => T;
 }
