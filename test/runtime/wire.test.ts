@@ -11,6 +11,11 @@ import { openFileShard, type ShardCore } from "../../engine/runtime/shard-core.j
 import type { ShardRequest, ShardResponse } from "../../engine/runtime/shard-protocol.js";
 import { CHANNEL_STRUCTURES, packRequests, packResponses, unpackRequests, unpackResponses } from "../../engine/runtime/wire.js";
 import type { Envelope } from "../../engine/runtime/worker-messages.js";
+import { fc } from "@fast-check/vitest";
+import { COMMAND_TYPES, type Command } from "../../engine/rules/types/command.js";
+import { COMMAND_LAYOUTS } from "../../engine/rules/types/command-layout.js";
+import { commandRequest } from "../../engine/runtime/shard-protocol.js";
+import { materialize, optionalPaths, sampleOf, subsets } from "./layout-samples.js";
 import { commands, directClaim, request, T0, tempDir } from "./support.js";
 
 /**
@@ -68,6 +73,24 @@ describe("shard channel encoding", () => {
     const bytes = packRequests([...items, ...reads]);
     expect(inlineShapes(marking.unpack(bytes))).toEqual([]);
     expect(unpackRequests(bytes)).toEqual([...items, ...reads]);
+  });
+
+  it("packs every command a client sends, in every presence variant of its optional members (nested ones too), in the agreed structures", () => {
+    let variants = 0;
+    for (const type of COMMAND_TYPES.filter((t) => COMMAND_LAYOUTS[t].origin === "client")) {
+      const layout = COMMAND_LAYOUTS[type].members;
+      const [sample] = fc.sample(sampleOf(layout, type), { numRuns: 1, seed: 26 });
+      for (const present of subsets(optionalPaths(layout, type))) {
+        const command = materialize(layout, type, sample as Record<string, unknown>, present) as Command;
+        const items: Array<Envelope<ShardRequest>> = [{ id: variants, body: commandRequest(command, "AAAAAAAAAAAAAAAAAAAAAA") }];
+        const bytes = packRequests(items);
+        expect(inlineShapes(marking.unpack(bytes)), `${type} ${[...present].join(",")}`).toEqual([]);
+        expect(unpackRequests(bytes)).toEqual(items);
+        variants += 1;
+      }
+    }
+    // create 2×2, publish 2×2, claim 4×2, bid 2×2, confirm 2×2, decline 2×2: authorityRejection, expectedVersion, authorityRef.
+    expect(variants).toBe(28);
   });
 
   it("packs a shard's replies to claims (accepted, refused) and reads in the agreed structures", async () => {
