@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { buildCommand, buildIdentity, type Command, type CommandIdentity, type MechanismSelectionInput } from "../../engine/index.js";
 import { completeReplayWork } from "../../engine/runtime/replay-work.js";
-import { jsonText, type CommandRequest, type ShardReply, type ShardResponse } from "../../engine/runtime/shard-protocol.js";
+import { commandRequest, jsonText, type CommandRequest, type ShardReply, type ShardResponse } from "../../engine/runtime/shard-protocol.js";
 
 export const T0 = Date.parse("2026-03-01T12:00:00.000Z");
 
@@ -18,7 +18,7 @@ let counter = 0;
 const nextId = () => `cmd-${++counter}`;
 
 export function request(command: Command, fingerprint = `fp-${command.commandId}`): CommandRequest {
-  return { kind: "command", command, fingerprint };
+  return commandRequest(command, fingerprint);
 }
 
 /** Commands as clients send them, built by the declared layouts (as the gateway builds them). */
