@@ -5,12 +5,15 @@
  * - every frame of a log written by older code (test/compat/fixture-log) is rebuilt, from its
  *   decoded members handed over in another order, by the builders into exactly its bytes;
  * - the gateway's commands, in every presence variant, encode to the bytes of the object literals
- *   the gateway wrote before the layouts were declared.
+ *   the gateway wrote before the layouts were declared;
+ * - a record's `request` of every command type has its members in the order records always had.
  */
 import { cpSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
+import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
+import { recordedRequestOf } from "../../engine/rules/handle-command.js";
 import { shardDirectories } from "../../engine/audit/audit-replay.js";
 import type { Command } from "../../engine/rules/types/command.js";
 import { buildCommand, buildIdentity, buildRejection } from "../../engine/rules/types/command-layout.js";
@@ -19,6 +22,29 @@ import { decodeLoggedCommand, encodeLoggedCommand, loggedCommand } from "../../e
 import { buildMarketCommand, type MarketOperation } from "../../gateway/market-api.js";
 import { SegmentLog } from "../../storage/index.js";
 import { FIXTURE_DIR } from "./fixture.js";
+import { anyCommand } from "../runtime/layout-samples.js";
+
+/** A record's `request` body as earlier versions wrote it, by hand per command type (before it was derived). */
+function handWrittenBody(command: Command): Record<string, unknown> {
+  switch (command.type) {
+    case "market.create_draft":
+      return { commandId: command.commandId, marketId: command.marketId, subject: command.subject, mechanism: command.mechanism };
+    case "market.publish":
+      return { commandId: command.commandId, marketId: command.marketId, expectedVersion: command.expectedVersion };
+    case "direct_claim.submit":
+      return command.expectedVersion === undefined
+        ? { commandId: command.commandId, marketId: command.marketId }
+        : { commandId: command.commandId, marketId: command.marketId, expectedVersion: command.expectedVersion };
+    case "sealed_auction.submit_bid":
+      return { commandId: command.commandId, marketId: command.marketId, amountMinor: command.amountMinor, currency: command.currency };
+    case "sealed_auction.resolve":
+      return { commandId: command.commandId, marketId: command.marketId };
+    case "commitment.confirm":
+    case "commitment.decline":
+    case "commitment.expire":
+      return { commandId: command.commandId, commitmentId: command.commitmentId };
+  }
+}
 
 /** The members of `value` in reverse order: whatever order the builders get, they write the declared one. */
 function reversed<T extends object>(value: T): T {
@@ -96,5 +122,13 @@ describe("the declared layouts", () => {
       }
     }
     expect(variants).toBe(28);
+  });
+
+  test.prop([anyCommand, fc.integer({ min: 0, max: 4_102_444_800_000 })], { numRuns: 300 })("render a record's request of any command as records always had it", (command, occurredAtMs) => {
+    command.occurredAtMs = occurredAtMs; // a time the record can show
+    const { principalId, actorId, authorityRef } = command.identity;
+    const request = recordedRequestOf(command);
+    const before = { ...handWrittenBody(command), principalId, actorId, ...(authorityRef === undefined ? {} : { authorityRef }), occurredAt: request["occurredAt"] };
+    expect(JSON.stringify(request)).toBe(JSON.stringify(before));
   });
 });

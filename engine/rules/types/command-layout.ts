@@ -103,6 +103,18 @@ export function buildCommand<K extends CommandType>(type: K, fields: CommandFiel
   return (COMMAND_BUILDERS[type] as (fields: CommandFields<K>) => CommandOf<K>)(fields);
 }
 
+const BODY_BUILDERS = perCommandType((layout) =>
+  compileBuilder<Command, Record<string, unknown>>([COMMAND_ID, ...layout.members.filter((member) => !HEADER.has(member.name))]),
+);
+
+/**
+ * The command's own members as its client (or the timer wheel) sent them: its `commandId`, then its
+ * content members in declared order (a record's `request`, spec §2.10).
+ */
+export function commandBody(command: Command): Record<string, unknown> {
+  return BODY_BUILDERS[command.type](command);
+}
+
 const identityBuilder = compileBuilder<FieldsOf<CommandIdentity>, CommandIdentity>(IDENTITY_LAYOUT);
 /** A command's identity, members in the declared order (`authorityRef` left out when undefined). */
 export function buildIdentity(fields: FieldsOf<CommandIdentity>): CommandIdentity {
