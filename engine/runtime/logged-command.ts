@@ -20,8 +20,19 @@ export { LOGGED_COMMAND_LAYOUT, LOGGED_COMMAND_VERSION, loggedCommand, type Logg
 
 const packr = new Packr({ useRecords: false, moreTypes: false });
 
-/** Per command type, the members packed as JSON text (its layout's `json` members). */
-const JSON_MEMBERS = perCommandType<readonly string[]>((layout) => layout.members.flatMap((member) => (member.kind === "json" ? [member.name] : [])));
+/**
+ * The command types with members packed as JSON text (their layouts' `json` members), and those
+ * members: a short list searched by comparing the type (cheaper per command than a keyed lookup;
+ * most commands have none).
+ */
+const JSON_MEMBERS: ReadonlyArray<readonly [type: string, names: readonly string[]]> = Object.entries(
+  perCommandType((layout) => layout.members.flatMap((member) => (member.kind === "json" ? [member.name] : []))),
+).filter(([, names]) => names.length > 0);
+
+function jsonMembersOf(type: string): readonly string[] | undefined {
+  for (const [withJson, names] of JSON_MEMBERS) if (type === withJson) return names;
+  return undefined;
+}
 
 /**
  * A command ready for MessagePack: its free-form members as JSON text (msgpackr renames a
@@ -29,8 +40,8 @@ const JSON_MEMBERS = perCommandType<readonly string[]>((layout) => layout.member
  * message channel.
  */
 export function packableCommand(command: Command): Command {
-  const names = JSON_MEMBERS[command.type];
-  if (names.length === 0) return command;
+  const names = jsonMembersOf(command.type);
+  if (names === undefined) return command;
   // A copy with the same members in the same order, only the free-form values replaced.
   const packed: Record<string, unknown> = { ...command };
   for (const name of names) if (packed[name] !== undefined) packed[name] = JSON.stringify(packed[name]);
@@ -39,8 +50,8 @@ export function packableCommand(command: Command): Command {
 
 /** The inverse of `packableCommand`, in place on a freshly decoded command. */
 export function restorePackedCommand(command: Command): Command {
-  const names = JSON_MEMBERS[command.type];
-  if (names === undefined || names.length === 0) return command;
+  const names = jsonMembersOf(command.type);
+  if (names === undefined) return command;
   const packed = command as unknown as Record<string, unknown>;
   for (const name of names) {
     const text = packed[name];

@@ -5,7 +5,7 @@
  */
 import { hash } from "node:crypto";
 import canonicalize from "canonicalize";
-import { fc, test } from "@fast-check/vitest";
+import { test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { cpSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
