@@ -250,22 +250,19 @@ const COMMANDS = COMMAND_TYPES.map((type) => {
   return { head: Uint8Array.from([...encoded(first.name), ...encoded(first.value)]), read: compileMembersReader(layout, 1) };
 });
 
-/** Where in COMMANDS the last command read was: a log holds runs of one type (claims), tried first. */
-let lastCommand = 0;
+/** The type of the last command read: a log holds runs of one type (claims), so it is tried first. */
+let lastCommand = COMMANDS[0] as (typeof COMMANDS)[number];
 
 /** A command: its first member is its type, which names its layout. */
 function readCommand(cursor: FrameCursor): unknown {
   const n = cursor.mapLength();
   if (n < 1) return undefined;
-  const afterHeader = cursor.position;
-  for (let tried = 0; tried < COMMANDS.length; tried += 1) {
-    const index = (lastCommand + tried) % COMMANDS.length;
-    const candidate = COMMANDS[index] as (typeof COMMANDS)[number];
+  if (cursor.literal(lastCommand.head)) return lastCommand.read(cursor, n);
+  for (const candidate of COMMANDS) {
     if (cursor.literal(candidate.head)) {
-      lastCommand = index;
+      lastCommand = candidate;
       return candidate.read(cursor, n);
     }
-    cursor.position = afterHeader;
   }
   return undefined;
 }
