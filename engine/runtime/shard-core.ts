@@ -333,6 +333,7 @@ export class ShardCore {
     return fired;
   }
 
+  /** The command with the server time: the spread keeps every member where its declared layout put it. */
   private stamped(request: CommandRequest, nowMs: number): Command {
     return { ...request.command, occurredAtMs: nowMs };
   }
