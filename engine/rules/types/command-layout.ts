@@ -9,9 +9,10 @@
  * authority check refused it); a system command (auction close, hold expiry) has the header first.
  *
  * Derived from this: the builders below (the gateway's commands, the system commands, benches and
- * tests), the packed form of free-form members and the log frame reader (engine/runtime/
- * logged-command.ts, logged-frame-reader.ts), the channel's agreed structures (engine/runtime/
- * wire.ts), and the idempotency fingerprint's field order (gateway/market-api.ts).
+ * tests), a record's request body (`commandBody`), the packed form of free-form members and the log
+ * frame reader (engine/runtime/logged-command.ts, logged-frame-reader.ts), the channel's agreed
+ * structures (engine/runtime/wire.ts), and the idempotency fingerprint's field order
+ * (gateway/market-api.ts). Decision I25.
  */
 import { COMMAND_TYPES, type Command, type CommandType } from "./command.js";
 import type { Rejection } from "./errors.js";
