@@ -18,15 +18,15 @@ import { shardOfMarket } from "../engine/runtime/shard-routing.js";
 export const BATCH = 1_000;
 export const T0 = Date.parse("2026-03-01T12:00:00.000Z");
 
-export const create = (marketId: string, capacity: number): Command => ({
-  type: "market.create_draft", commandId: `create-${marketId}`, identity: { principalId: "creator", actorId: "creator" }, occurredAtMs: 0, marketId,
-  subject: { schema: "slot.v1", data: { dock: 7 } },
-  mechanism: { presetId: "direct-claim.v1", config: { capacity, pricing: { mode: "free" }, confirmation: "none" } },
-});
-export const publish = (marketId: string): Command => ({
-  type: "market.publish", commandId: `publish-${marketId}`, identity: { principalId: "creator", actorId: "creator" }, occurredAtMs: 0, marketId, expectedVersion: 1,
-});
-/** A claim built by the gateway's own builder, so the log holds frames exactly as the service writes them. */
+export const create = (marketId: string, capacity: number): Command =>
+  buildMarketCommand("market.create_draft", "creator", "", {
+    commandId: `create-${marketId}`, principalId: "creator", marketId,
+    subject: { schema: "slot.v1", data: { dock: 7 } },
+    mechanism: { presetId: "direct-claim.v1", config: { capacity, pricing: { mode: "free" }, confirmation: "none" } },
+  } as never);
+export const publish = (marketId: string): Command =>
+  buildMarketCommand("market.publish", "creator", marketId, { commandId: `publish-${marketId}`, principalId: "creator", expectedVersion: 1 } as never);
+/** Commands built by the gateway's own builder, so the log holds frames exactly as the service writes them. */
 export const claim = (n: number, marketId: string): Command =>
   buildMarketCommand("direct_claim.submit", `participant-${n}`, marketId, { commandId: `claim-${n}`, principalId: `participant-${n}` });
 export const req = (command: Command): ShardRequest => ({ kind: "command", command, fingerprint: "AAAAAAAAAAAAAAAAAAAAAA" });

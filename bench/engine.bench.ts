@@ -8,6 +8,8 @@
 import { Bench } from "tinybench";
 import {
   applyCommand,
+  buildCommand,
+  buildIdentity,
   buildMarketRecord,
   canonicalHash,
   handleCommand,
@@ -21,35 +23,22 @@ const T0 = Date.parse("2026-03-01T12:00:00.000Z");
 const SUBJECT = { schema: "table-booking.v1", data: { venue: "Harbour", seats: 4 } };
 
 function marketCommands(marketId: string, capacity: number): Command[] {
+  const identity = buildIdentity({ principalId: "creator", actorId: "creator" });
   return [
-    {
-      type: "market.create_draft",
-      commandId: "create",
-      identity: { principalId: "creator", actorId: "creator" },
-      occurredAtMs: T0,
+    buildCommand("market.create_draft", {
       marketId,
       subject: SUBJECT,
       mechanism: { presetId: "direct-claim.v1", config: { capacity, pricing: { mode: "free" }, confirmation: "none" } },
-    },
-    {
-      type: "market.publish",
-      commandId: "publish",
-      identity: { principalId: "creator", actorId: "creator" },
-      occurredAtMs: T0 + 1,
-      marketId,
-      expectedVersion: 1,
-    },
+      commandId: "create",
+      identity,
+      occurredAtMs: T0,
+    }),
+    buildCommand("market.publish", { marketId, expectedVersion: 1, commandId: "publish", identity, occurredAtMs: T0 + 1 }),
   ];
 }
 
 function claim(marketId: string, n: number): Command {
-  return {
-    type: "direct_claim.submit",
-    commandId: `claim-${n}`,
-    identity: { principalId: `p-${n}`, actorId: `p-${n}` },
-    occurredAtMs: T0 + 2 + n,
-    marketId,
-  };
+  return buildCommand("direct_claim.submit", { marketId, commandId: `claim-${n}`, identity: buildIdentity({ principalId: `p-${n}`, actorId: `p-${n}` }), occurredAtMs: T0 + 2 + n });
 }
 
 function openMarket(marketId: string, capacity: number): MarketAggregate {

@@ -3,6 +3,7 @@
  * Same commands in, byte-identical records and hashes out.
  */
 export * from "./rules/types/index.js";
+export { buildCommand, buildIdentity, buildRejection, COMMAND_LAYOUTS, type CommandFields, type CommandOf } from "./rules/types/command-layout.js";
 export { decide } from "./rules/decide.js";
 export { evolve, checkInvariants } from "./rules/evolve.js";
 export { accept, reject, publicEvent, type Decision, type DomainEvent, type SealedBidAmount } from "./rules/decision.js";

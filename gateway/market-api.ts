@@ -18,7 +18,8 @@ import type {
   PublishMarketBody,
   SealedBidBody,
 } from "../engine/rules/types/command.js";
-import type { ErrorCode } from "../engine/rules/types/errors.js";
+import type { ErrorCode, Rejection } from "../engine/rules/types/errors.js";
+import { buildCommand, buildIdentity, CONTENT_MEMBERS, IDENTITY_LAYOUT } from "../engine/rules/types/command-layout.js";
 import {
   validateCommitmentActionBody,
   validateCreateMarketBody,
@@ -44,13 +45,8 @@ interface OperationSpec<Body> {
   target: "body" | "marketId" | "commitmentId";
   successStatus: 200 | 201;
   validate: (input: unknown) => IValidation<Body>;
-  /**
-   * The engine command, as one object literal per shape (no spreads): objects of one shape keep one
-   * hidden class, which the channel's MessagePack encoder packs faster (decision I13). Member order as
-   * it always was (the operation's own members,
-   * then `commandId`, `identity`, `occurredAtMs`), so logged frames are unchanged.
-   */
-  build: (targetId: string, body: Body, commandId: string, identity: CommandIdentity) => Command;
+  /** The engine command, by the declared layout of its type (engine/rules/types/command-layout.ts). */
+  build: (targetId: string, body: Body, commandId: string, identity: CommandIdentity, authorityRejection: Rejection | undefined) => Command;
 }
 
 const OPERATIONS: { [Op in MarketOperation]: OperationSpec<never> } = {
@@ -58,107 +54,97 @@ const OPERATIONS: { [Op in MarketOperation]: OperationSpec<never> } = {
     target: "body",
     successStatus: 201,
     validate: validateCreateMarketBody,
-    build: (_id, body: CreateMarketBody, commandId, identity) => ({
-      type: "market.create_draft",
-      marketId: body.marketId,
-      subject: body.subject,
-      mechanism: body.mechanism,
-      commandId,
-      identity,
-      occurredAtMs: 0, // stamped by the shard
-    }),
+    build: (_id, body: CreateMarketBody, commandId, identity, authorityRejection) =>
+      buildCommand("market.create_draft", {
+        marketId: body.marketId,
+        subject: body.subject,
+        mechanism: body.mechanism,
+        commandId,
+        identity,
+        occurredAtMs: 0, // stamped by the shard
+        authorityRejection,
+      }),
   } satisfies OperationSpec<CreateMarketBody> as OperationSpec<never>,
   "market.publish": {
     target: "marketId",
     successStatus: 200,
     validate: validatePublishMarketBody,
-    build: (marketId, body: PublishMarketBody, commandId, identity) => ({
-      type: "market.publish",
-      marketId,
-      expectedVersion: body.expectedVersion,
-      commandId,
-      identity,
-      occurredAtMs: 0,
-    }),
+    build: (marketId, body: PublishMarketBody, commandId, identity, authorityRejection) =>
+      buildCommand("market.publish", { marketId, expectedVersion: body.expectedVersion, commandId, identity, occurredAtMs: 0, authorityRejection }),
   } satisfies OperationSpec<PublishMarketBody> as OperationSpec<never>,
   "direct_claim.submit": {
     target: "marketId",
     successStatus: 200,
     validate: validateDirectClaimBody,
-    build: (marketId, body: DirectClaimBody, commandId, identity) =>
-      body.expectedVersion === undefined
-        ? { type: "direct_claim.submit", marketId, commandId, identity, occurredAtMs: 0 }
-        : { type: "direct_claim.submit", marketId, expectedVersion: body.expectedVersion, commandId, identity, occurredAtMs: 0 },
+    build: (marketId, body: DirectClaimBody, commandId, identity, authorityRejection) =>
+      buildCommand("direct_claim.submit", { marketId, expectedVersion: body.expectedVersion, commandId, identity, occurredAtMs: 0, authorityRejection }),
   } satisfies OperationSpec<DirectClaimBody> as OperationSpec<never>,
   "sealed_auction.submit_bid": {
     target: "marketId",
     successStatus: 200,
     validate: validateSealedBidBody,
-    build: (marketId, body: SealedBidBody, commandId, identity) => ({
-      type: "sealed_auction.submit_bid",
-      marketId,
-      amountMinor: body.amountMinor,
-      currency: body.currency,
-      commandId,
-      identity,
-      occurredAtMs: 0,
-    }),
+    build: (marketId, body: SealedBidBody, commandId, identity, authorityRejection) =>
+      buildCommand("sealed_auction.submit_bid", {
+        marketId,
+        amountMinor: body.amountMinor,
+        currency: body.currency,
+        commandId,
+        identity,
+        occurredAtMs: 0,
+        authorityRejection,
+      }),
   } satisfies OperationSpec<SealedBidBody> as OperationSpec<never>,
   "commitment.confirm": {
     target: "commitmentId",
     successStatus: 200,
     validate: validateCommitmentActionBody,
-    build: (commitmentId, _body: CommitmentActionBody, commandId, identity) => ({ type: "commitment.confirm", commitmentId, commandId, identity, occurredAtMs: 0 }),
+    build: (commitmentId, _body: CommitmentActionBody, commandId, identity, authorityRejection) =>
+      buildCommand("commitment.confirm", { commitmentId, commandId, identity, occurredAtMs: 0, authorityRejection }),
   } satisfies OperationSpec<CommitmentActionBody> as OperationSpec<never>,
   "commitment.decline": {
     target: "commitmentId",
     successStatus: 200,
     validate: validateCommitmentActionBody,
-    build: (commitmentId, _body: CommitmentActionBody, commandId, identity) => ({ type: "commitment.decline", commitmentId, commandId, identity, occurredAtMs: 0 }),
+    build: (commitmentId, _body: CommitmentActionBody, commandId, identity, authorityRejection) =>
+      buildCommand("commitment.decline", { commitmentId, commandId, identity, occurredAtMs: 0, authorityRejection }),
   } satisfies OperationSpec<CommitmentActionBody> as OperationSpec<never>,
 };
 
 /**
- * The engine command for a validated body of `operation`, sent by `actorId`: one object literal per
- * shape (see OperationSpec.build), identity included. The shard channel agrees these shapes in
- * advance (wire.ts), and its test builds commands here.
+ * The engine command for a validated body of `operation`, sent by `actorId`, with the refusal of
+ * the gateway's authority check if there was one (it travels with the command, to be recorded).
+ * Built by the declared layout of its type, so the shard channel's agreed structures (wire.ts) and
+ * the log's frames are what they always were.
  */
 export function buildMarketCommand(
   operation: MarketOperation,
   actorId: string,
   targetId: string,
   body: { commandId: string; principalId: string; authorityRef?: string | undefined },
+  authorityRejection?: Rejection,
 ): Command {
-  const { principalId, authorityRef } = body;
-  const identity: CommandIdentity = authorityRef === undefined ? { principalId, actorId } : { principalId, actorId, authorityRef };
-  return OPERATIONS[operation].build(targetId, body as never, body.commandId, identity);
+  const identity = buildIdentity({ principalId: body.principalId, actorId, authorityRef: body.authorityRef });
+  return OPERATIONS[operation].build(targetId, body as never, body.commandId, identity, authorityRejection);
 }
 
 /**
  * The content that makes two submissions "the same command": everything but server time and the
- * authority decision. Fields in a fixed order per command type (absent optional fields as null), so
- * it is deterministic without a general canonicalizer on the claim-storm path; only the free-form
- * parts of a create (subject, mechanism) go through RFC 8785 canonical JSON.
+ * authority decision. Fields in a fixed order per command type, so it is deterministic without a
+ * general canonicalizer on the claim-storm path: the commandId, the identity's members, then the
+ * command's content members, each in its declared order (command-layout.ts), absent ones as null;
+ * only the free-form parts of a create (subject, mechanism) go through RFC 8785 canonical JSON.
+ * Fingerprints are logged: this order is what earlier versions wrote (test/runtime/fingerprint.test.ts).
  */
 export function fingerprintOfCommand(command: Command): string {
-  const { principalId, actorId, authorityRef } = command.identity;
-  const head = [command.commandId, principalId, actorId, authorityRef ?? null];
-  switch (command.type) {
-    case "market.create_draft":
-      return orderedFingerprint(command.type, [...head, command.marketId, canonicalJson(command.subject), canonicalJson(command.mechanism)]);
-    case "market.publish":
-      return orderedFingerprint(command.type, [...head, command.marketId, command.expectedVersion]);
-    case "direct_claim.submit":
-      return orderedFingerprint(command.type, [...head, command.marketId, command.expectedVersion ?? null]);
-    case "sealed_auction.submit_bid":
-      return orderedFingerprint(command.type, [...head, command.marketId, command.amountMinor, command.currency]);
-    case "sealed_auction.resolve":
-      return orderedFingerprint(command.type, [...head, command.marketId]);
-    case "commitment.confirm":
-    case "commitment.decline":
-    case "commitment.expire":
-      return orderedFingerprint(command.type, [...head, command.commitmentId]);
+  const fields: unknown[] = [command.commandId];
+  const identity = command.identity as unknown as Readonly<Record<string, unknown>>;
+  for (const member of IDENTITY_LAYOUT) fields.push(identity[member.name] ?? null);
+  const members = command as unknown as Readonly<Record<string, unknown>>;
+  for (const member of CONTENT_MEMBERS[command.type]) {
+    const value = members[member.name];
+    fields.push(value === undefined ? null : member.kind === "json" ? canonicalJson(value) : value);
   }
+  return orderedFingerprint(command.type, fields);
 }
 
 export interface MarketApiParts {
@@ -180,13 +166,12 @@ export class MarketApi {
     if (!checked.success) return { ok: false, code: "invalid_request", message: validationMessage(spec.validate, input, checked.errors) };
     const body = checked.data;
     const { principalId, authorityRef } = body;
-    const command = buildMarketCommand(operation, actorId, targetId, body);
     const scope = SCOPE_FOR_OPERATION[operation];
     const authority = this.parts.auth.checkAuthority(
       authorityRef === undefined ? { actorId, principalId, scope } : { actorId, principalId, authorityRef, scope },
       this.parts.clock.nowMs(),
     );
-    if (authority !== undefined) command.authorityRejection = authority;
+    const command = buildMarketCommand(operation, actorId, targetId, body, authority);
     const { reply } = await this.parts.runtime.submit(command, fingerprintOfCommand(command));
     return reply.ok ? { ok: true, status: spec.successStatus, json: reply.json } : reply;
   }

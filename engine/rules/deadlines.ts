@@ -4,6 +4,7 @@
  * system command when its clock passes `atMs`, through the same path as client commands.
  */
 import { SYSTEM_IDENTITY, type ExpireCommitmentCommand, type ResolveAuctionCommand } from "./types/command.js";
+import { buildCommand, buildIdentity } from "./types/command-layout.js";
 import type { Event } from "./types/event.js";
 import { SEALED_AUCTION_PRESET } from "./types/market.js";
 import type { MarketAggregate } from "./state.js";
@@ -67,22 +68,11 @@ export function systemCommandFor(
   deadline: Deadline,
   occurredAtMs: number,
 ): ResolveAuctionCommand | ExpireCommitmentCommand {
+  const identity = buildIdentity(SYSTEM_IDENTITY);
   switch (deadline.kind) {
     case "auction_close":
-      return {
-        type: "sealed_auction.resolve",
-        commandId: `resolve:${deadline.marketId}`,
-        identity: { ...SYSTEM_IDENTITY },
-        occurredAtMs,
-        marketId: deadline.marketId,
-      };
+      return buildCommand("sealed_auction.resolve", { commandId: `resolve:${deadline.marketId}`, identity, occurredAtMs, marketId: deadline.marketId });
     case "commitment_expiry":
-      return {
-        type: "commitment.expire",
-        commandId: `expire:${deadline.commitmentId}`,
-        identity: { ...SYSTEM_IDENTITY },
-        occurredAtMs,
-        commitmentId: deadline.commitmentId,
-      };
+      return buildCommand("commitment.expire", { commandId: `expire:${deadline.commitmentId}`, identity, occurredAtMs, commitmentId: deadline.commitmentId });
   }
 }

@@ -14,6 +14,7 @@ import type { MarketStorage } from "./store.js";
 import { isoFromMs } from "./time.js";
 import type { SealedAuctionResolution, SealedBidReceipt } from "./types/auction.js";
 import type { Command } from "./types/command.js";
+import { commandBody } from "./types/command-layout.js";
 import type { Commitment } from "./types/commitment.js";
 import type { Rejection } from "./types/errors.js";
 import type { Event } from "./types/event.js";
@@ -164,33 +165,9 @@ export function handleCommand(agg: MarketAggregate | undefined, command: Command
   };
 }
 
-/** The command's own members, as the client (or the timer wheel) sent them. */
-function bodyOf(command: Command): Record<string, unknown> {
-  switch (command.type) {
-    case "market.create_draft":
-      return { commandId: command.commandId, marketId: command.marketId, subject: command.subject, mechanism: command.mechanism };
-    case "market.publish":
-      return { commandId: command.commandId, marketId: command.marketId, expectedVersion: command.expectedVersion };
-    case "direct_claim.submit":
-      return command.expectedVersion === undefined
-        ? { commandId: command.commandId, marketId: command.marketId }
-        : { commandId: command.commandId, marketId: command.marketId, expectedVersion: command.expectedVersion };
-    case "sealed_auction.submit_bid":
-      return { commandId: command.commandId, marketId: command.marketId, amountMinor: command.amountMinor, currency: command.currency };
-    case "sealed_auction.resolve":
-      return { commandId: command.commandId, marketId: command.marketId };
-    case "commitment.confirm":
-    case "commitment.decline":
-    case "commitment.expire":
-      return { commandId: command.commandId, commitmentId: command.commitmentId };
-    default:
-      return assertNever(command, "command type");
-  }
-}
-
 /** The command as the record shows it: the application command with server identity and time. */
 export function recordedRequestOf(command: Command): Record<string, unknown> {
-  const request = bodyOf(command);
+  const request = commandBody(command);
   const { principalId, actorId, authorityRef } = command.identity;
   request["principalId"] = principalId;
   request["actorId"] = actorId;

@@ -13,7 +13,19 @@ import { ensureClusterMeta } from "./cluster-meta.js";
 import { ShardHost, type ShardWorkerSource } from "./shard-host.js";
 import { WorkerPool } from "../pool/worker-pool.js";
 import { RecordCache, type RecordCacheStats } from "./record-cache.js";
-import type { BatchStats, ReadRequest, ShardRecoveryReport, ShardReply, ShardResponse } from "./shard-protocol.js";
+import {
+  commandRequest,
+  errorReply,
+  marketRead,
+  outcomeRead,
+  recordRead,
+  replyAtRead,
+  type BatchStats,
+  type ReadRequest,
+  type ShardRecoveryReport,
+  type ShardReply,
+  type ShardResponse,
+} from "./shard-protocol.js";
 import { fnv1a32, shardOfMarket } from "./shard-routing.js";
 
 export interface MarketRuntimeOptions {
@@ -54,11 +66,7 @@ export interface RuntimeRecovery {
   elapsedMs: number;
 }
 
-const CONFLICT: ShardReply = {
-  ok: false,
-  code: "idempotency_conflict",
-  message: "commandId was already used by this actor with different content",
-};
+const CONFLICT: ShardReply = errorReply("idempotency_conflict", "commandId was already used by this actor with different content");
 
 export class MarketRuntime {
   private commandsSinceCheckpoint = 0;
@@ -181,7 +189,7 @@ export class MarketRuntime {
           const shardIndex = this.shardOfCommand(command);
           let response;
           try {
-            response = await this.host.request(shardIndex, { kind: "command", command, fingerprint });
+            response = await this.host.request(shardIndex, commandRequest(command, fingerprint));
           } catch (error) {
             claim.abandon();
             throw error;
@@ -201,7 +209,7 @@ export class MarketRuntime {
   /** The reply of an already executed market command. */
   async replyAt(location: CommandLocation): Promise<ShardReply> {
     if (location.owner === "identity") throw new Error("identity-owned command replayed through the market runtime");
-    return this.answer(await this.host.request(location.owner, { kind: "reply-at", position: location.position }));
+    return this.answer(await this.host.request(location.owner, replyAtRead(location.position)));
   }
 
   /** A read's answer: the shard's reply, or the reply of the replay it handed back (finished on a replay worker). */
@@ -222,15 +230,15 @@ export class MarketRuntime {
   }
 
   readMarket(marketId: string): Promise<ShardReply> {
-    return this.read(marketId, { kind: "market", marketId });
+    return this.read(marketId, marketRead(marketId));
   }
 
   readRecord(marketId: string, actorId: string): Promise<ShardReply> {
-    return this.read(marketId, { kind: "record", marketId, actorId });
+    return this.read(marketId, recordRead(marketId, actorId));
   }
 
   readOutcome(marketId: string, principalId: string): Promise<ShardReply> {
-    return this.read(marketId, { kind: "outcome", marketId, principalId });
+    return this.read(marketId, outcomeRead(marketId, principalId));
   }
 
   /** Record reads answered from kept records, shared replays and replays run (tests, metrics). */

@@ -12,7 +12,7 @@ import type { Command } from "../rules/types/command.js";
 import { LogView, type LogReadView } from "../../storage/index.js";
 import { float64sOf } from "./float64-bytes.js";
 import { decodeLoggedCommand } from "./logged-command.js";
-import type { ReplayWork, ShardReply } from "./shard-protocol.js";
+import { errorReply, okReply, type ReplayWork, type ShardReply } from "./shard-protocol.js";
 import { decodeMarketImage } from "./shard-snapshot.js";
 import { tableStorage } from "../store/market-storage.js";
 
@@ -39,14 +39,14 @@ function replyOfLast(commands: readonly Command[]): ReplayReply {
   let agg: MarketAggregate | undefined;
   for (let i = 0; i < commands.length - 1; i += 1) agg = applyCommand(agg, commands[i] as Command, tableStorage).aggregate;
   const { reply } = handleCommand(agg, last, tableStorage);
-  return reply.ok ? { ok: true, json: JSON.stringify(reply.result) } : { ok: false, code: reply.rejection.code, message: reply.rejection.message };
+  return reply.ok ? okReply(JSON.stringify(reply.result)) : errorReply(reply.rejection.code, reply.rejection.message);
 }
 
 export function completeReplayWork(work: ReplayWork): ReplayReply {
   switch (work.kind) {
     case "record": {
       const live = decodeMarketImage(work.market);
-      return { ok: true, json: JSON.stringify(buildMarketRecord(commandsAt(work.log, live.positions), live.agg)) };
+      return okReply(JSON.stringify(buildMarketRecord(commandsAt(work.log, live.positions), live.agg)));
     }
     case "reply":
       return replyOfLast(commandsAt(work.log, float64sOf(work.positions)));

@@ -13,26 +13,30 @@ import { commitmentAt, snapshotMarket } from "../rules/state.js";
 import type { Commitment } from "../rules/types/commitment.js";
 import { isoFromMs } from "../rules/time.js";
 import type { Command } from "../rules/types/command.js";
-import type { Rejection } from "../rules/types/errors.js";
 import type { SealedBidReceipt } from "../rules/types/auction.js";
 import { FileJournal } from "../journal/file-journal.js";
 import type { Journal, JournalPosition } from "../journal/journal.js";
 import type { Clock } from "../clock.js";
-import { decodeLoggedCommand, encodeLoggedCommand, LOGGED_COMMAND_VERSION, type LoggedCommand } from "./logged-command.js";
+import { decodeLoggedCommand, encodeLoggedCommand, loggedCommand } from "./logged-command.js";
 import { LogFold, type ShardMarket } from "../log-fold.js";
 import { decodeShardSnapshot, encodeMarketImage, encodeShardSnapshot } from "./shard-snapshot.js";
 import { float64Bytes } from "./float64-bytes.js";
-import type {
-  BatchStats,
-  CommandRequest,
-  CommandResponse,
-  IdempotencyEntries,
-  ReadRequest,
-  ReplayWork,
-  ShardRecoveryReport,
-  ShardReply,
-  ShardRequest,
-  ShardResponse,
+import {
+  commandResponse,
+  errorReply,
+  okReply,
+  readResponse,
+  replayResponse,
+  type BatchStats,
+  type CommandRequest,
+  type CommandResponse,
+  type IdempotencyEntries,
+  type ReadRequest,
+  type ReplayWork,
+  type ShardRecoveryReport,
+  type ShardReply,
+  type ShardRequest,
+  type ShardResponse,
 } from "./shard-protocol.js";
 import { TimerWheel } from "./timer-wheel.js";
 import { tableStorage } from "../store/market-storage.js";
@@ -223,11 +227,11 @@ export class ShardCore {
     for (const deadline of outcome.deadlines) this.timers.schedule(deadline.atMs, deadline);
     this.commandsSinceSnapshot += 1;
     const reply: ShardReply = outcome.reply.ok
-      ? { ok: true, json: JSON.stringify(outcome.reply.result) }
-      : { ok: false, code: outcome.reply.rejection.code, message: outcome.reply.rejection.message };
-    const response: CommandResponse = { kind: "command", status: outcome.status, reply, position: UNKNOWN_POSITION };
+      ? okReply(JSON.stringify(outcome.reply.result))
+      : errorReply(outcome.reply.rejection.code, outcome.reply.rejection.message);
+    const response = commandResponse(outcome.status, reply, UNKNOWN_POSITION);
     this.staged.push({
-      payload: encodeLoggedCommand(loggedEntry(fingerprint, command, rejection)),
+      payload: encodeLoggedCommand(loggedCommand(command, fingerprint, rejection)),
       response,
       record: recorded ? (entry ?? this.fold.adopt(outcome.aggregate)) : undefined,
     });
@@ -290,7 +294,7 @@ export class ShardCore {
     await this.commit();
     for (const index of reads) {
       const answer = this.read(requests[index] as ReadRequest);
-      responses[index] = "ok" in answer ? { kind: "read", reply: answer } : { kind: "replay", work: answer };
+      responses[index] = "ok" in answer ? readResponse(answer) : replayResponse(answer);
     }
     return responses as ShardResponse[];
   }
@@ -334,6 +338,7 @@ export class ShardCore {
     return fired;
   }
 
+  /** The command with the server time: the spread keeps every member where its declared layout put it. */
   private stamped(request: CommandRequest, nowMs: number): Command {
     return { ...request.command, occurredAtMs: nowMs };
   }
@@ -342,7 +347,7 @@ export class ShardCore {
     switch (request.kind) {
       case "market": {
         const entry = this.markets.get(request.marketId);
-        return entry === undefined ? marketNotFound(request.marketId) : { ok: true, json: JSON.stringify(snapshotMarket(entry.agg.market)) };
+        return entry === undefined ? marketNotFound(request.marketId) : okReply(JSON.stringify(snapshotMarket(entry.agg.market)));
       }
       case "record":
         return this.readRecord(request.marketId, request.actorId);
@@ -359,7 +364,7 @@ export class ShardCore {
     if (entry === undefined) return marketNotFound(marketId);
     const creator = entry.agg.market.creator;
     if (actorId !== creator.principalId && actorId !== creator.actorId) {
-      return { ok: false, code: "forbidden", message: "only the creator principal or the creating actor can read the market record" };
+      return errorReply("forbidden", "only the creator principal or the creating actor can read the market record");
     }
     return { kind: "record", log: this.journal.readView(), market: encodeMarketImage(entry), marketId, recordLength: entry.positions.length };
   }
@@ -377,7 +382,7 @@ export class ShardCore {
     for (let index = 0; index < agg.commitments.count; index += 1) {
       if (isCreator || agg.commitments.isParticipant(index, principalId)) commitments.push(commitmentAt(agg, index));
     }
-    return { ok: true, json: JSON.stringify({ marketId, principalId, bidReceipts, commitments }) };
+    return okReply(JSON.stringify({ marketId, principalId, bidReceipts, commitments }));
   }
 
   /**
@@ -390,7 +395,7 @@ export class ShardCore {
     const cached = this.replyCache.get(position);
     if (cached !== undefined) return cached;
     const logged = decodeLoggedCommand(this.journal.readAt(position).payload);
-    if (logged.r !== undefined) return { ok: false, code: logged.r.code, message: logged.r.message };
+    if (logged.r !== undefined) return errorReply(logged.r.code, logged.r.message);
     const marketId = marketIdOfCommand(logged.c);
     const entry = marketId === undefined ? undefined : this.markets.get(marketId);
     const index = entry === undefined ? -1 : indexOfPosition(entry.positions, position);
@@ -419,13 +424,6 @@ export class ShardCore {
   }
 }
 
-/** A frame's entry as one literal per shape (decision I13), members in the order frames always had. */
-function loggedEntry(fingerprint: string | undefined, c: Command, r: Rejection | undefined): LoggedCommand {
-  const v = LOGGED_COMMAND_VERSION;
-  if (fingerprint === undefined) return r === undefined ? { v, c } : { v, c, r };
-  return r === undefined ? { v, f: fingerprint, c } : { v, f: fingerprint, c, r };
-}
-
 function marketNotFound(marketId: string): ShardReply {
-  return { ok: false, code: "market_not_found", message: `market ${JSON.stringify(marketId)} was not found` };
+  return errorReply("market_not_found", `market ${JSON.stringify(marketId)} was not found`);
 }

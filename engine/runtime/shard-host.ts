@@ -7,7 +7,7 @@ import * as path from "node:path";
 import type { Worker } from "node:worker_threads";
 import type { Clock } from "../clock.js";
 import type { BatchStats, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
-import type { FromShard, ShardWorkerData, ToShard, Envelope } from "./worker-messages.js";
+import { envelope, type FromShard, type ShardWorkerData, type ToShard, type Envelope } from "./worker-messages.js";
 import { packRequests, unpackResponses } from "./wire.js";
 import { SHARD_WORKER_ASSET } from "../../gateway/sea/assets.js";
 import { startWorker, workerSource, type WorkerSource } from "../../gateway/sea/embedded-worker.js";
@@ -183,7 +183,7 @@ export class ShardHost {
     const channel = this.channel(shardIndex);
     const id = this.nextId++;
     const reply = new Promise<ShardResponse>((resolve) => channel.waiting.set(id, resolve));
-    channel.outbox.push({ id, body });
+    channel.outbox.push(envelope(id, body));
     if (!channel.flushScheduled) {
       channel.flushScheduled = true;
       setImmediate(() => this.flush(channel));

@@ -1,7 +1,11 @@
 /**
  * Requests a shard answers and the answers it gives. The same types travel between the gateway
- * thread and a shard worker (structured clone), and between tests and an in-process ShardCore.
+ * thread and a shard worker (packed, wire.ts), and between tests and an in-process ShardCore.
  * Replies carry JSON text produced in the shard, so the gateway thread only writes bytes.
+ *
+ * Each message is built by its one constructor below, so its members come in one order: the shard
+ * channel agrees MessagePack record structures for these shapes in advance, taken from the
+ * constructors (wire.ts), and a literal elsewhere could drift from them.
  */
 import type { Command } from "../rules/types/command.js";
 import type { ErrorCode } from "../rules/types/errors.js";
@@ -115,4 +119,50 @@ export interface ShardRecoveryReport {
   /** Set when a torn tail was truncated (never acknowledged). */
   truncatedBytes: number;
   elapsedMs: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The one constructor of each message.
+// ---------------------------------------------------------------------------------------------
+
+export function commandRequest(command: Command, fingerprint: string): CommandRequest {
+  return { kind: "command", command, fingerprint };
+}
+
+export function marketRead(marketId: string): Extract<ReadRequest, { kind: "market" }> {
+  return { kind: "market", marketId };
+}
+
+export function recordRead(marketId: string, actorId: string): Extract<ReadRequest, { kind: "record" }> {
+  return { kind: "record", marketId, actorId };
+}
+
+export function outcomeRead(marketId: string, principalId: string): Extract<ReadRequest, { kind: "outcome" }> {
+  return { kind: "outcome", marketId, principalId };
+}
+
+export function replyAtRead(position: number): Extract<ReadRequest, { kind: "reply-at" }> {
+  return { kind: "reply-at", position };
+}
+
+export function okReply(json: string): { ok: true; json: string };
+export function okReply(json: string | Buffer): Extract<ShardReply, { ok: true }>;
+export function okReply(json: string | Buffer): Extract<ShardReply, { ok: true }> {
+  return { ok: true, json };
+}
+
+export function errorReply(code: ErrorCode, message: string): Extract<ShardReply, { ok: false }> {
+  return { ok: false, code, message };
+}
+
+export function commandResponse(status: CommandResponse["status"], reply: ShardReply, position: number): CommandResponse {
+  return { kind: "command", status, reply, position };
+}
+
+export function readResponse(reply: ShardReply): ReadResponse {
+  return { kind: "read", reply };
+}
+
+export function replayResponse(work: ReplayWork): ReplayResponse {
+  return { kind: "replay", work };
 }

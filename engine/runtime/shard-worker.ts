@@ -9,7 +9,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { ManualClock, systemClock, type Clock } from "../clock.js";
 import { openFileShard, type ShardCore } from "./shard-core.js";
-import type { Envelope } from "./worker-messages.js";
+import { envelope, type Envelope } from "./worker-messages.js";
 import type { FromShard, ShardWorkerData, ToShard } from "./worker-messages.js";
 import { packResponses, unpackRequests } from "./wire.js";
 import type { ShardRequest } from "./shard-protocol.js";
@@ -66,7 +66,7 @@ async function processInbox(): Promise<void> {
   inbox = [];
   const shard = opened();
   const responses = await shard.processBatch(items.map((item) => item.body));
-  const packed = packResponses(responses.map((body, index) => ({ id: (items[index] as Envelope<ShardRequest>).id, body })));
+  const packed = packResponses(responses.map((body, index) => envelope((items[index] as Envelope<ShardRequest>).id, body)));
   port?.postMessage({ t: "batch", items: packed, stats: shard.lastBatch } satisfies FromShard, [packed.buffer as ArrayBuffer]);
 }
 

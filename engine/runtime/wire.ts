@@ -13,43 +13,65 @@
  * same build, and nothing packed here is stored.
  */
 import { Packr } from "msgpackr";
+import { COMMAND_TYPES, type Command } from "../rules/types/command.js";
+import { COMMAND_LAYOUTS, IDENTITY_LAYOUT, REJECTION_LAYOUT } from "../rules/types/command-layout.js";
+import { presenceVariants } from "../rules/types/layout.js";
 import { packableCommand, restorePackedCommand } from "./logged-command.js";
-import type { CommandRequest, CommandResponse, ReadRequest, ReadResponse, ShardRequest, ShardResponse, ShardReply } from "./shard-protocol.js";
-import type { Envelope } from "./worker-messages.js";
-import type { Command } from "../rules/types/command.js";
-import type { CommandIdentity } from "../rules/types/shared.js";
+import {
+  commandRequest,
+  commandResponse,
+  errorReply,
+  marketRead,
+  okReply,
+  outcomeRead,
+  readResponse,
+  recordRead,
+  replyAtRead,
+  type ShardRequest,
+  type ShardResponse,
+} from "./shard-protocol.js";
+import { envelope, type Envelope } from "./worker-messages.js";
 
-/** Members of `T` in the order its literals write them (a shape matches only in the same order). */
-const shape = <T>(...keys: Array<keyof T & string>): string[] => keys;
-type CommandOf<K extends Command["type"]> = Extract<Command, { type: K }>;
+/** The members of a message as its one constructor writes them (the values are placeholders). */
+const membersOf = (message: object): string[] => Object.keys(message);
+const ANY_COMMAND = undefined as unknown as Command;
 
 /**
- * The agreed shapes, as the gateway (market-api.ts, market-runtime.ts, market-routes) and the shard
- * (shard-core.ts) build them. `test/runtime/wire.test.ts` checks that a claim's request and reply
- * use no other shape, so a literal whose member order changes fails there instead of silently
- * packing slower. Bounded by msgpackr's 32 one-byte shared record ids.
+ * The agreed shapes, derived from where each is declared once: the channel messages of a claim
+ * and of reads from their constructors (shard-protocol.ts, worker-messages.ts); every command a
+ * client sends, in every presence variant of its optional members, and the identity and the
+ * rejection inside it, from their declared layouts (engine/rules/types/command-layout.ts).
+ * `test/runtime/wire.test.ts` checks that a claim's request and reply use no other shape. Bounded by
+ * msgpackr's 32 one-byte shared record ids.
  */
-export const CHANNEL_STRUCTURES: readonly string[][] = [
-  shape<Envelope<unknown>>("id", "body"),
-  shape<CommandRequest>("kind", "command", "fingerprint"),
-  shape<CommandIdentity>("principalId", "actorId"),
-  shape<CommandIdentity>("principalId", "actorId", "authorityRef"),
-  shape<CommandOf<"direct_claim.submit">>("type", "marketId", "commandId", "identity", "occurredAtMs"),
-  shape<CommandOf<"direct_claim.submit">>("type", "marketId", "expectedVersion", "commandId", "identity", "occurredAtMs"),
-  shape<CommandOf<"sealed_auction.submit_bid">>("type", "marketId", "amountMinor", "currency", "commandId", "identity", "occurredAtMs"),
-  shape<CommandOf<"market.publish">>("type", "marketId", "expectedVersion", "commandId", "identity", "occurredAtMs"),
-  shape<CommandOf<"commitment.confirm">>("type", "commitmentId", "commandId", "identity", "occurredAtMs"),
-  shape<Extract<ReadRequest, { kind: "market" }>>("kind", "marketId"),
-  shape<Extract<ReadRequest, { kind: "record" }>>("kind", "marketId", "actorId"),
-  shape<Extract<ReadRequest, { kind: "outcome" }>>("kind", "marketId", "principalId"),
-  shape<Extract<ReadRequest, { kind: "reply-at" }>>("kind", "position"),
-  shape<CommandResponse>("kind", "status", "reply", "position"),
-  shape<ReadResponse>("kind", "reply"),
-  shape<Extract<ShardReply, { ok: true }>>("ok", "json"),
-  shape<Extract<ShardReply, { ok: false }>>("ok", "code", "message"),
-];
+export const CHANNEL_STRUCTURES: readonly string[][] = unique([
+  membersOf(envelope(0, undefined)),
+  membersOf(commandRequest(ANY_COMMAND, "")),
+  membersOf(marketRead("")),
+  membersOf(recordRead("", "")),
+  membersOf(outcomeRead("", "")),
+  membersOf(replyAtRead(0)),
+  membersOf(commandResponse("accepted", okReply(""), 0)),
+  membersOf(readResponse(okReply(""))),
+  membersOf(okReply("")),
+  membersOf(errorReply("internal_error", "")),
+  ...presenceVariants(IDENTITY_LAYOUT),
+  ...presenceVariants(REJECTION_LAYOUT),
+  ...COMMAND_TYPES.filter((type) => COMMAND_LAYOUTS[type].origin === "client").flatMap((type) => presenceVariants(COMMAND_LAYOUTS[type].members)),
+]);
 const MAX_SHARED_STRUCTURES = 32;
 if (CHANNEL_STRUCTURES.length > MAX_SHARED_STRUCTURES) throw new Error("too many agreed channel structures");
+
+/** Each shape once (a confirm and a decline have the same members). */
+function unique(shapes: readonly string[][]): string[][] {
+  const seen = new Set<string>();
+  return shapes.filter((shape) => {
+    const key = JSON.stringify(shape);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
 
 /**
  * A packer or unpacker holding the agreed structures. `shouldShareStructure` refuses every new
@@ -82,7 +104,7 @@ function owned(bytes: Uint8Array): Uint8Array {
 function packableRequest(item: Envelope<ShardRequest>): Envelope<ShardRequest> {
   if (item.body.kind !== "command") return item;
   const command = packableCommand(item.body.command);
-  return command === item.body.command ? item : { id: item.id, body: { ...item.body, command } };
+  return command === item.body.command ? item : envelope(item.id, commandRequest(command, item.body.fingerprint));
 }
 
 export function packRequests(items: ReadonlyArray<Envelope<ShardRequest>>): Uint8Array {

@@ -18,6 +18,11 @@ export interface Envelope<T> {
   body: T;
 }
 
+/** The one constructor of an envelope (its members are an agreed channel structure, wire.ts). */
+export function envelope<T>(id: number, body: T): Envelope<T> {
+  return { id, body };
+}
+
 export type ToShard =
   /** `items`: packed `Envelope<ShardRequest>[]` (wire.ts), transferred. */
   | { t: "batch"; nowMs: number; items: Uint8Array }

@@ -7,6 +7,8 @@
  */
 import { createHash } from "node:crypto";
 import type { Packr } from "msgpackr";
+import { buildCommand, buildIdentity } from "../../engine/rules/types/command-layout.js";
+import { loggedCommand } from "../../engine/runtime/logged-command.js";
 
 function text(length: number, alphabet: string): string {
   const chars = [...alphabet];
@@ -27,18 +29,15 @@ export function msgpackSamples(): unknown[] {
   samples.push(
     Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`key-${i}-${text(i % 9, "xyzé")}`, { v: text(i % 70, "01234abcdé"), n: i, neg: -1 - i, f: i / 8 }])),
   );
-  samples.push({
-    v: 1,
-    f: "Bq3JcK2oX0sYf1mZ2rDqW8u3pQ9hN5tLzVb7eR4aGkE",
-    c: {
-      type: "direct_claim.submit",
-      commandId: "k1",
-      identity: { actorId: "bob", principalId: "bob" },
-      occurredAtMs: 1_795_000_000_123,
-      marketId: "table-7",
-      expectedVersion: 0,
-    },
+  // A claim's log frame, as the service builds it (the declared layouts).
+  const claim = buildCommand("direct_claim.submit", {
+    marketId: "table-7",
+    expectedVersion: 0,
+    commandId: "k1",
+    identity: buildIdentity({ principalId: "bob", actorId: "bob" }),
+    occurredAtMs: 1_795_000_000_123,
   });
+  samples.push(loggedCommand(claim, "Bq3JcK2oX0sYf1mZ2rDqW8u3pQ9hN5tLzVb7eR4aGkE", undefined));
   samples.push([0, 1, -1, 31, 32, 127, 128, 255, 256, -32, -33, -128, -129, 65535, 65536, -32768, -32769, 2 ** 31, -(2 ** 31), 2 ** 32, 2 ** 53 - 1, -(2 ** 53 - 1)]);
   samples.push([0.5, -0.25, 1e-300, 1.7976931348623157e308, Math.PI, true, false, null]);
   samples.push({ nested: [[[], {}], [{ a: [1, { b: "c" }] }]], empty: "", unicodeKey: { "clé-日本": "välue" } });

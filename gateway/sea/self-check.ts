@@ -13,7 +13,8 @@ import { Packr, isNativeAccelerationEnabled } from "msgpackr";
 import { crc32c, crc32cPortable } from "../../storage/crc32c.js";
 import { isNativeUws } from "../http/uws.js";
 import uWS from "@trufflesuite/uws-js-unofficial";
-import { decodeLoggedCommand, encodeLoggedCommand, type LoggedCommand } from "../../engine/runtime/logged-command.js";
+import { decodeLoggedCommand, encodeLoggedCommand, loggedCommand } from "../../engine/runtime/logged-command.js";
+import { buildCommand, buildIdentity } from "../../engine/rules/types/command-layout.js";
 import { SERVICE_VERSION } from "../version.js";
 import { msgpackSamples, packedDigest } from "./msgpack-samples.js";
 import { addonCacheRoot, loadedAddons } from "./native-addon.js";
@@ -51,19 +52,15 @@ function msgpackCheck(): { nativeAcceleration: boolean; samples: number; roundTr
 }
 
 function loggedCommandCheck(): boolean {
-  const entry = {
-    v: 1,
-    f: "fingerprint-é",
-    c: {
-      type: "market.create_draft",
-      commandId: "c1",
-      identity: { actorId: "alice", principalId: "alice" },
-      occurredAtMs: 1_795_000_000_000,
-      marketId: "table-7",
-      subject: { schema: "table.v1", data: { seats: 4, name: "Tisch am Fenster — 窓際", __proto__x: "kept" } },
-      mechanism: { presetId: "direct-claim.v1", config: { capacity: 1, pricing: { mode: "free" }, confirmation: "none" } },
-    },
-  } as unknown as LoggedCommand;
+  const create = buildCommand("market.create_draft", {
+    marketId: "table-7",
+    subject: { schema: "table.v1", data: { seats: 4, name: "Tisch am Fenster — 窓際", __proto__x: "kept" } },
+    mechanism: { presetId: "direct-claim.v1", config: { capacity: 1, pricing: { mode: "free" }, confirmation: "none" } },
+    commandId: "c1",
+    identity: buildIdentity({ principalId: "alice", actorId: "alice" }),
+    occurredAtMs: 1_795_000_000_000,
+  });
+  const entry = loggedCommand(create, "fingerprint-é", undefined);
   return isDeepStrictEqual(decodeLoggedCommand(encodeLoggedCommand(entry)), entry);
 }
 

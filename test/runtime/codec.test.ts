@@ -3,7 +3,8 @@ import { SYSTEM_IDENTITY, type Command } from "../../engine/rules/types/command.
 import { commitmentsOf, newAggregate, principalIndexOf, type MarketAggregate } from "../../engine/rules/state.js";
 import { applyCommand } from "../../engine/rules/handle-command.js";
 import { tableStorage } from "../../engine/store/market-storage.js";
-import { decodeLoggedCommand, encodeLoggedCommand } from "../../engine/runtime/logged-command.js";
+import { decodeLoggedCommand, encodeLoggedCommand, loggedCommand } from "../../engine/runtime/logged-command.js";
+import { buildCommand, buildIdentity } from "../../engine/rules/types/command-layout.js";
 import { decodeShardSnapshot as decodeAnyVersion, encodeShardSnapshot } from "../../engine/runtime/shard-snapshot.js";
 
 function decodeShardSnapshot(payload: Uint8Array) {
@@ -16,16 +17,15 @@ const data = JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototyp
 
 describe("free-form data survives the log and snapshot codecs exactly", () => {
   it("keeps __proto__ members and member order in logged create commands", () => {
-    const command: Command = {
-      type: "market.create_draft",
-      commandId: "c",
-      identity: { principalId: "p", actorId: "p" },
-      occurredAtMs: 1,
+    const command = buildCommand("market.create_draft", {
       marketId: "m",
       subject: { schema: "s.v1", data },
       mechanism: { presetId: "x", config: JSON.parse('{"__proto__":{"capacity":1}}') as Record<string, unknown> },
-    };
-    const decoded = decodeLoggedCommand(encodeLoggedCommand({ v: 1, f: "fp", c: command })).c;
+      commandId: "c",
+      identity: buildIdentity({ principalId: "p", actorId: "p" }),
+      occurredAtMs: 1,
+    });
+    const decoded = decodeLoggedCommand(encodeLoggedCommand(loggedCommand(command, "fp", undefined))).c;
     expect(decoded).toEqual(command);
     if (decoded.type !== "market.create_draft") throw new Error("type");
     expect(Object.keys(decoded.subject.data)).toEqual(["__proto__", "constructor", "z", "a"]);

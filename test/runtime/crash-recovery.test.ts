@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../engine/clock.js";
 import { MarketRuntime } from "../../engine/runtime/market-runtime.js";
 import { commandFingerprint } from "../../engine/idempotency/fingerprint.js";
-import type { Command } from "../../engine/index.js";
+import { buildCommand, buildIdentity, type Command } from "../../engine/index.js";
 import { T0, tempDir } from "./support.js";
 import { jsonText } from "../../engine/runtime/shard-protocol.js";
 
@@ -51,7 +51,7 @@ describe("crash recovery (child process, SIGKILL)", () => {
           const [, run, counter] = commandId.split("-");
           const n = Number(counter);
           const principal = `p-${run}-${n}`;
-          const claim: Command = { type: "direct_claim.submit", commandId, identity: { principalId: principal, actorId: principal }, occurredAtMs: 0, marketId: ["crash-a", "crash-b", "crash-c"][n % 3] as string };
+          const claim = buildCommand("direct_claim.submit", { marketId: ["crash-a", "crash-b", "crash-c"][n % 3] as string, commandId, identity: buildIdentity({ principalId: principal, actorId: principal }), occurredAtMs: 0 });
           const again = await runtime.submit(claim, fp(claim));
           expect(again.disposition, `${commandId} was acknowledged but is not in the log`).toBe("replayed");
           expect(again.reply.ok).toBe(true);

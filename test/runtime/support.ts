@@ -2,9 +2,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import type { Command, CommandIdentity, MechanismSelectionInput } from "../../engine/index.js";
+import { buildCommand, buildIdentity, type Command, type CommandIdentity, type MechanismSelectionInput } from "../../engine/index.js";
 import { completeReplayWork } from "../../engine/runtime/replay-work.js";
-import { jsonText, type CommandRequest, type ShardReply, type ShardResponse } from "../../engine/runtime/shard-protocol.js";
+import { commandRequest, jsonText, type CommandRequest, type ShardReply, type ShardResponse } from "../../engine/runtime/shard-protocol.js";
 
 export const T0 = Date.parse("2026-03-01T12:00:00.000Z");
 
@@ -13,40 +13,34 @@ export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-const self = (principalId: string): CommandIdentity => ({ principalId, actorId: principalId });
+const self = (principalId: string): CommandIdentity => buildIdentity({ principalId, actorId: principalId });
 let counter = 0;
 const nextId = () => `cmd-${++counter}`;
 
 export function request(command: Command, fingerprint = `fp-${command.commandId}`): CommandRequest {
-  return { kind: "command", command, fingerprint };
+  return commandRequest(command, fingerprint);
 }
 
+/** Commands as clients send them, built by the declared layouts (as the gateway builds them). */
 export const commands = {
   create(principalId: string, marketId: string, mechanism: MechanismSelectionInput, commandId = nextId()): Command {
-    return {
-      type: "market.create_draft",
-      commandId,
-      identity: self(principalId),
-      occurredAtMs: 0,
-      marketId,
-      subject: { schema: "slot.v1", data: { dock: 7 } },
-      mechanism,
-    };
+    const subject = { schema: "slot.v1", data: { dock: 7 } };
+    return buildCommand("market.create_draft", { marketId, subject, mechanism, commandId, identity: self(principalId), occurredAtMs: 0 });
   },
   publish(principalId: string, marketId: string, expectedVersion = 1, commandId = nextId()): Command {
-    return { type: "market.publish", commandId, identity: self(principalId), occurredAtMs: 0, marketId, expectedVersion };
+    return buildCommand("market.publish", { marketId, expectedVersion, commandId, identity: self(principalId), occurredAtMs: 0 });
   },
   claim(principalId: string, marketId: string, commandId = nextId()): Command {
-    return { type: "direct_claim.submit", commandId, identity: self(principalId), occurredAtMs: 0, marketId };
+    return buildCommand("direct_claim.submit", { marketId, commandId, identity: self(principalId), occurredAtMs: 0 });
   },
   bid(principalId: string, marketId: string, amountMinor: number, commandId = nextId()): Command {
-    return { type: "sealed_auction.submit_bid", commandId, identity: self(principalId), occurredAtMs: 0, marketId, amountMinor, currency: "EUR" };
+    return buildCommand("sealed_auction.submit_bid", { marketId, amountMinor, currency: "EUR", commandId, identity: self(principalId), occurredAtMs: 0 });
   },
   confirm(principalId: string, commitmentId: string, commandId = nextId()): Command {
-    return { type: "commitment.confirm", commandId, identity: self(principalId), occurredAtMs: 0, commitmentId };
+    return buildCommand("commitment.confirm", { commitmentId, commandId, identity: self(principalId), occurredAtMs: 0 });
   },
   decline(principalId: string, commitmentId: string, commandId = nextId()): Command {
-    return { type: "commitment.decline", commandId, identity: self(principalId), occurredAtMs: 0, commitmentId };
+    return buildCommand("commitment.decline", { commitmentId, commandId, identity: self(principalId), occurredAtMs: 0 });
   },
 };
 

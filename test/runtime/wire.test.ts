@@ -10,7 +10,12 @@ import { buildMarketCommand } from "../../gateway/market-api.js";
 import { openFileShard, type ShardCore } from "../../engine/runtime/shard-core.js";
 import type { ShardRequest, ShardResponse } from "../../engine/runtime/shard-protocol.js";
 import { CHANNEL_STRUCTURES, packRequests, packResponses, unpackRequests, unpackResponses } from "../../engine/runtime/wire.js";
-import type { Envelope } from "../../engine/runtime/worker-messages.js";
+import { envelope, type Envelope } from "../../engine/runtime/worker-messages.js";
+import { fc } from "@fast-check/vitest";
+import { COMMAND_TYPES, type Command } from "../../engine/rules/types/command.js";
+import { COMMAND_LAYOUTS } from "../../engine/rules/types/command-layout.js";
+import { commandRequest, marketRead, outcomeRead, recordRead, replyAtRead } from "../../engine/runtime/shard-protocol.js";
+import { materialize, optionalPaths, sampleOf, subsets } from "./layout-samples.js";
 import { commands, directClaim, request, T0, tempDir } from "./support.js";
 
 /**
@@ -58,16 +63,34 @@ describe("shard channel encoding", () => {
       buildMarketCommand("commitment.confirm", "alice", "c.aG90.1", { commandId: "k-1", principalId: "alice" }),
       buildMarketCommand("commitment.decline", "alice", "c.aG90.1", { commandId: "k-2", principalId: "alice" }),
     ];
-    const items: Array<Envelope<ShardRequest>> = claims.map((command, id) => ({ id, body: { kind: "command", command, fingerprint: "AAAAAAAAAAAAAAAAAAAAAA" } }));
+    const items: Array<Envelope<ShardRequest>> = claims.map((command, id) => envelope(id, commandRequest(command, "AAAAAAAAAAAAAAAAAAAAAA")));
     const reads: Array<Envelope<ShardRequest>> = [
-      { id: 10, body: { kind: "market", marketId: "hot" } },
-      { id: 11, body: { kind: "record", marketId: "hot", actorId: "carol" } },
-      { id: 12, body: { kind: "outcome", marketId: "hot", principalId: "alice" } },
-      { id: 13, body: { kind: "reply-at", position: 4096 } },
+      envelope(10, marketRead("hot")),
+      envelope(11, recordRead("hot", "carol")),
+      envelope(12, outcomeRead("hot", "alice")),
+      envelope(13, replyAtRead(4096)),
     ];
     const bytes = packRequests([...items, ...reads]);
     expect(inlineShapes(marking.unpack(bytes))).toEqual([]);
     expect(unpackRequests(bytes)).toEqual([...items, ...reads]);
+  });
+
+  it("packs every command a client sends, in every presence variant of its optional members (nested ones too), in the agreed structures", () => {
+    let variants = 0;
+    for (const type of COMMAND_TYPES.filter((t) => COMMAND_LAYOUTS[t].origin === "client")) {
+      const layout = COMMAND_LAYOUTS[type].members;
+      const [sample] = fc.sample(sampleOf(layout, type), { numRuns: 1, seed: 26 });
+      for (const present of subsets(optionalPaths(layout, type))) {
+        const command = materialize(layout, type, sample as Record<string, unknown>, present) as Command;
+        const items: Array<Envelope<ShardRequest>> = [{ id: variants, body: commandRequest(command, "AAAAAAAAAAAAAAAAAAAAAA") }];
+        const bytes = packRequests(items);
+        expect(inlineShapes(marking.unpack(bytes)), `${type} ${[...present].join(",")}`).toEqual([]);
+        expect(unpackRequests(bytes)).toEqual(items);
+        variants += 1;
+      }
+    }
+    // create 2×2, publish 2×2, claim 4×2, bid 2×2, confirm 2×2, decline 2×2: authorityRejection, expectedVersion, authorityRef.
+    expect(variants).toBe(28);
   });
 
   it("packs a shard's replies to claims (accepted, refused) and reads in the agreed structures", async () => {
@@ -109,7 +132,7 @@ describe("shard channel encoding", () => {
       expect(decoded).toEqual(items);
       expect(decoded.map((item) => Object.keys(item.body))).toEqual(items.map((item) => Object.keys(item.body)));
       // A claim in the agreed shape right after all that still decodes through the agreed structures.
-      const claim: Envelope<ShardRequest> = { id: 1, body: { kind: "command", command: buildMarketCommand("direct_claim.submit", "a", "m", { commandId: `x${message}`, principalId: "a" }), fingerprint: "f" } };
+      const claim: Envelope<ShardRequest> = envelope(1, commandRequest(buildMarketCommand("direct_claim.submit", "a", "m", { commandId: `x${message}`, principalId: "a" }), "f"));
       const claimBytes = packRequests([claim]);
       expect(unpackRequests(claimBytes)).toEqual([claim]);
       expect(inlineShapes(marking.unpack(claimBytes))).toEqual([]);
