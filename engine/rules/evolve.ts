@@ -19,7 +19,7 @@ function advanceMarketVersion(agg: MarketAggregate, event: DomainEvent): void {
   if (event.marketVersion === market.version) return;
   assert(event.marketVersion === market.version + 1, "market versions increase by one per command");
   market.version = event.marketVersion;
-  market.updatedAt = event.occurredAt;
+  market.updatedAt = agg.storage.keptTime(event.occurredAt);
 }
 
 /**

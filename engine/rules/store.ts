@@ -81,4 +81,10 @@ export interface MarketStorage {
   newCommitments(): CommitmentStore;
   /** The principal set of a market, built from its commitments or bids. */
   principals(source: PrincipalSource): PrincipalSet;
+  /**
+   * The text of a time a market keeps (its `createdAt`, `updatedAt`), equal to `text`: an
+   * implementation may hand back an equal string it already keeps, so that the markets one batch
+   * changes (one server time) share one string instead of a copy each.
+   */
+  keptTime(text: string): string;
 }

@@ -97,7 +97,9 @@ export function isoFromMs(epochMs: number): string {
   const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
   const yearText = year < 10 ? `000${year}` : year < 100 ? `00${year}` : year < 1000 ? `0${year}` : `${year}`;
   const millisText = millis < 10 ? `00${millis}` : millis < 100 ? `0${millis}` : `${millis}`;
-  return `${yearText}-${twoDigits(month)}-${twoDigits(day)}T${twoDigits(hours)}:${twoDigits(minutes)}:${twoDigits(seconds)}.${millisText}Z`;
+  // Joined, not concatenated: `+` and template literals make V8 keep a rope of pieces once the text
+  // reaches 13 characters, and a market keeps several of these times for its whole life.
+  return [yearText, "-", twoDigits(month), "-", twoDigits(day), "T", twoDigits(hours), ":", twoDigits(minutes), ":", twoDigits(seconds), ".", millisText, "Z"].join("");
 }
 
 const NORMALIZED_LENGTH = 24; // YYYY-MM-DDTHH:mm:ss.sssZ

@@ -33,7 +33,16 @@ function principals(source: PrincipalSource): PrincipalSet {
   }
 }
 
+/** The last time text a market kept: the markets of one batch (one server time) share it. */
+let lastKeptTime = "";
+
+function keptTime(text: string): string {
+  if (text !== lastKeptTime) lastKeptTime = text;
+  return lastKeptTime;
+}
+
 export const tableStorage: MarketStorage = {
   newCommitments: () => new CommitmentTable(),
   principals,
+  keptTime,
 };

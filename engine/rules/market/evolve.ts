@@ -8,6 +8,7 @@ export function evolveDraftCreated(agg: MarketAggregate | undefined, event: Draf
   assert(agg === undefined, "a market is created once");
   assert(event.marketVersion === 1, "a draft starts at version 1");
   const { creator, subject, mechanism, mechanismState } = event.data;
+  const createdAt = storage.keptTime(event.occurredAt);
   return newAggregate({
     id: event.marketId,
     version: 1,
@@ -17,8 +18,8 @@ export function evolveDraftCreated(agg: MarketAggregate | undefined, event: Draf
     mechanism,
     // The event keeps its own copy: the aggregate edits mechanism state in place.
     mechanismState: { ...mechanismState },
-    createdAt: event.occurredAt,
-    updatedAt: event.occurredAt,
+    createdAt,
+    updatedAt: createdAt,
   }, storage);
 }
 
