@@ -66,8 +66,16 @@ function daysFromCivil(year: number, month: number, day: number): number {
   return era * 146_097 + dayOfEra - 719_468;
 }
 
-function twoDigits(n: number): string {
-  return n < 10 ? `0${n}` : `${n}`;
+const CHAR_0 = 0x30;
+const CHAR_DASH = 0x2d;
+const CHAR_T = 0x54;
+const CHAR_COLON = 0x3a;
+const CHAR_DOT = 0x2e;
+const CHAR_Z = 0x5a;
+
+/** The character code of the digit of `n` (a non-negative integer) at `place` (1, 10, 100, 1000). */
+function digitAt(n: number, place: number): number {
+  return CHAR_0 + (Math.floor(n / place) % 10);
 }
 
 /**
@@ -95,11 +103,14 @@ export function isoFromMs(epochMs: number): string {
   const day = dayOfYear - Math.floor((153 * monthIndex + 2) / 5) + 1;
   const month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9;
   const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
-  const yearText = year < 10 ? `000${year}` : year < 100 ? `00${year}` : year < 1000 ? `0${year}` : `${year}`;
-  const millisText = millis < 10 ? `00${millis}` : millis < 100 ? `0${millis}` : `${millis}`;
-  // Joined, not concatenated: `+` and template literals make V8 keep a rope of pieces once the text
-  // reaches 13 characters, and a market keeps several of these times for its whole life.
-  return [yearText, "-", twoDigits(month), "-", twoDigits(day), "T", twoDigits(hours), ":", twoDigits(minutes), ":", twoDigits(seconds), ".", millisText, "Z"].join("");
+  // One string from its 24 character codes: no pieces. Joining pieces with `+` or a template makes
+  // V8 keep a rope (an object per piece) that a market keeps for its whole life, and costs more.
+  return String.fromCharCode(
+    digitAt(year, 1000), digitAt(year, 100), digitAt(year, 10), digitAt(year, 1), CHAR_DASH,
+    digitAt(month, 10), digitAt(month, 1), CHAR_DASH, digitAt(day, 10), digitAt(day, 1), CHAR_T,
+    digitAt(hours, 10), digitAt(hours, 1), CHAR_COLON, digitAt(minutes, 10), digitAt(minutes, 1), CHAR_COLON,
+    digitAt(seconds, 10), digitAt(seconds, 1), CHAR_DOT, digitAt(millis, 100), digitAt(millis, 10), digitAt(millis, 1), CHAR_Z,
+  );
 }
 
 const NORMALIZED_LENGTH = 24; // YYYY-MM-DDTHH:mm:ss.sssZ
