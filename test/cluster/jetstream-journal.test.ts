@@ -73,6 +73,36 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 
   }
 }
 
+/**
+ * A journal on stream `name` that reaches node `node` through a proxy holding the server's bytes
+ * once `loseNextAck()` is called: the publish after it is stored while its ack is held, so the
+ * journal retries; its first retry releases the bytes once the first attempt is seen stored.
+ */
+async function journalThatLosesAnAck(name: string, node: number) {
+  const proxy = await HoldingProxy.start(cluster.nodes[node]?.clientPort as number);
+  const retries: PublishRetry[] = [];
+  let armed = false;
+  const journal = await openJournal({
+    name,
+    connection: await newConnection([proxy.url]),
+    requestTimeoutMs: 300,
+    onRetry: (retry) => {
+      if (!armed) return;
+      retries.push(retry);
+      if (retries.length > 1) return;
+      void waitFor("the first attempt to be stored", async () => (await jsm.streams.info(name)).state.messages === 2).finally(() => proxy.release());
+    },
+  }).catch(async (error: unknown) => {
+    await proxy.close();
+    throw error;
+  });
+  const loseNextAck = (): void => {
+    armed = true;
+    proxy.hold();
+  };
+  return { journal, proxy, retries, loseNextAck };
+}
+
 describe("JetStreamJournal on a 3-node cluster", () => {
   it("fences a second writer: its append with a stale expected sequence is refused and nothing is stored", async () => {
     const name = freshName();
@@ -176,29 +206,14 @@ describe("JetStreamJournal on a 3-node cluster", () => {
 
   it("retries a publish whose ack was lost with the same id: the batch is stored once", async () => {
     const name = freshName();
-    const proxy = await HoldingProxy.start(cluster.nodes[0]?.clientPort as number);
+    // Retries counted only once armed (a new stream may also meet "no responders" at first, on a
+    // node that has not learnt of it yet: the journal retries those too).
+    const { journal, proxy, retries, loseNextAck } = await journalThatLosesAnAck(name, 0);
     try {
-      // Retries while the proxy holds the server's bytes (a new stream may also meet "no responders"
-      // at first, on a node that has not learnt of it yet: the journal retries those too).
-      const retries: PublishRetry[] = [];
-      let armed = false;
-      const journal = await openJournal({
-        name,
-        connection: await newConnection([proxy.url]),
-        requestTimeoutMs: 300,
-        onRetry: (retry) => {
-          if (!armed) return;
-          retries.push(retry);
-          if (retries.length > 1) return;
-          // Deliver the held bytes only once the first attempt is seen stored: it was, its ack was lost.
-          void waitFor("the first attempt to be stored", async () => (await jsm.streams.info(name)).state.messages === 2).finally(() => proxy.release());
-        },
-      });
       await journal.append([bytes("x")]);
       const duplicatesBefore = journal.figures.duplicatesAcknowledged;
 
-      armed = true;
-      proxy.hold();
+      loseNextAck();
       const positions = await journal.append([bytes("y"), bytes("z")], { expectedLastSequence: 1 });
       expect(retries[0], JSON.stringify(retries)).toMatchObject({ attempt: 2, outcomeUnknown: true });
       expect(journal.figures.duplicatesAcknowledged).toBe(duplicatesBefore + 1);
@@ -218,26 +233,12 @@ describe("JetStreamJournal on a 3-node cluster", () => {
     const name = freshName();
     // A duplicate window shorter than the retry's backoff: the retry is not answered as a duplicate.
     await jsm.streams.add({ name, subjects: [`journal.${name}`], storage: StorageType.File, num_replicas: 3, duplicate_window: 100_000_000 });
-    const proxy = await HoldingProxy.start(cluster.nodes[1]?.clientPort as number);
+    const { journal, proxy, retries, loseNextAck } = await journalThatLosesAnAck(name, 1);
     try {
-      const retries: PublishRetry[] = [];
-      let armed = false;
-      const journal = await openJournal({
-        name,
-        connection: await newConnection([proxy.url]),
-        requestTimeoutMs: 300,
-        onRetry: (retry) => {
-          if (!armed) return;
-          retries.push(retry);
-          if (retries.length > 1) return;
-          void waitFor("the first attempt to be stored", async () => (await jsm.streams.info(name)).state.messages === 2).finally(() => proxy.release());
-        },
-      });
       await journal.append([bytes("first")]);
       const duplicatesBefore = journal.figures.duplicatesAcknowledged;
 
-      armed = true;
-      proxy.hold();
+      loseNextAck();
       const [position] = await journal.append([bytes("second")], { expectedLastSequence: 1 });
       expect(retries[0], JSON.stringify(retries)).toMatchObject({ attempt: 2, outcomeUnknown: true });
       expect(journal.figures.duplicatesAcknowledged).toBe(duplicatesBefore);
