@@ -11,7 +11,6 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
-import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,6 +24,7 @@ import { CRC32_ASSET, POOL_WORKER_ASSET, uwsAssetName } from "../../gateway/sea/
 import { msgpackSamples, packedDigest } from "../../gateway/sea/msgpack-samples.js";
 import { SERVICE_VERSION } from "../../gateway/version.js";
 import { T0, commands, directClaim, request } from "../runtime/support.js";
+import { freePort } from "../support/free-port.js";
 
 const ENABLED = process.env["MARKET_SERVICE_BINARY_TEST"] === "1";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -67,17 +67,6 @@ function runBinary(args: readonly string[], env: NodeJS.ProcessEnv = baseEnv(), 
   });
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Server {
   child: ChildProcess;

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServiceClient } from "../../gateway/client/service-client.js";
 import { startService, type RunningService } from "../../gateway/service.js";
 import { parseResponses, type RawResponse } from "../http-api/support/raw.js";
+import { freePort } from "../support/free-port.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const NGINX = process.env["NGINX_BIN"] ?? path.join(ROOT, ".tools/nginx/nginx");
@@ -34,17 +35,6 @@ let proxyPort: number;
 let ca: Buffer;
 const requestLog: Record<string, unknown>[] = [];
 
-/** A free loopback port (nginx needs a number in its configuration). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address() as net.AddressInfo;
-      server.close(() => resolve(address.port));
-    });
-  });
-}
 
 /** The documented file with its three "test:" lines pointed at this run; fails if they moved. */
 function proxyConfiguration(servicePort: number, port: number, certFile: string, keyFile: string): string {

@@ -6,7 +6,7 @@
  * "still recovering" lasts exactly as long as the test needs.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { createServer, Socket } from "node:net";
+import { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -14,6 +14,7 @@ import { STARTING_MESSAGE, STOPPING_MESSAGE } from "../../gateway/readiness.js";
 import { startService, type RunningService } from "../../gateway/service.js";
 import type { ShardWorkerSource } from "../../engine/runtime/shard-host.js";
 import { eventually } from "./support.js";
+import { freePort } from "../support/free-port.js";
 
 const SHARD_WORKER = new URL("../../engine/runtime/shard-worker.ts", import.meta.url).href;
 
@@ -39,16 +40,6 @@ function gatedWorkers(dir: string): { source: ShardWorkerSource; open(): void; c
   };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0));
-    });
-  });
-}
 
 async function get(base: string, route: string): Promise<{ status: number; retryAfter: string | null; body: { status?: string; error?: { code: string; message: string } } }> {
   const response = await fetch(`${base}${route}`);
