@@ -63,7 +63,7 @@ export class FileJournal implements Journal {
     private readonly snapshots: SnapshotStore,
     readonly snapshot: JournalSnapshot | undefined,
     /** Why the newest valid snapshot was not handed over (its chain head is not the log's at its sequence), or undefined. */
-    private readonly snapshotIgnored: string | undefined,
+    private readonly snapshotIgnored: string | null,
   ) {}
 
   /** Opens (recovering a torn tail, refusing mid-log corruption) and reads the newest valid snapshot. */
@@ -97,7 +97,7 @@ export class FileJournal implements Journal {
       }
     }
     const snapshot = loaded === null ? undefined : { sequence: snapshotSequence, payload: envelope?.payload ?? loaded.payload };
-    return new FileJournal(log, snapshots, snapshot, undefined);
+    return new FileJournal(log, snapshots, snapshot, null);
   }
 
   get lastSequence(): number {
@@ -109,7 +109,7 @@ export class FileJournal implements Journal {
     return {
       truncatedBytes: report.truncation?.truncatedBytes ?? 0,
       entriesTrusted: report.framesTrustedByCheckpoint,
-      snapshotIgnored: this.snapshotIgnored ?? null,
+      snapshotIgnored: this.snapshotIgnored,
     };
   }
 

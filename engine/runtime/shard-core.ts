@@ -110,8 +110,8 @@ export function openFileShard(options: Omit<ShardCoreOptions, "journal"> & { dir
     readFromSequence: rest.reportIdempotencyAfterLsn ?? 0,
     ...(segmentSizeBytes === undefined ? {} : { segmentSizeBytes }),
   });
-  return ShardCore.open({ ...rest, journal }).catch((error: unknown) => {
-    journal.close();
+  return ShardCore.open({ ...rest, journal }).catch(async (error: unknown) => {
+    await journal.close();
     throw error;
   });
 }
@@ -420,7 +420,9 @@ export class ShardCore {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.journal.close();
+    // The file journal closes its files before this returns; a journal that closes asynchronously
+    // needs an async close here first (the cluster issue).
+    void this.journal.close();
   }
 }
 
