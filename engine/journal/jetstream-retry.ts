@@ -6,6 +6,9 @@
 import { JetStreamApiError } from "@nats-io/jetstream";
 import { TimeoutError } from "@nats-io/transport-node";
 
+/** JetStream's error code for a stream it cannot place on enough servers. */
+const NO_SUITABLE_PEERS = 10005;
+
 export interface RetryVerdict {
   readonly retry: boolean;
   /** The request may have been carried out (it timed out): a publish so retried must be idempotent. */
@@ -20,6 +23,9 @@ export function retryable(error: unknown): RetryVerdict {
   if (error instanceof Error && error.name === "JetStreamNotEnabled") return { retry: true, unknown: false };
   // "JetStream system temporarily unavailable" and its kin: refused, not carried out.
   if (error instanceof JetStreamApiError && error.status === 503) return { retry: true, unknown: false };
+  // "No suitable peers for placement": a replicated stream cannot be placed yet, because the cluster
+  // is still forming or a node is down. Refused, not carried out.
+  if (error instanceof JetStreamApiError && error.code === NO_SUITABLE_PEERS) return { retry: true, unknown: false };
   return { retry: false, unknown: false };
 }
 
