@@ -15,10 +15,24 @@
  * | CHECKPOINT_EVERY_SECONDS   | integer 0..86,400 (0: only by count)     | 60                      |
  * | LOG_LEVEL                  | debug, info, warn, error, silent         | info                    |
  * | MCP_RESPONSE_MODE          | json (one JSON body) or sse (event stream)| json                   |
+ * | CLUSTER_NATS_URLS          | comma-separated nats:// URLs; set: cluster| unset: embedded default|
+ * |                            | mode (docs/cluster.md)                   |                         |
+ * | CLUSTER_NODE_ID            | [A-Za-z0-9_-]{1,64}, unique per node     | required in cluster mode|
+ * | CLUSTER_PARTITIONS         | integer 1..256; read when the cluster is | 6                       |
+ * |                            | created, then the recorded count is used |                         |
+ * | CLUSTER_LEASE_MS           | integer 300..60,000                      | 1500                    |
+ * | CLUSTER_FORWARD_TIMEOUT_MS | integer 100..60,000                      | 5000                    |
  */
 import { availableParallelism } from "node:os";
 import * as path from "node:path";
 import { ConfigError } from "./auth/config-error.js";
+import {
+  DEFAULT_FORWARD_TIMEOUT_MS,
+  DEFAULT_LEASE_MS,
+  MAX_PARTITIONS,
+  NODE_ID_PATTERN,
+  type ClusterSettings,
+} from "../engine/cluster/cluster-settings.js";
 
 export { ConfigError };
 
@@ -38,6 +52,8 @@ export interface ServiceConfig {
   checkpointEverySeconds: number;
   logLevel: LogLevelSetting;
   mcpResponseMode: "json" | "sse";
+  /** Cluster mode's settings; undefined: the embedded default. */
+  cluster: ClusterSettings | undefined;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -80,5 +96,36 @@ export function loadServiceConfig(env: Env, cwd: string = process.cwd()): Servic
     checkpointEverySeconds: integer(env, "CHECKPOINT_EVERY_SECONDS", 60, 0, 86_400),
     logLevel,
     mcpResponseMode,
+    cluster: clusterSettings(env),
+  };
+}
+
+function isSet(env: Env, name: string): boolean {
+  return env[name] !== undefined && env[name] !== "";
+}
+
+/** Cluster mode's settings, or undefined when CLUSTER_NATS_URLS is not set (then no CLUSTER_* may be). */
+function clusterSettings(env: Env): ClusterSettings | undefined {
+  const urls = env["CLUSTER_NATS_URLS"];
+  if (urls === undefined || urls === "") {
+    for (const name of ["CLUSTER_NODE_ID", "CLUSTER_PARTITIONS", "CLUSTER_LEASE_MS", "CLUSTER_FORWARD_TIMEOUT_MS"]) {
+      if (isSet(env, name)) throw new ConfigError(name, "is a cluster setting: set CLUSTER_NATS_URLS too, or unset it");
+    }
+    return undefined;
+  }
+  const natsUrls = urls.split(",").map((url) => url.trim());
+  for (const url of natsUrls) {
+    if (!/^(nats|tls):\/\/[A-Za-z0-9.:[\]_-]{1,253}$/.test(url)) {
+      throw new ConfigError("CLUSTER_NATS_URLS", `must be comma-separated nats://host:port URLs (got ${JSON.stringify(url.slice(0, 80))})`);
+    }
+  }
+  const nodeId = env["CLUSTER_NODE_ID"] ?? "";
+  if (!NODE_ID_PATTERN.test(nodeId)) throw new ConfigError("CLUSTER_NODE_ID", "must be set in cluster mode: 1 to 64 letters, digits, '-' or '_', unique per node");
+  return {
+    natsUrls,
+    nodeId,
+    partitions: isSet(env, "CLUSTER_PARTITIONS") ? integer(env, "CLUSTER_PARTITIONS", 1, 1, MAX_PARTITIONS) : undefined,
+    leaseMs: integer(env, "CLUSTER_LEASE_MS", DEFAULT_LEASE_MS, 300, 60_000),
+    forwardTimeoutMs: integer(env, "CLUSTER_FORWARD_TIMEOUT_MS", DEFAULT_FORWARD_TIMEOUT_MS, 100, 60_000),
   };
 }

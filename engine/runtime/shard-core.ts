@@ -48,6 +48,12 @@ export interface ShardCoreOptions {
   clock: Clock;
   /** Report idempotency entries of entries after this sequence (the gateway index snapshot's watermark). */
   reportIdempotencyAfterLsn?: number;
+  /**
+   * Append only after the last entry this shard knows of (cluster mode): when another owner has
+   * appended (or claimed the journal), the append is refused with JournalFencedError and nothing of
+   * the batch is acknowledged. A file journal has one writer (the data directory's lock) and needs none.
+   */
+  fenced?: boolean;
   /** Replies kept for fast idempotent replays (older ones are recomputed from the log) ... */
   replyCacheEntries?: number;
   /** ... and at most this many characters of their JSON and messages in all (see `remember`). */
@@ -310,7 +316,8 @@ export class ShardCore {
     let commitMs = 0;
     if (staged.length > 0) {
       const startedMs = performance.now();
-      const positions = await this.journal.append(staged.map((item) => item.payload));
+      const payloads = staged.map((item) => item.payload);
+      const positions = await this.journal.append(payloads, this.options.fenced === true ? { expectedLastSequence: this.journal.lastSequence } : {});
       commitMs = performance.now() - startedMs;
       staged.forEach((item, i) => {
         const position = positions[i] as JournalPosition;
@@ -417,12 +424,11 @@ export class ShardCore {
     return { lsn: written.sequence, sizeBytes: written.sizeBytes };
   }
 
-  close(): void {
-    if (this.closed) return;
+  /** Stops taking batches and closes the journal once what was appended before is done. */
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
     this.closed = true;
-    // The file journal closes its files before this returns; a journal that closes asynchronously
-    // needs an async close here first (the cluster issue).
-    void this.journal.close();
+    return this.journal.close();
   }
 }
 

@@ -1,14 +1,18 @@
 /**
  * A shard's thread: a message loop around ShardCore on its journal (the file journal in the shard's
- * directory). Requests that arrive while a batch is being processed (while its append is durable
+ * directory, or in cluster mode a partition's JetStream stream, fenced by the owner's epoch). Requests that arrive while a batch is being processed (while its append is durable
  * only after an fdatasync) queue up and become the next batch, so group commit falls out of the
  * loop. Replies of a batch are posted in one message, after its commit.
  *
  * A failed write or fdatasync is fatal: the worker reports it and stops; the gateway exits non-zero.
+ * A fenced append (cluster mode: another owner took the partition) is reported as such and the
+ * worker stops the same way, its batch unacknowledged; the node stops serving that partition only.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { ManualClock, systemClock, type Clock } from "../clock.js";
-import { openFileShard, type ShardCore } from "./shard-core.js";
+import { openFileShard, ShardCore, type OpenedShard } from "./shard-core.js";
+import { JournalFencedError } from "../journal/journal.js";
+import { openPartitionJournal, type PartitionJournal } from "./partition-journal.js";
 import { envelope, type Envelope } from "./worker-messages.js";
 import type { FromShard, ShardWorkerData, ToShard } from "./worker-messages.js";
 import { packResponses, unpackRequests } from "./wire.js";
@@ -25,7 +29,8 @@ function post(message: FromShard): void {
 }
 
 function fatal(error: unknown): never {
-  post({ t: "fatal", message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  post(error instanceof JournalFencedError ? { t: "fenced", message } : { t: "fatal", message });
   port?.close();
   process.exit(1); // ends this worker thread only
 }
@@ -37,14 +42,21 @@ function enqueue(task: () => Promise<void>): void {
 }
 
 let core: ShardCore | undefined;
+/** Cluster mode: the partition's stream and its NATS connection, closed after the core. */
+let partition: PartitionJournal | undefined;
+
+async function openShard(): Promise<OpenedShard> {
+  const spec = data.journal;
+  const common = { shardIndex: data.shardIndex, clock, reportIdempotencyAfterLsn: data.reportIdempotencyAfterLsn };
+  if (spec.kind === "file") {
+    return openFileShard({ ...common, dir: spec.dir, ...(spec.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: spec.segmentSizeBytes }) });
+  }
+  partition = await openPartitionJournal(spec);
+  return ShardCore.open({ ...common, journal: partition.journal, fenced: true });
+}
+
 enqueue(async () => {
-  const opened = await openFileShard({
-    dir: data.dir,
-    shardIndex: data.shardIndex,
-    clock,
-    reportIdempotencyAfterLsn: data.reportIdempotencyAfterLsn,
-    ...(data.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: data.segmentSizeBytes }),
-  });
+  const opened = await openShard();
   core = opened.core;
   post({ t: "ready", report: opened.report, idempotency: opened.idempotency });
 });
@@ -108,7 +120,8 @@ port.on("message", (message: ToShard) => {
         await processInbox();
         const shard = opened();
         if (shard.commandsSinceLastSnapshot > 0) await shard.snapshot();
-        shard.close();
+        await shard.close();
+        await partition?.close();
         post({ t: "closed", lsn: shard.lastLsn });
         port.close();
       });

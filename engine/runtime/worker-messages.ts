@@ -1,14 +1,27 @@
 /** Messages between the gateway thread (ShardHost) and a shard worker. */
 import type { BatchStats, IdempotencyEntries, ShardRecoveryReport } from "./shard-protocol.js";
 
+/** The journal a shard worker opens: its file journal (embedded default) or a partition's stream (cluster mode). */
+export type ShardJournalSpec =
+  | { kind: "file"; dir: string; segmentSizeBytes?: number }
+  | {
+      kind: "jetstream";
+      natsUrls: string[];
+      /** The partition's stream. */
+      stream: string;
+      /** The owner's lease epoch: appends are fenced, so a later owner's claim stops this one. */
+      epoch: number;
+      /** Names the worker's NATS connection (server monitoring). */
+      connectionName: string;
+    };
+
 export interface ShardWorkerData {
-  dir: string;
+  journal: ShardJournalSpec;
   shardIndex: number;
   /** "system": the worker reads Date.now(). "controlled": time arrives in messages (tests). */
   clockMode: "system" | "controlled";
   startMs: number;
   reportIdempotencyAfterLsn: number;
-  segmentSizeBytes?: number;
   /** How often the worker checks its timer wheel (system clock mode). */
   tickIntervalMs: number;
 }
@@ -38,5 +51,7 @@ export type FromShard =
   | { t: "stats"; stats: BatchStats }
   | { t: "snapshot"; id: number; lsn: number; sizeBytes: number }
   | { t: "fatal"; message: string }
+  /** Another owner appended to the shard's journal: the worker stopped without acknowledging its batch. */
+  | { t: "fenced"; message: string }
   /** After a final snapshot: `lsn` is the shard's last lsn, all of it in its newest snapshot. */
   | { t: "closed"; lsn: number };

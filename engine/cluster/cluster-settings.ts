@@ -1,0 +1,25 @@
+/**
+ * What turns a node into a cluster node, and how it behaves there (docs/cluster.md). Parsed from the
+ * environment by gateway/config.ts; absent means the embedded default (one process, its file logs).
+ */
+export interface ClusterSettings {
+  /** Client URLs of the NATS servers (every one, so that any one may fail). */
+  readonly natsUrls: readonly string[];
+  /** This service node's id, unique in the cluster. */
+  readonly nodeId: string;
+  /**
+   * Partitions of a cluster created by this node. Only read when no layout is recorded yet; a
+   * cluster's count is the recorded one (cluster-layout.ts).
+   */
+  readonly partitions: number | undefined;
+  /** How long a partition lease stays valid without renewal (the failover detection time). */
+  readonly leaseMs: number;
+  /** How long a forwarded request waits for the owner's answer before the client gets a 503. */
+  readonly forwardTimeoutMs: number;
+}
+
+export const NODE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export const DEFAULT_PARTITIONS = 6;
+export const MAX_PARTITIONS = 256;
+export const DEFAULT_LEASE_MS = 1_500;
+export const DEFAULT_FORWARD_TIMEOUT_MS = 5_000;

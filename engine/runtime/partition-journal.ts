@@ -1,0 +1,31 @@
+/**
+ * A cluster partition's journal as its owner's shard worker opens it: a NATS connection of the
+ * worker's own (a worker thread cannot share the gateway thread's) and the partition's JetStream
+ * stream on it. The connection is closed after the journal.
+ */
+import type { NatsConnection } from "@nats-io/transport-node";
+import { connectForJournals } from "../journal/jetstream-connection.js";
+import { JetStreamJournal } from "../journal/jetstream-journal.js";
+import type { ShardJournalSpec } from "./worker-messages.js";
+
+export interface PartitionJournal {
+  readonly journal: JetStreamJournal;
+  close(): Promise<void>;
+}
+
+export async function openPartitionJournal(spec: Extract<ShardJournalSpec, { kind: "jetstream" }>): Promise<PartitionJournal> {
+  const connection: NatsConnection = await connectForJournals(spec.natsUrls, spec.connectionName);
+  try {
+    const journal = await JetStreamJournal.open({ connection, name: spec.stream });
+    return {
+      journal,
+      close: async () => {
+        await journal.close();
+        await connection.close();
+      },
+    };
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * The gateway thread's side of ONE shard worker: starts it and waits for its recovery, batches the
+ * requests of an event-loop turn into one message, correlates replies, and shuts it down in order
+ * (toolchain.md: never terminate a worker mid-write). ShardHost keeps a fixed set of these (the
+ * embedded default); a cluster node keeps one per partition it owns (engine/cluster/partition-host.ts).
+ */
+import type { Worker } from "node:worker_threads";
+import type { Clock } from "../clock.js";
+import type { BatchStats, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
+import { envelope, type Envelope, type FromShard, type ShardWorkerData, type ToShard } from "./worker-messages.js";
+import { packRequests, unpackResponses } from "./wire.js";
+import { startWorker, type WorkerSource } from "../../gateway/sea/embedded-worker.js";
+
+/** A request the shard will never answer: it failed, was fenced (cluster mode) or is closing. */
+export class ShardUnavailableError extends Error {
+  override name = "ShardUnavailableError";
+}
+
+export interface ShardChannelEvents {
+  /** The shard can no longer guarantee durability (embedded: the service must stop). */
+  onFatal(message: string): void;
+  /** Another owner appended to the shard's journal (cluster mode): it stopped, nothing was acknowledged. */
+  onFenced(message: string): void;
+  /** After every batch or tick that logged something (metrics). */
+  onBatch?(stats: BatchStats): void;
+}
+
+export interface StartedShard {
+  channel: ShardChannel;
+  report: ShardRecoveryReport;
+  idempotency: IdempotencyEntries;
+}
+
+interface Waiting {
+  resolve(response: ShardResponse): void;
+  reject(error: Error): void;
+}
+
+export class ShardChannel {
+  private nextId = 1;
+  private outbox: Array<Envelope<ShardRequest>> = [];
+  private flushScheduled = false;
+  private readonly waiting = new Map<number, Waiting>();
+  private readonly snapshotWaiters = new Map<number, (lsn: number) => void>();
+  private closedWith: ((lsn: number | undefined) => void) | undefined;
+  private closing = false;
+  /** Why the shard takes no more requests (fatal, fenced, exited), or undefined while it does. */
+  private failure: string | undefined;
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly clock: Clock,
+    private readonly events: ShardChannelEvents,
+    /** Resolves with the worker's exit code. */
+    readonly exited: Promise<number>,
+  ) {}
+
+  /** Starts the worker and resolves once it has recovered its journal (rejects if it cannot). */
+  static async start(source: WorkerSource, data: ShardWorkerData, clock: Clock, events: ShardChannelEvents): Promise<StartedShard> {
+    const worker = startWorker(source, { workerData: data });
+    const exited = new Promise<number>((resolve) => worker.once("exit", resolve));
+    const ready = new Promise<{ report: ShardRecoveryReport; idempotency: IdempotencyEntries }>((resolve, reject) => {
+      const onEarlyExit = (code: number) => reject(new Error(`shard ${data.shardIndex} exited during start-up (code ${code})`));
+      worker.once("exit", onEarlyExit);
+      worker.once("error", reject);
+      worker.on("message", function first(message: FromShard) {
+        if (message.t === "ready") {
+          worker.off("message", first);
+          worker.off("exit", onEarlyExit);
+          worker.off("error", reject);
+          resolve({ report: message.report, idempotency: message.idempotency });
+        } else if (message.t === "fatal" || message.t === "fenced") {
+          worker.off("message", first);
+          reject(new Error(`shard ${data.shardIndex} could not start: ${message.message}`));
+        }
+      });
+    });
+    let started: { report: ShardRecoveryReport; idempotency: IdempotencyEntries };
+    try {
+      started = await ready;
+    } catch (error) {
+      await worker.terminate();
+      throw error;
+    }
+    const channel = new ShardChannel(worker, clock, events, exited);
+    channel.attach();
+    return { channel, ...started };
+  }
+
+  /** Requests queued for or in flight to the shard (its inbox depth, seen from here). */
+  get pending(): number {
+    return this.outbox.length + this.waiting.size;
+  }
+
+  /** Whether the shard takes requests (not failed, fenced, exited or closing). */
+  get accepting(): boolean {
+    return this.failure === undefined && !this.closing;
+  }
+
+  /** The shard takes no more requests; those waiting are refused (never answered as if done). */
+  private fail(message: string, how: "fatal" | "fenced" | "stopped"): void {
+    if (this.failure !== undefined) return;
+    this.failure = message;
+    const error = new ShardUnavailableError(message);
+    for (const waiting of this.waiting.values()) waiting.reject(error);
+    this.waiting.clear();
+    this.outbox = [];
+    if (how === "fenced") this.events.onFenced(message);
+    else if (how === "fatal") this.events.onFatal(message);
+  }
+
+  private attach(): void {
+    this.worker.on("message", (message: FromShard) => this.receive(message));
+    this.worker.on("error", (error) => this.fail(error.message, "fatal"));
+    this.worker.on("exit", (code) => {
+      if (!this.closing) this.fail(`shard worker exited unexpectedly (code ${code})`, "fatal");
+      this.closedWith?.(undefined);
+    });
+  }
+
+  private receive(message: FromShard): void {
+    switch (message.t) {
+      case "batch":
+        for (const item of unpackResponses(message.items)) {
+          const waiting = this.waiting.get(item.id);
+          this.waiting.delete(item.id);
+          waiting?.resolve(item.body);
+        }
+        this.events.onBatch?.(message.stats);
+        return;
+      case "stats":
+        this.events.onBatch?.(message.stats);
+        return;
+      case "snapshot": {
+        const resolve = this.snapshotWaiters.get(message.id);
+        this.snapshotWaiters.delete(message.id);
+        resolve?.(message.lsn);
+        return;
+      }
+      case "fatal":
+        this.fail(message.message, "fatal");
+        return;
+      case "fenced":
+        this.fail(message.message, "fenced");
+        return;
+      case "closed":
+        this.closedWith?.(message.lsn);
+        return;
+      case "ready":
+        return;
+    }
+  }
+
+  /** Queue a request; all requests in one event-loop turn travel as one message. */
+  request(body: ShardRequest): Promise<ShardResponse> {
+    if (this.closing) return Promise.reject(new ShardUnavailableError("the shard is shutting down"));
+    if (this.failure !== undefined) return Promise.reject(new ShardUnavailableError(this.failure));
+    const id = this.nextId++;
+    const reply = new Promise<ShardResponse>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    this.outbox.push(envelope(id, body));
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+    return reply;
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.outbox.length === 0) return;
+    const items = packRequests(this.outbox);
+    this.outbox = [];
+    const message: ToShard = { t: "batch", nowMs: this.clock.nowMs(), items };
+    this.worker.postMessage(message, [items.buffer as ArrayBuffer]);
+  }
+
+  /** Controlled-clock mode: tell the shard the time (fires due deadlines). */
+  publishTime(): void {
+    this.worker.postMessage({ t: "time", nowMs: this.clock.nowMs() } satisfies ToShard);
+  }
+
+  /** Snapshot the shard after what was sent before; resolves with the snapshot's lsn. */
+  snapshot(): Promise<number> {
+    this.flush();
+    const id = this.nextId++;
+    const done = new Promise<number>((resolve) => this.snapshotWaiters.set(id, resolve));
+    this.worker.postMessage({ t: "snapshot", id } satisfies ToShard);
+    return done;
+  }
+
+  /**
+   * Drain, snapshot and stop the worker; resolves with the shard's final lsn, or undefined if the
+   * worker had already failed or died (it cannot answer; its journal is recovered at the next open).
+   */
+  async close(): Promise<number | undefined> {
+    if (this.closing) throw new Error("already closing");
+    this.flush();
+    this.closing = true;
+    if (this.failure !== undefined) {
+      await this.exited;
+      return undefined;
+    }
+    const closed = new Promise<number | undefined>((resolve) => (this.closedWith = resolve));
+    this.worker.postMessage({ t: "close" } satisfies ToShard);
+    const lsn = await closed;
+    await this.exited;
+    return lsn;
+  }
+
+  /** Stops the worker without draining (a fenced or failed shard: nothing of it may be acknowledged). */
+  async terminate(): Promise<void> {
+    this.closing = true;
+    this.fail("the shard was stopped", "stopped");
+    await this.worker.terminate();
+  }
+}
