@@ -32,7 +32,7 @@ import type { AuthService } from "./auth/service.js";
 import type { Clock } from "../engine/clock.js";
 import { orderedFingerprint } from "../engine/idempotency/fingerprint.js";
 import { canonicalJson } from "../engine/canonical-hash.js";
-import type { MarketRuntime } from "../engine/runtime/market-runtime.js";
+import type { Markets } from "../engine/runtime/markets.js";
 import { validationMessage } from "../engine/rules/validation/field-message.js";
 
 /** A reply for either transport: JSON text made by the shard, or an error code and message. */
@@ -148,7 +148,7 @@ export function fingerprintOfCommand(command: Command): string {
 }
 
 export interface MarketApiParts {
-  runtime: MarketRuntime;
+  runtime: Markets;
   auth: AuthService;
   clock: Clock;
 }

@@ -29,6 +29,9 @@ import { lockDataDir, type DataDirLock } from "../storage/data-dir-lock.js";
 import { Readiness } from "./readiness.js";
 import { shardCountFor } from "../engine/runtime/cluster-meta.js";
 import { SERVICE_VERSION } from "./version.js";
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { ClusterRuntime } from "../engine/cluster/cluster-runtime.js";
+import type { ClusterConnection, ClusterRuntimeParts } from "./cluster-node.js";
 
 export { SERVICE_VERSION } from "./version.js";
 
@@ -54,7 +57,8 @@ export interface RunningService {
   readonly port: number;
   /** `http://host:port` (or https). */
   readonly url: string;
-  readonly runtime: MarketRuntime;
+  /** The embedded default's runtime, or a cluster node's. */
+  readonly runtime: MarketRuntime | ClusterRuntime;
   readonly identity: IdentityStore;
   readonly auth: AuthService;
   readonly api: MarketApi;
@@ -95,7 +99,11 @@ interface Basics {
 async function startLocked(options: ServiceOptions, config: ServiceConfig, basics: Basics): Promise<RunningService> {
   const { clock, log, flushLogs, lock } = basics;
   const onFatal = options.onFatal ?? exitOnFatal(log, flushLogs);
-  const shards = shardCountFor(config.dataDir, config.shards, config.defaultShards);
+  // Cluster mode: NATS first (a node that cannot reach it exits naming the URLs), then the layout.
+  // Loaded only in cluster mode: the embedded default never loads the NATS client.
+  const clusterNode = config.cluster === undefined ? undefined : await import("./cluster-node.js");
+  const cluster: ClusterConnection | undefined = config.cluster === undefined ? undefined : await clusterNode?.joinCluster(config.cluster, clock);
+  const shards = cluster?.layout.partitions ?? shardCountFor(config.dataDir, config.shards, config.defaultShards);
   const authConfig = loadAuthConfig(options.env, config.dataDir);
   logConfiguration(log, config, shards, authConfig);
   const idempotency = new IdempotencyIndex();
@@ -118,21 +126,27 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
     port = await server.listen(config.host, config.port);
   } catch (error) {
     await identity.close();
+    await cluster?.connection.close();
     throw error;
   }
-  let liveRuntime: MarketRuntime;
+  let liveRuntime: MarketRuntime | ClusterRuntime;
   try {
-    liveRuntime = await openRuntime(options, config, { shards, clock, idempotency, onFatal, metrics, log });
+    const parts = { shards, clock, idempotency, onFatal, metrics, log };
+    liveRuntime =
+      cluster === undefined || clusterNode === undefined
+        ? await openRuntime(options, config, parts)
+        : await clusterNode.openClusterRuntime(cluster, clusterParts(options, config, parts));
   } catch (error) {
     server.close();
     await identity.close();
+    await cluster?.connection.close();
     throw error;
   }
   const { api, mcp } = openApis(late, liveRuntime, auth, clock, config, log);
   readiness.ready(() => liveRuntime.notAcceptingShards());
   const url = serviceUrl(config, port);
   log("info", "listening", { url, dataDir: config.dataDir, shards, tls: config.tlsCertFile !== undefined });
-  const close = closeOnce({ readiness, server, runtime: liveRuntime, identity, lock, log, flushLogs });
+  const close = closeOnce({ readiness, server, runtime: liveRuntime, identity, lock, log, flushLogs, ...(cluster === undefined ? {} : { nats: cluster.connection }) });
   return {
     config,
     port,
@@ -164,7 +178,7 @@ function exitOnFatal(log: LogFn, flushLogs: () => void): (message: string) => vo
  * uses them is behind the readiness gate, so no handler reads them before.
  */
 interface LateParts {
-  runtime?: MarketRuntime;
+  runtime?: MarketRuntime | ClusterRuntime;
   api?: MarketApi;
   mcp?: McpEndpoint;
 }
@@ -260,10 +274,23 @@ async function openRuntime(options: ServiceOptions, config: ServiceConfig, parts
   return recovered.runtime;
 }
 
+/** What the cluster runtime takes from the service's parts. */
+function clusterParts(options: ServiceOptions, config: ServiceConfig, parts: RuntimeParts): ClusterRuntimeParts {
+  return {
+    clock: parts.clock,
+    controlledClock: options.controlledClock ?? false,
+    idempotency: parts.idempotency,
+    checkpointEverySeconds: config.checkpointEverySeconds,
+    log: parts.log,
+    onBatch: (partition, stats) => parts.metrics.observeBatch(partition, stats),
+    ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
+  };
+}
+
 /** The market API and the MCP endpoint over the open runtime, made reachable to the routes. */
 function openApis(
   late: LateParts,
-  runtime: MarketRuntime,
+  runtime: MarketRuntime | ClusterRuntime,
   auth: AuthService,
   clock: Clock,
   config: ServiceConfig,
@@ -292,7 +319,9 @@ function serviceUrl(config: ServiceConfig, port: number): string {
 interface OpenParts {
   readiness: Readiness;
   server: HttpServer;
-  runtime: MarketRuntime;
+  runtime: MarketRuntime | ClusterRuntime;
+  /** Cluster mode: the node's NATS connection, closed last. */
+  nats?: NatsConnection;
   identity: IdentityStore;
   lock: DataDirLock;
   log: LogFn;
@@ -313,7 +342,7 @@ function closeOnce(parts: OpenParts): () => Promise<void> {
  * finish (bounded), then drain the shards (their inboxes are answered), snapshot, close the logs,
  * and only then give up the data directory.
  */
-async function stop({ readiness, server, runtime, identity, lock, log, flushLogs }: OpenParts): Promise<void> {
+async function stop({ readiness, server, runtime, identity, lock, log, flushLogs, nats }: OpenParts): Promise<void> {
   readiness.stopping();
   server.stopListening();
   const deadline = Date.now() + DRAIN_TIMEOUT_MS;
@@ -322,6 +351,7 @@ async function stop({ readiness, server, runtime, identity, lock, log, flushLogs
   server.close();
   await runtime.close();
   await identity.close();
+  await nats?.close();
   lock.release();
   log("info", "stopped", {});
   flushLogs();

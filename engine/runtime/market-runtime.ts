@@ -11,11 +11,10 @@ import { IdempotencyIndex, type CommandLocation } from "../idempotency/index.js"
 import { openIndexSnapshot, peekIndexWatermarks, writeIndexSnapshot } from "../idempotency/index-snapshot.js";
 import { ensureClusterMeta } from "./cluster-meta.js";
 import { ShardHost, type ShardWorkerSource } from "./shard-host.js";
-import { WorkerPool } from "../pool/worker-pool.js";
-import { RecordCache, type RecordCacheStats } from "./record-cache.js";
+import type { RecordCacheStats } from "./record-cache.js";
+import { ShardAnswers, type ShardAnswersOptions } from "./shard-answers.js";
 import {
   commandRequest,
-  errorReply,
   marketRead,
   outcomeRead,
   recordRead,
@@ -24,11 +23,14 @@ import {
   type ReadRequest,
   type ShardRecoveryReport,
   type ShardReply,
-  type ShardResponse,
 } from "./shard-protocol.js";
 import { fnv1a32, shardOfMarket } from "./shard-routing.js";
+import type { Markets } from "./markets.js";
+import { submitOnce, type Executor, type SubmitResult } from "./submit-once.js";
 
-export interface MarketRuntimeOptions {
+export type { SubmitResult } from "./submit-once.js";
+
+export interface MarketRuntimeOptions extends ShardAnswersOptions {
   dataDir: string;
   shardCount: number;
   clock: Clock;
@@ -40,12 +42,6 @@ export interface MarketRuntimeOptions {
   checkpointEverySeconds?: number;
   segmentSizeBytes?: number;
   workerSource?: ShardWorkerSource;
-  /** Worker pool threads for record reads and old replies (default 1; engine/pool/worker-pool.ts). */
-  replayThreads?: number;
-  /** Bytes of rendered records kept for reads of unchanged records (default 64 MiB; 0 keeps none; record-cache.ts). */
-  recordCacheBytes?: number;
-  /** Records shorter than this many commands are not kept (default 1,000; record-cache.ts). */
-  recordCacheMinLength?: number;
   /** The index to use (shared with the identity store); a new one by default. */
   idempotency?: IdempotencyIndex;
   /** A shard lost durability: the service must stop accepting and exit non-zero. */
@@ -54,35 +50,25 @@ export interface MarketRuntimeOptions {
   onBatch?: (shardIndex: number, stats: BatchStats) => void;
 }
 
-export interface SubmitResult {
-  /** "replayed": an identical earlier command's reply was returned. */
-  disposition: "executed" | "replayed";
-  reply: ShardReply;
-}
-
 export interface RuntimeRecovery {
   shards: ShardRecoveryReport[];
   idempotencyEntries: number;
   elapsedMs: number;
 }
 
-const CONFLICT: ShardReply = errorReply("idempotency_conflict", "commandId was already used by this actor with different content");
-
-export class MarketRuntime {
+export class MarketRuntime implements Markets {
   private commandsSinceCheckpoint = 0;
   private checkpointing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
-  private readonly replays: WorkerPool;
-  private readonly records: RecordCache;
+  private readonly answers: ShardAnswers;
 
   private constructor(
     private readonly options: MarketRuntimeOptions,
     private readonly host: ShardHost,
     readonly idempotency: IdempotencyIndex,
   ) {
-    this.replays = new WorkerPool(options.replayThreads);
-    this.records = new RecordCache(options.recordCacheBytes, options.recordCacheMinLength);
+    this.answers = new ShardAnswers(options);
   }
 
   static async open(options: MarketRuntimeOptions): Promise<{ runtime: MarketRuntime; recovery: RuntimeRecovery }> {
@@ -173,60 +159,31 @@ export class MarketRuntime {
    */
   async submit(command: Command, fingerprint: string): Promise<SubmitResult> {
     if (this.closed) throw new Error("the market runtime is closed");
-    for (;;) {
-      const claim = this.idempotency.claim(command.identity.actorId, command.commandId, fingerprint);
-      switch (claim.kind) {
-        case "conflict":
-          return { disposition: "replayed", reply: CONFLICT };
-        case "replay":
-          return { disposition: "replayed", reply: await this.replyAt(claim.location) };
-        case "pending": {
-          const location = await claim.settled;
-          if (location === undefined) continue; // the first attempt failed before logging: try afresh
-          return { disposition: "replayed", reply: await this.replyAt(location) };
-        }
-        case "fresh": {
-          const shardIndex = this.shardOfCommand(command);
-          let response;
-          try {
-            response = await this.host.request(shardIndex, commandRequest(command, fingerprint));
-          } catch (error) {
-            claim.abandon();
-            throw error;
-          }
-          if (response.kind !== "command") {
-            claim.abandon();
-            throw new Error("shard answered a command with a read response");
-          }
-          claim.complete({ owner: shardIndex, position: response.position });
-          this.countCommand();
-          return { disposition: "executed", reply: response.reply };
-        }
-      }
-    }
+    const result = await submitOnce(this.idempotency, this.executor, command, fingerprint);
+    if (result.disposition === "executed") this.countCommand();
+    return result;
   }
+
+  /** How this runtime executes a command and finds an old reply (submit-once.ts). */
+  private readonly executor: Executor = {
+    execute: async (command, fingerprint) => {
+      const shardIndex = this.shardOfCommand(command);
+      const response = await this.host.request(shardIndex, commandRequest(command, fingerprint));
+      if (response.kind !== "command") throw new Error("shard answered a command with a read response");
+      return { owner: shardIndex, response };
+    },
+    replyAt: (location) => this.replyAt(location),
+  };
 
   /** The reply of an already executed market command. */
   async replyAt(location: CommandLocation): Promise<ShardReply> {
     if (location.owner === "identity") throw new Error("identity-owned command replayed through the market runtime");
-    return this.answer(await this.host.request(location.owner, replyAtRead(location.position)));
-  }
-
-  /** A read's answer: the shard's reply, or the reply of the replay it handed back (finished on a replay worker). */
-  private answer(response: ShardResponse): Promise<ShardReply> {
-    switch (response.kind) {
-      case "read":
-        return Promise.resolve(response.reply);
-      case "replay":
-        return response.work.kind === "record" ? this.records.answer(response.work, (work) => this.replays.replay(work)) : this.replays.replay(response.work);
-      case "command":
-        return Promise.reject(new Error("shard answered a read with a command response"));
-    }
+    return this.answers.answer(await this.host.request(location.owner, replyAtRead(location.position)));
   }
 
   private async read(marketId: string, request: ReadRequest): Promise<ShardReply> {
     if (this.closed) throw new Error("the market runtime is closed");
-    return this.answer(await this.host.request(shardOfMarket(marketId, this.host.shardCount), request));
+    return this.answers.answer(await this.host.request(shardOfMarket(marketId, this.host.shardCount), request));
   }
 
   readMarket(marketId: string): Promise<ShardReply> {
@@ -243,7 +200,7 @@ export class MarketRuntime {
 
   /** Record reads answered from kept records, shared replays and replays run (tests, metrics). */
   get recordCacheStats(): RecordCacheStats {
-    return this.records.stats;
+    return this.answers.recordCacheStats;
   }
 
   /** Controlled-clock mode: make the shards see the clock's current time (and fire deadlines). */
@@ -280,7 +237,7 @@ export class MarketRuntime {
     if (this.timer !== undefined) clearInterval(this.timer);
     if (this.checkpointing !== undefined) await this.checkpointing.catch(() => undefined);
     const lsns = await this.host.close();
-    await this.replays.close();
+    await this.answers.close();
     // A shard that died reports no final position: the previous index snapshot stays, and the next
     // start rebuilds what is newer from the shards' logs.
     if (lsns.every((lsn) => lsn !== undefined)) await writeIndexSnapshot(this.options.dataDir, this.idempotency, lsns);

@@ -10,11 +10,8 @@ import type { BatchStats, IdempotencyEntries, ShardRecoveryReport, ShardRequest,
 import { envelope, type Envelope, type FromShard, type ShardWorkerData, type ToShard } from "./worker-messages.js";
 import { packRequests, unpackResponses } from "./wire.js";
 import { startWorker, type WorkerSource } from "../../gateway/sea/embedded-worker.js";
+import { UnavailableError } from "./unavailable.js";
 
-/** A request the shard will never answer: it failed, was fenced (cluster mode) or is closing. */
-export class ShardUnavailableError extends Error {
-  override name = "ShardUnavailableError";
-}
 
 export interface ShardChannelEvents {
   /** The shard can no longer guarantee durability (embedded: the service must stop). */
@@ -101,7 +98,7 @@ export class ShardChannel {
   private fail(message: string, how: "fatal" | "fenced" | "stopped"): void {
     if (this.failure !== undefined) return;
     this.failure = message;
-    const error = new ShardUnavailableError(message);
+    const error = new UnavailableError(message);
     for (const waiting of this.waiting.values()) waiting.reject(error);
     this.waiting.clear();
     this.outbox = [];
@@ -153,8 +150,8 @@ export class ShardChannel {
 
   /** Queue a request; all requests in one event-loop turn travel as one message. */
   request(body: ShardRequest): Promise<ShardResponse> {
-    if (this.closing) return Promise.reject(new ShardUnavailableError("the shard is shutting down"));
-    if (this.failure !== undefined) return Promise.reject(new ShardUnavailableError(this.failure));
+    if (this.closing) return Promise.reject(new UnavailableError("the shard is shutting down"));
+    if (this.failure !== undefined) return Promise.reject(new UnavailableError(this.failure));
     const id = this.nextId++;
     const reply = new Promise<ShardResponse>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
     this.outbox.push(envelope(id, body));

@@ -16,6 +16,7 @@
  */
 import type { DeliveryTracker, TrackedReply } from "./delivery.js";
 import { errorBody, type ErrorCode, HttpError, INTERNAL_ERROR_MESSAGE, statusForErrorCode } from "./errors.js";
+import { UnavailableError } from "../../engine/runtime/unavailable.js";
 import { describeThrown, type LogFn, safeLog } from "./log.js";
 import type { LoopTurn } from "./loop-turn.js";
 import type { PausableReads, PausedReads } from "./paused-reads.js";
@@ -484,6 +485,11 @@ export class Exchange implements TrackedReply, PausableReads {
     try {
       if (thrown instanceof HttpError) {
         this.write(thrown.status, JSON.stringify(errorBody(thrown.code, thrown.message)), undefined, false);
+        return;
+      }
+      if (thrown instanceof UnavailableError) {
+        const headers = { "retry-after": String(thrown.retryAfterSeconds) };
+        this.write(503, JSON.stringify(errorBody("service_unavailable", thrown.message)), headers, false);
         return;
       }
     } catch (error) {

@@ -1,0 +1,301 @@
+/**
+ * The markets on a cluster node (docs/cluster.md). Partitions are owned through leases
+ * (leases.ts); the partitions this node owns run in shard workers on their JetStream streams
+ * (partition-host.ts); a request for any other partition goes to its owner over NATS
+ * (forwarding.ts). Idempotency is decided where the command executes: by the partition's owner,
+ * whose index holds every command logged in the partition's stream (rebuilt from it when the
+ * partition is opened), exactly as a shard's entries are on one node (submit-once.ts).
+ *
+ * An owner serves a partition only while its lease is valid by its own clock: a node resumed
+ * from a pause past its lease stops answering before it could read stale state, and its appends
+ * are refused by the stream in any case (fencing), so it never acknowledges anything.
+ */
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { Clock } from "../clock.js";
+import type { IdempotencyIndex, CommandLocation } from "../idempotency/index.js";
+import { marketIdOfCommand } from "../rules/handle-command.js";
+import type { Command } from "../rules/types/command.js";
+import type { Markets } from "../runtime/markets.js";
+import { ShardAnswers, type ShardAnswersOptions } from "../runtime/shard-answers.js";
+import type { ShardWorkerSource } from "../runtime/shard-host.js";
+import {
+  commandRequest,
+  marketRead,
+  outcomeRead,
+  recordRead,
+  replyAtRead,
+  type BatchStats,
+  type ReadRequest,
+  type ShardReply,
+  type ShardRequest,
+} from "../runtime/shard-protocol.js";
+import { fnv1a32, shardOfMarket } from "../runtime/shard-routing.js";
+import { submitOnce, type Executor, type SubmitResult } from "../runtime/submit-once.js";
+import { UnavailableError } from "../runtime/unavailable.js";
+import type { RecordCacheStats } from "../runtime/record-cache.js";
+import type { ClusterSettings } from "./cluster-settings.js";
+import { Forwarder } from "./forwarding.js";
+import { PartitionHost } from "./partition-host.js";
+
+/** What the runtime needs from the leases (leases.ts). */
+export interface Ownership {
+  /** Whether this node holds `partition` at `epoch`, valid now by its clock. */
+  holds(partition: number, epoch: number): boolean;
+  owned(): ReadonlyArray<{ readonly partition: number; readonly epoch: number }>;
+  /** Gives up every lease (calling the runtime's `lost` for each first). */
+  close(): Promise<void>;
+}
+
+export type ClusterLog = (level: "info" | "warn" | "error", message: string, fields: Record<string, unknown>) => void;
+
+export interface ClusterRuntimeOptions extends ShardAnswersOptions {
+  settings: ClusterSettings;
+  /** The node's NATS connection (forwarding); the caller's, closed by the caller. */
+  connection: NatsConnection;
+  /** The cluster's recorded partition count (cluster-layout.ts). */
+  partitions: number;
+  clock: Clock;
+  controlledClock?: boolean;
+  workerSource?: ShardWorkerSource;
+  tickIntervalMs?: number;
+  idempotency: IdempotencyIndex;
+  /** Snapshot the owned partitions this often when anything changed (0: only on close or hand-over). */
+  checkpointEverySeconds?: number;
+  log: ClusterLog;
+  onBatch?: (partition: number, stats: BatchStats) => void;
+}
+
+/** How long a failed partition waits before this node opens it again (it still holds the lease). */
+const REOPEN_DELAY_MS = 250;
+
+export class ClusterRuntime implements Markets {
+  private ownership: Ownership | undefined;
+  private readonly host: PartitionHost;
+  private readonly forwarder: Forwarder;
+  private readonly answers: ShardAnswers;
+  private readonly checkpointTimer: NodeJS.Timeout | undefined;
+  private commandsSinceCheckpoint = 0;
+  private closed = false;
+
+  constructor(private readonly options: ClusterRuntimeOptions) {
+    this.answers = new ShardAnswers(options);
+    this.forwarder = new Forwarder(options.connection, options.settings.forwardTimeoutMs, (partition, error) =>
+      options.log("error", "answering a forwarded request failed", { partition, error: error instanceof Error ? error.message : String(error) }),
+    );
+    this.host = new PartitionHost({
+      natsUrls: options.settings.natsUrls,
+      nodeId: options.settings.nodeId,
+      clock: options.clock,
+      controlledClock: options.controlledClock ?? false,
+      ...(options.tickIntervalMs === undefined ? {} : { tickIntervalMs: options.tickIntervalMs }),
+      ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
+      onStopped: (partition, reason) => this.stopped(partition, reason),
+      ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
+    });
+    const everySeconds = options.checkpointEverySeconds ?? 60;
+    if (everySeconds > 0) {
+      this.checkpointTimer = setInterval(() => void this.checkpoint(), everySeconds * 1000);
+      this.checkpointTimer.unref();
+    }
+  }
+
+  /** Connects the leases (created after the runtime, since their callbacks are its `acquired` and `lost`). */
+  attach(ownership: Ownership): void {
+    this.ownership = ownership;
+  }
+
+  /** The cluster's partition count (a cluster node's shards are its partitions). */
+  get shardCount(): number {
+    return this.options.partitions;
+  }
+
+  /** The partition a command goes to: its market's; a malformed commitment id still lands somewhere fixed. */
+  partitionOf(command: Command): number {
+    const marketId = marketIdOfCommand(command);
+    if (marketId !== undefined) return shardOfMarket(marketId, this.options.partitions);
+    return fnv1a32("commitmentId" in command ? command.commitmentId : "") % this.options.partitions;
+  }
+
+  /** The epoch this node serves `partition` at, if it owns it, has it open and its lease is valid now. */
+  private serving(partition: number): number | undefined {
+    const epoch = this.host.epochOf(partition);
+    if (epoch === undefined || this.ownership === undefined) return undefined;
+    return this.ownership.holds(partition, epoch) ? epoch : undefined;
+  }
+
+  /** Partitions this node serves now (metrics, readiness). */
+  servedPartitions(): number[] {
+    return this.host.openPartitions().filter((partition) => this.serving(partition) !== undefined);
+  }
+
+  /** Requests queued for or in flight to each partition this node has open (0 for the others). */
+  pendingByShard(): number[] {
+    const pending = new Array<number>(this.options.partitions).fill(0);
+    for (const { partition, pending: count } of this.host.pendingByPartition()) pending[partition] = count;
+    return pending;
+  }
+
+  /** Partitions that cannot take commands: none a node could name; an unowned one answers 503 per request. */
+  notAcceptingShards(): number[] {
+    return [];
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Markets: served here when this node owns the partition, else by its owner.
+  // ---------------------------------------------------------------------------------------------
+
+  async submit(command: Command, fingerprint: string): Promise<SubmitResult> {
+    this.refuseIfClosed();
+    const partition = this.partitionOf(command);
+    if (this.serving(partition) !== undefined) return this.submitHere(command, fingerprint);
+    // The owner decides idempotency; what it answers is the reply, whether it executed or replayed.
+    return { disposition: "executed", reply: await this.forwarder.send(partition, commandRequest(command, fingerprint)) };
+  }
+
+  readMarket(marketId: string): Promise<ShardReply> {
+    return this.read(this.partitionOfMarket(marketId), marketRead(marketId));
+  }
+
+  readRecord(marketId: string, actorId: string): Promise<ShardReply> {
+    return this.read(this.partitionOfMarket(marketId), recordRead(marketId, actorId));
+  }
+
+  readOutcome(marketId: string, principalId: string): Promise<ShardReply> {
+    return this.read(this.partitionOfMarket(marketId), outcomeRead(marketId, principalId));
+  }
+
+  get recordCacheStats(): RecordCacheStats {
+    return this.answers.recordCacheStats;
+  }
+
+  private partitionOfMarket(marketId: string): number {
+    return shardOfMarket(marketId, this.options.partitions);
+  }
+
+  private async read(partition: number, request: ReadRequest): Promise<ShardReply> {
+    this.refuseIfClosed();
+    if (this.serving(partition) !== undefined) return this.readHere(partition, request);
+    return this.forwarder.send(partition, request);
+  }
+
+  private async readHere(partition: number, request: ReadRequest): Promise<ShardReply> {
+    return this.answers.answer(await this.host.request(partition, request));
+  }
+
+  private submitHere(command: Command, fingerprint: string): Promise<SubmitResult> {
+    return submitOnce(this.options.idempotency, this.executor, command, fingerprint);
+  }
+
+  /** How an owned partition executes a command and finds an old reply (submit-once.ts). */
+  private readonly executor: Executor = {
+    execute: async (command, fingerprint) => {
+      const partition = this.partitionOf(command);
+      if (this.serving(partition) === undefined) throw new UnavailableError(`partition ${partition} changed owner; retry shortly`);
+      const response = await this.host.request(partition, commandRequest(command, fingerprint));
+      if (response.kind !== "command") throw new Error("partition answered a command with a read response");
+      this.commandsSinceCheckpoint += 1;
+      return { owner: partition, response };
+    },
+    replyAt: (location: CommandLocation) => {
+      if (location.owner === "identity") throw new Error("identity-owned command replayed through the market runtime");
+      return this.read(location.owner, replyAtRead(location.position));
+    },
+  };
+
+  /** What this node answers for a request another node forwarded to it as the owner of `partition`. */
+  private answerForwarded(partition: number, request: ShardRequest): Promise<ShardReply> {
+    if (this.closed || this.serving(partition) === undefined) {
+      return Promise.reject(new UnavailableError(`this node no longer serves partition ${partition}`));
+    }
+    if (request.kind === "command") return this.submitHere(request.command, request.fingerprint).then((result) => result.reply);
+    return this.readHere(partition, request);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Ownership changes (called by the leases).
+  // ---------------------------------------------------------------------------------------------
+
+  /** This node acquired `partition`'s lease at `epoch`: recover the partition and serve it. */
+  async acquired(partition: number, epoch: number): Promise<void> {
+    if (this.closed) return;
+    const startedMs = performance.now();
+    const opened = await this.host.open(partition, epoch);
+    const { idempotency } = opened;
+    for (let i = 0; i < idempotency.actorIds.length; i += 1) {
+      this.options.idempotency.restore(idempotency.actorIds[i] as string, idempotency.commandIds[i] as string, idempotency.fingerprints[i] as string, {
+        owner: partition,
+        position: idempotency.positions[i] as number,
+      });
+    }
+    this.forwarder.serve(partition, (request) => this.answerForwarded(partition, request));
+    this.options.log("info", "partition acquired", {
+      partition,
+      epoch,
+      markets: opened.report.markets,
+      commandsReplayed: opened.report.framesReplayed,
+      lastSequence: opened.report.lastLsn,
+      elapsedMs: Math.round(performance.now() - startedMs),
+    });
+  }
+
+  /** This node gives `partition` up (its lease was lost or is handed to another node): stop serving it. */
+  async lost(partition: number, reason: string): Promise<void> {
+    this.forwarder.stopServing(partition);
+    await this.host.close(partition);
+    this.options.log("info", "partition released", { partition, reason });
+  }
+
+  /** A partition stopped on its own (fenced, or its journal failed): stop answering for it, and open it again while the lease lasts. */
+  private stopped(partition: number, reason: string): void {
+    this.forwarder.stopServing(partition);
+    this.options.log("warn", "partition stopped", { partition, reason });
+    setTimeout(() => void this.reopen(partition), REOPEN_DELAY_MS).unref();
+  }
+
+  private async reopen(partition: number): Promise<void> {
+    // Only a lease this node still holds is worth reopening: a fenced node's lease is gone.
+    // The leases know the epoch; a reopen claims the stream at the epoch the node holds.
+    const lease = this.ownership?.owned().find((owned) => owned.partition === partition);
+    if (this.closed || lease === undefined || this.ownership?.holds(partition, lease.epoch) !== true || this.host.epochOf(partition) !== undefined) return;
+    try {
+      await this.acquired(partition, lease.epoch);
+    } catch (error) {
+      this.options.log("warn", "reopening a partition failed", { partition, error: error instanceof Error ? error.message : String(error) });
+      setTimeout(() => void this.reopen(partition), REOPEN_DELAY_MS).unref();
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Time, checkpoints, shutdown.
+  // ---------------------------------------------------------------------------------------------
+
+  publishTime(): void {
+    this.host.publishTime();
+  }
+
+  /** Snapshots every owned partition (a new owner then replays only what came after). */
+  async checkpoint(): Promise<void> {
+    if (this.commandsSinceCheckpoint === 0) return;
+    this.commandsSinceCheckpoint = 0;
+    try {
+      await this.host.snapshotAll();
+    } catch (error) {
+      this.options.log("warn", "checkpoint failed", { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  private refuseIfClosed(): void {
+    if (this.closed) throw new UnavailableError("this node is stopping");
+  }
+
+  /** Gives up every lease (others take the partitions at once), drains and snapshots what it owned. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.checkpointTimer !== undefined) clearInterval(this.checkpointTimer);
+    await this.ownership?.close();
+    this.forwarder.close();
+    await this.host.closeAll();
+    await this.answers.close();
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Any node answers any request: a request for a partition this node does not own goes to the
+ * partition's owner over NATS request/reply, and the owner's reply comes back to be relayed.
+ *
+ * The owner of partition p, while it serves p, subscribes `cluster.partition.<p>` in the queue
+ * group `owner`: NATS delivers each request to one subscriber, so the sender never needs to know
+ * who owns what, and during a handover (the old owner unsubscribed, the new one not yet) NATS
+ * answers "no responders" at once. The bodies are the shard channel's own encoding (wire.ts): a
+ * forwarded request IS a shard request (a command with its fingerprint, or a read) and the reply
+ * a read response carrying the reply; every node runs the same build, so they agree on it.
+ *
+ * What the sender gets when the owner cannot answer — nobody serves the partition, the owner did
+ * not answer within the timeout, the owner was fenced or is stopping, NATS is out of reach — is an
+ * UnavailableError (the client's 503 with Retry-After). None of them acknowledges anything: a
+ * command that did execute is found by its retry (same commandId) through idempotency.
+ */
+import { headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import { envelope } from "../runtime/worker-messages.js";
+import { packRequests, packResponses, unpackRequests, unpackResponses } from "../runtime/wire.js";
+import { readResponse, type ShardReply, type ShardRequest } from "../runtime/shard-protocol.js";
+import { UnavailableError } from "../runtime/unavailable.js";
+import { errorText } from "../journal/jetstream-retry.js";
+
+/** Header of a reply the owner could not give (its value says why, for the client's message). */
+const UNAVAILABLE_HEADER = "Market-Service-Unavailable";
+const QUEUE = "owner";
+
+export function partitionSubject(partition: number): string {
+  return `cluster.partition.${partition}`;
+}
+
+/** How the owner answers a forwarded request: the reply, or an UnavailableError to pass on. */
+export type ForwardedHandler = (request: ShardRequest) => Promise<ShardReply>;
+
+export class Forwarder {
+  private readonly served = new Map<number, Subscription>();
+
+  constructor(
+    private readonly connection: NatsConnection,
+    private readonly timeoutMs: number,
+    /** Where an unexpected failure of a handler is reported (the sender gets a 503 either way). */
+    private readonly onHandlerError: (partition: number, error: unknown) => void,
+  ) {}
+
+  /** Starts answering the requests others forward for `partition`. */
+  serve(partition: number, handler: ForwardedHandler): void {
+    if (this.served.has(partition)) return;
+    const subscription = this.connection.subscribe(partitionSubject(partition), {
+      queue: QUEUE,
+      callback: (error, message) => {
+        if (error !== null) return; // the subscription is closing
+        void this.answer(partition, message, handler);
+      },
+    });
+    this.served.set(partition, subscription);
+  }
+
+  /** Stops answering for `partition` (requests then go to whoever serves it next). */
+  stopServing(partition: number): void {
+    this.served.get(partition)?.unsubscribe();
+    this.served.delete(partition);
+  }
+
+  private async answer(partition: number, message: Msg, handler: ForwardedHandler): Promise<void> {
+    try {
+      const [item] = unpackRequests(message.data);
+      if (item === undefined) throw new Error("a forwarded request without a body");
+      const reply = await handler(item.body);
+      message.respond(packResponses([envelope(0, readResponse(reply))]));
+    } catch (error) {
+      if (!(error instanceof UnavailableError)) this.onHandlerError(partition, error);
+      const reason = error instanceof UnavailableError ? error.message : "the partition's owner failed to answer";
+      const header = natsHeaders();
+      header.set(UNAVAILABLE_HEADER, reason);
+      message.respond(new Uint8Array(0), { headers: header });
+    }
+  }
+
+  /** Sends `request` to the owner of `partition` and resolves with its reply. */
+  async send(partition: number, request: ShardRequest): Promise<ShardReply> {
+    let message: Msg;
+    try {
+      message = await this.connection.request(partitionSubject(partition), packRequests([envelope(0, request)]), { timeout: this.timeoutMs });
+    } catch (error) {
+      throw new UnavailableError(`partition ${partition} has no owner answering right now (${errorText(error)}); retry shortly`);
+    }
+    const unavailable = message.headers?.get(UNAVAILABLE_HEADER);
+    if (unavailable !== undefined && unavailable !== "") throw new UnavailableError(`partition ${partition}: ${unavailable}`);
+    const [item] = unpackResponses(message.data);
+    if (item === undefined || item.body.kind !== "read") throw new Error(`partition ${partition}'s owner sent a malformed reply`);
+    return item.body.reply;
+  }
+
+  close(): void {
+    for (const partition of [...this.served.keys()]) this.stopServing(partition);
+  }
+}

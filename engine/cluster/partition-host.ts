@@ -1,0 +1,112 @@
+/**
+ * The partitions this node owns, each in a shard worker of its own (ShardChannel) on the
+ * partition's JetStream stream, fenced by the owner's lease epoch. Opened when the node acquires a
+ * partition's lease, closed when it gives the lease up or loses it.
+ */
+import type { Clock } from "../clock.js";
+import { ShardChannel } from "../runtime/shard-channel.js";
+import { defaultShardWorkerSource, type ShardWorkerSource } from "../runtime/shard-host.js";
+import type { BatchStats, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "../runtime/shard-protocol.js";
+import { UnavailableError } from "../runtime/unavailable.js";
+import type { ShardWorkerData } from "../runtime/worker-messages.js";
+
+export function partitionStream(partition: number): string {
+  return `partition-${partition}`;
+}
+
+export interface PartitionHostOptions {
+  natsUrls: readonly string[];
+  nodeId: string;
+  clock: Clock;
+  /** true: workers take their time from `clock` via messages (tests). */
+  controlledClock: boolean;
+  tickIntervalMs?: number;
+  workerSource?: ShardWorkerSource;
+  /** A partition stopped on its own: fenced by a newer owner, or its journal failed. */
+  onStopped: (partition: number, reason: string) => void;
+  onBatch?: (partition: number, stats: BatchStats) => void;
+}
+
+interface OwnedPartition {
+  readonly epoch: number;
+  readonly channel: ShardChannel;
+}
+
+export class PartitionHost {
+  private readonly owned = new Map<number, OwnedPartition>();
+
+  constructor(private readonly options: PartitionHostOptions) {}
+
+  /** Opens `partition` at lease `epoch`: recovers it from its stream; resolves once it serves. */
+  async open(partition: number, epoch: number): Promise<{ report: ShardRecoveryReport; idempotency: IdempotencyEntries }> {
+    if (this.owned.has(partition)) throw new Error(`partition ${partition} is already open`);
+    const { options } = this;
+    const data: ShardWorkerData = {
+      journal: {
+        kind: "jetstream",
+        natsUrls: [...options.natsUrls],
+        stream: partitionStream(partition),
+        epoch,
+        connectionName: `market-service ${options.nodeId} partition ${partition}`,
+      },
+      shardIndex: partition,
+      clockMode: options.controlledClock ? "controlled" : "system",
+      startMs: options.clock.nowMs(),
+      // A new owner rebuilds the partition's idempotency entries from the whole stream.
+      reportIdempotencyAfterLsn: 0,
+      tickIntervalMs: options.tickIntervalMs ?? 100,
+    };
+    const started = await ShardChannel.start(options.workerSource ?? defaultShardWorkerSource(), data, options.clock, {
+      onFatal: (message) => this.stopped(partition, `its journal failed: ${message}`),
+      onFenced: (message) => this.stopped(partition, `another owner took it: ${message}`),
+      ...(options.onBatch === undefined ? {} : { onBatch: (stats: BatchStats) => options.onBatch?.(partition, stats) }),
+    });
+    this.owned.set(partition, { epoch, channel: started.channel });
+    return { report: started.report, idempotency: started.idempotency };
+  }
+
+  private stopped(partition: number, reason: string): void {
+    this.owned.delete(partition);
+    this.options.onStopped(partition, reason);
+  }
+
+  /** The epoch `partition` is open at, if it is open and taking requests. */
+  epochOf(partition: number): number | undefined {
+    const owned = this.owned.get(partition);
+    return owned !== undefined && owned.channel.accepting ? owned.epoch : undefined;
+  }
+
+  request(partition: number, body: ShardRequest): Promise<ShardResponse> {
+    const owned = this.owned.get(partition);
+    if (owned === undefined) return Promise.reject(new UnavailableError(`partition ${partition} is not open on this node`));
+    return owned.channel.request(body);
+  }
+
+  /** Drains, snapshots and closes `partition` (the node gives it up). */
+  async close(partition: number): Promise<void> {
+    const owned = this.owned.get(partition);
+    if (owned === undefined) return;
+    this.owned.delete(partition);
+    await owned.channel.close();
+  }
+
+  openPartitions(): number[] {
+    return [...this.owned.keys()].sort((a, b) => a - b);
+  }
+
+  pendingByPartition(): Array<{ partition: number; pending: number }> {
+    return this.openPartitions().map((partition) => ({ partition, pending: this.owned.get(partition)?.channel.pending ?? 0 }));
+  }
+
+  publishTime(): void {
+    for (const { channel } of this.owned.values()) channel.publishTime();
+  }
+
+  async snapshotAll(): Promise<void> {
+    await Promise.all([...this.owned.values()].map(({ channel }) => channel.snapshot()));
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all(this.openPartitions().map((partition) => this.close(partition)));
+  }
+}

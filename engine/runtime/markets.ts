@@ -1,0 +1,17 @@
+/**
+ * The markets as the transports (HTTP, MCP) use them, whichever runtime is behind: the embedded
+ * default (MarketRuntime: this process's shards) or a cluster node (ClusterRuntime: the partitions
+ * it owns, and the owners of the others over NATS).
+ */
+import type { Command } from "../rules/types/command.js";
+import type { ShardReply } from "./shard-protocol.js";
+import type { SubmitResult } from "./submit-once.js";
+
+export interface Markets {
+  /** Runs the command once per (actor, commandId); resolves after it is durable. */
+  submit(command: Command, fingerprint: string): Promise<SubmitResult>;
+  readMarket(marketId: string): Promise<ShardReply>;
+  /** The market record; `actorId` is the authenticated reader (checked against the creator). */
+  readRecord(marketId: string, actorId: string): Promise<ShardReply>;
+  readOutcome(marketId: string, principalId: string): Promise<ShardReply>;
+}

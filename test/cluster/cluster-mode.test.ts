@@ -1,0 +1,100 @@
+/**
+ * Cluster mode end to end (issue 27, docs/cluster.md): three real nats-server nodes and three real
+ * service nodes on loopback, each a `node dist/gateway/main.js` process. Requests go to every node;
+ * owners are killed with SIGKILL and paused with SIGSTOP; nothing acknowledged may be lost,
+ * capacity is never exceeded, and no claim is acknowledged twice.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NatsCluster } from "./support/nats-cluster.js";
+import { ServiceCluster } from "./support/service-cluster.js";
+import { claimBody, openDirectClaimMarket, provisionPrincipal, request, type ClusterPrincipal } from "./support/cluster-clients.js";
+import { shardOfMarket } from "../../engine/runtime/shard-routing.js";
+import { eventually, MAIN_JS, spawnCaptured, tempDataDir, OPERATOR } from "../process/support.js";
+
+const PARTITIONS = 6;
+let nats: NatsCluster;
+let nodes: ServiceCluster;
+let creator: ClusterPrincipal;
+
+beforeAll(async () => {
+  nats = await NatsCluster.start();
+  nodes = await ServiceCluster.start(nats.urls, 3, { env: { CLUSTER_PARTITIONS: String(PARTITIONS), CLUSTER_LEASE_MS: "1500" } });
+  creator = await provisionPrincipal(nodes, 0, "creator");
+}, 120_000);
+
+afterAll(async () => {
+  await nodes?.stop();
+  await nats?.stop();
+}, 60_000);
+
+describe("cluster mode", () => {
+  it("spreads the partitions over the three nodes, each served by exactly one", async () => {
+    await eventually(() => Array.from({ length: PARTITIONS }, (_, p) => p).every((p) => nodes.ownerOf(p) !== undefined), 20_000, "every partition served");
+    const perNode = [0, 1, 2].map((index) => Array.from({ length: PARTITIONS }, (_, p) => p).filter((p) => nodes.serves(index, p)).length);
+    expect(perNode).toEqual([2, 2, 2]);
+  });
+
+  it("answers any request on any node: forwarding to the owner, one state seen from everywhere", async () => {
+    const marketId = "forwarded-market";
+    await openDirectClaimMarket(nodes, 1, creator, marketId, 3);
+    const claimers = await Promise.all([0, 1, 2].map((i) => provisionPrincipal(nodes, i, `forward-claimer-${i}`)));
+    for (const [i, who] of claimers.entries()) {
+      const claimed = await request(nodes, i, "POST", `/v1/markets/${marketId}/direct-claims`, who, claimBody(`forward-claim-${i}`, who));
+      expect(claimed.status, claimed.text).toBe(200);
+    }
+    const views = await Promise.all([0, 1, 2].map((i) => request(nodes, i, "GET", `/v1/markets/${marketId}`, creator)));
+    for (const view of views) expect(view.status).toBe(200);
+    expect(new Set(views.map((view) => view.text)).size).toBe(1);
+    expect(views[0]?.body.state).toBe("closed");
+    const record = await request(nodes, 2, "GET", `/v1/markets/${marketId}/record`, creator);
+    expect(record.status, record.text).toBe(200);
+    // A retry of a claim on another node gets the original reply, byte for byte.
+    const first = claimers[0] as ClusterPrincipal;
+    const retried = await request(nodes, 2, "POST", `/v1/markets/${marketId}/direct-claims`, first, claimBody("forward-claim-0", first));
+    const original = await request(nodes, 0, "POST", `/v1/markets/${marketId}/direct-claims`, first, claimBody("forward-claim-0", first));
+    expect(retried.text).toBe(original.text);
+    expect(retried.status).toBe(200);
+  });
+
+  it("takes over a killed owner's partition and serves its markets again (nothing acknowledged lost)", async () => {
+    const marketId = "failover-market";
+    const partition = shardOfMarket(marketId, PARTITIONS);
+    const owner = nodes.ownerOf(partition);
+    expect(owner).toBeDefined();
+    const other = ((owner as number) + 1) % 3;
+    await openDirectClaimMarket(nodes, other, creator, marketId, 10);
+    const who = await provisionPrincipal(nodes, other, "failover-claimer");
+    const before = await request(nodes, other, "POST", `/v1/markets/${marketId}/direct-claims`, who, claimBody("failover-claim-1", who));
+    expect(before.status, before.text).toBe(200);
+    await nodes.kill(owner as number);
+    const killedAtMs = performance.now();
+    let after: Awaited<ReturnType<typeof request>> | undefined;
+    await eventually(async () => {
+      after = await request(nodes, other, "POST", `/v1/markets/${marketId}/direct-claims`, who, claimBody("failover-claim-2", who));
+      return after.status === 200;
+    }, 30_000, "the market answering again after its owner was killed");
+    const failoverMs = performance.now() - killedAtMs;
+    const market = await request(nodes, other, "GET", `/v1/markets/${marketId}`, creator);
+    expect(market.body.version).toBe(4); // created, published, two claims
+    expect(failoverMs).toBeGreaterThan(0);
+    await nodes.restart(owner as number);
+  }, 120_000);
+});
+
+describe("start-up faults", () => {
+  it("exits non-zero naming the URL when NATS cannot be reached", async () => {
+    const spawned = spawnCaptured(process.execPath, [MAIN_JS], {
+      env: {
+        ...process.env,
+        DATA_DIR: tempDataDir("cluster-unreachable"),
+        PORT: "0",
+        SERVICE_HMAC_SECRETS: `${OPERATOR.actorId}=${OPERATOR.secret}`,
+        CLUSTER_NATS_URLS: "nats://127.0.0.1:1",
+        CLUSTER_NODE_ID: "lonely",
+      },
+    });
+    const exit = await spawned.exited;
+    expect(exit.code).not.toBe(0);
+    expect(spawned.output()).toContain("nats://127.0.0.1:1");
+  }, 30_000);
+});

@@ -1,0 +1,187 @@
+/**
+ * Real service nodes in cluster mode for the cluster tests: each a `node dist/gateway/main.js`
+ * process with its own data directory and port, all on the same real NATS cluster
+ * (nats-cluster.ts), the same operator secret, and CLUSTER_NODE_ID a, b, c… Started, killed with
+ * SIGKILL, paused with SIGSTOP and resumed, restarted: what a machine does to a node.
+ * `stop()` ends every process (call it in afterAll); a process-exit hook SIGKILLs stragglers.
+ */
+import type { ChildProcess } from "node:child_process";
+import { OPERATOR, listeningUrl, spawnCaptured, tempDataDir, MAIN_JS, type Spawned } from "../../process/support.js";
+import { freePort } from "../../support/free-port.js";
+
+export interface ServiceNodeOptions {
+  /** Extra environment (e.g. CLUSTER_PARTITIONS, CLUSTER_LEASE_MS). */
+  readonly env?: Record<string, string>;
+}
+
+interface RunningServiceNode {
+  readonly nodeId: string;
+  readonly dataDir: string;
+  readonly port: number;
+  spawned: Spawned | undefined;
+  url: string;
+  /** Output of earlier runs of this node (restarts), for failure messages. */
+  history: string;
+}
+
+const live = new Set<ChildProcess>();
+let hookInstalled = false;
+function installExitHook(): void {
+  if (hookInstalled) return;
+  hookInstalled = true;
+  process.on("exit", () => {
+    for (const child of live) child.kill("SIGKILL");
+  });
+}
+
+export class ServiceCluster {
+  private constructor(
+    private readonly natsUrls: readonly string[],
+    private readonly nodes: RunningServiceNode[],
+    private readonly options: ServiceNodeOptions,
+  ) {}
+
+  /** Starts `count` nodes (a, b, c, …) on the NATS cluster at `natsUrls` and waits until each listens. */
+  static async start(natsUrls: readonly string[], count: number, options: ServiceNodeOptions = {}): Promise<ServiceCluster> {
+    installExitHook();
+    const nodes: RunningServiceNode[] = [];
+    for (let i = 0; i < count; i += 1) {
+      const nodeId = String.fromCharCode(97 + i);
+      nodes.push({ nodeId, dataDir: tempDataDir(`cluster-node-${nodeId}`), port: await freePort(), spawned: undefined, url: "", history: "" });
+    }
+    const cluster = new ServiceCluster(natsUrls, nodes, options);
+    await Promise.all(nodes.map((_, index) => cluster.launch(index)));
+    return cluster;
+  }
+
+  get size(): number {
+    return this.nodes.length;
+  }
+
+  url(index: number): string {
+    return this.node(index).url;
+  }
+
+  nodeId(index: number): string {
+    return this.node(index).nodeId;
+  }
+
+  output(index: number): string {
+    const node = this.node(index);
+    return node.history + (node.spawned?.output() ?? "");
+  }
+
+  pid(index: number): number {
+    const pid = this.node(index).spawned?.child.pid;
+    if (pid === undefined) throw new Error(`node ${index} is not running`);
+    return pid;
+  }
+
+  /** Whether node `index` serves `partition` now, by its log: its last word on it was "partition acquired". */
+  serves(index: number, partition: number): boolean {
+    const node = this.node(index);
+    if (node.spawned === undefined) return false;
+    let serving = false;
+    for (const line of node.spawned.output().split("\n")) {
+      if (!line.startsWith("{")) continue;
+      let entry: { msg?: string; partition?: number };
+      try {
+        entry = JSON.parse(line) as { msg?: string; partition?: number };
+      } catch {
+        continue; // a partial last line
+      }
+      if (entry.partition !== partition) continue;
+      if (entry.msg === "partition acquired") serving = true;
+      else if (entry.msg === "partition released" || entry.msg === "partition stopped") serving = false;
+    }
+    return serving;
+  }
+
+  /** The running node that serves `partition` by its log, if one does. */
+  ownerOf(partition: number): number | undefined {
+    for (let index = 0; index < this.nodes.length; index += 1) if (this.serves(index, partition)) return index;
+    return undefined;
+  }
+
+  private node(index: number): RunningServiceNode {
+    const node = this.nodes[index];
+    if (node === undefined) throw new Error(`no service node ${index}`);
+    return node;
+  }
+
+  private env(node: RunningServiceNode): NodeJS.ProcessEnv {
+    return {
+      ...process.env,
+      DATA_DIR: node.dataDir,
+      HOST: "127.0.0.1",
+      PORT: String(node.port),
+      LOG_LEVEL: "info",
+      SERVICE_HMAC_SECRETS: `${OPERATOR.actorId}=${OPERATOR.secret}`,
+      SERVICE_OPERATOR_ACTORS: OPERATOR.actorId,
+      CLUSTER_NATS_URLS: this.natsUrls.join(","),
+      CLUSTER_NODE_ID: node.nodeId,
+      ...this.options.env,
+    };
+  }
+
+  private async launch(index: number): Promise<void> {
+    const node = this.node(index);
+    const spawned = spawnCaptured(process.execPath, [MAIN_JS], { env: this.env(node) });
+    live.add(spawned.child);
+    void spawned.exited.then(() => live.delete(spawned.child));
+    node.spawned = spawned;
+    node.url = await listeningUrl(spawned, 30_000);
+  }
+
+  /** SIGKILL: the node dies mid-whatever, as when its machine does. */
+  async kill(index: number): Promise<void> {
+    const node = this.node(index);
+    const spawned = node.spawned;
+    if (spawned === undefined) return;
+    spawned.child.kill("SIGKILL");
+    await spawned.exited;
+    node.history += spawned.output();
+    node.spawned = undefined;
+  }
+
+  /** SIGSTOP: the node freezes (a long GC pause, a VM stall) with its sockets open. */
+  pause(index: number): void {
+    this.node(index).spawned?.child.kill("SIGSTOP");
+  }
+
+  resume(index: number): void {
+    this.node(index).spawned?.child.kill("SIGCONT");
+  }
+
+  /** Starts a killed or stopped node again, on its data directory and port. */
+  async restart(index: number): Promise<void> {
+    if (this.node(index).spawned !== undefined) await this.kill(index);
+    await this.launch(index);
+  }
+
+  /** Graceful stop (SIGTERM) of one node; resolves with its exit code. */
+  async stopNode(index: number): Promise<number | null> {
+    const node = this.node(index);
+    const spawned = node.spawned;
+    if (spawned === undefined) return null;
+    spawned.child.kill("SIGCONT");
+    spawned.child.kill("SIGTERM");
+    const { code } = await spawned.exited;
+    node.history += spawned.output();
+    node.spawned = undefined;
+    return code;
+  }
+
+  /** Ends every node (graceful first, SIGKILL after a bound). */
+  async stop(): Promise<void> {
+    await Promise.all(
+      this.nodes.map(async (node, index) => {
+        const spawned = node.spawned;
+        if (spawned === undefined) return;
+        const timer = setTimeout(() => spawned.child.kill("SIGKILL"), 10_000);
+        await this.stopNode(index);
+        clearTimeout(timer);
+      }),
+    );
+  }
+}
