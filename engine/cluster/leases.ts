@@ -192,15 +192,20 @@ export class LeaseManager {
     const bucket = options.bucket ?? DEFAULT_BUCKET;
     if (!/^[-\w]+$/.test(bucket)) throw new RangeError(`bucket must be letters, digits, '_' or '-', got ${JSON.stringify(bucket)}`);
 
+    const openTimeoutMs = positiveInteger("openTimeoutMs", options.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS);
     const js = jetstream(options.connection, { timeout: requestTimeoutMs });
     const jsm = await jetstreamManager(options.connection, { timeout: requestTimeoutMs });
     // Reads go to the stream's leader (allow_direct off), which has applied every acknowledged
     // write: a node sees another node's heartbeat or lease as soon as that node's write returned.
     // Nothing depends on it for safety (every decision is a CAS), but rounds converge in one step.
-    const kv = await withRetries(`opening the lease bucket ${bucket}`, options.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS, () =>
+    const kv = await withRetries(`opening the lease bucket ${bucket}`, openTimeoutMs, () =>
       new Kvm(js).create(bucket, { replicas, history: 1, allow_direct: false }),
     );
     const manager = new LeaseManager(options, kv, jsm, `KV_${bucket}`, bucket);
+    // A bucket just created answers nothing until its stream has a leader and the servers know
+    // its subjects: wait for one write and one read to go through, so the first round counts.
+    await withRetries(`writing this node's heartbeat in ${bucket}`, openTimeoutMs, () => manager.putHeartbeat(options.clock.nowMs()));
+    await withRetries(`reading the lease bucket ${bucket}`, openTimeoutMs, () => kv.get(partitionKey(0)));
     await manager.round();
     manager.schedule();
     return manager;
@@ -324,11 +329,15 @@ export class LeaseManager {
     return [...live].sort(compareIds);
   }
 
-  private async writeHeartbeat(nowMs: number): Promise<boolean> {
+  private async putHeartbeat(nowMs: number): Promise<void> {
     const expiresAtMs = nowMs + this.leaseMs;
+    await this.kv.put(heartbeatKey(this.nodeId), encodeHeartbeat({ node: this.nodeId, expiresAtMs }));
+    this.ownHeartbeatExpiresAtMs = expiresAtMs;
+  }
+
+  private async writeHeartbeat(nowMs: number): Promise<boolean> {
     try {
-      await this.kv.put(heartbeatKey(this.nodeId), encodeHeartbeat({ node: this.nodeId, expiresAtMs }));
-      this.ownHeartbeatExpiresAtMs = expiresAtMs;
+      await this.putHeartbeat(nowMs);
       return true;
     } catch (error) {
       this.report("writing this node's heartbeat", error);
