@@ -43,6 +43,14 @@ export class HoldingProxy {
     return this.heldCount;
   }
 
+  /**
+   * Everything held back so far, as text (NATS protocol and JSON are ASCII): lets a test wait until
+   * a given reply has been produced by the server, i.e. until the server has answered a request.
+   */
+  heldText(): string {
+    return [...this.pairs].map((pair) => Buffer.concat(pair.held).toString("latin1")).join("");
+  }
+
   /** From now on, what servers send is held back (the clients' bytes still pass). */
   hold(): void {
     this.holding = true;
