@@ -36,7 +36,8 @@ function parseLayout(bytes: Uint8Array): ClusterLayout {
 }
 
 async function layoutBucket(connection: NatsConnection, replicas: number): Promise<KV> {
-  return new Kvm(connection).create(BUCKET, { replicas, history: 1 });
+  // Reads go to the stream's leader (allow_direct off), which holds the layout once it was written.
+  return new Kvm(connection).create(BUCKET, { replicas, history: 1, allow_direct: false });
 }
 
 /**

@@ -4,7 +4,7 @@
  * responders"); the JetStream journal rides that out instead of failing at the first refusal.
  */
 import { JetStreamApiError } from "@nats-io/jetstream";
-import { TimeoutError } from "@nats-io/transport-node";
+import { NoRespondersError, TimeoutError } from "@nats-io/transport-node";
 
 /** JetStream's error code for a stream it cannot place on enough servers. */
 const NO_SUITABLE_PEERS = 10005;
@@ -21,6 +21,8 @@ export function retryable(error: unknown): RetryVerdict {
   // No responders: no server took the request (a stream without a leader, a node restarting). The
   // client reports it as JetStreamNotEnabled, a class its package does not export: known by name.
   if (error instanceof Error && error.name === "JetStreamNotEnabled") return { retry: true, unknown: false };
+  // The same refusal from a direct request (a KV get on a bucket whose stream has no leader yet).
+  if (error instanceof NoRespondersError) return { retry: true, unknown: false };
   // "JetStream system temporarily unavailable" and its kin: refused, not carried out.
   if (error instanceof JetStreamApiError && error.status === 503) return { retry: true, unknown: false };
   // "No suitable peers for placement": a replicated stream cannot be placed yet, because the cluster
