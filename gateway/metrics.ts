@@ -15,6 +15,18 @@ export interface ServiceMetricsSources {
   recordCache: () => Pick<RecordCacheStats, "sizeBytes" | "entries">;
   outstandingChallenges: () => number;
   tokensKept: () => number;
+  /** Cluster mode: each partition's owner as this node last saw it; undefined on a single node. */
+  clusterPartitions?: () => ReadonlyArray<ClusterPartitionView>;
+}
+
+/** One partition as a cluster node sees it (metrics). */
+export interface ClusterPartitionView {
+  readonly partition: number;
+  /** The owner's node id by the lease this node last read, or null when none holds it. */
+  readonly ownerNode: string | null;
+  readonly epoch: number;
+  /** Whether this node serves the partition now. */
+  readonly servedHere: boolean;
 }
 
 export class ServiceMetrics {
@@ -63,6 +75,25 @@ export class ServiceMetrics {
   private readonly challenges = new Gauge({ name: "market_auth_challenges_outstanding", help: "Authentication challenges issued and neither used nor expired yet.", registers: [this.registry] });
   private readonly liveTokens = new Gauge({ name: "market_auth_tokens_kept", help: "Access tokens the identity state holds (live, or expired and not yet dropped).", registers: [this.registry] });
 
+  private readonly partitionServed = new Gauge({
+    name: "market_cluster_partition_served",
+    help: "Cluster mode: 1 when this node serves the partition now, else 0.",
+    labelNames: ["partition"] as const,
+    registers: [this.registry],
+  });
+  private readonly partitionEpoch = new Gauge({
+    name: "market_cluster_partition_epoch",
+    help: "Cluster mode: the partition lease's epoch as this node last read it (it grows by one per owner change).",
+    labelNames: ["partition"] as const,
+    registers: [this.registry],
+  });
+  private readonly partitionOwner = new Gauge({
+    name: "market_cluster_partition_owner",
+    help: "Cluster mode: 1 for the node that owns the partition by the lease this node last read (the node label is a node id: bounded by the cluster's size).",
+    labelNames: ["partition", "node"] as const,
+    registers: [this.registry],
+  });
+
   constructor(private readonly sample: ServiceMetricsSources) {
     collectDefaultMetrics({ register: this.registry, prefix: "market_" });
     // Counted here, rendered by prom-client's registry at scrape time (request-metrics.ts).
@@ -91,10 +122,23 @@ export class ServiceMetrics {
     this.replyCacheChars.set({ shard }, stats.replyCacheChars);
   }
 
+  private renderCluster(): void {
+    const partitions = this.sample.clusterPartitions?.();
+    if (partitions === undefined) return;
+    this.partitionOwner.reset();
+    for (const view of partitions) {
+      const partition = String(view.partition);
+      this.partitionServed.set({ partition }, view.servedHere ? 1 : 0);
+      this.partitionEpoch.set({ partition }, view.epoch);
+      if (view.ownerNode !== null) this.partitionOwner.set({ partition, node: view.ownerNode }, 1);
+    }
+  }
+
   /** The text exposition, with the sampled gauges refreshed. */
   async render(): Promise<string> {
     this.sample.pendingByShard().forEach((depth, shard) => this.inbox.set({ shard: String(shard) }, depth));
     this.idempotencyEntries.set(this.sample.idempotencyEntries());
+    this.renderCluster();
     const records = this.sample.recordCache();
     this.recordCacheBytes.set(records.sizeBytes);
     this.recordCacheEntries.set(records.entries);

@@ -190,6 +190,10 @@ function serviceMetrics(late: LateParts, idempotency: IdempotencyIndex, auth: Au
     recordCache: () => late.runtime?.recordCacheStats ?? { sizeBytes: 0, entries: 0 },
     outstandingChallenges: () => auth.outstandingChallenges,
     tokensKept: () => identity.state.tokens.size,
+    clusterPartitions: () => {
+      const runtime = late.runtime;
+      return runtime !== undefined && "partitionViews" in runtime ? runtime.partitionViews() : [];
+    },
   });
 }
 

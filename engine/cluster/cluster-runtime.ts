@@ -42,6 +42,8 @@ export interface Ownership {
   /** Whether this node holds `partition` at `epoch`, valid now by its clock. */
   holds(partition: number, epoch: number): boolean;
   owned(): ReadonlyArray<{ readonly partition: number; readonly epoch: number }>;
+  /** The partition's lease as this node last read it (metrics). */
+  ownerOf(partition: number): { readonly node: string | null; readonly epoch: number } | undefined;
   /** Gives up every lease (calling the runtime's `lost` for each first). */
   close(): Promise<void>;
 }
@@ -126,6 +128,14 @@ export class ClusterRuntime implements Markets {
   /** Partitions this node serves now (metrics, readiness). */
   servedPartitions(): number[] {
     return this.host.openPartitions().filter((partition) => this.serving(partition) !== undefined);
+  }
+
+  /** Every partition's owner as this node last saw it, and whether this node serves it (metrics). */
+  partitionViews(): Array<{ partition: number; ownerNode: string | null; epoch: number; servedHere: boolean }> {
+    return Array.from({ length: this.options.partitions }, (_, partition) => {
+      const seen = this.ownership?.ownerOf(partition);
+      return { partition, ownerNode: seen?.node ?? null, epoch: seen?.epoch ?? 0, servedHere: this.serving(partition) !== undefined };
+    });
   }
 
   /** Requests queued for or in flight to each partition this node has open (0 for the others). */
