@@ -201,7 +201,8 @@ export class LeaseManager {
 
     const openTimeoutMs = positiveInteger("openTimeoutMs", options.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS);
     const js = jetstream(options.connection, { timeout: requestTimeoutMs });
-    const jsm = await jetstreamManager(options.connection, { timeout: requestTimeoutMs });
+    // No API check here: the bucket's creation below is the first request, and it is retried.
+    const jsm = await jetstreamManager(options.connection, { timeout: requestTimeoutMs, checkAPI: false });
     // Reads go to the stream's leader (allow_direct off), which has applied every acknowledged
     // write: a node sees another node's heartbeat or lease as soon as that node's write returned.
     // Nothing depends on it for safety (every decision is a CAS), but rounds converge in one step.

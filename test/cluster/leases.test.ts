@@ -227,6 +227,24 @@ class EpochHistory {
 }
 
 describe("LeaseManager", () => {
+  it("refuses options it cannot work with, naming the option", async () => {
+    const base: LeaseManagerOptions = {
+      connection: observer,
+      nodeId: "a",
+      partitions: PARTITIONS,
+      clock: new ManualClock(START_MS),
+      bucket: freshBucket(),
+      manualRounds: true,
+      onAcquired: async () => undefined,
+      onLost: async () => undefined,
+    };
+    await expect(LeaseManager.open({ ...base, nodeId: "a.b" })).rejects.toThrow(/nodeId must match/);
+    await expect(LeaseManager.open({ ...base, nodeId: "x".repeat(65) })).rejects.toThrow(/nodeId must match/);
+    await expect(LeaseManager.open({ ...base, partitions: 0 })).rejects.toThrow(/partitions must be a positive integer/);
+    await expect(LeaseManager.open({ ...base, leaseMs: 900, renewEveryMs: 800, safetyMarginMs: 100 })).rejects.toThrow(/renewEveryMs \(800\) plus safetyMarginMs \(100\) must be less than leaseMs \(900\)/);
+    await expect(LeaseManager.open({ ...base, bucket: "a.b" })).rejects.toThrow(/bucket must be/);
+  });
+
   it("gives every partition exactly one holder at epoch 1 when two nodes race for the same partitions", async () => {
     // A stale view makes the race certain. a reads the bucket while b does not exist yet, and the
     // replies are held back (a proxy) while b joins and takes its share; then a gets its view,
@@ -577,6 +595,11 @@ describe("LeaseManager", () => {
       const expired = [...a.lost, ...b.lost].filter((lost) => /expired/.test(lost.reason));
       expect(expired.map((lost) => lost.partition).sort()).toEqual([0, 1, 2, 3, 4, 5]);
       await Promise.all([a.manager.close(), b.manager.close()]);
+      // Opening while NATS is down gives up after its open timeout, naming the bucket.
+      const connection = connections[0] as NatsConnection;
+      await expect(
+        LeaseManager.open({ connection, nodeId: "c", partitions: PARTITIONS, clock, bucket, openTimeoutMs: 1_000, onAcquired: async () => undefined, onLost: async () => undefined }),
+      ).rejects.toThrow(new RegExp(`opening the lease bucket ${bucket}: no answer within 1000 ms`));
       expect(rejections).toEqual([]);
     } finally {
       process.off("unhandledRejection", onRejection);
