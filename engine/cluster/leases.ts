@@ -146,13 +146,20 @@ export class LeaseManager {
   private readonly held = new Map<number, HeldLease>();
   /** Per partition, the tail of its callback chain (onAcquired / onLost / release, in order). */
   private readonly callbacks: Array<Promise<void>>;
-  /** Per partition, the last lease value seen (read or written). */
-  private readonly seen: Array<SeenOwner | undefined>;
+  /** Per partition, the newest lease value seen (read or written) and its revision. */
+  private readonly seen: Array<{ readonly value: SeenOwner; readonly revision: number } | undefined>;
   /** Other nodes' heartbeat expiries, as last read. */
   private heartbeats: ReadonlyMap<string, number> = new Map();
   /** This node's heartbeat expiry as last written (0: none). */
   private ownHeartbeatExpiresAtMs = 0;
 
+  /**
+   * Whether the previous round wrote the heartbeat and read the bucket. After a round that could
+   * not (NATS unreachable, the bucket's stream electing a leader), the next good round only
+   * heartbeats and reads: every node was cut off alike, and each must be seen live again before
+   * anyone places partitions, or the first node back would take everything.
+   */
+  private lastRoundSawBucket = true;
   private rounds: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   /** close() began: no more acquisitions, heartbeats or rebalancing; renewals go on until it ends. */
@@ -173,7 +180,7 @@ export class LeaseManager {
     this.renewEveryMs = options.renewEveryMs ?? Math.max(1, Math.floor(this.leaseMs / 3));
     this.marginMs = options.safetyMarginMs ?? Math.floor(this.leaseMs / 10);
     this.callbacks = Array.from({ length: this.partitions }, () => Promise.resolve());
-    this.seen = new Array<SeenOwner | undefined>(this.partitions).fill(undefined);
+    this.seen = new Array<{ readonly value: SeenOwner; readonly revision: number } | undefined>(this.partitions).fill(undefined);
   }
 
   /** Creates the bucket if absent, writes this node's heartbeat and runs a first round. */
@@ -194,7 +201,8 @@ export class LeaseManager {
 
     const openTimeoutMs = positiveInteger("openTimeoutMs", options.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS);
     const js = jetstream(options.connection, { timeout: requestTimeoutMs });
-    const jsm = await jetstreamManager(options.connection, { timeout: requestTimeoutMs });
+    // No API check here: the bucket's creation below is the first request, and it is retried.
+    const jsm = await jetstreamManager(options.connection, { timeout: requestTimeoutMs, checkAPI: false });
     // Reads go to the stream's leader (allow_direct off), which has applied every acknowledged
     // write: a node sees another node's heartbeat or lease as soon as that node's write returned.
     // Nothing depends on it for safety (every decision is a CAS), but rounds converge in one step.
@@ -245,7 +253,7 @@ export class LeaseManager {
 
   /** The partition's lease as last seen by this node (read or written), for metrics. */
   ownerOf(partition: number): SeenOwner | undefined {
-    return this.seen[partition];
+    return this.seen[partition]?.value;
   }
 
   /** Resolves once every callback and release queued so far (and any they queued) has settled. */
@@ -282,6 +290,8 @@ export class LeaseManager {
     this.closed = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
+    // A timer round still renewing: the caller may close the connection once this resolves.
+    await this.rounds;
   }
 
   /** The next timer round, `delayMs` from now (a round starts a period after the previous one started). */
@@ -312,8 +322,11 @@ export class LeaseManager {
       return;
     }
     const [heartbeatWritten, , view] = await Promise.all([this.writeHeartbeat(startedMs), renewals, this.readView()]);
-    if (!heartbeatWritten || view === undefined || this.closing !== undefined) return;
-    this.heartbeats = view.heartbeats;
+    const sawBucket = heartbeatWritten && view !== undefined;
+    const settled = sawBucket && this.lastRoundSawBucket;
+    this.lastRoundSawBucket = sawBucket;
+    if (view !== undefined) this.heartbeats = view.heartbeats;
+    if (view === undefined || !settled || this.closing !== undefined) return;
     this.rebalance(view, this.clock.nowMs());
     await this.acquire(view, this.clock.nowMs());
   }
@@ -366,7 +379,7 @@ export class LeaseManager {
     if (entry.operation !== "PUT") return { kind: "deleted", revision: entry.revision };
     try {
       const value = decodeLease(entry.value, key);
-      this.seen[partition] = value;
+      this.see(partition, value, entry.revision);
       return { kind: "value", value, revision: entry.revision };
     } catch (error) {
       this.report(`reading lease ${key}`, error);
@@ -429,7 +442,7 @@ export class LeaseManager {
     for (let attempt = 1; ; attempt++) {
       try {
         const written = await this.kv.update(key, bytes, revision);
-        this.seen[lease.partition] = value;
+        this.see(lease.partition, value, written);
         return { kind: "written", revision: written };
       } catch (error) {
         if (!refused(error)) return { kind: "failed", error };
@@ -438,7 +451,7 @@ export class LeaseManager {
       try {
         const entry = await this.kv.get(key);
         current = entry === null || entry.operation !== "PUT" ? null : decodeLease(entry.value, key);
-        if (current !== null && entry !== null) this.seen[lease.partition] = current;
+        if (current !== null && entry !== null) this.see(lease.partition, current, entry.revision);
         const ours = current !== null && current.node === this.nodeId && current.epoch === lease.epoch;
         if (!ours || attempt >= 2 || entry === null) return { kind: "refused", current };
         revision = entry.revision;
@@ -497,7 +510,7 @@ export class LeaseManager {
       if (!refused(error)) this.report(`acquiring lease ${key}`, error);
       return;
     }
-    this.seen[partition] = value;
+    this.see(partition, value, written);
     // (A close that began meanwhile gives this lease up too: it waits for the round to end.)
     if (this.held.has(partition)) return;
     const lease: HeldLease = { partition, epoch: value.epoch, revision: written, expiresAtMs: value.expiresAtMs, leaving: false };
@@ -519,16 +532,28 @@ export class LeaseManager {
     });
   }
 
-  /** The placement from a view, this node's own leases taken as it knows them. */
+  /**
+   * The placement from a view, this node's own leases taken as it knows them. A partition's owner
+   * is its lease's node while the lease is valid, and also after it expired while that node is
+   * live: a node that could not renew for a while (the bucket had no leader) takes its own
+   * partitions back, where their state is, instead of the cluster shuffling them.
+   */
   private targets(view: View, nowMs: number): ReadonlyArray<string | null> {
     const live = this.liveAt(nowMs);
     const owners = view.leases.map((read, partition): string | null => {
       if (this.held.has(partition)) return this.nodeId;
       if (read.kind !== "value") return null;
       const { node, expiresAtMs } = read.value;
-      return node !== null && expiresAtMs > nowMs ? node : null;
+      if (node === null) return null;
+      return expiresAtMs > nowMs || live.includes(node) ? node : null;
     });
     return placePartitions(this.partitions, live, owners);
+  }
+
+  /** Keeps the newest value of a lease (reads and writes of one round may answer out of order). */
+  private see(partition: number, value: LeaseValue, revision: number): void {
+    const current = this.seen[partition];
+    if (current === undefined || current.revision < revision) this.seen[partition] = { value, revision };
   }
 
   /** A held lease is gone (refused, or expired unrenewed): drop it and tell the runtime. */

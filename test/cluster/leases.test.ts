@@ -227,6 +227,24 @@ class EpochHistory {
 }
 
 describe("LeaseManager", () => {
+  it("refuses options it cannot work with, naming the option", async () => {
+    const base: LeaseManagerOptions = {
+      connection: observer,
+      nodeId: "a",
+      partitions: PARTITIONS,
+      clock: new ManualClock(START_MS),
+      bucket: freshBucket(),
+      manualRounds: true,
+      onAcquired: async () => undefined,
+      onLost: async () => undefined,
+    };
+    await expect(LeaseManager.open({ ...base, nodeId: "a.b" })).rejects.toThrow(/nodeId must match/);
+    await expect(LeaseManager.open({ ...base, nodeId: "x".repeat(65) })).rejects.toThrow(/nodeId must match/);
+    await expect(LeaseManager.open({ ...base, partitions: 0 })).rejects.toThrow(/partitions must be a positive integer/);
+    await expect(LeaseManager.open({ ...base, leaseMs: 900, renewEveryMs: 800, safetyMarginMs: 100 })).rejects.toThrow(/renewEveryMs \(800\) plus safetyMarginMs \(100\) must be less than leaseMs \(900\)/);
+    await expect(LeaseManager.open({ ...base, bucket: "a.b" })).rejects.toThrow(/bucket must be/);
+  });
+
   it("gives every partition exactly one holder at epoch 1 when two nodes race for the same partitions", async () => {
     // A stale view makes the race certain. a reads the bucket while b does not exist yet, and the
     // replies are held back (a proxy) while b joins and takes its share; then a gets its view,
@@ -414,6 +432,25 @@ describe("LeaseManager", () => {
     expect(a.manager.ownerOf(0)).toMatchObject({ node: "intruder", epoch: 2 });
   });
 
+  it("keeps epochs above every earlier one when a lease key was deleted behind the managers' backs", async () => {
+    const bucket = freshBucket();
+    const clock = new ManualClock(START_MS);
+    const a = await startNode("a", { bucket, clock });
+    const kv = await openBucket(bucket);
+    await kv.delete("partition.0");
+    const marker = (await kv.get("partition.0")) as { revision: number; operation: string };
+    expect(marker.operation).toBe("DEL");
+    clock.advance(RENEW_MS);
+    await a.manager.round();
+    await a.manager.settled();
+    expect(a.lost).toEqual([{ partition: 0, reason: expect.stringMatching(/refused.*deleted/) as unknown as string }]);
+    clock.advance(RENEW_MS);
+    await a.manager.round();
+    // The deletion marker's revision bounds every epoch the key had (each was a write before it).
+    expect(a.manager.owned()[0]).toEqual({ partition: 0, epoch: marker.revision + 1 });
+    expect(await storedLease(kv, 0)).toMatchObject({ node: "a", epoch: marker.revision + 1 });
+  });
+
   it("close() calls onLost, releases every lease (epoch kept) and removes the heartbeat, so another node takes over at its next round", async () => {
     const bucket = freshBucket();
     const clock = new ManualClock(START_MS);
@@ -487,6 +524,50 @@ describe("LeaseManager", () => {
     await expectExclusive(kv, [a, b]);
   });
 
+  it("after an outage every node cut off alike (the bucket's stream electing a leader) takes back its own partitions, none moves", async () => {
+    const bucket = freshBucket();
+    const clock = new ManualClock(START_MS);
+    const nodes: TestNode[] = [];
+    const nodeProxies: HoldingProxy[] = [];
+    for (const name of ["a", "b"]) {
+      const proxy = await HoldingProxy.start(cluster.nodes[0]?.clientPort as number);
+      proxies.push(proxy);
+      nodeProxies.push(proxy);
+      const connection = await connect({ servers: [proxy.url], pingInterval: 60_000 });
+      nodes.push(await startNode(name, { bucket, clock, connection }));
+    }
+    const [a, b] = nodes as [TestNode, TestNode];
+    await rounds(clock, [a, b], 2);
+    const before = [epochsOf(a), epochsOf(b)];
+    expect([...(before[0] as Map<number, number>).keys()]).toEqual([0, 1, 2]);
+    expect([...(before[1] as Map<number, number>).keys()]).toEqual([3, 4, 5]);
+
+    const [lostBefore, acquiredBefore] = [[a.lost.length, b.lost.length], [a.acquired.length, b.acquired.length]];
+    // Nothing answers either node for longer than a lease.
+    for (const proxy of nodeProxies) proxy.hold();
+    clock.advance(RENEW_MS);
+    await Promise.all([a.manager.round(), b.manager.round()]);
+    clock.advance(LEASE_MS);
+    expect([...a.manager.owned(), ...b.manager.owned()]).toEqual([]);
+    for (const proxy of nodeProxies) proxy.release();
+
+    // First good round: leases reported lost, heartbeats written, nothing placed yet.
+    await a.manager.round();
+    await b.manager.round();
+    await Promise.all([a.manager.settled(), b.manager.settled()]);
+    expect(a.lost.slice(lostBefore[0]).map((lost) => lost.partition)).toEqual([0, 1, 2]);
+    expect(b.lost.slice(lostBefore[1]).map((lost) => lost.partition)).toEqual([3, 4, 5]);
+    expect([...a.manager.owned(), ...b.manager.owned()]).toEqual([]);
+    // Next round: each sees the other live and takes its own back at epoch + 1.
+    await rounds(clock, [a, b]);
+    const next = (epochs: Map<number, number>): Map<number, number> => new Map([...epochs].map(([partition, epoch]) => [partition, epoch + 1]));
+    expect(epochsOf(a)).toEqual(next(before[0] as Map<number, number>));
+    expect(epochsOf(b)).toEqual(next(before[1] as Map<number, number>));
+    expect(a.acquired.slice(acquiredBefore[0]).map((lease) => lease.partition)).toEqual([0, 1, 2]);
+    expect(b.acquired.slice(acquiredBefore[1]).map((lease) => lease.partition)).toEqual([3, 4, 5]);
+    await expectExclusive(await openBucket(bucket), [a, b]);
+  });
+
   it("never lets a timer round reject while the NATS cluster is killed; holds() turns false at expiry, onLost follows, close() still resolves", async () => {
     const rejections: unknown[] = [];
     const onRejection = (reason: unknown): void => void rejections.push(reason);
@@ -514,6 +595,11 @@ describe("LeaseManager", () => {
       const expired = [...a.lost, ...b.lost].filter((lost) => /expired/.test(lost.reason));
       expect(expired.map((lost) => lost.partition).sort()).toEqual([0, 1, 2, 3, 4, 5]);
       await Promise.all([a.manager.close(), b.manager.close()]);
+      // Opening while NATS is down gives up after its open timeout, naming the bucket.
+      const connection = connections[0] as NatsConnection;
+      await expect(
+        LeaseManager.open({ connection, nodeId: "c", partitions: PARTITIONS, clock, bucket, openTimeoutMs: 1_000, onAcquired: async () => undefined, onLost: async () => undefined }),
+      ).rejects.toThrow(new RegExp(`opening the lease bucket ${bucket}: no answer within 1000 ms`));
       expect(rejections).toEqual([]);
     } finally {
       process.off("unhandledRejection", onRejection);
