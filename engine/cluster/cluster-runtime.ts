@@ -39,8 +39,10 @@ import { PartitionHost } from "./partition-host.js";
 
 /** What the runtime needs from the leases (leases.ts). */
 export interface Ownership {
-  /** Whether this node holds `partition` at `epoch`, valid now by its clock. */
+  /** Whether this node holds `partition` at `epoch`, valid now by its clock (reads need this). */
   holds(partition: number, epoch: number): boolean;
+  /** Whether this node may go on appending to `partition`'s stream at `epoch` (commands need this; fenced in any case). */
+  mayAppend(partition: number, epoch: number): boolean;
   owned(): ReadonlyArray<{ readonly partition: number; readonly epoch: number }>;
   /** The partition's lease as this node last read it (metrics). */
   ownerOf(partition: number): { readonly node: string | null; readonly epoch: number } | undefined;
@@ -118,11 +120,16 @@ export class ClusterRuntime implements Markets {
     return fnv1a32("commitmentId" in command ? command.commitmentId : "") % this.options.partitions;
   }
 
-  /** The epoch this node serves `partition` at, if it owns it, has it open and its lease is valid now. */
-  private serving(partition: number): number | undefined {
+  /**
+   * The epoch this node serves `partition` at, if it owns it and has it open: for reads, with a
+   * lease valid now by its clock; for commands, also with a lease that lapsed only because the
+   * lease bucket is out of reach (leases.ts `mayAppend`; every append is fenced by the stream).
+   */
+  private serving(partition: number, forCommands = false): number | undefined {
     const epoch = this.host.epochOf(partition);
     if (epoch === undefined || this.ownership === undefined) return undefined;
-    return this.ownership.holds(partition, epoch) ? epoch : undefined;
+    if (this.ownership.holds(partition, epoch)) return epoch;
+    return forCommands && this.ownership.mayAppend(partition, epoch) ? epoch : undefined;
   }
 
   /** Partitions this node serves now (metrics, readiness). */
@@ -157,7 +164,7 @@ export class ClusterRuntime implements Markets {
   async submit(command: Command, fingerprint: string): Promise<SubmitResult> {
     this.refuseIfClosed();
     const partition = this.partitionOf(command);
-    if (this.serving(partition) !== undefined) return this.submitHere(command, fingerprint);
+    if (this.serving(partition, true) !== undefined) return this.submitHere(command, fingerprint);
     // The owner decides idempotency; what it answers is the reply, whether it executed or replayed.
     return { disposition: "executed", reply: await this.forwarder.send(partition, commandRequest(command, fingerprint)) };
   }
@@ -200,7 +207,7 @@ export class ClusterRuntime implements Markets {
   private readonly executor: Executor = {
     execute: async (command, fingerprint) => {
       const partition = this.partitionOf(command);
-      if (this.serving(partition) === undefined) throw new UnavailableError(`partition ${partition} changed owner; retry shortly`);
+      if (this.serving(partition, true) === undefined) throw new UnavailableError(`partition ${partition} changed owner; retry shortly`);
       const response = await this.host.request(partition, commandRequest(command, fingerprint));
       if (response.kind !== "command") throw new Error("partition answered a command with a read response");
       this.commandsSinceCheckpoint += 1;
@@ -214,7 +221,7 @@ export class ClusterRuntime implements Markets {
 
   /** What this node answers for a request another node forwarded to it as the owner of `partition`. */
   private answerForwarded(partition: number, request: ShardRequest): Promise<ShardReply> {
-    if (this.closed || this.serving(partition) === undefined) {
+    if (this.closed || this.serving(partition, request.kind === "command") === undefined) {
       return Promise.reject(new UnavailableError(`this node no longer serves partition ${partition}`));
     }
     if (request.kind === "command") return this.submitHere(request.command, request.fingerprint).then((result) => result.reply);

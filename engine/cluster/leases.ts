@@ -231,6 +231,19 @@ export class LeaseManager {
     return run;
   }
 
+  /**
+   * Whether the partition's owner at `epoch` may go on appending to its stream: while the lease is
+   * held, and also after it lapsed because the lease bucket could not be reached (its stream
+   * electing a leader after a NATS node died): then no other node can take the lease either,
+   * since that too is a write to the bucket. Appending stays safe in any case, because every
+   * append is fenced by the stream; what a lapsed lease must not do is answer reads from memory
+   * (another owner may have appended meanwhile): those need `holds`.
+   */
+  mayAppend(partition: number, epoch: number): boolean {
+    const lease = this.held.get(partition);
+    return lease !== undefined && lease.epoch === epoch && !lease.leaving && !this.closed;
+  }
+
   /** Held at that epoch, and valid for at least the safety margin by the local clock. */
   holds(partition: number, epoch: number): boolean {
     const lease = this.held.get(partition);
@@ -314,7 +327,10 @@ export class LeaseManager {
     const leaving = this.closing !== undefined;
     const startedMs = this.clock.nowMs();
     for (const lease of [...this.held.values()]) {
-      if (!this.valid(lease, startedMs)) this.lose(lease, `the lease expired (at ${lease.expiresAtMs}) before it could be renewed`);
+      // A lease that lapsed while the bucket was out of reach is kept (see mayAppend): nobody can
+      // have taken it, since taking it is a write to the same bucket. It is renewed below once the
+      // bucket answers, or lost if another node took it meanwhile.
+      if (!this.valid(lease, startedMs) && this.lastRoundSawBucket) this.lose(lease, `the lease expired (at ${lease.expiresAtMs}) before it could be renewed`);
     }
     const renewals = Promise.all([...this.held.values()].map((lease) => this.renew(lease, startedMs)));
     if (leaving) {
