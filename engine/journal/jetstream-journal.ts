@@ -17,7 +17,7 @@
  *   change. A journal never writes after a message of a greater epoch than its own: once it learns
  *   of one (at open, or from a refusal) every append is refused with JournalEpochFencedError (a
  *   JournalFencedError), with or without `expectedLastSequence`, so a succeeded owner cannot append
- *   by learning the new tail. A claim must raise the stream's epoch; one that does not is refused
+ *   by learning the new tail; nor can it write a snapshot. A claim must raise the stream's epoch; one that does not is refused
  *   the same way (an old owner cannot claim back). Claim before reading the state to serve from:
  *   everything before the claim is then final.
  * - The hash chain (jetstream-batch.ts) runs over every entry of the stream; a writer takes the
@@ -131,8 +131,9 @@ export class JournalPositionNotCachedError extends Error {
 }
 
 /**
- * An append or claim refused because the stream records a later owner than this writer: a message
- * of a greater epoch (a successor's claim) is in the stream, or a claim would not raise the epoch.
+ * An append, claim or snapshot refused because the stream records a later owner than this writer:
+ * a message of a greater epoch (a successor's claim) is in the stream, or a claim would not raise
+ * the epoch.
  */
 export class JournalEpochFencedError extends JournalFencedError {
   override name = "JournalEpochFencedError";
@@ -146,7 +147,7 @@ export class JournalEpochFencedError extends JournalFencedError {
     lastSequence: number,
   ) {
     super(expectedLastSequence, lastSequence);
-    this.message = `append refused: stream ${stream} records epoch ${streamEpoch}, and this writer's epoch is ${epoch} (another owner claimed the stream; the journal's last sequence is ${lastSequence})`;
+    this.message = `refused: stream ${stream} records epoch ${streamEpoch}, and this writer's epoch is ${epoch}: after an owner's claim only a greater epoch may write (the journal's last sequence is ${lastSequence})`;
   }
 }
 
@@ -303,7 +304,6 @@ export class JetStreamJournal implements Journal {
     return info;
   }
 
-  /** Why a snapshot's mark does not match the stream, or undefined if it does. */
   /**
    * Why a snapshot's mark does not match the stream, or undefined if it does. The marked message may
    * be a claim (a snapshot taken right after one): it ends where the entries before it end. The
@@ -629,6 +629,8 @@ export class JetStreamJournal implements Journal {
     if (this.closed) throw new Error(`the JetStream journal ${this.options.name} is closed`);
     if (this.failure !== undefined) throw this.failure;
     if (this.appendsPending !== 0) throw new Error("snapshot with an append in flight");
+    // A succeeded owner's state does not hold its successor's entries that the tail now covers.
+    this.refuseIfSucceeded(undefined);
     const mark: SnapshotMark = { sequence: this.tail.lastSequence, streamSequence: this.tail.streamSequence, batchId: this.tail.batchId };
     const sizeBytes = await withRetries(`writing a snapshot of ${this.options.name}`, this.retryDeadlineMs, () => this.snapshots.write(this.options.name, mark, payload, keep));
     return { sequence: mark.sequence, sizeBytes };

@@ -364,6 +364,8 @@ describe("owners, epochs and the hash chain on a 3-node cluster", () => {
     // Fenced for good: having learnt the new tail does not let it append, with or without an expectation.
     await expect(previous.append([bytes("late")], { expectedLastSequence: 2 })).rejects.toBeInstanceOf(JournalEpochFencedError);
     await expect(previous.append([bytes("late")])).rejects.toBeInstanceOf(JournalEpochFencedError);
+    // Nor may it store a snapshot of its state under the successor's tail.
+    await expect(previous.writeSnapshot(bytes("stale state"), 2)).rejects.toBeInstanceOf(JournalEpochFencedError);
     expect((await jsm.streams.info(name)).state.messages).toBe(3);
 
     // The successor appends after its claim; a writer outside cluster mode (epoch 0) is fenced too.
