@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 /**
  * market-service command line: `serve` runs the service (the default); `replay` and `verify` audit a
- * data directory from its raw logs.
+ * data directory from its raw logs, or a cluster partition's stream (live or exported, see
+ * stream-audit-cli.ts); `export-stream` writes a stream to an export file.
  */
 import { existsSync } from "node:fs";
+import type { StreamSourceChoice } from "./stream-audit-cli.js";
 import { availableParallelism } from "node:os";
 import * as path from "node:path";
 import { Command, InvalidArgumentError } from "commander";
-import { replayDataDir, replayMarketRecord, verifyDataDir, type ReplayResult } from "../engine/audit/audit-replay.js";
+import { replayDataDir, replayMarketRecord, verifyDataDir } from "../engine/audit/audit-replay.js";
+import { auditSummary as summary, printMarkets } from "./audit-output.js";
 import { progressReporter } from "./progress-bar.js";
 import { MAX_POOL_THREADS } from "../engine/pool/worker-pool.js";
 import { serve } from "./main.js";
@@ -24,17 +27,6 @@ program
   // `market-service --version` / `-V`: the service version (also in the OpenAPI and MCP info).
   .version(SERVICE_VERSION, "-V, --version", "print the service version");
 
-function summary(verb: string, result: ReplayResult): string {
-  const seconds = (result.elapsedMs / 1000).toFixed(2);
-  return `${verb} ${result.commands.toLocaleString("en-US")} commands from ${result.shards} shard(s) in ${seconds} s ` +
-    `(${result.commandsPerSecond.toLocaleString("en-US")} commands/s); ${result.markets.length} market(s)`;
-}
-
-function printMarkets(result: ReplayResult): void {
-  for (const m of result.markets) {
-    process.stdout.write(`${m.recordHash}  ${m.marketId}  (${m.commands} commands, shard ${m.shard}${m.stateReconstructed ? "" : ", NOT RECONSTRUCTED"})\n`);
-  }
-}
 
 const dataOption = (value: string): string => {
   if (value.length === 0) throw new InvalidArgumentError("a directory is required");
@@ -80,6 +72,46 @@ const threadsOption = (value: string): number => {
 };
 const THREADS_HELP = "worker threads auditing shards in parallel (one per shard at most); 1 audits in the main thread";
 
+const NATS_HELP = "audit a cluster partition's stream instead of a data directory: the NATS servers' URLs, comma-separated (with --stream)";
+const STREAM_HELP = "the stream to audit (a partition's: partition-<p>), with --nats";
+const STREAM_EXPORT_HELP = "audit a stream export file (written by export-stream) instead of a data directory";
+const nonEmpty = (what: string) => (value: string): string => {
+  if (value.trim().length === 0) throw new InvalidArgumentError(`${what} is required`);
+  return value;
+};
+
+/** `--nats a,b,c` as server URLs (empty if it names none). */
+function serversOf(value: string | undefined): string[] {
+  return (value ?? "").split(",").map((url) => url.trim()).filter((url) => url.length > 0);
+}
+
+interface SourceOptions {
+  nats?: string;
+  stream?: string;
+  streamExport?: string;
+}
+
+/**
+ * The stream an audit reads, if its options name one; undefined for a data directory; null (with
+ * the refusal written and the exit code set) when they name two sources or half of one.
+ */
+function streamSource(command: string, options: SourceOptions, dataGiven: boolean): StreamSourceChoice | undefined | null {
+  const refuse = (why: string): null => {
+    process.stderr.write(`${command}: ${why}\n`);
+    process.exitCode = 1;
+    return null;
+  };
+  const live = options.nats !== undefined || options.stream !== undefined;
+  if (!live && options.streamExport === undefined) return undefined;
+  if (live && options.streamExport !== undefined) return refuse("--stream-export reads an export file, --nats/--stream a live stream: give one of them");
+  if (dataGiven) return refuse("--data names a data directory, and --nats/--stream or --stream-export a stream: give one source");
+  if (options.streamExport !== undefined) return { kind: "export", file: options.streamExport };
+  const servers = serversOf(options.nats);
+  if (servers.length === 0) return refuse("--stream needs --nats <url,...>: the NATS servers holding the stream");
+  if (options.stream === undefined) return refuse("--nats needs --stream <name>: the partition's stream (partition-<p>)");
+  return { kind: "live", servers, stream: options.stream };
+}
+
 program
   .command("serve", { isDefault: true })
   .description("run the service (the default command); settings come from the environment")
@@ -93,7 +125,22 @@ program
   .option("--market <id>", "print this market's full record as JSON instead")
   .option("--json", "machine-readable output")
   .option("--threads <n>", THREADS_HELP, threadsOption, availableParallelism())
-  .action((options: { data: string; market?: string; json?: boolean; threads: number }) => withDataDirLock(options.data, "replay", async () => {
+  .option("--nats <urls>", NATS_HELP, nonEmpty("a NATS URL"))
+  .option("--stream <name>", STREAM_HELP, nonEmpty("a stream name"))
+  .option("--stream-export <file>", STREAM_EXPORT_HELP, nonEmpty("a file"))
+  .action(async (options: { data: string; market?: string; json?: boolean; threads: number } & SourceOptions, command: Command) => {
+    const stream = streamSource("replay", options, command.getOptionValueSource("data") === "cli");
+    if (stream === null) return;
+    if (stream !== undefined) {
+      const { replayFromStream } = await import("./stream-audit-cli.js");
+      await replayFromStream(stream, options);
+      return;
+    }
+    await replayDirectory(options);
+  });
+
+function replayDirectory(options: { data: string; market?: string; json?: boolean; threads: number }): Promise<void> {
+  return withDataDirLock(options.data, "replay", async () => {
     if (options.market !== undefined) {
       const record = replayMarketRecord(options.data, options.market);
       if (record === undefined) {
@@ -110,7 +157,8 @@ program
     if (options.json === true) process.stdout.write(`${JSON.stringify(result)}\n`);
     else printMarkets(result);
     process.stderr.write(`${summary("replayed", result)}\n`);
-  }));
+  }).then(() => undefined);
+}
 
 program
   .command("verify")
@@ -118,7 +166,22 @@ program
   .option("--data <dir>", DATA_HELP, dataOption, DEFAULT_DATA_DIR)
   .option("--json", "machine-readable output")
   .option("--threads <n>", THREADS_HELP, threadsOption, availableParallelism())
-  .action((options: { data: string; json?: boolean; threads: number }) => withDataDirLock(options.data, "verify", async () => {
+  .option("--nats <urls>", NATS_HELP, nonEmpty("a NATS URL"))
+  .option("--stream <name>", STREAM_HELP, nonEmpty("a stream name"))
+  .option("--stream-export <file>", STREAM_EXPORT_HELP, nonEmpty("a file"))
+  .action(async (options: { data: string; json?: boolean; threads: number } & SourceOptions, command: Command) => {
+    const stream = streamSource("verify", options, command.getOptionValueSource("data") === "cli");
+    if (stream === null) return;
+    if (stream !== undefined) {
+      const { verifyFromStream } = await import("./stream-audit-cli.js");
+      await verifyFromStream(stream, options);
+      return;
+    }
+    await verifyDirectory(options);
+  });
+
+function verifyDirectory(options: { data: string; json?: boolean; threads: number }): Promise<void> {
+  return withDataDirLock(options.data, "verify", async () => {
     const progress = progressReporter("verify");
     const result = await verifyDataDir(options.data, { onProgress: progress.onProgress, threads: options.threads });
     progress.stop();
@@ -130,7 +193,25 @@ program
     }
     if (options.json !== true) printMarkets(result.replay);
     process.stderr.write(`${summary("verified", result.replay)}; ${result.snapshotsCompared} snapshot(s) matched\n`);
-  }));
+  }).then(() => undefined);
+}
+
+program
+  .command("export-stream")
+  .description("write a cluster partition's stream (every message up to its last one now) to an export file that replay and verify read with --stream-export; never overwrites a file")
+  .requiredOption("--nats <urls>", "the NATS servers' URLs, comma-separated", nonEmpty("a NATS URL"))
+  .requiredOption("--stream <name>", "the stream to export (a partition's: partition-<p>)", nonEmpty("a stream name"))
+  .requiredOption("--out <file>", "the export file to write (refused if it exists)", nonEmpty("a file"))
+  .action(async (options: { nats: string; stream: string; out: string }) => {
+    const servers = serversOf(options.nats);
+    if (servers.length === 0) {
+      process.stderr.write("export-stream: --nats names no server URL\n");
+      process.exitCode = 1;
+      return;
+    }
+    const { exportStream } = await import("./stream-audit-cli.js");
+    await exportStream({ servers, stream: options.stream, out: options.out });
+  });
 
 program
   .command("provision")

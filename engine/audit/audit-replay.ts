@@ -13,15 +13,13 @@
 import { existsSync, readdirSync } from "node:fs";
 import * as path from "node:path";
 import { buildMarketRecord } from "../record.js";
-import { plainDeepEqual } from "../plain-equal.js";
-import { commitmentsOf, type MarketAggregate } from "../rules/state.js";
 import type { Command } from "../rules/types/command.js";
 import type { MarketRecord } from "../rules/types/record.js";
 import { LogCorruptError, SegmentLog, SnapshotStore } from "../../storage/index.js";
 import { decodeLoggedCommand } from "../runtime/logged-command.js";
 import { shardOfMarket } from "../runtime/shard-routing.js";
-import { decodeShardSnapshot } from "../runtime/shard-snapshot.js";
 import { LogFold, type ShardMarket } from "../log-fold.js";
+import { auditMarket, notReconstructed, snapshotDivergence } from "./market-audit.js";
 import { auditShardsOnWorkers } from "./parallel-audit.js";
 import type { AuditMode, MarketAudit, ShardAudit, ShardAuditWork } from "./shard-audit.js";
 
@@ -137,33 +135,11 @@ function commandsOf(replayed: ReplayedShard, marketId: string, positions: readon
 function auditMarkets(index: number, replayed: ReplayedShard, stopIfNotReconstructed: boolean): { markets: MarketAudit[]; problem?: string } {
   const markets: MarketAudit[] = [];
   for (const [marketId, entry] of replayed.markets) {
-    const record = buildMarketRecord(commandsOf(replayed, marketId, entry.positions), entry.agg);
-    markets.push({
-      marketId,
-      shard: index,
-      commands: entry.positions.length,
-      recordHash: record.integrity.recordHash,
-      stateReconstructed: record.integrity.stateReconstructed,
-    });
-    if (stopIfNotReconstructed && !record.integrity.stateReconstructed) {
-      return { markets, problem: `shard ${index}: market ${JSON.stringify(marketId)} does not reconstruct from its events` };
-    }
+    const audit = auditMarket(index, marketId, commandsOf(replayed, marketId, entry.positions), entry);
+    markets.push(audit);
+    if (stopIfNotReconstructed && !audit.stateReconstructed) return { markets, problem: notReconstructed(`shard ${index}`, marketId) };
   }
   return { markets };
-}
-
-/** The part of an aggregate a snapshot must reproduce exactly. */
-function comparable(entry: ShardMarket): unknown {
-  const agg: MarketAggregate = entry.agg;
-  return {
-    market: agg.market,
-    commitments: commitmentsOf(agg),
-    bids: agg.bids,
-    lastResolution: agg.lastResolution ?? null,
-    commandCount: agg.commandCount,
-    eventCount: agg.eventCount,
-    positions: entry.positions,
-  };
 }
 
 /** replay: every market's record hash. A log that does not open throws (LogCorruptError). */
@@ -209,22 +185,9 @@ function verifyOneShard(index: number, dir: string, onFrames: (frames: number) =
         snapshotProblem = `shard ${index}: snapshot at lsn ${lsn} records a chain head that differs from the log's`;
         return;
       }
-      const decoded = decodeShardSnapshot(snapshotPayloadOf(snapshot.payload));
-      // A snapshot in a format this build does not read is not used by a start either: nothing to compare.
-      if ("unreadableVersion" in decoded) return;
-      const inSnapshot = new Map(decoded.markets.map((m) => [m.agg.market.id, m]));
-      if (inSnapshot.size !== live.size) {
-        snapshotProblem = `shard ${index}: snapshot at lsn ${lsn} holds ${inSnapshot.size} markets, the log ${live.size}`;
-        return;
-      }
-      for (const [marketId, entry] of live) {
-        const stored = inSnapshot.get(marketId);
-        if (stored === undefined || !plainDeepEqual(comparable(stored), comparable(entry))) {
-          snapshotProblem = `shard ${index}: market ${JSON.stringify(marketId)} in the snapshot at lsn ${lsn} differs from the replayed log`;
-          return;
-        }
-      }
-      snapshotsCompared += 1;
+      const compared = snapshotDivergence(`shard ${index}`, `lsn ${lsn}`, snapshotPayloadOf(snapshot.payload), live);
+      snapshotProblem = compared.problem;
+      if (compared.compared && compared.problem === undefined) snapshotsCompared += 1;
     }, new KeptPayloads(keptPayloadBytes));
     if (snapshotProblem !== undefined) return failed(snapshotProblem);
     if (snapshot !== null && snapshot.lsn > log.lastLsn) {

@@ -10,6 +10,19 @@
  *   (API error 10071) and nothing is stored. With `expectedLastSequence` that refusal is the
  *   journal's JournalFencedError; without it the journal learns the new tail and appends after it.
  *   Either way batches stay contiguous, which is what lets entry sequences be derived from them.
+ * - Owners and epochs (cluster mode): every batch records its writer's epoch (0 outside cluster
+ *   mode). A partition's new owner first `claim`s the stream with its lease's epoch: a batch of zero
+ *   entries, published with the expected last message like any batch, so the stream's last message
+ *   moves and the previous owner's next publish is refused even though the last entry did not
+ *   change. A journal never writes after a message of a greater epoch than its own: once it learns
+ *   of one (at open, or from a refusal) every append is refused with JournalEpochFencedError (a
+ *   JournalFencedError), with or without `expectedLastSequence`, so a succeeded owner cannot append
+ *   by learning the new tail; nor can it write a snapshot. A claim must raise the stream's epoch; one that does not is refused
+ *   the same way (an old owner cannot claim back). Claim before reading the state to serve from:
+ *   everything before the claim is then final.
+ * - The hash chain (jetstream-batch.ts) runs over every entry of the stream; a writer takes the
+ *   value before its batch from the last message it knows of, so a new owner continues the previous
+ *   owner's chain.
  * - Every batch has an id of its own (`Nats-Msg-Id`: this journal's random id and a counter). A
  *   publish that timed out may still have been stored ("outcome unknown"); it is retried with the
  *   same id and the same expected sequence, and JetStream answers the retry of a stored message as
@@ -34,7 +47,6 @@
  */
 import { randomBytes } from "node:crypto";
 import {
-  DeliverPolicy,
   JetStreamApiError,
   RetentionPolicy,
   StorageType,
@@ -46,8 +58,11 @@ import {
 } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { BatchCache, type CachedBatch } from "./batch-cache.js";
-import { MAX_BATCH_ENTRIES, MAX_STREAM_SEQUENCE, decodeBatch, decodeBatchHeader, encodeBatch, locate, positionOf } from "./jetstream-batch.js";
+import { MAX_BATCH_ENTRIES, MAX_STREAM_SEQUENCE, decodeBatch, encodeBatch, lastSequenceOf, locate, positionOf } from "./jetstream-batch.js";
 import { errorText, pause, backoffMs, retryable, withRetries } from "./jetstream-retry.js";
+import { MSG_ID_HEADER, readStreamMessages } from "./jetstream-stream-reader.js";
+import { StreamContinuity } from "./stream-continuity.js";
+import { genesisChainHash } from "../../storage/hash-chain.js";
 import { JetStreamSnapshots, type SnapshotMark } from "./jetstream-snapshots.js";
 import {
   JournalFencedError,
@@ -62,7 +77,6 @@ import {
 
 /** JetStream's "wrong last sequence" API error: the publish's expected last sequence is not the stream's. */
 const WRONG_LAST_SEQUENCE = 10071;
-const MSG_ID_HEADER = "Nats-Msg-Id";
 /** Room for a batch message's headers (its id and expected last sequence) within max_payload. */
 const HEADER_ALLOWANCE_BYTES = 512;
 
@@ -90,6 +104,12 @@ export interface JetStreamJournalOptions {
   readonly retryDeadlineMs?: number;
   /** Bytes of recent batches kept for `readAt` (default 8 MiB). */
   readonly cacheBytes?: number;
+  /**
+   * The epoch this journal writes its batches with until a `claim` sets another (a non-negative
+   * safe integer; default 0: not in cluster mode, or no owner). A journal whose epoch is below the
+   * stream's last recorded one opens (it can read) but cannot append.
+   */
+  readonly epoch?: number;
   /** Called before each retried publish (metrics, and tests that need to see the retry happen). */
   readonly onRetry?: (retry: PublishRetry) => void;
 }
@@ -108,6 +128,47 @@ export class JournalPositionNotCachedError extends Error {
   constructor(readonly position: JournalPosition) {
     super(`position ${position} is not among the JetStream journal's cached batches, and a synchronous read cannot reach NATS: use fetchAt`);
   }
+}
+
+/**
+ * An append, claim or snapshot refused because the stream records a later owner than this writer:
+ * a message of a greater epoch (a successor's claim) is in the stream, or a claim would not raise
+ * the epoch.
+ */
+export class JournalEpochFencedError extends JournalFencedError {
+  override name = "JournalEpochFencedError";
+  constructor(
+    readonly stream: string,
+    /** The epoch this writer appends (or claims) with. */
+    readonly epoch: number,
+    /** The greatest epoch the stream records. */
+    readonly streamEpoch: number,
+    expectedLastSequence: number,
+    lastSequence: number,
+  ) {
+    super(expectedLastSequence, lastSequence);
+    this.message = `refused: stream ${stream} records epoch ${streamEpoch}, and this writer's epoch is ${epoch}: after an owner's claim only a greater epoch may write (the journal's last sequence is ${lastSequence})`;
+  }
+}
+
+/** The last message a journal knows of: its stream sequence, id, last entry, epoch and chain. */
+interface Tail {
+  readonly streamSequence: number;
+  readonly lastSequence: number;
+  readonly batchId: string;
+  readonly epoch: number;
+  /** The chain after the stream's last entry (32 bytes). */
+  readonly chain: Uint8Array;
+}
+
+const EMPTY_TAIL: Tail = { streamSequence: 0, lastSequence: 0, batchId: "", epoch: 0, chain: genesisChainHash() };
+
+function tailOf(streamSequence: number, batchId: string, header: { firstSequence: number; count: number; epoch: number; chain: Uint8Array }): Tail {
+  return { streamSequence, lastSequence: lastSequenceOf(header), batchId, epoch: header.epoch, chain: header.chain };
+}
+
+function checkEpoch(epoch: number, what: string): void {
+  if (!(Number.isSafeInteger(epoch) && epoch >= 0)) throw new RangeError(`${what} must be a non-negative safe integer, not ${epoch}`);
 }
 
 /** Counters for metrics (and for tests that must see a retry or a duplicate happen). */
@@ -133,14 +194,16 @@ export class JetStreamJournal implements Journal {
   private failure: Error | undefined;
   private retries = 0;
   private duplicates = 0;
+  /** The epoch this journal writes with (the option, then the last claim's). */
+  private writerEpoch: number;
 
   private constructor(
     private readonly options: JetStreamJournalOptions,
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
     private readonly snapshots: JetStreamSnapshots,
-    /** The stream sequence of the last batch this journal knows of, and that batch's id and last entry. */
-    private tail: { streamSequence: number; lastSequence: number; batchId: string },
+    /** The last message this journal knows of. */
+    private tail: Tail,
     private bytes: number,
     readonly snapshot: JournalSnapshot | undefined,
     /** Where the snapshot's entries end in the stream (a read after them starts at the next message). */
@@ -150,6 +213,7 @@ export class JetStreamJournal implements Journal {
   ) {
     this.subject = `journal.${options.name}`;
     this.cache = cache;
+    this.writerEpoch = options.epoch ?? 0;
   }
 
   /**
@@ -159,6 +223,7 @@ export class JetStreamJournal implements Journal {
    */
   static async open(options: JetStreamJournalOptions): Promise<JetStreamJournal> {
     if (!/^[A-Za-z0-9_-]+$/.test(options.name)) throw new Error(`journal name ${JSON.stringify(options.name)} must be letters, digits, "-" or "_" (it names a stream and a subject)`);
+    if (options.epoch !== undefined) checkEpoch(options.epoch, "a journal's epoch");
     // Every step is a read or an idempotent create: an open that met an election starts over.
     return withRetries(`opening the JetStream journal ${options.name}`, options.retryDeadlineMs ?? DEFAULT_RETRY_DEADLINE_MS, () => JetStreamJournal.openOnce(options));
   }
@@ -175,14 +240,15 @@ export class JetStreamJournal implements Journal {
     if (state.messages > 0 && state.first_seq !== 1) {
       throw new Error(`stream ${options.name} starts at message ${state.first_seq}: messages were removed from it, so its journal is not whole`);
     }
-    let tail = { streamSequence: 0, lastSequence: 0, batchId: "" };
+    let tail = EMPTY_TAIL;
     let lastBatchCount = 0;
     if (state.last_seq > 0) {
       const message = await jsm.streams.getMessage(options.name, { seq: state.last_seq });
       if (message === null) throw new Error(`stream ${options.name} reports last message ${state.last_seq} but does not return it`);
       const batch = decodeBatch(message.data, state.last_seq);
       cache.put({ ...batch, streamSequence: state.last_seq });
-      tail = { streamSequence: state.last_seq, lastSequence: batch.firstSequence + batch.count - 1, batchId: message.header.get(MSG_ID_HEADER) };
+      // The epoch and the chain continue from here: a new owner's batches chain onto the last owner's.
+      tail = tailOf(state.last_seq, message.header.get(MSG_ID_HEADER), batch);
       lastBatchCount = batch.count;
     }
 
@@ -196,7 +262,7 @@ export class JetStreamJournal implements Journal {
       if (mark.streamSequence > tail.streamSequence || mark.sequence > tail.lastSequence) {
         throw new Error(`snapshot of sequence ${mark.sequence} (message ${mark.streamSequence}) is newer than stream ${options.name} (last sequence ${tail.lastSequence}, message ${tail.streamSequence})`);
       }
-      const problem = await JetStreamJournal.checkMark(jsm, options.name, mark);
+      const problem = await JetStreamJournal.checkMark(jsm, options.name, mark, cache);
       if (problem === undefined) {
         snapshot = { sequence: mark.sequence, payload: stored.payload };
         snapshotMark = mark;
@@ -238,14 +304,19 @@ export class JetStreamJournal implements Journal {
     return info;
   }
 
-  /** Why a snapshot's mark does not match the stream, or undefined if it does. */
-  private static async checkMark(jsm: JetStreamManager, name: string, mark: SnapshotMark): Promise<string | undefined> {
+  /**
+   * Why a snapshot's mark does not match the stream, or undefined if it does. The marked message may
+   * be a claim (a snapshot taken right after one): it ends where the entries before it end. The
+   * message is cached: a read after the snapshot starts with the chain it records.
+   */
+  private static async checkMark(jsm: JetStreamManager, name: string, mark: SnapshotMark, cache: BatchCache): Promise<string | undefined> {
     if (mark.streamSequence === 0) return mark.sequence === 0 ? undefined : `snapshot of sequence ${mark.sequence} names no message`;
     const message = await jsm.streams.getMessage(name, { seq: mark.streamSequence });
     if (message === null) return `snapshot at sequence ${mark.sequence}: the stream has no message ${mark.streamSequence}`;
     if (message.header.get(MSG_ID_HEADER) !== mark.batchId) return `snapshot at sequence ${mark.sequence}: message ${mark.streamSequence} is another batch than the one it was taken after`;
-    const header = decodeBatchHeader(message.data, mark.streamSequence);
-    if (header.firstSequence + header.count - 1 !== mark.sequence) return `snapshot at sequence ${mark.sequence}: message ${mark.streamSequence} ends at sequence ${header.firstSequence + header.count - 1}`;
+    const batch = decodeBatch(message.data, mark.streamSequence);
+    if (lastSequenceOf(batch) !== mark.sequence) return `snapshot at sequence ${mark.sequence}: message ${mark.streamSequence} ends at sequence ${lastSequenceOf(batch)}`;
+    cache.put({ ...batch, streamSequence: mark.streamSequence });
     return undefined;
   }
 
@@ -262,10 +333,49 @@ export class JetStreamJournal implements Journal {
     return { cachedBatches: this.cache.size, cachedBytes: this.cache.sizeBytes, publishRetries: this.retries, duplicatesAcknowledged: this.duplicates };
   }
 
+  /** The epoch this journal writes its batches with (the `epoch` option, then its last claim's). */
+  get epoch(): number {
+    return this.writerEpoch;
+  }
+
+  /** The epoch of the last message this journal knows of (0 for an empty stream). */
+  get lastEpoch(): number {
+    return this.tail.epoch;
+  }
+
   append(payloads: readonly Uint8Array[], options: AppendOptions = {}): Promise<JournalPosition[]> {
+    return this.enqueue(() => this.appendNow(payloads, options));
+  }
+
+  /**
+   * Claims the stream for `epoch` (a new owner's first act): publishes a batch of zero entries in
+   * that epoch after the stream's last message, and from then on writes its batches in it. If another
+   * writer's message is there first the claim goes after it, as long as `epoch` is still greater than
+   * every epoch the stream records; otherwise it is refused with JournalEpochFencedError and nothing
+   * is stored. A publish that fails for good fails the journal, as an append's does.
+   */
+  claim(epoch: number): Promise<void> {
+    try {
+      checkEpoch(epoch, "a claim's epoch");
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.enqueue(async () => {
+      if (this.failure !== undefined) throw this.failure;
+      const refuseStale = (): void => {
+        if (epoch <= this.tail.epoch) throw new JournalEpochFencedError(this.options.name, epoch, this.tail.epoch, this.tail.lastSequence, this.tail.lastSequence);
+      };
+      refuseStale();
+      await this.publishBatch(epoch, [], refuseStale);
+      this.writerEpoch = epoch;
+    });
+  }
+
+  /** Runs `write` after the appends and claims before it (each needs the tail the previous one made). */
+  private enqueue<T>(write: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error(`the JetStream journal ${this.options.name} is closed`));
     this.appendsPending += 1;
-    const run = this.appendQueue.then(() => this.appendNow(payloads, options));
+    const run = this.appendQueue.then(write);
     this.appendQueue = run.then(
       () => (this.appendsPending -= 1),
       () => (this.appendsPending -= 1),
@@ -273,16 +383,42 @@ export class JetStreamJournal implements Journal {
     return run;
   }
 
+  /** Refuses to write once the stream records a later owner (a greater epoch) than this journal. */
+  private refuseIfSucceeded(expected: number | undefined): void {
+    if (this.tail.epoch > this.writerEpoch) {
+      throw new JournalEpochFencedError(this.options.name, this.writerEpoch, this.tail.epoch, expected ?? this.tail.lastSequence, this.tail.lastSequence);
+    }
+  }
+
   private async appendNow(payloads: readonly Uint8Array[], options: AppendOptions): Promise<JournalPosition[]> {
     if (this.failure !== undefined) throw this.failure;
     const expected = options.expectedLastSequence;
     if (expected !== undefined && expected !== this.tail.lastSequence) throw new JournalFencedError(expected, this.tail.lastSequence);
+    this.refuseIfSucceeded(expected);
     if (payloads.length === 0) return [];
     if (payloads.length > MAX_BATCH_ENTRIES) throw new RangeError(`a batch holds at most ${MAX_BATCH_ENTRIES} entries, not ${payloads.length}`);
+    const streamSequence = await this.publishBatch(this.writerEpoch, payloads, () => {
+      // Another writer's message is in the stream now. A successor's claim fences this journal for
+      // good; any other message fences a caller that expected the old last entry (even if that
+      // message added no entry: the stream, not the entry count, moved).
+      this.refuseIfSucceeded(expected);
+      if (expected !== undefined) throw new JournalFencedError(expected, this.tail.lastSequence);
+    });
+    return payloads.map((_, index) => positionOf(streamSequence, index));
+  }
+
+  /**
+   * Publishes `payloads` (none: a claim) as one batch in `epoch` after the last message this journal
+   * knows of, and makes it the tail; resolves with its stream sequence. When another writer's message
+   * is there first, learns it as the tail and calls `afterOtherWriter`, which throws to give up or
+   * returns to publish after it. Fails the journal for good when the publish or the read of the new
+   * tail does.
+   */
+  private async publishBatch(epoch: number, payloads: readonly Uint8Array[], afterOtherWriter: () => void): Promise<number> {
     for (;;) {
       const streamSequence = this.tail.streamSequence + 1;
       if (streamSequence > MAX_STREAM_SEQUENCE) throw new RangeError(`stream ${this.options.name} is full: message ${streamSequence} would have positions past the safe integers`);
-      const body = encodeBatch(this.tail.lastSequence + 1, payloads);
+      const body = encodeBatch({ epoch, firstSequence: this.tail.lastSequence + 1, previousChain: this.tail.chain }, payloads);
       const maxPayload = this.options.connection.info?.max_payload;
       if (maxPayload !== undefined && body.length + HEADER_ALLOWANCE_BYTES > maxPayload) {
         throw new RangeError(`a batch of ${body.length} bytes does not fit the NATS servers' max_payload (${maxPayload} bytes with its headers): nothing was appended`);
@@ -299,18 +435,18 @@ export class JetStreamJournal implements Journal {
       if (outcome.stored) {
         const batch: CachedBatch = { ...decodeBatch(body, outcome.streamSequence), streamSequence: outcome.streamSequence };
         this.cache.put(batch);
-        this.tail = { streamSequence: outcome.streamSequence, lastSequence: batch.firstSequence + batch.count - 1, batchId };
+        this.tail = tailOf(outcome.streamSequence, batchId, batch);
         this.bytes += body.length;
-        return payloads.map((_, index) => positionOf(outcome.streamSequence, index));
+        return outcome.streamSequence;
       }
-      // Another writer appended: learn the stream's tail; refuse if the caller expected the old one.
+      // Another writer appended: learn the stream's tail, then let the caller decide.
       try {
         await withRetries(`reading the tail of stream ${this.options.name}`, this.retryDeadlineMs, () => this.learnTail(outcome.lastStreamSequence));
       } catch (error) {
         this.failure = new Error(`the JetStream journal ${this.options.name} failed: ${errorText(error)}`, { cause: error });
         throw this.failure;
       }
-      if (expected !== undefined) throw new JournalFencedError(expected, this.tail.lastSequence);
+      afterOtherWriter();
     }
   }
 
@@ -379,7 +515,7 @@ export class JetStreamJournal implements Journal {
     if (message === null) throw new Error(`stream ${this.options.name} has no message ${streamSequence}`);
     const batch: CachedBatch = { ...decodeBatch(message.data, streamSequence), streamSequence };
     this.cache.put(batch);
-    this.tail = { streamSequence, lastSequence: batch.firstSequence + batch.count - 1, batchId: message.header.get(MSG_ID_HEADER) };
+    this.tail = tailOf(streamSequence, message.header.get(MSG_ID_HEADER), batch);
   }
 
   private get retryDeadlineMs(): number {
@@ -400,9 +536,14 @@ export class JetStreamJournal implements Journal {
   }
 
   /**
-   * The stream sequence of the batch holding entry `sequence`, among messages 1…`last`, or
-   * undefined if they end before it. Batches are contiguous, so known batches answer at once and
-   * otherwise a binary search over the messages' first sequences does.
+   * The stream sequence of the message a read of entries from `sequence` on starts at, among
+   * messages 1…`last`: the batch holding `sequence` (or, after a snapshot, the message after the
+   * snapshot's), so that every message before it ends before `sequence`; undefined if the messages
+   * end before it. Batches are contiguous, so known batches answer at once and otherwise a binary
+   * search over the messages' first sequences does. Claims hold no entry and share their first
+   * sequence with the message after them: the search lands on the last message whose first sequence
+   * is at most `sequence`, which holds it, or is a claim (or a batch) it lies beyond, and then no
+   * message holds it (a later message would start after that one's end, at most at `sequence`).
    */
   private async batchHolding(sequence: number, last: number): Promise<number | undefined> {
     if (last === 0) return undefined;
@@ -413,7 +554,7 @@ export class JetStreamJournal implements Journal {
     if (this.tail.lastSequence + 1 === sequence && this.tail.streamSequence === last) return undefined;
     let low = 1;
     let high = last;
-    // Invariant: the batch holding `sequence`, if any, is among low…high.
+    // Invariant: the last message whose first sequence is at most `sequence` is among low…high.
     while (low < high) {
       const middle = Math.ceil((low + high) / 2);
       if ((await this.batchAt(middle)).firstSequence <= sequence) low = middle;
@@ -424,9 +565,12 @@ export class JetStreamJournal implements Journal {
   }
 
   /**
-   * Streams the entries after `afterSequence` up to the stream's last message when called. If the
-   * ordered consumer fails on the way (a leader election), reading resumes at the next batch not
-   * yet handed over; it gives up after the retry deadline without progress.
+   * Streams the entries after `afterSequence` up to the stream's last message when called, stepping
+   * over claims. Every message read is checked against the one before it (stream-continuity.ts:
+   * contiguous entries, epochs, the hash chain), and a break rejects the read naming its stream
+   * sequence. A read from the first entry checks the chain from 32 zero bytes; a later one from
+   * the chain the message before its first recorded, taken on its word (after a snapshot: the
+   * message the snapshot's mark names, which open checked against the mark).
    */
   async read(afterSequence: number, onEntry: (entry: JournalEntry) => void): Promise<void> {
     if (this.closed) throw new Error(`the JetStream journal ${this.options.name} is closed`);
@@ -434,48 +578,24 @@ export class JetStreamJournal implements Journal {
     const last = (await withRetries(`reading the state of stream ${name}`, this.retryDeadlineMs, () => this.jsm.streams.info(name))).state.last_seq;
     const start = await this.batchHolding(afterSequence + 1, last);
     if (start === undefined) return;
-    let next = start;
-    let expectedFirst: number | undefined;
+    const continuity = start === 1 ? StreamContinuity.fromStart(name) : StreamContinuity.after(name, start - 1, await this.batchAt(start - 1));
     const emit = (batch: CachedBatch): void => {
-      if (expectedFirst !== undefined && batch.firstSequence !== expectedFirst) {
-        throw new Error(`stream ${name}: message ${batch.streamSequence} starts at sequence ${batch.firstSequence}, not ${expectedFirst} (batches are not contiguous)`);
-      }
-      expectedFirst = batch.firstSequence + batch.count;
-      next = batch.streamSequence + 1;
+      continuity.check(batch.streamSequence, batch);
       batch.payloads.forEach((payload, index) => {
         const sequence = batch.firstSequence + index;
         if (sequence > afterSequence) onEntry({ sequence, position: positionOf(batch.streamSequence, index), payload });
       });
     };
-    let progressDeadline = Date.now() + this.retryDeadlineMs;
-    for (let attempt = 1; next <= last; attempt++) {
-      if (next === last) {
-        emit(await this.batchAt(next));
-        return;
-      }
-      let problem = "the consumer stopped early";
-      try {
-        const consumer = await this.js.consumers.get(name, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: next });
-        const messages = await consumer.consume({ max_messages: 256 });
-        try {
-          for await (const message of messages) {
-            const batch: CachedBatch = { ...decodeBatch(message.data, message.seq), streamSequence: message.seq };
-            this.cache.put(batch);
-            emit(batch);
-            progressDeadline = Date.now() + this.retryDeadlineMs;
-            if (message.seq >= last) break;
-          }
-        } finally {
-          await messages.close();
-        }
-      } catch (error) {
-        if (!retryable(error).retry) throw error;
-        problem = errorText(error);
-      }
-      if (next > last) return;
-      if (Date.now() >= progressDeadline) throw new Error(`reading stream ${name}: no progress within ${this.retryDeadlineMs} ms at message ${next}; last: ${problem}`);
-      await pause(backoffMs(attempt));
+    // One message (usually the batch just appended, cached): no consumer needed.
+    if (start === last) {
+      emit(await this.batchAt(last));
+      return;
     }
+    await readStreamMessages(this.js, name, start, last, this.retryDeadlineMs, (message) => {
+      const batch: CachedBatch = { ...decodeBatch(message.data, message.streamSequence), streamSequence: message.streamSequence };
+      this.cache.put(batch);
+      emit(batch);
+    });
   }
 
   readAt(position: JournalPosition): JournalEntry {
@@ -509,6 +629,8 @@ export class JetStreamJournal implements Journal {
     if (this.closed) throw new Error(`the JetStream journal ${this.options.name} is closed`);
     if (this.failure !== undefined) throw this.failure;
     if (this.appendsPending !== 0) throw new Error("snapshot with an append in flight");
+    // A succeeded owner's state does not hold its successor's entries that the tail now covers.
+    this.refuseIfSucceeded(undefined);
     const mark: SnapshotMark = { sequence: this.tail.lastSequence, streamSequence: this.tail.streamSequence, batchId: this.tail.batchId };
     const sizeBytes = await withRetries(`writing a snapshot of ${this.options.name}`, this.retryDeadlineMs, () => this.snapshots.write(this.options.name, mark, payload, keep));
     return { sequence: mark.sequence, sizeBytes };

@@ -14,8 +14,10 @@
  * another stream of the same name (deleted and made again) does not pass for this one's.
  */
 import { Objm, type ObjectStore } from "@nats-io/obj";
-import { StorageType, type JetStreamClient } from "@nats-io/jetstream";
+import { JetStreamApiError, StorageType, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
 
+/** JetStream's "stream not found" API error. */
+const STREAM_NOT_FOUND = 10059;
 /** "JSS1" */
 const ENVELOPE_MAGIC = 0x3153534a;
 const FIXED_BYTES = 4 + 8 + 8 + 2;
@@ -81,6 +83,21 @@ export class JetStreamSnapshots {
   static async open(js: JetStreamClient, bucket: string, replicas: number): Promise<JetStreamSnapshots> {
     const store = await new Objm(js).create(bucket, { replicas, storage: StorageType.File, description: "journal snapshots (engine/journal/jetstream-snapshots.ts)" });
     return new JetStreamSnapshots(store);
+  }
+
+  /**
+   * Opens the bucket if it exists, creating nothing (an audit reads a cluster, never changes it);
+   * undefined if there is no such bucket.
+   */
+  static async openExisting(js: JetStreamClient, jsm: JetStreamManager, bucket: string): Promise<JetStreamSnapshots | undefined> {
+    try {
+      // The object store's stream (the client's naming: OBJ_<bucket>).
+      await jsm.streams.info(`OBJ_${bucket}`);
+    } catch (error) {
+      if (error instanceof JetStreamApiError && error.code === STREAM_NOT_FOUND) return undefined;
+      throw error;
+    }
+    return new JetStreamSnapshots(await new Objm(js).open(bucket));
   }
 
   /** The sequences of `journal`'s stored snapshots, newest first. */

@@ -3,15 +3,20 @@
  * that contract on it too), on a real 3-node nats-server cluster with R3 streams: fencing between
  * two writers of one stream, appends that go on through kill -9 of the stream's leader, a lost ack
  * whose retry is not stored twice, reads of positions no longer cached, snapshots checked against
- * the stream. No nats-server binary is a failure (scripts/fetch-nats-server.sh), not a skip.
+ * the stream; owners' claims (epochs) that fence a previous owner even when no entry follows them,
+ * the hash chain running on across writers, reads stepping over claims and refusing a broken chain.
+ * No nats-server binary is a failure (scripts/fetch-nats-server.sh), not a skip.
  */
-import { jetstreamManager, StorageType, type JetStreamManager } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager, StorageType, type JetStreamManager } from "@nats-io/jetstream";
 import { Objm } from "@nats-io/obj";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { JOURNAL_CONNECTION_SETTINGS, connectForJournals } from "../../engine/journal/jetstream-connection.js";
-import { JetStreamJournal, JournalPositionNotCachedError, type JetStreamJournalOptions, type PublishRetry } from "../../engine/journal/jetstream-journal.js";
+import { JetStreamJournal, JournalEpochFencedError, JournalPositionNotCachedError, type JetStreamJournalOptions, type PublishRetry } from "../../engine/journal/jetstream-journal.js";
 import { JournalFencedError, type Journal } from "../../engine/journal/journal.js";
+import { chainAfter, decodeBatch, encodeBatch, type DecodedBatch } from "../../engine/journal/jetstream-batch.js";
+import { StreamBreakError } from "../../engine/journal/stream-continuity.js";
+import { genesisChainHash } from "../../storage/hash-chain.js";
 import { HoldingProxy } from "./support/holding-proxy.js";
 import { NatsCluster } from "./support/nats-cluster.js";
 
@@ -62,6 +67,26 @@ async function readAll(journal: Journal, afterSequence = 0): Promise<Array<[numb
   const entries: Array<[number, string]> = [];
   await journal.read(afterSequence, (entry) => entries.push([entry.sequence, text(entry.payload)]));
   return entries;
+}
+
+/** Every message of stream `name`, decoded, in order. */
+async function messagesOf(name: string): Promise<DecodedBatch[]> {
+  const last = (await jsm.streams.info(name)).state.last_seq;
+  const batches: DecodedBatch[] = [];
+  for (let seq = 1; seq <= last; seq++) {
+    const message = await jsm.streams.getMessage(name, { seq });
+    if (message === null) throw new Error(`no message ${seq} in ${name}`);
+    batches.push(decodeBatch(message.data, seq));
+  }
+  return batches;
+}
+
+/** What a rejected promise was rejected with. */
+async function refusalOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => new Error("expected a refusal"),
+    (error: unknown) => error,
+  );
 }
 
 /** Polls `check` until it holds; fails naming `what` after `timeoutMs` (a real event, bounded). */
@@ -312,5 +337,173 @@ describe("JetStreamJournal on a 3-node cluster", () => {
     await expect(journal.append([tooLarge])).rejects.toThrow(/max_payload/);
     expect(await journal.append([bytes("fits")])).toHaveLength(1);
     expect((await jsm.streams.info(name)).state.messages).toBe(1);
+  });
+});
+
+describe("owners, epochs and the hash chain on a 3-node cluster", () => {
+  it("fences the previous owner with a claim alone: its next append is refused although the last entry did not change", async () => {
+    const name = freshName();
+    const previous = await openJournal({ name });
+    await previous.claim(1);
+    expect(previous.epoch).toBe(1);
+    await previous.append([bytes("a1"), bytes("a2")], { expectedLastSequence: 0 });
+
+    const successor = await openJournal({ name, connection: await newConnection() });
+    expect(successor.lastEpoch).toBe(1);
+    await successor.claim(2);
+    expect(successor.lastSequence).toBe(2);
+    expect((await jsm.streams.info(name)).state.messages).toBe(3);
+
+    // The previous owner expects the last entry it knows, which is still the stream's last entry:
+    // only the claim's move of the stream's last message refuses it.
+    const refusal = await refusalOf(previous.append([bytes("late")], { expectedLastSequence: 2 }));
+    expect(refusal).toBeInstanceOf(JournalEpochFencedError);
+    expect(refusal).toBeInstanceOf(JournalFencedError);
+    expect(refusal).toMatchObject({ epoch: 1, streamEpoch: 2, expectedLastSequence: 2, lastSequence: 2 });
+    expect((refusal as Error).message).toMatch(new RegExp(`stream ${name} records epoch 2, and this writer's epoch is 1`));
+    // Fenced for good: having learnt the new tail does not let it append, with or without an expectation.
+    await expect(previous.append([bytes("late")], { expectedLastSequence: 2 })).rejects.toBeInstanceOf(JournalEpochFencedError);
+    await expect(previous.append([bytes("late")])).rejects.toBeInstanceOf(JournalEpochFencedError);
+    // Nor may it store a snapshot of its state under the successor's tail.
+    await expect(previous.writeSnapshot(bytes("stale state"), 2)).rejects.toBeInstanceOf(JournalEpochFencedError);
+    expect((await jsm.streams.info(name)).state.messages).toBe(3);
+
+    // The successor appends after its claim; a writer outside cluster mode (epoch 0) is fenced too.
+    await successor.append([bytes("b1")], { expectedLastSequence: 2 });
+    const unowned = await openJournal({ name, connection: await newConnection() });
+    await expect(unowned.append([bytes("x")])).rejects.toBeInstanceOf(JournalEpochFencedError);
+    expect(await readAll(unowned)).toEqual([
+      [1, "a1"],
+      [2, "a2"],
+      [3, "b1"],
+    ]);
+    expect((await messagesOf(name)).map((batch) => [batch.epoch, batch.count])).toEqual([
+      [1, 0],
+      [1, 2],
+      [2, 0],
+      [2, 1],
+    ]);
+  });
+
+  it("refuses a claim that does not raise the stream's epoch (an old owner cannot claim back), and claims after a lower epoch's batch", async () => {
+    const name = freshName();
+    const first = await openJournal({ name });
+    const second = await openJournal({ name, connection: await newConnection() });
+    await first.claim(3);
+    await first.append([bytes("e1")]);
+    // `second` still believes the stream empty: its claim meets first's messages, learns them, and
+    // is refused there since epoch 3 does not raise epoch 3.
+    expect(await refusalOf(second.claim(3))).toMatchObject({ name: "JournalEpochFencedError", epoch: 3, streamEpoch: 3 });
+    await expect(second.claim(2)).rejects.toBeInstanceOf(JournalEpochFencedError);
+    expect(second.epoch).toBe(0);
+    await second.claim(4);
+    expect(second.lastSequence).toBe(1);
+    // The old owner does not know of epoch 4: its claim with 4 meets it; one with 3 is refused at once.
+    await expect(first.claim(4)).rejects.toBeInstanceOf(JournalEpochFencedError);
+    await expect(first.claim(3)).rejects.toBeInstanceOf(JournalEpochFencedError);
+    await expect(first.append([bytes("late")])).rejects.toBeInstanceOf(JournalEpochFencedError);
+    await expect(first.claim(-1)).rejects.toThrow(RangeError);
+    await expect(first.claim(1.5)).rejects.toThrow(RangeError);
+    expect((await messagesOf(name)).map((batch) => [batch.epoch, batch.count])).toEqual([
+      [3, 0],
+      [3, 1],
+      [4, 0],
+    ]);
+
+    // A claim that meets another writer's batch of a lower epoch goes after it.
+    const third = await openJournal({ name, connection: await newConnection() });
+    await second.append([bytes("e2")], { expectedLastSequence: 1 });
+    await third.claim(5);
+    expect(third.lastSequence).toBe(2);
+    expect((await messagesOf(name)).map((batch) => [batch.epoch, batch.count])).toEqual([
+      [3, 0],
+      [3, 1],
+      [4, 0],
+      [4, 1],
+      [5, 0],
+    ]);
+    // A journal opened with an epoch below the stream's cannot append; it still reads.
+    const stale = await openJournal({ name, connection: await newConnection(), epoch: 4 });
+    expect(stale.epoch).toBe(4);
+    await expect(stale.append([bytes("x")])).rejects.toBeInstanceOf(JournalEpochFencedError);
+    expect(await readAll(stale)).toEqual([
+      [1, "e1"],
+      [2, "e2"],
+    ]);
+    await expect(openJournal({ name, epoch: -1 })).rejects.toThrow(RangeError);
+  });
+
+  it("continues the hash chain across two writers: the last message records the chain over every entry", async () => {
+    const name = freshName();
+    const first = await openJournal({ name, epoch: 0 });
+    await first.claim(1);
+    await first.append([bytes("e1"), bytes("e2")]);
+    await first.append([bytes("e3")]);
+    await first.close();
+    const second = await openJournal({ name, connection: await newConnection() });
+    await second.claim(2);
+    await second.append([bytes("e4")]);
+    const batches = await messagesOf(name);
+    const everyEntry = ["e1", "e2", "e3", "e4"].map(bytes);
+    expect(Buffer.from((batches.at(-1) as DecodedBatch).chain).toString("hex")).toBe(chainAfter(genesisChainHash(), everyEntry).toString("hex"));
+    // The successor's claim records the chain where the previous owner left it.
+    expect(Buffer.from((batches[3] as DecodedBatch).chain).toString("hex")).toBe(chainAfter(genesisChainHash(), everyEntry.slice(0, 3)).toString("hex"));
+    const reader = await openJournal({ name, connection: await newConnection() });
+    expect((await readAll(reader)).map(([, payload]) => payload)).toEqual(["e1", "e2", "e3", "e4"]);
+  });
+
+  it("steps over claims when reading from any sequence, with a binary search over uncached messages and after a snapshot taken at a claim", async () => {
+    const name = freshName();
+    const writers: JetStreamJournal[] = [];
+    for (let epoch = 1; epoch <= 4; epoch++) writers.push(await openJournal({ name, connection: await newConnection() }));
+    const [w1, w2, w3, w4] = writers as [JetStreamJournal, JetStreamJournal, JetStreamJournal, JetStreamJournal];
+    await w1.claim(1);
+    await w1.append([bytes("a"), bytes("b")]);
+    await w2.claim(2);
+    await w3.claim(3);
+    await w3.append([bytes("c")]);
+    await w4.claim(4);
+    // Messages: claim 1 · [a b] · claim 2 · claim 3 · [c] · claim 4.
+    expect((await messagesOf(name)).map((batch) => batch.count)).toEqual([0, 2, 0, 0, 1, 0]);
+    for (let after = 0; after <= 4; after++) {
+      // A fresh reader that caches nothing but the last message: each read searches the stream.
+      const reader = await openJournal({ name, connection: await newConnection(), cacheBytes: 0 });
+      expect(await readAll(reader, after), `after ${after}`).toEqual(
+        [
+          [1, "a"],
+          [2, "b"],
+          [3, "c"],
+        ].filter(([sequence]) => (sequence as number) > after),
+      );
+    }
+    // A snapshot taken right after a claim names the claim; a read after it steps on from there.
+    expect(await w4.writeSnapshot(bytes("state through 3"), 2)).toMatchObject({ sequence: 3 });
+    const reopened = await openJournal({ name, connection: await newConnection(), cacheBytes: 0 });
+    expect(reopened.snapshot?.sequence).toBe(3);
+    expect(reopened.recovery.snapshotIgnored).toBeNull();
+    expect(await readAll(reopened, 3)).toEqual([]);
+    await w4.append([bytes("d")], { expectedLastSequence: 3 });
+    const later = await openJournal({ name, connection: await newConnection(), cacheBytes: 0 });
+    expect(await readAll(later, later.snapshot?.sequence)).toEqual([[4, "d"]]);
+  });
+
+  it("refuses to read past a break in the hash chain, naming the message's stream sequence", async () => {
+    const name = freshName();
+    const journal = await openJournal({ name });
+    await journal.append([bytes("a"), bytes("b")]);
+    // A batch stored by something that is not a journal: right sequence, chain not continued.
+    const forged = encodeBatch({ epoch: 0, firstSequence: 3, previousChain: genesisChainHash() }, [bytes("forged")]);
+    await jetstream(connection).publish(`journal.${name}`, forged, { expect: { lastSequence: 1 } });
+    const reader = await openJournal({ name, connection: await newConnection() });
+    for (const after of [0, 2]) {
+      const error = await refusalOf(readAll(reader, after));
+      expect(error).toBeInstanceOf(StreamBreakError);
+      expect(error).toMatchObject({ stream: name, streamSequence: 2 });
+      expect((error as Error).message).toMatch(new RegExp(`stream ${name}, message at stream sequence 2: the hash chain breaks`));
+    }
+    // What comes before the break is read (entries are handed over as they are read).
+    const entries: string[] = [];
+    await reader.read(0, (entry) => entries.push(text(entry.payload))).catch(() => undefined);
+    expect(entries).toEqual(["a", "b"]);
   });
 });

@@ -1,0 +1,16 @@
+/** How `replay` and `verify` print what they found, whatever they read (a data directory or a stream). */
+import type { ReplayResult } from "../engine/audit/audit-replay.js";
+
+/** The one-line summary written to stderr. */
+export function auditSummary(verb: string, result: ReplayResult): string {
+  const seconds = (result.elapsedMs / 1000).toFixed(2);
+  return `${verb} ${result.commands.toLocaleString("en-US")} commands from ${result.shards} shard(s) in ${seconds} s ` +
+    `(${result.commandsPerSecond.toLocaleString("en-US")} commands/s); ${result.markets.length} market(s)`;
+}
+
+/** One line per market on stdout: record hash, market id, commands, shard (a stream's partition). */
+export function printMarkets(result: ReplayResult): void {
+  for (const m of result.markets) {
+    process.stdout.write(`${m.recordHash}  ${m.marketId}  (${m.commands} commands, shard ${m.shard}${m.stateReconstructed ? "" : ", NOT RECONSTRUCTED"})\n`);
+  }
+}
