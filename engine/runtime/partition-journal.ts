@@ -1,7 +1,9 @@
 /**
  * A cluster partition's journal as its owner's shard worker opens it: a NATS connection of the
  * worker's own (a worker thread cannot share the gateway thread's) and the partition's JetStream
- * stream on it. The connection is closed after the journal.
+ * stream on it, claimed for the owner's lease epoch BEFORE the shard reads it: from the claim on,
+ * no earlier owner can append, so what the shard recovers is everything the stream will ever hold
+ * before this owner's own batches. The connection is closed after the journal.
  */
 import type { NatsConnection } from "@nats-io/transport-node";
 import { connectForJournals } from "../journal/jetstream-connection.js";
@@ -17,6 +19,12 @@ export async function openPartitionJournal(spec: Extract<ShardJournalSpec, { kin
   const connection: NatsConnection = await connectForJournals(spec.natsUrls, spec.connectionName);
   try {
     const journal = await JetStreamJournal.open({ connection, name: spec.stream });
+    try {
+      await journal.claim(spec.epoch);
+    } catch (error) {
+      await journal.close();
+      throw error;
+    }
     return {
       journal,
       close: async () => {
