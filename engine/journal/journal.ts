@@ -77,7 +77,11 @@ export interface Journal {
    * of the batch may be acknowledged, and the writer must stop.
    */
   append(payloads: readonly Uint8Array[], options?: AppendOptions): Promise<JournalPosition[]>;
-  /** Hands every entry after `afterSequence` to `onEntry`, in order, as they are read. */
+  /**
+   * Hands every entry after `afterSequence` to `onEntry`, in order, as they are read. An `onEntry`
+   * that throws ends the read, which rejects with that error (a reader that has what it wanted stops
+   * this way).
+   */
   read(afterSequence: number, onEntry: (entry: JournalEntry) => void): Promise<void>;
   /**
    * The entry at `position`. Asynchronous because a journal on a stream may have to ask its servers;

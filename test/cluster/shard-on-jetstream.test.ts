@@ -63,8 +63,10 @@ async function fileShard(clock: ManualClock): Promise<ShardCore> {
 }
 
 /**
- * The commands both shards get, batch by batch: three markets whose records interleave across
- * many batches (so a record's entries are spread over stream messages holding other markets'),
+ * The commands both shards get, batch by batch: markets whose records interleave across many
+ * batches (so a record's entries are spread over stream messages holding other markets'; "hot" is
+ * most of the stream, its entries are read in one pass, "quiet" a few entries far apart, read one
+ * by one: engine/runtime/entry-payloads.ts),
  * refusals the records hold and refusals only the log holds, and deadlines (hold expiries and an
  * auction's close) that fire as system commands when the clock passes them.
  */
@@ -77,6 +79,8 @@ function* script(clock: ManualClock): Generator<ShardRequest[]> {
     request(commands.create("carol", "sealed", auction({ currency: "EUR", closesAt: isoFromMs(T0 + 30_000), holdDurationSeconds: HOLD_SECONDS }))),
     request(commands.publish("carol", "sealed", 7)), // version_conflict, in the record
     request(commands.publish("carol", "sealed")),
+    request(commands.create("alice", "quiet", directClaim({ capacity: 5, pricing: { mode: "free" }, confirmation: "none" }))),
+    request(commands.publish("alice", "quiet")),
   ];
   for (let round = 0; round < 40; round += 1) {
     clock.advance(250);
@@ -86,6 +90,7 @@ function* script(clock: ManualClock): Generator<ShardRequest[]> {
     if (round % 4 === 1) batch.push(request(commands.bid(`b${round}`, "sealed", 100 + round * 13)));
     if (round % 9 === 4) batch.push(request(commands.claim(`g${round}`, "ghost"))); // market_not_found: in the log only
     if (round % 11 === 5) batch.push(request(commands.confirm("zed", "c.bTE.9"))); // commitment_not_found: in the log only
+    if (round === 20) batch.push(request(commands.claim("once", "quiet")));
     yield batch;
   }
   // Past the holds of "held" and the close of "sealed": both fire at the start of this batch.
@@ -95,9 +100,10 @@ function* script(clock: ManualClock): Generator<ShardRequest[]> {
     clock.advance(100);
     yield Array.from({ length: 12 }, (_, i) => request(commands.claim(`q${round}-${i}`, "hot"))); // the hot market fills up
   }
+  yield [request(commands.claim("again", "quiet"))];
 }
 
-const MARKETS = ["hot", "held", "sealed"] as const;
+const MARKETS = ["hot", "held", "sealed", "quiet"] as const;
 const recordReads = (): ReadRequest[] => MARKETS.map((marketId) => ({ kind: "record", marketId, actorId: marketId === "sealed" ? "carol" : "alice" }));
 
 /** A read's reply as the service finishes it: the shard's own answer, or its replay work done by `finish`. */
@@ -127,6 +133,21 @@ async function finishJetStream(responses: ShardResponse[]): Promise<ShardReply[]
       }),
     ),
   );
+}
+
+/** How many requests of the JetStream API for stream `name` `during` makes: message reads, and consumers created (a read pass). */
+async function requestsDuring(name: string, during: () => Promise<void>): Promise<{ messageReads: number; consumers: number }> {
+  const seen = { messageReads: 0, consumers: 0 };
+  const subscriptions = [
+    connection.subscribe(`$JS.API.STREAM.MSG.GET.${name}`, { callback: () => void (seen.messageReads += 1) }),
+    connection.subscribe(`$JS.API.CONSUMER.CREATE.${name}`, { callback: () => void (seen.consumers += 1) }),
+    connection.subscribe(`$JS.API.CONSUMER.CREATE.${name}.>`, { callback: () => void (seen.consumers += 1) }),
+  ];
+  await connection.flush();
+  await during();
+  await connection.flush();
+  for (const subscription of subscriptions) subscription.unsubscribe();
+  return seen;
 }
 
 const replyAts = (responses: ShardResponse[]): ReadRequest[] =>
@@ -184,6 +205,11 @@ describe("a shard on a JetStream journal", () => {
     // A cold journal object on the same stream (its batch cache holds only the newest batch): read from the stream.
     onStream.close();
     const reopened = await jetStreamShard(clock, name, 0);
+    const quietReads = await requestsDuring(name, async () => void (await reopened.processBatch([recordReads()[3] as ReadRequest])));
+    expect(quietReads.consumers).toBe(0);
+    expect(quietReads.messageReads).toBeGreaterThanOrEqual(4);
+    const hotReads = await requestsDuring(name, async () => void (await reopened.processBatch([recordReads()[0] as ReadRequest])));
+    expect(hotReads.consumers).toBeGreaterThanOrEqual(1);
     expect((await finishJetStream(await reopened.processBatch(recordReads()))).map(textOf)).toEqual(
       (await Promise.all((await onFile.processBatch(recordReads())).map((response) => answerOf(response, finishFile)))).map(textOf),
     );

@@ -153,6 +153,23 @@ describe.each(implementations)("%s keeps the journal contract", (_name, { openAt
     expect(text((await reopened.readAt(position as number)).payload)).toBe("c");
   });
 
+  it("ends a read whose reader throws, rejecting with the reader's error", async () => {
+    const journal = await openJournal(tempDir());
+    for (let batch = 0; batch < 4; batch++) await journal.append(Array.from({ length: 5 }, (_, i) => bytes(`entry-${batch * 5 + i + 1}`)));
+    class Enough extends Error {}
+    const seen: number[] = [];
+    const ended = await journal
+      .read(3, (entry) => {
+        seen.push(entry.sequence);
+        if (entry.sequence === 12) throw new Enough("enough");
+      })
+      .catch((error: unknown) => error);
+    expect(ended).toBeInstanceOf(Enough);
+    expect(seen).toEqual([4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    // The journal reads on afterwards.
+    expect((await readAll(journal, 18)).map((entry) => text(entry.payload))).toEqual(["entry-19", "entry-20"]);
+  });
+
   it("refuses appends after close", async () => {
     const journal = await openJournal(tempDir());
     await journal.append([bytes("a")]);
