@@ -383,17 +383,19 @@ export class ShardCore {
     }
     const market = encodeMarketImage(entry);
     const recordLength = entry.positions.length;
-    return recordWork(await this.replaySource(entry.positions.slice(0, recordLength)), market, marketId, recordLength);
+    return recordWork(await this.replaySource(entry.positions, recordLength), market, marketId, recordLength);
   }
 
   /**
-   * Where a replay of the commands at `positions` reads them: the journal's view when it has one
-   * (the file journal: nothing is read here), else their payloads, read here through the journal.
+   * Where a replay of the commands at the first `count` of `positions` reads them: the journal's
+   * view when it has one (the file journal: nothing is read or copied here), else their payloads,
+   * read here through the journal.
    */
-  private async replaySource(positions: readonly JournalPosition[]): Promise<ReplaySource> {
+  private async replaySource(positions: readonly JournalPosition[], count: number): Promise<ReplaySource> {
     const view = this.journal.readView();
     if (view !== undefined) return logSource(view);
-    const packed = await readPayloads(this.journal, positions);
+    // Copied before the first read: a batch processed meanwhile may append to the market's positions.
+    const packed = await readPayloads(this.journal, positions.slice(0, count));
     return payloadSource(packed.payloads, packed.ends);
   }
 
@@ -429,7 +431,7 @@ export class ShardCore {
     const index = entry === undefined ? -1 : indexOfPosition(entry.positions, position);
     if (entry === undefined || index < 0) throw new Error(`no market record holds the command logged at ${position}`);
     const positions = entry.positions.slice(0, index + 1);
-    return replyWork(await this.replaySource(positions), float64Bytes(positions));
+    return replyWork(await this.replaySource(positions, positions.length), float64Bytes(positions));
   }
 
   /** Commands applied since the last snapshot (the runtime decides when to checkpoint). */
