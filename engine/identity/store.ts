@@ -352,8 +352,8 @@ export class IdentityStore {
   }
 
   /** The reply logged with the command at `position` (for the idempotency index's replays). */
-  replyAt(position: number): IdentityReply {
-    const entry = decodeIdentityFrame(this.journal.readAt(position).payload);
+  async replyAt(position: number): Promise<IdentityReply> {
+    const entry = decodeIdentityFrame((await this.journal.readAt(position)).payload);
     assert(entry.r !== undefined, "the frame at this position holds no reply (not an identity command)");
     return entry.r;
   }
@@ -398,12 +398,12 @@ export class IdentityStore {
   // Internals.
   // -------------------------------------------------------------------------------------------
 
-  private replyAtLocation(owner: number | "identity", position: number): IdentityReply {
+  private async replyAtLocation(owner: number | "identity", position: number): Promise<IdentityReply> {
     // One (actor, commandId) maps to one fingerprint, and fingerprints include the operation, so a
     // replay of an identity operation can only point into the identity log.
     assert(owner === "identity", "identity command replay located in another owner's log");
     try {
-      return this.replyAt(position);
+      return await this.replyAt(position);
     } catch {
       return INTERNAL_ERROR;
     }

@@ -1,7 +1,7 @@
 /**
  * The JetStream journal's batches recently appended or read, by stream sequence, so that `readAt`
- * (synchronous in the Journal interface) can answer without a round trip to NATS for the entries a
- * shard asks about most: those of the commands it has just logged or just recovered.
+ * can answer without a round trip to NATS for the entries a shard asks about most: those of the
+ * commands it has just logged or just recovered, and the neighbours of an entry it has just read.
  *
  * Least recently used first out, within `maxBytes` of message bodies; the newest batch is always
  * kept, however large, so that what was just appended can be read back by position.

@@ -133,7 +133,8 @@ export class FileJournal implements Journal {
     for (const frame of this.log.frames(afterSequence, { verify: "none" })) onEntry({ sequence: frame.lsn, position: frame.position, payload: frame.payload });
   }
 
-  readAt(position: JournalPosition): JournalEntry {
+  /** Reads the frame on the calling thread before the promise settles (async only for the interface). */
+  async readAt(position: JournalPosition): Promise<JournalEntry> {
     const frame = this.log.readAt(position);
     return { sequence: frame.lsn, position: frame.position, payload: frame.payload };
   }

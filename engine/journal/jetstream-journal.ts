@@ -38,10 +38,10 @@
  * Reading: `read` finds the batch holding the first wanted entry (batches carry their first
  * sequence and are contiguous, so a binary search over stream sequences finds it) and streams from
  * there with an ordered consumer up to the stream's last message at the time of the call.
- * `readAt` is synchronous in the Journal interface and a NATS read is not: it answers from a
- * bounded cache of the batches recently appended or read, and throws JournalPositionNotCachedError
- * for anything else; `fetchAt` is its asynchronous form that reads the stream on a miss.
- * `readView` (segment files for replay threads) has no JetStream form yet and throws.
+ * `readAt` answers from a bounded cache of the batches recently appended or read, and reads the
+ * batch from the stream on a miss (readers of entries of one batch share that one request).
+ * `readView` is undefined: a stream has no files a replay thread could read, so a shard reads the
+ * entries it replays through `readAt` and hands their payloads over (engine/runtime/entry-payloads.ts).
  *
  * The connection is the caller's: the journal never closes it, so a node's partitions share one.
  */
@@ -70,7 +70,6 @@ import {
   type Journal,
   type JournalEntry,
   type JournalPosition,
-  type JournalReadView,
   type JournalRecovery,
   type JournalSnapshot,
 } from "./journal.js";
@@ -120,14 +119,6 @@ export interface PublishRetry {
   /** Whether an earlier attempt of this batch may have been stored (it timed out). */
   readonly outcomeUnknown: boolean;
   readonly reason: string;
-}
-
-/** `readAt` of a position whose batch is not in the cache: a synchronous read cannot reach NATS. */
-export class JournalPositionNotCachedError extends Error {
-  override name = "JournalPositionNotCachedError";
-  constructor(readonly position: JournalPosition) {
-    super(`position ${position} is not among the JetStream journal's cached batches, and a synchronous read cannot reach NATS: use fetchAt`);
-  }
 }
 
 /**
@@ -196,6 +187,8 @@ export class JetStreamJournal implements Journal {
   private duplicates = 0;
   /** The epoch this journal writes with (the option, then the last claim's). */
   private writerEpoch: number;
+  /** Reads of batches from the stream under way, by stream sequence (`batchAt`). */
+  private readonly fetching = new Map<number, Promise<CachedBatch>>();
 
   private constructor(
     private readonly options: JetStreamJournalOptions,
@@ -522,10 +515,22 @@ export class JetStreamJournal implements Journal {
     return this.options.retryDeadlineMs ?? DEFAULT_RETRY_DEADLINE_MS;
   }
 
-  /** The batch at `streamSequence`, from the cache or the stream (which then caches it). */
-  private async batchAt(streamSequence: number): Promise<CachedBatch> {
+  /**
+   * The batch at `streamSequence`, from the cache or the stream (which then caches it). Reads of
+   * the same batch made while one is under way share it: a shard reads a market's entries several
+   * at a time (entry-payloads.ts), and neighbouring entries are mostly in one batch.
+   */
+  private batchAt(streamSequence: number): Promise<CachedBatch> {
     const cached = this.cache.get(streamSequence);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) return Promise.resolve(cached);
+    const running = this.fetching.get(streamSequence);
+    if (running !== undefined) return running;
+    const fetch = this.fetchBatch(streamSequence).finally(() => this.fetching.delete(streamSequence));
+    this.fetching.set(streamSequence, fetch);
+    return fetch;
+  }
+
+  private async fetchBatch(streamSequence: number): Promise<CachedBatch> {
     const message = await withRetries(`reading message ${streamSequence} of stream ${this.options.name}`, this.retryDeadlineMs, () =>
       this.jsm.streams.getMessage(this.options.name, { seq: streamSequence }),
     );
@@ -598,15 +603,9 @@ export class JetStreamJournal implements Journal {
     });
   }
 
-  readAt(position: JournalPosition): JournalEntry {
-    const { streamSequence, index } = locate(position);
-    const batch = this.cache.get(streamSequence);
-    if (batch === undefined) throw new JournalPositionNotCachedError(position);
-    return this.entryOf(batch, index, position);
-  }
-
-  /** `readAt` that reads the stream when the batch is not cached. */
-  async fetchAt(position: JournalPosition): Promise<JournalEntry> {
+  /** The entry at `position`: from a cached batch, or from the stream (which then caches its batch). */
+  async readAt(position: JournalPosition): Promise<JournalEntry> {
+    if (this.closed) throw new Error(`the JetStream journal ${this.options.name} is closed`);
     const { streamSequence, index } = locate(position);
     return this.entryOf(await this.batchAt(streamSequence), index, position);
   }
@@ -617,8 +616,9 @@ export class JetStreamJournal implements Journal {
     return { sequence: batch.firstSequence + index, position, payload };
   }
 
-  readView(): JournalReadView {
-    throw new Error(`readView is not supported by the JetStream journal yet: replay threads read a journal's segment files, and a view of a stream is not built (journal ${this.options.name})`);
+  /** None: a stream has no files another thread could read (the Journal interface's `readView`). */
+  readView(): undefined {
+    return undefined;
   }
 
   /**

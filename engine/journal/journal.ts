@@ -30,7 +30,7 @@ export interface JournalEntry {
   readonly payload: Uint8Array;
 }
 
-/** What `readView` gives another thread: for now the file journal's segment files. */
+/** What `readView` gives another thread: the file journal's segment files. */
 export type JournalReadView = LogReadView;
 
 /** A snapshot of the state folded from a journal's entries 1…sequence. */
@@ -77,16 +77,24 @@ export interface Journal {
    * of the batch may be acknowledged, and the writer must stop.
    */
   append(payloads: readonly Uint8Array[], options?: AppendOptions): Promise<JournalPosition[]>;
-  /** Hands every entry after `afterSequence` to `onEntry`, in order, as they are read. */
+  /**
+   * Hands every entry after `afterSequence` to `onEntry`, in order, as they are read. An `onEntry`
+   * that throws ends the read, which rejects with that error (a reader that has what it wanted stops
+   * this way).
+   */
   read(afterSequence: number, onEntry: (entry: JournalEntry) => void): Promise<void>;
-  /** The entry at `position`. */
-  readAt(position: JournalPosition): JournalEntry;
+  /**
+   * The entry at `position`. Asynchronous because a journal on a stream may have to ask its servers;
+   * the file journal reads its files at once.
+   */
+  readAt(position: JournalPosition): Promise<JournalEntry>;
   /**
    * The committed entries as plain data another thread can read from (replay workers render records
-   * and old replies off the shard's thread). The file journal's view is its segment files; a
-   * journal on a stream will describe the stream.
+   * and old replies off the shard's thread): the file journal's segment files. Undefined for a
+   * journal on a stream: it has no files another thread could read, so its user reads the entries
+   * it needs itself (`read`, `readAt`) and hands their payloads over instead.
    */
-  readView(): JournalReadView;
+  readView(): JournalReadView | undefined;
   /** The newest valid snapshot, if any (read when the journal was opened). */
   readonly snapshot: JournalSnapshot | undefined;
   /** Writes a snapshot of the state folded through `lastSequence`, and keeps the newest `keep`. */

@@ -104,7 +104,7 @@ export class WorkerJournal implements Journal {
     await this.request({ t: "read", afterSequence }, onEntry);
   }
 
-  readAt(position: JournalPosition): JournalEntry {
+  async readAt(position: JournalPosition): Promise<JournalEntry> {
     if (this.failure !== undefined) throw this.failure;
     const frame = this.currentReader().readAt(position);
     return { sequence: frame.lsn, position: frame.position, payload: frame.payload };

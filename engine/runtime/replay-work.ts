@@ -1,9 +1,11 @@
 /**
- * Finishing a shard's ReplayWork (shard-protocol.ts) off the shard thread: read the market's
- * logged commands through a view of the shard's log, replay them through the engine, and render
- * the record or the reply. A pure function of the log's committed bytes and the market image, so
- * the answer is the one the shard would have given itself; runs on a worker pool thread
- * (engine/pool/pool-tasks.ts) in the service, in-process in tests.
+ * Finishing a shard's ReplayWork (shard-protocol.ts) off the shard thread: take the market's
+ * logged commands from the work's source (read through a view of the shard's log files, or the
+ * payloads the shard read from its journal), replay them through the engine, and render the record
+ * or the reply. Both sources end in the same decode and the same replay. A pure function of the
+ * journal's committed entries and the market image, so the answer is the one the shard would have
+ * given itself; runs on a worker pool thread (engine/pool/pool-tasks.ts) in the service, in-process
+ * in tests.
  */
 import { buildMarketRecord } from "../record.js";
 import { applyCommand, handleCommand } from "../rules/handle-command.js";
@@ -12,24 +14,43 @@ import type { Command } from "../rules/types/command.js";
 import { LogView, type LogReadView } from "../../storage/index.js";
 import { float64sOf } from "./float64-bytes.js";
 import { decodeLoggedCommand } from "./logged-command.js";
-import { errorReply, okReply, type ReplayWork, type ShardReply } from "./shard-protocol.js";
+import { forEachPayload, payloadCount } from "./entry-payloads.js";
+import { errorReply, okReply, type ReplaySource, type ReplayWork, type ShardReply } from "./shard-protocol.js";
 import { decodeMarketImage } from "./shard-snapshot.js";
 import { tableStorage } from "../store/market-storage.js";
 
 /** What a replay answers: JSON text, or the refusal the command got. */
 export type ReplayReply = { ok: true; json: string } | Extract<ShardReply, { ok: false }>;
 
-function commandsAt(log: LogReadView, positions: ArrayLike<number>): Command[] {
+/** The logged commands at `positions` (in record order), from the work's source. */
+function commandsAt(source: ReplaySource, positions: ArrayLike<number>): Command[] {
   const commands: Command[] = new Array<Command>(positions.length);
+  const take = (payload: Uint8Array, i: number): void => {
+    commands[i] = decodeLoggedCommand(payload).c;
+  };
+  switch (source.from) {
+    case "log":
+      readFrames(source.log, positions, take);
+      break;
+    case "payloads":
+      if (payloadCount(source) !== positions.length) throw new Error(`the replay carries ${payloadCount(source)} payloads for ${positions.length} commands`);
+      forEachPayload(source, take);
+      break;
+    default: {
+      const unknown: never = source;
+      throw new Error(`unknown replay source ${JSON.stringify(unknown)}`);
+    }
+  }
+  return commands;
+}
+
+function readFrames(log: LogReadView, positions: ArrayLike<number>, take: (payload: Uint8Array, i: number) => void): void {
   const view = new LogView(log);
   try {
-    view.readManyAt(positions, (frame, i) => {
-      commands[i] = decodeLoggedCommand(frame.payload).c;
-    });
+    view.readManyAt(positions, (frame, i) => take(frame.payload, i));
   } finally {
     view.close();
   }
-  return commands;
 }
 
 /** The reply the last of `commands` got: the ones before it only change state (applyCommand). */
@@ -46,10 +67,10 @@ export function completeReplayWork(work: ReplayWork): ReplayReply {
   switch (work.kind) {
     case "record": {
       const live = decodeMarketImage(work.market);
-      return okReply(JSON.stringify(buildMarketRecord(commandsAt(work.log, live.positions), live.agg)));
+      return okReply(JSON.stringify(buildMarketRecord(commandsAt(work.source, live.positions), live.agg)));
     }
     case "reply":
-      return replyOfLast(commandsAt(work.log, float64sOf(work.positions)));
+      return replyOfLast(commandsAt(work.source, float64sOf(work.positions)));
     default: {
       const unknown: never = work;
       throw new Error(`unknown replay work ${JSON.stringify(unknown)}`);

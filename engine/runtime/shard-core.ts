@@ -21,17 +21,23 @@ import { decodeLoggedCommand, encodeLoggedCommand, loggedCommand } from "./logge
 import { LogFold, type ShardMarket } from "../log-fold.js";
 import { decodeShardSnapshot, encodeMarketImage, encodeShardSnapshot } from "./shard-snapshot.js";
 import { float64Bytes } from "./float64-bytes.js";
+import { readPayloads } from "./entry-payloads.js";
 import {
   commandResponse,
   errorReply,
+  logSource,
   okReply,
+  payloadSource,
   readResponse,
+  recordWork,
   replayResponse,
+  replyWork,
   type BatchStats,
   type CommandRequest,
   type CommandResponse,
   type IdempotencyEntries,
   type ReadRequest,
+  type ReplaySource,
   type ReplayWork,
   type ShardRecoveryReport,
   type ShardReply,
@@ -286,6 +292,8 @@ export class ShardCore {
    * Process one batch: due deadlines first, then the commands in arrival order, one group commit,
    * then the reads (which therefore see the whole batch). Nothing is returned before the commit.
    * A failed write or fdatasync throws: the shard must stop, nothing of the batch was acknowledged.
+   * Reads that must read the journal (an old reply, a record on a journal without a view) read it
+   * together: each takes what it needs of the shard's state before its first read.
    */
   async processBatch(requests: readonly ShardRequest[]): Promise<ShardResponse[]> {
     if (this.closed) throw new Error("shard is closed");
@@ -298,9 +306,12 @@ export class ShardCore {
       else reads.push(index);
     });
     await this.commit();
-    for (const index of reads) {
-      const answer = this.read(requests[index] as ReadRequest);
-      responses[index] = "ok" in answer ? readResponse(answer) : replayResponse(answer);
+    // A batch of commands only (a claim storm's) returns without waiting for reads it does not have.
+    if (reads.length > 0) {
+      const answers = await Promise.all(reads.map((index) => this.read(requests[index] as ReadRequest)));
+      answers.forEach((answer, i) => {
+        responses[reads[i] as number] = "ok" in answer ? readResponse(answer) : replayResponse(answer);
+      });
     }
     return responses as ShardResponse[];
   }
@@ -350,7 +361,7 @@ export class ShardCore {
     return { ...request.command, occurredAtMs: nowMs };
   }
 
-  private read(request: ReadRequest): ShardReply | ReplayWork {
+  private async read(request: ReadRequest): Promise<ShardReply | ReplayWork> {
     switch (request.kind) {
       case "market": {
         const entry = this.markets.get(request.marketId);
@@ -365,15 +376,34 @@ export class ShardCore {
     }
   }
 
-  /** The record is replayed off this thread (ReplayWork): only the log view and the market image are taken here. */
-  private readRecord(marketId: string, actorId: string): ShardReply | ReplayWork {
+  /**
+   * The record is replayed off this thread (ReplayWork): only the market image and the log view are
+   * taken here, or, on a journal without a view, the payloads of the record's commands, read after
+   * the image is taken (so a batch processed meanwhile changes neither).
+   */
+  private async readRecord(marketId: string, actorId: string): Promise<ShardReply | ReplayWork> {
     const entry = this.markets.get(marketId);
     if (entry === undefined) return marketNotFound(marketId);
     const creator = entry.agg.market.creator;
     if (actorId !== creator.principalId && actorId !== creator.actorId) {
       return errorReply("forbidden", "only the creator principal or the creating actor can read the market record");
     }
-    return { kind: "record", log: this.journal.readView(), market: encodeMarketImage(entry), marketId, recordLength: entry.positions.length };
+    const market = encodeMarketImage(entry);
+    const recordLength = entry.positions.length;
+    return recordWork(await this.replaySource(entry.positions, recordLength), market, marketId, recordLength);
+  }
+
+  /**
+   * Where a replay of the commands at the first `count` of `positions` reads them: the journal's
+   * view when it has one (the file journal: nothing is read or copied here), else their payloads,
+   * read here through the journal.
+   */
+  private async replaySource(positions: readonly JournalPosition[], count: number): Promise<ReplaySource> {
+    const view = this.journal.readView();
+    if (view !== undefined) return logSource(view);
+    // Copied before the first read: a batch processed meanwhile may append to the market's positions.
+    const packed = await readPayloads(this.journal, positions.slice(0, count));
+    return payloadSource(packed.payloads, packed.ends);
   }
 
   private readOutcome(marketId: string, principalId: string): ShardReply {
@@ -398,16 +428,17 @@ export class ShardCore {
    * the market's record up to that command (ReplayWork): the engine is deterministic, so it is the
    * same reply, byte for byte.
    */
-  private replyAt(position: number): ShardReply | ReplayWork {
+  private async replyAt(position: number): Promise<ShardReply | ReplayWork> {
     const cached = this.replyCache.get(position);
     if (cached !== undefined) return cached;
-    const logged = decodeLoggedCommand(this.journal.readAt(position).payload);
+    const logged = decodeLoggedCommand((await this.journal.readAt(position)).payload);
     if (logged.r !== undefined) return errorReply(logged.r.code, logged.r.message);
     const marketId = marketIdOfCommand(logged.c);
     const entry = marketId === undefined ? undefined : this.markets.get(marketId);
     const index = entry === undefined ? -1 : indexOfPosition(entry.positions, position);
     if (entry === undefined || index < 0) throw new Error(`no market record holds the command logged at ${position}`);
-    return { kind: "reply", log: this.journal.readView(), positions: float64Bytes(entry.positions.slice(0, index + 1)) };
+    const positions = entry.positions.slice(0, index + 1);
+    return replyWork(await this.replaySource(positions, positions.length), float64Bytes(positions));
   }
 
   /** Commands applied since the last snapshot (the runtime decides when to checkpoint). */

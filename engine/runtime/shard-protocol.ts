@@ -54,22 +54,40 @@ export interface ReadResponse {
 }
 
 /**
+ * Where a replay finds the logged commands it replays. One ReplayWork type with this as a member
+ * (rather than a variant of each work per source) keeps a single path after the commands are read:
+ * replay-work.ts reads them from whichever source, then decodes and replays them with the same code.
+ *
+ * - "log": the file journal's committed segment files (Journal.readView); the replay thread reads
+ *   the frames at the work's positions itself, so the shard hands over a few bytes whatever the
+ *   market's size.
+ * - "payloads": a journal with no files another thread could read (one on a stream) was read by
+ *   the shard (entry-payloads.ts), and the commands' payloads travel with the work, in record order.
+ *   They are concatenated in one buffer (`ends`: float64 bytes of where each payload ends) rather
+ *   than sent as one Uint8Array each: a hot market's record is tens of thousands of entries, and
+ *   as separate arrays every one would be an object to unpack on the gateway thread and to clone
+ *   again for the replay thread, where one buffer is a single copy each way.
+ */
+export type ReplaySource = { from: "log"; log: LogReadView } | { from: "payloads"; payloads: Uint8Array; ends: Uint8Array };
+
+/**
  * Work a shard hands back instead of doing it on its own thread: replaying a market's logged
  * commands, for its record or for the reply of an old command. That replay takes hundreds of
  * milliseconds for a hot market, and every claim of the shard would wait for it; the shard only
- * takes a view of its log and the market's state (a few milliseconds), and the gateway finishes the
- * work on its worker pool (replay-work.ts, engine/pool/). Committed frames never change, so reading them there
- * needs no coordination with the shard.
+ * takes the market's state and a view of its log or the payloads it read (ReplaySource), and the
+ * gateway finishes the work on its worker pool (replay-work.ts, engine/pool/). Committed entries
+ * never change, so reading them there needs no coordination with the shard.
  */
 export type ReplayWork =
   /**
    * The market's record. `market`: the market as the shard holds it (shard-snapshot encoding), whose
-   * state the replay must reproduce; `recordLength`: how many commands its record holds, which with
-   * the market id names the record exactly (records only grow; record-cache.ts).
+   * state the replay must reproduce, and whose positions name the record's commands; `recordLength`:
+   * how many commands its record holds, which with the market id names the record exactly (records
+   * only grow; record-cache.ts).
    */
-  | { kind: "record"; log: LogReadView; market: Uint8Array; marketId: string; recordLength: number }
+  | { kind: "record"; source: ReplaySource; market: Uint8Array; marketId: string; recordLength: number }
   /** The reply of the last of these commands (float64 bytes of their log positions, in record order). */
-  | { kind: "reply"; log: LogReadView; positions: Uint8Array };
+  | { kind: "reply"; source: ReplaySource; positions: Uint8Array };
 
 export interface ReplayResponse {
   kind: "replay";
@@ -165,4 +183,20 @@ export function readResponse(reply: ShardReply): ReadResponse {
 
 export function replayResponse(work: ReplayWork): ReplayResponse {
   return { kind: "replay", work };
+}
+
+export function logSource(log: LogReadView): Extract<ReplaySource, { from: "log" }> {
+  return { from: "log", log };
+}
+
+export function payloadSource(payloads: Uint8Array, ends: Uint8Array): Extract<ReplaySource, { from: "payloads" }> {
+  return { from: "payloads", payloads, ends };
+}
+
+export function recordWork(source: ReplaySource, market: Uint8Array, marketId: string, recordLength: number): Extract<ReplayWork, { kind: "record" }> {
+  return { kind: "record", source, market, marketId, recordLength };
+}
+
+export function replyWork(source: ReplaySource, positions: Uint8Array): Extract<ReplayWork, { kind: "reply" }> {
+  return { kind: "reply", source, positions };
 }

@@ -12,7 +12,7 @@ import { Objm } from "@nats-io/obj";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { JOURNAL_CONNECTION_SETTINGS, connectForJournals } from "../../engine/journal/jetstream-connection.js";
-import { JetStreamJournal, JournalEpochFencedError, JournalPositionNotCachedError, type JetStreamJournalOptions, type PublishRetry } from "../../engine/journal/jetstream-journal.js";
+import { JetStreamJournal, JournalEpochFencedError, type JetStreamJournalOptions, type PublishRetry } from "../../engine/journal/jetstream-journal.js";
 import { JournalFencedError, type Journal } from "../../engine/journal/journal.js";
 import { chainAfter, decodeBatch, encodeBatch, type DecodedBatch } from "../../engine/journal/jetstream-batch.js";
 import { StreamBreakError } from "../../engine/journal/stream-continuity.js";
@@ -243,7 +243,7 @@ describe("JetStreamJournal on a 3-node cluster", () => {
       expect(retries[0], JSON.stringify(retries)).toMatchObject({ attempt: 2, outcomeUnknown: true });
       expect(journal.figures.duplicatesAcknowledged).toBe(duplicatesBefore + 1);
       expect((await jsm.streams.info(name)).state.messages).toBe(2);
-      expect(positions.map((position) => text(journal.readAt(position).payload))).toEqual(["y", "z"]);
+      expect(await Promise.all(positions.map(async (position) => text((await journal.readAt(position)).payload)))).toEqual(["y", "z"]);
       expect(await readAll(journal)).toEqual([
         [1, "x"],
         [2, "y"],
@@ -268,7 +268,7 @@ describe("JetStreamJournal on a 3-node cluster", () => {
       expect(retries[0], JSON.stringify(retries)).toMatchObject({ attempt: 2, outcomeUnknown: true });
       expect(journal.figures.duplicatesAcknowledged).toBe(duplicatesBefore);
       expect((await jsm.streams.info(name)).state.messages).toBe(2);
-      expect(text(journal.readAt(position as number).payload)).toBe("second");
+      expect(text((await journal.readAt(position as number)).payload)).toBe("second");
       expect(journal.lastSequence).toBe(2);
       await journal.append([bytes("third")], { expectedLastSequence: 2 });
       expect(await readAll(journal)).toEqual([
@@ -281,16 +281,30 @@ describe("JetStreamJournal on a 3-node cluster", () => {
     }
   });
 
-  it("reads a position no longer cached with fetchAt; readAt says it cannot", async () => {
+  it("reads a position no longer cached from the stream, one request for the readers of one batch; has no file view", async () => {
     const name = freshName();
     const journal = await openJournal({ name, cacheBytes: 0 });
-    const [first] = await journal.append([bytes("first")]);
+    const first = await journal.append([bytes("first"), bytes("also first")]);
     const [second] = await journal.append([bytes("second")]);
-    expect(text(journal.readAt(second as number).payload)).toBe("second");
-    expect(() => journal.readAt(first as number)).toThrow(JournalPositionNotCachedError);
-    expect(await journal.fetchAt(first as number)).toMatchObject({ sequence: 1, position: first });
-    expect(text((await journal.fetchAt(first as number)).payload)).toBe("first");
-    expect(() => journal.readView()).toThrow(/not supported by the JetStream journal yet/);
+    expect(journal.figures.cachedBatches).toBe(1); // only the newest batch: the first is no longer cached
+    expect(text((await journal.readAt(second as number)).payload)).toBe("second");
+
+    // Count the stream's message reads (the JetStream API's MSG.GET requests) while both entries of the first batch are read at once.
+    const gets: string[] = [];
+    const watcher = await newConnection();
+    const subscription = watcher.subscribe(`$JS.API.STREAM.MSG.GET.${name}`, { callback: (_error, message) => void gets.push(message.subject) });
+    await watcher.flush();
+    const entries = await Promise.all(first.map((position) => journal.readAt(position)));
+    await connection.flush();
+    await watcher.flush();
+    subscription.unsubscribe();
+    expect(entries.map((entry) => [entry.sequence, text(entry.payload)])).toEqual([
+      [1, "first"],
+      [2, "also first"],
+    ]);
+    expect(entries.map((entry) => entry.position)).toEqual(first);
+    expect(gets).toHaveLength(1);
+    expect(journal.readView()).toBeUndefined();
   });
 
   it("checks a snapshot against the stream: one newer than the stream refuses the open, one of another batch is ignored", async () => {

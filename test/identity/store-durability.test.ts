@@ -75,7 +75,7 @@ describe("identity store durability", () => {
       }));
       if (claim.kind !== "replay") throw new Error(`expected a replay, got ${claim.kind}`);
       expect(claim.location.owner).toBe("identity");
-      expect(reopened.store.replyAt(claim.location.position)).toEqual(replies[i]);
+      expect(await reopened.store.replyAt(claim.location.position)).toEqual(replies[i]);
     }
   });
 

@@ -100,8 +100,9 @@ describe.each(implementations)("%s keeps the journal contract", (_name, { openAt
     expect(journal.lastSequence).toBe(3);
     const positions = [...first, ...second];
     expect(new Set(positions).size).toBe(3);
-    expect(positions.map((position) => text(journal.readAt(position).payload))).toEqual(["a", "b", "c"]);
-    expect(positions.map((position) => journal.readAt(position).sequence)).toEqual([1, 2, 3]);
+    const byPosition = await Promise.all(positions.map((position) => journal.readAt(position)));
+    expect(byPosition.map((entry) => text(entry.payload))).toEqual(["a", "b", "c"]);
+    expect(byPosition.map((entry) => entry.sequence)).toEqual([1, 2, 3]);
     const all = await readAll(journal);
     expect(all.map((entry) => [entry.sequence, entry.position, text(entry.payload)])).toEqual([
       [1, positions[0], "a"],
@@ -149,7 +150,24 @@ describe.each(implementations)("%s keeps the journal contract", (_name, { openAt
     expect(reopened.snapshot?.sequence).toBe(2);
     expect(text(reopened.snapshot?.payload ?? new Uint8Array())).toBe("state after b");
     expect((await readAll(reopened, 2)).map((entry) => text(entry.payload))).toEqual(["c"]);
-    expect(text(reopened.readAt(position as number).payload)).toBe("c");
+    expect(text((await reopened.readAt(position as number)).payload)).toBe("c");
+  });
+
+  it("ends a read whose reader throws, rejecting with the reader's error", async () => {
+    const journal = await openJournal(tempDir());
+    for (let batch = 0; batch < 4; batch++) await journal.append(Array.from({ length: 5 }, (_, i) => bytes(`entry-${batch * 5 + i + 1}`)));
+    class Enough extends Error {}
+    const seen: number[] = [];
+    const ended = await journal
+      .read(3, (entry) => {
+        seen.push(entry.sequence);
+        if (entry.sequence === 12) throw new Enough("enough");
+      })
+      .catch((error: unknown) => error);
+    expect(ended).toBeInstanceOf(Enough);
+    expect(seen).toEqual([4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    // The journal reads on afterwards.
+    expect((await readAll(journal, 18)).map((entry) => text(entry.payload))).toEqual(["entry-19", "entry-20"]);
   });
 
   it("refuses appends after close", async () => {
@@ -167,7 +185,7 @@ describe("WorkerJournal", () => {
     const positions: number[] = [];
     for (let i = 0; i < 60; i++) {
       positions.push(...(await journal.append([bytes(`entry-${i}-${"x".repeat(200)}`)])));
-      expect(text(journal.readAt(positions[i] as number).payload).startsWith(`entry-${i}-`)).toBe(true);
+      expect(text((await journal.readAt(positions[i] as number)).payload).startsWith(`entry-${i}-`)).toBe(true);
     }
     expect(journal.readView().segments.length).toBeGreaterThan(1);
   });

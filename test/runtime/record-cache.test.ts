@@ -13,7 +13,7 @@ const work = (marketId: string, recordLength: number): RecordWork => ({
   marketId,
   recordLength,
   market: new Uint8Array(0),
-  log: { dir: "/nonexistent", segments: [], endPosition: 0 },
+  source: { from: "log", log: { dir: "/nonexistent", segments: [], endPosition: 0 } },
 });
 
 /** A replay that answers JSON of a given size and counts its calls; `gate` holds it until released. */

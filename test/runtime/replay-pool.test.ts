@@ -3,7 +3,7 @@ import { ManualClock } from "../../engine/clock.js";
 import { WorkerPool } from "../../engine/pool/worker-pool.js";
 import { completeReplayWork } from "../../engine/runtime/replay-work.js";
 import { openFileShard, type ShardCore } from "../../engine/runtime/shard-core.js";
-import { jsonText, type ReplayWork, type ShardReply, type ShardResponse } from "../../engine/runtime/shard-protocol.js";
+import { jsonText, logSource, replyWork, type ReplayWork, type ShardReply, type ShardResponse } from "../../engine/runtime/shard-protocol.js";
 import { decodeMarketImage, encodeMarketImage } from "../../engine/runtime/shard-snapshot.js";
 import { plainDeepEqual } from "../../engine/plain-equal.js";
 import { commitmentsOf } from "../../engine/rules/state.js";
@@ -81,7 +81,9 @@ describe("replay off the shard thread", () => {
     expect(pool.running).toBe(1);
 
     // A position past the view's end: the job fails with the storage error, the worker stays.
-    const outside: ReplayWork = { kind: "reply", log: record.log, positions: new Uint8Array(new Float64Array([record.log.endPosition]).buffer) };
+    if (record.source.from !== "log") throw new Error("a file journal's shard hands over a view of its log");
+    const log = record.source.log;
+    const outside: ReplayWork = replyWork(logSource(log), new Uint8Array(new Float64Array([log.endPosition]).buffer));
     await expect(pool.replay(outside)).rejects.toThrow(/replay failed: RangeError: position \d+ is outside the durable log/);
     expect(text(await pool.replay(reply))).toEqual(text(replyFromWorker));
     expect(pool.running).toBe(1);
