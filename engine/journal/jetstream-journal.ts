@@ -30,6 +30,11 @@
  * for anything else; `fetchAt` is its asynchronous form that reads the stream on a miss.
  * `readView` (segment files for replay threads) has no JetStream form yet and throws.
  *
+ * Following (a stream several writers share, the identity stream): `follow` hands over every entry
+ * as the stream delivers it, and a batch it sees that extends the known tail becomes the tail; an
+ * append whose expected sequence is beyond the tail this journal knows learns the stream's tail
+ * first (the caller saw newer entries than this journal did), then is judged as any other.
+ *
  * The connection is the caller's: the journal never closes it, so a node's partitions share one.
  */
 import { randomBytes } from "node:crypto";
@@ -48,7 +53,9 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { BatchCache, type CachedBatch } from "./batch-cache.js";
 import { MAX_BATCH_ENTRIES, MAX_STREAM_SEQUENCE, decodeBatch, decodeBatchHeader, encodeBatch, locate, positionOf } from "./jetstream-batch.js";
 import { errorText, pause, backoffMs, retryable, withRetries } from "./jetstream-retry.js";
+import { followStream } from "./jetstream-follow.js";
 import { JetStreamSnapshots, type SnapshotMark } from "./jetstream-snapshots.js";
+import type { FollowingJournal, JournalFollower } from "./following-journal.js";
 import {
   JournalFencedError,
   type AppendOptions,
@@ -121,7 +128,7 @@ export interface JetStreamJournalFigures {
 
 type PublishOutcome = { readonly stored: true; readonly streamSequence: number } | { readonly stored: false; readonly lastStreamSequence: number };
 
-export class JetStreamJournal implements Journal {
+export class JetStreamJournal implements FollowingJournal {
   private readonly subject: string;
   private readonly cache: BatchCache;
   /** Unique to this journal object: the first half of every batch id it publishes. */
@@ -276,6 +283,9 @@ export class JetStreamJournal implements Journal {
   private async appendNow(payloads: readonly Uint8Array[], options: AppendOptions): Promise<JournalPosition[]> {
     if (this.failure !== undefined) throw this.failure;
     const expected = options.expectedLastSequence;
+    // A caller that follows the stream may know of entries this journal has not seen (appended by
+    // other writers): the stream's tail is learnt, then judged like any other.
+    if (expected !== undefined && expected > this.tail.lastSequence) await this.refreshTail();
     if (expected !== undefined && expected !== this.tail.lastSequence) throw new JournalFencedError(expected, this.tail.lastSequence);
     if (payloads.length === 0) return [];
     if (payloads.length > MAX_BATCH_ENTRIES) throw new RangeError(`a batch holds at most ${MAX_BATCH_ENTRIES} entries, not ${payloads.length}`);
@@ -380,6 +390,20 @@ export class JetStreamJournal implements Journal {
     const batch: CachedBatch = { ...decodeBatch(message.data, streamSequence), streamSequence };
     this.cache.put(batch);
     this.tail = { streamSequence, lastSequence: batch.firstSequence + batch.count - 1, batchId: message.header.get(MSG_ID_HEADER) };
+  }
+
+  /** Learns the stream's last batch as this journal's tail (a failure to, as in any append, fails the journal). */
+  private async refreshTail(): Promise<void> {
+    const name = this.options.name;
+    try {
+      await withRetries(`reading the tail of stream ${name}`, this.retryDeadlineMs, async () => {
+        const last = (await this.jsm.streams.info(name)).state.last_seq;
+        if (last > this.tail.streamSequence) await this.learnTail(last);
+      });
+    } catch (error) {
+      this.failure = new Error(`the JetStream journal ${name} failed: ${errorText(error)}`, { cause: error });
+      throw this.failure;
+    }
   }
 
   private get retryDeadlineMs(): number {
@@ -489,6 +513,42 @@ export class JetStreamJournal implements Journal {
   async fetchAt(position: JournalPosition): Promise<JournalEntry> {
     const { streamSequence, index } = locate(position);
     return this.entryOf(await this.batchAt(streamSequence), index, position);
+  }
+
+  /**
+   * Hands every entry after `afterSequence` to `onEntry` as the stream delivers it, whoever appended
+   * it (jetstream-follow.ts), until the follower is stopped. Followed batches are cached (so replies
+   * logged by other writers are read back without a round trip while they are recent), and one
+   * that extends this journal's tail becomes the tail, so this writer's next append expects it.
+   */
+  async follow(afterSequence: number, onEntry: (entry: JournalEntry) => void, onProblem?: (error: unknown) => void): Promise<JournalFollower> {
+    if (this.closed) throw new Error(`the JetStream journal ${this.options.name} is closed`);
+    const name = this.options.name;
+    const last = (await withRetries(`reading the state of stream ${name}`, this.retryDeadlineMs, () => this.jsm.streams.info(name))).state.last_seq;
+    const from = (await this.batchHolding(afterSequence + 1, last)) ?? last + 1;
+    let handedOver = afterSequence;
+    return followStream({
+      js: this.js,
+      stream: name,
+      fromStreamSequence: from,
+      ...(onProblem === undefined ? {} : { onProblem }),
+      onBatch: ({ streamSequence, batchId, batch }) => {
+        if (batch.firstSequence > handedOver + 1) {
+          throw new Error(`stream ${name}: message ${streamSequence} starts at sequence ${batch.firstSequence}, after ${handedOver + 1} (batches are not contiguous)`);
+        }
+        const cached: CachedBatch = { ...batch, streamSequence };
+        this.cache.put(cached);
+        if (streamSequence === this.tail.streamSequence + 1 && batch.firstSequence === this.tail.lastSequence + 1) {
+          this.tail = { streamSequence, lastSequence: batch.firstSequence + batch.count - 1, batchId };
+        }
+        batch.payloads.forEach((payload, index) => {
+          const sequence = batch.firstSequence + index;
+          if (sequence <= handedOver) return;
+          handedOver = sequence;
+          onEntry({ sequence, position: positionOf(streamSequence, index), payload });
+        });
+      },
+    });
   }
 
   private entryOf(batch: CachedBatch, index: number, position: JournalPosition): JournalEntry {
