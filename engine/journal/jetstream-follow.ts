@@ -2,8 +2,9 @@
  * Tailing a journal's stream: every batch message from a stream sequence on, handed over as soon
  * as the stream delivers it, for as long as the follower runs (the JetStream journal's `follow`).
  *
- * An ordered consumer (ephemeral, no acks, recreated by the client on a gap or missed heartbeats)
- * with a callback, so a batch is handed over in the same turn its message arrives. A journal's
+ * An ordered consumer (ephemeral, no acks, recreated by the client on a gap) with a callback, so a
+ * batch is handed over in the same turn its message arrives; missed heartbeats (its consumer lost
+ * with a NATS node) restart it. A journal's
  * stream never loses a message (no deletes, no purges: jetstream-journal.ts), so the batches come
  * with consecutive stream sequences; anything else (a consumer that ended, a message out of order,
  * a body that is not a batch) restarts the consumer at the first message not yet handed over, after
@@ -17,6 +18,14 @@ import { backoffMs, pause } from "./jetstream-retry.js";
 const MSG_ID_HEADER = "Nats-Msg-Id";
 /** Messages the consumer asks for at a time (its client refills the request below a threshold). */
 const PULL_MESSAGES = 256;
+/**
+ * How long one pull request waits, and the server's heartbeat interval while it has nothing to
+ * send. The client's defaults (30 s, 15 s) would leave a follower whose consumer died with its
+ * NATS node (an ordered consumer has one replica) silent for half a minute before it notices; two
+ * missed heartbeats restart it here, so a lost consumer costs a couple of seconds of tail.
+ */
+const PULL_EXPIRES_MS = 2_000;
+const IDLE_HEARTBEAT_MS = 1_000;
 
 export interface FollowedBatch {
   readonly streamSequence: number;
@@ -68,6 +77,8 @@ export function followStream(options: StreamFollowOptions): StreamFollower {
         const startedAt = next;
         const messages = await consumer.consume({
           max_messages: PULL_MESSAGES,
+          expires: PULL_EXPIRES_MS,
+          idle_heartbeat: IDLE_HEARTBEAT_MS,
           callback: (message) => {
             if (failure !== undefined) return;
             try {
@@ -84,6 +95,13 @@ export function followStream(options: StreamFollowOptions): StreamFollower {
           await messages.close();
           return;
         }
+        void (async () => {
+          for await (const notification of messages.status()) {
+            if (notification.type !== "heartbeats_missed" || failure !== undefined) continue;
+            failure = new Error(`stream ${options.stream}: the follower's consumer missed ${notification.count} heartbeats`);
+            await messages.close();
+          }
+        })().catch(() => undefined);
         const ended = await messages.closed();
         if (ended instanceof Error) failure ??= ended;
         if (next > startedAt) attempt = 0; // progress: the next restart pauses briefly again

@@ -309,7 +309,10 @@ export class JetStreamJournal implements FollowingJournal {
       if (outcome.stored) {
         const batch: CachedBatch = { ...decodeBatch(body, outcome.streamSequence), streamSequence: outcome.streamSequence };
         this.cache.put(batch);
-        this.tail = { streamSequence: outcome.streamSequence, lastSequence: batch.firstSequence + batch.count - 1, batchId };
+        // A follower may have seen this batch, and later ones, before its acknowledgement came.
+        if (outcome.streamSequence > this.tail.streamSequence) {
+          this.tail = { streamSequence: outcome.streamSequence, lastSequence: batch.firstSequence + batch.count - 1, batchId };
+        }
         this.bytes += body.length;
         return payloads.map((_, index) => positionOf(outcome.streamSequence, index));
       }
