@@ -17,12 +17,14 @@
  *   identity was just provisioned). A staged command whose (actor, commandId) turns up among the
  *   entries missed was sent to two nodes at once: it gets the logged command's reply (same
  *   content) or idempotency_conflict (different content), and is not logged a second time.
- *   After MAX_ATTEMPTS refusals in a row the batch's commands get `service_unavailable`.
+ *   The entries missed usually come by the tail within moments; the log is read only if it lags.
+ *   A batch refused again and again for CONTENTION_DEADLINE_MS gets `service_unavailable`.
  * - Durability: a command's reply, and a token's "recorded", are given only once the batch's
  *   append resolved (JetStream acknowledged it: stored on a quorum). Its events are applied to
  *   the state right then, before the reply, so the node that took a revocation refuses the key at
- *   once. Entries followed while an append is in flight wait until it settles, so this node's own
- *   batch, which the tail delivers too, is applied once.
+ *   once. Entries followed while an append is in flight wait until it settles (the batch was
+ *   decided on the state without them), so this node's own batch, which the tail delivers too, is
+ *   applied once.
  * - Losing the log: an append that fails for any other reason (NATS unreachable past the
  *   journal's retry deadline) answers its batch `service_unavailable`, never an acknowledgement
  *   (the batch may have been stored: its entries then arrive by the tail like any other node's,
@@ -52,8 +54,14 @@ import type { LoggedCommandKey } from "./snapshot.js";
 import { speculativeState } from "./speculative-state.js";
 import { temporarilyUnavailable, type TemporarilyUnavailable, type TokenRecording } from "./unavailable.js";
 
-/** Appends of one batch refused in a row (other nodes appended first each time) before it is given up. */
-export const MAX_ATTEMPTS = 8;
+/**
+ * How long a batch keeps being decided again after its appends were refused because other nodes
+ * appended first, before its requests are answered `service_unavailable`. Each refusal means
+ * another node made progress, so this only bites under sustained contention from several nodes.
+ */
+export const CONTENTION_DEADLINE_MS = 2_000;
+/** How long a catch-up after a refusal waits for the tail to deliver the entries missed before reading them. */
+const TAIL_WAIT_MS = 500;
 /** The longest pause between two attempts to open the journal again after it failed. */
 const REOPEN_PAUSE_MAX_MS = 1_000;
 
@@ -141,6 +149,14 @@ export class SharedIdentityLog {
   private readonly waiting = new Map<string, CommandRequest>();
   /** Followed entries not applied yet (they arrived while a batch was being appended). */
   private inbox: JournalEntry[] = [];
+  /** True while a batch's append is in flight: its decisions were made on the state as it is. */
+  private appending = false;
+  /** The last entry the tail has delivered (whoever appended it). */
+  private followedUpTo: number;
+  /** The last entry of this node's last appended batch. */
+  private ownTail = 0;
+  /** Wakes the batch loop once the tail has delivered this node's last batch. */
+  private ownTailWaiter: (() => void) | undefined;
   /** The batch loop, while it runs (at most one). */
   private busy: Promise<void> | undefined;
   private flushHandle: NodeJS.Immediate | undefined;
@@ -164,6 +180,7 @@ export class SharedIdentityLog {
   private constructor(private readonly options: SharedLogOptions) {
     this.journal = options.journal;
     this.applied = options.appliedSequence;
+    this.followedUpTo = options.appliedSequence;
   }
 
   /** Starts following the log after the recovered state; resolves once the tail is set up. */
@@ -332,7 +349,28 @@ export class SharedIdentityLog {
   private onFollowed(entry: JournalEntry): void {
     if (this.closed || this.fatal !== undefined) return;
     this.inbox.push(entry);
-    if (this.busy === undefined && !this.drainInbox()) this.kick();
+    if (entry.sequence > this.followedUpTo) this.followedUpTo = entry.sequence;
+    if (this.followedUpTo >= this.ownTail) this.ownTailWaiter?.();
+    if (!this.appending && !this.drainInbox()) this.kick();
+  }
+
+  /**
+   * Waits (briefly, bounded) until the tail has delivered this node's last batch. Every node learns
+   * of a batch from the tail at about the same moment; a node that went on from its own
+   * acknowledgement instead would always decide its next batch first, and under contention the
+   * others' batches, refused and decided again each time, could be refused for good.
+   */
+  private async afterOwnTail(): Promise<void> {
+    if (this.followedUpTo >= this.ownTail) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, TAIL_WAIT_MS);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.ownTailWaiter = done;
+    });
+    this.ownTailWaiter = undefined;
   }
 
   /** Applies the inbox's entries that follow the applied state; false if one is missing before them. */
@@ -351,7 +389,7 @@ export class SharedIdentityLog {
     return complete;
   }
 
-  /** Reads the entries after the applied state from the log and applies them (after a fence). */
+  /** Reads the entries after the applied state from the log and applies them. */
   private async catchUp(): Promise<void> {
     await this.journal.read(this.applied, (entry) => {
       if (entry.sequence === this.applied + 1) this.applyLogged(entry);
@@ -359,34 +397,53 @@ export class SharedIdentityLog {
     this.drainInbox();
   }
 
+  /**
+   * After a refusal: the entries through `lastSequence` (the log's tail the refusal named) applied,
+   * from the tail as it delivers them (usually already there), or read from the log if it lags.
+   */
+  private async catchUpTo(lastSequence: number): Promise<void> {
+    this.drainInbox();
+    if (this.applied >= lastSequence) return;
+    try {
+      await this.whenApplied(lastSequence, TAIL_WAIT_MS);
+    } catch {
+      await this.catchUp();
+    }
+  }
+
   private async commit(batch: Request[]): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
+    const deadline = Date.now() + CONTENTION_DEADLINE_MS;
+    for (;;) {
       const live = batch.filter((request) => !request.settled);
       if (live.length === 0) return;
       if (!this.writable) {
         for (const request of live) this.settleUnavailable(request, this.fatal !== undefined ? INTERNAL_ERROR : LOG_UNREACHABLE);
         return;
       }
+      await this.afterOwnTail();
+      this.drainInbox();
       const decided = this.decideBatch(live);
       if (decided.length === 0) return;
       let positions: JournalPosition[];
+      this.appending = true;
       try {
         positions = await this.journal.append(
           decided.map((entry) => entry.payload),
           { expectedLastSequence: this.applied },
         );
       } catch (error) {
+        this.appending = false;
         if (!(error instanceof JournalFencedError)) {
           this.breakJournal(error);
           continue; // answers the batch: the journal is no longer writable
         }
         this.fences++;
-        if (attempt >= MAX_ATTEMPTS) {
+        if (Date.now() >= deadline) {
           for (const request of batch) if (!request.settled) this.settleUnavailable(request, LOG_CONTENDED);
           return;
         }
         try {
-          await this.catchUp();
+          await this.catchUpTo(error.lastSequence);
         } catch (readError) {
           this.noteProblem(readError);
           for (const request of batch) if (!request.settled) this.settleUnavailable(request, LOG_UNREACHABLE);
@@ -394,6 +451,7 @@ export class SharedIdentityLog {
         }
         continue;
       }
+      this.appending = false;
       try {
         this.applyOwn(decided, positions);
       } catch (error) {
@@ -444,6 +502,7 @@ export class SharedIdentityLog {
   /** This node's batch is durable: fold it in (as any follower will) and answer its requests. */
   private applyOwn(decided: readonly Decided[], positions: readonly JournalPosition[]): void {
     assert(positions.length === decided.length, "one position per appended entry");
+    this.ownTail = this.applied + decided.length;
     this.commits++;
     this.framesWritten += decided.length;
     decided.forEach(({ request, frame }, index) => {

@@ -3,8 +3,8 @@
  * as the stream delivers it, for as long as the follower runs (the JetStream journal's `follow`).
  *
  * An ordered consumer (ephemeral, no acks, recreated by the client on a gap) with a callback, so a
- * batch is handed over in the same turn its message arrives; missed heartbeats (its consumer lost
- * with a NATS node) restart it. A journal's
+ * batch is handed over in the same turn its message arrives; one that is stuck (jetstream-consumer.ts)
+ * is replaced. A journal's
  * stream never loses a message (no deletes, no purges: jetstream-journal.ts), so the batches come
  * with consecutive stream sequences; anything else (a consumer that ended, a message out of order,
  * a body that is not a batch) restarts the consumer at the first message not yet handed over, after
@@ -13,19 +13,12 @@
  */
 import { DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JsMsg } from "@nats-io/jetstream";
 import { decodeBatch, type DecodedBatch } from "./jetstream-batch.js";
+import { ORDERED_CONSUME_SETTINGS, closeWhenStuck } from "./jetstream-consumer.js";
 import { backoffMs, pause } from "./jetstream-retry.js";
 
 const MSG_ID_HEADER = "Nats-Msg-Id";
 /** Messages the consumer asks for at a time (its client refills the request below a threshold). */
 const PULL_MESSAGES = 256;
-/**
- * How long one pull request waits, and the server's heartbeat interval while it has nothing to
- * send. The client's defaults (30 s, 15 s) would leave a follower whose consumer died with its
- * NATS node (an ordered consumer has one replica) silent for half a minute before it notices; two
- * missed heartbeats restart it here, so a lost consumer costs a couple of seconds of tail.
- */
-const PULL_EXPIRES_MS = 2_000;
-const IDLE_HEARTBEAT_MS = 1_000;
 
 export interface FollowedBatch {
   readonly streamSequence: number;
@@ -77,8 +70,7 @@ export function followStream(options: StreamFollowOptions): StreamFollower {
         const startedAt = next;
         const messages = await consumer.consume({
           max_messages: PULL_MESSAGES,
-          expires: PULL_EXPIRES_MS,
-          idle_heartbeat: IDLE_HEARTBEAT_MS,
+          ...ORDERED_CONSUME_SETTINGS,
           callback: (message) => {
             if (failure !== undefined) return;
             try {
@@ -95,13 +87,7 @@ export function followStream(options: StreamFollowOptions): StreamFollower {
           await messages.close();
           return;
         }
-        void (async () => {
-          for await (const notification of messages.status()) {
-            if (notification.type !== "heartbeats_missed" || failure !== undefined) continue;
-            failure = new Error(`stream ${options.stream}: the follower's consumer missed ${notification.count} heartbeats`);
-            await messages.close();
-          }
-        })().catch(() => undefined);
+        closeWhenStuck(messages, options.stream, (reason) => (failure ??= reason));
         const ended = await messages.closed();
         if (ended instanceof Error) failure ??= ended;
         if (next > startedAt) attempt = 0; // progress: the next restart pauses briefly again

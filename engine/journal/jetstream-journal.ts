@@ -53,6 +53,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { BatchCache, type CachedBatch } from "./batch-cache.js";
 import { MAX_BATCH_ENTRIES, MAX_STREAM_SEQUENCE, decodeBatch, decodeBatchHeader, encodeBatch, locate, positionOf } from "./jetstream-batch.js";
 import { errorText, pause, backoffMs, retryable, withRetries } from "./jetstream-retry.js";
+import { ORDERED_CONSUME_SETTINGS, closeWhenStuck } from "./jetstream-consumer.js";
 import { followStream } from "./jetstream-follow.js";
 import { JetStreamSnapshots, type SnapshotMark } from "./jetstream-snapshots.js";
 import type { FollowingJournal, JournalFollower } from "./following-journal.js";
@@ -316,9 +317,12 @@ export class JetStreamJournal implements FollowingJournal {
         this.bytes += body.length;
         return payloads.map((_, index) => positionOf(outcome.streamSequence, index));
       }
-      // Another writer appended: learn the stream's tail; refuse if the caller expected the old one.
+      // Another writer appended: learn the stream's tail (unless following it already brought it);
+      // refuse if the caller expected the old one.
       try {
-        await withRetries(`reading the tail of stream ${this.options.name}`, this.retryDeadlineMs, () => this.learnTail(outcome.lastStreamSequence));
+        if (this.tail.streamSequence < outcome.lastStreamSequence) {
+          await withRetries(`reading the tail of stream ${this.options.name}`, this.retryDeadlineMs, () => this.learnTail(outcome.lastStreamSequence));
+        }
       } catch (error) {
         this.failure = new Error(`the JetStream journal ${this.options.name} failed: ${errorText(error)}`, { cause: error });
         throw this.failure;
@@ -483,7 +487,8 @@ export class JetStreamJournal implements FollowingJournal {
       let problem = "the consumer stopped early";
       try {
         const consumer = await this.js.consumers.get(name, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: next });
-        const messages = await consumer.consume({ max_messages: 256 });
+        const messages = await consumer.consume({ max_messages: 256, ...ORDERED_CONSUME_SETTINGS });
+        closeWhenStuck(messages, name, (reason) => (problem = reason.message));
         try {
           for await (const message of messages) {
             const batch: CachedBatch = { ...decodeBatch(message.data, message.seq), streamSequence: message.seq };

@@ -293,6 +293,39 @@ describe("identities on a shared JetStream stream", () => {
     expect(a.store.delegation("erin-d1")).toMatchObject({ principalId: erin.id });
   });
 
+  it("converges under contention: tokens recorded at once on three nodes are each logged once and known on every node", async () => {
+    const stream = freshStream();
+    const nodes = [await openNode(stream), await openNode(stream), await openNode(stream)];
+    const [a] = nodes as [IdentityNode, IdentityNode, IdentityNode];
+    const kate = await provision(a, "kate");
+    for (const node of nodes) await caughtUp(node, a);
+    // Every node stages its records in the same turn and appends them against the same tail:
+    // all but one batch are refused, decided again on top of the winner's, and appended again.
+    const records = nodes.flatMap((node, n) =>
+      Array.from({ length: 30 }, (_, i) => {
+        const hash = `token-${n}-${i}`;
+        return node.store.recordToken({ hash, actorId: "kate", keyId: kate.keyId, audience: "market-service", issuedAtMs: T0, expiresAtMs: T0 + 60_000 }).then((outcome) => ({ hash, outcome }));
+      }),
+    );
+    const outcomes = await Promise.all(records);
+    expect(outcomes.filter((record) => record.outcome !== "recorded")).toEqual([]);
+    expect(nodes.reduce((sum, node) => sum + (node.store.stats.shared?.fences ?? 0), 0)).toBeGreaterThanOrEqual(2);
+    const last = Math.max(...nodes.map((node) => node.store.appliedSequence));
+    for (const node of nodes) await node.store.whenApplied(last, PROPAGATION_TIMEOUT_MS);
+    for (const node of nodes) {
+      for (const { hash } of outcomes) expect(node.store.state.tokens.has(hash), hash).toBe(true);
+      expect(describeState(node.store.state)).toEqual(describeState(a.store.state));
+    }
+    const journal = await JetStreamJournal.open({ connection: inspector, name: stream });
+    const logged: string[] = [];
+    await journal.read(0, (entry) => {
+      const frame = decodeIdentityFrame(entry.payload);
+      if (frame.c.type === "token.issue") logged.push(frame.c.args.hash);
+    });
+    await journal.close();
+    expect(logged.sort()).toEqual(outcomes.map((record) => record.hash).sort());
+  });
+
   it("reopens on the same state: the newest snapshot in the object store, then the stream's suffix", async () => {
     const stream = freshStream();
     const a = await openNode(stream, { snapshotEveryCommands: 4 });
