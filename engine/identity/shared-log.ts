@@ -319,10 +319,13 @@ export class SharedIdentityLog {
     // A catch-up that failed is tried again by its timer, not at once.
     if (this.busy !== undefined || this.closed || this.retryHandle !== undefined) return;
     if (this.staged.length === 0 && this.inbox.length === 0) return;
-    this.busy = this.run().finally(() => {
-      this.busy = undefined;
-      this.kick();
-    });
+    this.busy = this.run()
+      // Only a bug gets here (every expected failure is answered inside): the state cannot be trusted.
+      .catch((error: unknown) => this.failClosed(error))
+      .finally(() => {
+        this.busy = undefined;
+        this.kick();
+      });
   }
 
   private async run(): Promise<void> {
