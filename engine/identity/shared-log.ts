@@ -44,7 +44,6 @@ import type { Clock } from "../clock.js";
 import { idempotencyKey, type IdempotencyIndex } from "../idempotency/index.js";
 import { canFollow, type FollowingJournal, type JournalFollower } from "../journal/following-journal.js";
 import { JournalFencedError, type Journal, type JournalEntry, type JournalPosition } from "../journal/journal.js";
-import { backoffMs, pause } from "../journal/jetstream-retry.js";
 import { decide } from "../rules/identity/decide.js";
 import { evolve } from "../rules/identity/evolve.js";
 import { errorReply, type ErrorReply, type IdentityCommand, type IdentityReply, type TokenRecord } from "../rules/identity/types.js";
@@ -62,8 +61,13 @@ import { temporarilyUnavailable, type TemporarilyUnavailable, type TokenRecordin
 export const CONTENTION_DEADLINE_MS = 2_000;
 /** How long a catch-up after a refusal waits for the tail to deliver the entries missed before reading them. */
 const TAIL_WAIT_MS = 500;
-/** The longest pause between two attempts to open the journal again after it failed. */
-const REOPEN_PAUSE_MAX_MS = 1_000;
+/** Pauses between two attempts to open the journal again after it failed: doubling up to a second. */
+const reopenPauseMs = (attempt: number): number => Math.min(1_000, 50 * 2 ** Math.min(attempt, 5));
+/** The pause before a catch-up read that failed is tried again. */
+const CATCH_UP_RETRY_MS = 200;
+// Not jetstream-retry.ts's helpers: this module is loaded in the embedded default too, which must
+// not load the NATS client.
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 const INTERNAL_ERROR: ErrorReply = { ok: false, code: "internal_error", message: "identity store is unavailable" };
 const IDEMPOTENCY_CONFLICT: ErrorReply = {
@@ -339,7 +343,7 @@ export class SharedIdentityLog {
           this.retryHandle ??= setTimeout(() => {
             this.retryHandle = undefined;
             this.kick();
-          }, backoffMs(4));
+          }, CATCH_UP_RETRY_MS);
           return;
         }
       }
@@ -640,7 +644,7 @@ export class SharedIdentityLog {
         this.noteProblem(error);
         await opened?.close().catch(() => undefined);
       }
-      await pause(Math.min(REOPEN_PAUSE_MAX_MS, backoffMs(attempt)));
+      await pause(reopenPauseMs(attempt));
     }
   }
 
