@@ -18,6 +18,15 @@ export const STOPPING_MESSAGE = "the service is stopping";
 /** Seconds a client is told to wait before retrying a request refused by the gate. */
 const RETRY_AFTER_SECONDS = "1";
 
+/**
+ * 503 `service_unavailable` with Retry-After: the gate's answer, and any component's that cannot
+ * take a request for now (the cluster mode's identity log out of reach).
+ */
+export function serviceUnavailableReply(problem: string): HttpReply {
+  const reply = errorReply("service_unavailable", problem);
+  return { ...reply, headers: { ...reply.headers, "retry-after": RETRY_AFTER_SECONDS } };
+}
+
 export class Readiness {
   private phase: Phase = "starting";
   private notAccepting: () => readonly number[] = () => [];
@@ -48,8 +57,7 @@ export class Readiness {
 
   /** The 503 for a request that arrives while `problem()` says why it cannot be served. */
   unavailableReply(problem: string): HttpReply {
-    const reply = errorReply("service_unavailable", problem);
-    return { ...reply, headers: { ...reply.headers, "retry-after": RETRY_AFTER_SECONDS } };
+    return serviceUnavailableReply(problem);
   }
 
   /** `route` answering 503 until ready (and from the start of a stop). */

@@ -16,12 +16,22 @@
  * - Fail-stop: if an append fails the journal is permanently failed (storage/ never retries an
  *   fsync), and so is this store: every later command replies `internal_error` and every read used
  *   for authentication or authority fails closed. Restart to recover from the durable log.
+ *
+ * Cluster mode (issue 27). Which mode the store runs in is decided by the journal `openJournal`
+ * gives: one that can follow its stream (following-journal.ts; the JetStream journal on the
+ * cluster's `identity` stream) is a log shared with the other service nodes, and the store is one
+ * of its writers (shared-log.ts): it follows the log and applies every node's entries, decides a
+ * batch against what it has applied and appends it only if nobody appended meanwhile (deciding
+ * again on top of the entries it missed otherwise), and answers `service_unavailable` rather than
+ * failing for good when the log cannot be reached. The file journal cannot follow, so the embedded
+ * default (a WorkerJournal) runs exactly the single-writer path described above.
  */
 import * as fs from "node:fs";
 import { assert } from "../rules/assert.js";
 import type { Rejection } from "../rules/types/errors.js";
 import { WorkerJournal } from "../journal/worker-journal.js";
 import type { Journal, JournalPosition, JournalRecovery } from "../journal/journal.js";
+import { canFollow } from "../journal/following-journal.js";
 import type { Clock } from "../clock.js";
 import { commandFingerprint } from "../idempotency/fingerprint.js";
 import type { IdempotencyIndex } from "../idempotency/index.js";
@@ -36,16 +46,10 @@ import type {
 import { decide } from "../rules/identity/decide.js";
 import { evolve } from "../rules/identity/evolve.js";
 import { decodeIdentityFrame, encodeIdentityFrame, IDENTITY_FRAME_VERSION } from "./frame.js";
-import { decodeIdentitySnapshot, encodeIdentitySnapshot, type LoggedCommandKey } from "./snapshot.js";
-import {
-  actorView,
-  delegationView,
-  emptyIdentityState,
-  forgetExpiredTokens,
-  keyView,
-  principalView,
-  type IdentityState,
-} from "../rules/identity/state.js";
+import { IdentityFold } from "./fold.js";
+import { SharedIdentityLog, type SharedCommandReply, type SharedLogStats } from "./shared-log.js";
+import { temporarilyUnavailable, type TemporarilyUnavailable, type TokenRecording } from "./unavailable.js";
+import { actorView, delegationView, keyView, principalView, type IdentityState } from "../rules/identity/state.js";
 import {
   errorReply,
   type Actor,
@@ -71,13 +75,7 @@ import {
 export const DEFAULT_SNAPSHOT_EVERY_COMMANDS = 10_000;
 /** Snapshots kept on disk (the newest valid ones). */
 const SNAPSHOTS_KEPT = 2;
-/**
- * How often (in server command time) issuing a token also drops every expired token. A key's own
- * expired tokens go when it issues the next one, but a key that issues no more (an actor that
- * logged in once, a client gone) kept its tokens until the next snapshot, which a quiet identity
- * log may not reach for a long time: with many short-lived actors they piled up.
- */
-export const TOKEN_SWEEP_INTERVAL_MS = 60_000;
+export { TOKEN_SWEEP_INTERVAL_MS } from "./fold.js";
 
 export interface IdentityStoreOptions {
   /** Directory of the identity log (the service passes `DATA_DIR/identity`); created 0700 if missing. */
@@ -91,7 +89,12 @@ export interface IdentityStoreOptions {
   readonly snapshotEveryCommands?: number;
   /** Passed to the journal (tests use small segments to exercise rotation). */
   readonly segmentSizeBytes?: number;
-  /** Opens the log's journal; default: a WorkerJournal (tests open a FileJournal on injected file-system calls). */
+  /**
+   * Opens the log's journal; default: a WorkerJournal (tests open a FileJournal on injected
+   * file-system calls). A journal that can follow its stream (the cluster's JetStreamJournal on
+   * `identity`) makes the store one writer of a shared log; it is called again to reopen the
+   * journal after it failed.
+   */
   readonly openJournal?: (options: { dir: string; segmentSizeBytes?: number }) => Promise<Journal>;
 }
 
@@ -113,7 +116,12 @@ export interface IdentityStoreStats {
   readonly snapshotsWritten: number;
   /** Message of the last failed snapshot write (snapshots are an optimization; the log is the truth). */
   readonly lastSnapshotError: string | null;
+  /** The cluster mode's figures (following, fences, reopenings); undefined in the embedded default. */
+  readonly shared: SharedLogStats | undefined;
 }
+
+/** What a command may be answered: its reply, or (cluster mode) "cannot be logged for now". */
+export type IdentityCommandReply<Body> = Reply<Body> | TemporarilyUnavailable;
 
 /** One identity command as the integrator hands it over (the path id, if any, separately). */
 export type IdentityRequest =
@@ -135,6 +143,7 @@ interface Batch {
 }
 
 const INTERNAL_ERROR: ErrorReply = { ok: false, code: "internal_error", message: "identity store is unavailable" };
+const REPLY_UNREADABLE: TemporarilyUnavailable = temporarilyUnavailable("the identity log cannot be read now to replay this command's reply; retry later");
 const IDEMPOTENCY_CONFLICT: ErrorReply = {
   ok: false,
   code: "idempotency_conflict",
@@ -148,12 +157,10 @@ export class IdentityStore {
   private readonly idempotency: IdempotencyIndex;
   private readonly isOperator: (actorId: string) => boolean;
   private readonly snapshotEveryCommands: number;
-  private readonly identityState: IdentityState;
-  /** Idempotency entries of every logged command (kept for snapshots). */
-  private readonly loggedCommands: LoggedCommandKey[];
-  private lastStampMs: number;
-  /** Command time of the last sweep of expired tokens (TOKEN_SWEEP_INTERVAL_MS). */
-  private lastTokenSweepMs = 0;
+  /** The state folded from the log (and, in the embedded default, from what is staged). */
+  private readonly fold: IdentityFold;
+  /** Cluster mode: the shared log's writer and follower (which then own the journal). */
+  private readonly shared: SharedIdentityLog | undefined;
   /** What is staged for the next append. */
   private batch: Batch | undefined;
   private flushHandle: NodeJS.Immediate | undefined;
@@ -170,34 +177,46 @@ export class IdentityStore {
   private constructor(
     options: IdentityStoreOptions,
     journal: Journal,
-    recovered: { state: IdentityState; lastStampMs: number; commands: LoggedCommandKey[]; report: IdentityRecoveryReport },
+    recovered: { fold: IdentityFold; report: IdentityRecoveryReport },
+    shared: SharedIdentityLog | undefined,
   ) {
     this.journal = journal;
     this.clock = options.clock;
     this.idempotency = options.idempotency;
     this.isOperator = options.isOperator;
-    this.snapshotEveryCommands = options.snapshotEveryCommands ?? DEFAULT_SNAPSHOT_EVERY_COMMANDS;
-    assert(
-      Number.isSafeInteger(this.snapshotEveryCommands) && this.snapshotEveryCommands >= 1,
-      "snapshotEveryCommands must be a positive integer",
-    );
-    this.identityState = recovered.state;
-    this.lastStampMs = recovered.lastStampMs;
-    this.loggedCommands = recovered.commands;
+    this.snapshotEveryCommands = snapshotEvery(options);
+    this.fold = recovered.fold;
     this.recovery = recovered.report;
+    this.shared = shared;
   }
 
-  /** Opens (or creates) the store in `options.dir`, recovers its state and fills the idempotency index. */
+  /**
+   * Opens (or creates) the store in `options.dir`, recovers its state and fills the idempotency
+   * index; in the cluster mode (a journal that can follow), then starts following the shared log.
+   */
   static async open(options: IdentityStoreOptions): Promise<IdentityStore> {
     fs.mkdirSync(options.dir, { recursive: true, mode: 0o700 });
     const openJournal = options.openJournal ?? WorkerJournal.open;
-    const journal = await openJournal({ dir: options.dir, ...(options.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: options.segmentSizeBytes }) });
+    const journalOptions = { dir: options.dir, ...(options.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: options.segmentSizeBytes }) };
+    const journal = await openJournal(journalOptions);
     try {
       const recovered = await recover(journal);
-      for (const [actorId, commandId, fingerprint, position] of recovered.commands) {
+      for (const [actorId, commandId, fingerprint, position] of recovered.fold.commands) {
         options.idempotency.restore(actorId, commandId, fingerprint, { owner: "identity", position });
       }
-      return new IdentityStore(options, journal, recovered);
+      const shared = canFollow(journal)
+        ? await SharedIdentityLog.start({
+            journal,
+            reopen: () => openJournal(journalOptions),
+            fold: recovered.fold,
+            appliedSequence: recovered.appliedSequence,
+            clock: options.clock,
+            idempotency: options.idempotency,
+            snapshotEveryCommands: snapshotEvery(options),
+            snapshotsKept: SNAPSHOTS_KEPT,
+          })
+        : undefined;
+      return new IdentityStore(options, journal, recovered, shared);
     } catch (error) {
       await journal.close();
       throw error;
@@ -210,49 +229,89 @@ export class IdentityStore {
 
   /**
    * The live state, for the authenticators and the authority check. Read-only by contract: only
-   * this store mutates it. It includes commands staged in the current event-loop turn.
+   * this store mutates it. In the embedded default it includes commands staged in the current
+   * event-loop turn; in the cluster mode it is the shared log as applied here (a batch's effects
+   * appear once it is durable, before its replies), and it stays readable while the log cannot be
+   * reached: authentication then answers from the last state applied.
    */
   get state(): IdentityState {
-    return this.identityState;
+    return this.fold.state;
   }
 
-  /** True once a commit failed (fail-stop) or the store was closed. Readers must then fail closed. */
+  /**
+   * True once a commit failed (fail-stop) or the store was closed; in the cluster mode, once a
+   * followed entry would not apply (the state no longer matches the log). Readers must then fail
+   * closed. Losing the cluster's log is not this: see `writable`.
+   */
   get unavailable(): boolean {
-    return this.failure !== undefined || this.closed;
+    if (this.closed) return true;
+    return this.shared === undefined ? this.failure !== undefined : this.shared.failure !== undefined;
+  }
+
+  /** False while commands cannot be logged: the store is unavailable, or (cluster mode) the log is being reopened. */
+  get writable(): boolean {
+    return !this.unavailable && (this.shared === undefined || this.shared.writable);
   }
 
   /** The failure that made the store fail-stop, if any (for the integrator's log; holds no secret). */
   get failureCause(): unknown {
-    return this.failure;
+    return this.shared === undefined ? this.failure : this.shared.failure;
   }
 
   get stats(): IdentityStoreStats {
+    const shared = this.shared?.stats;
+    if (shared !== undefined) {
+      return {
+        lastLsn: shared.appliedSequence,
+        commits: shared.commits,
+        framesWritten: shared.framesWritten,
+        snapshotsWritten: shared.snapshotsWritten,
+        lastSnapshotError: shared.lastSnapshotError,
+        shared,
+      };
+    }
     return {
       lastLsn: this.journal.lastSequence,
       commits: this.commits,
       framesWritten: this.framesWritten,
       snapshotsWritten: this.snapshotsWritten,
       lastSnapshotError: this.lastSnapshotError,
+      shared: undefined,
     };
   }
 
+  /** The last log entry this store's state includes (durable entries only). */
+  get appliedSequence(): number {
+    return this.shared === undefined ? this.journal.lastSequence : this.shared.appliedSequence;
+  }
+
+  /**
+   * Resolves once the log's entry `sequence` is part of this store's state (cluster mode: applied
+   * from the tail; the embedded default has only its own entries, so it resolves or times out).
+   */
+  whenApplied(sequence: number, timeoutMs: number): Promise<void> {
+    if (this.shared !== undefined) return this.shared.whenApplied(sequence, timeoutMs);
+    if (this.journal.lastSequence >= sequence) return Promise.resolve();
+    return Promise.reject(new Error(`identity entry ${sequence} is not in this single-writer log (last: ${this.journal.lastSequence})`));
+  }
+
   principal(id: string): Principal | undefined {
-    const record = this.identityState.principals.get(id);
+    const record = this.fold.state.principals.get(id);
     return record === undefined ? undefined : principalView(record);
   }
 
   actor(id: string): Actor | undefined {
-    const record = this.identityState.actors.get(id);
+    const record = this.fold.state.actors.get(id);
     return record === undefined ? undefined : actorView(record);
   }
 
   key(id: string): ActorKey | undefined {
-    const record = this.identityState.keys.get(id);
+    const record = this.fold.state.keys.get(id);
     return record === undefined ? undefined : keyView(record);
   }
 
   delegation(id: string): Delegation | undefined {
-    const record = this.identityState.delegations.get(id);
+    const record = this.fold.state.delegations.get(id);
     return record === undefined ? undefined : delegationView(record);
   }
 
@@ -261,33 +320,33 @@ export class IdentityStore {
   // -------------------------------------------------------------------------------------------
 
   /** POST /v1/admin/identities. `actorId` is the authenticated actor (must be an operator). */
-  provisionIdentity(actorId: string, body: ProvisionIdentityBody): Promise<Reply<ProvisionedIdentity>> {
-    return this.execute(actorId, { operation: "identity.provision", body }) as Promise<Reply<ProvisionedIdentity>>;
+  provisionIdentity(actorId: string, body: ProvisionIdentityBody): Promise<IdentityCommandReply<ProvisionedIdentity>> {
+    return this.execute(actorId, { operation: "identity.provision", body }) as Promise<IdentityCommandReply<ProvisionedIdentity>>;
   }
 
   /** POST /v1/delegations. */
-  issueDelegation(actorId: string, body: IssueDelegationBody): Promise<Reply<Delegation>> {
-    return this.execute(actorId, { operation: "delegation.issue", body }) as Promise<Reply<Delegation>>;
+  issueDelegation(actorId: string, body: IssueDelegationBody): Promise<IdentityCommandReply<Delegation>> {
+    return this.execute(actorId, { operation: "delegation.issue", body }) as Promise<IdentityCommandReply<Delegation>>;
   }
 
   /** POST /v1/delegations/{delegationId}/revoke. */
-  revokeDelegation(actorId: string, delegationId: string, body: RevokeDelegationBody): Promise<Reply<Delegation>> {
-    return this.execute(actorId, { operation: "delegation.revoke", delegationId, body }) as Promise<Reply<Delegation>>;
+  revokeDelegation(actorId: string, delegationId: string, body: RevokeDelegationBody): Promise<IdentityCommandReply<Delegation>> {
+    return this.execute(actorId, { operation: "delegation.revoke", delegationId, body }) as Promise<IdentityCommandReply<Delegation>>;
   }
 
   /** Operator command (no route in the spec): disable an actor; its tokens stop working at once. */
-  disableActor(actorId: string, body: DisableActorBody): Promise<Reply<Actor>> {
-    return this.execute(actorId, { operation: "actor.disable", body }) as Promise<Reply<Actor>>;
+  disableActor(actorId: string, body: DisableActorBody): Promise<IdentityCommandReply<Actor>> {
+    return this.execute(actorId, { operation: "actor.disable", body }) as Promise<IdentityCommandReply<Actor>>;
   }
 
   /** Operator command: disable a principal; nobody can act for it afterwards. */
-  disablePrincipal(actorId: string, body: DisablePrincipalBody): Promise<Reply<Principal>> {
-    return this.execute(actorId, { operation: "principal.disable", body }) as Promise<Reply<Principal>>;
+  disablePrincipal(actorId: string, body: DisablePrincipalBody): Promise<IdentityCommandReply<Principal>> {
+    return this.execute(actorId, { operation: "principal.disable", body }) as Promise<IdentityCommandReply<Principal>>;
   }
 
   /** Operator command: revoke a key; its tokens stop working at once. */
-  revokeKey(actorId: string, body: RevokeKeyBody): Promise<Reply<ActorKey>> {
-    return this.execute(actorId, { operation: "key.revoke", body }) as Promise<Reply<ActorKey>>;
+  revokeKey(actorId: string, body: RevokeKeyBody): Promise<IdentityCommandReply<ActorKey>> {
+    return this.execute(actorId, { operation: "key.revoke", body }) as Promise<IdentityCommandReply<ActorKey>>;
   }
 
   /**
@@ -295,7 +354,7 @@ export class IdentityStore {
    * idempotency claim (`commandFingerprint(operation, normalized args)`) and, on a fresh claim,
    * decide + log + apply + group commit. Replays return the logged reply.
    */
-  async execute(actorId: string, request: IdentityRequest): Promise<IdentityReply> {
+  async execute(actorId: string, request: IdentityRequest): Promise<SharedCommandReply> {
     if (this.unavailable) return INTERNAL_ERROR;
     const prepared = prepareRequest(request);
     if (!prepared.ok) return errorReply(prepared.rejection);
@@ -322,17 +381,19 @@ export class IdentityStore {
             meta: { commandId: prepared.commandId, actorId, atMs: 0 },
             args: prepared.args,
           } as IdentityCommand;
+          // Cluster mode: decided when its batch is appended, against the log as applied then.
+          if (this.shared !== undefined) return this.shared.submitCommand(command, fingerprint, claim);
           let durable: Promise<JournalPosition>;
           let reply: IdentityReply;
           try {
             if (this.unavailable) throw new Error("identity store is unavailable");
-            command.meta.atMs = this.stamp();
-            const decision = decide(this.identityState, command);
+            command.meta.atMs = this.fold.stamp(this.clock);
+            const decision = decide(this.fold.state, command);
             reply = decision.accepted ? (decision.reply as IdentityReply) : errorReply(decision.rejection);
             const events = decision.accepted ? decision.events : [];
             const payload = encodeIdentityFrame({ v: IDENTITY_FRAME_VERSION, c: command, f: fingerprint, e: events, r: reply });
             durable = this.stage(payload, [actorId, prepared.commandId, fingerprint]);
-            for (const event of events) evolve(this.identityState, event);
+            for (const event of events) evolve(this.fold.state, event);
           } catch {
             claim.abandon();
             return INTERNAL_ERROR;
@@ -359,34 +420,40 @@ export class IdentityStore {
   }
 
   /**
-   * Persists an issued token (hash only) in the current group commit. Resolves true once durable;
-   * false if the actor or key is no longer active, or the store is unavailable (then the caller
-   * must not hand out the token).
+   * Persists an issued token (hash only) in the current group commit. Resolves "recorded" once
+   * durable; "refused" if the actor or key is no longer active; "unavailable" if it could not be
+   * logged (then the caller must not hand out the token either).
    */
-  async recordToken(token: TokenRecord): Promise<boolean> {
-    if (this.unavailable) return false;
+  async recordToken(token: TokenRecord): Promise<TokenRecording> {
+    if (this.unavailable) return "unavailable";
+    if (this.shared !== undefined) return this.shared.submitToken(token);
     let durable: Promise<JournalPosition>;
     try {
-      const command = { type: "token.issue" as const, meta: { actorId: token.actorId, atMs: this.stamp() }, args: token };
-      const decision = decide(this.identityState, command);
-      if (!decision.accepted) return false;
+      const command = { type: "token.issue" as const, meta: { actorId: token.actorId, atMs: this.fold.stamp(this.clock) }, args: token };
+      const decision = decide(this.fold.state, command);
+      if (!decision.accepted) return "refused";
       durable = this.stage(encodeIdentityFrame({ v: IDENTITY_FRAME_VERSION, c: command, e: decision.events }), undefined);
-      for (const event of decision.events) evolve(this.identityState, event);
-      this.forgetExpiredTokensNow(command.meta.atMs);
+      for (const event of decision.events) evolve(this.fold.state, event);
+      this.fold.sweepExpiredTokens(command.meta.atMs);
     } catch {
-      return false;
+      return "unavailable";
     }
     try {
       await durable;
-      return true;
+      return "recorded";
     } catch {
-      return false;
+      return "unavailable";
     }
   }
 
   /** Appends whatever is staged (resolving its promises) and closes the journal. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
+    if (this.shared !== undefined) {
+      await this.shared.close();
+      this.closed = true;
+      return;
+    }
     this.closed = true;
     if (this.flushHandle !== undefined) clearImmediate(this.flushHandle);
     this.startFlush();
@@ -398,10 +465,18 @@ export class IdentityStore {
   // Internals.
   // -------------------------------------------------------------------------------------------
 
-  private async replyAtLocation(owner: number | "identity", position: number): Promise<IdentityReply> {
+  private async replyAtLocation(owner: number | "identity", position: number): Promise<SharedCommandReply> {
     // One (actor, commandId) maps to one fingerprint, and fingerprints include the operation, so a
     // replay of an identity operation can only point into the identity log.
     assert(owner === "identity", "identity command replay located in another owner's log");
+    if (this.shared !== undefined) {
+      try {
+        return await this.shared.replyAt(position);
+      } catch {
+        // The entry is in the shared log but the log cannot be read now: the client may retry.
+        return REPLY_UNREADABLE;
+      }
+    }
     try {
       return await this.replyAt(position);
     } catch {
@@ -423,26 +498,6 @@ export class IdentityStore {
           ? undefined
           : { code: "forbidden", message: "only the principal itself can manage its delegations" };
     }
-  }
-
-  /**
-   * Drops every token expired at `atMs` (a command time), at most once per TOKEN_SWEEP_INTERVAL_MS.
-   * Pure memory management, like the snapshot's own sweep: a token expired at `atMs` can never
-   * authenticate again, so no decision changes, and the kept tokens stay bounded by those issued
-   * within one token lifetime plus one interval.
-   */
-  private forgetExpiredTokensNow(atMs: number): void {
-    if (atMs - this.lastTokenSweepMs < TOKEN_SWEEP_INTERVAL_MS) return;
-    this.lastTokenSweepMs = atMs;
-    forgetExpiredTokens(this.identityState, atMs);
-  }
-
-  /** Server command time: the clock, but never earlier than the previous command's time. */
-  private stamp(): number {
-    const nowMs = this.clock.nowMs();
-    assert(Number.isSafeInteger(nowMs) && nowMs >= 0, "clock must return non-negative integer epoch ms");
-    if (nowMs > this.lastStampMs) this.lastStampMs = nowMs;
-    return this.lastStampMs;
   }
 
   /** Stages an entry in this turn's batch; resolves with its position once the batch is durable. */
@@ -497,7 +552,7 @@ export class IdentityStore {
     this.commits += 1;
     this.framesWritten += positions.length;
     batch.keys.forEach((key, i) => {
-      if (key !== undefined) this.loggedCommands.push([key[0], key[1], key[2], positions[i] as JournalPosition]);
+      if (key !== undefined) this.fold.commands.push([key[0], key[1], key[2], positions[i] as JournalPosition]);
     });
     batch.resolve(positions);
     this.framesSinceSnapshot += positions.length;
@@ -509,14 +564,19 @@ export class IdentityStore {
   private async writeSnapshot(): Promise<void> {
     this.framesSinceSnapshot = 0;
     try {
-      const payload = encodeIdentitySnapshot(this.identityState, this.lastStampMs, this.loggedCommands);
-      await this.journal.writeSnapshot(payload, SNAPSHOTS_KEPT);
+      await this.journal.writeSnapshot(this.fold.snapshot(), SNAPSHOTS_KEPT);
       this.snapshotsWritten++;
       this.lastSnapshotError = null;
     } catch (error) {
       this.lastSnapshotError = error instanceof Error ? error.message : String(error);
     }
   }
+}
+
+function snapshotEvery(options: IdentityStoreOptions): number {
+  const every = options.snapshotEveryCommands ?? DEFAULT_SNAPSHOT_EVERY_COMMANDS;
+  assert(Number.isSafeInteger(every) && every >= 1, "snapshotEveryCommands must be a positive integer");
+  return every;
 }
 
 function prepareRequest(request: IdentityRequest): Prepared<unknown> {
@@ -536,37 +596,31 @@ function prepareRequest(request: IdentityRequest): Prepared<unknown> {
   }
 }
 
-async function recover(
-  journal: Journal,
-): Promise<{ state: IdentityState; lastStampMs: number; commands: LoggedCommandKey[]; report: IdentityRecoveryReport }> {
-  let state = emptyIdentityState();
-  let lastStampMs = 0;
-  let commands: LoggedCommandKey[] = [];
-  let fromSequence = 0;
+async function recover(journal: Journal): Promise<{ fold: IdentityFold; appliedSequence: number; report: IdentityRecoveryReport }> {
+  let fold = IdentityFold.empty();
+  let appliedSequence = 0;
   let snapshotLsn: number | null = null;
   const snapshot = journal.snapshot;
   if (snapshot !== undefined) {
-    const decoded = decodeIdentitySnapshot(snapshot.payload);
-    state = decoded.state;
-    lastStampMs = decoded.lastStampMs;
-    commands = decoded.commands;
-    fromSequence = snapshot.sequence;
+    fold = IdentityFold.fromSnapshot(snapshot.payload);
+    appliedSequence = snapshot.sequence;
     snapshotLsn = snapshot.sequence;
   }
   let framesReplayed = 0;
-  await journal.read(fromSequence, (journalEntry) => {
-    const entry = decodeIdentityFrame(journalEntry.payload);
-    for (const event of entry.e) evolve(state, event);
-    if (entry.c.meta.atMs > lastStampMs) lastStampMs = entry.c.meta.atMs;
-    if (entry.f !== undefined && entry.c.type !== "token.issue") {
-      commands.push([entry.c.meta.actorId, entry.c.meta.commandId, entry.f, journalEntry.position]);
-    }
+  await journal.read(appliedSequence, (journalEntry) => {
+    fold.replay(decodeIdentityFrame(journalEntry.payload), journalEntry.position);
+    appliedSequence = journalEntry.sequence;
     framesReplayed++;
   });
   return {
-    state,
-    lastStampMs,
-    commands,
-    report: { log: journal.recovery, snapshotLsn, snapshotIgnored: journal.recovery.snapshotIgnored, framesReplayed, commandsRestored: commands.length },
+    fold,
+    appliedSequence,
+    report: {
+      log: journal.recovery,
+      snapshotLsn,
+      snapshotIgnored: journal.recovery.snapshotIgnored,
+      framesReplayed,
+      commandsRestored: fold.commands.length,
+    },
   };
 }

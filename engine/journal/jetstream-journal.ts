@@ -43,6 +43,11 @@
  * `readView` is undefined: a stream has no files a replay thread could read, so a shard reads the
  * entries it replays through `readAt` and hands their payloads over (engine/runtime/entry-payloads.ts).
  *
+ * Following (a stream several writers share, the identity stream): `follow` hands over every entry
+ * as the stream delivers it, and a batch it sees that extends the known tail becomes the tail; an
+ * append whose expected sequence is beyond the tail this journal knows learns the stream's tail
+ * first (the caller saw newer entries than this journal did), then is judged as any other.
+ *
  * The connection is the caller's: the journal never closes it, so a node's partitions share one.
  */
 import { randomBytes } from "node:crypto";
@@ -63,7 +68,9 @@ import { errorText, pause, backoffMs, retryable, withRetries } from "./jetstream
 import { MSG_ID_HEADER, readStreamMessages } from "./jetstream-stream-reader.js";
 import { StreamContinuity } from "./stream-continuity.js";
 import { genesisChainHash } from "../../storage/hash-chain.js";
+import { followStream } from "./jetstream-follow.js";
 import { JetStreamSnapshots, type SnapshotMark } from "./jetstream-snapshots.js";
+import type { FollowingJournal, JournalFollower } from "./following-journal.js";
 import {
   JournalFencedError,
   type AppendOptions,
@@ -173,7 +180,7 @@ export interface JetStreamJournalFigures {
 
 type PublishOutcome = { readonly stored: true; readonly streamSequence: number } | { readonly stored: false; readonly lastStreamSequence: number };
 
-export class JetStreamJournal implements Journal {
+export class JetStreamJournal implements FollowingJournal {
   private readonly subject: string;
   private readonly cache: BatchCache;
   /** Unique to this journal object: the first half of every batch id it publishes. */
@@ -386,6 +393,9 @@ export class JetStreamJournal implements Journal {
   private async appendNow(payloads: readonly Uint8Array[], options: AppendOptions): Promise<JournalPosition[]> {
     if (this.failure !== undefined) throw this.failure;
     const expected = options.expectedLastSequence;
+    // A caller that follows the stream may know of entries this journal has not seen (appended by
+    // other writers): the stream's tail is learnt, then judged like any other.
+    if (expected !== undefined && expected > this.tail.lastSequence) await this.refreshTail();
     if (expected !== undefined && expected !== this.tail.lastSequence) throw new JournalFencedError(expected, this.tail.lastSequence);
     this.refuseIfSucceeded(expected);
     if (payloads.length === 0) return [];
@@ -428,13 +438,16 @@ export class JetStreamJournal implements Journal {
       if (outcome.stored) {
         const batch: CachedBatch = { ...decodeBatch(body, outcome.streamSequence), streamSequence: outcome.streamSequence };
         this.cache.put(batch);
-        this.tail = tailOf(outcome.streamSequence, batchId, batch);
+        // A follower may have seen this batch, and later ones, before its acknowledgement came.
+        if (outcome.streamSequence > this.tail.streamSequence) this.tail = tailOf(outcome.streamSequence, batchId, batch);
         this.bytes += body.length;
         return outcome.streamSequence;
       }
-      // Another writer appended: learn the stream's tail, then let the caller decide.
+      // Another writer appended: learn the stream's tail (unless following it already brought it), then let the caller decide.
       try {
-        await withRetries(`reading the tail of stream ${this.options.name}`, this.retryDeadlineMs, () => this.learnTail(outcome.lastStreamSequence));
+        if (this.tail.streamSequence < outcome.lastStreamSequence) {
+          await withRetries(`reading the tail of stream ${this.options.name}`, this.retryDeadlineMs, () => this.learnTail(outcome.lastStreamSequence));
+        }
       } catch (error) {
         this.failure = new Error(`the JetStream journal ${this.options.name} failed: ${errorText(error)}`, { cause: error });
         throw this.failure;
@@ -509,6 +522,20 @@ export class JetStreamJournal implements Journal {
     const batch: CachedBatch = { ...decodeBatch(message.data, streamSequence), streamSequence };
     this.cache.put(batch);
     this.tail = tailOf(streamSequence, message.header.get(MSG_ID_HEADER), batch);
+  }
+
+  /** Learns the stream's last batch as this journal's tail (a failure to, as in any append, fails the journal). */
+  private async refreshTail(): Promise<void> {
+    const name = this.options.name;
+    try {
+      await withRetries(`reading the tail of stream ${name}`, this.retryDeadlineMs, async () => {
+        const last = (await this.jsm.streams.info(name)).state.last_seq;
+        if (last > this.tail.streamSequence) await this.learnTail(last);
+      });
+    } catch (error) {
+      this.failure = new Error(`the JetStream journal ${name} failed: ${errorText(error)}`, { cause: error });
+      throw this.failure;
+    }
   }
 
   private get retryDeadlineMs(): number {
@@ -608,6 +635,42 @@ export class JetStreamJournal implements Journal {
     if (this.closed) throw new Error(`the JetStream journal ${this.options.name} is closed`);
     const { streamSequence, index } = locate(position);
     return this.entryOf(await this.batchAt(streamSequence), index, position);
+  }
+
+  /**
+   * Hands every entry after `afterSequence` to `onEntry` as the stream delivers it, whoever appended
+   * it (jetstream-follow.ts), until the follower is stopped. Followed batches are cached (so replies
+   * logged by other writers are read back without a round trip while they are recent), and one
+   * that extends this journal's tail becomes the tail, so this writer's next append expects it.
+   */
+  async follow(afterSequence: number, onEntry: (entry: JournalEntry) => void, onProblem?: (error: unknown) => void): Promise<JournalFollower> {
+    if (this.closed) throw new Error(`the JetStream journal ${this.options.name} is closed`);
+    const name = this.options.name;
+    const last = (await withRetries(`reading the state of stream ${name}`, this.retryDeadlineMs, () => this.jsm.streams.info(name))).state.last_seq;
+    const from = (await this.batchHolding(afterSequence + 1, last)) ?? last + 1;
+    let handedOver = afterSequence;
+    return followStream({
+      js: this.js,
+      stream: name,
+      fromStreamSequence: from,
+      ...(onProblem === undefined ? {} : { onProblem }),
+      onBatch: ({ streamSequence, batchId, batch }) => {
+        if (batch.firstSequence > handedOver + 1) {
+          throw new Error(`stream ${name}: message ${streamSequence} starts at sequence ${batch.firstSequence}, after ${handedOver + 1} (batches are not contiguous)`);
+        }
+        const cached: CachedBatch = { ...batch, streamSequence };
+        this.cache.put(cached);
+        if (streamSequence === this.tail.streamSequence + 1 && batch.firstSequence === this.tail.lastSequence + 1) {
+          this.tail = tailOf(streamSequence, batchId, batch);
+        }
+        batch.payloads.forEach((payload, index) => {
+          const sequence = batch.firstSequence + index;
+          if (sequence <= handedOver) return;
+          handedOver = sequence;
+          onEntry({ sequence, position: positionOf(streamSequence, index), payload });
+        });
+      },
+    });
   }
 
   private entryOf(batch: CachedBatch, index: number, position: JournalPosition): JournalEntry {

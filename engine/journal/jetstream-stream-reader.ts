@@ -8,6 +8,7 @@
  */
 import { DeliverPolicy, type JetStreamClient } from "@nats-io/jetstream";
 import { backoffMs, errorText, pause, retryable } from "./jetstream-retry.js";
+import { ORDERED_CONSUME_SETTINGS, closeWhenStuck } from "./jetstream-consumer.js";
 
 export const MSG_ID_HEADER = "Nats-Msg-Id";
 /** How long a consumer may deliver nothing, while messages are due, before it is replaced. */
@@ -38,7 +39,8 @@ export async function readStreamMessages(
     let problem = "the consumer stopped early";
     try {
       const consumer = await js.consumers.get(stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: next });
-      const messages = await consumer.consume({ max_messages: 256 });
+      const messages = await consumer.consume({ max_messages: 256, ...ORDERED_CONSUME_SETTINGS });
+      closeWhenStuck(messages, stream, (reason) => (problem = reason.message));
       // Closing the messages ends the iteration below (the time between messages only: handing one
       // over may take long, and is not a stall).
       let stalled = false;

@@ -14,6 +14,7 @@ import { isoFromMs } from "../../engine/rules/time.js";
 import type { CreateChallengeBody, IssueTokenBody } from "../../engine/identity/bodies.js";
 import type { ActorRecord, ErrorReply, KeyRecord, Reply } from "../../engine/rules/identity/types.js";
 import { decodeBase64UrlStrict, isIdentifier } from "../../engine/identity/validate.js";
+import { temporarilyUnavailable, type TemporarilyUnavailable } from "../../engine/identity/unavailable.js";
 import { ChallengeStore } from "./challenges.js";
 import type { AuthConfig } from "./config.js";
 import type { IdentitySource } from "./identity-source.js";
@@ -36,6 +37,9 @@ const ED25519_SIGNATURE_BYTES = 64;
 const MS_PER_SECOND = 1000;
 /** The store failed or closed: not the client's fault, so 500 rather than 401. */
 const STORE_UNAVAILABLE: ErrorReply = { ok: false, code: "internal_error", message: "identity store is unavailable" };
+
+/** The token could not be logged for now (cluster mode, identity log out of reach): the client may try again. */
+const TOKEN_NOT_RECORDED = temporarilyUnavailable("the token could not be recorded now; retry later");
 
 function sha256(text: string): Buffer {
   return hash("sha256", text, "buffer");
@@ -108,7 +112,7 @@ export class Ed25519ProofAuthenticator {
    * first attempt, whatever its outcome: a wrong nonce or signature cannot be retried against the
    * same challenge.
    */
-  async issueToken(body: IssueTokenBody, nowMs: number): Promise<Reply<AuthenticationTokenGrant>> {
+  async issueToken(body: IssueTokenBody, nowMs: number): Promise<Reply<AuthenticationTokenGrant> | TemporarilyUnavailable> {
     if (typeof body.challengeId !== "string" || typeof body.nonce !== "string" || typeof body.signature !== "string") {
       return AUTHENTICATION_FAILED;
     }
@@ -140,7 +144,7 @@ export class Ed25519ProofAuthenticator {
 
     const accessToken = randomBytes(ACCESS_TOKEN_BYTES).toString("base64url");
     const expiresAtMs = nowMs + this.config.tokenTtlSeconds * MS_PER_SECOND;
-    const durable = await this.identity.recordToken({
+    const recording = await this.identity.recordToken({
       hash: hashTokenText(accessToken),
       actorId: challenge.actorId,
       keyId: challenge.keyId,
@@ -148,7 +152,9 @@ export class Ed25519ProofAuthenticator {
       issuedAtMs: nowMs,
       expiresAtMs,
     });
-    if (!durable) return this.identity.unavailable ? STORE_UNAVAILABLE : AUTHENTICATION_FAILED;
+    if (recording === "refused") return AUTHENTICATION_FAILED;
+    // Not logged: the store failed (500), or the cluster's identity log is out of reach for now (503).
+    if (recording === "unavailable") return this.identity.unavailable ? STORE_UNAVAILABLE : TOKEN_NOT_RECORDED;
     return {
       ok: true,
       status: 201,

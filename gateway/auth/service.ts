@@ -6,6 +6,7 @@
 import type { Rejection } from "../../engine/rules/types/errors.js";
 import type { CreateChallengeBody, IssueTokenBody } from "../../engine/identity/bodies.js";
 import type { Reply } from "../../engine/rules/identity/types.js";
+import type { TemporarilyUnavailable } from "../../engine/identity/unavailable.js";
 import {
   checkAnyMarketAuthority,
   checkAuthority,
@@ -55,7 +56,7 @@ export class AuthService {
   }
 
   /** POST /v1/auth/tokens. */
-  issueToken(body: IssueTokenBody, nowMs: number): Promise<Reply<AuthenticationTokenGrant>> {
+  issueToken(body: IssueTokenBody, nowMs: number): Promise<Reply<AuthenticationTokenGrant> | TemporarilyUnavailable> {
     return this.proof.issueToken(body, nowMs);
   }
 

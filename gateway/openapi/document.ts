@@ -66,7 +66,7 @@ const STATUS_TEXT: Record<number, string> = {
   409: "Conflicts with current state, version, capacity or idempotency history",
   422: "Unknown mechanism preset or invalid configuration",
   500: "Internal failure (internal_error)",
-  503: "Starting (logs being recovered) or stopping: retry after the Retry-After header's seconds (service_unavailable)",
+  503: "Starting (logs being recovered) or stopping, or (cluster mode) a log out of reach, nothing recorded: retry after the Retry-After header's seconds (service_unavailable)",
 };
 
 /** Every route but /livez answers 503 while the service starts or stops (gateway/readiness.ts). */

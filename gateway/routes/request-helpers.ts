@@ -8,6 +8,8 @@ import { errorReply } from "../http/replies.js";
 import type { HttpReply, HttpRequestContext } from "../http/route.js";
 import { parseStrictJson } from "../http/strict-json/index.js";
 import type { ApiReply } from "../market-api.js";
+import type { TemporarilyUnavailable } from "../../engine/identity/unavailable.js";
+import { serviceUnavailableReply } from "../readiness.js";
 
 export interface RouteParts {
   auth: AuthService;
@@ -47,11 +49,15 @@ export function toHttpReply(reply: ApiReply, context?: ErrorStatusContext): Http
   return { status: reply.status, json: reply.json };
 }
 
-/** A reply of the identity store (object body) as an HTTP reply. */
+/**
+ * A reply of the identity store (object body) as an HTTP reply; `service_unavailable` (the cluster
+ * mode's identity log out of reach: nothing was recorded) is a 503 with Retry-After.
+ */
 export function identityToHttpReply(
-  reply: { ok: true; status: number; body: unknown } | { ok: false; code: ErrorCode; message: string },
+  reply: { ok: true; status: number; body: unknown } | { ok: false; code: ErrorCode; message: string } | TemporarilyUnavailable,
   context?: ErrorStatusContext,
 ): HttpReply {
+  if (!reply.ok && reply.code === "service_unavailable") return serviceUnavailableReply(reply.message);
   if (!reply.ok) fail(reply.code, reply.message, context);
   return { status: reply.status, body: reply.body };
 }

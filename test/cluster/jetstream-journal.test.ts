@@ -128,6 +128,27 @@ async function journalThatLosesAnAck(name: string, node: number) {
   return { journal, proxy, retries, loseNextAck };
 }
 
+/** What a follower handed over, with a bounded wait for the n-th entry (an event, not a sleep). */
+class Followed {
+  readonly entries: Array<[number, string]> = [];
+  readonly positions: number[] = [];
+  private waiters: Array<{ count: number; wake: () => void }> = [];
+
+  add(entry: { sequence: number; position: number; payload: Uint8Array }): void {
+    this.entries.push([entry.sequence, text(entry.payload)]);
+    this.positions.push(entry.position);
+    for (const waiter of this.waiters.filter((w) => this.entries.length >= w.count)) waiter.wake();
+  }
+
+  until(count: number, timeoutMs = 10_000): Promise<void> {
+    if (this.entries.length >= count) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`followed ${this.entries.length} entries, not ${count}, within ${timeoutMs} ms`)), timeoutMs);
+      this.waiters.push({ count, wake: () => (clearTimeout(timer), resolve()) });
+    });
+  }
+}
+
 describe("JetStreamJournal on a 3-node cluster", () => {
   it("fences a second writer: its append with a stale expected sequence is refused and nothing is stored", async () => {
     const name = freshName();
@@ -352,6 +373,82 @@ describe("JetStreamJournal on a 3-node cluster", () => {
     expect(await journal.append([bytes("fits")])).toHaveLength(1);
     expect((await jsm.streams.info(name)).state.messages).toBe(1);
   });
+  it("follows every writer's entries in order, each once, from a given entry; the next append expects the followed tail", async () => {
+    const name = freshName();
+    const first = await openJournal({ name });
+    const second = await openJournal({ name, connection: await newConnection() });
+    await first.append([bytes("a1"), bytes("a2")], { expectedLastSequence: 0 });
+    await first.append([bytes("a3")], { expectedLastSequence: 2 });
+
+    const followed = new Followed();
+    const follower = await second.follow(1, (entry) => followed.add(entry));
+    try {
+      await followed.until(2);
+      expect(followed.entries).toEqual([
+        [2, "a2"],
+        [3, "a3"],
+      ]);
+      await first.append([bytes("a4")], { expectedLastSequence: 3 });
+      await followed.until(3);
+      // The second writer learnt the tail from the stream as it followed: no fence, no extra read.
+      expect(second.lastSequence).toBe(4);
+      const [own] = await second.append([bytes("b5")], { expectedLastSequence: 4 });
+      await followed.until(4);
+      expect(followed.entries.slice(2)).toEqual([
+        [4, "a4"],
+        [5, "b5"],
+      ]);
+      expect(followed.positions[3]).toBe(own);
+      // Followed batches are cached: their positions read back without a request.
+      expect(text((await second.readAt(followed.positions[2] as number)).payload)).toBe("a4");
+      await expect(first.append([bytes("a6")], { expectedLastSequence: 4 })).rejects.toBeInstanceOf(JournalFencedError);
+    } finally {
+      await follower.stop();
+    }
+    // Nothing is handed over once stopped.
+    await first.append([bytes("a6")], { expectedLastSequence: 5 });
+    expect(followed.entries).toHaveLength(4);
+  });
+
+  it("learns the stream's tail when an append expects a sequence beyond the one it knows, and is fenced if it is not that", async () => {
+    const name = freshName();
+    const writer = await openJournal({ name });
+    const late = await openJournal({ name, connection: await newConnection() });
+    await writer.append([bytes("w1"), bytes("w2"), bytes("w3")], { expectedLastSequence: 0 });
+    expect(late.lastSequence).toBe(0);
+    // A caller that read the stream elsewhere knows entry 3 is the last: the append goes after it.
+    await late.append([bytes("l4")], { expectedLastSequence: 3 });
+    const refusal = await late.append([bytes("l?")], { expectedLastSequence: 9 }).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(JournalFencedError);
+    expect(refusal).toMatchObject({ expectedLastSequence: 9, lastSequence: 4 });
+    expect((await readAll(writer)).map(([, payload]) => payload)).toEqual(["w1", "w2", "w3", "l4"]);
+  });
+
+  it("keeps following through kill -9 of the stream's leader: every entry acknowledged meanwhile is handed over once, in order", async () => {
+    const name = freshName();
+    const writer = await openJournal({ name, connection: await newConnection(), requestTimeoutMs: 1_000, retryDeadlineMs: 20_000 });
+    const reader = await openJournal({ name, connection: await newConnection() });
+    await writer.append([bytes("before")], { expectedLastSequence: 0 });
+    const followed = new Followed();
+    const follower = await reader.follow(0, (entry) => followed.add(entry));
+    const leader = (await jsm.streams.info(name)).cluster?.leader as string;
+    const victim = cluster.indexOf(leader);
+    try {
+      await followed.until(1);
+      await cluster.kill(victim);
+      const labels = ["before"];
+      for (let i = 0; i < 10; i++) {
+        await writer.append([bytes(`after-${i}`)], { expectedLastSequence: writer.lastSequence });
+        labels.push(`after-${i}`);
+      }
+      await followed.until(labels.length, 30_000);
+      expect(followed.entries.map(([, payload]) => payload)).toEqual(labels);
+      expect(followed.entries.map(([sequence]) => sequence)).toEqual(labels.map((_, i) => i + 1));
+    } finally {
+      await follower.stop();
+      if (!cluster.isRunning(victim)) await cluster.restart(victim);
+    }
+  }, 60_000);
 });
 
 describe("owners, epochs and the hash chain on a 3-node cluster", () => {

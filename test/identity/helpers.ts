@@ -9,6 +9,7 @@ import { IdempotencyIndex } from "../../engine/idempotency/index.js";
 import { IdentityStore, type IdentityStoreOptions } from "../../engine/identity/index.js";
 import { generateKeyPair, type Ed25519KeyPair } from "../../gateway/client/index.js";
 import type { IdentityReply, Reply } from "../../engine/rules/identity/types.js";
+import type { TemporarilyUnavailable } from "../../engine/identity/unavailable.js";
 import { FileJournal } from "../../engine/journal/file-journal.js";
 import type { Journal } from "../../engine/journal/journal.js";
 import type { StorageFs } from "../../storage/index.js";
@@ -96,7 +97,7 @@ export async function provisionSelf(store: IdentityStore, id: string): Promise<P
   return { ...pair, principalId: id, actorId: id, keyId: `${id}-key` };
 }
 
-export function expectOk<B>(reply: Reply<B> | IdentityReply): B {
+export function expectOk<B>(reply: Reply<B> | IdentityReply | TemporarilyUnavailable): B {
   if (!reply.ok) throw new Error(`expected success, got ${reply.code}: ${reply.message}`);
   return reply.body as B;
 }

@@ -144,7 +144,7 @@ describe("identity store durability", () => {
     expect(h.store.unavailable).toBe(true);
     expect(h.index.pendingCount).toBe(0); // the claim was abandoned
     expect(await h.store.provisionIdentity(OPERATOR, provision("carol"))).toMatchObject({ code: "internal_error" });
-    expect(await h.store.recordToken({ hash: "h", actorId: "alice", keyId: "alice-key", audience: "a", issuedAtMs: T0, expiresAtMs: T0 + 1 })).toBe(false);
+    expect(await h.store.recordToken({ hash: "h", actorId: "alice", keyId: "alice-key", audience: "a", issuedAtMs: T0, expiresAtMs: T0 + 1 })).toBe("unavailable");
 
     // After a restart the outcome of the failed commit is whatever reached the disk; either way the
     // same command gets one consistent answer.
