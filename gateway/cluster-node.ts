@@ -14,6 +14,7 @@ import type { IdempotencyIndex } from "../engine/idempotency/index.js";
 import type { ShardWorkerSource } from "../engine/runtime/shard-host.js";
 import type { BatchStats } from "../engine/runtime/shard-protocol.js";
 import type { LogFn } from "./http/log.js";
+import { JetStreamJournal } from "../engine/journal/jetstream-journal.js";
 
 export interface ClusterConnection {
   readonly settings: ClusterSettings;
@@ -31,6 +32,14 @@ export async function joinCluster(settings: ClusterSettings, clock: Clock): Prom
     await connection.close();
     throw error;
   }
+}
+
+/** The cluster's one identity log (engine/identity/shared-log.ts): the `identity` stream, R3. */
+export const IDENTITY_STREAM = "identity";
+
+/** Opens the identity stream on the node's connection: the identity store, given it, runs as one writer of the shared log. */
+export function identityJournalOpener(cluster: ClusterConnection): () => Promise<JetStreamJournal> {
+  return () => JetStreamJournal.open({ connection: cluster.connection, name: IDENTITY_STREAM });
 }
 
 export interface ClusterRuntimeParts {

@@ -112,6 +112,8 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
     clock,
     idempotency,
     isOperator: operatorCheck(authConfig),
+    // Cluster mode: one identity log for the cluster, followed and appended to by every node.
+    ...(cluster === undefined || clusterNode === undefined ? {} : { openJournal: clusterNode.identityJournalOpener(cluster) }),
   });
   const auth = new AuthService(authConfig, identity);
   const readiness = new Readiness();

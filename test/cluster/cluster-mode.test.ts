@@ -19,8 +19,19 @@ let creator: ClusterPrincipal;
 beforeAll(async () => {
   nats = await NatsCluster.start();
   nodes = await ServiceCluster.start(nats.urls, 3, { env: { CLUSTER_PARTITIONS: String(PARTITIONS), CLUSTER_LEASE_MS: "1500" } });
+  await everyPartitionServedOnce();
   creator = await provisionPrincipal(nodes, 0, "creator");
 }, 120_000);
+
+const ALL_PARTITIONS = Array.from({ length: PARTITIONS }, (_, p) => p);
+
+/** Waits until every partition is served by exactly one node and the running nodes serve as many each (by their logs). */
+async function everyPartitionServedOnce(): Promise<void> {
+  const running = [0, 1, 2].filter((i) => nodes.running(i));
+  const servers = (p: number) => running.filter((i) => nodes.serves(i, p)).length;
+  const balanced = () => running.every((i) => ALL_PARTITIONS.filter((p) => nodes.serves(i, p)).length === PARTITIONS / running.length);
+  await eventually(() => ALL_PARTITIONS.every((p) => servers(p) === 1) && balanced(), 30_000, "every partition served by exactly one node, evenly");
+}
 
 afterAll(async () => {
   await nodes?.stop();
@@ -29,8 +40,8 @@ afterAll(async () => {
 
 describe("cluster mode", () => {
   it("spreads the partitions over the three nodes, each served by exactly one", async () => {
-    await eventually(() => Array.from({ length: PARTITIONS }, (_, p) => p).every((p) => nodes.ownerOf(p) !== undefined), 20_000, "every partition served");
-    const perNode = [0, 1, 2].map((index) => Array.from({ length: PARTITIONS }, (_, p) => p).filter((p) => nodes.serves(index, p)).length);
+    await everyPartitionServedOnce();
+    const perNode = [0, 1, 2].map((index) => ALL_PARTITIONS.filter((p) => nodes.serves(index, p)).length);
     expect(perNode).toEqual([2, 2, 2]);
   });
 
@@ -64,20 +75,26 @@ describe("cluster mode", () => {
     const other = ((owner as number) + 1) % 3;
     await openDirectClaimMarket(nodes, other, creator, marketId, 10);
     const who = await provisionPrincipal(nodes, other, "failover-claimer");
+    const second = await provisionPrincipal(nodes, other, "failover-claimer-2");
     const before = await request(nodes, other, "POST", `/v1/markets/${marketId}/direct-claims`, who, claimBody("failover-claim-1", who));
     expect(before.status, before.text).toBe(200);
     await nodes.kill(owner as number);
     const killedAtMs = performance.now();
     let after: Awaited<ReturnType<typeof request>> | undefined;
     await eventually(async () => {
-      after = await request(nodes, other, "POST", `/v1/markets/${marketId}/direct-claims`, who, claimBody("failover-claim-2", who));
+      after = await request(nodes, other, "POST", `/v1/markets/${marketId}/direct-claims`, second, claimBody("failover-claim-2", second));
+      // Until a node serves the partition again: 503 with Retry-After, never another answer.
+      if (after.status !== 200) expect([after.status, after.headers.get("retry-after")], after.text).toEqual([503, "1"]);
       return after.status === 200;
-    }, 30_000, "the market answering again after its owner was killed");
+    }, 30_000, "the market answering again after its owner was killed").catch((error: unknown) => {
+      throw new Error(`${String(error)}; last answer ${after?.status} ${after?.text}\n${[0, 1, 2].map((i) => nodes.output(i).split("\n").filter((l) => /partition|lease|error|warn/.test(l)).slice(-15).join("\n")).join("\n---\n")}`);
+    });
     const failoverMs = performance.now() - killedAtMs;
     const market = await request(nodes, other, "GET", `/v1/markets/${marketId}`, creator);
     expect(market.body.version).toBe(4); // created, published, two claims
     expect(failoverMs).toBeGreaterThan(0);
     await nodes.restart(owner as number);
+    await everyPartitionServedOnce();
   }, 120_000);
 });
 

@@ -58,6 +58,10 @@ export class ServiceCluster {
     return this.nodes.length;
   }
 
+  running(index: number): boolean {
+    return this.node(index).spawned !== undefined;
+  }
+
   url(index: number): string {
     return this.node(index).url;
   }
