@@ -30,11 +30,12 @@ import {
   type ShardRequest,
 } from "../runtime/shard-protocol.js";
 import { fnv1a32, shardOfMarket } from "../runtime/shard-routing.js";
-import { submitOnce, type Executor, type SubmitResult } from "../runtime/submit-once.js";
+import { IDEMPOTENCY_CONFLICT, submitOnce, type Executor, type SubmitResult } from "../runtime/submit-once.js";
 import { UnavailableError } from "../runtime/unavailable.js";
 import type { RecordCacheStats } from "../runtime/record-cache.js";
 import type { ClusterSettings } from "./cluster-settings.js";
-import { Forwarder } from "./forwarding.js";
+import { Forwarder, type BindRequest } from "./forwarding.js";
+import { homeOf, KeyBindings, type BindVerdict } from "./key-bindings.js";
 import { PartitionHost } from "./partition-host.js";
 
 /** What the runtime needs from the leases (leases.ts). */
@@ -77,12 +78,14 @@ export class ClusterRuntime implements Markets {
   private readonly host: PartitionHost;
   private readonly forwarder: Forwarder;
   private readonly answers: ShardAnswers;
+  private readonly keys: KeyBindings;
   private readonly checkpointTimer: NodeJS.Timeout | undefined;
   private commandsSinceCheckpoint = 0;
   private closed = false;
 
   constructor(private readonly options: ClusterRuntimeOptions) {
     this.answers = new ShardAnswers(options);
+    this.keys = new KeyBindings(options.connection, options.idempotency);
     this.forwarder = new Forwarder(options.connection, options.settings.forwardTimeoutMs, (partition, error) =>
       options.log("error", "answering a forwarded request failed", { partition, error: error instanceof Error ? error.message : String(error) }),
     );
@@ -164,6 +167,12 @@ export class ClusterRuntime implements Markets {
   async submit(command: Command, fingerprint: string): Promise<SubmitResult> {
     this.refuseIfClosed();
     const partition = this.partitionOf(command);
+    const { actorId } = command.identity;
+    const home = homeOf(actorId, command.commandId, this.options.partitions);
+    // A key whose home is another partition is bound there first (key-bindings.ts).
+    if (home !== partition && (await this.bind(home, { actorId, commandId: command.commandId, fingerprint, marketPartition: partition })) === "conflict") {
+      return { disposition: "replayed", reply: IDEMPOTENCY_CONFLICT };
+    }
     if (this.serving(partition, true) !== undefined) return this.submitHere(command, fingerprint);
     // The owner decides idempotency; what it answers is the reply, whether it executed or replayed.
     return { disposition: "executed", reply: await this.forwarder.send(partition, commandRequest(command, fingerprint)) };
@@ -200,7 +209,24 @@ export class ClusterRuntime implements Markets {
   }
 
   private submitHere(command: Command, fingerprint: string): Promise<SubmitResult> {
+    const { actorId } = command.identity;
+    // A command executing in its key's home: no binding was made, but one made for another market must win.
+    if (homeOf(actorId, command.commandId, this.options.partitions) === this.partitionOf(command) && this.keys.boundOtherwise(actorId, command.commandId, fingerprint)) {
+      return Promise.resolve({ disposition: "replayed", reply: IDEMPOTENCY_CONFLICT });
+    }
     return submitOnce(this.options.idempotency, this.executor, command, fingerprint);
+  }
+
+  /** Binds a key at its home partition: here if this node serves it, else at its owner. */
+  private bind(home: number, request: BindRequest): Promise<BindVerdict> {
+    if (this.serving(home, true) !== undefined) return this.keys.bind(home, request.actorId, request.commandId, request.fingerprint, request.marketPartition);
+    return this.forwarder.sendBind(home, request);
+  }
+
+  /** A bind another node sent to this node as the owner of home partition `home`. */
+  private answerBind(home: number, request: BindRequest): Promise<BindVerdict> {
+    if (this.closed || this.serving(home, true) === undefined) return Promise.reject(new UnavailableError(`this node no longer serves partition ${home}`));
+    return this.keys.bind(home, request.actorId, request.commandId, request.fingerprint, request.marketPartition);
   }
 
   /** How an owned partition executes a command and finds an old reply (submit-once.ts). */
@@ -237,6 +263,13 @@ export class ClusterRuntime implements Markets {
     if (this.closed) return;
     const startedMs = performance.now();
     const opened = await this.host.open(partition, epoch);
+    let bindings: number;
+    try {
+      bindings = await this.keys.open(partition, epoch);
+    } catch (error) {
+      await this.host.close(partition);
+      throw error;
+    }
     const { idempotency } = opened;
     for (let i = 0; i < idempotency.actorIds.length; i += 1) {
       this.options.idempotency.restore(idempotency.actorIds[i] as string, idempotency.commandIds[i] as string, idempotency.fingerprints[i] as string, {
@@ -244,13 +277,18 @@ export class ClusterRuntime implements Markets {
         position: idempotency.positions[i] as number,
       });
     }
-    this.forwarder.serve(partition, (request) => this.answerForwarded(partition, request));
+    this.forwarder.serve(
+      partition,
+      (request) => this.answerForwarded(partition, request),
+      (request) => this.answerBind(partition, request),
+    );
     this.options.log("info", "partition acquired", {
       partition,
       epoch,
       markets: opened.report.markets,
       commandsReplayed: opened.report.framesReplayed,
       lastSequence: opened.report.lastLsn,
+      keyBindings: bindings,
       elapsedMs: Math.round(performance.now() - startedMs),
     });
   }
@@ -259,12 +297,14 @@ export class ClusterRuntime implements Markets {
   async lost(partition: number, reason: string): Promise<void> {
     this.forwarder.stopServing(partition);
     await this.host.close(partition);
+    await this.keys.close(partition);
     this.options.log("info", "partition released", { partition, reason });
   }
 
   /** A partition stopped on its own (fenced, or its journal failed): stop answering for it, and open it again while the lease lasts. */
   private stopped(partition: number, reason: string): void {
     this.forwarder.stopServing(partition);
+    void this.keys.close(partition);
     this.options.log("warn", "partition stopped", { partition, reason });
     setTimeout(() => void this.reopen(partition), REOPEN_DELAY_MS).unref();
   }

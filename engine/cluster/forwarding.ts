@@ -9,6 +9,8 @@
  * forwarded request IS a shard request (a command with its fingerprint, or a read) and the reply
  * a read response carrying the reply; every node runs the same build, so they agree on it.
  *
+ * The same owner binds the keys whose home is the partition (`cluster.keys.<p>`, key-bindings.ts).
+ *
  * What the sender gets when the owner cannot answer — nobody serves the partition, the owner did
  * not answer within the timeout, the owner was fenced or is stopping, NATS is out of reach — is an
  * UnavailableError (the client's 503 with Retry-After). None of them acknowledges anything: a
@@ -20,6 +22,8 @@ import { packRequests, packResponses, unpackRequests, unpackResponses } from "..
 import { readResponse, type ShardReply, type ShardRequest } from "../runtime/shard-protocol.js";
 import { UnavailableError } from "../runtime/unavailable.js";
 import { errorText } from "../journal/jetstream-retry.js";
+import { Packr } from "msgpackr";
+import type { BindVerdict } from "./key-bindings.js";
 
 /** Header of a reply the owner could not give (its value says why, for the client's message). */
 const UNAVAILABLE_HEADER = "Market-Service-Unavailable";
@@ -29,11 +33,30 @@ export function partitionSubject(partition: number): string {
   return `cluster.partition.${partition}`;
 }
 
+/** Where a home partition's owner binds keys (key-bindings.ts). */
+export function keysSubject(partition: number): string {
+  return `cluster.keys.${partition}`;
+}
+
 /** How the owner answers a forwarded request: the reply, or an UnavailableError to pass on. */
 export type ForwardedHandler = (request: ShardRequest) => Promise<ShardReply>;
 
+/** A key to bind at its home: the key, its command's fingerprint, and the partition the command executes on. */
+export interface BindRequest {
+  readonly actorId: string;
+  readonly commandId: string;
+  readonly fingerprint: string;
+  readonly marketPartition: number;
+}
+
+export type BindHandler = (request: BindRequest) => Promise<BindVerdict>;
+
+const bindPackr = new Packr({ useRecords: false, moreTypes: false });
+const BOUND = Uint8Array.of(1);
+const CONFLICT = Uint8Array.of(0);
+
 export class Forwarder {
-  private readonly served = new Map<number, Subscription>();
+  private readonly served = new Map<string, Subscription>();
 
   constructor(
     private readonly connection: NatsConnection,
@@ -42,31 +65,42 @@ export class Forwarder {
     private readonly onHandlerError: (partition: number, error: unknown) => void,
   ) {}
 
-  /** Starts answering the requests others forward for `partition`. */
-  serve(partition: number, handler: ForwardedHandler): void {
-    if (this.served.has(partition)) return;
-    const subscription = this.connection.subscribe(partitionSubject(partition), {
-      queue: QUEUE,
-      callback: (error, message) => {
-        if (error !== null) return; // the subscription is closing
-        void this.answer(partition, message, handler);
-      },
+  /** Starts answering the requests others forward for `partition`, and the keys they bind at it. */
+  serve(partition: number, handler: ForwardedHandler, bind: BindHandler): void {
+    this.subscribe(partition, partitionSubject(partition), async (data) => {
+      const [item] = unpackRequests(data);
+      if (item === undefined) throw new Error("a forwarded request without a body");
+      return packResponses([envelope(0, readResponse(await handler(item.body)))]);
     });
-    this.served.set(partition, subscription);
+    this.subscribe(partition, keysSubject(partition), async (data) => {
+      const [actorId, commandId, fingerprint, marketPartition] = bindPackr.unpack(data) as [string, string, string, number];
+      return (await bind({ actorId, commandId, fingerprint, marketPartition })) === "bound" ? BOUND : CONFLICT;
+    });
   }
 
   /** Stops answering for `partition` (requests then go to whoever serves it next). */
   stopServing(partition: number): void {
-    this.served.get(partition)?.unsubscribe();
-    this.served.delete(partition);
+    for (const subject of [partitionSubject(partition), keysSubject(partition)]) {
+      this.served.get(subject)?.unsubscribe();
+      this.served.delete(subject);
+    }
   }
 
-  private async answer(partition: number, message: Msg, handler: ForwardedHandler): Promise<void> {
+  private subscribe(partition: number, subject: string, answer: (data: Uint8Array) => Promise<Uint8Array>): void {
+    if (this.served.has(subject)) return;
+    const subscription = this.connection.subscribe(subject, {
+      queue: QUEUE,
+      callback: (error, message) => {
+        if (error !== null) return; // the subscription is closing
+        void this.respond(partition, message, answer);
+      },
+    });
+    this.served.set(subject, subscription);
+  }
+
+  private async respond(partition: number, message: Msg, answer: (data: Uint8Array) => Promise<Uint8Array>): Promise<void> {
     try {
-      const [item] = unpackRequests(message.data);
-      if (item === undefined) throw new Error("a forwarded request without a body");
-      const reply = await handler(item.body);
-      message.respond(packResponses([envelope(0, readResponse(reply))]));
+      message.respond(await answer(message.data));
     } catch (error) {
       if (!(error instanceof UnavailableError)) this.onHandlerError(partition, error);
       const reason = error instanceof UnavailableError ? error.message : "the partition's owner failed to answer";
@@ -76,22 +110,36 @@ export class Forwarder {
     }
   }
 
-  /** Sends `request` to the owner of `partition` and resolves with its reply. */
-  async send(partition: number, request: ShardRequest): Promise<ShardReply> {
+  /** Sends `data` to whoever serves `subject` and resolves with the answer's body. */
+  private async call(partition: number, subject: string, data: Uint8Array): Promise<Uint8Array> {
     let message: Msg;
     try {
-      message = await this.connection.request(partitionSubject(partition), packRequests([envelope(0, request)]), { timeout: this.timeoutMs });
+      message = await this.connection.request(subject, data, { timeout: this.timeoutMs });
     } catch (error) {
       throw new UnavailableError(`partition ${partition} has no owner answering right now (${errorText(error)}); retry shortly`);
     }
     const unavailable = message.headers?.get(UNAVAILABLE_HEADER);
     if (unavailable !== undefined && unavailable !== "") throw new UnavailableError(`partition ${partition}: ${unavailable}`);
-    const [item] = unpackResponses(message.data);
+    return message.data;
+  }
+
+  /** Sends `request` to the owner of `partition` and resolves with its reply. */
+  async send(partition: number, request: ShardRequest): Promise<ShardReply> {
+    const [item] = unpackResponses(await this.call(partition, partitionSubject(partition), packRequests([envelope(0, request)])));
     if (item === undefined || item.body.kind !== "read") throw new Error(`partition ${partition}'s owner sent a malformed reply`);
     return item.body.reply;
   }
 
+  /** Binds a key at its home partition's owner. */
+  async sendBind(home: number, request: BindRequest): Promise<BindVerdict> {
+    const body = bindPackr.pack([request.actorId, request.commandId, request.fingerprint, request.marketPartition]);
+    const answer = await this.call(home, keysSubject(home), body);
+    if (answer.length !== 1) throw new Error(`partition ${home}'s owner sent a malformed binding answer`);
+    return answer[0] === 1 ? "bound" : "conflict";
+  }
+
   close(): void {
-    for (const partition of [...this.served.keys()]) this.stopServing(partition);
+    for (const subscription of this.served.values()) subscription.unsubscribe();
+    this.served.clear();
   }
 }

@@ -108,6 +108,18 @@ export class IdempotencyIndex {
     };
   }
 
+  /**
+   * Whether (actorId, commandId) is taken, finished or in flight, by a command with another
+   * fingerprint: a cluster node's check that a key bound to one partition's command is not used for
+   * another's (engine/cluster/key-bindings.ts). Claims nothing.
+   */
+  usedOtherwise(actorId: string, commandId: string, fingerprint: string): boolean {
+    const found = this.find(actorId, commandId, this.shardOwned.hashOf(actorId, commandId));
+    if (found !== undefined) return !found.table.fingerprintIs(found.entry, fingerprint);
+    const inFlight = this.pending.get(idempotencyKey(actorId, commandId));
+    return inFlight !== undefined && inFlight.fingerprint !== fingerprint;
+  }
+
   /** Rebuild from an owner's durable log at start-up (later entries for a key never differ). */
   restore(actorId: string, commandId: string, fingerprint: string, location: CommandLocation): void {
     const hash = this.shardOwned.hashOf(actorId, commandId);

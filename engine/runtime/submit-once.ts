@@ -22,14 +22,15 @@ export interface Executor {
   replyAt(location: CommandLocation): Promise<ShardReply>;
 }
 
-const CONFLICT: ShardReply = errorReply("idempotency_conflict", "commandId was already used by this actor with different content");
+/** The spec's answer to a commandId reused with other content. */
+export const IDEMPOTENCY_CONFLICT: ShardReply = errorReply("idempotency_conflict", "commandId was already used by this actor with different content");
 
 export async function submitOnce(index: IdempotencyIndex, executor: Executor, command: Command, fingerprint: string): Promise<SubmitResult> {
   for (;;) {
     const claim = index.claim(command.identity.actorId, command.commandId, fingerprint);
     switch (claim.kind) {
       case "conflict":
-        return { disposition: "replayed", reply: CONFLICT };
+        return { disposition: "replayed", reply: IDEMPOTENCY_CONFLICT };
       case "replay":
         return { disposition: "replayed", reply: await executor.replyAt(claim.location) };
       case "pending": {

@@ -67,6 +67,35 @@ describe("cluster mode", () => {
     expect(retried.status).toBe(200);
   });
 
+  it("runs one command per (actor, commandId) across partitions: the same key for two markets at once on two nodes, one executes, the other conflicts", async () => {
+    // Two markets in different partitions, each with room for everyone.
+    const markets = ["key-market-x", "key-market-y"];
+    let suffix = 0;
+    while (shardOfMarket(`${markets[0]}${suffix}`, PARTITIONS) === shardOfMarket(`${markets[1]}${suffix}`, PARTITIONS)) suffix += 1;
+    const [x, y] = markets.map((id) => `${id}${suffix}`) as [string, string];
+    await openDirectClaimMarket(nodes, 0, creator, x, 20);
+    await openDirectClaimMarket(nodes, 1, creator, y, 20);
+    // A principal holds one commitment per market: a claimer per round.
+    const claimers = await Promise.all(Array.from({ length: 8 }, (_, round) => provisionPrincipal(nodes, round % 3, `key-claimer-${round}`)));
+    for (const [round, who] of claimers.entries()) {
+      const commandId = `shared-key-${round}`;
+      const [onX, onY] = await Promise.all([
+        request(nodes, round % 3, "POST", `/v1/markets/${x}/direct-claims`, who, claimBody(commandId, who)),
+        request(nodes, (round + 1) % 3, "POST", `/v1/markets/${y}/direct-claims`, who, claimBody(commandId, who)),
+      ]);
+      const statuses = [onX.status, onY.status].sort();
+      expect(statuses, `${onX.text} / ${onY.text}`).toEqual([200, 409]);
+      const conflicted = onX.status === 409 ? onX : onY;
+      expect(conflicted.body.error.code).toBe("idempotency_conflict");
+      // Retried anywhere, each gets its first answer again.
+      const again = await request(nodes, (round + 2) % 3, "POST", `/v1/markets/${onX.status === 200 ? x : y}/direct-claims`, who, claimBody(commandId, who));
+      expect(again.text).toBe((onX.status === 200 ? onX : onY).text);
+    }
+    // Eight claims executed in all, none twice.
+    const versions = await Promise.all([x, y].map(async (id) => (await request(nodes, 0, "GET", `/v1/markets/${id}`, creator)).body.version as number));
+    expect(versions[0] + versions[1]).toBe(2 + 2 + 8);
+  });
+
   it("takes over a killed owner's partition and serves its markets again (nothing acknowledged lost)", async () => {
     const marketId = "failover-market";
     const partition = shardOfMarket(marketId, PARTITIONS);
