@@ -29,6 +29,7 @@ import { lockDataDir, type DataDirLock } from "../storage/data-dir-lock.js";
 import { Readiness } from "./readiness.js";
 import { shardCountFor } from "../engine/runtime/cluster-meta.js";
 import { SERVICE_VERSION } from "./version.js";
+import { retryUnknownTokens } from "./cluster-auth.js";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { ClusterRuntime } from "../engine/cluster/cluster-runtime.js";
 import type { ClusterConnection, ClusterRuntimeParts } from "./cluster-node.js";
@@ -119,7 +120,7 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
   const readiness = new Readiness();
   const late: LateParts = {};
   const metrics = serviceMetrics(late, idempotency, auth, identity);
-  const routes = serviceRoutes(readiness, late, { auth, clock, identity, metrics, adminMounted: auth.operatorsConfigured() });
+  const routes = serviceRoutes(readiness, late, { auth, clock, identity, metrics, adminMounted: auth.operatorsConfigured(), cluster: cluster !== undefined });
   let server: HttpServer;
   let port: number;
   try {
@@ -206,6 +207,8 @@ interface EarlyParts {
   identity: IdentityStore;
   metrics: ServiceMetrics;
   adminMounted: boolean;
+  /** Cluster mode (identities arrive from other nodes). */
+  cluster: boolean;
 }
 
 /** Every route: the health routes always answer, the others only once the service is ready. */
@@ -220,7 +223,9 @@ function serviceRoutes(readiness: Readiness, late: LateParts, early: EarlyParts)
     },
   };
   const gated = [...authRoutes(parts), ...identityRoutes(parts), ...marketRoutes(parts), ...mcpRoutes(parts), ...operationsRoutes(parts)];
-  return [...healthRoutes(readiness), ...gated.map((route) => readiness.gate(route))];
+  // Cluster mode: a token another node just issued is checked again once this node has caught up.
+  const retry = early.cluster ? retryUnknownTokens(early.identity) : (route: HttpRoute) => route;
+  return [...healthRoutes(readiness), ...gated.map((route) => readiness.gate(retry(route)))];
 }
 
 /** The HTTP server, with one access-log line and the metrics for every response. */

@@ -231,6 +231,21 @@ export class SharedIdentityLog {
     };
   }
 
+  /**
+   * Resolves once everything the log held when this was called is applied here (an entry another
+   * node appended a moment ago, say a token it issued), or after `timeoutMs` either way. Resolves
+   * true when caught up.
+   */
+  async freshen(timeoutMs: number): Promise<boolean> {
+    try {
+      const latest = await this.journal.latestSequence();
+      await this.whenApplied(latest, timeoutMs);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** Resolves once entry `sequence` (by whichever node) is applied here; rejects after `timeoutMs`. */
   whenApplied(sequence: number, timeoutMs: number): Promise<void> {
     if (this.applied >= sequence) return Promise.resolve();

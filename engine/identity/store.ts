@@ -412,6 +412,16 @@ export class IdentityStore {
     }
   }
 
+  /**
+   * Cluster mode: waits (at most `timeoutMs`) until this node has applied everything the shared
+   * identity log holds now, and resolves true if it did; false at once on a single node (its log
+   * has no other writer). What an unknown token is checked again after: another node may have
+   * issued it a moment ago.
+   */
+  freshen(timeoutMs: number): Promise<boolean> {
+    return this.shared === undefined ? Promise.resolve(false) : this.shared.freshen(timeoutMs);
+  }
+
   /** The reply logged with the command at `position` (for the idempotency index's replays). */
   async replyAt(position: number): Promise<IdentityReply> {
     const entry = decodeIdentityFrame((await this.journal.readAt(position)).payload);

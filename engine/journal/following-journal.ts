@@ -21,6 +21,8 @@ export interface FollowingJournal extends Journal {
    * its own (it resumes after the last entry it handed over); `onProblem` hears of each one.
    */
   follow(afterSequence: number, onEntry: (entry: JournalEntry) => void, onProblem?: (error: unknown) => void): Promise<JournalFollower>;
+  /** The sequence of the stream's last entry now, whoever appended it (asked of the stream). */
+  latestSequence(): Promise<number>;
 }
 
 export function canFollow(journal: Journal): journal is FollowingJournal {

@@ -630,6 +630,14 @@ export class JetStreamJournal implements FollowingJournal {
     });
   }
 
+  /** The sequence of the stream's last entry now, whoever appended it (the last batch's, asked of the stream). */
+  async latestSequence(): Promise<number> {
+    if (this.closed) throw new Error(`the JetStream journal ${this.options.name} is closed`);
+    const name = this.options.name;
+    const last = (await withRetries(`reading the state of stream ${name}`, this.retryDeadlineMs, () => this.jsm.streams.info(name))).state.last_seq;
+    return last === 0 ? 0 : lastSequenceOf(await this.batchAt(last));
+  }
+
   /** The entry at `position`: from a cached batch, or from the stream (which then caches its batch). */
   async readAt(position: JournalPosition): Promise<JournalEntry> {
     if (this.closed) throw new Error(`the JetStream journal ${this.options.name} is closed`);

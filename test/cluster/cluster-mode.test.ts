@@ -67,6 +67,18 @@ describe("cluster mode", () => {
     expect(retried.status).toBe(200);
   });
 
+  it("accepts a token issued on one node at once on every other node (a node that has not applied it yet catches up first)", async () => {
+    for (const issuer of [0, 1, 2]) {
+      const who = await provisionPrincipal(nodes, issuer, `token-reader-${issuer}`);
+      const answers = await Promise.all([0, 1, 2].map((i) => request(nodes, i, "GET", "/v1/markets/no-such-market", who)));
+      expect(answers.map((answer) => answer.status)).toEqual([404, 404, 404]);
+    }
+    // An unknown token is still refused (after the catch-up), on every node.
+    const stranger = { principalId: "nobody", token: "A".repeat(43) };
+    const refused = await Promise.all([0, 1, 2].map((i) => request(nodes, i, "GET", "/v1/markets/no-such-market", stranger)));
+    expect(refused.map((answer) => answer.status)).toEqual([401, 401, 401]);
+  });
+
   it("runs one command per (actor, commandId) across partitions: the same key for two markets at once on two nodes, one executes, the other conflicts", async () => {
     // Two markets in different partitions, each with room for everyone.
     const markets = ["key-market-x", "key-market-y"];
@@ -93,7 +105,7 @@ describe("cluster mode", () => {
     }
     // Eight claims executed in all, none twice.
     const versions = await Promise.all([x, y].map(async (id) => (await request(nodes, 0, "GET", `/v1/markets/${id}`, creator)).body.version as number));
-    expect(versions[0] + versions[1]).toBe(2 + 2 + 8);
+    expect((versions[0] as number) + (versions[1] as number)).toBe(2 + 2 + 8);
   });
 
   it("takes over a killed owner's partition and serves its markets again (nothing acknowledged lost)", async () => {
