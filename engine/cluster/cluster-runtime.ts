@@ -81,9 +81,14 @@ export class ClusterRuntime implements Markets {
   private readonly keys: KeyBindings;
   private readonly checkpointTimer: NodeJS.Timeout | undefined;
   private commandsSinceCheckpoint = 0;
+  /** The epoch each partition was last acquired at (a reopen after a failure keeps it). */
+  private readonly lastEpoch = new Map<number, number>();
   private closed = false;
+  /** Why the node's NATS connection is down, or undefined while it is up. */
+  private natsProblem: string | undefined;
 
   constructor(private readonly options: ClusterRuntimeOptions) {
+    void this.watchConnection().catch(() => undefined);
     this.answers = new ShardAnswers(options);
     this.keys = new KeyBindings(options.connection, options.idempotency);
     this.forwarder = new Forwarder(options.connection, options.settings.forwardTimeoutMs, (partition, error) =>
@@ -164,7 +169,11 @@ export class ClusterRuntime implements Markets {
   // Markets: served here when this node owns the partition, else by its owner.
   // ---------------------------------------------------------------------------------------------
 
-  async submit(command: Command, fingerprint: string): Promise<SubmitResult> {
+  submit(command: Command, fingerprint: string): Promise<SubmitResult> {
+    return this.answerWithin(this.submitAnywhere(command, fingerprint));
+  }
+
+  private async submitAnywhere(command: Command, fingerprint: string): Promise<SubmitResult> {
     this.refuseIfClosed();
     const partition = this.partitionOf(command);
     const { actorId } = command.identity;
@@ -198,10 +207,28 @@ export class ClusterRuntime implements Markets {
     return shardOfMarket(marketId, this.options.partitions);
   }
 
-  private async read(partition: number, request: ReadRequest): Promise<ShardReply> {
-    this.refuseIfClosed();
-    if (this.serving(partition) !== undefined) return this.readHere(partition, request);
-    return this.forwarder.send(partition, request);
+  private read(partition: number, request: ReadRequest): Promise<ShardReply> {
+    try {
+      this.refuseIfClosed();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.answerWithin(this.serving(partition) !== undefined ? this.readHere(partition, request) : this.forwarder.send(partition, request));
+  }
+
+  /**
+   * The client's answer within the reply deadline (CLUSTER_FORWARD_TIMEOUT_MS), or a 503 with
+   * Retry-After: never a hang while NATS is out of reach or a stream elects a leader. A command
+   * that was still being appended may yet be logged: it was not acknowledged, and its retry (same
+   * commandId) gets its reply through idempotency.
+   */
+  private answerWithin<T>(work: Promise<T>): Promise<T> {
+    const deadlineMs = this.options.settings.forwardTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new UnavailableError(`no acknowledgement within ${deadlineMs} ms (NATS or a partition's owner is slow or out of reach); retry with the same commandId`)), deadlineMs);
+    });
+    return Promise.race([work, late]).finally(() => clearTimeout(timer));
   }
 
   private async readHere(partition: number, request: ReadRequest): Promise<ShardReply> {
@@ -261,6 +288,7 @@ export class ClusterRuntime implements Markets {
   /** This node acquired `partition`'s lease at `epoch`: recover the partition and serve it. */
   async acquired(partition: number, epoch: number): Promise<void> {
     if (this.closed) return;
+    this.lastEpoch.set(partition, epoch);
     const startedMs = performance.now();
     const opened = await this.host.open(partition, epoch);
     let bindings: number;
@@ -295,6 +323,7 @@ export class ClusterRuntime implements Markets {
 
   /** This node gives `partition` up (its lease was lost or is handed to another node): stop serving it. */
   async lost(partition: number, reason: string): Promise<void> {
+    this.lastEpoch.delete(partition);
     this.forwarder.stopServing(partition);
     await this.host.close(partition);
     await this.keys.close(partition);
@@ -309,13 +338,17 @@ export class ClusterRuntime implements Markets {
     setTimeout(() => void this.reopen(partition), REOPEN_DELAY_MS).unref();
   }
 
+  /**
+   * Opens a partition that stopped on its own again, for as long as this node keeps its lease
+   * (also a lapsed one: NATS may be out of reach, and then so is every other node's way to take
+   * it); gives up when the lease is lost (the leases then call `lost`).
+   */
   private async reopen(partition: number): Promise<void> {
-    // Only a lease this node still holds is worth reopening: a fenced node's lease is gone.
-    // The leases know the epoch; a reopen claims the stream at the epoch the node holds.
     const lease = this.ownership?.owned().find((owned) => owned.partition === partition);
-    if (this.closed || lease === undefined || this.ownership?.holds(partition, lease.epoch) !== true || this.host.epochOf(partition) !== undefined) return;
+    const epoch = lease?.epoch ?? this.lastEpoch.get(partition);
+    if (this.closed || epoch === undefined || this.ownership?.mayAppend(partition, epoch) !== true || this.host.epochOf(partition) !== undefined) return;
     try {
-      await this.acquired(partition, lease.epoch);
+      await this.acquired(partition, epoch);
     } catch (error) {
       this.options.log("warn", "reopening a partition failed", { partition, error: error instanceof Error ? error.message : String(error) });
       setTimeout(() => void this.reopen(partition), REOPEN_DELAY_MS).unref();
@@ -343,6 +376,15 @@ export class ClusterRuntime implements Markets {
 
   private refuseIfClosed(): void {
     if (this.closed) throw new UnavailableError("this node is stopping");
+    if (this.natsProblem !== undefined) throw new UnavailableError(`this node is cut off from NATS (${this.natsProblem}); retry shortly`);
+  }
+
+  /** Follows the node's NATS connection: while it is down, requests are answered 503 at once. */
+  private async watchConnection(): Promise<void> {
+    for await (const status of this.options.connection.status()) {
+      if (status.type === "disconnect") this.natsProblem = "disconnected";
+      else if (status.type === "reconnect") this.natsProblem = undefined;
+    }
   }
 
   /** Gives up every lease (others take the partitions at once), drains and snapshots what it owned. */

@@ -18,9 +18,11 @@ export interface PartitionJournal {
 export async function openPartitionJournal(spec: Extract<ShardJournalSpec, { kind: "jetstream" }>): Promise<PartitionJournal> {
   const connection: NatsConnection = await connectForJournals(spec.natsUrls, spec.connectionName);
   try {
-    const journal = await JetStreamJournal.open({ connection, name: spec.stream });
+    // Reopened at the epoch this owner claimed before (its journal failed while it kept the
+    // lease): it goes on writing in that epoch; a claim must raise the stream's epoch.
+    const journal = await JetStreamJournal.open({ connection, name: spec.stream, epoch: spec.epoch });
     try {
-      await journal.claim(spec.epoch);
+      if (journal.lastEpoch !== spec.epoch) await journal.claim(spec.epoch);
     } catch (error) {
       await journal.close();
       throw error;

@@ -139,6 +139,37 @@ describe("cluster mode", () => {
   }, 120_000);
 });
 
+describe("NATS lost while running", () => {
+  it("answers 503 with Retry-After promptly while every NATS node is down, never an acknowledgement, and serves again when NATS returns", async () => {
+    const marketId = "nats-outage-market";
+    await openDirectClaimMarket(nodes, 0, creator, marketId, 50);
+    const claimers = await Promise.all([0, 1, 2].map((i) => provisionPrincipal(nodes, i, `outage-claimer-${i}`)));
+    await Promise.all([0, 1, 2].map((i) => nats.kill(i)));
+    for (const [i, who] of claimers.entries()) {
+      const startedMs = performance.now();
+      const answer = await request(nodes, i, "POST", `/v1/markets/${marketId}/direct-claims`, who, claimBody(`outage-claim-${i}`, who));
+      expect([answer.status, answer.headers.get("retry-after")], answer.text).toEqual([503, "1"]);
+      expect(answer.body.error.code).toBe("service_unavailable");
+      // Within the reply deadline (CLUSTER_FORWARD_TIMEOUT_MS, 5 s by default) and its slack: never a hang.
+      expect(performance.now() - startedMs).toBeLessThan(15_000);
+    }
+    await Promise.all([0, 1, 2].map((i) => nats.restart(i)));
+    // Retried with the same commandIds: each executes once (or replays if it was logged after all).
+    for (const [i, who] of claimers.entries()) {
+      let answer: Awaited<ReturnType<typeof request>> | undefined;
+      await eventually(async () => {
+        answer = await request(nodes, i, "POST", `/v1/markets/${marketId}/direct-claims`, who, claimBody(`outage-claim-${i}`, who));
+        return answer.status === 200;
+      }, 60_000, `claim ${i} after NATS returned`).catch((error: unknown) => {
+        throw new Error(`${String(error)}; last answer ${answer?.status} ${answer?.text}`);
+      });
+    }
+    const market = await request(nodes, 0, "GET", `/v1/markets/${marketId}`, creator);
+    expect(market.body.version).toBe(2 + 3);
+    await everyPartitionServedOnce();
+  }, 180_000);
+});
+
 describe("start-up faults", () => {
   it("exits non-zero naming the URL when NATS cannot be reached", async () => {
     const spawned = spawnCaptured(process.execPath, [MAIN_JS], {
