@@ -6,7 +6,9 @@ export {
   type IdentityRecoveryReport,
   type IdentityStoreStats,
   type IdentityRequest,
+  type IdentityCommandReply,
 } from "./store.js";
+export { temporarilyUnavailable, type TemporarilyUnavailable, type TokenRecording } from "./unavailable.js";
 export type {
   ProvisionIdentityBody,
   IssueDelegationBody,

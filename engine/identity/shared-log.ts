@@ -18,7 +18,9 @@
  *   entries missed was sent to two nodes at once: it gets the logged command's reply (same
  *   content) or idempotency_conflict (different content), and is not logged a second time.
  *   The entries missed usually come by the tail within moments; the log is read only if it lags.
- *   A batch refused again and again for CONTENTION_DEADLINE_MS gets `service_unavailable`.
+ *   A batch refused again and again for CONTENTION_DEADLINE_MS gets `service_unavailable`; a
+ *   node decides its next batch once the tail has delivered its previous one (afterOwnTail), so
+ *   no node keeps winning every race from its own acknowledgement.
  * - Durability: a command's reply, and a token's "recorded", are given only once the batch's
  *   append resolved (JetStream acknowledged it: stored on a quorum). Its events are applied to
  *   the state right then, before the reply, so the node that took a revocation refuses the key at
@@ -210,11 +212,6 @@ export class SharedIdentityLog {
 
   get appliedSequence(): number {
     return this.applied;
-  }
-
-  /** The journal's tail as this node knows it (for the store's stats). */
-  get journalLastSequence(): number {
-    return this.journal.lastSequence;
   }
 
   get stats(): SharedLogStats {

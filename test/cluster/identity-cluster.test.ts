@@ -394,7 +394,8 @@ describe("identities when the log is lost", () => {
       const grant = await a.auth.issueToken({ challengeId: challenge.id, nonce: challenge.nonce, signature: signSigningPayload(challenge.signingPayload, ivan.privateKey) }, a.clock.nowMs());
       expect(grant).toMatchObject({ ok: false, code: "service_unavailable" });
     } finally {
-      for (const index of down) await cluster.restart(index);
+      // Both at once: one restarted alone waits for a meta leader beside a node that lost quorum.
+      await Promise.all(down.map((index) => cluster.restart(index)));
     }
 
     // The journal is reopened in the background; the same command is then logged (or, had the
