@@ -37,9 +37,13 @@ export async function joinCluster(settings: ClusterSettings, clock: Clock): Prom
 /** The cluster's one identity log (engine/identity/shared-log.ts): the `identity` stream, R3. */
 export const IDENTITY_STREAM = "identity";
 
-/** Opens the identity stream on the node's connection: the identity store, given it, runs as one writer of the shared log. */
+/**
+ * Opens the identity stream on the node's connection: the identity store, given it, runs as one
+ * writer of the shared log. Its appends give up after the reply deadline, so an identity command or
+ * a token request is answered (503 + Retry-After, the log is reopened) rather than kept waiting.
+ */
 export function identityJournalOpener(cluster: ClusterConnection): () => Promise<JetStreamJournal> {
-  return () => JetStreamJournal.open({ connection: cluster.connection, name: IDENTITY_STREAM });
+  return () => JetStreamJournal.open({ connection: cluster.connection, name: IDENTITY_STREAM, retryDeadlineMs: cluster.settings.forwardTimeoutMs });
 }
 
 export interface ClusterRuntimeParts {
