@@ -1,5 +1,5 @@
 /** How `replay` and `verify` print what they found, whatever they read (a data directory or a stream). */
-import type { ReplayResult } from "../engine/audit/audit-replay.js";
+import type { ReplayResult, VerifyResult } from "../engine/audit/audit-replay.js";
 
 /** The one-line summary written to stderr. */
 export function auditSummary(verb: string, result: ReplayResult): string {
@@ -13,4 +13,19 @@ export function printMarkets(result: ReplayResult): void {
   for (const m of result.markets) {
     process.stdout.write(`${m.recordHash}  ${m.marketId}  (${m.commands} commands, shard ${m.shard}${m.stateReconstructed ? "" : ", NOT RECONSTRUCTED"})\n`);
   }
+}
+
+/**
+ * What `verify` prints: the result as JSON (`json`), then a failure (exit status 1) or the markets
+ * and the summary, followed by `facts` (what a stream showed), if any.
+ */
+export function printVerify(result: VerifyResult, json: boolean, facts?: string): void {
+  if (json) process.stdout.write(`${JSON.stringify(result)}\n`);
+  if (!result.ok) {
+    process.stderr.write(`verify: FAILED: ${result.problem ?? "unknown problem"}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  if (!json) printMarkets(result.replay);
+  process.stderr.write(`${auditSummary("verified", result.replay)}; ${result.snapshotsCompared} snapshot(s) matched\n${facts === undefined ? "" : `${facts}\n`}`);
 }

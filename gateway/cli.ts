@@ -10,7 +10,7 @@ import { availableParallelism } from "node:os";
 import * as path from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import { replayDataDir, replayMarketRecord, verifyDataDir } from "../engine/audit/audit-replay.js";
-import { auditSummary as summary, printMarkets } from "./audit-output.js";
+import { auditSummary as summary, printMarkets, printVerify } from "./audit-output.js";
 import { progressReporter } from "./progress-bar.js";
 import { MAX_POOL_THREADS } from "../engine/pool/worker-pool.js";
 import { serve } from "./main.js";
@@ -185,14 +185,7 @@ function verifyDirectory(options: { data: string; json?: boolean; threads: numbe
     const progress = progressReporter("verify");
     const result = await verifyDataDir(options.data, { onProgress: progress.onProgress, threads: options.threads });
     progress.stop();
-    if (options.json === true) process.stdout.write(`${JSON.stringify(result)}\n`);
-    if (!result.ok) {
-      process.stderr.write(`verify: FAILED: ${result.problem ?? "unknown problem"}\n`);
-      process.exitCode = 1;
-      return;
-    }
-    if (options.json !== true) printMarkets(result.replay);
-    process.stderr.write(`${summary("verified", result.replay)}; ${result.snapshotsCompared} snapshot(s) matched\n`);
+    printVerify(result, options.json === true);
   }).then(() => undefined);
 }
 

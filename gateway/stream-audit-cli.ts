@@ -15,7 +15,7 @@ import { exportedStream, replayStream, replayStreamMarketRecord, verifyStream, t
 import { connectForJournals } from "../engine/journal/jetstream-connection.js";
 import { LiveStream } from "../engine/journal/jetstream-stream-source.js";
 import { StreamExportReader, StreamExportWriter, exportHeader } from "../engine/journal/stream-export.js";
-import { auditSummary, printMarkets } from "./audit-output.js";
+import { auditSummary, printMarkets, printVerify } from "./audit-output.js";
 
 /** Where a stream audit reads: a live stream, or an export file. */
 export type StreamSourceChoice = { readonly kind: "live"; readonly servers: string[]; readonly stream: string } | { readonly kind: "export"; readonly file: string };
@@ -79,14 +79,7 @@ export async function replayFromStream(choice: StreamSourceChoice, options: { ma
 export async function verifyFromStream(choice: StreamSourceChoice, options: { json?: boolean }): Promise<void> {
   await withSource(choice, async (source) => {
     const result = await verifyStream(source);
-    if (options.json === true) process.stdout.write(`${JSON.stringify(result)}\n`);
-    if (!result.ok) {
-      process.stderr.write(`verify: FAILED: ${result.problem ?? "unknown problem"}\n`);
-      process.exitCode = 1;
-      return;
-    }
-    if (options.json !== true) printMarkets(result.replay);
-    process.stderr.write(`${auditSummary("verified", result.replay)}; ${result.snapshotsCompared} snapshot(s) matched\n${describeFacts(result.stream)}\n`);
+    printVerify(result, options.json === true, describeFacts(result.stream));
   });
 }
 

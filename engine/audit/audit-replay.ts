@@ -254,10 +254,14 @@ function byMarketId(a: MarketAudit, b: MarketAudit): number {
 
 function replayResultOf(shardCount: number, audits: readonly ShardAudit[], startedMs: number, rate: boolean): ReplayResult {
   const commands = audits.reduce((sum, audit) => sum + audit.commands, 0);
-  const markets = audits.flatMap((audit) => audit.markets);
+  return replayResult(shardCount, commands, audits.flatMap((audit) => audit.markets), startedMs, rate);
+}
+
+/** A replay's result: what it covered, and (`rate`) how fast it went. Shared by the data directory's audit and a stream's. */
+export function replayResult(shards: number, commands: number, markets: MarketAudit[], startedMs: number, rate: boolean): ReplayResult {
   const elapsedMs = performance.now() - startedMs;
   return {
-    shards: shardCount,
+    shards,
     commands,
     markets,
     elapsedMs: Math.round(elapsedMs),

@@ -30,7 +30,7 @@ import type { StreamExportReader } from "../journal/stream-export.js";
 import { DEFAULT_KEPT_PAYLOAD_BYTES, KeptPayloads } from "./kept-payloads.js";
 import { auditMarket, notReconstructed, snapshotDivergence } from "./market-audit.js";
 import type { MarketAudit } from "./shard-audit.js";
-import type { ReplayResult, VerifyResult } from "./audit-replay.js";
+import { replayResult, type ReplayResult, type VerifyResult } from "./audit-replay.js";
 
 /** A journal stream to audit: live (engine/journal/jetstream-stream-source.ts) or an export. */
 export interface AuditedStream {
@@ -203,15 +203,9 @@ function byMarketId(a: MarketAudit, b: MarketAudit): number {
   return a.marketId < b.marketId ? -1 : a.marketId > b.marketId ? 1 : 0;
 }
 
+/** A stream is one partition's log: one "shard" in the result. */
 function resultOf(commands: number, markets: MarketAudit[], startedMs: number, rate: boolean): ReplayResult {
-  const elapsedMs = performance.now() - startedMs;
-  return {
-    shards: 1,
-    commands,
-    markets,
-    elapsedMs: Math.round(elapsedMs),
-    commandsPerSecond: rate ? Math.round(commands / Math.max(elapsedMs / 1000, 1e-9)) : 0,
-  };
+  return replayResult(1, commands, markets, startedMs, rate);
 }
 
 /** Every market's record hash, from the stream's entries; a break in the stream throws, naming it. */

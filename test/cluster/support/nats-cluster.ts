@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../support/free-port.js";
+import { killOnExit } from "../../support/kill-on-exit.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 export const NATS_SERVER_BIN = process.env["NATS_SERVER_BIN"] ?? path.join(ROOT, ".tools/nats-server/nats-server");
@@ -53,26 +54,6 @@ interface RunningNode {
   exited: Promise<void>;
   output: string;
 }
-
-/** Every process any cluster of this test file started and has not seen exit (for the exit hook). */
-const live = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on("exit", () => {
-    for (const child of live) {
-      try {
-        // SIGKILL ends a paused (SIGSTOPped) node too.
-        child.kill("SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
-  });
-}
-
 
 async function distinctFreePorts(count: number): Promise<number[]> {
   const ports = new Set<number>();
@@ -146,7 +127,6 @@ export class NatsCluster {
     if (!existsSync(NATS_SERVER_BIN)) {
       throw new Error(`nats-server not found at ${NATS_SERVER_BIN}: run scripts/fetch-nats-server.sh (it fetches Debian trixie's nats-server 2.10 into .tools/nats-server), or set NATS_SERVER_BIN`);
     }
-    installExitHook();
     for (let attempt = 1; ; attempt++) {
       try {
         return await NatsCluster.startOnce(options);
@@ -297,7 +277,7 @@ export class NatsCluster {
     if (this.stopped) throw new Error("the NATS cluster was stopped");
     const entry = this.entry(index);
     const child = spawn(NATS_SERVER_BIN, ["-c", entry.node.configFile], { stdio: ["ignore", "pipe", "pipe"] });
-    live.add(child);
+    killOnExit(child);
     entry.process = child;
     entry.wanted = true;
     const keep = (chunk: Buffer): void => {
@@ -307,13 +287,11 @@ export class NatsCluster {
     child.stderr?.on("data", keep);
     entry.exited = new Promise((resolve) => {
       child.once("exit", () => {
-        live.delete(child);
         if (entry.process === child) entry.process = undefined;
         resolve();
       });
       child.once("error", (error) => {
         entry.output += `\nspawn failed: ${error.message}`;
-        live.delete(child);
         if (entry.process === child) entry.process = undefined;
         resolve();
       });

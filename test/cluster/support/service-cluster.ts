@@ -3,11 +3,11 @@
  * process with its own data directory and port, all on the same real NATS cluster
  * (nats-cluster.ts), the same operator secret, and CLUSTER_NODE_ID a, b, c… Started, killed with
  * SIGKILL, paused with SIGSTOP and resumed, restarted: what a machine does to a node.
- * `stop()` ends every process (call it in afterAll); a process-exit hook SIGKILLs stragglers.
+ * `stop()` ends every process (call it in afterAll); stragglers are SIGKILLed at exit (kill-on-exit.ts).
  */
-import type { ChildProcess } from "node:child_process";
 import { OPERATOR, listeningUrl, spawnCaptured, tempDataDir, MAIN_JS, type Spawned } from "../../process/support.js";
 import { freePort } from "../../support/free-port.js";
+import { killOnExit } from "../../support/kill-on-exit.js";
 
 export interface ServiceNodeOptions {
   /** Extra environment (e.g. CLUSTER_PARTITIONS, CLUSTER_LEASE_MS). */
@@ -24,16 +24,6 @@ interface RunningServiceNode {
   history: string;
 }
 
-const live = new Set<ChildProcess>();
-let hookInstalled = false;
-function installExitHook(): void {
-  if (hookInstalled) return;
-  hookInstalled = true;
-  process.on("exit", () => {
-    for (const child of live) child.kill("SIGKILL");
-  });
-}
-
 export class ServiceCluster {
   private constructor(
     private readonly natsUrls: readonly string[],
@@ -43,7 +33,6 @@ export class ServiceCluster {
 
   /** Starts `count` nodes (a, b, c, …) on the NATS cluster at `natsUrls` and waits until each listens. */
   static async start(natsUrls: readonly string[], count: number, options: ServiceNodeOptions = {}): Promise<ServiceCluster> {
-    installExitHook();
     const nodes: RunningServiceNode[] = [];
     for (let i = 0; i < count; i += 1) {
       const nodeId = String.fromCharCode(97 + i);
@@ -131,8 +120,7 @@ export class ServiceCluster {
   private async launch(index: number): Promise<void> {
     const node = this.node(index);
     const spawned = spawnCaptured(process.execPath, [MAIN_JS], { env: this.env(node) });
-    live.add(spawned.child);
-    void spawned.exited.then(() => live.delete(spawned.child));
+    killOnExit(spawned.child);
     node.spawned = spawned;
     node.url = await listeningUrl(spawned, 30_000);
   }
