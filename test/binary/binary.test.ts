@@ -25,6 +25,7 @@ import { msgpackSamples, packedDigest } from "../../gateway/sea/msgpack-samples.
 import { SERVICE_VERSION } from "../../gateway/version.js";
 import { T0, commands, directClaim, request } from "../runtime/support.js";
 import { freePort } from "../support/free-port.js";
+import { NatsCluster } from "../cluster/support/nats-cluster.js";
 
 const ENABLED = process.env["MARKET_SERVICE_BINARY_TEST"] === "1";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -75,15 +76,16 @@ interface Server {
   output: () => string;
 }
 
-async function startServer(dataDir: string, port: number): Promise<Server> {
+async function startServer(dataDir: string, port: number, extraEnv: Record<string, string> = {}): Promise<Server> {
   const env = baseEnv({
     HOST: "127.0.0.1",
     PORT: String(port),
     DATA_DIR: dataDir,
-    SHARDS: "2",
+    ...(extraEnv["CLUSTER_NATS_URLS"] === undefined ? { SHARDS: "2" } : {}),
     LOG_LEVEL: "warn",
     SERVICE_HMAC_SECRETS: `${OPERATOR}=${OPERATOR_SECRET}`,
     SERVICE_OPERATOR_ACTORS: OPERATOR,
+    ...extraEnv,
   });
   // No arguments: `serve` is the default command.
   const child = spawn(exe, [], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
@@ -437,5 +439,46 @@ describe.skipIf(!ENABLED)("single binary dist/market-service", () => {
     // The log the binary wrote (msgpackr in pure JS) replays identically with the normal install
     // (msgpackr's native extractor, @node-rs/crc32 from node_modules).
     expect(replayMarketRecord(dataDir, marketId)?.integrity.recordHash).toBe(recordHash);
+  });
+
+  it("is a cluster node when configured so (same binary): two binaries on a real 3-node NATS cluster answer each other's markets", async () => {
+    const nats = await NatsCluster.start();
+    const servers: Server[] = [];
+    try {
+      for (const nodeId of ["a", "b"]) {
+        const env = { CLUSTER_NATS_URLS: nats.urls.join(","), CLUSTER_NODE_ID: nodeId, CLUSTER_PARTITIONS: "4" };
+        servers.push(await startServer(path.join(work, `cluster-${nodeId}`), await freePort(), env));
+      }
+      const [a, b] = servers as [Server, Server];
+      const operatorEnv = baseEnv({ SERVICE_HMAC_ACTOR: OPERATOR, SERVICE_HMAC_SECRET: OPERATOR_SECRET });
+      const tokens: Record<string, string> = {};
+      for (const principal of ["carol", "dave"]) {
+        const identityFile = path.join(work, `cluster-${principal}.json`);
+        const provisioned = await runBinary(["provision", "--principal", principal, "--out", identityFile, "--url", a.url], operatorEnv);
+        expect(provisioned.status, provisioned.stderr).toBe(0);
+        const token = await runBinary(["token", "--identity", identityFile], baseEnv());
+        expect(token.status, token.stderr).toBe(0);
+        tokens[principal] = token.stdout.trim();
+      }
+      const carol = tokens["carol"] as string;
+      const dave = tokens["dave"] as string;
+      // Until every partition has an owner the nodes answer 503: wait for the create to go through.
+      const create = { commandId: "cc1", marketId: "cluster-table", principalId: "carol", subject: { schema: "table.v1", data: { seats: 2 } }, mechanism: { presetId: "direct-claim.v1", config: { capacity: 2, pricing: { mode: "free" }, confirmation: "none" } } };
+      let created = await call(a.url, "POST", "/v1/markets", carol, create);
+      for (let attempt = 0; created.status === 503 && attempt < 100; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        created = await call(a.url, "POST", "/v1/markets", carol, create);
+      }
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const published = await call(b.url, "POST", "/v1/markets/cluster-table/publish", carol, { commandId: "cc2", principalId: "carol", expectedVersion: 1 });
+      expect(published.status, JSON.stringify(published.body)).toBe(200);
+      const claimed = await call(b.url, "POST", "/v1/markets/cluster-table/direct-claims", dave, { commandId: "ck1", principalId: "dave" });
+      expect(claimed.status, JSON.stringify(claimed.body)).toBe(200);
+      const seen = await Promise.all([a, b].map((server) => call(server.url, "GET", "/v1/markets/cluster-table", carol)));
+      expect(seen.map((answer) => answer.body.version)).toEqual([3, 3]);
+    } finally {
+      await Promise.all(servers.map((server) => stopServer(server)));
+      await nats.stop();
+    }
   });
 });
