@@ -88,10 +88,21 @@ export class Forwarder {
     if (unavailable !== undefined && unavailable !== "") throw new UnavailableError(`partition ${partition}: ${unavailable}`);
     const [item] = unpackResponses(message.data);
     if (item === undefined || item.body.kind !== "read") throw new Error(`partition ${partition}'s owner sent a malformed reply`);
-    return item.body.reply;
+    return asSentReply(item.body.reply);
   }
 
   close(): void {
     for (const partition of [...this.served.keys()]) this.stopServing(partition);
   }
+}
+
+/**
+ * The reply as the owner had it. JSON rendered by a pool thread (a record, a replayed reply) is a
+ * Buffer there; MessagePack carries it as binary, which unpacks from the NATS message's bytes as a
+ * plain Uint8Array, and the HTTP layer writes only a string or a Buffer: view the same bytes as one.
+ */
+function asSentReply(reply: ShardReply): ShardReply {
+  if (!reply.ok || typeof reply.json === "string" || Buffer.isBuffer(reply.json)) return reply;
+  const bytes: Uint8Array = reply.json;
+  return { ok: true, json: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
 }
