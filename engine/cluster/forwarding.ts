@@ -127,7 +127,7 @@ export class Forwarder {
   async send(partition: number, request: ShardRequest): Promise<ShardReply> {
     const [item] = unpackResponses(await this.call(partition, partitionSubject(partition), packRequests([envelope(0, request)])));
     if (item === undefined || item.body.kind !== "read") throw new Error(`partition ${partition}'s owner sent a malformed reply`);
-    return item.body.reply;
+    return asSentReply(item.body.reply);
   }
 
   /** Binds a key at its home partition's owner. */
@@ -142,4 +142,15 @@ export class Forwarder {
     for (const subscription of this.served.values()) subscription.unsubscribe();
     this.served.clear();
   }
+}
+
+/**
+ * The reply as the owner had it. JSON rendered by a pool thread (a record, a replayed reply) is a
+ * Buffer there; MessagePack carries it as binary, which unpacks from the NATS message's bytes as a
+ * plain Uint8Array, and the HTTP layer writes only a string or a Buffer: view the same bytes as one.
+ */
+function asSentReply(reply: ShardReply): ShardReply {
+  if (!reply.ok || typeof reply.json === "string" || Buffer.isBuffer(reply.json)) return reply;
+  const bytes: Uint8Array = reply.json;
+  return { ok: true, json: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
 }

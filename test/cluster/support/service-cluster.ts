@@ -5,6 +5,9 @@
  * SIGKILL, paused with SIGSTOP and resumed, restarted: what a machine does to a node.
  * `stop()` ends every process (call it in afterAll); stragglers are SIGKILLed at exit (kill-on-exit.ts).
  */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
 import { OPERATOR, listeningUrl, spawnCaptured, tempDataDir, MAIN_JS, type Spawned } from "../../process/support.js";
 import { freePort } from "../../support/free-port.js";
 import { killOnExit } from "../../support/kill-on-exit.js";
@@ -176,4 +179,14 @@ export class ServiceCluster {
       }),
     );
   }
+}
+
+/**
+ * Whole logs of every node (restarts included) written under a fresh temporary directory, whose
+ * path is returned: for a failed fault test, whose message can only quote a few lines.
+ */
+export function saveNodeLogs(cluster: ServiceCluster, label: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), `${label}-logs-`));
+  for (let index = 0; index < cluster.size; index += 1) writeFileSync(path.join(dir, `node-${cluster.nodeId(index)}.log`), cluster.output(index));
+  return dir;
 }
