@@ -36,8 +36,9 @@
  * - Appends run one at a time, in call order (each needs the tail the previous one made).
  *
  * Reading: `read` finds the batch holding the first wanted entry (batches carry their first
- * sequence and are contiguous, so a binary search over stream sequences finds it) and streams from
- * there with an ordered consumer up to the stream's last message at the time of the call.
+ * sequence and are contiguous, so a binary search over stream sequences finds it) and hands over
+ * the batches from there that are in the cache, then streams the rest with an ordered consumer up to
+ * the stream's last message at the time of the call.
  * `readAt` answers from a bounded cache of the batches recently appended or read, and reads the
  * batch from the stream on a miss (readers of entries of one batch share that one request).
  * `readView` is undefined: a stream has no files a replay thread could read, so a shard reads the
@@ -618,12 +619,24 @@ export class JetStreamJournal implements FollowingJournal {
         if (sequence > afterSequence) onEntry({ sequence, position: positionOf(batch.streamSequence, index), payload });
       });
     };
-    // One message (usually the batch just appended, cached): no consumer needed.
-    if (start === last) {
+    // The batches this journal appended or read lately are at hand: only the rest of the range goes
+    // through a consumer. A partition's record reads its own recent commands, so an owner's reads
+    // mostly need none; an ordered consumer costs a round trip to create, and while a NATS node is
+    // dead its creation can stall until heartbeats are missed (the read's caller waits meanwhile).
+    let next = start;
+    while (next <= last) {
+      const cached = this.cache.get(next);
+      if (cached === undefined) break;
+      emit(cached);
+      next += 1;
+    }
+    if (next > last) return;
+    // One message left: no consumer needed.
+    if (next === last) {
       emit(await this.batchAt(last));
       return;
     }
-    await readStreamMessages(this.js, name, start, last, this.retryDeadlineMs, (message) => {
+    await readStreamMessages(this.js, name, next, last, this.retryDeadlineMs, (message) => {
       const batch: CachedBatch = { ...decodeBatch(message.data, message.streamSequence), streamSequence: message.streamSequence };
       this.cache.put(batch);
       emit(batch);

@@ -53,6 +53,45 @@ async function claimUntilAnswered(marketId: string, who: ClusterPrincipal, comma
   return outcome as ClaimOutcome;
 }
 
+/** A one-unit direct-claim market whose claims the participant must confirm within `holdSeconds`, created and published through `node`. */
+async function openHeldMarket(node: number, marketId: string, holdSeconds: number): Promise<void> {
+  const created = await request(nodes, node, "POST", "/v1/markets", creator, {
+    commandId: `${marketId}-create`,
+    marketId,
+    principalId: creator.principalId,
+    subject: { schema: "table.v1", data: { seats: 1 } },
+    mechanism: { presetId: "direct-claim.v1", config: { capacity: 1, pricing: { mode: "free" }, confirmation: "participant", holdDurationSeconds: holdSeconds } },
+  });
+  expect(created.status, created.text).toBe(201);
+  const published = await request(nodes, node, "POST", `/v1/markets/${marketId}/publish`, creator, { commandId: `${marketId}-publish`, principalId: creator.principalId, expectedVersion: 1 });
+  expect(published.status, published.text).toBe(200);
+}
+
+/** A claim through `node` that must be acknowledged; resolves with the commitment it created. */
+async function heldClaim(node: number, marketId: string, who: ClusterPrincipal, commandId: string): Promise<{ id: string; state: string; expiresAt: string }> {
+  const claim = await request(nodes, node, "POST", `/v1/markets/${marketId}/direct-claims`, who, { commandId, principalId: who.principalId });
+  expect(claim.status, claim.text).toBe(200);
+  const commitment = (claim.body as { commitments: Array<{ id: string; state: string; expiresAt: string }> }).commitments[0];
+  expect(commitment?.state).toBe("awaiting_confirmations");
+  return commitment as { id: string; state: string; expiresAt: string };
+}
+
+/** The `commitmentId`s of a record's `commitment.expire` commands, in order. */
+function expiries(record: MarketRecordView): unknown[] {
+  return record.commands.filter((command) => command.type === "commitment.expire").map((command) => command.request["commitmentId"]);
+}
+
+/** When node `index` last logged taking `partition` (its "partition acquired" line), by the wall clock. */
+function acquiredAtMs(index: number, partition: number): number {
+  let at = Number.NaN;
+  for (const line of nodes.output(index).split("\n")) {
+    if (!line.includes('"partition acquired"')) continue;
+    const entry = JSON.parse(line) as { partition?: number; time?: string };
+    if (entry.partition === partition) at = Date.parse(entry.time ?? "");
+  }
+  return at;
+}
+
 function finalStatus(outcome: ClaimOutcome): string {
   const final = outcome.final;
   return final === undefined ? "unanswered" : `${final.status} ${(JSON.parse(final.text) as { error?: { code?: string } }).error?.code ?? "ok"}`;
@@ -66,10 +105,15 @@ describe("a service node paused past its lease", () => {
     const marketId = marketIdOnPartition("paused-owner", partition, PARTITIONS);
     // One unit of capacity: two acknowledged claims anywhere would be a double allocation.
     await openDirectClaimMarket(nodes, others[0] as number, creator, marketId, 1);
-    const claimers = await provisionMany(nodes, "paused-claimer", 5);
-    const [early, duringPause, second, afterResume1, afterResume2] = claimers as [ClusterPrincipal, ClusterPrincipal, ClusterPrincipal, ClusterPrincipal, ClusterPrincipal];
+    const claimers = await provisionMany(nodes, "paused-claimer", 6);
+    const [early, duringPause, second, afterResume1, afterResume2, holder] = claimers as [ClusterPrincipal, ClusterPrincipal, ClusterPrincipal, ClusterPrincipal, ClusterPrincipal, ClusterPrincipal];
     // The paused node holds the market in memory, open with its capacity free.
     expect((await readMarket(nodes, paused, creator, marketId)).body.mechanismState.allocated).toBe(0);
+    // And a hold that runs out during the pause: on SIGCONT the paused node's partition worker,
+    // whose clock has moved on, fires its expiry itself, and must be fenced (the new owner fires it too).
+    const heldMarket = marketIdOnPartition("paused-owner-hold", partition, PARTITIONS);
+    await openHeldMarket(others[0] as number, heldMarket, 1);
+    const held = await heldClaim(others[0] as number, heldMarket, holder, "paused-hold-claim");
 
     const partitionsOfPaused = Array.from({ length: PARTITIONS }, (_, p) => p).filter((p) => nodes.serves(paused, p));
     nodes.pause(paused);
@@ -113,6 +157,10 @@ describe("a service node paused past its lease", () => {
     await everyPartitionServedOnce(nodes, PARTITIONS);
     const { record } = await readRecord(nodes, paused, creator, marketId);
     expect(record.commitments.map((commitment) => commitment.participantPrincipalId)).toEqual([duringPause.principalId]);
+    // The hold that ran out during the pause expired once, though both owners had it due.
+    const heldRecord = (await readRecord(nodes, paused, creator, heldMarket)).record;
+    expect(expiries(heldRecord)).toEqual([held.id]);
+    expect(heldRecord.commitments.map((commitment) => commitment.state)).toEqual(["expired"]);
   }, 120_000);
 });
 
@@ -125,20 +173,14 @@ describe("deadlines across failover", () => {
     const auctionMarket = marketIdOnPartition("auction-close", partition, PARTITIONS);
     const [holder, nextHolder, lateHolder, bidder1, bidder2] = (await provisionMany(nodes, "deadline-party", 5)) as [ClusterPrincipal, ClusterPrincipal, ClusterPrincipal, ClusterPrincipal, ClusterPrincipal];
 
-    // A one-unit market whose claims need the participant's confirmation within one second.
-    const created = await request(nodes, survivor, "POST", "/v1/markets", creator, {
-      commandId: `${holdMarket}-create`,
-      marketId: holdMarket,
-      principalId: creator.principalId,
-      subject: { schema: "table.v1", data: { seats: 1 } },
-      mechanism: { presetId: "direct-claim.v1", config: { capacity: 1, pricing: { mode: "free" }, confirmation: "participant", holdDurationSeconds: 1 } },
-    });
-    expect(created.status, created.text).toBe(201);
-    const published = await request(nodes, survivor, "POST", `/v1/markets/${holdMarket}/publish`, creator, { commandId: `${holdMarket}-publish`, principalId: creator.principalId, expectedVersion: 1 });
-    expect(published.status, published.text).toBe(200);
+    // A one-unit market whose claims need the participant's confirmation within one second, claimed.
+    await openHeldMarket(survivor, holdMarket, 1);
+    const commitment = await heldClaim(survivor, holdMarket, holder, "hold-claim");
+    const expiresAtMs = Date.parse(commitment.expiresAt);
 
-    // An auction closing two seconds from now, with two bids.
-    const closesAtMs = Date.now() + 2000;
+    // An auction closing 1.5 s from now, with two bids. Both deadlines normally fall after the kill
+    // below and before the partition is served again (the figures say whether they did).
+    const closesAtMs = Date.now() + 1500;
     const auction = await request(nodes, survivor, "POST", "/v1/markets", creator, {
       commandId: `${auctionMarket}-create`,
       marketId: auctionMarket,
@@ -153,12 +195,6 @@ describe("deadlines across failover", () => {
       const bid = await request(nodes, survivor, "POST", `/v1/markets/${auctionMarket}/sealed-bids`, bidder, { commandId: `${bidder.principalId}-bid`, principalId: bidder.principalId, amountMinor, currency: "EUR" });
       expect(bid.status, bid.text).toBe(200);
     }
-
-    const claim = await request(nodes, survivor, "POST", `/v1/markets/${holdMarket}/direct-claims`, holder, { commandId: "hold-claim", principalId: holder.principalId });
-    expect(claim.status, claim.text).toBe(200);
-    const commitment = (claim.body as { commitments: Array<{ id: string; state: string; expiresAt: string }> }).commitments[0];
-    expect(commitment?.state).toBe("awaiting_confirmations");
-    const expiresAtMs = Date.parse(commitment?.expiresAt ?? "");
 
     await nodes.kill(owner);
     const killedAtMs = Date.now();
@@ -175,17 +211,18 @@ describe("deadlines across failover", () => {
       return auctionRecord.market.mechanismState.resolution !== undefined;
     }, 30_000, "the auction to close");
     const takeover = nodes.ownerOf(partition);
+    const servedAgainMs = takeover === undefined ? Number.NaN : acquiredAtMs(takeover, partition) - killedAtMs;
     const expire = (record as MarketRecordView).commands.filter((command) => command.type === "commitment.expire");
     const resolve = (auctionRecord as MarketRecordView).commands.filter((command) => command.type === "sealed_auction.resolve");
     const recordedAt = (command: { recordedAt: string } | undefined): number => Date.parse(command?.recordedAt ?? "");
     console.info(
-      `[figures] deadlines during failover: the hold expired ${expiresAtMs - killedAtMs} ms and the auction closed ${closesAtMs - killedAtMs} ms after the owner's kill; ` +
-        `expiry recorded ${recordedAt(expire[0]) - killedAtMs} ms after the kill (${recordedAt(expire[0]) - expiresAtMs} ms after expiresAt), ` +
-        `close recorded ${recordedAt(resolve[0]) - killedAtMs} ms after the kill (${recordedAt(resolve[0]) - closesAtMs} ms after closesAt); new owner node ${takeover === undefined ? "?" : nodes.nodeId(takeover)}`,
+      `[figures] deadlines during failover: partition served again ${servedAgainMs} ms after the owner's kill (by node ${takeover === undefined ? "?" : nodes.nodeId(takeover)}); ` +
+        `the hold ran out ${expiresAtMs - killedAtMs} ms after the kill, its expiry recorded ${recordedAt(expire[0]) - killedAtMs} ms after it; ` +
+        `the auction's close fell ${closesAtMs - killedAtMs} ms after the kill, recorded ${recordedAt(resolve[0]) - killedAtMs} ms after it`,
     );
 
     // The hold expired once: one expire command, one expired event, the unit released once.
-    expect(expire.map((command) => [command.status, command.request["commitmentId"]])).toEqual([["accepted", commitment?.id]]);
+    expect(expire.map((command) => [command.status, command.request["commitmentId"]])).toEqual([["accepted", commitment.id]]);
     expect((record as MarketRecordView).events.filter((event) => event.type === "commitment.expired")).toHaveLength(1);
     expect((await readMarket(nodes, survivor, creator, holdMarket)).body.mechanismState.allocated).toBe(0);
     // Released exactly once: one more claim gets the unit, the next finds none.
@@ -203,10 +240,9 @@ describe("deadlines across failover", () => {
     await everyPartitionServedOnce(nodes, PARTITIONS);
     // After the owner is back (and the partition maybe moved again), still one expiry per
     // commitment (the second holder's hold runs out too, once) and one close.
-    const again = (await readRecord(nodes, owner, creator, holdMarket)).record;
-    const expiries = again.commands.filter((command) => command.type === "commitment.expire").map((command) => command.request["commitmentId"]);
-    expect(expiries.filter((id) => id === commitment?.id)).toHaveLength(1);
-    expect(new Set(expiries).size).toBe(expiries.length);
+    const again = expiries((await readRecord(nodes, owner, creator, holdMarket)).record);
+    expect(again.filter((id) => id === commitment.id)).toHaveLength(1);
+    expect(new Set(again).size).toBe(again.length);
     const auctionAgain = (await readRecord(nodes, owner, creator, auctionMarket)).record;
     expect(auctionAgain.commands.filter((command) => command.type === "sealed_auction.resolve")).toHaveLength(1);
   }, 120_000);
