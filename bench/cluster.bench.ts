@@ -309,6 +309,8 @@ async function startCluster(): Promise<ClusterSetup> {
     operatorSecret,
     metricsToken,
     serviceEnv: { LOG_LEVEL: "warn", AUTH_TOKEN_TTL: "3600" },
+    // As the storm's services (bench/storm/processes.ts): STORM_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles every node.
+    serviceNodeArgs: (process.env["STORM_NODE_ARGS"] ?? "").split(" ").filter((arg) => arg !== ""),
     onUnexpectedExit: (name, code, signal) => log(`cluster: ${name} exited unexpectedly (${signal ?? `code ${code}`})`),
   });
   await cluster.waitUntilServed(PARTITIONS, { balanced: true });
@@ -548,7 +550,7 @@ async function charts(stem: string, stormResults: readonly StormResult[], rounds
     data: {
       values: rounds.flatMap((r) => [
         { round: r.round, what: "hot market", ms: r.hotMarketMs },
-        { round: r.round, what: "all the killed node's markets", ms: r.allMarketsMs },
+        { round: r.round, what: "all its markets", ms: r.allMarketsMs },
       ]),
     },
     mark: { type: "bar", tooltip: true },

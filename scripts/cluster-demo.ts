@@ -125,7 +125,7 @@ async function main(): Promise<void> {
   say(`  npx market-service provision --operator-secret-file ${shown(path.join(dir, "operator.secret"))} --url <node URL> --principal <id>`);
   say(`Metrics (per-partition owner, epoch, served): bearer token in ${shown(path.join(dir, "metrics.token"))}.`);
   say();
-  say("Try it, from the repository root (alice opens a market on node b, bob claims through node c):");
+  say(`Try it, from the repository root (alice opens a market on node b, bob claims through node c)${keep ? "; on a kept cluster alice, bob and table-7 may exist already" : ""}:`);
   say("# --- example ---");
   for (const line of example(started, dir)) say(line);
   say("# --- end of example ---");

@@ -46,6 +46,8 @@ export interface LocalClusterOptions {
   readonly metricsToken: string;
   /** More environment for the service nodes (LOG_LEVEL, CLUSTER_LEASE_MS, AUTH_TOKEN_TTL…). */
   readonly serviceEnv?: Record<string, string>;
+  /** Node flags for the service nodes, e.g. `--cpu-prof --cpu-prof-dir=DIR` (bench/README.md, "Profiling"). */
+  readonly serviceNodeArgs?: readonly string[];
   /** The servers' max_payload: the largest message, i.e. the largest journal batch, they accept. */
   readonly maxPayloadBytes?: number;
   /** Bound on each wait for a process to become ready. */
@@ -295,6 +297,22 @@ export class LocalCluster {
     this.natsRunning[index] = running;
   }
 
+  /** kill -9 of NATS node `index`; resolves once it has exited. */
+  async killNats(index: number): Promise<void> {
+    const running = this.natsRunning[index];
+    if (running === undefined) return;
+    running.stopping = true;
+    running.child.kill("SIGKILL");
+    await running.exited;
+  }
+
+  /** Starts NATS node `index` again on its configuration and store (after `killNats`); resolves once every running node is healthy. */
+  async startNats(index: number): Promise<void> {
+    if (this.natsRunning[index] !== undefined) throw new Error(`${this.nats[index]?.name} is running`);
+    this.spawnNats(index);
+    await this.waitForNats();
+  }
+
   /** Resolves once every running NATS node's /healthz says JetStream is healthy (a meta leader known, the node current). */
   async waitForNats(): Promise<void> {
     const deadline = performance.now() + this.readyTimeoutMs;
@@ -339,7 +357,7 @@ export class LocalCluster {
     if (node === undefined) throw new Error(`no service node ${index}`);
     if (this.serviceRunning[index] !== undefined) throw new Error(`service node ${node.nodeId} is running`);
     mkdirSync(node.dataDir, { recursive: true });
-    const running = this.spawnLogged(`node ${node.nodeId}`, node.logFile, process.execPath, [MAIN_JS], this.serviceEnv(node), (slot) => {
+    const running = this.spawnLogged(`node ${node.nodeId}`, node.logFile, process.execPath, [...(this.options.serviceNodeArgs ?? []), MAIN_JS], this.serviceEnv(node), (slot) => {
       if (this.serviceRunning[index] === running) this.serviceRunning[index] = slot;
     });
     this.serviceRunning[index] = running;
