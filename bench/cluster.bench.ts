@@ -585,7 +585,7 @@ function markdown(stem: string, result: Record<string, unknown>, stormResults: r
     "",
     `Cluster ÷ single node: hot market **${ratios["hotMarket"]?.toFixed(2)}×**, ${MARKETS.toLocaleString("en-US")} markets **${ratios["spread"]?.toFixed(2)}×**.`,
     "",
-    `Failover (${rounds.length} rounds; kill -9 of the owner of a hot market's partition during a storm through the two other nodes): ` +
+    `Failover (${rounds.length} round${rounds.length === 1 ? "" : "s"}; kill -9 of the owner of a hot market's partition during a storm through the two other nodes): ` +
       `first claim answered on the hot market p50 ${failover.hotMarket.p50Ms} ms, p99 ${failover.hotMarket.p99Ms} ms; on every market of the killed node p50 ${failover.allMarkets.p50Ms} ms, p99 ${failover.allMarkets.p99Ms} ms` +
       `${rounds.length < 100 ? ` (with ${rounds.length} rounds the p99 is the slowest round)` : ""}.`,
     "",
@@ -669,7 +669,7 @@ async function main(): Promise<void> {
   await charts(stem, stormResults, rounds);
   log("");
   log(`cluster ÷ single node: hot market ${ratios.hotMarket}×, ${spreadName} ${ratios.spread}×`);
-  log(`failover: hot market p50 ${failover.hotMarket.p50Ms} ms, p99 ${failover.hotMarket.p99Ms} ms; all the killed node's markets p50 ${failover.allMarkets.p50Ms} ms, p99 ${failover.allMarkets.p99Ms} ms (${rounds.length} rounds)`);
+  log(`failover: hot market p50 ${failover.hotMarket.p50Ms} ms, p99 ${failover.hotMarket.p99Ms} ms; all the killed node's markets p50 ${failover.allMarkets.p50Ms} ms, p99 ${failover.allMarkets.p99Ms} ms (${rounds.length} round${rounds.length === 1 ? "" : "s"})`);
   log(`results: bench/results/${stem}.{json,md} (+ -throughput.svg, -failover.svg); checks ${passed ? "passed" : "FAILED"}`);
   rmSync(WORK, { recursive: true, force: true });
   if (!passed) process.exitCode = 1;
