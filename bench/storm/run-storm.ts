@@ -14,13 +14,12 @@
  *       peak (saturation) and p99 at half the peak rate; ratio to the floor.
  *   P3: 1,000 markets, claims spread over them; SHARDS=1 vs SHARDS=2.
  */
-import canonicalize from "canonicalize";
 import { execSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, release, totalmem } from "node:os";
 import * as path from "node:path";
-import { REPO, requireWrk, runWrk, startFloor, transportFailures, type WrkResult } from "./processes.js";
+import { REPO, requireWrk, runWrk, startFloor, type WrkResult } from "./processes.js";
+import { allocatedOf, answered, recordChecks as recordChecksOf, transportChecks, type Check } from "./checks.js";
 import { createMarket, pathsFile as pathsFileIn, pool, setUpService, warmUp, type Setup } from "./setup.js";
 import { writeReport, type ScenarioResult } from "./report.js";
 import { commitLatencyBetween, readCommitBuckets } from "./commit-latency.js";
@@ -39,11 +38,12 @@ const PORT = numberArg("port", 18_181);
 const WARM_UP_SECONDS = numberArg("warm-up", 5);
 const WORK = path.join(REPO, ".tmp", "storm");
 
-type Check = ScenarioResult["checks"][number];
-
 const setUp = (label: string, participants: number, env: Record<string, string> = {}): Promise<Setup> =>
   setUpService({ workDir: WORK, label, participants, port: PORT, env });
 const pathsFile = (name: string, paths: string[]): string => pathsFileIn(WORK, name, paths);
+
+const recordChecks = (setup: Setup, marketId: string, expectedAccepted: number, sentToMarket: number): Promise<Check[]> =>
+  recordChecksOf(setup, marketId, expectedAccepted, sentToMarket, CONNECTIONS);
 
 function storm(setup: Setup, paths: string, rate?: number): Promise<WrkResult> {
   return runWrk({
@@ -54,41 +54,6 @@ function storm(setup: Setup, paths: string, rate?: number): Promise<WrkResult> {
     durationSeconds: SECONDS,
     env: { STORM_TOKENS: setup.tokensFile, STORM_PATHS: paths, ...(rate === undefined ? {} : { STORM_RATE: String(rate), STORM_CONNECTIONS: String(CONNECTIONS) }) },
   });
-}
-
-function transportChecks(result: WrkResult): Check[] {
-  const { fiveHundreds, connectionErrors } = transportFailures(result);
-  return [
-    { name: "no 5xx", ok: fiveHundreds === 0, detail: `${fiveHundreds} responses ≥ 500` },
-    { name: "no connection errors", ok: connectionErrors === 0, detail: `connect ${result.connectErrors}, read ${result.readErrors}, write ${result.writeErrors}, timeout ${result.timeouts}` },
-  ];
-}
-
-const answered = (r: WrkResult) => Object.values(r.statuses).reduce((a, b) => a + b, 0);
-
-/** A market's record from the service: every claim recorded, hash verified independently. */
-async function recordChecks(setup: Setup, marketId: string, expectedAccepted: number, sentToMarket: number): Promise<Check[]> {
-  const record = await setup.client.request("GET", `/v1/markets/${marketId}/record`, undefined, { kind: "bearer", token: setup.creatorToken });
-  if (record.status !== 200) return [{ name: "record readable", ok: false, detail: `${record.status} ${record.text.slice(0, 200)}` }];
-  const claims = (record.body.commands as Array<{ type: string; status: string }>).filter((c) => c.type === "direct_claim.submit");
-  const accepted = claims.filter((c) => c.status === "accepted").length;
-  const { integrity, ...view } = record.body as { integrity: { recordHash: string; stateReconstructed: boolean } };
-  const recomputed = `sha256:${createHash("sha256").update(canonicalize(view) ?? "", "utf8").digest("hex")}`;
-  return [
-    {
-      name: "record holds every request sent",
-      ok: claims.length >= sentToMarket && claims.length <= sentToMarket + CONNECTIONS,
-      detail: `${claims.length} claims recorded, ${sentToMarket} answered to the driver (+ ≤ ${CONNECTIONS} in flight at the deadline)`,
-    },
-    { name: "record's accepted claims = allocated", ok: accepted === expectedAccepted, detail: `${accepted} accepted in the record, ${expectedAccepted} allocated` },
-    { name: "recordHash verifies (RFC 8785 + SHA-256, recomputed here)", ok: recomputed === integrity.recordHash, detail: integrity.recordHash },
-    { name: "stateReconstructed", ok: integrity.stateReconstructed, detail: String(integrity.stateReconstructed) },
-  ];
-}
-
-async function allocatedOf(setup: Setup, marketId: string): Promise<number> {
-  const market = await setup.client.request("GET", `/v1/markets/${marketId}`, undefined, { kind: "bearer", token: setup.creatorToken });
-  return market.body?.mechanismState?.allocated as number;
 }
 
 async function runFloor(setup: Setup): Promise<WrkResult> {

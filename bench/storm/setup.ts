@@ -76,7 +76,7 @@ export async function setUpService(options: {
 }
 
 /** Creates and publishes a direct-claim.v1 market (confirmation none) as the storm's creator. */
-export async function createMarket(setup: Setup, marketId: string, capacity: number): Promise<void> {
+export async function createMarket(setup: Pick<Setup, "client" | "creatorToken">, marketId: string, capacity: number): Promise<void> {
   const auth = { kind: "bearer" as const, token: setup.creatorToken };
   const created = await setup.client.request("POST", "/v1/markets", {
     commandId: `create-${marketId}`,

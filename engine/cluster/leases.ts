@@ -1,5 +1,5 @@
 /**
- * Partition ownership through leases in a JetStream KV bucket (docs/cluster-leases.md).
+ * Partition ownership through leases in a JetStream KV bucket (docs/cluster.md, "Ownership: leases").
  *
  * Each node runs one LeaseManager. A round (on a timer, or called by tests) does three things at
  * once: writes the node's heartbeat, renews the leases it holds, and reads the bucket (every

@@ -470,11 +470,17 @@ export class JetStreamJournal implements FollowingJournal {
       let reason: string;
       try {
         const ack = await this.js.publish(this.subject, body, { msgID: batchId, expect: { lastSequence: expectedStreamSequence }, timeout });
-        if (ack.stream !== this.options.name || ack.seq !== expectedStreamSequence + 1) {
+        if (ack.seq === 0) {
+          // Seen from a stream without quorum: an acknowledgement naming no message. Nothing is
+          // known of the batch; the next attempt (same id, same expectation) finds out safely.
+          outcomeUnknown = true;
+          reason = `batch ${batchId} acknowledged as message 0 of stream ${ack.stream} (no quorum?)`;
+        } else if (ack.stream !== this.options.name || ack.seq !== expectedStreamSequence + 1) {
           throw new Error(`JetStream acknowledged batch ${batchId} as message ${ack.seq} of stream ${ack.stream}, not message ${expectedStreamSequence + 1} of ${this.options.name}`);
+        } else {
+          if (ack.duplicate) this.duplicates += 1;
+          return { stored: true, streamSequence: ack.seq };
         }
-        if (ack.duplicate) this.duplicates += 1;
-        return { stored: true, streamSequence: ack.seq };
       } catch (error) {
         if (error instanceof JetStreamApiError && error.code === WRONG_LAST_SEQUENCE) {
           try {

@@ -317,7 +317,7 @@ interface ExportRecord {
   bodyLength: number;
 }
 
-/** The records of an export, parsed by the layout docs/cluster-audit.md gives (not by the reader under test). */
+/** The records of an export, parsed by the layout docs/cluster.md ("The export file: JSX1") gives (not by the reader under test). */
 function recordsOf(bytes: Buffer): ExportRecord[] {
   const records: ExportRecord[] = [];
   let offset = 12 + bytes.readUInt32LE(4);

@@ -1,0 +1,678 @@
+/**
+ * `npm run bench:cluster` (issue 27; docs/cluster.md, "Measured"): in one run on this machine,
+ *
+ *   1. the embedded default: one service (file journal, default SHARDS), a hot-market storm and a
+ *      storm spread over `--markets` markets, driven by the storm's driver (wrk + claims.lua,
+ *      bench/storm/), `--connections` connections;
+ *   2. the cluster mode: 3 nats-server nodes (R3 streams, `sync_interval: always`) and 3 service
+ *      nodes (scripts/local-cluster.ts), the same two storms with the same connections split over
+ *      three drivers, one per node, so requests arrive at every node and most are forwarded to the
+ *      owner of their market's partition;
+ *   3. failover: `--failover-rounds` times, during a storm on a fresh hot market (driven through the
+ *      two other nodes), kill -9 of the node serving that market's partition; from the kill to the
+ *      first claim answered (accepted or refused by the rules) on that market and on one market of
+ *      every other partition the killed node served, each claim sent after the kill. The killed
+ *      node is started again and the partitions rebalanced before the next round.
+ *
+ * The ratio cluster ÷ single node is printed for both storms. Every process's CPU (service nodes,
+ * NATS nodes) is read from /proc before and after each storm, and each storm's group commits from
+ * the services' `market_shard_commit_seconds` (on a cluster node: the batch's publish until
+ * JetStream's quorum ack), to show where the time goes. Every storm is checked like the storm
+ * bench's (no 5xx, no connection error, allocation = accepted replies + what was in flight, the
+ * hot market's record holds every claim with its hash recomputed); in every failover round, every
+ * claim acknowledged is in the allocation afterwards. A failed check fails the run (exit 1).
+ *
+ *   npm run bench:cluster -- [--participants 3000] [--markets 1000] [--seconds 10] [--warm-up 5]
+ *     [--connections 63] [--partitions 6] [--failover-rounds 5] [--failover-storm-seconds 8]
+ *     [--kill-after-ms 2000]
+ *
+ * Needs wrk (apt-get install wrk) and nats-server (bash scripts/fetch-nats-server.sh). Writes
+ * bench/results/<date>-cluster.{json,md} and two SVG charts.
+ */
+import { randomBytes } from "node:crypto";
+import { execSync } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, release, totalmem } from "node:os";
+import * as path from "node:path";
+import { shardOfMarket } from "../engine/runtime/shard-routing.js";
+import { ServiceClient } from "../gateway/client/service-client.js";
+import { LocalCluster } from "../scripts/local-cluster.js";
+import { freePort } from "../test/support/free-port.js";
+import { numberArg } from "./args.js";
+import { percentile } from "./percentile.js";
+import { freshResultStem, RESULTS_DIR } from "./result-stem.js";
+import { allocatedOf, answered, recordChecks, transportChecks, type Check, type CheckTarget } from "./storm/checks.js";
+import { commitLatencyBetween, readCommitBuckets, type CommitBuckets, type CommitLatency } from "./storm/commit-latency.js";
+import { cpuSecondsOfStat, REPO, requireWrk, runWrk, type WrkResult } from "./storm/processes.js";
+import { svg } from "./storm/report.js";
+import { createMarket, pathsFile, pool, setUpService, warmUp } from "./storm/setup.js";
+
+const PARTICIPANTS = numberArg("participants", 3_000);
+const MARKETS = numberArg("markets", 1_000);
+const SECONDS = numberArg("seconds", 10);
+const WARM_UP_SECONDS = numberArg("warm-up", 5);
+const CONNECTIONS = numberArg("connections", 63);
+const PARTITIONS = numberArg("partitions", 6);
+const FAILOVER_ROUNDS = numberArg("failover-rounds", 5);
+const FAILOVER_STORM_SECONDS = numberArg("failover-storm-seconds", 8);
+const KILL_AFTER_MS = numberArg("kill-after-ms", 2_000);
+/** How long a failover round waits for the killed owner's markets before it counts as failed. */
+const FAILOVER_GIVE_UP_MS = 30_000;
+const NODES = 3;
+const WORK = path.join(REPO, ".tmp", "cluster-bench");
+/** A capacity no storm reaches: every claim of a new principal is accepted. */
+const UNBOUNDED = 1_000_000;
+
+const log = (line: string): void => {
+  process.stderr.write(`${line}\n`);
+};
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const round2 = (n: number): number => Math.round(n * 100) / 100;
+
+/** One wrk per target, at once, the connections split evenly. */
+interface Driver {
+  readonly url: string;
+  readonly tokensFile: string;
+}
+
+interface CpuSample {
+  readonly service: number;
+  readonly nats: number;
+}
+
+interface StormResult {
+  name: string;
+  mode: "single node" | "cluster";
+  drivers: Array<{ url: string; requestsPerSecond: number; latencyUs: WrkResult["latencyUs"]; statuses: Record<string, number> }>;
+  requests: number;
+  requestsPerSecond: number;
+  /** The worst driver's percentiles (wrk reports percentiles per process; they do not add up). */
+  latencyUs: { p50: number; p99: number; p999: number };
+  statuses: Record<string, number>;
+  /** CPU seconds (user + system, all threads) during the storm, and per answered request. */
+  cpu: { serviceSeconds: number; natsSeconds: number; serviceUsPerRequest: number; natsUsPerRequest: number };
+  /** CPU per second of the same processes with no load, measured before the storms (what runs anyway: leases, heartbeats, tails). */
+  idleCpuPerSecond: { service: number; nats: number };
+  /** The services' group commits during the storm (summed over nodes). */
+  commits: CommitLatency & { commandsPerCommit: number };
+  checks: Check[];
+}
+
+/** The commits' p99 as the histogram tells it: at most a bucket bound, or above its last one (100 ms). */
+function commitP99(commits: CommitLatency): string {
+  return Number.isFinite(commits.p99AtMostMs) ? `≤ ${commits.p99AtMostMs} ms` : "> 100 ms";
+}
+
+function cpuOf(pids: { service: readonly number[]; nats: readonly number[] }): CpuSample {
+  const sum = (list: readonly number[]) =>
+    list.reduce((total, pid) => {
+      try {
+        const { user, system } = cpuSecondsOfStat(`/proc/${pid}/stat`);
+        return total + user + system;
+      } catch {
+        return total; // exited
+      }
+    }, 0);
+  return { service: sum(pids.service), nats: sum(pids.nats) };
+}
+
+async function commitBuckets(urls: readonly string[], metricsToken: string): Promise<CommitBuckets> {
+  const merged: CommitBuckets = new Map();
+  for (const buckets of await Promise.all(urls.map((url) => readCommitBuckets(url, metricsToken)))) {
+    for (const [bound, count] of buckets) merged.set(bound, (merged.get(bound) ?? 0) + count);
+  }
+  return merged;
+}
+
+/** wrk results of several drivers as one (counts summed; percentiles: the worst driver's). */
+function merge(results: readonly WrkResult[]): WrkResult {
+  const statuses: Record<string, number> = {};
+  for (const result of results) for (const [status, count] of Object.entries(result.statuses)) statuses[status] = (statuses[status] ?? 0) + count;
+  const sum = (key: "requests" | "connectErrors" | "readErrors" | "writeErrors" | "timeouts" | "non2xx") => results.reduce((total, r) => total + r[key], 0);
+  const worst = (key: keyof WrkResult["latencyUs"]) => Math.max(...results.map((r) => r.latencyUs[key]));
+  return {
+    requests: sum("requests"),
+    durationUs: Math.max(...results.map((r) => r.durationUs)),
+    connectErrors: sum("connectErrors"),
+    readErrors: sum("readErrors"),
+    writeErrors: sum("writeErrors"),
+    timeouts: sum("timeouts"),
+    non2xx: sum("non2xx"),
+    latencyUs: { p50: worst("p50"), p90: worst("p90"), p99: worst("p99"), p999: worst("p999"), max: worst("max"), mean: worst("mean") },
+    statuses,
+    requestsPerSecond: results.reduce((total, r) => total + r.requestsPerSecond, 0),
+  };
+}
+
+function drive(drivers: readonly Driver[], paths: string, seconds: number): Promise<WrkResult[]> {
+  const each = Math.max(1, Math.floor(CONNECTIONS / drivers.length));
+  return Promise.all(
+    drivers.map((driver) =>
+      runWrk({ url: driver.url, path: "/", threads: 1, connections: each, durationSeconds: seconds, env: { STORM_TOKENS: driver.tokensFile, STORM_PATHS: paths } }),
+    ),
+  );
+}
+
+interface StormSubject {
+  mode: StormResult["mode"];
+  drivers: readonly Driver[];
+  /** The node URLs whose metrics hold the commits. */
+  urls: readonly string[];
+  metricsToken: string;
+  pids: () => { service: number[]; nats: number[] };
+  /** Filled by `measureIdle` before the storms. */
+  idle?: { service: number; nats: number };
+}
+
+/** CPU seconds per second the subject's processes use with no requests, over `seconds`. */
+async function measureIdle(subject: StormSubject, seconds = 3): Promise<void> {
+  const pids = subject.pids();
+  const before = cpuOf(pids);
+  await pause(seconds * 1000);
+  const after = cpuOf(pids);
+  subject.idle = { service: round2((after.service - before.service) / seconds), nats: round2((after.nats - before.nats) / seconds) };
+  log(`${subject.mode}: idle CPU ${subject.idle.service} s/s (service), ${subject.idle.nats} s/s (NATS)`);
+}
+
+/** Runs one measured storm and reads what it cost; the checks are the caller's. */
+async function storm(name: string, subject: StormSubject, paths: string): Promise<Omit<StormResult, "checks"> & { raw: WrkResult }> {
+  const pids = subject.pids();
+  const cpuBefore = cpuOf(pids);
+  const commitsBefore = await commitBuckets(subject.urls, subject.metricsToken);
+  const results = await drive(subject.drivers, paths, SECONDS);
+  const cpuAfter = cpuOf(pids);
+  const commits = commitLatencyBetween(commitsBefore, await commitBuckets(subject.urls, subject.metricsToken));
+  const raw = merge(results);
+  const done = answered(raw);
+  const serviceSeconds = cpuAfter.service - cpuBefore.service;
+  const natsSeconds = cpuAfter.nats - cpuBefore.nats;
+  const result = {
+    name,
+    mode: subject.mode,
+    drivers: results.map((r, i) => ({ url: subject.drivers[i]?.url ?? "", requestsPerSecond: Math.round(r.requestsPerSecond), latencyUs: r.latencyUs, statuses: r.statuses })),
+    requests: raw.requests,
+    requestsPerSecond: Math.round(raw.requestsPerSecond),
+    latencyUs: { p50: raw.latencyUs.p50, p99: raw.latencyUs.p99, p999: raw.latencyUs.p999 },
+    statuses: raw.statuses,
+    cpu: {
+      serviceSeconds: round2(serviceSeconds),
+      natsSeconds: round2(natsSeconds),
+      serviceUsPerRequest: Math.round((serviceSeconds * 1e6) / Math.max(1, done)),
+      natsUsPerRequest: Math.round((natsSeconds * 1e6) / Math.max(1, done)),
+    },
+    idleCpuPerSecond: subject.idle ?? { service: Number.NaN, nats: Number.NaN },
+    commits: { ...commits, commandsPerCommit: round2(done / Math.max(1, commits.commits)) },
+    raw,
+  };
+  log(
+    `${subject.mode}, ${name}: ${result.requestsPerSecond} req/s, p50 ${(raw.latencyUs.p50 / 1000).toFixed(2)} ms, p99 ${(raw.latencyUs.p99 / 1000).toFixed(2)} ms (worst driver); ` +
+      `CPU per request: service ${result.cpu.serviceUsPerRequest} µs, NATS ${result.cpu.natsUsPerRequest} µs; ${commits.commits} commits (${result.commits.commandsPerCommit} claims each), p99 ${commitP99(commits)}`,
+  );
+  return result;
+}
+
+/** The hot-market and spread storms against one subject, with their checks. */
+async function storms(subject: StormSubject, target: CheckTarget, recordTarget: () => Promise<CheckTarget>, label: string, clients: readonly ServiceClient[]): Promise<StormResult[]> {
+  const out: StormResult[] = [];
+  const hotId = `hot-${label}`;
+  await createMarket(target, hotId, PARTICIPANTS);
+  const hot = await storm("hot market", subject, pathsFile(WORK, `${label}-hot`, [`/v1/markets/${hotId}/direct-claims`]));
+  const allocated = await allocatedOf(target, hotId);
+  const accepted = hot.raw.statuses["200"] ?? 0;
+  const hotChecks: Check[] = [
+    ...transportChecks(hot.raw),
+    { name: "accepted replies match the allocation (+ those in flight at the deadline)", ok: allocated >= accepted && allocated <= accepted + CONNECTIONS, detail: `${accepted} accepted replies, ${allocated} allocated` },
+    ...(await recordChecks(await recordTarget(), hotId, allocated, answered(hot.raw), CONNECTIONS)),
+  ];
+  const { raw: _hotRaw, ...hotResult } = hot;
+  out.push({ ...hotResult, checks: hotChecks });
+
+  const ids = Array.from({ length: MARKETS }, (_, i) => `${label}-market-${String(i).padStart(4, "0")}`);
+  await pool(ids, 16, (id, i) => createMarket({ client: clients[i % clients.length] as ServiceClient, creatorToken: target.creatorToken }, id, UNBOUNDED));
+  const spread = await storm(`${MARKETS.toLocaleString("en-US")} markets`, subject, pathsFile(WORK, `${label}-spread`, ids.map((id) => `/v1/markets/${id}/direct-claims`)));
+  let total = 0;
+  await pool(ids, 16, async (id) => {
+    const marketAllocated = await allocatedOf(target, id);
+    total += marketAllocated;
+  });
+  const spreadAccepted = spread.raw.statuses["200"] ?? 0;
+  const { raw: _spreadRaw, ...spreadResult } = spread;
+  out.push({
+    ...spreadResult,
+    checks: [
+      ...transportChecks(spread.raw),
+      { name: "total allocated = accepted claims (+ those in flight at the deadline)", ok: total >= spreadAccepted && total <= spreadAccepted + CONNECTIONS, detail: `allocated ${total} over ${MARKETS} markets, ${spreadAccepted} accepted replies` },
+    ],
+  });
+  for (const result of out) for (const check of result.checks.filter((c) => !c.ok)) log(`  FAILED ${result.mode}, ${result.name}: ${check.name}: ${check.detail}`);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. The embedded default.
+// ---------------------------------------------------------------------------------------------
+
+async function singleNode(): Promise<StormResult[]> {
+  const setup = await setUpService({ workDir: WORK, label: "single", participants: PARTICIPANTS, port: await freePort() });
+  try {
+    await warmUp(setup, WORK, "single", WARM_UP_SECONDS, CONNECTIONS);
+    const pid = setup.service.process.pid as number;
+    const subject: StormSubject = {
+      mode: "single node",
+      drivers: [{ url: setup.url, tokensFile: setup.tokensFile }],
+      urls: [setup.url],
+      metricsToken: setup.metricsToken,
+      pids: () => ({ service: [pid], nats: [] }),
+    };
+    await measureIdle(subject);
+    return await storms(subject, setup, async () => setup, "single", [setup.client]);
+  } finally {
+    await setup.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. The cluster.
+// ---------------------------------------------------------------------------------------------
+
+interface ClusterSetup {
+  cluster: LocalCluster;
+  clients: ServiceClient[];
+  creatorToken: string;
+  /** Every participant's principal id and token, in provisioning order. */
+  participants: Array<{ principalId: string; token: string }>;
+  /** Participants provisioned through node k, one "principalId token" per line (claims.lua). */
+  tokensFiles: string[];
+  metricsToken: string;
+}
+
+/** Resolves once `token` authenticates on every running node (identities reach the others through the identity stream). */
+async function acceptedEverywhere(setup: ClusterSetup, token: string): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  for (const [i, client] of setup.clients.entries()) {
+    if (!setup.cluster.serviceRunningNow(i)) continue;
+    while ((await client.request("GET", "/v1/markets/no-such-market", undefined, { kind: "bearer", token })).status === 401) {
+      if (performance.now() > deadline) throw new Error(`node ${i} does not accept a token issued on another node after 30 s`);
+      await pause(20);
+    }
+  }
+}
+
+async function startCluster(): Promise<ClusterSetup> {
+  const operatorSecret = randomBytes(32).toString("base64url");
+  const metricsToken = randomBytes(32).toString("base64url");
+  const started = performance.now();
+  const cluster = await LocalCluster.start({
+    dir: path.join(WORK, "cluster"),
+    partitions: PARTITIONS,
+    ports: { kind: "free" },
+    operatorSecret,
+    metricsToken,
+    serviceEnv: { LOG_LEVEL: "warn", AUTH_TOKEN_TTL: "3600" },
+    // As the storm's services (bench/storm/processes.ts): STORM_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles every node.
+    serviceNodeArgs: (process.env["STORM_NODE_ARGS"] ?? "").split(" ").filter((arg) => arg !== ""),
+    onUnexpectedExit: (name, code, signal) => log(`cluster: ${name} exited unexpectedly (${signal ?? `code ${code}`})`),
+  });
+  await cluster.waitUntilServed(PARTITIONS, { balanced: true });
+  log(`[cluster] 3 NATS + 3 service nodes up, ${PARTITIONS} partitions served, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const clients = cluster.services.map((node) => new ServiceClient(node.url, fetch, { timeoutMs: 15_000 }));
+  const operator = { actorId: "operator", secret: operatorSecret };
+  const first = clients[0] as ServiceClient;
+  const creatorToken = (await first.token(await first.provision(operator, { principalId: "storm-creator" }))).accessToken;
+  const provisionStarted = performance.now();
+  const participants: Array<{ principalId: string; token: string }> = new Array(PARTICIPANTS);
+  await pool(
+    Array.from({ length: PARTICIPANTS }, (_, i) => `participant-${String(i).padStart(6, "0")}`),
+    96,
+    async (principalId, index) => {
+      const client = clients[index % NODES] as ServiceClient;
+      participants[index] = { principalId, token: (await client.token(await client.provision(operator, { principalId }))).accessToken };
+    },
+  );
+  log(`[cluster] provisioned ${PARTICIPANTS} participants with bearer tokens (each through one of the nodes) in ${((performance.now() - provisionStarted) / 1000).toFixed(1)} s`);
+  const tokensFiles = clients.map((_, k) => {
+    const file = path.join(WORK, `cluster-tokens-${k}.txt`);
+    writeFileSync(file, participants.filter((_, i) => i % NODES === k).map((p) => `${p.principalId} ${p.token}`).join("\n"));
+    return file;
+  });
+  const setup = { cluster, clients, creatorToken, participants, tokensFiles, metricsToken };
+  // The last identity each node logged, accepted on every node: every earlier one is too (the stream is applied in order).
+  await acceptedEverywhere(setup, creatorToken);
+  for (let k = 0; k < NODES; k += 1) {
+    const last = participants.filter((_, i) => i % NODES === k).at(-1);
+    if (last !== undefined) await acceptedEverywhere(setup, last.token);
+  }
+  return setup;
+}
+
+function clusterSubject(setup: ClusterSetup, nodes: readonly number[] = [0, 1, 2]): StormSubject {
+  const { cluster } = setup;
+  return {
+    mode: "cluster",
+    drivers: nodes.map((k) => ({ url: cluster.services[k]?.url ?? "", tokensFile: setup.tokensFiles[k] ?? "" })),
+    urls: cluster.services.filter((_, k) => cluster.serviceRunningNow(k)).map((node) => node.url),
+    metricsToken: setup.metricsToken,
+    pids: () => ({
+      service: cluster.services.flatMap((_, k) => cluster.servicePid(k) ?? []),
+      nats: cluster.nats.flatMap((_, k) => cluster.natsPid(k) ?? []),
+    }),
+  };
+}
+
+async function clusterWarmUp(setup: ClusterSetup): Promise<void> {
+  if (WARM_UP_SECONDS <= 0) return;
+  const target = { client: setup.clients[0] as ServiceClient, creatorToken: setup.creatorToken };
+  const ids = Array.from({ length: 16 }, (_, i) => `warm-up-cluster-${i}`);
+  await pool(ids, 4, (id) => createMarket(target, id, Math.max(1, Math.floor(PARTICIPANTS / 2))));
+  const results = await drive(clusterSubject(setup).drivers, pathsFile(WORK, "cluster-warm-up", ids.map((id) => `/v1/markets/${id}/direct-claims`)), WARM_UP_SECONDS);
+  const failed = results.flatMap((result) => transportChecks(result)).filter((check) => !check.ok);
+  if (failed.length > 0) throw new Error(`cluster warm-up failed: ${failed.map((check) => check.detail).join("; ")}`);
+  log(`[cluster] warm-up: ${WARM_UP_SECONDS} s, ${Math.round(merge(results).requestsPerSecond)} req/s (not reported)`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Failover.
+// ---------------------------------------------------------------------------------------------
+
+interface FailoverRound {
+  round: number;
+  killedNode: string;
+  /** The partitions the killed node served, and for each, kill → first claim answered on its market (ms). */
+  partitions: Array<{ partition: number; marketId: string; firstAnswerMs: number | null }>;
+  hotPartition: number;
+  hotMarketMs: number | null;
+  allMarketsMs: number | null;
+  /** Statuses the storm's drivers (through the two other nodes) and the probes got during the round. */
+  stormStatuses: Record<string, number>;
+  stormTimeouts: number;
+  probeStatuses: Record<string, number>;
+  /** The longest a probe claim waited for its answer in the round. */
+  slowestProbeAnswerMs: number;
+  checks: Check[];
+}
+
+/** A market id whose partition is `partition`. */
+function marketIn(partition: number, prefix: string): string {
+  for (let k = 0; ; k += 1) {
+    const id = `${prefix}-${k}`;
+    if (shardOfMarket(id, PARTITIONS) === partition) return id;
+  }
+}
+
+interface Probe {
+  /** Milliseconds from the kill to the first answer the rules decided (accepted or refused) to a claim sent after the kill. */
+  firstAnswerMs: number | null;
+  accepted: number;
+  statuses: Record<string, number>;
+  /** The longest any probe claim waited for its answer (a claim in flight to the killed owner waits for the forwarding timeout). */
+  slowestMs: number;
+}
+
+/** How often a probe sends a claim, whatever the claims before it are doing. */
+const PROBE_INTERVAL_MS = 25;
+
+/**
+ * Claims on `marketId` every PROBE_INTERVAL_MS through `clients` in turn, each from the next
+ * participant with a fresh command id, without waiting for the ones before (a claim forwarded to
+ * the owner just as it died waits for the forwarding timeout; the next ones must not wait behind
+ * it), until a claim sent after the kill is decided (200, or 409: that participant already holds
+ * one) or `giveUpAtMs`. A 503 or no answer: the partition not served. Resolves once every claim
+ * sent has its answer.
+ */
+async function probe(marketId: string, clients: readonly ServiceClient[], setup: ClusterSetup, kill: { atMs: number | undefined }, giveUpAtMs: () => number, next: () => number): Promise<Probe> {
+  const result: Probe = { firstAnswerMs: null, accepted: 0, statuses: {}, slowestMs: 0 };
+  const inFlight: Array<Promise<void>> = [];
+  for (let n = 0; result.firstAnswerMs === null && performance.now() <= giveUpAtMs(); n += 1) {
+    const participant = setup.participants[next() % setup.participants.length] as { principalId: string; token: string };
+    const sentAtMs = performance.now();
+    const claim = (clients[n % clients.length] as ServiceClient)
+      .request("POST", `/v1/markets/${marketId}/direct-claims`, { commandId: `probe-${marketId}-${n}`, principalId: participant.principalId }, { kind: "bearer", token: participant.token })
+      .then(
+        (reply) => String(reply.status),
+        () => "no answer",
+      )
+      .then((status) => {
+        const nowMs = performance.now();
+        result.slowestMs = Math.max(result.slowestMs, round2(nowMs - sentAtMs));
+        result.statuses[status] = (result.statuses[status] ?? 0) + 1;
+        if (status === "200") result.accepted += 1;
+        const decided = status === "200" || status === "409";
+        if (decided && result.firstAnswerMs === null && kill.atMs !== undefined && sentAtMs >= kill.atMs) result.firstAnswerMs = round2(nowMs - kill.atMs);
+      });
+    inFlight.push(claim);
+    await pause(PROBE_INTERVAL_MS);
+  }
+  await Promise.all(inFlight);
+  return result;
+}
+
+async function failoverRound(setup: ClusterSetup, round: number, participantCounter: { n: number }): Promise<FailoverRound> {
+  const { cluster, clients } = setup;
+  const target = { client: clients[0] as ServiceClient, creatorToken: setup.creatorToken };
+  const hotId = `failover-${round}`;
+  const hotPartition = shardOfMarket(hotId, PARTITIONS);
+  await createMarket(target, hotId, UNBOUNDED);
+  const victim = await cluster.ownerOf(hotPartition);
+  if (victim === undefined) throw new Error(`round ${round}: no single node serves partition ${hotPartition}`);
+  const victimPartitions = (await cluster.servedByNode())[victim] ?? [hotPartition];
+  const markets = victimPartitions.map((partition) => ({ partition, marketId: partition === hotPartition ? hotId : marketIn(partition, `failover-${round}-p${partition}`) }));
+  for (const { marketId } of markets) if (marketId !== hotId) await createMarket(target, marketId, UNBOUNDED);
+  const survivors = [0, 1, 2].filter((k) => k !== victim);
+  const survivorClients = survivors.map((k) => clients[k] as ServiceClient);
+  const kill: { atMs: number | undefined } = { atMs: undefined };
+  const giveUpAt = () => (kill.atMs === undefined ? Number.POSITIVE_INFINITY : kill.atMs + FAILOVER_GIVE_UP_MS);
+  const next = () => participantCounter.n++;
+
+  const stormDone = drive(clusterSubject(setup, survivors).drivers, pathsFile(WORK, `failover-${round}`, [`/v1/markets/${hotId}/direct-claims`]), FAILOVER_STORM_SECONDS);
+  const probes = Promise.all(markets.map(({ marketId }) => probe(marketId, survivorClients, setup, kill, giveUpAt, next)));
+  await pause(KILL_AFTER_MS);
+  kill.atMs = performance.now();
+  await cluster.killService(victim);
+  const probed = await probes;
+  const stormResults = await stormDone;
+  const storm = merge(stormResults);
+
+  const hotIndex = markets.findIndex(({ marketId }) => marketId === hotId);
+  const acknowledged = (storm.statuses["200"] ?? 0) + (probed[hotIndex]?.accepted ?? 0);
+  const allocated = await allocatedOf({ client: survivorClients[0] as ServiceClient, creatorToken: setup.creatorToken }, hotId);
+  const partitions = markets.map(({ partition, marketId }, i) => ({ partition, marketId, firstAnswerMs: probed[i]?.firstAnswerMs ?? null }));
+  const times = partitions.map((p) => p.firstAnswerMs);
+  const probeStatuses: Record<string, number> = {};
+  for (const p of probed) for (const [status, count] of Object.entries(p.statuses)) probeStatuses[status] = (probeStatuses[status] ?? 0) + count;
+  const result: FailoverRound = {
+    round,
+    killedNode: cluster.services[victim]?.nodeId ?? String(victim),
+    partitions,
+    hotPartition,
+    hotMarketMs: probed[hotIndex]?.firstAnswerMs ?? null,
+    allMarketsMs: times.some((t) => t === null) ? null : Math.max(...(times as number[])),
+    stormStatuses: storm.statuses,
+    stormTimeouts: storm.timeouts,
+    probeStatuses,
+    slowestProbeAnswerMs: Math.max(...probed.map((p) => p.slowestMs)),
+    checks: [
+      { name: "every killed owner's market answered again", ok: times.every((t) => t !== null), detail: partitions.map((p) => `partition ${p.partition}: ${p.firstAnswerMs ?? "never"} ms`).join(", ") },
+      { name: "every acknowledged claim is allocated after the failover", ok: allocated >= acknowledged, detail: `${acknowledged} claims acknowledged (storm + probe), ${allocated} allocated` },
+    ],
+  };
+  log(
+    `failover round ${round}: killed node ${result.killedNode} (partitions ${victimPartitions.join(", ")}); hot market answered after ${result.hotMarketMs ?? "—"} ms, all its markets after ${result.allMarketsMs ?? "—"} ms; slowest probe answer ${result.slowestProbeAnswerMs} ms; ` +
+      `storm through the others: ${JSON.stringify(storm.statuses)}${storm.timeouts > 0 ? `, ${storm.timeouts} timeouts` : ""}; checks ${result.checks.every((c) => c.ok) ? "passed" : "FAILED"}`,
+  );
+  for (const check of result.checks.filter((c) => !c.ok)) log(`  FAILED ${check.name}: ${check.detail}`);
+
+  await cluster.startService(victim);
+  await cluster.waitUntilServed(PARTITIONS, { balanced: true });
+  await acceptedEverywhere(setup, setup.creatorToken);
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report.
+// ---------------------------------------------------------------------------------------------
+
+function machine(): Record<string, unknown> {
+  let disk = "unknown";
+  try {
+    disk = execSync(`df -T ${JSON.stringify(REPO)} | tail -1`, { encoding: "utf8" }).trim().replace(/\s+/g, " ");
+  } catch {
+    // best effort
+  }
+  return { cores: availableParallelism(), cpu: cpus()[0]?.model ?? "?", memoryBytes: totalmem(), node: process.version, kernel: release(), disk, loadAverageAtStart: loadavg().map(round2) };
+}
+
+function summary(values: ReadonlyArray<number | null>): { samples: number; failed: number; p50Ms: number | null; p99Ms: number | null; maxMs: number | null } {
+  const ok = values.filter((v): v is number => v !== null).sort((a, b) => a - b);
+  return { samples: values.length, failed: values.length - ok.length, p50Ms: ok.length === 0 ? null : percentile(ok, 50), p99Ms: ok.length === 0 ? null : percentile(ok, 99), maxMs: ok.at(-1) ?? null };
+}
+
+async function charts(stem: string, stormResults: readonly StormResult[], rounds: readonly FailoverRound[]): Promise<void> {
+  const throughput = await svg({
+    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+    title: "Claims/s at saturation: one node (file journal) vs 3 nodes on 3 NATS (one machine)",
+    width: 520,
+    height: 160,
+    data: { values: stormResults.map((s) => ({ storm: s.name, mode: s.mode, rps: s.requestsPerSecond })) },
+    mark: { type: "bar", tooltip: true },
+    encoding: {
+      y: { field: "storm", type: "nominal", title: null },
+      yOffset: { field: "mode" },
+      x: { field: "rps", type: "quantitative", title: "requests/s" },
+      color: { field: "mode" },
+    },
+  });
+  writeFileSync(path.join(RESULTS_DIR, `${stem}-throughput.svg`), throughput);
+  const failover = await svg({
+    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+    title: "kill -9 of a hot market's owner → first claim answered (ms)",
+    width: 520,
+    height: 160,
+    data: {
+      values: rounds.flatMap((r) => [
+        { round: r.round, what: "hot market", ms: r.hotMarketMs },
+        { round: r.round, what: "all its markets", ms: r.allMarketsMs },
+      ]),
+    },
+    mark: { type: "bar", tooltip: true },
+    encoding: {
+      x: { field: "round", type: "ordinal" },
+      xOffset: { field: "what" },
+      y: { field: "ms", type: "quantitative", title: "ms" },
+      color: { field: "what" },
+    },
+  });
+  writeFileSync(path.join(RESULTS_DIR, `${stem}-failover.svg`), failover);
+}
+
+function markdown(stem: string, result: Record<string, unknown>, stormResults: readonly StormResult[], rounds: readonly FailoverRound[], ratios: Record<string, number>): string {
+  const ms = (us: number) => (us / 1000).toFixed(2);
+  const rows = stormResults.map(
+    (s) =>
+      `| ${s.mode} | ${s.name} | ${s.checks.every((c) => c.ok) ? s.requestsPerSecond.toLocaleString("en-US") : "FAILED"} | ${ms(s.latencyUs.p50)} | ${ms(s.latencyUs.p99)} | ${s.cpu.serviceUsPerRequest} | ${s.cpu.natsUsPerRequest} | ${s.commits.commits.toLocaleString("en-US")} (${s.commits.commandsPerCommit}/commit, p99 ${commitP99(s.commits)}) |`,
+  );
+  const failover = result["failover"] as { hotMarket: ReturnType<typeof summary>; allMarkets: ReturnType<typeof summary> };
+  return [
+    `# Cluster bench ${stem}`,
+    "",
+    `Machine: ${JSON.stringify(result["machine"])}`,
+    `Settings: ${JSON.stringify(result["settings"])}`,
+    "",
+    "| mode | storm | req/s | p50 ms | p99 ms | service CPU µs/req | NATS CPU µs/req | group commits |",
+    "|---|---|---:|---:|---:|---:|---:|---|",
+    ...rows,
+    "",
+    `CPU with no requests (leases, heartbeats, the identity stream's tail, timers): ${stormResults.map((s) => `${s.mode} service ${s.idleCpuPerSecond.service} s/s${s.mode === "cluster" ? `, NATS ${s.idleCpuPerSecond.nats} s/s` : ""}`).filter((line, i, all) => all.indexOf(line) === i).join("; ")}.`,
+    "",
+    `Cluster ÷ single node: hot market **${ratios["hotMarket"]?.toFixed(2)}×**, ${MARKETS.toLocaleString("en-US")} markets **${ratios["spread"]?.toFixed(2)}×**.`,
+    "",
+    `Failover (${rounds.length} round${rounds.length === 1 ? "" : "s"}; kill -9 of the owner of a hot market's partition during a storm through the two other nodes): ` +
+      `first claim answered on the hot market p50 ${failover.hotMarket.p50Ms} ms, p99 ${failover.hotMarket.p99Ms} ms; on every market of the killed node p50 ${failover.allMarkets.p50Ms} ms, p99 ${failover.allMarkets.p99Ms} ms` +
+      `${rounds.length < 100 ? ` (with ${rounds.length} rounds the p99 is the slowest round)` : ""}.`,
+    "",
+    "| round | killed | partitions → ms | hot market ms | all markets ms | slowest probe answer ms | storm statuses | checks |",
+    "|---|---|---|---:|---:|---:|---|---|",
+    ...rounds.map(
+      (r) =>
+        `| ${r.round} | ${r.killedNode} | ${r.partitions.map((p) => `${p.partition} → ${p.firstAnswerMs ?? "never"}`).join(", ")} | ${r.hotMarketMs ?? "—"} | ${r.allMarketsMs ?? "—"} | ${r.slowestProbeAnswerMs} | ${JSON.stringify(r.stormStatuses)} | ${r.checks.every((c) => c.ok) ? "passed" : "FAILED"} |`,
+    ),
+    "",
+    ...stormResults.flatMap((s) => [`## ${s.mode}, ${s.name}`, "", ...s.checks.map((c) => `- ${c.ok ? "✔" : "✘"} ${c.name}: ${c.detail}`), ""]),
+    `![throughput](${stem}-throughput.svg)`,
+    "",
+    `![failover](${stem}-failover.svg)`,
+    "",
+  ].join("\n");
+}
+
+async function main(): Promise<void> {
+  requireWrk();
+  if (CONNECTIONS % NODES !== 0) throw new Error(`--connections must be a multiple of ${NODES} (the cluster's drivers split them evenly)`);
+  rmSync(WORK, { recursive: true, force: true });
+  mkdirSync(WORK, { recursive: true });
+  const settings = {
+    participants: PARTICIPANTS,
+    markets: MARKETS,
+    seconds: SECONDS,
+    warmUpSeconds: WARM_UP_SECONDS,
+    connections: CONNECTIONS,
+    partitions: PARTITIONS,
+    failoverRounds: FAILOVER_ROUNDS,
+    failoverStormSeconds: FAILOVER_STORM_SECONDS,
+    killAfterMs: KILL_AFTER_MS,
+    leaseMs: "service default",
+  };
+  const startedAt = new Date();
+  const machineInfo = machine();
+  log(`[single] the embedded default: one service, file journal`);
+  const single = await singleNode();
+
+  const setup = await startCluster();
+  let clustered: StormResult[];
+  const rounds: FailoverRound[] = [];
+  try {
+    await clusterWarmUp(setup);
+    const ownerTarget = async (): Promise<CheckTarget> => {
+      // A hot market's record is read from its owner: forwarded, a reply larger than the NATS
+      // servers' max_payload could not travel (docs/cluster.md).
+      const owner = await setup.cluster.ownerOf(shardOfMarket("hot-cluster", PARTITIONS));
+      return { client: setup.clients[owner ?? 0] as ServiceClient, creatorToken: setup.creatorToken };
+    };
+    const subject = clusterSubject(setup);
+    await measureIdle(subject);
+    clustered = await storms(subject, { client: setup.clients[0] as ServiceClient, creatorToken: setup.creatorToken }, ownerTarget, "cluster", setup.clients);
+    const counter = { n: 0 };
+    for (let round = 1; round <= FAILOVER_ROUNDS; round += 1) rounds.push(await failoverRound(setup, round, counter));
+  } finally {
+    await setup.cluster.stop();
+  }
+
+  const stormResults = [...single, ...clustered];
+  const ratio = (name: string) => (clustered.find((s) => s.name === name)?.requestsPerSecond ?? Number.NaN) / (single.find((s) => s.name === name)?.requestsPerSecond ?? Number.NaN);
+  const spreadName = `${MARKETS.toLocaleString("en-US")} markets`;
+  const ratios = { hotMarket: round2(ratio("hot market")), spread: round2(ratio(spreadName)) };
+  const failover = { hotMarket: summary(rounds.map((r) => r.hotMarketMs)), allMarkets: summary(rounds.map((r) => r.allMarketsMs)) };
+  const passed = stormResults.every((s) => s.checks.every((c) => c.ok)) && rounds.every((r) => r.checks.every((c) => c.ok));
+  const stem = freshResultStem("cluster", startedAt);
+  const result = {
+    bench: "cluster",
+    date: startedAt.toISOString(),
+    machine: machineInfo,
+    setup: "single node: the built service, file journal, default SHARDS; cluster: 3 nats-server 2.10 (R3, sync_interval: always) + 3 service nodes, all on this machine with the drivers (wrk)",
+    settings,
+    storms: stormResults,
+    ratioClusterToSingle: ratios,
+    failover: { ...failover, rounds },
+    passed,
+  };
+  writeFileSync(path.join(RESULTS_DIR, `${stem}.json`), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(path.join(RESULTS_DIR, `${stem}.md`), markdown(stem, result, stormResults, rounds, ratios));
+  await charts(stem, stormResults, rounds);
+  log("");
+  log(`cluster ÷ single node: hot market ${ratios.hotMarket}×, ${spreadName} ${ratios.spread}×`);
+  log(`failover: hot market p50 ${failover.hotMarket.p50Ms} ms, p99 ${failover.hotMarket.p99Ms} ms; all the killed node's markets p50 ${failover.allMarkets.p50Ms} ms, p99 ${failover.allMarkets.p99Ms} ms (${rounds.length} round${rounds.length === 1 ? "" : "s"})`);
+  log(`results: bench/results/${stem}.{json,md} (+ -throughput.svg, -failover.svg); checks ${passed ? "passed" : "FAILED"}`);
+  rmSync(WORK, { recursive: true, force: true });
+  if (!passed) process.exitCode = 1;
+}
+
+await main();
