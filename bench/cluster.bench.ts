@@ -446,17 +446,31 @@ async function probe(marketId: string, clients: readonly ServiceClient[], setup:
   return result;
 }
 
+/** Creates a market, retrying while its partition has no owner yet (a node restarted by the previous round is rejoining). */
+async function createMarketWhenServed(target: Parameters<typeof createMarket>[0], marketId: string, capacity: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      await createMarket(target, marketId, capacity);
+      return;
+    } catch (error) {
+      if (!(error instanceof Error && / 503 /.test(error.message)) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
 async function failoverRound(setup: ClusterSetup, round: number, participantCounter: { n: number }): Promise<FailoverRound> {
   const { cluster, clients } = setup;
   const target = { client: clients[0] as ServiceClient, creatorToken: setup.creatorToken };
   const hotId = `failover-${round}`;
   const hotPartition = shardOfMarket(hotId, PARTITIONS);
-  await createMarket(target, hotId, UNBOUNDED);
+  await createMarketWhenServed(target, hotId, UNBOUNDED);
   const victim = await cluster.ownerOf(hotPartition);
   if (victim === undefined) throw new Error(`round ${round}: no single node serves partition ${hotPartition}`);
   const victimPartitions = (await cluster.servedByNode())[victim] ?? [hotPartition];
   const markets = victimPartitions.map((partition) => ({ partition, marketId: partition === hotPartition ? hotId : marketIn(partition, `failover-${round}-p${partition}`) }));
-  for (const { marketId } of markets) if (marketId !== hotId) await createMarket(target, marketId, UNBOUNDED);
+  for (const { marketId } of markets) if (marketId !== hotId) await createMarketWhenServed(target, marketId, UNBOUNDED);
   const survivors = [0, 1, 2].filter((k) => k !== victim);
   const survivorClients = survivors.map((k) => clients[k] as ServiceClient);
   const kill: { atMs: number | undefined } = { atMs: undefined };
