@@ -18,6 +18,13 @@ export const JOURNAL_CONNECTION_SETTINGS = {
   reconnectTimeWait: 100,
   /** Never give up: the journals' own deadlines decide when to stop. */
   maxReconnectAttempts: -1,
+  /**
+   * No stack trace captured for every request in case it fails: a cluster node makes several
+   * requests per claim (forwarding, key bindings, publishes), and building those errors was one of
+   * the gateway thread's largest costs in a profiled storm (bench:cluster with STORM_NODE_ARGS).
+   * Our errors name what failed (jetstream-retry.ts) without the client's trace.
+   */
+  noAsyncTraces: true,
 } as const;
 
 /** Connects to the cluster at `servers` (every node's client URL, so any one can fail) with those settings. */
