@@ -67,10 +67,12 @@ export class KeyBindings {
 
   /** Opens home partition `partition`'s bindings at lease `epoch`: claims its stream, then reads every binding. */
   async open(partition: number, epoch: number): Promise<number> {
-    const journal = await JetStreamJournal.open({ connection: this.connection, name: keysStream(partition) });
+    // Reopened at the epoch this owner claimed before (a failure while it kept the lease): it goes on
+    // writing in that epoch, as the partition's journal does (partition-journal.ts).
+    const journal = await JetStreamJournal.open({ connection: this.connection, name: keysStream(partition), epoch });
     let restored = 0;
     try {
-      await journal.claim(epoch);
+      if (journal.lastEpoch !== epoch) await journal.claim(epoch);
       await journal.read(0, (entry) => {
         const [actorId, commandId, fingerprint, marketPartition] = packr.unpack(entry.payload) as LoggedBinding;
         this.bindings.restore(actorId, commandId, fingerprint, { owner: marketPartition, position: entry.position });
