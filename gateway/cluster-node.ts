@@ -34,6 +34,9 @@ export async function joinCluster(settings: ClusterSettings, clock: Clock): Prom
   }
 }
 
+/** How long a node waits for the identity stream at start (a cluster starting together elects its leaders meanwhile). */
+const IDENTITY_OPEN_DEADLINE_MS = 15_000;
+
 /** The cluster's one identity log (engine/identity/shared-log.ts): the `identity` stream, R3. */
 export const IDENTITY_STREAM = "identity";
 
@@ -43,7 +46,14 @@ export const IDENTITY_STREAM = "identity";
  * a token request is answered (503 + Retry-After, the log is reopened) rather than kept waiting.
  */
 export function identityJournalOpener(cluster: ClusterConnection): () => Promise<JetStreamJournal> {
-  return () => JetStreamJournal.open({ connection: cluster.connection, name: IDENTITY_STREAM, retryDeadlineMs: cluster.settings.forwardTimeoutMs });
+  return () =>
+    JetStreamJournal.open({
+      connection: cluster.connection,
+      name: IDENTITY_STREAM,
+      retryDeadlineMs: cluster.settings.forwardTimeoutMs,
+      // Opening may wait for the stream's creation and first leader while the cluster starts.
+      openDeadlineMs: IDENTITY_OPEN_DEADLINE_MS,
+    });
 }
 
 export interface ClusterRuntimeParts {

@@ -109,6 +109,12 @@ export interface JetStreamJournalOptions {
    * journal for good.
    */
   readonly retryDeadlineMs?: number;
+  /**
+   * How long `open` keeps retrying (default: `retryDeadlineMs`). A writer that must answer its
+   * clients quickly (a short append deadline) may still wait longer for a stream that is being
+   * created or is electing its first leader while the cluster starts.
+   */
+  readonly openDeadlineMs?: number;
   /** Bytes of recent batches kept for `readAt` (default 8 MiB). */
   readonly cacheBytes?: number;
   /**
@@ -226,7 +232,8 @@ export class JetStreamJournal implements FollowingJournal {
     if (!/^[A-Za-z0-9_-]+$/.test(options.name)) throw new Error(`journal name ${JSON.stringify(options.name)} must be letters, digits, "-" or "_" (it names a stream and a subject)`);
     if (options.epoch !== undefined) checkEpoch(options.epoch, "a journal's epoch");
     // Every step is a read or an idempotent create: an open that met an election starts over.
-    return withRetries(`opening the JetStream journal ${options.name}`, options.retryDeadlineMs ?? DEFAULT_RETRY_DEADLINE_MS, () => JetStreamJournal.openOnce(options));
+    const deadlineMs = options.openDeadlineMs ?? options.retryDeadlineMs ?? DEFAULT_RETRY_DEADLINE_MS;
+    return withRetries(`opening the JetStream journal ${options.name}`, deadlineMs, () => JetStreamJournal.openOnce(options));
   }
 
   private static async openOnce(options: JetStreamJournalOptions): Promise<JetStreamJournal> {
