@@ -317,6 +317,10 @@ describe("JetStreamJournal on a 3-node cluster", () => {
     await watcher.flush();
     const entries = await Promise.all(first.map((position) => journal.readAt(position)));
     await connection.flush();
+    // The watcher may sit on another server than the journal's connection: the copy of the request
+    // reaches it over the cluster's routes, after the flushes; wait for it (bounded), then once more.
+    const deadline = Date.now() + 5_000;
+    while (gets.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     await watcher.flush();
     subscription.unsubscribe();
     expect(entries.map((entry) => [entry.sequence, text(entry.payload)])).toEqual([
