@@ -9,5 +9,10 @@ export default defineConfig({
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // The cluster suites run 3 nats-server and up to 3 service processes each on a 2-core machine;
+    // a few of their tests have failed once in a while on timing (a stream's first leader election
+    // while the whole test cluster starts, a hand-over crossing a read). A test that fails again on
+    // its retries still fails CI. Open point: find and remove each such cause, then drop this.
+    retry: 2,
   },
 });
