@@ -19,6 +19,13 @@ import { openDirectClaimMarket, provisionPrincipal, type ClusterPrincipal } from
 import { claimStorm, provisionMany, stormProblems, stormSummary, type ClaimAttempt, type ClaimOutcome } from "./support/claim-storm.js";
 import { everyPartitionServedOnce, marketIdOnPartition, ownerOnce } from "./support/partition-owners.js";
 
+/** Which run of the current test this is (vitest retries a failed test): ids differ per run. */
+let runs = 0;
+const attempt = (): number => runs;
+beforeEach(() => {
+  runs += 1;
+});
+
 const PARTITIONS = 6;
 /** Participants per storm; each claims once. */
 const CLAIMERS = 300;
@@ -73,9 +80,9 @@ describe("a claim storm on a hot market", () => {
     const partition = 1;
     const owner = await ownerOnce(nodes, partition);
     const others = [0, 1, 2].filter((i) => i !== owner);
-    const marketId = marketIdOnPartition("storm-owner-kill", partition, PARTITIONS);
+    const marketId = marketIdOnPartition(`storm-owner-kill-${attempt()}`, partition, PARTITIONS);
     await openDirectClaimMarket(nodes, others[0] as number, creator, marketId, capacity);
-    const claimers = await provisionMany(nodes, "owner-kill-claimer", CLAIMERS);
+    const claimers = await provisionMany(nodes, `owner-kill-claimer-${attempt()}`, CLAIMERS);
 
     let successes = 0;
     let killedAtMs: number | undefined;
@@ -87,7 +94,7 @@ describe("a claim storm on a hot market", () => {
       through: others,
       concurrency: IN_FLIGHT,
       retryForMs: 60_000,
-      commandPrefix: "owner-kill-claim",
+      commandPrefix: `owner-kill-claim-${attempt()}`,
       onAttempt: (attempt) => {
         if (attempt.status !== 200 || (successes += 1) !== FAULT_AFTER_SUCCESSES) return;
         killedAtMs = performance.now();
@@ -112,9 +119,9 @@ describe("a claim storm on a hot market", () => {
   it("keeps acknowledging when a NATS node (the partition stream's leader) is killed mid-storm, and loses nothing acknowledged", async () => {
     const capacity = 150;
     const partition = 4;
-    const marketId = marketIdOnPartition("storm-nats-kill", partition, PARTITIONS);
+    const marketId = marketIdOnPartition(`storm-nats-kill-${attempt()}`, partition, PARTITIONS);
     await openDirectClaimMarket(nodes, 0, creator, marketId, capacity);
-    const claimers = await provisionMany(nodes, "nats-kill-claimer", CLAIMERS);
+    const claimers = await provisionMany(nodes, `nats-kill-claimer-${attempt()}`, CLAIMERS);
     const leaderName = (await jsm.streams.info(partitionStream(partition))).cluster?.leader;
     expect(leaderName, "the partition stream has a leader").toBeDefined();
     const natsIndex = nats.indexOf(leaderName as string);
@@ -129,7 +136,7 @@ describe("a claim storm on a hot market", () => {
       through: [0, 1, 2],
       concurrency: IN_FLIGHT,
       retryForMs: 60_000,
-      commandPrefix: "nats-kill-claim",
+      commandPrefix: `nats-kill-claim-${attempt()}`,
       onAttempt: (attempt) => {
         if (attempt.status !== 200 || (successes += 1) !== FAULT_AFTER_SUCCESSES) return;
         killedAtMs = performance.now();
