@@ -21,6 +21,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, writeFileSync } from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
+import { LEFT_OUT_GRACE_MS, LEFT_OUT_RESTARTS, metaGroupState } from "./nats-meta-group.js";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "..");
 export const MAIN_JS = path.join(REPO_ROOT, "dist/gateway/main.js");
@@ -313,19 +314,40 @@ export class LocalCluster {
     await this.waitForNats();
   }
 
-  /** Resolves once every running NATS node's /healthz says JetStream is healthy (a meta leader known, the node current). */
+  /**
+   * Resolves once every running NATS node's /healthz says JetStream is healthy (a meta leader known,
+   * the node current) and the meta leader lists every running node as a current member. A node left
+   * out of the meta group (scripts/nats-meta-group.ts) is restarted on its store, at most a few times.
+   */
   async waitForNats(): Promise<void> {
     const deadline = performance.now() + this.readyTimeoutMs;
+    const absentSinceMs = new Map<string, number>();
+    let restarts = 0;
     for (;;) {
       const states = await Promise.all(
         this.nats.map(async (node, i) => {
-          if (this.natsRunning[i] === undefined) return `${node.name}: not running`;
+          if (this.natsRunning[i] === undefined) return "";
           const reply = await statusOf(`http://127.0.0.1:${node.monitorPort}/healthz`);
           return reply?.status === 200 ? "" : `${node.name}: ${reply === undefined ? "not answering" : `${reply.status} ${reply.text.trim()}`}`;
         }),
       );
-      const problems = states.filter((state) => state !== "");
-      if (problems.length === 0) return;
+      let problems = states.filter((state) => state !== "");
+      if (problems.length === 0) {
+        const meta = await metaGroupState(this.nats.filter((_, i) => this.natsRunning[i] !== undefined));
+        if (meta.leader !== undefined && meta.absent.length === 0 && meta.lagging.length === 0) return;
+        problems = [`meta leader ${meta.leader ?? "unknown"}; not members: ${meta.absent.join(", ") || "none"}; not current: ${meta.lagging.join(", ") || "none"}`];
+        for (const name of meta.absent) {
+          const since = absentSinceMs.get(name) ?? performance.now();
+          absentSinceMs.set(name, since);
+          if (performance.now() - since < LEFT_OUT_GRACE_MS || restarts >= LEFT_OUT_RESTARTS) continue;
+          restarts += 1;
+          absentSinceMs.delete(name);
+          const index = this.nats.findIndex((node) => node.name === name);
+          console.error(`[local-cluster] NATS node ${name} was left out of the JetStream meta group: restarting it`);
+          await this.killNats(index);
+          this.spawnNats(index);
+        }
+      }
       if (this.natsRunning.every((running) => running === undefined)) throw new Error(`every NATS node exited; see ${path.join(this.options.dir, "logs")}`);
       if (performance.now() > deadline) throw new Error(`NATS not ready within ${this.readyTimeoutMs} ms: ${problems.join("; ")} (logs in ${path.join(this.options.dir, "logs")})`);
       await pause(50);

@@ -42,6 +42,14 @@ export function backoffMs(attempt: number): number {
 
 export const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** What an operator can do about the last error, when we know. */
+function hintFor(error: unknown): string {
+  if (error instanceof JetStreamApiError && error.code === NO_SUITABLE_PEERS) {
+    return ' (JetStream cannot place a stream on three servers: check that every NATS server is in the meta group, docs/cluster.md "A NATS server left out of the meta group")';
+  }
+  return "";
+}
+
 /** Runs `attempt` until it settles with something other than a retryable error, or `deadlineMs` has passed. */
 export async function withRetries<T>(what: string, deadlineMs: number, attempt: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + deadlineMs;
@@ -50,7 +58,7 @@ export async function withRetries<T>(what: string, deadlineMs: number, attempt: 
       return await attempt();
     } catch (error) {
       if (!retryable(error).retry) throw error;
-      if (Date.now() >= deadline) throw new Error(`${what}: no answer within ${deadlineMs} ms (${tries} attempts); last error ${errorText(error)}`, { cause: error });
+      if (Date.now() >= deadline) throw new Error(`${what}: no answer within ${deadlineMs} ms (${tries} attempts); last error ${errorText(error)}${hintFor(error)}`, { cause: error });
     }
     await pause(backoffMs(tries));
   }

@@ -19,6 +19,7 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../support/free-port.js";
 import { killOnExit } from "../../support/kill-on-exit.js";
+import { LEFT_OUT_GRACE_MS, LEFT_OUT_RESTARTS, metaGroupState } from "../../../scripts/nats-meta-group.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 export const NATS_SERVER_BIN = process.env["NATS_SERVER_BIN"] ?? path.join(ROOT, ".tools/nats-server/nats-server");
@@ -219,11 +220,16 @@ export class NatsCluster {
   }
 
   /**
-   * Resolves once every running node's /healthz says JetStream is healthy: the meta group has a
-   * leader and the node is current with it. Polls the real endpoint, bounded by the ready timeout.
+   * Resolves once every running node's /healthz says JetStream is healthy (the meta group has a
+   * leader and the node is current with it) and the meta leader lists every running node as a
+   * current member. A node left out of the meta group (scripts/nats-meta-group.ts says why that
+   * happens) is restarted on its store, at most a few times. Polls the real endpoints, bounded by
+   * the ready timeout.
    */
   async waitUntilReady(): Promise<void> {
     const deadline = Date.now() + this.readyTimeoutMs;
+    const absentSinceMs = new Map<string, number>();
+    let restarts = 0;
     let last = "";
     for (;;) {
       const gone = this.running.find((entry) => entry.wanted && entry.process === undefined);
@@ -235,8 +241,23 @@ export class NatsCluster {
           return { ok: reply?.status === 200, detail: `${entry.node.name}: ${reply === undefined ? "unreachable" : `${reply.status} ${reply.body.trim()}`}` };
         }),
       );
-      if (states.every((state) => state.ok)) return;
       last = states.map((state) => state.detail).join("; ");
+      if (states.every((state) => state.ok)) {
+        const meta = await metaGroupState(this.running.filter((entry) => entry.process !== undefined).map((entry) => entry.node));
+        if (meta.leader !== undefined && meta.absent.length === 0 && meta.lagging.length === 0) return;
+        last = `meta leader ${meta.leader ?? "unknown"}; not members: ${meta.absent.join(", ") || "none"}; not current: ${meta.lagging.join(", ") || "none"}`;
+        for (const name of meta.absent) {
+          const since = absentSinceMs.get(name) ?? Date.now();
+          absentSinceMs.set(name, since);
+          if (Date.now() - since < LEFT_OUT_GRACE_MS || restarts >= LEFT_OUT_RESTARTS) continue;
+          restarts += 1;
+          absentSinceMs.delete(name);
+          const index = this.indexOf(name);
+          this.entry(index).output += `\n[nats-cluster] ${name} was left out of the meta group: restarting it\n`;
+          await this.kill(index);
+          this.spawnNode(index);
+        }
+      }
       if (Date.now() > deadline) {
         const tails = this.running.map((entry) => `--- ${entry.node.name}\n${entry.output.slice(-2000)}`).join("\n");
         throw new Error(`the NATS cluster did not become ready within ${this.readyTimeoutMs} ms (${last})\n${tails}`);
