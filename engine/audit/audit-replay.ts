@@ -17,7 +17,9 @@ import type { Command } from "../rules/types/command.js";
 import type { MarketRecord } from "../rules/types/record.js";
 import { LogCorruptError, SegmentLog, SnapshotStore } from "../../storage/index.js";
 import { decodeLoggedCommand } from "../runtime/logged-command.js";
-import { shardOfMarket } from "../runtime/shard-routing.js";
+import { decodeLogEntry } from "../runtime/logged-head.js";
+import { HeadAudit } from "./head-audit.js";
+import { shardLogId, shardOfMarket } from "../runtime/shard-routing.js";
 import { LogFold, type ShardMarket } from "../log-fold.js";
 import { auditMarket, notReconstructed, snapshotDivergence } from "./market-audit.js";
 import { auditShardsOnWorkers } from "./parallel-audit.js";
@@ -45,6 +47,11 @@ export interface AuditOptions {
    * (default 256 MiB, see KeptPayloads); commands beyond it are read from the log again.
    */
   keptPayloadBytes?: number;
+  /**
+   * verify: the service's public keys (keyId → raw 32 bytes, engine/audit/signing/). With them every
+   * signed head's signature is checked, and a shard log with entries but no signed head fails.
+   */
+  publicKeys?: Array<{ keyId: string; publicKey: Uint8Array }>;
 }
 
 export interface ReplayResult {
@@ -61,6 +68,8 @@ export interface VerifyResult {
   problem?: string;
   replay: ReplayResult;
   snapshotsCompared: number;
+  /** Signed head entries checked, and entries after each shard's last head (summed). */
+  signedHeads: { heads: number; uncoveredEntries: number };
 }
 
 
@@ -90,6 +99,7 @@ export function shardDirectories(dataDir: string): Array<{ index: number; dir: s
  */
 function replayShard(
   log: SegmentLog,
+  heads: HeadAudit | undefined,
   onFrames: (frames: number) => void,
   visit?: (lsn: number, chain: () => Buffer, markets: Map<string, ShardMarket>) => void,
   keep?: KeptPayloads,
@@ -99,7 +109,9 @@ function replayShard(
   const offsets = new Map<string, number[]>();
   let unreported = 0;
   for (const frame of log.frames(0, { verify: "none" })) {
-    const owner = fold.apply(decodeLoggedCommand(frame.payload).c, frame.position).market;
+    const entry = decodeLogEntry(frame.payload);
+    heads?.entry(frame.lsn, frame.payload, entry.kind === "head" ? entry.head : undefined);
+    const owner = entry.kind === "head" ? undefined : fold.apply(entry.logged.c, frame.position).market;
     if (owner !== undefined) {
       const offset = keep?.keep(frame.payload) ?? -1;
       if (offset >= 0) {
@@ -144,9 +156,11 @@ function auditMarkets(index: number, replayed: ReplayedShard, stopIfNotReconstru
 
 /** replay: every market's record hash. A log that does not open throws (LogCorruptError). */
 function replayOneShard(index: number, dir: string, onFrames: (frames: number) => void, keptPayloadBytes: number): ShardAudit {
-  const replayed = replayShard(SegmentLog.open({ dir }), onFrames, undefined, new KeptPayloads(keptPayloadBytes));
+  const headAudit = new HeadAudit(shardLogId(index), undefined);
+  const replayed = replayShard(SegmentLog.open({ dir }), headAudit, onFrames, undefined, new KeptPayloads(keptPayloadBytes));
   try {
-    return { index, commands: replayed.log.lastLsn, markets: auditMarkets(index, replayed, false).markets, snapshotsCompared: 0 };
+    const heads = headAudit.report();
+    return { index, commands: replayed.log.lastLsn - heads.heads, markets: auditMarkets(index, replayed, false).markets, snapshotsCompared: 0, heads: heads.heads, uncoveredEntries: heads.uncoveredEntries };
   } finally {
     replayed.log.close();
   }
@@ -157,8 +171,9 @@ function replayOneShard(index: number, dir: string, onFrames: (frames: number) =
  * replayed state at the snapshot's lsn (including its recorded chain head); every market's record
  * reconstructing. A divergence is returned as `problem`, not thrown.
  */
-function verifyOneShard(index: number, dir: string, onFrames: (frames: number) => void, keptPayloadBytes: number): ShardAudit {
-  const failed = (problem: string): ShardAudit => ({ index, commands: 0, markets: [], snapshotsCompared: 0, problem });
+function verifyOneShard(index: number, dir: string, onFrames: (frames: number) => void, work: ShardAuditWork): ShardAudit {
+  const failed = (problem: string): ShardAudit => ({ index, commands: 0, markets: [], snapshotsCompared: 0, heads: 0, uncoveredEntries: 0, problem });
+  const publicKeys = work.publicKeys === undefined ? undefined : new Map(work.publicKeys.map((key) => [key.keyId, key.publicKey]));
   const loaded = new SnapshotStore({ dir: path.join(dir, "snapshots") }).loadNewestValid();
   if (loaded.invalid.length > 0) {
     const bad = loaded.invalid[0];
@@ -179,7 +194,8 @@ function verifyOneShard(index: number, dir: string, onFrames: (frames: number) =
     if (!verified.ok) return failed(`shard ${index}: ${verified.error.message}`);
     let snapshotProblem: string | undefined;
     let snapshotsCompared = 0;
-    const replayed = replayShard(log, onFrames, (lsn, chain, live) => {
+    const headAudit = new HeadAudit(shardLogId(index), publicKeys);
+    const replayed = replayShard(log, headAudit, onFrames, (lsn, chain, live) => {
       if (snapshot === null || lsn !== snapshot.lsn || snapshotProblem !== undefined) return;
       if (!chain().equals(snapshot.chainHead)) {
         snapshotProblem = `shard ${index}: snapshot at lsn ${lsn} records a chain head that differs from the log's`;
@@ -188,13 +204,16 @@ function verifyOneShard(index: number, dir: string, onFrames: (frames: number) =
       const compared = snapshotDivergence(`shard ${index}`, `lsn ${lsn}`, snapshotPayloadOf(snapshot.payload), live);
       snapshotProblem = compared.problem;
       if (compared.compared && compared.problem === undefined) snapshotsCompared += 1;
-    }, new KeptPayloads(keptPayloadBytes));
+    }, new KeptPayloads(work.keptPayloadBytes));
     if (snapshotProblem !== undefined) return failed(snapshotProblem);
+    const heads = headAudit.report();
+    if (heads.problem !== undefined) return failed(heads.problem);
     if (snapshot !== null && snapshot.lsn > log.lastLsn) {
       return failed(`shard ${index}: snapshot lsn ${snapshot.lsn} is beyond the log's last lsn ${log.lastLsn}`);
     }
     const audited = auditMarkets(index, replayed, true);
-    return { index, commands: log.lastLsn, markets: audited.markets, snapshotsCompared, ...(audited.problem === undefined ? {} : { problem: audited.problem }) };
+    const counts = { heads: heads.heads, uncoveredEntries: heads.uncoveredEntries };
+    return { index, commands: log.lastLsn - heads.heads, markets: audited.markets, snapshotsCompared, ...counts, ...(audited.problem === undefined ? {} : { problem: audited.problem }) };
   } finally {
     log.close();
   }
@@ -204,7 +223,7 @@ function verifyOneShard(index: number, dir: string, onFrames: (frames: number) =
 export function auditShard(index: number, dir: string, work: ShardAuditWork, onFrames: (frames: number) => void): ShardAudit {
   return work.mode === "replay"
     ? replayOneShard(index, dir, onFrames, work.keptPayloadBytes)
-    : verifyOneShard(index, dir, onFrames, work.keptPayloadBytes);
+    : verifyOneShard(index, dir, onFrames, work);
 }
 
 /** Frames to process, for the progress bar only; a log that will not open counts as 0 (the run reports it). */
@@ -233,7 +252,7 @@ async function auditShards(dataDir: string, mode: AuditMode, options: AuditOptio
     done += frames;
     onProgress?.({ done, total });
   };
-  const work: ShardAuditWork = { mode, keptPayloadBytes: options.keptPayloadBytes ?? DEFAULT_KEPT_PAYLOAD_BYTES };
+  const work: ShardAuditWork = { mode, keptPayloadBytes: options.keptPayloadBytes ?? DEFAULT_KEPT_PAYLOAD_BYTES, ...(options.publicKeys === undefined ? {} : { publicKeys: options.publicKeys }) };
   const audits: ShardAudit[] = [];
   if (threads > 1) {
     audits.push(...(await auditShardsOnWorkers(shards, work, threads, onFrames)));
@@ -291,12 +310,13 @@ export async function verifyDataDir(dataDir: string, options: AuditOptions = {})
   // Up to the first divergence: what a sequential run would have done before stopping there.
   const counted = failedAt >= 0 ? audits.slice(0, failedAt + 1) : audits;
   const snapshotsCompared = counted.reduce((sum, audit) => sum + audit.snapshotsCompared, 0);
+  const signedHeads = { heads: counted.reduce((sum, audit) => sum + audit.heads, 0), uncoveredEntries: counted.reduce((sum, audit) => sum + audit.uncoveredEntries, 0) };
   if (failedAt >= 0) {
-    return { ok: false, problem: counted[failedAt]?.problem ?? "", replay: replayResultOf(shardCount, counted, startedMs, false), snapshotsCompared };
+    return { ok: false, problem: counted[failedAt]?.problem ?? "", replay: replayResultOf(shardCount, counted, startedMs, false), snapshotsCompared, signedHeads };
   }
   const replay = replayResultOf(shardCount, audits, startedMs, true);
   replay.markets.sort(byMarketId);
-  return { ok: true, replay, snapshotsCompared };
+  return { ok: true, replay, snapshotsCompared, signedHeads };
 }
 
 /**
@@ -310,7 +330,7 @@ export function replayMarketRecord(dataDir: string, marketId: string): MarketRec
   const owner = contiguous && shards.length > 0 ? shardOfMarket(marketId, shards.length) : 0;
   const ownerFirst = [...shards.filter((shard) => shard.index === owner), ...shards.filter((shard) => shard.index !== owner)];
   for (const { dir } of ownerFirst) {
-    const replayed = replayShard(SegmentLog.open({ dir }), () => undefined);
+    const replayed = replayShard(SegmentLog.open({ dir }), undefined, () => undefined);
     try {
       const entry = replayed.markets.get(marketId);
       if (entry !== undefined) return buildMarketRecord(commandsOf(replayed, marketId, entry.positions), entry.agg);

@@ -14,16 +14,21 @@ export type AuditMode = "replay" | "verify";
 export interface ShardAuditWork {
   mode: AuditMode;
   keptPayloadBytes: number;
+  /** verify: the service's public keys (keyId → raw 32 bytes); with them every signed head's signature is checked. */
+  publicKeys?: Array<{ keyId: string; publicKey: Uint8Array }>;
 }
 
 /** One shard's audit: plain data, so a worker thread can post it. */
 export interface ShardAudit {
   index: number;
-  /** Frames in the shard's log (0 when verify could not open it). */
+  /** Command frames in the shard's log (0 when verify could not open it). */
   commands: number;
   /** Its markets in the order they were created; with a problem, those audited before it. */
   markets: MarketAudit[];
   snapshotsCompared: number;
+  /** Signed head entries in the log (not counted in `commands`), and entries after the last of them. */
+  heads: number;
+  uncoveredEntries: number;
   /** verify: the first divergence in this shard. */
   problem?: string;
 }

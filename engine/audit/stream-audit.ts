@@ -22,6 +22,8 @@ import type { MarketRecord } from "../rules/types/record.js";
 import { buildMarketRecord } from "../record.js";
 import { LogFold, type ShardMarket } from "../log-fold.js";
 import { decodeLoggedCommand } from "../runtime/logged-command.js";
+import { decodeLogEntry } from "../runtime/logged-head.js";
+import { HeadAudit } from "./head-audit.js";
 import { decodeBatch, lastSequenceOf, locate, positionOf, type DecodedBatch } from "../journal/jetstream-batch.js";
 import type { StreamMessage } from "../journal/jetstream-stream-reader.js";
 import type { StoredSnapshot } from "../journal/jetstream-snapshots.js";
@@ -91,6 +93,7 @@ export function partitionOfStream(name: string): number {
 interface Folded {
   readonly fold: LogFold;
   readonly commands: number;
+  readonly signedHeads: { heads: number; uncoveredEntries: number };
   readonly facts: StreamFacts;
   readonly kept: KeptPayloads;
   /** Offsets of each market's kept payloads, in record order (a prefix of its commands). */
@@ -120,6 +123,7 @@ async function foldStream(source: AuditedStream, keptPayloadBytes: number, snaps
   const fold = new LogFold();
   const kept = new KeptPayloads(keptPayloadBytes);
   const keptOffsets = new Map<string, number[]>();
+  const heads = new HeadAudit(`partition-${partition}`, undefined);
   let messages = 0;
   let claims = 0;
   let snapshotsCompared = 0;
@@ -147,7 +151,10 @@ async function foldStream(source: AuditedStream, keptPayloadBytes: number, snaps
       messages += 1;
       if (batch.count === 0) claims += 1;
       batch.payloads.forEach((payload, index) => {
-        const owner = fold.apply(decodeLoggedCommand(payload).c, positionOf(message.streamSequence, index)).market;
+        const entry = decodeLogEntry(payload);
+        heads.entry(batch.firstSequence + index, payload, entry.kind === "head" ? entry.head : undefined);
+        if (entry.kind === "head") return;
+        const owner = fold.apply(entry.logged.c, positionOf(message.streamSequence, index)).market;
         if (owner === undefined) return;
         const offset = kept.keep(payload);
         if (offset < 0) return;
@@ -161,12 +168,15 @@ async function foldStream(source: AuditedStream, keptPayloadBytes: number, snaps
     if (snapshot !== undefined && snapshot.mark.streamSequence > continuity.current.streamSequence) {
       throw new Error(`${where}: the snapshot at sequence ${snapshot.mark.sequence} names message ${snapshot.mark.streamSequence}, beyond the stream's last message ${continuity.current.streamSequence}`);
     }
+    const problem = heads.report().problem;
+    if (problem !== undefined) throw new Error(`${where}: ${problem}`);
   } catch (error) {
     // A break (StreamBreakError), a damaged export (StreamExportDamagedError), a message or entry
     // that does not decode, a snapshot that differs, or a stream that cannot be read to its end.
     throw new FoldProblem(error instanceof Error ? error.message : String(error), facts());
   }
-  return { fold, commands: continuity.current.nextSequence - 1, facts: facts(), kept, keptOffsets, snapshotsCompared };
+  const { heads: headCount, uncoveredEntries } = heads.report();
+  return { fold, commands: continuity.current.nextSequence - 1 - headCount, signedHeads: { heads: headCount, uncoveredEntries }, facts: facts(), kept, keptOffsets, snapshotsCompared };
 }
 
 /** A market's commands: those the pass kept (a prefix), the rest read from their messages again. */
@@ -229,14 +239,14 @@ export async function verifyStream(source: AuditedStream, options: StreamAuditOp
     folded = await foldStream(source, options.keptPayloadBytes ?? DEFAULT_KEPT_PAYLOAD_BYTES, snapshot);
   } catch (error) {
     if (!(error instanceof FoldProblem)) throw error;
-    return { ok: false, problem: error.message, replay: resultOf(0, [], startedMs, false), snapshotsCompared: 0, stream: error.facts };
+    return { ok: false, problem: error.message, replay: resultOf(0, [], startedMs, false), snapshotsCompared: 0, signedHeads: { heads: 0, uncoveredEntries: 0 }, stream: error.facts };
   }
   const audited = await auditMarkets(source, folded, true);
   if (audited.problem !== undefined) {
-    return { ok: false, problem: audited.problem, replay: resultOf(folded.commands, audited.markets, startedMs, false), snapshotsCompared: folded.snapshotsCompared, stream: folded.facts };
+    return { ok: false, problem: audited.problem, replay: resultOf(folded.commands, audited.markets, startedMs, false), snapshotsCompared: folded.snapshotsCompared, signedHeads: folded.signedHeads, stream: folded.facts };
   }
   audited.markets.sort(byMarketId);
-  return { ok: true, replay: resultOf(folded.commands, audited.markets, startedMs, true), snapshotsCompared: folded.snapshotsCompared, stream: folded.facts };
+  return { ok: true, replay: resultOf(folded.commands, audited.markets, startedMs, true), snapshotsCompared: folded.snapshotsCompared, signedHeads: folded.signedHeads, stream: folded.facts };
 }
 
 /** One market's full record, from the stream; undefined if the stream holds no such market. */

@@ -23,7 +23,7 @@
 import { headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from "@nats-io/transport-node";
 import { envelope } from "../runtime/worker-messages.js";
 import { packRequests, packResponses, unpackRequests, unpackResponses } from "../runtime/wire.js";
-import { errorReply, readResponse, type ShardReply, type ShardRequest } from "../runtime/shard-protocol.js";
+import { errorReply, okReply, readResponse, type ShardReply, type ShardRequest } from "../runtime/shard-protocol.js";
 import { UnavailableError } from "../runtime/unavailable.js";
 import { errorText } from "../journal/jetstream-retry.js";
 import { Packr } from "msgpackr";
@@ -248,5 +248,5 @@ const UNANSWERED: ShardReply = errorReply("internal_error", "unanswered");
 function asSentReply(reply: ShardReply): ShardReply {
   if (!reply.ok || typeof reply.json === "string" || Buffer.isBuffer(reply.json)) return reply;
   const bytes: Uint8Array = reply.json;
-  return { ok: true, json: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+  return okReply(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), reply.receipt);
 }

@@ -18,6 +18,11 @@ import { FileJournal } from "../journal/file-journal.js";
 import type { Journal, JournalPosition } from "../journal/journal.js";
 import type { Clock } from "../clock.js";
 import { decodeLoggedCommand, encodeLoggedCommand, loggedCommand } from "./logged-command.js";
+import { decodeLogEntry } from "./logged-head.js";
+import { LogHeads, type LogHeadsOptions } from "./log-heads.js";
+import { headJson, receiptJson } from "../audit/heads/receipt.js";
+import type { SignedHead } from "../audit/heads/signed-head.js";
+import { bytesEqual } from "../audit/heads/bytes-equal.js";
 import { LogFold, type ShardMarket } from "../log-fold.js";
 import { decodeShardSnapshot, encodeMarketImage, encodeShardSnapshot } from "./shard-snapshot.js";
 import { float64Bytes } from "./float64-bytes.js";
@@ -60,6 +65,12 @@ export interface ShardCoreOptions {
    * the batch is acknowledged. A file journal has one writer (the data directory's lock) and needs none.
    */
   fenced?: boolean;
+  /**
+   * Sign the log's heads (log-heads.ts): a head recorded in the log at the configured interval, and
+   * a receipt on every accepted command's reply. Without it the shard signs nothing (tests of other
+   * concerns); head entries already in the log are still read past.
+   */
+  heads?: LogHeadsOptions;
   /** Replies kept for fast idempotent replays (older ones are recomputed from the log) ... */
   replyCacheEntries?: number;
   /** ... and at most this many characters of their JSON and messages in all (see `remember`). */
@@ -147,6 +158,8 @@ export class ShardCore {
   private constructor(
     private readonly options: ShardCoreOptions,
     private readonly journal: Journal,
+    /** The log's Merkle tree and signed heads, when the shard signs them. */
+    private readonly heads: LogHeads | undefined,
   ) {}
 
   /** Recover: the journal's newest snapshot, then every entry after it; rebuild the timer wheel. */
@@ -160,8 +173,12 @@ export class ShardCore {
       throw new Error(`snapshot belongs to shard ${decoded.shardIndex}, not ${options.shardIndex}`);
     }
     const snapshotLsn = decoded === undefined ? 0 : (journal.snapshot?.sequence ?? 0);
-    const reportAfter = Math.min(options.reportIdempotencyAfterLsn ?? 0, snapshotLsn);
-    const core = new ShardCore(options, journal);
+    // The tree's right edge as of the snapshot; without it (an older snapshot) the tree is rebuilt from the first entry.
+    const treeState = decoded?.logTree !== undefined && decoded.logTree.size === snapshotLsn ? decoded.logTree : undefined;
+    const treeFrom = treeState?.size ?? 0;
+    const heads = options.heads === undefined ? undefined : new LogHeads(options.heads, treeState);
+    const reportAfter = Math.min(options.reportIdempotencyAfterLsn ?? 0, snapshotLsn, heads === undefined ? snapshotLsn : treeFrom);
+    const core = new ShardCore(options, journal, heads);
     core.fold.lastStampMs = decoded?.lastStampMs ?? 0;
     for (const market of decoded?.markets ?? []) core.markets.set(market.agg.market.id, market);
 
@@ -169,7 +186,14 @@ export class ShardCore {
     let framesReplayed = 0;
     let framesScannedForIdempotency = 0;
     await journal.read(reportAfter, (entry) => {
-      const logged = decodeLoggedCommand(entry.payload);
+      const decodedEntry = decodeLogEntry(entry.payload);
+      if (heads !== undefined && entry.sequence > treeFrom) {
+        if (decodedEntry.kind === "head") core.checkRecordedHead(entry.sequence, decodedEntry.head);
+        heads.append(entry.payload);
+        if (decodedEntry.kind === "head") heads.recordedAt(decodedEntry.head);
+      }
+      if (decodedEntry.kind === "head") return;
+      const logged = decodedEntry.logged;
       if (logged.f !== undefined) {
         idempotency.actorIds.push(logged.c.identity.actorId);
         idempotency.commandIds.push(logged.c.commandId);
@@ -305,7 +329,7 @@ export class ShardCore {
       if (request.kind === "command") responses[index] = this.execute(this.stamped(request, nowMs), request.fingerprint);
       else reads.push(index);
     });
-    await this.commit();
+    await this.commit(nowMs);
     // A batch of commands only (a claim storm's) returns without waiting for reads it does not have.
     if (reads.length > 0) {
       const answers = await Promise.all(reads.map((index) => this.read(requests[index] as ReadRequest)));
@@ -319,22 +343,37 @@ export class ShardCore {
   /**
    * Appends everything staged as one batch (one write + one fdatasync for the file journal) and, once
    * it is durable, gives each command its position: in its market's record, in its response, in the
-   * reply cache. Records the batch statistics.
+   * reply cache, and an accepted one its receipt. A batch ends with a head entry when one is due
+   * (log-heads.ts); a head alone is appended when one is due and nothing else is staged.
    */
-  private async commit(): Promise<void> {
+  private async commit(nowMs: number): Promise<void> {
     const staged = this.staged;
     this.staged = [];
     let commitMs = 0;
-    if (staged.length > 0) {
+    const payloads = staged.map((item) => item.payload);
+    let recorded: SignedHead | undefined;
+    if (this.heads !== undefined) {
+      for (const payload of payloads) this.heads.append(payload, nowMs);
+      if (this.heads.due(nowMs)) {
+        const head = this.heads.recordHead(nowMs);
+        payloads.push(head.payload);
+        recorded = head.head;
+      }
+    }
+    if (payloads.length > 0) {
       const startedMs = performance.now();
-      const payloads = staged.map((item) => item.payload);
+      const firstSequence = this.journal.lastSequence + 1;
       const positions = await this.journal.append(payloads, this.options.fenced === true ? { expectedLastSequence: this.journal.lastSequence } : {});
       commitMs = performance.now() - startedMs;
+      // Every command of the batch is in the recorded head's tree, or in one signed for the batch now.
+      const receiptHead = this.heads === undefined || staged.length === 0 ? undefined : headJson(recorded ?? this.heads.sign(nowMs));
       staged.forEach((item, i) => {
         const position = positions[i] as JournalPosition;
+        const reply = item.response.reply;
+        if (receiptHead !== undefined && reply.ok) reply.receipt = receiptJson(firstSequence - 1 + i, receiptHead);
         item.response.position = position;
         item.record?.positions.push(position);
-        this.remember(position, item.response.reply);
+        this.remember(position, reply);
       });
     }
     this.lastBatch = {
@@ -351,8 +390,9 @@ export class ShardCore {
   /** Fire due deadlines outside a client batch (the worker's periodic tick). Durable on return. */
   async tick(): Promise<number> {
     if (this.closed) return 0;
-    const fired = this.fireDue(this.stamp());
-    await this.commit();
+    const nowMs = this.stamp();
+    const fired = this.fireDue(nowMs);
+    await this.commit(nowMs);
     return fired;
   }
 
@@ -441,6 +481,18 @@ export class ShardCore {
     return replyWork(await this.replaySource(positions, positions.length), float64Bytes(positions));
   }
 
+  /**
+   * A head recorded in the log at `sequence` covers exactly the entries before it, and its root is
+   * theirs: otherwise the log was changed after the head was signed, and the shard refuses it (an
+   * audit with the public key also checks the signature: docs/proofs.md).
+   */
+  private checkRecordedHead(sequence: number, head: SignedHead): void {
+    const heads = this.heads as LogHeads;
+    if (head.treeSize !== sequence - 1 || heads.size !== head.treeSize || !bytesEqual(heads.root(), head.rootHash)) {
+      throw new Error(`log ${heads.logId}: the head recorded at entry ${sequence} (tree size ${head.treeSize}) does not match the entries before it: the log was changed after that head was signed`);
+    }
+  }
+
   /** Commands applied since the last snapshot (the runtime decides when to checkpoint). */
   get commandsSinceLastSnapshot(): number {
     return this.commandsSinceSnapshot;
@@ -449,7 +501,8 @@ export class ShardCore {
   /** Write a snapshot of the committed state (call between batches). */
   async snapshot(): Promise<{ lsn: number; sizeBytes: number }> {
     if (this.staged.length !== 0) throw new Error("snapshot with uncommitted commands");
-    const payload = encodeShardSnapshot({ shardIndex: this.options.shardIndex, lastStampMs: this.fold.lastStampMs }, this.markets.values());
+    const header = { shardIndex: this.options.shardIndex, lastStampMs: this.fold.lastStampMs, logTree: this.heads?.state() };
+    const payload = encodeShardSnapshot(header, this.markets.values());
     const written = await this.journal.writeSnapshot(payload, SNAPSHOTS_KEPT);
     this.commandsSinceSnapshot = 0;
     return { lsn: written.sequence, sizeBytes: written.sizeBytes };

@@ -32,7 +32,15 @@ export type ShardRequest = CommandRequest | ReadRequest;
 
 export type ShardReply =
   /** JSON text; as UTF-8 bytes when a worker pool thread made it (a record can be tens of MB: moved between threads, not copied). */
-  | { ok: true; json: string | Buffer }
+  | {
+      ok: true;
+      json: string | Buffer;
+      /**
+       * An accepted command's receipt (engine/audit/heads/receipt.ts: JSON text for the `Market-Receipt`
+       * header), set once its batch is durable; "" or absent for reads and replies without one.
+       */
+      receipt?: string;
+    }
   | { ok: false; code: ErrorCode; message: string };
 
 /** A reply's JSON as text, whichever form it travelled in. */
@@ -163,10 +171,10 @@ export function replyAtRead(position: number): Extract<ReadRequest, { kind: "rep
   return { kind: "reply-at", position };
 }
 
-export function okReply(json: string): { ok: true; json: string };
-export function okReply(json: string | Buffer): Extract<ShardReply, { ok: true }>;
-export function okReply(json: string | Buffer): Extract<ShardReply, { ok: true }> {
-  return { ok: true, json };
+export function okReply(json: string, receipt?: string): { ok: true; json: string; receipt?: string };
+export function okReply(json: string | Buffer, receipt?: string): Extract<ShardReply, { ok: true }>;
+export function okReply(json: string | Buffer, receipt = ""): Extract<ShardReply, { ok: true }> {
+  return { ok: true, json, receipt };
 }
 
 export function errorReply(code: ErrorCode, message: string): Extract<ShardReply, { ok: false }> {

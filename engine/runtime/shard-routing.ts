@@ -11,3 +11,8 @@ export { fnv1a32Utf8 as fnv1a32 } from "../store/hash.js";
 export function shardOfMarket(marketId: string, shardCount: number): number {
   return fnv1a32Utf8(marketId) % shardCount;
 }
+
+/** A shard's log id in its signed heads (engine/audit/heads/signed-head.ts); a cluster's partitions are `partition-<p>`. */
+export function shardLogId(shardIndex: number): string {
+  return `shard-${shardIndex}`;
+}

@@ -17,6 +17,7 @@ import type { ShardMarket } from "../log-fold.js";
 import type { SealedAuctionClearingPrice, SealedAuctionResolution } from "../rules/types/auction.js";
 import type { Market } from "../rules/types/market.js";
 import { float64Bytes, float64sOf } from "./float64-bytes.js";
+import type { LogTreeState } from "./log-heads.js";
 
 export const SHARD_SNAPSHOT_VERSION = 4;
 
@@ -52,11 +53,14 @@ interface StoredShard {
   endPosition?: number;
   lastFramePosition?: number;
   markets: StoredMarket[];
+  /** The log's Merkle tree as of the snapshot (log-heads.ts); absent in snapshots of shards that sign no heads. */
+  logTree?: LogTreeState;
 }
 
 export interface ShardSnapshotHeader {
   shardIndex: number;
   lastStampMs: number;
+  logTree?: LogTreeState | undefined;
 }
 
 const packr = new Packr({ useRecords: false, moreTypes: false });
@@ -92,6 +96,7 @@ export function encodeShardSnapshot(header: ShardSnapshotHeader, markets: Iterab
   const stored: StoredMarket[] = [];
   for (const market of markets) stored.push(storedMarketOf(market));
   const payload: StoredShard = { v: SHARD_SNAPSHOT_VERSION, shardIndex: header.shardIndex, lastStampMs: header.lastStampMs, markets: stored };
+  if (header.logTree !== undefined) payload.logTree = header.logTree;
   return packr.pack(payload);
 }
 
@@ -140,5 +145,15 @@ export function decodeShardSnapshot(payload: Uint8Array): DecodedShardSnapshot |
     shardIndex: stored.shardIndex,
     lastStampMs: stored.lastStampMs,
     markets: stored.markets.map(restoreMarket),
+    logTree: logTreeOf(stored.logTree),
   };
+}
+
+/** The stored tree state, checked (a malformed one is ignored: the tree is then rebuilt from the log). */
+function logTreeOf(stored: unknown): LogTreeState | undefined {
+  if (stored === undefined || stored === null || typeof stored !== "object") return undefined;
+  const { size, roots, coveredSize, lastHeadMs } = stored as Record<string, unknown>;
+  const counts = [size, coveredSize, lastHeadMs].every((value) => Number.isSafeInteger(value) && (value as number) >= 0);
+  if (!counts || !Array.isArray(roots) || !roots.every((root) => root instanceof Uint8Array && root.length === 32)) return undefined;
+  return { size: size as number, roots: roots as Uint8Array[], coveredSize: coveredSize as number, lastHeadMs: lastHeadMs as number };
 }
