@@ -126,14 +126,16 @@ export function refRootsFromProof(m: number, n: number, oldRoot: Uint8Array, pat
   return walk(m, n, true, path);
 }
 
-/** Whether the reference accepts `path` as PROOF(m, D[n]) between these roots (0 < m < n). */
+/** Whether the reference accepts `path` as PROOF(m, D[n]) between these roots (defined for 0 < m < n only). */
 export function refVerifyConsistency(m: number, n: number, oldRoot: Uint8Array, newRoot: Uint8Array, path: readonly Uint8Array[]): boolean {
+  if (!(0 < m && m < n)) return false;
   const roots = refRootsFromProof(m, n, oldRoot, path);
   return roots !== null && equalBytes(roots.old, oldRoot) && equalBytes(roots.new, newRoot);
 }
 
-/** Whether the reference accepts `path` as PATH(m, D[n]) of `leafHash` under `root`. */
+/** Whether the reference accepts `path` as PATH(m, D[n]) of `leafHash` under `root` (defined for 0 ≤ m < n only). */
 export function refVerifyInclusion(m: number, n: number, leafHash: Uint8Array, path: readonly Uint8Array[], root: Uint8Array): boolean {
+  if (!(0 <= m && m < n)) return false;
   const computed = refRootFromPath(m, n, leafHash, path);
   return computed !== null && equalBytes(computed, root);
 }
