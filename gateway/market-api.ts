@@ -36,7 +36,8 @@ import type { Markets } from "../engine/runtime/markets.js";
 import { validationMessage } from "../engine/rules/validation/field-message.js";
 
 /** A reply for either transport: JSON text made by the shard, or an error code and message. */
-export type ApiReply = { ok: true; status: 200 | 201; json: string | Buffer } | { ok: false; code: ErrorCode; message: string };
+/** `receipt`: an accepted command's receipt (JSON text, the `Market-Receipt` header; engine/audit/heads/receipt.ts). */
+export type ApiReply = { ok: true; status: 200 | 201; json: string | Buffer; receipt?: string } | { ok: false; code: ErrorCode; message: string };
 
 export type MarketOperation = DelegableOperation;
 
@@ -173,7 +174,8 @@ export class MarketApi {
     );
     const command = buildMarketCommand(operation, actorId, targetId, body, authority);
     const { reply } = await this.parts.runtime.submit(command, fingerprintOfCommand(command));
-    return reply.ok ? { ok: true, status: spec.successStatus, json: reply.json } : reply;
+    if (!reply.ok) return reply;
+    return reply.receipt === undefined || reply.receipt === "" ? { ok: true, status: spec.successStatus, json: reply.json } : { ok: true, status: spec.successStatus, json: reply.json, receipt: reply.receipt };
   }
 
   async getMarket(marketId: string): Promise<ApiReply> {

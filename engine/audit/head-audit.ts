@@ -6,8 +6,7 @@
  * the first changed entry, or — if they dropped the heads too — for holding none.
  */
 import { CompactRange } from "./merkle/compact-range.js";
-import { leafHash } from "./merkle/tree-hash.js";
-import { bytesEqual } from "./heads/bytes-equal.js";
+import { leafHash, sameHash } from "./merkle/tree-hash.js";
 import { verifyHead, type SignedHead } from "./heads/signed-head.js";
 
 export interface HeadAuditReport {
@@ -53,7 +52,7 @@ export class HeadAudit {
     const at = `log ${this.logId}: the head recorded at entry ${sequence}`;
     if (head.logId !== this.logId) this.problem = `${at} names log ${JSON.stringify(head.logId)}`;
     else if (head.treeSize !== sequence - 1) this.problem = `${at} covers ${head.treeSize} entries, not the ${sequence - 1} before it`;
-    else if (!bytesEqual(this.tree.root(), head.rootHash)) this.problem = `${at} has a root hash that is not the entries' before it: the log was changed after that head was signed`;
+    else if (!sameHash(this.tree.root(), head.rootHash)) this.problem = `${at} has a root hash that is not the entries' before it: the log was changed after that head was signed`;
     else if (this.publicKeys !== undefined) {
       const key = this.publicKeys.get(head.keyId);
       if (key === undefined) this.problem = `${at} is signed with key ${head.keyId}, which is not among the public keys given`;

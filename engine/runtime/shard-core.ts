@@ -22,7 +22,7 @@ import { decodeLogEntry } from "./logged-head.js";
 import { LogHeads, type LogHeadsOptions } from "./log-heads.js";
 import { headJson, receiptJson } from "../audit/heads/receipt.js";
 import type { SignedHead } from "../audit/heads/signed-head.js";
-import { bytesEqual } from "../audit/heads/bytes-equal.js";
+import { sameHash } from "../audit/merkle/tree-hash.js";
 import { LogFold, type ShardMarket } from "../log-fold.js";
 import { decodeShardSnapshot, encodeMarketImage, encodeShardSnapshot } from "./shard-snapshot.js";
 import { float64Bytes } from "./float64-bytes.js";
@@ -488,7 +488,7 @@ export class ShardCore {
    */
   private checkRecordedHead(sequence: number, head: SignedHead): void {
     const heads = this.heads as LogHeads;
-    if (head.treeSize !== sequence - 1 || heads.size !== head.treeSize || !bytesEqual(heads.root(), head.rootHash)) {
+    if (head.treeSize !== sequence - 1 || heads.size !== head.treeSize || !sameHash(heads.root(), head.rootHash)) {
       throw new Error(`log ${heads.logId}: the head recorded at entry ${sequence} (tree size ${head.treeSize}) does not match the entries before it: the log was changed after that head was signed`);
     }
   }

@@ -39,6 +39,9 @@ export function readJsonBody(request: HttpRequestContext): Record<string, unknow
   return parsed.value as Record<string, unknown>;
 }
 
+/** The response header that carries an accepted command's receipt (docs/proofs.md). */
+export const RECEIPT_HEADER = "market-receipt";
+
 /**
  * An API reply as an HTTP reply: success JSON as is, errors with their mapped status. Returned, not
  * thrown: in a capacity-limited claim storm most replies are 409s, and an exception per reply
@@ -46,6 +49,7 @@ export function readJsonBody(request: HttpRequestContext): Record<string, unknow
  */
 export function toHttpReply(reply: ApiReply, context?: ErrorStatusContext): HttpReply {
   if (!reply.ok) return errorReply(reply.code, reply.message, context);
+  if (reply.receipt !== undefined) return { status: reply.status, json: reply.json, headers: { [RECEIPT_HEADER]: reply.receipt } };
   return { status: reply.status, json: reply.json };
 }
 

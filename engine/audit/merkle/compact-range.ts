@@ -4,9 +4,8 @@
  * compute the tree's root in O(log n) hashes and memory — what a log's writer keeps to sign a head per
  * batch without holding every leaf hash (proofs are built by whoever reads the log: merkle-log.ts).
  */
-import { EMPTY_TREE_ROOT, nodeHash } from "./tree-hash.js";
+import { HASH_BYTES, emptyTreeHash, nodeHash } from "./tree-hash.js";
 
-const HASH_BYTES = 32;
 
 export class CompactRange {
   private sizeLeaves = 0;
@@ -49,7 +48,7 @@ export class CompactRange {
 
   /** The Merkle tree hash of every leaf appended (RFC 9162's MTH). */
   root(): Uint8Array {
-    if (this.roots.length === 0) return EMPTY_TREE_ROOT.slice();
+    if (this.roots.length === 0) return emptyTreeHash();
     let hash = this.roots[this.roots.length - 1] as Uint8Array;
     for (let i = this.roots.length - 2; i >= 0; i -= 1) hash = nodeHash(this.roots[i] as Uint8Array, hash);
     return hash;
