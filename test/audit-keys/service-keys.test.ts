@@ -16,6 +16,8 @@ import { startService, type RunningService } from "../../gateway/service.js";
 import { checkKeyHistory } from "../../engine/audit/signing/key-history.js";
 import { keyIdOf } from "../../engine/audit/signing/key-id.js";
 import { rawEd25519PublicKey } from "../../engine/audit/signing/audit-signer.js";
+import { listeningUrl, spawnCaptured } from "../process/support.js";
+import { killOnExit } from "../support/kill-on-exit.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const CLI = path.join(ROOT, "gateway/cli.ts");
@@ -184,6 +186,32 @@ describe("quick start: no AUDIT_SIGNING_KEY_FILE", () => {
       await service.close();
     }
   });
+});
+
+describe("the service's own log output (pino, a real process)", () => {
+  it("holds the quick-start warning and no private key material, at debug level, through a request and a stop", async () => {
+    const dataDir = path.join(freshDir("process-log"), "data");
+    const spawned = spawnCaptured(process.execPath, ["--import", TSX, MAIN], {
+      env: { ...process.env, DATA_DIR: dataDir, HOST: "127.0.0.1", PORT: "0", SHARDS: "1", LOG_LEVEL: "debug" },
+    });
+    killOnExit(spawned.child);
+    const url = await listeningUrl(spawned, 60_000);
+    const published = await publishedKeys(url);
+    const openapi = await (await fetch(`${url}/openapi.json`)).text();
+    spawned.child.kill("SIGTERM");
+    expect((await spawned.exited).code).toBe(0);
+    const output = spawned.output();
+    const keyFile = path.join(dataDir, "audit-signing-key.pem");
+    expect(published.keys[0]?.keyId).toBe(keyIdOfFile(keyFile));
+    const warning = output.split("\n").find((line) => line.includes("whoever holds the data directory can forge signed heads"));
+    expect(warning).toBeDefined();
+    expect(JSON.parse(warning as string)).toMatchObject({ level: "warn", keyFile });
+    expect(output).toContain(`"keyId":"${keyIdOfFile(keyFile)}"`);
+    for (const material of privateKeyMaterial(keyFile)) {
+      expect(output).not.toContain(material);
+      expect(JSON.stringify(published) + openapi).not.toContain(material);
+    }
+  }, 90_000);
 });
 
 describe("AUDIT_SIGNING_KEY_FILE", () => {
