@@ -4,6 +4,8 @@
  * id, the endorsement bytes built by hand and verified by OpenSSL.
  */
 import { createHash, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from "node:crypto";
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
 import { inspect } from "node:util";
 import * as ed from "@noble/ed25519";
 import { describe, expect, it } from "vitest";
@@ -152,5 +154,18 @@ describe("the signer", () => {
   it("refuses a key that is not an Ed25519 private key", () => {
     expect(() => auditSignerFromPrivateKey(generateKeyPairSync("x25519").privateKey)).toThrow(/Ed25519 private key/);
     expect(() => auditSignerFromPrivateKey(createPublicKey(newKey()))).toThrow(/Ed25519 private key/);
+  });
+});
+
+describe("docs/proofs.md, \"Signing keys\"", () => {
+  const doc = readFileSync(path.join(import.meta.dirname, "../../docs/proofs.md"), "utf8");
+
+  it("shows a history that verifies, and its second entry's endorsement bytes as they are", () => {
+    const json = /```json\n([\s\S]*?)\n```/.exec(doc)?.[1] as string;
+    const history = JSON.parse(json) as KeyHistory;
+    expect(checkKeyHistory(history, { trustedKeyId: history.keys[0]?.keyId as string })).toMatchObject({ ok: true });
+    const hex = /bytes are \(hex\):\n\n```\n([0-9a-f\n]+)```/.exec(doc)?.[1]?.replaceAll("\n", "") as string;
+    expect(Buffer.from(endorsementMessage(history.keys[1] as KeyHistoryEntry)).toString("hex")).toBe(hex);
+    expect(hex.length / 2).toBe(96);
   });
 });
