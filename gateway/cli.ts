@@ -2,7 +2,8 @@
 /**
  * market-service command line: `serve` runs the service (the default); `replay` and `verify` audit a
  * data directory from its raw logs, or a cluster partition's stream (live or exported, see
- * stream-audit-cli.ts); `export-stream` writes a stream to an export file.
+ * stream-audit-cli.ts); `export-stream` writes a stream to an export file; `signing-key` rotates and
+ * shows the audit signing key (signing-key-cli.ts).
  */
 import { existsSync } from "node:fs";
 import type { StreamSourceChoice } from "./stream-audit-cli.js";
@@ -223,6 +224,33 @@ program
   .requiredOption("--identity <file>", "identity file written by `provision`")
   .option("--url <url>", `service base URL (default: the one in the identity file, else ${DEFAULT_URL})`)
   .action((options) => tokenCommand(options));
+
+const signingKey = program
+  .command("signing-key")
+  .description("the audit signing key (Ed25519) that signs log heads: rotate it, show the public keys (docs/proofs.md, \"Signing keys\")");
+
+signingKey
+  .command("rotate")
+  .description("endorse a new key with the current one and append it to the key history (created if missing); then restart the service with AUDIT_SIGNING_KEY_FILE=<new> AUDIT_KEY_HISTORY_FILE=<history>")
+  .requiredOption("--key <file>", "the current private key (PEM PKCS#8 Ed25519, mode 0600): the history's last key", nonEmpty("a file"))
+  .requiredOption("--new <file>", "the new private key; generated there (mode 0600) if the file does not exist", nonEmpty("a file"))
+  .requiredOption("--history <file>", "the key history JSON to extend (created, starting with --key, if it does not exist)", nonEmpty("a file"))
+  .option("--json", "print the new history's keys as JSON")
+  .action(async (options: { key: string; new: string; history: string; json?: boolean }) => {
+    const { rotateSigningKey } = await import("./signing-key-cli.js");
+    rotateSigningKey(options);
+  });
+
+signingKey
+  .command("show")
+  .description("print key ids and public keys (never a private key): of --key, of every key of --history (its chain checked), or, with neither, what the service publishes at GET /v1/audit/keys from its settings")
+  .option("--key <file>", "a private key file: print its public key and key id", nonEmpty("a file"))
+  .option("--history <file>", "a key history file: check its chain and print every key", nonEmpty("a file"))
+  .option("--json", "machine-readable output: {keys: [...]}, the endpoint's body")
+  .action(async (options: { key?: string; history?: string; json?: boolean }) => {
+    const { showSigningKeys } = await import("./signing-key-cli.js");
+    showSigningKeys(options);
+  });
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`market-service: ${error instanceof Error ? error.message : String(error)}\n`);

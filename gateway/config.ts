@@ -22,6 +22,11 @@
  * |                            | created, then the recorded count is used |                         |
  * | CLUSTER_LEASE_MS           | integer 300..60,000                      | 1500                    |
  * | CLUSTER_FORWARD_TIMEOUT_MS | integer 100..60,000                      | 5000                    |
+ * | AUDIT_SIGNING_KEY_FILE     | PEM PKCS#8 Ed25519 private key, mode 0600,| unset: generated at     |
+ * |                            | outside DATA_DIR (audit-signing-key.ts)  | DATA_DIR/audit-signing- |
+ * |                            |                                          | key.pem, with a warning |
+ * | AUDIT_KEY_HISTORY_FILE     | JSON key history after rotations          | unset: the current key  |
+ * |                            | (docs/proofs.md, "Signing keys")         | alone                   |
  */
 import { availableParallelism } from "node:os";
 import * as path from "node:path";
@@ -54,6 +59,10 @@ export interface ServiceConfig {
   mcpResponseMode: "json" | "sse";
   /** Cluster mode's settings; undefined: the embedded default. */
   cluster: ClusterSettings | undefined;
+  /** AUDIT_SIGNING_KEY_FILE resolved; undefined: the quick-start key in DATA_DIR (audit-signing-key.ts). */
+  auditSigningKeyFile: string | undefined;
+  /** AUDIT_KEY_HISTORY_FILE resolved; undefined: the current key is the whole history. */
+  auditKeyHistoryFile: string | undefined;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -97,6 +106,8 @@ export function loadServiceConfig(env: Env, cwd: string = process.cwd()): Servic
     logLevel,
     mcpResponseMode,
     cluster: clusterSettings(env),
+    auditSigningKeyFile: isSet(env, "AUDIT_SIGNING_KEY_FILE") ? path.resolve(cwd, env["AUDIT_SIGNING_KEY_FILE"] as string) : undefined,
+    auditKeyHistoryFile: isSet(env, "AUDIT_KEY_HISTORY_FILE") ? path.resolve(cwd, env["AUDIT_KEY_HISTORY_FILE"] as string) : undefined,
   };
 }
 

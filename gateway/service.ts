@@ -21,6 +21,10 @@ import { authRoutes } from "./routes/auth-routes.js";
 import { healthRoutes } from "./routes/health-routes.js";
 import { identityRoutes } from "./routes/identity-routes.js";
 import { marketRoutes } from "./routes/market-routes.js";
+import { auditRoutes } from "./routes/audit-routes.js";
+import { loadAuditKeys, type AuditKeys } from "./audit-signing-key.js";
+import type { AuditSigner } from "../engine/audit/signing/audit-signer.js";
+import type { KeyHistory } from "../engine/audit/signing/key-history.js";
 import { mcpRoutes } from "./routes/mcp-routes.js";
 import { McpEndpoint } from "./mcp/mcp-endpoint.js";
 import { MarketRuntime } from "../engine/runtime/market-runtime.js";
@@ -67,6 +71,13 @@ export interface RunningService {
   readonly metrics: ServiceMetrics;
   /** Every route the server answers (method + uWS pattern), for the OpenAPI consistency check. */
   readonly routes: ReadonlyArray<{ method: string; pattern: string }>;
+  /**
+   * Signs audit log heads with the configured key (AUDIT_SIGNING_KEY_FILE, or the quick-start key).
+   * Shard workers get it through auditSignerWorkerData (engine/audit/signing/audit-signer.ts).
+   */
+  readonly auditSigner: AuditSigner;
+  /** The published key history (GET /v1/audit/keys), the signer's key last. */
+  readonly auditKeyHistory: KeyHistory;
   /** Set on the first start without configured HMAC secrets: how to use the generated operator. */
   readonly bootstrapNotice: string | undefined;
   /** Controlled clock: tell the shards the clock's time (fires due deadlines). */
@@ -100,6 +111,9 @@ interface Basics {
 async function startLocked(options: ServiceOptions, config: ServiceConfig, basics: Basics): Promise<RunningService> {
   const { clock, log, flushLogs, lock } = basics;
   const onFatal = options.onFatal ?? exitOnFatal(log, flushLogs);
+  // First: a key the service must not sign with stops it before it touches anything else.
+  const auditKeys = loadAuditKeys(config);
+  logAuditKeys(log, auditKeys);
   // Cluster mode: NATS first (a node that cannot reach it exits naming the URLs), then the layout.
   // Loaded only in cluster mode: the embedded default never loads the NATS client.
   const clusterNode = config.cluster === undefined ? undefined : await import("./cluster-node.js");
@@ -120,7 +134,7 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
   const readiness = new Readiness();
   const late: LateParts = {};
   const metrics = serviceMetrics(late, idempotency, auth, identity);
-  const routes = serviceRoutes(readiness, late, { auth, clock, identity, metrics, adminMounted: auth.operatorsConfigured(), cluster: cluster !== undefined });
+  const routes = serviceRoutes(readiness, late, { auth, clock, identity, metrics, adminMounted: auth.operatorsConfigured(), cluster: cluster !== undefined, auditKeyHistory: auditKeys.history });
   let server: HttpServer;
   let port: number;
   try {
@@ -161,6 +175,8 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
     mcp,
     metrics,
     routes: routes.map((route) => ({ method: route.method, pattern: route.pattern })),
+    auditSigner: auditKeys.signer,
+    auditKeyHistory: auditKeys.history,
     bootstrapNotice: authConfig.bootstrapNotice,
     publishTime: () => liveRuntime.publishTime(),
     close,
@@ -209,6 +225,7 @@ interface EarlyParts {
   adminMounted: boolean;
   /** Cluster mode (identities arrive from other nodes). */
   cluster: boolean;
+  auditKeyHistory: KeyHistory;
 }
 
 /** Every route: the health routes always answer, the others only once the service is ready. */
@@ -222,7 +239,7 @@ function serviceRoutes(readiness: Readiness, late: LateParts, early: EarlyParts)
       return opened(late.mcp);
     },
   };
-  const gated = [...authRoutes(parts), ...identityRoutes(parts), ...marketRoutes(parts), ...mcpRoutes(parts), ...operationsRoutes(parts)];
+  const gated = [...authRoutes(parts), ...identityRoutes(parts), ...marketRoutes(parts), ...mcpRoutes(parts), ...operationsRoutes(parts), ...auditRoutes(early.auditKeyHistory)];
   // Cluster mode: a token another node just issued is checked again once this node has caught up.
   const retry = early.cluster ? retryUnknownTokens(early.identity) : (route: HttpRoute) => route;
   return [...healthRoutes(readiness), ...gated.map((route) => readiness.gate(retry(route)))];
@@ -371,6 +388,12 @@ async function stop({ readiness, server, runtime, identity, lock, log, flushLogs
 function opened<T>(part: T | undefined): T {
   if (part === undefined) throw new Error("the market runtime is not open yet (a route bypassed the readiness gate)");
   return part;
+}
+
+/** Which key signs (its id and file, never the key), and the quick-start warning at every start. */
+function logAuditKeys(log: LogFn, keys: AuditKeys): void {
+  if (keys.warning !== undefined) log("warn", keys.warning, { keyFile: keys.keyFile });
+  log("info", "audit signing key", { keyId: keys.signer.keyId, keyFile: keys.keyFile, historyKeys: keys.history.keys.length });
 }
 
 /** The effective configuration, secrets reduced to who has one. */

@@ -20,6 +20,8 @@ export const SETTINGS: readonly SettingDoc[] = [
   { name: "CHECKPOINT_EVERY_SECONDS", default: "60", allowed: "integer 0..86400 (0: only by command count)" },
   { name: "LOG_LEVEL", default: "info", allowed: "debug | info | warn | error | silent" },
   { name: "MCP_RESPONSE_MODE", default: "json", allowed: "json (one JSON body per POST /mcp) | sse (server-sent events)" },
+  { name: "AUDIT_SIGNING_KEY_FILE", default: "(none: a key is generated at DATA_DIR/audit-signing-key.pem, and every start warns that whoever holds DATA_DIR can then sign)", allowed: "Ed25519 private key, PEM PKCS#8 (openssl genpkey -algorithm ed25519), mode 0600, outside DATA_DIR: signs the audit log heads" },
+  { name: "AUDIT_KEY_HISTORY_FILE", default: "(none: the signing key alone)", allowed: "JSON key history written by `market-service signing-key rotate` (docs/proofs.md); its last key must be AUDIT_SIGNING_KEY_FILE's" },
   { name: "AUTH_CHALLENGE_TTL", default: "120", allowed: "challenge lifetime, integer seconds 1..3600" },
   { name: "AUTH_TOKEN_TTL", default: "900", allowed: "bearer token lifetime, integer seconds 1..86400" },
   { name: "AUTH_AUDIENCE", default: "market-service", allowed: "1..128 visible ASCII characters, bound into challenges and tokens" },

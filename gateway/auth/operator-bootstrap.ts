@@ -14,6 +14,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { ConfigError, isValidSecretText } from "./config-error.js";
 import { isIdentifier, SYSTEM_ID } from "../../engine/identity/validate.js";
+import { writeFileAtomically } from "../atomic-file.js";
 
 export const OPERATOR_SECRET_FILE_NAME = "operator.secret";
 export const BOOTSTRAP_OPERATOR_ACTOR_ID = "operator";
@@ -39,7 +40,7 @@ export function loadOrCreateBootstrapOperator(dataDir: string, options: { genera
   }
   if (stat !== undefined) return loadExisting(filePath, stat);
   if (!options.generate) return undefined;
-  return generate(dataDir, filePath);
+  return generate(filePath);
 }
 
 function loadExisting(filePath: string, stat: fs.Stats): BootstrapOperator {
@@ -70,28 +71,11 @@ function loadExisting(filePath: string, stat: fs.Stats): BootstrapOperator {
   return { actorId: record.actorId, secret: record.secret, filePath, notice: undefined };
 }
 
-function generate(dataDir: string, filePath: string): BootstrapOperator {
+function generate(filePath: string): BootstrapOperator {
   const secret = randomBytes(SECRET_BYTES).toString("base64url");
   const content = `${JSON.stringify({ actorId: BOOTSTRAP_OPERATOR_ACTOR_ID, secret })}\n`;
-  const tmpPath = `${filePath}.tmp`;
   try {
-    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    fs.rmSync(tmpPath, { force: true }); // a leftover would keep its old mode
-    const fd = fs.openSync(tmpPath, "wx", 0o600);
-    try {
-      fs.fchmodSync(fd, 0o600); // independent of the umask
-      fs.writeFileSync(fd, content, "utf8");
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tmpPath, filePath);
-    const dirFd = fs.openSync(dataDir, "r");
-    try {
-      fs.fsyncSync(dirFd);
-    } finally {
-      fs.closeSync(dirFd);
-    }
+    writeFileAtomically(filePath, content, 0o600);
   } catch {
     throw new ConfigError(OPERATOR_SECRET_FILE_NAME, `cannot create ${filePath} (is DATA_DIR writable?)`);
   }

@@ -14,7 +14,7 @@ export interface OperationDoc {
   pattern: string;
   operationId: string;
   summary: string;
-  tag: "health" | "auth" | "identities" | "markets" | "commitments" | "mcp" | "operations";
+  tag: "health" | "auth" | "identities" | "markets" | "commitments" | "mcp" | "operations" | "audit";
   auth: Auth;
   requestSchema?: string;
   successStatus: 200 | 201;
@@ -53,6 +53,7 @@ export const OPERATIONS: readonly OperationDoc[] = [
   },
   { method: "POST", pattern: "/mcp", operationId: "mcp", summary: "Streamable HTTP MCP endpoint (stateless): JSON-RPC requests; tools mirror the market operations.", tag: "mcp", auth: "credential", successStatus: 200, responseSchema: { mediaType: "application/json", description: "a JSON-RPC response (or text/event-stream in SSE mode)" }, errorStatuses: [400, 401, 405, 406] },
   { method: "GET", pattern: "/metrics", operationId: "metrics", summary: "Prometheus metrics (text exposition format): the metrics token (METRICS_TOKEN) as a bearer token, or an operator actor's credential.", tag: "operations", auth: "operator", successStatus: 200, responseSchema: { mediaType: "text/plain", description: "Prometheus text format 0.0.4" }, errorStatuses: [401, 403, 405] },
+  { method: "GET", pattern: "/v1/audit/keys", operationId: "getAuditKeys", summary: "The audit signing key history (Ed25519 public keys that sign log heads), the current key last; each key after the first endorsed by the one before (beyond the spec, docs/proofs.md).", tag: "audit", auth: "none", successStatus: 200, responseSchema: "AuditKeyList", errorStatuses: [405] },
   { method: "GET", pattern: "/openapi.json", operationId: "openapi", summary: "This document.", tag: "operations", auth: "none", successStatus: 200, responseSchema: { mediaType: "application/json", description: "OpenAPI 3.1 document" }, errorStatuses: [405] },
 ];
 

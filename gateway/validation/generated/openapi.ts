@@ -8,6 +8,7 @@ import type { CreateChallengeBody, IssueDelegationBody, IssueTokenBody, Provisio
 import type { Delegation, ProvisionedIdentity } from "../../../engine/rules/identity/types.js";
 import type { MarketOutcome } from "../../mcp/tool-outputs.js";
 import type { HealthStatus } from "../../openapi/health-status.js";
+import type { AuditKeyList } from "../../routes/audit-routes.js";
 export const openApiComponents = {
     version: "3.1",
     components: {
@@ -1923,6 +1924,52 @@ export const openApiComponents = {
                 ],
                 description: "get_my_market_outcome (and GET /v1/markets/{marketId}/my-outcome): one principal's own view."
             },
+            AuditKeyList: {
+                type: "object",
+                properties: {
+                    keys: {
+                        type: "array",
+                        items: {
+                            type: "object",
+                            properties: {
+                                keyId: {
+                                    type: "string",
+                                    description: "Lowercase hex of the first 16 bytes of SHA-256 over the raw public key."
+                                },
+                                publicKey: {
+                                    type: "string",
+                                    description: "The raw 32-byte Ed25519 public key, unpadded base64url."
+                                },
+                                activatedAtMs: {
+                                    type: "number",
+                                    description: "From when the key signs, ms since the epoch; 0 for a first key in force since the log began."
+                                },
+                                endorsement: {
+                                    oneOf: [
+                                        {
+                                            type: "null"
+                                        },
+                                        {
+                                            type: "string"
+                                        }
+                                    ],
+                                    description: "The previous key's Ed25519 signature endorsing this one (unpadded base64url); null for the first key."
+                                }
+                            },
+                            required: [
+                                "keyId",
+                                "publicKey",
+                                "activatedAtMs",
+                                "endorsement"
+                            ]
+                        }
+                    }
+                },
+                required: [
+                    "keys"
+                ],
+                description: "The reply body: `{ keys }`, exactly the history's entries (docs/proofs.md, \"Signing keys\")."
+            },
             ErrorBody: {
                 type: "object",
                 properties: {
@@ -2009,6 +2056,9 @@ export const openApiComponents = {
         },
         {
             $ref: "#/components/schemas/MarketOutcome"
+        },
+        {
+            $ref: "#/components/schemas/AuditKeyList"
         },
         {
             $ref: "#/components/schemas/ErrorBody"

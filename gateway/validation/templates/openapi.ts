@@ -20,6 +20,7 @@ import type { CreateChallengeBody, IssueDelegationBody, IssueTokenBody, Provisio
 import type { Delegation, ProvisionedIdentity } from "../../../engine/rules/identity/types.js";
 import type { MarketOutcome } from "../../mcp/tool-outputs.js";
 import type { HealthStatus } from "../../openapi/health-status.js";
+import type { AuditKeyList } from "../../routes/audit-routes.js";
 
 export const openApiComponents = typia.json.schemas<
   [
@@ -43,6 +44,7 @@ export const openApiComponents = typia.json.schemas<
     Market,
     MarketRecord,
     MarketOutcome,
+    AuditKeyList,
     ErrorBody,
   ],
   "3.1"
