@@ -3,6 +3,7 @@
  * recorded layout, the leases and the cluster runtime. The same binary as the embedded default:
  * service.ts takes this path only when CLUSTER_NATS_URLS is set.
  */
+import type { ShardHeadsSpec } from "../engine/runtime/worker-messages.js";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Clock } from "../engine/clock.js";
 import type { ClusterSettings } from "../engine/cluster/cluster-settings.js";
@@ -64,6 +65,7 @@ export interface ClusterRuntimeParts {
   workerSource?: ShardWorkerSource;
   log: LogFn;
   onBatch: (partition: number, stats: BatchStats) => void;
+  heads?: ShardHeadsSpec;
 }
 
 /** The cluster runtime with its leases: from here on this node takes partitions and serves them. */
@@ -80,6 +82,7 @@ export async function openClusterRuntime(cluster: ClusterConnection, parts: Clus
     log: (level, message, fields) => parts.log(level, message, fields),
     onBatch: parts.onBatch,
     ...(parts.workerSource === undefined ? {} : { workerSource: parts.workerSource }),
+    ...(parts.heads === undefined ? {} : { heads: parts.heads }),
   });
   const leases = await LeaseManager.open({
     connection,

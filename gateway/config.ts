@@ -27,6 +27,12 @@
  * |                            |                                          | key.pem, with a warning |
  * | AUDIT_KEY_HISTORY_FILE     | JSON key history after rotations          | unset: the current key  |
  * |                            | (docs/proofs.md, "Signing keys")         | alone                   |
+ * | AUDIT_HEADS                | on, or off (no signed heads, no receipts: | on                      |
+ * |                            | for comparisons; docs/proofs.md)         |                         |
+ * | AUDIT_HEAD_EVERY_COMMANDS  | integer 1..10,000,000: a head recorded   | 10000                   |
+ * |                            | after this many entries of a log ...     |                         |
+ * | AUDIT_HEAD_EVERY_SECONDS   | integer 1..86,400: ... or once the oldest| 1                       |
+ * |                            | entry no head covers is this old         |                         |
  */
 import { availableParallelism } from "node:os";
 import * as path from "node:path";
@@ -63,6 +69,8 @@ export interface ServiceConfig {
   auditSigningKeyFile: string | undefined;
   /** AUDIT_KEY_HISTORY_FILE resolved; undefined: the current key is the whole history. */
   auditKeyHistoryFile: string | undefined;
+  /** When each log records a signed head (engine/runtime/log-heads.ts); undefined: AUDIT_HEADS=off. */
+  auditHeads: { everyCommands: number; everyMs: number } | undefined;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -108,6 +116,21 @@ export function loadServiceConfig(env: Env, cwd: string = process.cwd()): Servic
     cluster: clusterSettings(env),
     auditSigningKeyFile: isSet(env, "AUDIT_SIGNING_KEY_FILE") ? path.resolve(cwd, env["AUDIT_SIGNING_KEY_FILE"] as string) : undefined,
     auditKeyHistoryFile: isSet(env, "AUDIT_KEY_HISTORY_FILE") ? path.resolve(cwd, env["AUDIT_KEY_HISTORY_FILE"] as string) : undefined,
+    auditHeads: auditHeadSettings(env),
+  };
+}
+
+/** AUDIT_HEADS and its interval; with AUDIT_HEADS=off the interval settings may not be set. */
+function auditHeadSettings(env: Env): ServiceConfig["auditHeads"] {
+  const heads = isSet(env, "AUDIT_HEADS") ? env["AUDIT_HEADS"] : "on";
+  if (heads !== "on" && heads !== "off") throw new ConfigError("AUDIT_HEADS", "must be on or off");
+  if (heads === "off") {
+    for (const name of ["AUDIT_HEAD_EVERY_COMMANDS", "AUDIT_HEAD_EVERY_SECONDS"]) if (isSet(env, name)) throw new ConfigError(name, "has no effect with AUDIT_HEADS=off");
+    return undefined;
+  }
+  return {
+    everyCommands: integer(env, "AUDIT_HEAD_EVERY_COMMANDS", 10_000, 1, 10_000_000),
+    everyMs: integer(env, "AUDIT_HEAD_EVERY_SECONDS", 1, 1, 86_400) * 1000,
   };
 }
 

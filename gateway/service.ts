@@ -23,7 +23,8 @@ import { identityRoutes } from "./routes/identity-routes.js";
 import { marketRoutes } from "./routes/market-routes.js";
 import { auditRoutes } from "./routes/audit-routes.js";
 import { loadAuditKeys, type AuditKeys } from "./audit-signing-key.js";
-import type { AuditSigner } from "../engine/audit/signing/audit-signer.js";
+import { auditSignerWorkerData, type AuditSigner } from "../engine/audit/signing/audit-signer.js";
+import type { ShardHeadsSpec } from "../engine/runtime/worker-messages.js";
 import type { KeyHistory } from "../engine/audit/signing/key-history.js";
 import { mcpRoutes } from "./routes/mcp-routes.js";
 import { McpEndpoint } from "./mcp/mcp-endpoint.js";
@@ -148,7 +149,8 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
   }
   let liveRuntime: MarketRuntime | ClusterRuntime;
   try {
-    const parts = { shards, clock, idempotency, onFatal, metrics, log };
+    const heads = config.auditHeads === undefined ? undefined : { signer: auditSignerWorkerData(auditKeys.signer), ...config.auditHeads };
+    const parts = { shards, clock, idempotency, onFatal, metrics, log, heads };
     liveRuntime =
       cluster === undefined || clusterNode === undefined
         ? await openRuntime(options, config, parts)
@@ -275,6 +277,8 @@ interface RuntimeParts {
   onFatal: (message: string) => void;
   metrics: ServiceMetrics;
   log: LogFn;
+  /** Signed heads and receipts (AUDIT_HEADS); undefined: none. */
+  heads: ShardHeadsSpec | undefined;
 }
 
 /** Opens the market runtime (recovers every shard from its log) and logs what was recovered. */
@@ -291,6 +295,7 @@ async function openRuntime(options: ServiceOptions, config: ServiceConfig, parts
     onFatal,
     onBatch: (shardIndex, stats) => metrics.observeBatch(shardIndex, stats),
     ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
+    ...(parts.heads === undefined ? {} : { heads: parts.heads }),
   });
   log("info", "recovered", {
     shards,
@@ -312,6 +317,7 @@ function clusterParts(options: ServiceOptions, config: ServiceConfig, parts: Run
     log: parts.log,
     onBatch: (partition, stats) => parts.metrics.observeBatch(partition, stats),
     ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
+    ...(parts.heads === undefined ? {} : { heads: parts.heads }),
   };
 }
 

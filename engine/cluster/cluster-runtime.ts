@@ -18,6 +18,7 @@ import type { Command } from "../rules/types/command.js";
 import type { Markets } from "../runtime/markets.js";
 import { ShardAnswers, type ShardAnswersOptions } from "../runtime/shard-answers.js";
 import type { ShardWorkerSource } from "../runtime/shard-host.js";
+import type { ShardHeadsSpec } from "../runtime/worker-messages.js";
 import {
   commandRequest,
   marketRead,
@@ -68,6 +69,8 @@ export interface ClusterRuntimeOptions extends ShardAnswersOptions {
   checkpointEverySeconds?: number;
   log: ClusterLog;
   onBatch?: (partition: number, stats: BatchStats) => void;
+  /** Sign each partition log's heads and give accepted commands receipts; undefined: none. */
+  heads?: ShardHeadsSpec;
 }
 
 /** How long a failed partition waits before this node opens it again (it still holds the lease). */
@@ -103,6 +106,7 @@ export class ClusterRuntime implements Markets {
       ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
       onStopped: (partition, reason) => this.stopped(partition, reason),
       ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
+      ...(options.heads === undefined ? {} : { heads: options.heads }),
     });
     const everySeconds = options.checkpointEverySeconds ?? 60;
     if (everySeconds > 0) {

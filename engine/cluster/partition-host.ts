@@ -8,7 +8,7 @@ import { ShardChannel } from "../runtime/shard-channel.js";
 import { defaultShardWorkerSource, type ShardWorkerSource } from "../runtime/shard-host.js";
 import type { BatchStats, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "../runtime/shard-protocol.js";
 import { UnavailableError } from "../runtime/unavailable.js";
-import type { ShardWorkerData } from "../runtime/worker-messages.js";
+import type { ShardHeadsSpec, ShardWorkerData } from "../runtime/worker-messages.js";
 
 export function partitionStream(partition: number): string {
   return `partition-${partition}`;
@@ -22,6 +22,8 @@ export interface PartitionHostOptions {
   controlledClock: boolean;
   tickIntervalMs?: number;
   workerSource?: ShardWorkerSource;
+  /** Sign each partition log's heads (log id `partition-<p>`, valid across owners); undefined: none. */
+  heads?: ShardHeadsSpec;
   /** A partition stopped on its own: fenced by a newer owner, or its journal failed. */
   onStopped: (partition: number, reason: string) => void;
   onBatch?: (partition: number, stats: BatchStats) => void;
@@ -55,6 +57,7 @@ export class PartitionHost {
       // A new owner rebuilds the partition's idempotency entries from the whole stream.
       reportIdempotencyAfterLsn: 0,
       tickIntervalMs: options.tickIntervalMs ?? 100,
+      ...(options.heads === undefined ? {} : { heads: options.heads }),
     };
     const started = await ShardChannel.start(options.workerSource ?? defaultShardWorkerSource(), data, options.clock, {
       onFatal: (message) => this.stopped(partition, `its journal failed: ${message}`),

@@ -85,7 +85,7 @@ export class LogHeads {
   }
 
   /** Entries after the last head entry. */
-  private get uncovered(): number {
+  get uncovered(): number {
     return this.tree.size - this.coveredSize;
   }
 

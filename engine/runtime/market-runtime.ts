@@ -11,6 +11,7 @@ import { IdempotencyIndex, type CommandLocation } from "../idempotency/index.js"
 import { openIndexSnapshot, peekIndexWatermarks, writeIndexSnapshot } from "../idempotency/index-snapshot.js";
 import { ensureClusterMeta } from "./cluster-meta.js";
 import { ShardHost, type ShardWorkerSource } from "./shard-host.js";
+import type { ShardHeadsSpec } from "./worker-messages.js";
 import type { RecordCacheStats } from "./record-cache.js";
 import { ShardAnswers, type ShardAnswersOptions } from "./shard-answers.js";
 import {
@@ -48,6 +49,8 @@ export interface MarketRuntimeOptions extends ShardAnswersOptions {
   onFatal: (message: string) => void;
   /** After every shard batch (metrics). */
   onBatch?: (shardIndex: number, stats: BatchStats) => void;
+  /** Sign each shard log's heads and give accepted commands receipts (log-heads.ts); undefined: none. */
+  heads?: ShardHeadsSpec;
 }
 
 export interface RuntimeRecovery {
@@ -86,6 +89,7 @@ export class MarketRuntime implements Markets {
         ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
         onFatal: (shardIndex, message) => options.onFatal(`shard ${shardIndex}: ${message}`),
         ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
+        ...(options.heads === undefined ? {} : { heads: options.heads }),
       });
     // Each shard needs its watermark from the index snapshot to open. They are read first from the
     // file's first bytes, so the shards open while this thread reads, checks and decodes the whole

@@ -346,7 +346,7 @@ export class ShardCore {
    * reply cache, and an accepted one its receipt. A batch ends with a head entry when one is due
    * (log-heads.ts); a head alone is appended when one is due and nothing else is staged.
    */
-  private async commit(nowMs: number): Promise<void> {
+  private async commit(nowMs: number, headNow = false): Promise<void> {
     const staged = this.staged;
     this.staged = [];
     let commitMs = 0;
@@ -354,7 +354,7 @@ export class ShardCore {
     let recorded: SignedHead | undefined;
     if (this.heads !== undefined) {
       for (const payload of payloads) this.heads.append(payload, nowMs);
-      if (this.heads.due(nowMs)) {
+      if (this.heads.due(nowMs) || (headNow && this.heads.uncovered > 0)) {
         const head = this.heads.recordHead(nowMs);
         payloads.push(head.payload);
         recorded = head.head;
@@ -508,11 +508,21 @@ export class ShardCore {
     return { lsn: written.sequence, sizeBytes: written.sizeBytes };
   }
 
-  /** Stops taking batches and closes the journal once what was appended before is done. */
-  close(): Promise<void> {
-    if (this.closed) return Promise.resolve();
+  /**
+   * Stops taking batches and closes the journal once what was appended before is done. A shard that
+   * signs heads first records one over whatever no head covers yet, so a log stopped cleanly is
+   * signed to its last entry (after a crash, the entries since the last head are not: an audit
+   * reports them).
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (this.heads !== undefined && this.heads.uncovered > 0 && this.staged.length === 0) {
+      // Best effort: a shard closed because its journal failed (or was fenced) cannot append, and
+      // leaves its last entries unsigned, as a crash would.
+      await this.commit(this.stamp(), true).catch(() => undefined);
+    }
     this.closed = true;
-    return this.journal.close();
+    await this.journal.close();
   }
 }
 

@@ -6,7 +6,7 @@
 import * as path from "node:path";
 import type { Clock } from "../clock.js";
 import type { BatchStats, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
-import type { ShardWorkerData } from "./worker-messages.js";
+import type { ShardHeadsSpec, ShardWorkerData } from "./worker-messages.js";
 import { ShardChannel, type StartedShard } from "./shard-channel.js";
 import { SHARD_WORKER_ASSET } from "../../gateway/sea/assets.js";
 import { workerSource, type WorkerSource } from "../../gateway/sea/embedded-worker.js";
@@ -29,6 +29,8 @@ export interface ShardHostOptions {
   segmentSizeBytes?: number;
   tickIntervalMs?: number;
   workerSource?: ShardWorkerSource;
+  /** Sign each shard log's heads; undefined: none. */
+  heads?: ShardHeadsSpec;
   /** Called when a shard can no longer guarantee durability; the service must stop. */
   onFatal: (shardIndex: number, message: string) => void;
   /** Called after every batch a shard processed (metrics). */
@@ -65,6 +67,7 @@ export class ShardHost {
         startMs: options.clock.nowMs(),
         reportIdempotencyAfterLsn: options.reportIdempotencyAfterLsn[shardIndex] ?? 0,
         tickIntervalMs: options.tickIntervalMs ?? 100,
+        ...(options.heads === undefined ? {} : { heads: options.heads }),
       };
       starts.push(
         ShardChannel.start(source, data, options.clock, {

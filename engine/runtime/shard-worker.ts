@@ -14,7 +14,10 @@ import { openFileShard, ShardCore, type OpenedShard } from "./shard-core.js";
 import { JournalFencedError } from "../journal/journal.js";
 import { openPartitionJournal, type PartitionJournal } from "./partition-journal.js";
 import { envelope, type Envelope } from "./worker-messages.js";
-import type { FromShard, ShardWorkerData, ToShard } from "./worker-messages.js";
+import type { FromShard, ShardHeadsSpec, ShardWorkerData, ToShard } from "./worker-messages.js";
+import type { LogHeadsOptions } from "./log-heads.js";
+import { shardLogId } from "./shard-routing.js";
+import { auditSignerFromWorkerData } from "../audit/signing/audit-signer.js";
 import { packResponses, unpackRequests } from "./wire.js";
 import type { ShardRequest } from "./shard-protocol.js";
 
@@ -47,12 +50,17 @@ let partition: PartitionJournal | undefined;
 
 async function openShard(): Promise<OpenedShard> {
   const spec = data.journal;
-  const common = { shardIndex: data.shardIndex, clock, reportIdempotencyAfterLsn: data.reportIdempotencyAfterLsn };
+  const heads = data.heads === undefined ? undefined : headsOptions(data.heads, spec.kind === "file" ? shardLogId(data.shardIndex) : spec.stream);
+  const common = { shardIndex: data.shardIndex, clock, reportIdempotencyAfterLsn: data.reportIdempotencyAfterLsn, ...(heads === undefined ? {} : { heads }) };
   if (spec.kind === "file") {
     return openFileShard({ ...common, dir: spec.dir, ...(spec.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: spec.segmentSizeBytes }) });
   }
   partition = await openPartitionJournal(spec);
   return ShardCore.open({ ...common, journal: partition.journal, fenced: true });
+}
+
+function headsOptions(spec: ShardHeadsSpec, logId: string): LogHeadsOptions {
+  return { logId, signer: auditSignerFromWorkerData(spec.signer), everyCommands: spec.everyCommands, everyMs: spec.everyMs };
 }
 
 enqueue(async () => {
