@@ -27,5 +27,7 @@ export function printVerify(result: VerifyResult, json: boolean, facts?: string)
     return;
   }
   if (!json) printMarkets(result.replay);
-  process.stderr.write(`${auditSummary("verified", result.replay)}; ${result.snapshotsCompared} snapshot(s) matched\n${facts === undefined ? "" : `${facts}\n`}`);
+  const heads = result.signedHeads;
+  const signed = `${heads.heads} signed head(s) matched${heads.uncoveredEntries > 0 ? ` (${heads.uncoveredEntries} entries after the last one, as a crash leaves them)` : ""}`;
+  process.stderr.write(`${auditSummary("verified", result.replay)}; ${result.snapshotsCompared} snapshot(s) matched; ${signed}\n${facts === undefined ? "" : `${facts}\n`}`);
 }

@@ -11,6 +11,7 @@ import { availableParallelism } from "node:os";
 import * as path from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import { replayDataDir, replayMarketRecord, verifyDataDir } from "../engine/audit/audit-replay.js";
+import { publicKeysOption, type PublicKeyEntry } from "./public-keys-file.js";
 import { auditSummary as summary, printMarkets, printVerify } from "./audit-output.js";
 import { progressReporter } from "./progress-bar.js";
 import { MAX_POOL_THREADS } from "../engine/pool/worker-pool.js";
@@ -163,28 +164,38 @@ function replayDirectory(options: { data: string; market?: string; json?: boolea
 
 program
   .command("verify")
-  .description("replay, and check every CRC, the hash chain, segment headers and each shard's newest snapshot against the replayed state; exit 1 naming the first divergence")
+  .description("replay, and check every CRC, the hash chain, segment headers, every signed head's root and each shard's newest snapshot against the replayed state; exit 1 naming the first divergence")
   .option("--data <dir>", DATA_HELP, dataOption, DEFAULT_DATA_DIR)
+  .option("--public-key <file>", "the service's public key (PEM) or key history (JSON): also check every signed head's signature, and fail a log with no signed head (docs/proofs.md)", nonEmpty("a file"))
   .option("--json", "machine-readable output")
   .option("--threads <n>", THREADS_HELP, threadsOption, availableParallelism())
   .option("--nats <urls>", NATS_HELP, nonEmpty("a NATS URL"))
   .option("--stream <name>", STREAM_HELP, nonEmpty("a stream name"))
   .option("--stream-export <file>", STREAM_EXPORT_HELP, nonEmpty("a file"))
-  .action(async (options: { data: string; json?: boolean; threads: number } & SourceOptions, command: Command) => {
+  .action(async (options: VerifyOptions & SourceOptions, command: Command) => {
     const stream = streamSource("verify", options, command.getOptionValueSource("data") === "cli");
     if (stream === null) return;
+    const publicKeys = publicKeysOption(options.publicKey);
+    if (publicKeys === null) return;
     if (stream !== undefined) {
       const { verifyFromStream } = await import("./stream-audit-cli.js");
-      await verifyFromStream(stream, options);
+      await verifyFromStream(stream, options, publicKeys);
       return;
     }
-    await verifyDirectory(options);
+    await verifyDirectory(options, publicKeys);
   });
 
-function verifyDirectory(options: { data: string; json?: boolean; threads: number }): Promise<void> {
+interface VerifyOptions {
+  data: string;
+  json?: boolean;
+  threads: number;
+  publicKey?: string;
+}
+
+function verifyDirectory(options: VerifyOptions, publicKeys: PublicKeyEntry[] | undefined): Promise<void> {
   return withDataDirLock(options.data, "verify", async () => {
     const progress = progressReporter("verify");
-    const result = await verifyDataDir(options.data, { onProgress: progress.onProgress, threads: options.threads });
+    const result = await verifyDataDir(options.data, { onProgress: progress.onProgress, threads: options.threads, ...(publicKeys === undefined ? {} : { publicKeys }) });
     progress.stop();
     printVerify(result, options.json === true);
   }).then(() => undefined);

@@ -9,6 +9,7 @@
  * stands where a shard's number does), the summary and what the stream showed (messages, owners'
  * claims, last epoch, chain head) on stderr; `--json` prints the result object on stdout.
  */
+import type { PublicKeyEntry } from "./public-keys-file.js";
 import { existsSync } from "node:fs";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { exportedStream, replayStream, replayStreamMarketRecord, verifyStream, type AuditedStream, type StreamFacts } from "../engine/audit/stream-audit.js";
@@ -76,9 +77,9 @@ export async function replayFromStream(choice: StreamSourceChoice, options: { ma
   });
 }
 
-export async function verifyFromStream(choice: StreamSourceChoice, options: { json?: boolean }): Promise<void> {
+export async function verifyFromStream(choice: StreamSourceChoice, options: { json?: boolean }, publicKeys: PublicKeyEntry[] | undefined): Promise<void> {
   await withSource(choice, async (source) => {
-    const result = await verifyStream(source);
+    const result = await verifyStream(source, publicKeys === undefined ? {} : { publicKeys });
     printVerify(result, options.json === true, describeFacts(result.stream));
   });
 }

@@ -82,6 +82,8 @@ export interface StreamVerifyResult extends VerifyResult {
 export interface StreamAuditOptions {
   /** Payload bytes kept from the pass for rebuilding records (default 256 MiB); the rest is read again. */
   readonly keptPayloadBytes?: number;
+  /** verify: the service's public keys; with them every signed head's signature is checked (audit-replay.ts's AuditOptions). */
+  readonly publicKeys?: ReadonlyArray<{ keyId: string; publicKey: Uint8Array }>;
 }
 
 /** The partition a stream's name names (`partition-<p>`), else 0. */
@@ -115,7 +117,7 @@ class FoldProblem extends Error {
  * Reads every message in order, checks it against the one before (and, with `snapshot`, compares
  * the snapshot at the message its mark names), and folds its entries.
  */
-async function foldStream(source: AuditedStream, keptPayloadBytes: number, snapshot: StoredSnapshot | undefined): Promise<Folded> {
+async function foldStream(source: AuditedStream, keptPayloadBytes: number, snapshot: StoredSnapshot | undefined, publicKeys?: StreamAuditOptions["publicKeys"]): Promise<Folded> {
   const name = source.name;
   const partition = partitionOfStream(name);
   const where = `partition ${partition} (stream ${name})`;
@@ -123,7 +125,7 @@ async function foldStream(source: AuditedStream, keptPayloadBytes: number, snaps
   const fold = new LogFold();
   const kept = new KeptPayloads(keptPayloadBytes);
   const keptOffsets = new Map<string, number[]>();
-  const heads = new HeadAudit(`partition-${partition}`, undefined);
+  const heads = new HeadAudit(name, publicKeys === undefined ? undefined : new Map(publicKeys.map((key) => [key.keyId, key.publicKey])));
   let messages = 0;
   let claims = 0;
   let snapshotsCompared = 0;
@@ -236,7 +238,7 @@ export async function verifyStream(source: AuditedStream, options: StreamAuditOp
   let folded: Folded;
   try {
     const snapshot = source.newestSnapshot === undefined ? undefined : await source.newestSnapshot();
-    folded = await foldStream(source, options.keptPayloadBytes ?? DEFAULT_KEPT_PAYLOAD_BYTES, snapshot);
+    folded = await foldStream(source, options.keptPayloadBytes ?? DEFAULT_KEPT_PAYLOAD_BYTES, snapshot, options.publicKeys);
   } catch (error) {
     if (!(error instanceof FoldProblem)) throw error;
     return { ok: false, problem: error.message, replay: resultOf(0, [], startedMs, false), snapshotsCompared: 0, signedHeads: { heads: 0, uncoveredEntries: 0 }, stream: error.facts };

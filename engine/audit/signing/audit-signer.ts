@@ -28,7 +28,7 @@ export interface AuditSignerWorkerData {
 
 /** The raw public key of an Ed25519 key (private or public) from its SPKI DER: the last 32 bytes. */
 export function rawEd25519PublicKey(key: KeyObject): Uint8Array {
-  const spki = createPublicKey(key).export({ format: "der", type: "spki" });
+  const spki = (key.type === "public" ? key : createPublicKey(key)).export({ format: "der", type: "spki" });
   return new Uint8Array(spki.subarray(spki.length - ED25519_PUBLIC_KEY_BYTES));
 }
 
