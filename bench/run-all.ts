@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark, one after another (never in parallel: on a 2-core machine two
  * benchmarks at once measure each other), each in its own process, bounded in time.
  *
- *   npm run bench                      engine, storage, recovery (P4/P5), audit CLI, record reads, MCP,
+ *   npm run bench                      engine, storage, recovery (P4/P5), Merkle tree, audit CLI, record reads, MCP,
  *                                      storm (floor, P1, P3), the architecture's ceiling (P1 and P3), soak
  *   npm run bench -- --only storm,mcp  a subset, by name
  *   npm run bench -- --quick           smaller sizes and shorter runs, to see that every bench runs
@@ -40,6 +40,7 @@ const STEPS: BenchStep[] = [
     timeoutSeconds: 1_800,
     needsBuild: true,
   },
+  { name: "merkle", args: ["--expose-gc", ...TSX, "bench/merkle.bench.ts", ...(quick ? ["--leaves", "100000", "--proofs", "1000"] : [])], timeoutSeconds: 600 },
   { name: "audit", args: [...TSX, "bench/audit.bench.ts", ...(quick ? ["--commands", "50000", "--markets", "200"] : [])], timeoutSeconds: 1_200, needsBuild: true },
   {
     name: "record-read",

@@ -1,5 +1,5 @@
 /**
- * The service's audit signing key and its public history, loaded at start (decisions.md I31):
+ * The service's audit signing key and its public history, loaded at start (decisions.md I32):
  *
  * - AUDIT_SIGNING_KEY_FILE names an Ed25519 private key, PEM PKCS#8 (`openssl genpkey -algorithm
  *   ed25519`). It must be a regular file no group or other may access (like ssh's keys) and must lie

@@ -316,7 +316,7 @@ export class LocalCluster {
 
   /**
    * Resolves once every running NATS node's /healthz says JetStream is healthy (a meta leader known,
-   * the node current) and the meta leader lists every running node as a current member. A node left
+   * the node current) and the meta leader lists every running node as a member. A node left
    * out of the meta group (scripts/nats-meta-group.ts) is restarted on its store, at most a few times.
    */
   async waitForNats(): Promise<void> {
@@ -334,7 +334,7 @@ export class LocalCluster {
       let problems = states.filter((state) => state !== "");
       if (problems.length === 0) {
         const meta = await metaGroupState(this.nats.filter((_, i) => this.natsRunning[i] !== undefined));
-        if (meta.leader !== undefined && meta.absent.length === 0 && meta.lagging.length === 0) return;
+        if (meta.leader !== undefined && meta.absent.length === 0) return;
         problems = [`meta leader ${meta.leader ?? "unknown"}; not members: ${meta.absent.join(", ") || "none"}; not current: ${meta.lagging.join(", ") || "none"}`];
         for (const name of meta.absent) {
           const since = absentSinceMs.get(name) ?? performance.now();

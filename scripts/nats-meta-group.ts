@@ -22,7 +22,11 @@ export interface MetaGroupState {
   readonly leader: string | undefined;
   /** Running servers the leader does not list as meta group members at all (a restart brings them in). */
   readonly absent: readonly string[];
-  /** Running members not yet current with the leader (they catch up by themselves). */
+  /**
+   * Running members the leader does not report current. Not a readiness condition: after a restart
+   * under load the leader went on reporting a member not current for longer than 20 s while every
+   * stream served; only an absent server keeps R3 streams from being placed.
+   */
   readonly lagging: readonly string[];
 }
 

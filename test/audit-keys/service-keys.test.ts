@@ -1,5 +1,5 @@
 /**
- * The audit signing key in the running service (gateway/audit-signing-key.ts, decisions.md I31):
+ * The audit signing key in the running service (gateway/audit-signing-key.ts, decisions.md I32):
  * real key files written by openssl in temp dirs, the real service on a loopback port, the real CLI
  * as a process. Quick start, a configured key, every refusal, rotation through the CLI, and the
  * published keys checked with @noble/ed25519.

@@ -108,7 +108,7 @@ describe("a claim storm on a hot market", () => {
     console.info(`[figures] owner kill -9 mid-storm: kill → first success on the market ${failover.afterMs} ms; ${failover.count} successes sent after the kill; ${JSON.stringify(summary)}`);
 
     const problems = await stormProblems(nodes, creator, marketId, capacity, outcomes);
-    expect(problems, clusterLog()).toEqual([]);
+    expect(problems, `${problems.join("\n")}\n${clusterLog()}`).toEqual([]);
     expect(summary.ok).toBe(capacity);
     expect(failover.count).toBeGreaterThan(0);
 
@@ -152,7 +152,7 @@ describe("a claim storm on a hot market", () => {
     // The service kept acknowledging after the kill, and nothing acknowledged was lost.
     expect(after.count).toBeGreaterThan(0);
     const problems = await stormProblems(nodes, creator, marketId, capacity, outcomes);
-    expect(problems, clusterLog()).toEqual([]);
+    expect(problems, `${problems.join("\n")}\n${clusterLog()}`).toEqual([]);
     expect(summary.ok).toBe(capacity);
 
     await nats.restart(natsIndex);

@@ -222,7 +222,7 @@ export class NatsCluster {
   /**
    * Resolves once every running node's /healthz says JetStream is healthy (the meta group has a
    * leader and the node is current with it) and the meta leader lists every running node as a
-   * current member. A node left out of the meta group (scripts/nats-meta-group.ts says why that
+   * member. A node left out of the meta group (scripts/nats-meta-group.ts says why that
    * happens) is restarted on its store, at most a few times. Polls the real endpoints, bounded by
    * the ready timeout.
    */
@@ -244,7 +244,7 @@ export class NatsCluster {
       last = states.map((state) => state.detail).join("; ");
       if (states.every((state) => state.ok)) {
         const meta = await metaGroupState(this.running.filter((entry) => entry.process !== undefined).map((entry) => entry.node));
-        if (meta.leader !== undefined && meta.absent.length === 0 && meta.lagging.length === 0) return;
+        if (meta.leader !== undefined && meta.absent.length === 0) return;
         last = `meta leader ${meta.leader ?? "unknown"}; not members: ${meta.absent.join(", ") || "none"}; not current: ${meta.lagging.join(", ") || "none"}`;
         for (const name of meta.absent) {
           const since = absentSinceMs.get(name) ?? Date.now();
