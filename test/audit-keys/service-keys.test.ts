@@ -228,6 +228,10 @@ describe("AUDIT_SIGNING_KEY_FILE", () => {
       expect(body.keys).toHaveLength(1);
       expect(body.keys[0]?.keyId).toBe(keyIdOfFile(keyFile));
       signsAsPublished(service, body.keys[0] as PublishedKey);
+      // The route follows the router's rules: another method is the spec's 405 error body.
+      const post = await fetch(`${service.url}/v1/audit/keys`, { method: "POST", body: "{}" });
+      expect(post.status).toBe(405);
+      expect(await post.json()).toEqual({ error: { code: "method_not_allowed", message: "method POST is not allowed here" } });
       const logged = JSON.stringify(lines);
       for (const material of privateKeyMaterial(keyFile)) expect(logged).not.toContain(material);
     } finally {

@@ -10,6 +10,7 @@
  */
 import * as ed from "@noble/ed25519";
 import { sha512 } from "@noble/hashes/sha2.js";
+import { hexToBytes } from "@noble/hashes/utils.js";
 import { base64UrlDecode, base64UrlEncode } from "../../bytes-base64url.js";
 import { ED25519_PUBLIC_KEY_BYTES, KEY_ID_BYTES, KEY_ID_PATTERN, keyIdOf } from "./key-id.js";
 
@@ -54,7 +55,8 @@ export function endorsementMessage(entry: Pick<KeyHistoryEntry, "keyId" | "publi
   const message = new Uint8Array(DOMAIN_BYTES.length + 1 + KEY_ID_BYTES + ED25519_PUBLIC_KEY_BYTES + 8);
   message.set(DOMAIN_BYTES, 0);
   let at = DOMAIN_BYTES.length + 1;
-  for (let i = 0; i < KEY_ID_BYTES; i++) message[at++] = Number.parseInt(entry.keyId.slice(2 * i, 2 * i + 2), 16);
+  message.set(hexToBytes(entry.keyId), at);
+  at += KEY_ID_BYTES;
   message.set(publicKey, at);
   at += ED25519_PUBLIC_KEY_BYTES;
   new DataView(message.buffer).setBigUint64(at, BigInt(entry.activatedAtMs), false);

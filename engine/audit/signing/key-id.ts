@@ -4,6 +4,7 @@
  * so the client SDK computes the same id in a browser.
  */
 import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
 
 export const ED25519_PUBLIC_KEY_BYTES = 32;
 export const KEY_ID_BYTES = 16;
@@ -12,7 +13,5 @@ export const KEY_ID_PATTERN = /^[0-9a-f]{32}$/;
 
 export function keyIdOf(publicKey: Uint8Array): string {
   if (publicKey.length !== ED25519_PUBLIC_KEY_BYTES) throw new RangeError(`an Ed25519 public key is ${ED25519_PUBLIC_KEY_BYTES} bytes, not ${publicKey.length}`);
-  let hex = "";
-  for (const byte of sha256(publicKey).subarray(0, KEY_ID_BYTES)) hex += byte.toString(16).padStart(2, "0");
-  return hex;
+  return bytesToHex(sha256(publicKey).subarray(0, KEY_ID_BYTES));
 }
