@@ -61,6 +61,7 @@ describe("receipts and verify --public-key", () => {
       // An idempotent retry gets the original reply, receipt included.
       const retried = await h.post("/v1/markets/table-1/direct-claims", { commandId: "c-bob", principalId: "bob" }, bob.auth);
       expect(retried.text).toBe(won.text);
+      expect(retried.headers.get("market-receipt")).toBe(header);
       publicKeyFile = path.join(work, "keys.json");
       writeFileSync(publicKeyFile, keys.text);
     } finally {
