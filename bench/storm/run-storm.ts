@@ -1,6 +1,6 @@
 /**
  * Claim-storm benchmark (issue 7).
- *   npm run bench:storm -- [--scenario p1|p3|all] [--participants 20000] [--seconds 10] [--connections 64]
+ *   npm run bench:storm -- [--scenario p1|p3|heads|all] [--rounds 2] [--participants 20000] [--seconds 10] [--connections 64]
  *
  * Starts the real service the way a user runs it (built output, durable: every reply after its
  * fdatasync, fresh data dir on the repository's disk), provisions participants through the real API
@@ -13,6 +13,9 @@
  *   P1: one hot direct-claim.v1 market, confirmation none, capacity 1,000 and capacity = participants;
  *       peak (saturation) and p99 at half the peak rate; ratio to the floor.
  *   P3: 1,000 markets, claims spread over them; SHARDS=1 vs SHARDS=2.
+ *   heads: P1's hot market (capacity = participants) with signed heads and receipts off and on
+ *       (AUDIT_HEADS=off, then AUDIT_HEAD_EVERY_SECONDS=1), alternating, `--rounds` times each, in
+ *       one run: what heads cost (issue 29's budget: within 5%). `--scenario all` does not include it.
  */
 import { execSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -104,6 +107,42 @@ async function runP1(setup: Setup, floor: WrkResult): Promise<ScenarioResult[]> 
   return results;
 }
 
+async function runHeads(): Promise<ScenarioResult[]> {
+  const results: ScenarioResult[] = [];
+  const rounds = numberArg("rounds", 2);
+  const peaks: Record<"off" | "on", number[]> = { off: [], on: [] };
+  for (let round = 1; round <= rounds; round += 1) {
+    for (const heads of ["off", "on"] as const) {
+      const setup = await setUp(`heads-${heads}-${round}`, PARTICIPANTS, heads === "off" ? { AUDIT_HEADS: "off" } : { AUDIT_HEADS: "on", AUDIT_HEAD_EVERY_SECONDS: "1" });
+      try {
+        await warmUp(setup, WORK, `heads-${heads}-${round}`, WARM_UP_SECONDS, CONNECTIONS);
+        const marketId = `hot-heads-${heads}-${round}`;
+        await createMarket(setup, marketId, setup.participants);
+        const peak = await storm(setup, pathsFile(marketId, [`/v1/markets/${marketId}/direct-claims`]));
+        const accepted = peak.statuses["200"] ?? 0;
+        const allocated = await allocatedOf(setup, marketId);
+        const checks: Check[] = [
+          ...transportChecks(peak),
+          { name: "accepted replies match the allocation (+ those in flight at the deadline)", ok: allocated >= accepted && allocated <= accepted + CONNECTIONS, detail: `${accepted} accepted, ${allocated} allocated` },
+        ];
+        peaks[heads].push(peak.requestsPerSecond);
+        results.push({ name: `Signed heads ${heads}, round ${round}: P1 hot market, capacity = participants`, peak, checks });
+        process.stderr.write(`heads ${heads} round ${round}: ${Math.round(peak.requestsPerSecond)} req/s, p50 ${peak.latencyUs.p50} µs, p99 ${peak.latencyUs.p99} µs; checks ${checks.every((c) => c.ok) ? "passed" : "FAILED"}\n`);
+      } finally {
+        await setup.stop();
+      }
+    }
+  }
+  const mean = (values: number[]): number => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
+  const last = results.at(-1);
+  if (last !== undefined) {
+    const ratio = mean(peaks.on) / mean(peaks.off);
+    last.notes = `Signed heads on ÷ off (mean of ${rounds} rounds each, alternating): **${ratio.toFixed(3)}×** (${Math.round(mean(peaks.on))} vs ${Math.round(mean(peaks.off))} req/s).`;
+    process.stderr.write(`${last.notes}\n`);
+  }
+  return results;
+}
+
 async function runP3(): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = [];
   for (const shards of [1, 2]) {
@@ -177,7 +216,16 @@ async function main(): Promise<void> {
     }
     scenarios.push(...(await runP3()));
   }
-  if (floor === undefined) throw new Error(`unknown --scenario ${SCENARIO} (p1, p3 or all)`);
+  if (SCENARIO === "heads") {
+    const setup = await setUp("floor", 100);
+    try {
+      floor = await runFloor(setup);
+    } finally {
+      await setup.stop();
+    }
+    scenarios.push(...(await runHeads()));
+  }
+  if (floor === undefined) throw new Error(`unknown --scenario ${SCENARIO} (p1, p3, heads or all)`);
   const passed = scenarios.every((s) => s.checks.every((c) => c.ok));
   const resultsDir = path.join(REPO, "bench", "results");
   mkdirSync(resultsDir, { recursive: true });
