@@ -6,7 +6,8 @@
  * the first changed entry, or — if they dropped the heads too — for holding none.
  */
 import { CompactRange } from "./merkle/compact-range.js";
-import { leafHash, sameHash } from "./merkle/tree-hash.js";
+import { sameHash } from "./merkle/tree-hash.js";
+import { NODE_TREE_HASHING } from "../runtime/node-tree-hashing.js";
 import { verifyHead, type SignedHead } from "./heads/signed-head.js";
 
 export interface HeadAuditReport {
@@ -19,7 +20,7 @@ export interface HeadAuditReport {
 }
 
 export class HeadAudit {
-  private readonly tree = new CompactRange();
+  private readonly tree = new CompactRange(NODE_TREE_HASHING);
   private heads = 0;
   private lastHeadSize = 0;
   private problem: string | undefined;
@@ -36,7 +37,7 @@ export class HeadAudit {
   /** The entry at `sequence` (1, 2, … in order), and the head it holds if it is a head entry. */
   entry(sequence: number, payload: Uint8Array, head: SignedHead | undefined): void {
     if (head !== undefined && this.problem === undefined) this.check(sequence, head);
-    this.tree.append(leafHash(payload));
+    this.tree.append(NODE_TREE_HASHING.leafHash(payload));
   }
 
   report(): HeadAuditReport {

@@ -10,7 +10,7 @@
  * are built by whoever reads the log.
  */
 import { CompactRange } from "../audit/merkle/compact-range.js";
-import { leafHash } from "../audit/merkle/tree-hash.js";
+import { NODE_TREE_HASHING } from "./node-tree-hashing.js";
 import { headMessage, type SignedHead, type UnsignedHead } from "../audit/heads/signed-head.js";
 import { encodeLoggedHead } from "./logged-head.js";
 
@@ -52,7 +52,7 @@ export class LogHeads {
   ) {
     if (!(Number.isSafeInteger(options.everyCommands) && options.everyCommands >= 1)) throw new RangeError(`everyCommands ${options.everyCommands} is not a positive integer`);
     if (!(Number.isSafeInteger(options.everyMs) && options.everyMs >= 1)) throw new RangeError(`everyMs ${options.everyMs} is not a positive integer`);
-    this.tree = state === undefined ? new CompactRange() : CompactRange.of(state.size, state.roots);
+    this.tree = state === undefined ? new CompactRange(NODE_TREE_HASHING) : CompactRange.of(state.size, state.roots, NODE_TREE_HASHING);
     this.coveredSize = state?.coveredSize ?? 0;
     this.lastHeadMs = state?.lastHeadMs ?? 0;
     this.firstUncoveredMs = this.lastHeadMs;
@@ -75,7 +75,7 @@ export class LogHeads {
   /** One more entry of the log, in order, appended at `nowMs` (recovery: undefined, not known). */
   append(payload: Uint8Array, nowMs?: number): void {
     if (this.uncovered === 0) this.firstUncoveredMs = nowMs ?? this.lastHeadMs;
-    this.tree.append(leafHash(payload));
+    this.tree.append(NODE_TREE_HASHING.leafHash(payload));
   }
 
   /** The head just appended (recorded by this shard, or met by recovery) covers everything before it. */
@@ -105,7 +105,7 @@ export class LogHeads {
   recordHead(nowMs: number): { head: SignedHead; payload: Uint8Array } {
     const head = this.sign(nowMs);
     const payload = encodeLoggedHead(head);
-    this.tree.append(leafHash(payload));
+    this.tree.append(NODE_TREE_HASHING.leafHash(payload));
     this.recordedAt(head);
     return { head, payload };
   }

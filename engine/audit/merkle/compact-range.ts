@@ -4,7 +4,7 @@
  * compute the tree's root in O(log n) hashes and memory — what a log's writer keeps to sign a head per
  * batch without holding every leaf hash (proofs are built by whoever reads the log: merkle-log.ts).
  */
-import { HASH_BYTES, emptyTreeHash, nodeHash } from "./tree-hash.js";
+import { HASH_BYTES, TREE_HASHING, emptyTreeHash, type TreeHashing } from "./tree-hash.js";
 
 
 export class CompactRange {
@@ -12,13 +12,16 @@ export class CompactRange {
   /** One hash per set bit of `sizeLeaves`, the largest subtree first. */
   private readonly roots: Uint8Array[] = [];
 
-  /** A range at `size` with the given subtree roots (largest first), as `encode` wrote them. */
-  static of(size: number, roots: readonly Uint8Array[]): CompactRange {
+  /** `hashing`: which SHA-256 computes the node hashes (the same bytes whichever). */
+  constructor(private readonly hashing: TreeHashing = TREE_HASHING) {}
+
+  /** A range at `size` with the given subtree roots (largest first), as `subtreeRoots` gave them. */
+  static of(size: number, roots: readonly Uint8Array[], hashing: TreeHashing = TREE_HASHING): CompactRange {
     if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`compact range size ${size} is not a non-negative safe integer`);
     const expected = popCount(size);
     if (roots.length !== expected) throw new RangeError(`a compact range of size ${size} has ${expected} subtree roots, not ${roots.length}`);
     for (const root of roots) if (root.length !== HASH_BYTES) throw new RangeError(`a subtree root is ${root.length} bytes, not ${HASH_BYTES}`);
-    const range = new CompactRange();
+    const range = new CompactRange(hashing);
     range.sizeLeaves = size;
     range.roots.push(...roots.map((root) => root.slice()));
     return range;
@@ -40,7 +43,7 @@ export class CompactRange {
     let merged: Uint8Array = leafHash.slice();
     // Each trailing set bit of the old size is a subtree as large as the one being carried: merge.
     for (let size = this.sizeLeaves; size % 2 === 1; size = Math.floor(size / 2)) {
-      merged = nodeHash(this.roots.pop() as Uint8Array, merged);
+      merged = this.hashing.nodeHash(this.roots.pop() as Uint8Array, merged);
     }
     this.roots.push(merged);
     this.sizeLeaves += 1;
@@ -50,7 +53,7 @@ export class CompactRange {
   root(): Uint8Array {
     if (this.roots.length === 0) return emptyTreeHash();
     let hash = this.roots[this.roots.length - 1] as Uint8Array;
-    for (let i = this.roots.length - 2; i >= 0; i -= 1) hash = nodeHash(this.roots[i] as Uint8Array, hash);
+    for (let i = this.roots.length - 2; i >= 0; i -= 1) hash = this.hashing.nodeHash(this.roots[i] as Uint8Array, hash);
     return hash;
   }
 }

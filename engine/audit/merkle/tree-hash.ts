@@ -46,6 +46,19 @@ export function isHash(value: unknown): value is Uint8Array {
   return value instanceof Uint8Array && value.length === HASH_BYTES;
 }
 
+/**
+ * The two hashes of the tree as one pair, so that a writer can compute them with another SHA-256
+ * implementation (the service's shards use node:crypto's, engine/runtime/node-tree-hashing.ts: the
+ * same bytes, faster in Node); everything that must run in a browser uses `TREE_HASHING`.
+ */
+export interface TreeHashing {
+  leafHash(bytes: Uint8Array): Uint8Array;
+  nodeHash(left: Uint8Array, right: Uint8Array): Uint8Array;
+}
+
+/** The tree's hashes with @noble/hashes (this file's `leafHash` and `nodeHash`). */
+export const TREE_HASHING: TreeHashing = { leafHash, nodeHash };
+
 /** Byte-for-byte equality of two hashes. Not constant-time: every hash here is public. */
 export function sameHash(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;

@@ -1,0 +1,34 @@
+/**
+ * The Merkle tree's hashes (engine/audit/merkle/tree-hash.ts: leaf = SHA-256(0x00 ‖ bytes), node =
+ * SHA-256(0x01 ‖ left ‖ right)) computed with node:crypto's SHA-256 instead of @noble/hashes': the
+ * same bytes (test/audit/merkle/node-tree-hashing.test.ts), at a fraction of the cost per hash, which a
+ * shard pays for every entry it appends (bench:storm --scenario heads measures what heads cost).
+ * Node only: the pure tree code and everything a browser runs keep noble's.
+ */
+import { hash } from "node:crypto";
+import type { TreeHashing } from "../audit/merkle/tree-hash.js";
+
+const HASH_BYTES = 32;
+
+function sha256(data: Uint8Array): Uint8Array {
+  const digest = hash("sha256", data, "buffer");
+  return new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength);
+}
+
+// One reused input buffer for node hashes: JavaScript runs one call at a time.
+const nodeInput = new Uint8Array(1 + 2 * HASH_BYTES);
+nodeInput[0] = 0x01;
+
+export const NODE_TREE_HASHING: TreeHashing = {
+  leafHash(bytes: Uint8Array): Uint8Array {
+    const input = new Uint8Array(1 + bytes.length);
+    input.set(bytes, 1);
+    return sha256(input);
+  },
+  nodeHash(left: Uint8Array, right: Uint8Array): Uint8Array {
+    if (left.length !== HASH_BYTES || right.length !== HASH_BYTES) throw new RangeError(`nodeHash takes two ${HASH_BYTES}-byte hashes; got ${left.length} and ${right.length} bytes`);
+    nodeInput.set(left, 1);
+    nodeInput.set(right, 1 + HASH_BYTES);
+    return sha256(nodeInput);
+  },
+};
