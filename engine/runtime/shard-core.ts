@@ -365,8 +365,10 @@ export class ShardCore {
       const firstSequence = this.journal.lastSequence + 1;
       const positions = await this.journal.append(payloads, this.options.fenced === true ? { expectedLastSequence: this.journal.lastSequence } : {});
       commitMs = performance.now() - startedMs;
-      // Every command of the batch is in the recorded head's tree, or in one signed for the batch now.
-      const receiptHead = this.heads === undefined || staged.length === 0 ? undefined : headJson(recorded ?? this.heads.sign(nowMs));
+      // Every accepted command of the batch is in the recorded head's tree, or in one signed for the
+      // batch now; a batch of refusals only (most of a storm past capacity) needs no signature.
+      const accepted = staged.some((item) => item.response.reply.ok);
+      const receiptHead = this.heads === undefined || !accepted ? undefined : headJson(recorded ?? this.heads.sign(nowMs));
       staged.forEach((item, i) => {
         const position = positions[i] as JournalPosition;
         const reply = item.response.reply;

@@ -9,6 +9,9 @@ import { NatsCluster } from "./support/nats-cluster.js";
 import { ServiceCluster } from "./support/service-cluster.js";
 import { claimBody, openDirectClaimMarket, provisionPrincipal, request, type ClusterPrincipal } from "./support/cluster-clients.js";
 import { shardOfMarket } from "../../engine/runtime/shard-routing.js";
+import { parseReceipt } from "../../engine/audit/heads/receipt.js";
+import { verifyHead } from "../../engine/audit/heads/signed-head.js";
+import { base64UrlDecode } from "../../engine/bytes-base64url.js";
 import { eventually, MAIN_JS, spawnCaptured, tempDataDir, OPERATOR } from "../process/support.js";
 
 const PARTITIONS = 6;
@@ -49,9 +52,17 @@ describe("cluster mode", () => {
     const marketId = "forwarded-market";
     await openDirectClaimMarket(nodes, 1, creator, marketId, 3);
     const claimers = await Promise.all([0, 1, 2].map((i) => provisionPrincipal(nodes, i, `forward-claimer-${i}`)));
+    // Every node's published key (each node here has its own quick-start key).
+    const keys = await Promise.all([0, 1, 2].map(async (i) => (await request(nodes, i, "GET", "/v1/audit/keys", creator)).body.keys as Array<{ keyId: string; publicKey: string }>));
+    const publicKeys = new Map(keys.flat().map((key) => [key.keyId, base64UrlDecode(key.publicKey)]));
     for (const [i, who] of claimers.entries()) {
       const claimed = await request(nodes, i, "POST", `/v1/markets/${marketId}/direct-claims`, who, claimBody(`forward-claim-${i}`, who));
       expect(claimed.status, claimed.text).toBe(200);
+      // The owner's receipt comes back through whichever node forwarded the claim: a head of the partition's log.
+      const receipt = parseReceipt(claimed.headers.get("market-receipt") ?? "");
+      if (!receipt.ok) throw new Error(`claim via node ${i}: ${receipt.message}`);
+      expect(receipt.receipt.head.logId).toBe(`partition-${shardOfMarket(marketId, PARTITIONS)}`);
+      expect(verifyHead(receipt.receipt.head, publicKeys.get(receipt.receipt.head.keyId) ?? new Uint8Array(0))).toBe(true);
     }
     const views = await Promise.all([0, 1, 2].map((i) => request(nodes, i, "GET", `/v1/markets/${marketId}`, creator)));
     for (const view of views) expect(view.status).toBe(200);
