@@ -68,6 +68,16 @@ async function runFloor(setup: Setup): Promise<WrkResult> {
   }
 }
 
+/** The floor, with a small service of its own for the driver's tokens (when no P1 service runs). */
+async function floorAlone(): Promise<WrkResult> {
+  const setup = await setUp("floor", 100);
+  try {
+    return await runFloor(setup);
+  } finally {
+    await setup.stop();
+  }
+}
+
 async function runP1(setup: Setup, floor: WrkResult): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = [];
   const only = process.argv.includes("--only") ? [numberArg("only", 1_000)] : undefined;
@@ -206,23 +216,11 @@ async function main(): Promise<void> {
     }
   }
   if (SCENARIO === "p3" || SCENARIO === "all") {
-    if (floor === undefined) {
-      const setup = await setUp("floor", 100);
-      try {
-        floor = await runFloor(setup);
-      } finally {
-        await setup.stop();
-      }
-    }
+    floor ??= await floorAlone();
     scenarios.push(...(await runP3()));
   }
   if (SCENARIO === "heads") {
-    const setup = await setUp("floor", 100);
-    try {
-      floor = await runFloor(setup);
-    } finally {
-      await setup.stop();
-    }
+    floor = await floorAlone();
     scenarios.push(...(await runHeads()));
   }
   if (floor === undefined) throw new Error(`unknown --scenario ${SCENARIO} (p1, p3, heads or all)`);
