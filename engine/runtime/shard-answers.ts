@@ -6,7 +6,7 @@
  */
 import { WorkerPool } from "../pool/worker-pool.js";
 import { RecordCache, type RecordCacheStats } from "./record-cache.js";
-import type { ShardReply, ShardResponse } from "./shard-protocol.js";
+import { okReply, type ShardReply, type ShardResponse } from "./shard-protocol.js";
 
 export interface ShardAnswersOptions {
   /** Worker pool threads for record reads and old replies (default 1; engine/pool/worker-pool.ts). */
@@ -30,8 +30,11 @@ export class ShardAnswers {
     switch (response.kind) {
       case "read":
         return Promise.resolve(response.reply);
-      case "replay":
-        return response.work.kind === "record" ? this.records.answer(response.work, (work) => this.replays.replay(work)) : this.replays.replay(response.work);
+      case "replay": {
+        const work = response.work;
+        if (work.kind === "record") return this.records.answer(work, (recordWork) => this.replays.replay(recordWork));
+        return this.replays.replay(work).then((reply) => withReceipt(reply, work.receipt));
+      }
       case "command":
         return Promise.reject(new Error("shard answered a read with a command response"));
     }
@@ -45,4 +48,9 @@ export class ShardAnswers {
   close(): Promise<void> {
     return this.replays.close();
   }
+}
+
+/** An old accepted reply, replayed, with the receipt its shard signed for it (none on a refusal). */
+function withReceipt(reply: ShardReply, receipt: string): ShardReply {
+  return reply.ok && receipt !== "" ? okReply(reply.json, receipt) : reply;
 }

@@ -473,14 +473,18 @@ export class ShardCore {
   private async replyAt(position: number): Promise<ShardReply | ReplayWork> {
     const cached = this.replyCache.get(position);
     if (cached !== undefined) return cached;
-    const logged = decodeLoggedCommand((await this.journal.readAt(position)).payload);
+    const entry = await this.journal.readAt(position);
+    const logged = decodeLoggedCommand(entry.payload);
     if (logged.r !== undefined) return errorReply(logged.r.code, logged.r.message);
     const marketId = marketIdOfCommand(logged.c);
-    const entry = marketId === undefined ? undefined : this.markets.get(marketId);
-    const index = entry === undefined ? -1 : indexOfPosition(entry.positions, position);
-    if (entry === undefined || index < 0) throw new Error(`no market record holds the command logged at ${position}`);
-    const positions = entry.positions.slice(0, index + 1);
-    return replyWork(await this.replaySource(positions, positions.length), float64Bytes(positions));
+    const market = marketId === undefined ? undefined : this.markets.get(marketId);
+    const index = market === undefined ? -1 : indexOfPosition(market.positions, position);
+    if (market === undefined || index < 0) throw new Error(`no market record holds the command logged at ${position}`);
+    const positions = market.positions.slice(0, index + 1);
+    // The entry is committed, so the tree as it is now holds it: a head signed now is its receipt's.
+    const nowMs = Math.max(this.options.clock.nowMs(), this.fold.lastStampMs);
+    const receipt = this.heads === undefined ? "" : receiptJson(entry.sequence - 1, headJson(this.heads.sign(nowMs)));
+    return replyWork(await this.replaySource(positions, positions.length), float64Bytes(positions), receipt);
   }
 
   /**

@@ -94,8 +94,12 @@ export type ReplayWork =
    * only grow; record-cache.ts).
    */
   | { kind: "record"; source: ReplaySource; market: Uint8Array; marketId: string; recordLength: number }
-  /** The reply of the last of these commands (float64 bytes of their log positions, in record order). */
-  | { kind: "reply"; source: ReplaySource; positions: Uint8Array };
+  /**
+   * The reply of the last of these commands (float64 bytes of their log positions, in record order),
+   * and the receipt (receipt.ts JSON, "" for none) the shard signed for it now, which whoever finishes
+   * the work puts on an accepted reply.
+   */
+  | { kind: "reply"; source: ReplaySource; positions: Uint8Array; receipt: string };
 
 export interface ReplayResponse {
   kind: "replay";
@@ -205,6 +209,6 @@ export function recordWork(source: ReplaySource, market: Uint8Array, marketId: s
   return { kind: "record", source, market, marketId, recordLength };
 }
 
-export function replyWork(source: ReplaySource, positions: Uint8Array): Extract<ReplayWork, { kind: "reply" }> {
-  return { kind: "reply", source, positions };
+export function replyWork(source: ReplaySource, positions: Uint8Array, receipt = ""): Extract<ReplayWork, { kind: "reply" }> {
+  return { kind: "reply", source, positions, receipt };
 }

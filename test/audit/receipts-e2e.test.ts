@@ -62,6 +62,15 @@ describe("receipts and verify --public-key", () => {
       const retried = await h.post("/v1/markets/table-1/direct-claims", { commandId: "c-bob", principalId: "bob" }, bob.auth);
       expect(retried.text).toBe(won.text);
       expect(retried.headers.get("market-receipt")).toBe(header);
+      // After a restart the reply is replayed from the log: the receipt names the same entry, under a head signed now.
+      await h.restart();
+      const replayed = await h.post("/v1/markets/table-1/direct-claims", { commandId: "c-bob", principalId: "bob" }, await h.freshToken(bob));
+      expect(replayed.text).toBe(won.text);
+      const again = parseReceipt(replayed.headers.get("market-receipt") ?? "");
+      if (!again.ok) throw new Error(again.message);
+      expect(again.receipt.leafIndex).toBe(parsed.receipt.leafIndex);
+      expect(again.receipt.head.treeSize).toBeGreaterThan(parsed.receipt.head.treeSize);
+      expect(verifyHead(again.receipt.head, base64UrlDecode(current.publicKey))).toBe(true);
       publicKeyFile = path.join(work, "keys.json");
       writeFileSync(publicKeyFile, keys.text);
     } finally {
