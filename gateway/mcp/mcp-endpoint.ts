@@ -47,10 +47,15 @@ function errorResult(code: string, message: string): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify({ error: { code, message } }) }], isError: true };
 }
 
+/** Where an accepted command's receipt goes in a tool result (its `_meta`; over HTTP: the Market-Receipt header). */
+export const RECEIPT_META_KEY = "market-service/receipt";
+
 function toolResult(reply: ApiReply): CallToolResult {
   if (!reply.ok) return errorResult(reply.code, reply.message);
   const text = jsonText(reply.json);
-  return { content: [{ type: "text", text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
+  const result: CallToolResult = { content: [{ type: "text", text }], structuredContent: JSON.parse(text) as Record<string, unknown> };
+  if (reply.receipt !== undefined) result._meta = { [RECEIPT_META_KEY]: JSON.parse(reply.receipt) as Record<string, unknown> };
+  return result;
 }
 
 /** Idle Servers kept for reuse; beyond this (after a burst) they are left to the GC. */

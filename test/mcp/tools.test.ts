@@ -6,6 +6,7 @@
  * The SDK client validates every structuredContent against the tool's outputSchema (it listed the
  * tools first), so each successful call here is also an output-schema check.
  */
+import { parseReceipt } from "../../engine/audit/heads/receipt.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AGENT,
@@ -95,7 +96,13 @@ describe.each(MODES)("MCP_RESPONSE_MODE=%s", (mode) => {
     expect(published.events[0].data).toEqual({ previousState: "draft", state: "open" });
 
     // submit_direct_claim (with and without expectedVersion)
-    const claimed = await bob.ok("submit_direct_claim", { commandId: uid("claim"), marketId, principalId: "bob", expectedVersion: 2 });
+    const claimCall = { commandId: uid("claim"), marketId, principalId: "bob", expectedVersion: 2 };
+    const claimed = await bob.ok("submit_direct_claim", claimCall);
+    // The accepted command's receipt (docs/proofs.md) in the result's _meta: a head of the shard's log holding it.
+    const receipt = parseReceipt(JSON.stringify((await bob.call("submit_direct_claim", claimCall))._meta?.["market-service/receipt"]));
+    if (!receipt.ok) throw new Error(receipt.message);
+    expect(receipt.receipt.head.logId).toMatch(/^shard-\d+$/);
+    expect(receipt.receipt.leafIndex).toBeLessThan(receipt.receipt.head.treeSize);
     expect(claimed.market).toMatchObject({ version: 3, state: "open", mechanismState: { allocated: 1 } });
     expect(claimed.commitments).toHaveLength(1);
     const bobCommitment = claimed.commitments[0];
