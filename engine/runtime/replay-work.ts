@@ -16,6 +16,8 @@ import { float64sOf } from "./float64-bytes.js";
 import { decodeLoggedCommand } from "./logged-command.js";
 import { logProof, logProofFromView, type LogProof } from "../audit/log-proofs.js";
 import { base64UrlEncode } from "../bytes-base64url.js";
+import { hashToHex } from "../audit/merkle/proof-format.js";
+import { NODE_TREE_HASHING } from "./node-tree-hashing.js";
 import { forEachPayload, payloadCount } from "./entry-payloads.js";
 import { errorReply, okReply, type ReplaySource, type ReplayWork, type ShardReply } from "./shard-protocol.js";
 import { decodeMarketImage } from "./shard-snapshot.js";
@@ -92,10 +94,11 @@ function proofOf(work: Extract<ReplayWork, { kind: "proof" }>): LogProof {
 }
 
 /**
- * A proof as the gateway takes it: the endpoint's members, and for an inclusion proof the entry's
- * payload (unpadded base64url) under `entry`, which the gateway shows or withholds by who asks
- * (engine/audit/entry-visibility.ts).
+ * A proof as the gateway takes it: the endpoint's members (docs/proofs.md, "Proof endpoints"), and
+ * for an inclusion proof the proven leaf's hash and the entry's payload (unpadded base64url) under
+ * `entry`, which the gateway shows or withholds by who asks (engine/audit/entry-visibility.ts).
  */
 export function proofJson(proof: LogProof): string {
-  return proof.type === "consistency" ? JSON.stringify(proof.proof) : JSON.stringify({ ...proof.proof, entry: base64UrlEncode(proof.entry) });
+  if (proof.type === "consistency") return JSON.stringify(proof.proof);
+  return JSON.stringify({ ...proof.proof, leafHash: hashToHex(NODE_TREE_HASHING.leafHash(proof.entry)), entry: base64UrlEncode(proof.entry) });
 }
