@@ -194,7 +194,7 @@ describe("proofs served and checked offline", () => {
 
       // An edited entry: one byte of the payload changed in the saved file.
       const entry = Buffer.from(saved["entry"] as string, "base64url");
-      entry[entry.length - 1] ^= 1;
+      entry.writeUInt8((entry.at(-1) as number) ^ 1, entry.length - 1);
       const edited = await cli(["check-proof", saveJson({ receipt, inclusion: { ...saved, entry: entry.toString("base64url") } }), "--public-key", keyFile]);
       expect(edited.status).toBe(1);
       expect(edited.stderr).toMatch(/^check-proof: FAILED: entry: the entry \(\d+ bytes\) does not hash to the proof's leaf/);
