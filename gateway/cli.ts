@@ -3,7 +3,8 @@
  * market-service command line: `serve` runs the service (the default); `replay` and `verify` audit a
  * data directory from its raw logs, or a cluster partition's stream (live or exported, see
  * stream-audit-cli.ts); `export-stream` writes a stream to an export file; `signing-key` rotates and
- * shows the audit signing key (signing-key-cli.ts).
+ * shows the audit signing key (signing-key-cli.ts); `proof` and `check-proof` build a log's proofs from
+ * a data directory and check a saved proof file offline (proof-cli.ts).
  */
 import { existsSync } from "node:fs";
 import type { StreamSourceChoice } from "./stream-audit-cli.js";
@@ -200,6 +201,56 @@ function verifyDirectory(options: VerifyOptions, publicKeys: PublicKeyEntry[] | 
     printVerify(result, options.json === true);
   }).then(() => undefined);
 }
+
+/** A leaf index or tree size: an integer from 0 to 2^53 − 1. */
+const countOption = (value: string): number => {
+  const count = /^(0|[1-9][0-9]*)$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(count)) throw new InvalidArgumentError("an integer from 0 to 9007199254740991 (2^53 − 1) is required");
+  return count;
+};
+
+program
+  .command("proof")
+  .description("an inclusion proof (--leaf I --tree-size N) or a consistency proof (--consistency M N) of a shard's log, from a stopped service's data directory: the JSON the /v1/audit/logs endpoints give (docs/proofs.md)")
+  .option("--data <dir>", DATA_HELP, dataOption, DEFAULT_DATA_DIR)
+  .requiredOption("--log <logId>", "the log: shard-<n>", nonEmpty("a log id"))
+  .option("--leaf <index>", "the leaf to prove (entry sequence − 1)", countOption)
+  .option("--tree-size <n>", "the size of the tree the leaf is proven in (take it from a signed head)", countOption)
+  .option("--consistency <sizes...>", "two sizes M N: prove the tree of M entries is a prefix of the tree of N")
+  .option("--out <file>", "write the proof there (refused if it exists) instead of to stdout", nonEmpty("a file"))
+  .action(async (options: { data: string; log: string; leaf?: number; treeSize?: number; consistency?: string[]; out?: string }) => {
+    const { proofFromDataDir, proofRequestOf } = await import("./proof-cli.js");
+    let consistency: [number, number] | undefined;
+    if (options.consistency !== undefined) {
+      try {
+        if (options.consistency.length !== 2) throw new InvalidArgumentError("two sizes M N are required");
+        consistency = [countOption(options.consistency[0] as string), countOption(options.consistency[1] as string)];
+      } catch (error) {
+        process.stderr.write(`proof: --consistency: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.exitCode = 1;
+        return;
+      }
+    }
+    const { consistency: _given, ...rest } = options;
+    const proofOptions = { ...rest, ...(consistency === undefined ? {} : { consistency }) };
+    const request = proofRequestOf(proofOptions);
+    if (typeof request === "string") {
+      process.stderr.write(`proof: ${request}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    await withDataDirLock(options.data, "proof", async () => proofFromDataDir(proofOptions, request));
+  });
+
+program
+  .command("check-proof")
+  .description("check a saved proof file offline, with the service's public keys only: exit 0 saying what was proven, 1 naming the first check that failed, 2 for an unusable file (docs/proofs.md, \"Proof files\")")
+  .argument("<file>", "the proof file: {receipt, inclusion, head?, consistency?}")
+  .requiredOption("--public-key <file>", "the service's public key (PEM) or key history (JSON), as verify --public-key takes it", nonEmpty("a file"))
+  .action(async (file: string, options: { publicKey: string }) => {
+    const { checkProofCommand } = await import("./proof-cli.js");
+    checkProofCommand(file, options.publicKey);
+  });
 
 program
   .command("export-stream")

@@ -34,6 +34,7 @@ import { orderedFingerprint } from "../engine/idempotency/fingerprint.js";
 import { canonicalJson } from "../engine/canonical-hash.js";
 import type { Markets } from "../engine/runtime/markets.js";
 import { validationMessage } from "../engine/rules/validation/field-message.js";
+import { AuditLogApi } from "./audit-log-api.js";
 
 /** A reply for either transport: JSON text made by the shard, or an error code and message. */
 /** `receipt`: an accepted command's receipt (JSON text, the `Market-Receipt` header; engine/audit/heads/receipt.ts). */
@@ -155,7 +156,12 @@ export interface MarketApiParts {
 }
 
 export class MarketApi {
-  constructor(private readonly parts: MarketApiParts) {}
+  /** The logs' heads and proofs (audit-log-api.ts), through the same runtime. */
+  readonly logs: AuditLogApi;
+
+  constructor(private readonly parts: MarketApiParts) {
+    this.logs = new AuditLogApi(parts.runtime);
+  }
 
   /**
    * Run a market or commitment command for the authenticated actor. `targetId` is the path (or tool

@@ -22,6 +22,7 @@ import { healthRoutes } from "./routes/health-routes.js";
 import { identityRoutes } from "./routes/identity-routes.js";
 import { marketRoutes } from "./routes/market-routes.js";
 import { auditRoutes } from "./routes/audit-routes.js";
+import { auditLogRoutes } from "./routes/audit-log-routes.js";
 import { loadAuditKeys, type AuditKeys } from "./audit-signing-key.js";
 import { auditSignerWorkerData, type AuditSigner } from "../engine/audit/signing/audit-signer.js";
 import type { ShardHeadsSpec } from "../engine/runtime/worker-messages.js";
@@ -241,7 +242,7 @@ function serviceRoutes(readiness: Readiness, late: LateParts, early: EarlyParts)
       return opened(late.mcp);
     },
   };
-  const gated = [...authRoutes(parts), ...identityRoutes(parts), ...marketRoutes(parts), ...mcpRoutes(parts), ...operationsRoutes(parts), ...auditRoutes(early.auditKeyHistory)];
+  const gated = [...authRoutes(parts), ...identityRoutes(parts), ...marketRoutes(parts), ...mcpRoutes(parts), ...operationsRoutes(parts), ...auditRoutes(early.auditKeyHistory), ...auditLogRoutes(parts)];
   // Cluster mode: a token another node just issued is checked again once this node has caught up.
   const retry = early.cluster ? retryUnknownTokens(early.identity) : (route: HttpRoute) => route;
   return [...healthRoutes(readiness), ...gated.map((route) => readiness.gate(retry(route)))];

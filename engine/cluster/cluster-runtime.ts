@@ -30,7 +30,7 @@ import {
   type ShardReply,
   type ShardRequest,
 } from "../runtime/shard-protocol.js";
-import { fnv1a32, shardOfMarket } from "../runtime/shard-routing.js";
+import { fnv1a32, logIndexOf, shardOfMarket } from "../runtime/shard-routing.js";
 import { IDEMPOTENCY_CONFLICT, submitOnce, type Executor, type SubmitResult } from "../runtime/submit-once.js";
 import { UnavailableError } from "../runtime/unavailable.js";
 import type { RecordCacheStats } from "../runtime/record-cache.js";
@@ -201,6 +201,12 @@ export class ClusterRuntime implements Markets {
 
   readOutcome(marketId: string, principalId: string): Promise<ShardReply> {
     return this.read(this.partitionOfMarket(marketId), outcomeRead(marketId, principalId));
+  }
+
+  /** A read of the log `partition-<p>`, by the partition's owner (here, or forwarded like market reads). */
+  readLog(logId: string, request: Extract<ReadRequest, { kind: "log-head" | "log-proof" }>): Promise<ShardReply> | undefined {
+    const partition = logIndexOf(logId, "partition", this.options.partitions);
+    return partition === undefined ? undefined : this.read(partition, request);
   }
 
   get recordCacheStats(): RecordCacheStats {

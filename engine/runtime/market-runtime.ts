@@ -25,7 +25,7 @@ import {
   type ShardRecoveryReport,
   type ShardReply,
 } from "./shard-protocol.js";
-import { fnv1a32, shardOfMarket } from "./shard-routing.js";
+import { fnv1a32, logIndexOf, shardOfMarket } from "./shard-routing.js";
 import type { Markets } from "./markets.js";
 import { submitOnce, type Executor, type SubmitResult } from "./submit-once.js";
 
@@ -200,6 +200,14 @@ export class MarketRuntime implements Markets {
 
   readOutcome(marketId: string, principalId: string): Promise<ShardReply> {
     return this.read(marketId, outcomeRead(marketId, principalId));
+  }
+
+  /** A read of the log `shard-<n>` by its shard; undefined for any other log id. */
+  readLog(logId: string, request: Extract<ReadRequest, { kind: "log-head" | "log-proof" }>): Promise<ShardReply> | undefined {
+    const shardIndex = logIndexOf(logId, "shard", this.host.shardCount);
+    if (shardIndex === undefined) return undefined;
+    if (this.closed) return Promise.reject(new Error("the market runtime is closed"));
+    return this.host.request(shardIndex, request).then((response) => this.answers.answer(response));
   }
 
   /** Record reads answered from kept records, shared replays and replays run (tests, metrics). */

@@ -4,7 +4,7 @@
  * it owns, and the owners of the others over NATS).
  */
 import type { Command } from "../rules/types/command.js";
-import type { ShardReply } from "./shard-protocol.js";
+import type { ReadRequest, ShardReply } from "./shard-protocol.js";
 import type { SubmitResult } from "./submit-once.js";
 
 export interface Markets {
@@ -14,4 +14,9 @@ export interface Markets {
   /** The market record; `actorId` is the authenticated reader (checked against the creator). */
   readRecord(marketId: string, actorId: string): Promise<ShardReply>;
   readOutcome(marketId: string, principalId: string): Promise<ShardReply>;
+  /**
+   * A read of one log (a head signed now, or a proof: `log-head`, `log-proof`), answered by the
+   * shard or partition that writes it; undefined when this service has no log `logId`.
+   */
+  readLog(logId: string, request: Extract<ReadRequest, { kind: "log-head" | "log-proof" }>): Promise<ShardReply> | undefined;
 }

@@ -14,6 +14,10 @@ import type { Command } from "../rules/types/command.js";
 import { LogView, type LogReadView } from "../../storage/index.js";
 import { float64sOf } from "./float64-bytes.js";
 import { decodeLoggedCommand } from "./logged-command.js";
+import { logProof, logProofFromView, type LogProof } from "../audit/log-proofs.js";
+import { base64UrlEncode } from "../bytes-base64url.js";
+import { hashToHex } from "../audit/merkle/proof-format.js";
+import { NODE_TREE_HASHING } from "./node-tree-hashing.js";
 import { forEachPayload, payloadCount } from "./entry-payloads.js";
 import { errorReply, okReply, type ReplaySource, type ReplayWork, type ShardReply } from "./shard-protocol.js";
 import { decodeMarketImage } from "./shard-snapshot.js";
@@ -71,9 +75,30 @@ export function completeReplayWork(work: ReplayWork): ReplayReply {
     }
     case "reply":
       return replyOfLast(commandsAt(work.source, float64sOf(work.positions)));
+    case "proof":
+      return okReply(proofJson(proofOf(work)));
     default: {
       const unknown: never = work;
       throw new Error(`unknown replay work ${JSON.stringify(unknown)}`);
     }
   }
+}
+
+/** The proof a "proof" work asks for, from whichever source its entries come. */
+function proofOf(work: Extract<ReplayWork, { kind: "proof" }>): LogProof {
+  const source = work.source;
+  if (source.from === "log") return logProofFromView(source.log, work.logId, work.proof);
+  const payloads: Uint8Array[] = [];
+  forEachPayload(source, (payload) => payloads.push(payload));
+  return logProof(payloads, work.logId, work.proof);
+}
+
+/**
+ * A proof as the gateway takes it: the endpoint's members (docs/proofs.md, "Proof endpoints"), and
+ * for an inclusion proof the proven leaf's hash and the entry's payload (unpadded base64url) under
+ * `entry`, which the gateway shows or withholds by who asks (engine/audit/entry-visibility.ts).
+ */
+export function proofJson(proof: LogProof): string {
+  if (proof.type === "consistency") return JSON.stringify(proof.proof);
+  return JSON.stringify({ ...proof.proof, leafHash: hashToHex(NODE_TREE_HASHING.leafHash(proof.entry)), entry: base64UrlEncode(proof.entry) });
 }

@@ -33,6 +33,7 @@ export class ShardAnswers {
       case "replay": {
         const work = response.work;
         if (work.kind === "record") return this.records.answer(work, (recordWork) => this.replays.replay(recordWork));
+        if (work.kind === "proof") return this.replays.replay(work);
         return this.replays.replay(work).then((reply) => withReceipt(reply, work.receipt));
       }
       case "command":

@@ -26,13 +26,16 @@ import { sameHash } from "../audit/merkle/tree-hash.js";
 import { LogFold, type ShardMarket } from "../log-fold.js";
 import { decodeShardSnapshot, encodeMarketImage, encodeShardSnapshot } from "./shard-snapshot.js";
 import { float64Bytes } from "./float64-bytes.js";
-import { readPayloads } from "./entry-payloads.js";
+import { readFirstPayloads, readPayloads } from "./entry-payloads.js";
+import { entriesNeeded, requestProblem, type LogProofRequest } from "../audit/log-proofs.js";
+import { shardLogId } from "./shard-routing.js";
 import {
   commandResponse,
   errorReply,
   logSource,
   okReply,
   payloadSource,
+  proofWork,
   readResponse,
   recordWork,
   replayResponse,
@@ -415,7 +418,36 @@ export class ShardCore {
         return this.readOutcome(request.marketId, request.principalId);
       case "reply-at":
         return this.replyAt(request.position);
+      case "log-head":
+        return this.headNow();
+      case "log-proof":
+        return this.logProof(request.proof);
     }
+  }
+
+  /** The log's id as its heads name it (`shard-<n>`, or the partition's in a cluster). */
+  private get logId(): string {
+    return this.heads?.logId ?? shardLogId(this.options.shardIndex);
+  }
+
+  /** A head signed now over every entry of the log (nothing is recorded: a client keeps it). */
+  private headNow(): ShardReply {
+    if (this.heads === undefined) return errorReply("not_found", `log ${this.logId} has no signed heads: the service runs with AUDIT_HEADS=off`);
+    return okReply(headJson(this.heads.sign(this.stamp())));
+  }
+
+  /**
+   * A proof of this log, built off this thread (ReplayWork "proof"): only the sizes are checked here,
+   * against the entries durable now, and a view of the log (or, on a journal without one, the
+   * payloads the proof needs, read here) is handed over.
+   */
+  private async logProof(proof: LogProofRequest): Promise<ShardReply | ReplayWork> {
+    const problem = requestProblem(proof, this.logId, this.journal.lastSequence);
+    if (problem !== undefined) return errorReply("invalid_request", problem.message);
+    const view = this.journal.readView();
+    if (view !== undefined) return proofWork(logSource(view), this.logId, proof);
+    const packed = await readFirstPayloads(this.journal, entriesNeeded(proof));
+    return proofWork(payloadSource(packed.payloads, packed.ends), this.logId, proof);
   }
 
   /**

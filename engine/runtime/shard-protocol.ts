@@ -10,6 +10,7 @@
 import type { Command } from "../rules/types/command.js";
 import type { ErrorCode } from "../rules/types/errors.js";
 import type { LogReadView } from "../../storage/index.js";
+import type { LogProofRequest } from "../audit/log-proofs.js";
 
 export interface CommandRequest {
   kind: "command";
@@ -26,7 +27,11 @@ export type ReadRequest =
   /** One principal's own bid receipts and commitments in a market. */
   | { kind: "outcome"; marketId: string; principalId: string }
   /** Reproduce the reply of the command logged at `position` (idempotent replay). */
-  | { kind: "reply-at"; position: number };
+  | { kind: "reply-at"; position: number }
+  /** A head signed now over the shard log's whole current tree (docs/proofs.md). */
+  | { kind: "log-head" }
+  /** An inclusion or consistency proof of the shard's log, built off the shard thread (ReplayWork "proof"). */
+  | { kind: "log-proof"; proof: LogProofRequest };
 
 export type ShardRequest = CommandRequest | ReadRequest;
 
@@ -99,7 +104,12 @@ export type ReplayWork =
    * and the receipt (receipt.ts JSON, "" for none) the shard signed for it now, which whoever finishes
    * the work puts on an accepted reply.
    */
-  | { kind: "reply"; source: ReplaySource; positions: Uint8Array; receipt: string };
+  | { kind: "reply"; source: ReplaySource; positions: Uint8Array; receipt: string }
+  /**
+   * A proof of the log `logId`: its first entries read from `source` (the log's files, or every
+   * payload up to the proof's tree size), hashed, and the proof built (engine/audit/log-proofs.ts).
+   */
+  | { kind: "proof"; source: ReplaySource; logId: string; proof: LogProofRequest };
 
 export interface ReplayResponse {
   kind: "replay";
@@ -175,6 +185,14 @@ export function replyAtRead(position: number): Extract<ReadRequest, { kind: "rep
   return { kind: "reply-at", position };
 }
 
+export function logHeadRead(): Extract<ReadRequest, { kind: "log-head" }> {
+  return { kind: "log-head" };
+}
+
+export function logProofRead(proof: LogProofRequest): Extract<ReadRequest, { kind: "log-proof" }> {
+  return { kind: "log-proof", proof };
+}
+
 export function okReply(json: string, receipt?: string): { ok: true; json: string; receipt?: string };
 export function okReply(json: string | Buffer, receipt?: string): Extract<ShardReply, { ok: true }>;
 export function okReply(json: string | Buffer, receipt = ""): Extract<ShardReply, { ok: true }> {
@@ -207,6 +225,10 @@ export function payloadSource(payloads: Uint8Array, ends: Uint8Array): Extract<R
 
 export function recordWork(source: ReplaySource, market: Uint8Array, marketId: string, recordLength: number): Extract<ReplayWork, { kind: "record" }> {
   return { kind: "record", source, market, marketId, recordLength };
+}
+
+export function proofWork(source: ReplaySource, logId: string, proof: LogProofRequest): Extract<ReplayWork, { kind: "proof" }> {
+  return { kind: "proof", source, logId, proof };
 }
 
 export function replyWork(source: ReplaySource, positions: Uint8Array, receipt = ""): Extract<ReplayWork, { kind: "reply" }> {

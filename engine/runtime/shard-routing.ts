@@ -16,3 +16,14 @@ export function shardOfMarket(marketId: string, shardCount: number): number {
 export function shardLogId(shardIndex: number): string {
   return `shard-${shardIndex}`;
 }
+
+/**
+ * The index n of a log id `<prefix>-<n>` (`shard-3`, `partition-0`) among `count` logs, written as
+ * shardLogId writes it (decimal, no leading zero); undefined for any other text.
+ */
+export function logIndexOf(logId: string, prefix: "shard" | "partition", count: number): number | undefined {
+  const match = /^([a-z]+)-(0|[1-9][0-9]{0,8})$/.exec(logId);
+  if (match === null || match[1] !== prefix) return undefined;
+  const index = Number(match[2]);
+  return index < count ? index : undefined;
+}

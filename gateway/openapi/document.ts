@@ -54,6 +54,21 @@ export const OPERATIONS: readonly OperationDoc[] = [
   { method: "POST", pattern: "/mcp", operationId: "mcp", summary: "Streamable HTTP MCP endpoint (stateless): JSON-RPC requests; tools mirror the market operations.", tag: "mcp", auth: "credential", successStatus: 200, responseSchema: { mediaType: "application/json", description: "a JSON-RPC response (or text/event-stream in SSE mode)" }, errorStatuses: [400, 401, 405, 406] },
   { method: "GET", pattern: "/metrics", operationId: "metrics", summary: "Prometheus metrics (text exposition format): the metrics token (METRICS_TOKEN) as a bearer token, or an operator actor's credential.", tag: "operations", auth: "operator", successStatus: 200, responseSchema: { mediaType: "text/plain", description: "Prometheus text format 0.0.4" }, errorStatuses: [401, 403, 405] },
   { method: "GET", pattern: "/v1/audit/keys", operationId: "getAuditKeys", summary: "The audit signing key history (Ed25519 public keys that sign log heads), the current key last; each key after the first endorsed by the one before (beyond the spec, docs/proofs.md).", tag: "audit", auth: "none", successStatus: 200, responseSchema: "AuditKeyList", errorStatuses: [405] },
+  { method: "GET", pattern: "/v1/audit/logs/:logId/head", operationId: "getLogHead", summary: "A head signed now over the log's whole current tree (shard-<n>; partition-<p> in a cluster), to keep and check later heads against (beyond the spec, docs/proofs.md).", tag: "audit", auth: "credential", successStatus: 200, responseSchema: "LogHead", errorStatuses: [401, 404, 500] },
+  {
+    method: "GET", pattern: "/v1/audit/logs/:logId/inclusion", operationId: "getLogInclusionProof", summary: "The inclusion proof of leaf leafIndex in the log's tree of treeSize entries, with the entry's payload when the caller may see it (beyond the spec, docs/proofs.md).", tag: "audit", auth: "credential", successStatus: 200, responseSchema: "LogInclusionProof", errorStatuses: [400, 401, 404, 500],
+    query: [
+      { name: "leafIndex", description: "Required: the leaf (entry sequence − 1), an integer from 0." },
+      { name: "treeSize", description: "Required: the tree size, from a signed head; leafIndex < treeSize ≤ the log's size." },
+    ],
+  },
+  {
+    method: "GET", pattern: "/v1/audit/logs/:logId/consistency", operationId: "getLogConsistencyProof", summary: "The consistency proof that the log's tree of `from` entries is a prefix of its tree of `to` entries (beyond the spec, docs/proofs.md).", tag: "audit", auth: "credential", successStatus: 200, responseSchema: "LogConsistencyProof", errorStatuses: [400, 401, 404, 500],
+    query: [
+      { name: "from", description: "Required: the older tree size, at least 1." },
+      { name: "to", description: "Required: the newer tree size, at least from and at most the log's size." },
+    ],
+  },
   { method: "GET", pattern: "/openapi.json", operationId: "openapi", summary: "This document.", tag: "operations", auth: "none", successStatus: 200, responseSchema: { mediaType: "application/json", description: "OpenAPI 3.1 document" }, errorStatuses: [405] },
 ];
 

@@ -12,6 +12,9 @@ import { shardOfMarket } from "../../engine/runtime/shard-routing.js";
 import { parseReceipt } from "../../engine/audit/heads/receipt.js";
 import { verifyHead } from "../../engine/audit/heads/signed-head.js";
 import { base64UrlDecode } from "../../engine/bytes-base64url.js";
+import { hashFromHex } from "../../engine/audit/merkle/proof-format.js";
+import { checkConsistency, checkInclusion } from "../../engine/audit/merkle/proof-verify.js";
+import { leafHash, sameHash } from "../../engine/audit/merkle/tree-hash.js";
 import { eventually, MAIN_JS, spawnCaptured, tempDataDir, OPERATOR } from "../process/support.js";
 
 const PARTITIONS = 6;
@@ -76,6 +79,37 @@ describe("cluster mode", () => {
     const original = await request(nodes, 0, "POST", `/v1/markets/${marketId}/direct-claims`, first, claimBody("forward-claim-0", first));
     expect(retried.text).toBe(original.text);
     expect(retried.status).toBe(200);
+  });
+
+  it("serves a partition's heads and proofs on every node: the owner builds them, and they check against its receipts", async () => {
+    const marketId = "proven-market";
+    await openDirectClaimMarket(nodes, 0, creator, marketId, 3);
+    const logId = `partition-${shardOfMarket(marketId, PARTITIONS)}`;
+    const claimer = await provisionPrincipal(nodes, 1, "proven-claimer");
+    const claimed = await request(nodes, 1, "POST", `/v1/markets/${marketId}/direct-claims`, claimer, claimBody("proven-claim", claimer));
+    expect(claimed.status, claimed.text).toBe(200);
+    const receipt = parseReceipt(claimed.headers.get("market-receipt") ?? "");
+    if (!receipt.ok) throw new Error(receipt.message);
+    const { leafIndex, head } = receipt.receipt;
+    expect(head.logId).toBe(logId);
+    for (const i of [0, 1, 2]) {
+      const proof = await request(nodes, i, "GET", `/v1/audit/logs/${logId}/inclusion?leafIndex=${leafIndex}&treeSize=${head.treeSize}`, claimer);
+      expect(proof.status, proof.text).toBe(200);
+      const entry = base64UrlDecode(proof.body.entry as string);
+      expect(sameHash(leafHash(entry), hashFromHex(proof.body.leafHash, "leafHash"))).toBe(true);
+      const path = (proof.body.path as string[]).map((hex, k) => hashFromHex(hex, `path[${k}]`));
+      expect(checkInclusion(leafHash(entry), leafIndex, head.treeSize, path, head.rootHash)).toEqual({ valid: true });
+      const later = await request(nodes, i, "GET", `/v1/audit/logs/${logId}/head`, claimer);
+      expect(later.status, later.text).toBe(200);
+      expect(later.body.treeSize).toBeGreaterThanOrEqual(head.treeSize);
+      const consistency = await request(nodes, i, "GET", `/v1/audit/logs/${logId}/consistency?from=${head.treeSize}&to=${later.body.treeSize}`, claimer);
+      expect(consistency.status, consistency.text).toBe(200);
+      const cpath = (consistency.body.path as string[]).map((hex, k) => hashFromHex(hex, `path[${k}]`));
+      expect(checkConsistency(head.treeSize, later.body.treeSize, head.rootHash, hashFromHex(later.body.rootHash, "rootHash"), cpath)).toEqual({ valid: true });
+    }
+    const unknown = await request(nodes, 2, "GET", `/v1/audit/logs/partition-${PARTITIONS}/head`, claimer);
+    expect(unknown.status).toBe(404);
+    expect((await request(nodes, 2, "GET", "/v1/audit/logs/shard-0/head", claimer)).status).toBe(404);
   });
 
   it("accepts a token issued on one node at once on every other node (a node that has not applied it yet catches up first)", async () => {

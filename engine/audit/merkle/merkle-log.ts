@@ -14,15 +14,18 @@
  */
 import { HashColumn } from "./hash-column.js";
 import { consistencyNodes, inclusionNodes, type PathNode } from "./proof-shape.js";
-import { HASH_BYTES, emptyTreeHash, nodeHash } from "./tree-hash.js";
+import { HASH_BYTES, TREE_HASHING, emptyTreeHash, type TreeHashing } from "./tree-hash.js";
 
 export class MerkleLog {
   /** levels[k] holds floor(size / 2^k) hashes: the whole blocks of 2^k leaves. */
   private readonly levels: HashColumn[] = [new HashColumn()];
 
+  /** `hashing`: which SHA-256 computes the node hashes (the same bytes whichever; as CompactRange). */
+  constructor(private readonly hashing: TreeHashing = TREE_HASHING) {}
+
   /** A tree over these leaf hashes, in order (what recovery rebuilds from reading the log). */
-  static from(leafHashes: Iterable<Uint8Array>): MerkleLog {
-    const log = new MerkleLog();
+  static from(leafHashes: Iterable<Uint8Array>, hashing: TreeHashing = TREE_HASHING): MerkleLog {
+    const log = new MerkleLog(hashing);
     for (const hash of leafHashes) log.append(hash);
     return log;
   }
@@ -49,7 +52,7 @@ export class MerkleLog {
     let level = 0;
     let column = this.levels[0] as HashColumn;
     while (column.length % 2 === 0) {
-      const parent = nodeHash(column.view(column.length - 2), column.view(column.length - 1));
+      const parent = this.hashing.nodeHash(column.view(column.length - 2), column.view(column.length - 1));
       let above = this.levels[level + 1];
       if (above === undefined) {
         above = new HashColumn();
@@ -127,7 +130,7 @@ export class MerkleLog {
     while (remaining > 0) {
       if (remaining % (2 * width) !== 0) {
         const block = this.block(level, (blockEnd - width) / width);
-        hash = hash === undefined ? block.slice() : nodeHash(block, hash);
+        hash = hash === undefined ? block.slice() : this.hashing.nodeHash(block, hash);
         blockEnd -= width;
         remaining -= width;
       }

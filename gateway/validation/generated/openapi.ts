@@ -9,6 +9,7 @@ import type { Delegation, ProvisionedIdentity } from "../../../engine/rules/iden
 import type { MarketOutcome } from "../../mcp/tool-outputs.js";
 import type { HealthStatus } from "../../openapi/health-status.js";
 import type { AuditKeyList } from "../../routes/audit-routes.js";
+import type { LogConsistencyProof, LogHead, LogInclusionProof } from "../../routes/audit-log-routes.js";
 export const openApiComponents = {
     version: "3.1",
     components: {
@@ -1970,6 +1971,109 @@ export const openApiComponents = {
                 ],
                 description: "The reply body: `{ keys }`, exactly the history's entries (docs/proofs.md, \"Signing keys\")."
             },
+            LogHead: {
+                type: "object",
+                properties: {
+                    logId: {
+                        type: "string",
+                        description: "`shard-<n>`, or `partition-<p>` in a cluster."
+                    },
+                    treeSize: {
+                        type: "number",
+                        description: "Entries the tree holds."
+                    },
+                    rootHash: {
+                        type: "string",
+                        description: "MTH of the log's entries 1\u2026treeSize, 64 lowercase hex digits."
+                    },
+                    timeMs: {
+                        type: "number",
+                        description: "When it was signed, milliseconds since the Unix epoch."
+                    },
+                    keyId: {
+                        type: "string",
+                        description: "Which published key (GET /v1/audit/keys) signed it."
+                    },
+                    signature: {
+                        type: "string",
+                        description: "Ed25519 signature over the head's bytes, 128 lowercase hex digits."
+                    }
+                },
+                required: [
+                    "logId",
+                    "treeSize",
+                    "rootHash",
+                    "timeMs",
+                    "keyId",
+                    "signature"
+                ],
+                description: "GET /v1/audit/logs/{logId}/head: a head signed now over the log's whole tree (docs/proofs.md, \"Signed heads\")."
+            },
+            LogInclusionProof: {
+                type: "object",
+                properties: {
+                    leafIndex: {
+                        type: "number"
+                    },
+                    treeSize: {
+                        type: "number"
+                    },
+                    path: {
+                        type: "array",
+                        items: {
+                            type: "string"
+                        },
+                        description: "RFC 9162 PATH, lowest node first, each 64 lowercase hex digits."
+                    },
+                    leafHash: {
+                        type: "string",
+                        description: "SHA-256(0x00 \u2016 entry payload), 64 lowercase hex digits: the leaf the path starts from."
+                    },
+                    entry: {
+                        oneOf: [
+                            {
+                                type: "null"
+                            },
+                            {
+                                type: "string"
+                            }
+                        ],
+                        description: "The entry's payload (unpadded base64url) when the caller may see it, else null."
+                    }
+                },
+                required: [
+                    "leafIndex",
+                    "treeSize",
+                    "path",
+                    "leafHash",
+                    "entry"
+                ],
+                description: "GET /v1/audit/logs/{logId}/inclusion: leaf `leafIndex`'s audit path in the tree of `treeSize` entries."
+            },
+            LogConsistencyProof: {
+                type: "object",
+                properties: {
+                    oldSize: {
+                        type: "number"
+                    },
+                    newSize: {
+                        type: "number"
+                    },
+                    path: {
+                        type: "array",
+                        items: {
+                            type: "string"
+                        },
+                        description: "RFC 9162 PROOF, each 64 lowercase hex digits."
+                    }
+                },
+                required: [
+                    "oldSize",
+                    "newSize",
+                    "path"
+                ],
+                description: "GET /v1/audit/logs/{logId}/consistency: the tree of `oldSize` entries is a prefix of the tree of `newSize`."
+            },
             ErrorBody: {
                 type: "object",
                 properties: {
@@ -2059,6 +2163,15 @@ export const openApiComponents = {
         },
         {
             $ref: "#/components/schemas/AuditKeyList"
+        },
+        {
+            $ref: "#/components/schemas/LogHead"
+        },
+        {
+            $ref: "#/components/schemas/LogInclusionProof"
+        },
+        {
+            $ref: "#/components/schemas/LogConsistencyProof"
         },
         {
             $ref: "#/components/schemas/ErrorBody"

@@ -21,6 +21,7 @@ import type { Delegation, ProvisionedIdentity } from "../../../engine/rules/iden
 import type { MarketOutcome } from "../../mcp/tool-outputs.js";
 import type { HealthStatus } from "../../openapi/health-status.js";
 import type { AuditKeyList } from "../../routes/audit-routes.js";
+import type { LogConsistencyProof, LogHead, LogInclusionProof } from "../../routes/audit-log-routes.js";
 
 export const openApiComponents = typia.json.schemas<
   [
@@ -45,6 +46,9 @@ export const openApiComponents = typia.json.schemas<
     MarketRecord,
     MarketOutcome,
     AuditKeyList,
+    LogHead,
+    LogInclusionProof,
+    LogConsistencyProof,
     ErrorBody,
   ],
   "3.1"
