@@ -86,6 +86,8 @@ export class ClusterRuntime implements Markets {
   private commandsSinceCheckpoint = 0;
   /** The epoch each partition was last acquired at (a reopen after a failure keeps it). */
   private readonly lastEpoch = new Map<number, number>();
+  /** Partitions whose recovery is complete (shard open, idempotency entries restored, bindings read): only these are served. */
+  private readonly recovered = new Set<number>();
   private closed = false;
   /** Why the node's NATS connection is down, or undefined while it is up. */
   private natsProblem: string | undefined;
@@ -138,6 +140,9 @@ export class ClusterRuntime implements Markets {
    * lease bucket is out of reach (leases.ts `mayAppend`; every append is fenced by the stream).
    */
   private serving(partition: number, forCommands = false): number | undefined {
+    // Open is not enough: until `acquired` has restored the partition's idempotency entries and
+    // bindings, a command would be claimed as fresh and executed a second time.
+    if (!this.recovered.has(partition)) return undefined;
     const epoch = this.host.epochOf(partition);
     if (epoch === undefined || this.ownership === undefined) return undefined;
     if (this.ownership.holds(partition, epoch)) return epoch;
@@ -315,6 +320,7 @@ export class ClusterRuntime implements Markets {
         position: idempotency.positions[i] as number,
       });
     }
+    this.recovered.add(partition);
     this.forwarder.serve(
       partition,
       (request) => this.answerForwarded(partition, request),
@@ -334,6 +340,7 @@ export class ClusterRuntime implements Markets {
   /** This node gives `partition` up (its lease was lost or is handed to another node): stop serving it. */
   async lost(partition: number, reason: string): Promise<void> {
     this.lastEpoch.delete(partition);
+    this.recovered.delete(partition);
     this.forwarder.stopServing(partition);
     await this.host.close(partition);
     await this.keys.close(partition);
@@ -342,6 +349,7 @@ export class ClusterRuntime implements Markets {
 
   /** A partition stopped on its own (fenced, or its journal failed): stop answering for it, and open it again while the lease lasts. */
   private stopped(partition: number, reason: string): void {
+    this.recovered.delete(partition);
     this.forwarder.stopServing(partition);
     void this.keys.close(partition);
     this.options.log("warn", "partition stopped", { partition, reason });
