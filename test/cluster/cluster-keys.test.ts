@@ -17,6 +17,7 @@ import { NatsCluster } from "./support/nats-cluster.js";
 import { ServiceCluster } from "./support/service-cluster.js";
 import { CLI_JS, MAIN_JS, spawnCaptured, tempDataDir } from "../process/support.js";
 import { clusterSigningKeyFile } from "../../scripts/cluster-signing-key.js";
+import { killOnExit } from "../support/kill-on-exit.js";
 import { auditSignerFromPrivateKey } from "../../engine/audit/signing/audit-signer.js";
 
 let nats: NatsCluster;
@@ -73,6 +74,8 @@ async function startRefusedNode(nodeId: string, env: Record<string, string | und
     else merged[name] = value;
   }
   const spawned = spawnCaptured(process.execPath, [MAIN_JS], { env: merged });
+  // A node that is wrongly accepted would run on: it must not outlive the test.
+  killOnExit(spawned.child);
   const exit = await spawned.exited;
   return { code: exit.code, output: spawned.output() };
 }
