@@ -1,7 +1,7 @@
 /**
  * What makes this process a cluster node (docs/cluster.md): its NATS connection, the cluster's
- * recorded layout and audit key history, the leases and the cluster runtime. The same binary as the embedded default:
- * service.ts takes this path only when CLUSTER_NATS_URLS is set.
+ * recorded layout and audit key history, the leases and the cluster runtime. The same binary as the
+ * embedded default: service.ts takes this path only when CLUSTER_NATS_URLS is set.
  */
 import type { ShardHeadsSpec } from "../engine/runtime/worker-messages.js";
 import type { NatsConnection } from "@nats-io/transport-node";

@@ -1,6 +1,6 @@
 /**
  * The cluster's audit key history, recorded once in NATS (KV bucket `cluster-meta`, key
- * `audit-keys`; decisions.md I32 and its cluster entry). A partition's log changes owner between
+ * `audit-keys`; decisions.md I32 and I34). A partition's log changes owner between
  * nodes, and its heads stay checkable across owners only if every owner signs with the same key and
  * publishes the same history. The first node records its (public) history with KV's create, so of
  * two nodes starting at once exactly one wins; every later node's history is judged against it:
