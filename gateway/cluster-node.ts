@@ -1,13 +1,17 @@
 /**
  * What makes this process a cluster node (docs/cluster.md): its NATS connection, the cluster's
- * recorded layout, the leases and the cluster runtime. The same binary as the embedded default:
- * service.ts takes this path only when CLUSTER_NATS_URLS is set.
+ * recorded layout and audit key history, the leases and the cluster runtime. The same binary as the
+ * embedded default: service.ts takes this path only when CLUSTER_NATS_URLS is set.
  */
 import type { ShardHeadsSpec } from "../engine/runtime/worker-messages.js";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Clock } from "../engine/clock.js";
 import type { ClusterSettings } from "../engine/cluster/cluster-settings.js";
 import { openClusterLayout, type ClusterLayout } from "../engine/cluster/cluster-layout.js";
+import { openClusterKeyHistory, type ClusterKeyVerdict } from "../engine/cluster/cluster-key-history.js";
+import { currentKey, type KeyHistory } from "../engine/audit/signing/key-history.js";
+import { ConfigError } from "./auth/config-error.js";
+import { KEY_HISTORY_SETTING, SIGNING_KEY_SETTING, type AuditKeys } from "./audit-signing-key.js";
 import { connectClusterNode } from "../engine/cluster/nats-connection.js";
 import { ClusterRuntime } from "../engine/cluster/cluster-runtime.js";
 import { LeaseManager } from "../engine/cluster/leases.js";
@@ -21,18 +25,75 @@ export interface ClusterConnection {
   readonly settings: ClusterSettings;
   readonly connection: NatsConnection;
   readonly layout: ClusterLayout;
+  /** The cluster's audit key history (the same on every node): what GET /v1/audit/keys publishes. */
+  readonly auditKeyHistory: KeyHistory;
 }
 
-/** Connects to NATS (refusing to start, naming the URLs, when it cannot) and reads or records the layout. */
-export async function joinCluster(settings: ClusterSettings, clock: Clock): Promise<ClusterConnection> {
+/**
+ * Connects to NATS (refusing to start, naming the URLs, when it cannot), reads or records the layout,
+ * then checks this node's audit signing key against the cluster's (refusing a different one).
+ */
+export async function joinCluster(settings: ClusterSettings, clock: Clock, keys: AuditKeys, log: LogFn): Promise<ClusterConnection> {
   const connection = await connectClusterNode(settings.natsUrls, settings.nodeId);
   try {
     const layout = await openClusterLayout(connection, settings.partitions, clock.nowMs());
-    return { settings, connection, layout };
+    const auditKeyHistory = clusterKeyHistory(await openClusterKeyHistory(connection, keys.history), keys, log);
+    return { settings, connection, layout, auditKeyHistory };
   } catch (error) {
     await connection.close();
     throw error;
   }
+}
+
+/** The history this node publishes, given the verdict on its own; a conflict is a ConfigError naming both keys. */
+function clusterKeyHistory(verdict: ClusterKeyVerdict, keys: AuditKeys, log: LogFn): KeyHistory {
+  const own = keys.signer.keyId;
+  switch (verdict.kind) {
+    case "recorded":
+      log("info", "recorded this node's audit key history as the cluster's", { keyId: own, historyKeys: verdict.history.keys.length });
+      return verdict.history;
+    case "rotated":
+      log("warn", "audit signing key rotated for the whole cluster: every other node must be restarted with the new key and history", {
+        fromKeyId: verdict.from.keyId,
+        toKeyId: own,
+        historyKeys: verdict.history.keys.length,
+      });
+      return verdict.history;
+    case "same":
+      if (JSON.stringify(verdict.history) !== JSON.stringify(keys.history)) {
+        log("warn", `this node signs with the cluster's current key but its key history differs: it publishes the cluster's (set ${KEY_HISTORY_SETTING} as on the other nodes)`, {
+          keyId: own,
+          historyKeys: keys.history.keys.length,
+          clusterHistoryKeys: verdict.history.keys.length,
+        });
+      }
+      return verdict.history;
+    case "conflict":
+      throw keyConflict(verdict.recorded, verdict.older, keys);
+  }
+}
+
+/**
+ * The one-line refusal: which key this node has and where from, the cluster's, why they must be one,
+ * and what to do. Quick-start keys are generated per data directory, so they always differ.
+ */
+function keyConflict(recorded: KeyHistory, older: boolean, keys: AuditKeys): ConfigError {
+  const own = keys.signer.keyId;
+  const cluster = currentKey(recorded).keyId;
+  const where = `the cluster signs with key ${cluster} (recorded in NATS, KV cluster-meta/audit-keys)`;
+  const why = "every node of a cluster must sign audit heads with the same key and have the same key history, or a partition's heads could not be checked across a change of owner";
+  const fix = `give this node the cluster's key file: set ${SIGNING_KEY_SETTING} (and ${KEY_HISTORY_SETTING}, if the cluster's key was rotated) to the files the other nodes use (docs/cluster.md, "Configuration")`;
+  if (older) {
+    return new ConfigError(SIGNING_KEY_SETTING, `this node signs with key ${own} (${keys.keyFile}), which the cluster has rotated past: ${where}; ${why}. Fix: ${fix}`);
+  }
+  if (keys.warning !== undefined) {
+    return new ConfigError(
+      SIGNING_KEY_SETTING,
+      `is not set, so this node signs with its own quick-start key ${own} (${keys.keyFile}), but ${where}; quick-start keys are generated per data directory and differ between nodes, and ${why}. ` +
+        `Fix: ${fix}; a cluster that started on the first node's quick-start key can use a copy of that key outside every DATA_DIR (chmod 600)`,
+    );
+  }
+  return new ConfigError(SIGNING_KEY_SETTING, `this node signs with key ${own} (${keys.keyFile}), but ${where}; ${why}. Fix: ${fix}`);
 }
 
 /** How long a node waits for the identity stream at start (a cluster starting together elects its leaders meanwhile). */

@@ -119,7 +119,9 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
   // Cluster mode: NATS first (a node that cannot reach it exits naming the URLs), then the layout.
   // Loaded only in cluster mode: the embedded default never loads the NATS client.
   const clusterNode = config.cluster === undefined ? undefined : await import("./cluster-node.js");
-  const cluster: ClusterConnection | undefined = config.cluster === undefined ? undefined : await clusterNode?.joinCluster(config.cluster, clock);
+  const cluster: ClusterConnection | undefined = config.cluster === undefined ? undefined : await clusterNode?.joinCluster(config.cluster, clock, auditKeys, log);
+  // Cluster mode publishes the cluster's key history (the same on every node), checked against this node's key.
+  const auditKeyHistory = cluster?.auditKeyHistory ?? auditKeys.history;
   const shards = cluster?.layout.partitions ?? shardCountFor(config.dataDir, config.shards, config.defaultShards);
   const authConfig = loadAuthConfig(options.env, config.dataDir);
   logConfiguration(log, config, shards, authConfig);
@@ -136,7 +138,7 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
   const readiness = new Readiness();
   const late: LateParts = {};
   const metrics = serviceMetrics(late, idempotency, auth, identity);
-  const routes = serviceRoutes(readiness, late, { auth, clock, identity, metrics, adminMounted: auth.operatorsConfigured(), cluster: cluster !== undefined, auditKeyHistory: auditKeys.history });
+  const routes = serviceRoutes(readiness, late, { auth, clock, identity, metrics, adminMounted: auth.operatorsConfigured(), cluster: cluster !== undefined, auditKeyHistory });
   let server: HttpServer;
   let port: number;
   try {
@@ -179,7 +181,7 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
     metrics,
     routes: routes.map((route) => ({ method: route.method, pattern: route.pattern })),
     auditSigner: auditKeys.signer,
-    auditKeyHistory: auditKeys.history,
+    auditKeyHistory,
     bootstrapNotice: authConfig.bootstrapNotice,
     publishTime: () => liveRuntime.publishTime(),
     close,

@@ -20,7 +20,7 @@ export const SETTINGS: readonly SettingDoc[] = [
   { name: "CHECKPOINT_EVERY_SECONDS", default: "60", allowed: "integer 0..86400 (0: only by command count)" },
   { name: "LOG_LEVEL", default: "info", allowed: "debug | info | warn | error | silent" },
   { name: "MCP_RESPONSE_MODE", default: "json", allowed: "json (one JSON body per POST /mcp) | sse (server-sent events)" },
-  { name: "AUDIT_SIGNING_KEY_FILE", default: "(none: a key is generated at DATA_DIR/audit-signing-key.pem, and every start warns that whoever holds DATA_DIR can then sign)", allowed: "Ed25519 private key, PEM PKCS#8 (openssl genpkey -algorithm ed25519), mode 0600, outside DATA_DIR: signs the audit log heads" },
+  { name: "AUDIT_SIGNING_KEY_FILE", default: "(none: a key is generated at DATA_DIR/audit-signing-key.pem, and every start warns that whoever holds DATA_DIR can then sign)", allowed: "Ed25519 private key, PEM PKCS#8 (openssl genpkey -algorithm ed25519), mode 0600, outside DATA_DIR: signs the audit log heads; in cluster mode the same key on every node (a node with another is refused)" },
   { name: "AUDIT_KEY_HISTORY_FILE", default: "(none: the signing key alone)", allowed: "JSON key history written by `market-service signing-key rotate` (docs/proofs.md); its last key must be AUDIT_SIGNING_KEY_FILE's" },
   { name: "AUDIT_HEADS", default: "on", allowed: "on | off: signed heads in every log and a Market-Receipt header on accepted replies (docs/proofs.md); off only to measure their cost" },
   { name: "AUDIT_HEAD_EVERY_COMMANDS", default: "10000", allowed: "integer 1..10000000: a log records a signed head after this many entries ..." },

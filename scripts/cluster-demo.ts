@@ -124,6 +124,7 @@ async function main(): Promise<void> {
   say(`Operator credentials: actor "operator", secret in ${shown(path.join(dir, "operator.secret"))} ({"actorId","secret"}, mode 0600):`);
   say(`  npx market-service provision --operator-secret-file ${shown(path.join(dir, "operator.secret"))} --url <node URL> --principal <id>`);
   say(`Metrics (per-partition owner, epoch, served): bearer token in ${shown(path.join(dir, "metrics.token"))}.`);
+  say(`Audit signing key, one for every node (AUDIT_SIGNING_KEY_FILE, mode 0600): ${shown(started.signingKeyFile)}; GET /v1/audit/keys on any node publishes its public key.`);
   say();
   say(`Try it, from the repository root (alice opens a market on node b, bob claims through node c)${keep ? "; on a kept cluster alice, bob and table-7 may exist already" : ""}:`);
   say("# --- example ---");

@@ -8,7 +8,8 @@
  *
  * Everything lives under one directory: `nats/<name>/` (configuration and JetStream store),
  * `nodes/<id>/` (a service node's DATA_DIR), `logs/<name>.log` (every process's output, appended
- * across restarts).
+ * across restarts), and `audit-signing-key.pem`, the one audit signing key every node is given as
+ * AUDIT_SIGNING_KEY_FILE (outside every DATA_DIR; a cluster has one key: docs/cluster.md).
  *
  * Children run in process groups of their own, so a terminal's Ctrl-C reaches only the program
  * that started them, which then stops them in order (service nodes first, while NATS still
@@ -22,6 +23,7 @@ import { closeSync, existsSync, mkdirSync, openSync, writeFileSync } from "node:
 import * as net from "node:net";
 import * as path from "node:path";
 import { LEFT_OUT_GRACE_MS, LEFT_OUT_RESTARTS, metaGroupState } from "./nats-meta-group.js";
+import { clusterSigningKeyFile } from "./cluster-signing-key.js";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "..");
 export const MAIN_JS = path.join(REPO_ROOT, "dist/gateway/main.js");
@@ -194,6 +196,8 @@ export class LocalCluster {
     readonly nats: readonly NatsNode[],
     readonly services: readonly ServiceNode[],
     private readonly options: LocalClusterOptions,
+    /** The cluster's audit signing key, given to every service node. */
+    readonly signingKeyFile: string,
   ) {
     this.natsRunning = nats.map(() => undefined);
     this.serviceRunning = services.map(() => undefined);
@@ -229,7 +233,7 @@ export class LocalCluster {
       const nodeId = String.fromCharCode(97 + i);
       return { nodeId, port, url: `http://127.0.0.1:${port}`, dataDir: path.join(options.dir, "nodes", nodeId), logFile: path.join(options.dir, "logs", `node-${nodeId}.log`) };
     });
-    const cluster = new LocalCluster(nats, services, options);
+    const cluster = new LocalCluster(nats, services, options, clusterSigningKeyFile(options.dir));
     try {
       nats.forEach((_, i) => cluster.spawnNats(i));
       await cluster.waitForNats();
@@ -368,6 +372,7 @@ export class LocalCluster {
       METRICS_TOKEN: this.options.metricsToken,
       CLUSTER_NATS_URLS: this.natsUrls.join(","),
       CLUSTER_NODE_ID: node.nodeId,
+      AUDIT_SIGNING_KEY_FILE: this.signingKeyFile,
       ...(this.options.partitions === undefined ? {} : { CLUSTER_PARTITIONS: String(this.options.partitions) }),
       ...this.options.serviceEnv,
     };

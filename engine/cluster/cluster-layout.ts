@@ -35,8 +35,9 @@ function parseLayout(bytes: Uint8Array): ClusterLayout {
   return { formatVersion: CLUSTER_LAYOUT_VERSION, partitions, createdAt: String(value.createdAt) };
 }
 
-async function layoutBucket(connection: NatsConnection, replicas: number): Promise<KV> {
-  // Reads go to the stream's leader (allow_direct off), which holds the layout once it was written.
+/** The `cluster-meta` bucket: the layout and the audit key history (cluster-key-history.ts). */
+export async function clusterMetaBucket(connection: NatsConnection, replicas: number): Promise<KV> {
+  // Reads go to the stream's leader (allow_direct off), which holds a record once it was written.
   return new Kvm(connection).create(BUCKET, { replicas, history: 1, allow_direct: false });
 }
 
@@ -46,7 +47,7 @@ async function layoutBucket(connection: NatsConnection, replicas: number): Promi
  */
 export async function openClusterLayout(connection: NatsConnection, requested: number | undefined, nowMs: number, replicas = 3): Promise<ClusterLayout> {
   const layout = await withRetries("reading the cluster layout", OPEN_DEADLINE_MS, async () => {
-    const kv = await layoutBucket(connection, replicas);
+    const kv = await clusterMetaBucket(connection, replicas);
     const existing = await kv.get(KEY);
     if (existing !== null && existing.operation === "PUT") return parseLayout(existing.value);
     const created: ClusterLayout = { formatVersion: CLUSTER_LAYOUT_VERSION, partitions: requested ?? DEFAULT_PARTITIONS, createdAt: new Date(nowMs).toISOString() };

@@ -26,6 +26,7 @@ import { SERVICE_VERSION } from "../../gateway/version.js";
 import { T0, commands, directClaim, request } from "../runtime/support.js";
 import { freePort } from "../support/free-port.js";
 import { NatsCluster } from "../cluster/support/nats-cluster.js";
+import { clusterSigningKeyFile } from "../../scripts/cluster-signing-key.js";
 
 const ENABLED = process.env["MARKET_SERVICE_BINARY_TEST"] === "1";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -445,8 +446,10 @@ describe.skipIf(!ENABLED)("single binary dist/market-service", () => {
     const nats = await NatsCluster.start();
     const servers: Server[] = [];
     try {
+      // A cluster signs with one key (a node with another is refused): outside both data directories.
+      const keyFile = clusterSigningKeyFile(path.join(work, "cluster-key"));
       for (const nodeId of ["a", "b"]) {
-        const env = { CLUSTER_NATS_URLS: nats.urls.join(","), CLUSTER_NODE_ID: nodeId, CLUSTER_PARTITIONS: "4" };
+        const env = { CLUSTER_NATS_URLS: nats.urls.join(","), CLUSTER_NODE_ID: nodeId, CLUSTER_PARTITIONS: "4", AUDIT_SIGNING_KEY_FILE: keyFile };
         servers.push(await startServer(path.join(work, `cluster-${nodeId}`), await freePort(), env));
       }
       const [a, b] = servers as [Server, Server];

@@ -11,7 +11,7 @@
  * checkout.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -132,12 +132,18 @@ afterAll(async () => {
 }, 30_000);
 
 describe("npm run cluster:demo", () => {
-  it("says it is ready and prints three service URLs, the NATS URLs and the operator credentials' file", () => {
+  it("says it is ready and prints three service URLs, the NATS URLs, the operator credentials' file and the one signing key", async () => {
     expect(output).toMatch(/^cluster-demo: ready: 3 NATS \+ 3 service nodes, 6 partitions, each served by one node$/m);
     const urls = [...output.matchAll(/^ {2}node ([abc]) {2}(http:\/\/127\.0\.0\.1:\d+)/gm)].map((match) => match[2]);
     expect(urls).toHaveLength(3);
     expect(output).toMatch(/^ {2}NATS {4}nats:\/\/127\.0\.0\.1:\d+,nats:\/\/127\.0\.0\.1:\d+,nats:\/\/127\.0\.0\.1:\d+ /m);
     expect(output).toContain(`secret in ${path.join(dir, "demo", "operator.secret")}`);
+    // One audit signing key for every node, outside their data directories (docs/cluster.md, "Configuration").
+    const keyFile = path.join(dir, "demo", "audit-signing-key.pem");
+    expect(output).toContain(`(AUDIT_SIGNING_KEY_FILE, mode 0600): ${keyFile}`);
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    const published = await Promise.all(urls.map(async (url) => (await fetch(`${url}/v1/audit/keys`)).text()));
+    expect(new Set(published).size, published.join("\n")).toBe(1);
     // What the durability promise relies on (docs/cluster.md), in every NATS node's configuration.
     for (const name of ["nats-1", "nats-2", "nats-3"]) {
       expect(readFileSync(path.join(dir, "demo", "nats", name, "nats.conf"), "utf8")).toContain("sync_interval: always");

@@ -55,7 +55,7 @@ describe("cluster mode", () => {
     const marketId = "forwarded-market";
     await openDirectClaimMarket(nodes, 1, creator, marketId, 3);
     const claimers = await Promise.all([0, 1, 2].map((i) => provisionPrincipal(nodes, i, `forward-claimer-${i}`)));
-    // Every node's published key (each node here has its own quick-start key).
+    // The keys every node publishes (the cluster's one history: cluster-keys.test.ts).
     const keys = await Promise.all([0, 1, 2].map(async (i) => (await request(nodes, i, "GET", "/v1/audit/keys", creator)).body.keys as Array<{ keyId: string; publicKey: string }>));
     const publicKeys = new Map(keys.flat().map((key) => [key.keyId, base64UrlDecode(key.publicKey)]));
     for (const [i, who] of claimers.entries()) {

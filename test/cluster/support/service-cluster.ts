@@ -1,7 +1,8 @@
 /**
  * Real service nodes in cluster mode for the cluster tests: each a `node dist/gateway/main.js`
  * process with its own data directory and port, all on the same real NATS cluster
- * (nats-cluster.ts), the same operator secret, and CLUSTER_NODE_ID a, b, c… Started, killed with
+ * (nats-cluster.ts), the same operator secret, the same audit signing key (AUDIT_SIGNING_KEY_FILE, in a
+ * temporary directory of its own, outside every DATA_DIR), and CLUSTER_NODE_ID a, b, c… Started, killed with
  * SIGKILL, paused with SIGSTOP and resumed, restarted: what a machine does to a node.
  * `stop()` ends every process (call it in afterAll); stragglers are SIGKILLed at exit (kill-on-exit.ts).
  */
@@ -10,6 +11,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { OPERATOR, listeningUrl, spawnCaptured, tempDataDir, MAIN_JS, type Spawned } from "../../process/support.js";
 import { freePort } from "../../support/free-port.js";
+import { clusterSigningKeyFile } from "../../../scripts/cluster-signing-key.js";
 import { killOnExit } from "../../support/kill-on-exit.js";
 
 export interface ServiceNodeOptions {
@@ -25,6 +27,8 @@ interface RunningServiceNode {
   url: string;
   /** Output of earlier runs of this node (restarts), for failure messages. */
   history: string;
+  /** Environment for this node alone, over the cluster's (restartWith). */
+  env: Record<string, string>;
 }
 
 export class ServiceCluster {
@@ -32,6 +36,8 @@ export class ServiceCluster {
     private readonly natsUrls: readonly string[],
     private readonly nodes: RunningServiceNode[],
     private readonly options: ServiceNodeOptions,
+    /** The audit signing key every node is given (a cluster has one key). */
+    readonly signingKeyFile: string,
   ) {}
 
   /** Starts `count` nodes (a, b, c, …) on the NATS cluster at `natsUrls` and waits until each listens. */
@@ -39,9 +45,10 @@ export class ServiceCluster {
     const nodes: RunningServiceNode[] = [];
     for (let i = 0; i < count; i += 1) {
       const nodeId = String.fromCharCode(97 + i);
-      nodes.push({ nodeId, dataDir: tempDataDir(`cluster-node-${nodeId}`), port: await freePort(), spawned: undefined, url: "", history: "" });
+      nodes.push({ nodeId, dataDir: tempDataDir(`cluster-node-${nodeId}`), port: await freePort(), spawned: undefined, url: "", history: "", env: {} });
     }
-    const cluster = new ServiceCluster(natsUrls, nodes, options);
+    const signingKeyFile = clusterSigningKeyFile(mkdtempSync(path.join(tmpdir(), "cluster-signing-key-")));
+    const cluster = new ServiceCluster(natsUrls, nodes, options, signingKeyFile);
     await Promise.all(nodes.map((_, index) => cluster.launch(index)));
     return cluster;
   }
@@ -105,6 +112,11 @@ export class ServiceCluster {
     return node;
   }
 
+  /** The environment node `index` starts with: the cluster's, then its own (restartWith). */
+  nodeEnv(index: number): NodeJS.ProcessEnv {
+    return this.env(this.node(index));
+  }
+
   private env(node: RunningServiceNode): NodeJS.ProcessEnv {
     return {
       ...process.env,
@@ -116,7 +128,9 @@ export class ServiceCluster {
       SERVICE_OPERATOR_ACTORS: OPERATOR.actorId,
       CLUSTER_NATS_URLS: this.natsUrls.join(","),
       CLUSTER_NODE_ID: node.nodeId,
+      AUDIT_SIGNING_KEY_FILE: this.signingKeyFile,
       ...this.options.env,
+      ...node.env,
     };
   }
 
@@ -126,6 +140,12 @@ export class ServiceCluster {
     killOnExit(spawned.child);
     node.spawned = spawned;
     node.url = await listeningUrl(spawned, 30_000);
+  }
+
+  /** Restarts node `index` with `env` over the cluster's environment, kept for its later restarts. */
+  async restartWith(index: number, env: Record<string, string>): Promise<void> {
+    this.node(index).env = env;
+    await this.restart(index);
   }
 
   /** SIGKILL: the node dies mid-whatever, as when its machine does. */
