@@ -6,29 +6,17 @@
  * dropped, an entry edited), whether the proof comes from the service started on the forged directory
  * or from `market-service proof` over it.
  */
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { Packr } from "msgpackr";
-import { decodeLogEntry } from "../../engine/runtime/logged-head.js";
-import { SegmentLog } from "../../storage/index.js";
+import { cli as runCli, forged, readShard, writeShard } from "./support/forger.js";
 import { Harness, auctionMechanism, directClaimMechanism, expectError, openMarket, uid, type Principal } from "../http-api/support/harness.js";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const CLI = path.join(ROOT, "gateway/cli.ts");
-const TSX = import.meta.resolve("tsx");
 const work = mkdtempSync(path.join(tmpdir(), "proofs-e2e-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-function cli(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", TSX, CLI, ...args], { cwd: work, timeout: 120_000 }, (error, stdout, stderr) => {
-      resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr });
-    });
-  });
-}
+const cli = (args: string[]) => runCli(args, work);
 
 let files = 0;
 function saveJson(value: unknown): string {
@@ -61,39 +49,6 @@ async function publicKeys(h: Harness): Promise<string> {
   return saveJson(keys.body);
 }
 
-const packr = new Packr({ useRecords: false, moreTypes: false });
-
-function readShard(shardDir: string): Buffer[] {
-  const log = SegmentLog.open({ dir: shardDir });
-  try {
-    return [...log.frames(0, { verify: "none" })].map((frame) => Buffer.from(frame.payload));
-  } finally {
-    log.close();
-  }
-}
-
-/** Every string of every command frame mapped through `swaps`; heads kept or dropped. */
-function forged(payloads: readonly Buffer[], swaps: Record<string, string>, heads: "keep heads" | "drop heads"): Buffer[] {
-  return payloads.flatMap((payload) => {
-    if (decodeLogEntry(payload).kind === "head") return heads === "keep heads" ? [payload] : [];
-    const text = JSON.stringify(packr.unpack(payload), (_key, value: unknown) => (typeof value === "string" && value in swaps ? swaps[value] : value));
-    return [packr.pack(JSON.parse(text) as unknown)];
-  });
-}
-
-/**
- * A brand-new log in the shard's place, written by the storage code (every chain value, CRC and
- * header valid); the shard's snapshots and the idempotency index snapshot deleted with it.
- */
-function writeShard(dataDir: string, payloads: readonly Buffer[]): void {
-  const shardDir = path.join(dataDir, "shards", "00");
-  for (const name of readdirSync(shardDir)) rmSync(path.join(shardDir, name), { recursive: true, force: true });
-  for (const name of readdirSync(dataDir)) if (/index/i.test(name)) rmSync(path.join(dataDir, name), { recursive: true, force: true });
-  const log = SegmentLog.open({ dir: shardDir });
-  for (const payload of payloads) log.append(payload);
-  log.commitSync();
-  log.close();
-}
 
 describe("proofs served and checked offline", () => {
   it("a saved receipt and its proofs pass check-proof, and fail against a log whose winner and loser were swapped, whoever serves the proof", async () => {

@@ -6,32 +6,20 @@
  * rewritten a shard's log (winner and loser swapped, every chain value, CRC and header recomputed,
  * snapshots deleted).
  */
-import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { Packr } from "msgpackr";
 import { parseReceipt } from "../../engine/audit/heads/receipt.js";
 import { verifyHead } from "../../engine/audit/heads/signed-head.js";
-import { decodeLogEntry } from "../../engine/runtime/logged-head.js";
 import { base64UrlDecode } from "../../engine/bytes-base64url.js";
-import { SegmentLog } from "../../storage/index.js";
+import { cli as runCli, forged, readShard, writeShard } from "./support/forger.js";
 import { Harness, directClaimMechanism, openMarket } from "../http-api/support/harness.js";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const CLI = path.join(ROOT, "gateway/cli.ts");
-const TSX = import.meta.resolve("tsx");
 const work = mkdtempSync(path.join(tmpdir(), "receipts-e2e-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-function cli(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", TSX, CLI, ...args], { cwd: work, timeout: 120_000 }, (error, stdout, stderr) => {
-      resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr });
-    });
-  });
-}
+const cli = (args: string[]) => runCli(args, work);
 
 describe("receipts and verify --public-key", () => {
   it("answers accepted commands with a receipt the published key checks, and verify with that key passes the log until a forger rewrites it", async () => {
@@ -84,13 +72,13 @@ describe("receipts and verify --public-key", () => {
     // A forger who keeps the signed heads is caught by their roots alone, key or not.
     const shardDir = path.join(dataDir, "shards", "00");
     const original = readShard(shardDir);
-    writeShard(shardDir, forged(original, { bob: "carol", carol: "bob" }, "keep heads"));
+    writeShard(dataDir, forged(original, { bob: "carol", carol: "bob" }, "keep heads"));
     const rootsOnly = await cli(["verify", "--data", dataDir]);
     expect(rootsOnly.status).toBe(1);
     expect(rootsOnly.stderr).toMatch(/verify: FAILED: log shard-0: the head recorded at entry \d+ has a root hash that is not the entries' before it/);
     // One who drops them leaves a log that is consistent in itself (verify without the key passes it,
     // as every verify did before signed heads), and only the key tells it is not the service's.
-    writeShard(shardDir, forged(original, { bob: "carol", carol: "bob" }, "drop heads"));
+    writeShard(dataDir, forged(original, { bob: "carol", carol: "bob" }, "drop heads"));
     const unkeyed = await cli(["verify", "--data", dataDir]);
     expect(unkeyed.status, unkeyed.stderr).toBe(0);
     expect(unkeyed.stdout).toMatch(/table-1/);
@@ -103,32 +91,3 @@ describe("receipts and verify --public-key", () => {
     expect(unusable.stderr).toMatch(/--public-key .*missing\.pem: cannot be read/);
   }, 120_000);
 });
-
-const packr = new Packr({ useRecords: false, moreTypes: false });
-
-function readShard(shardDir: string): Buffer[] {
-  const log = SegmentLog.open({ dir: shardDir });
-  try {
-    return [...log.frames(0, { verify: "none" })].map((frame) => Buffer.from(frame.payload));
-  } finally {
-    log.close();
-  }
-}
-
-/** Principal ids swapped in every command frame; heads kept as they were, or dropped. */
-function forged(payloads: readonly Buffer[], swaps: Record<string, string>, heads: "keep heads" | "drop heads"): Buffer[] {
-  return payloads.flatMap((payload) => {
-    if (decodeLogEntry(payload).kind === "head") return heads === "keep heads" ? [payload] : [];
-    const text = JSON.stringify(packr.unpack(payload), (_key, value: unknown) => (typeof value === "string" && value in swaps ? swaps[value] : value));
-    return [packr.pack(JSON.parse(text) as unknown)];
-  });
-}
-
-/** A brand-new log in the shard's place, written by the storage code (every chain value, CRC and header valid); snapshots gone. */
-function writeShard(shardDir: string, payloads: readonly Buffer[]): void {
-  for (const name of readdirSync(shardDir)) rmSync(path.join(shardDir, name), { recursive: true, force: true });
-  const log = SegmentLog.open({ dir: shardDir });
-  for (const payload of payloads) log.append(payload);
-  log.commitSync();
-  log.close();
-}
