@@ -6,7 +6,7 @@
  * dropped, an entry edited), whether the proof comes from the service started on the forged directory
  * or from `market-service proof` over it.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
