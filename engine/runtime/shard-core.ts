@@ -514,8 +514,7 @@ export class ShardCore {
     if (market === undefined || index < 0) throw new Error(`no market record holds the command logged at ${position}`);
     const positions = market.positions.slice(0, index + 1);
     // The entry is committed, so the tree as it is now holds it: a head signed now is its receipt's.
-    const nowMs = Math.max(this.options.clock.nowMs(), this.fold.lastStampMs);
-    const receipt = this.heads === undefined ? "" : receiptJson(entry.sequence - 1, headJson(this.heads.sign(nowMs)));
+    const receipt = this.heads === undefined ? "" : receiptJson(entry.sequence - 1, headJson(this.heads.sign(this.stamp())));
     return replyWork(await this.replaySource(positions, positions.length), float64Bytes(positions), receipt);
   }
 

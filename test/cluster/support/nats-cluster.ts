@@ -264,7 +264,7 @@ export class NatsCluster {
         }
       }
       if (Date.now() > deadline) {
-        // The nodes' own lines, without the health check's (polled every 50 ms, they would fill the tail).
+        // The nodes' own lines, without the health check's: this loop polls it, and its warnings would fill the tail.
         const own = (output: string): string => output.split("\n").filter((line) => !line.includes("Healthcheck failed")).join("\n").slice(-2000);
         const tails = this.running.map((entry) => `--- ${entry.node.name}\n${own(entry.output)}`).join("\n");
         throw new NotReadyError(`the NATS cluster did not become ready within ${this.readyTimeoutMs} ms (${last})\n${tails}`);
