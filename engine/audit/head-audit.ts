@@ -6,9 +6,9 @@
  * the first changed entry, or — if they dropped the heads too — for holding none.
  */
 import { CompactRange } from "./merkle/compact-range.js";
-import { sameHash } from "./merkle/tree-hash.js";
 import { NODE_TREE_HASHING } from "../runtime/node-tree-hashing.js";
 import { verifyHead, type SignedHead } from "./heads/signed-head.js";
+import { recordedHeadProblem } from "./heads/recorded-head.js";
 
 export interface HeadAuditReport {
   /** Head entries met and checked. */
@@ -50,11 +50,9 @@ export class HeadAudit {
   }
 
   private check(sequence: number, head: SignedHead): void {
-    const at = `log ${this.logId}: the head recorded at entry ${sequence}`;
-    if (head.logId !== this.logId) this.problem = `${at} names log ${JSON.stringify(head.logId)}`;
-    else if (head.treeSize !== sequence - 1) this.problem = `${at} covers ${head.treeSize} entries, not the ${sequence - 1} before it`;
-    else if (!sameHash(this.tree.root(), head.rootHash)) this.problem = `${at} has a root hash that is not the entries' before it: the log was changed after that head was signed`;
-    else if (this.publicKeys !== undefined) {
+    this.problem = recordedHeadProblem(this.logId, sequence, head, this.tree);
+    if (this.problem === undefined && this.publicKeys !== undefined) {
+      const at = `log ${this.logId}: the head recorded at entry ${sequence}`;
       const key = this.publicKeys.get(head.keyId);
       if (key === undefined) this.problem = `${at} is signed with key ${head.keyId}, which is not among the public keys given`;
       else if (!verifyHead(head, key)) this.problem = `${at} has a signature that does not verify with key ${head.keyId}`;

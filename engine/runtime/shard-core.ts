@@ -22,7 +22,7 @@ import { decodeLogEntry } from "./logged-head.js";
 import { LogHeads, type LogHeadsOptions } from "./log-heads.js";
 import { headJson, receiptJson } from "../audit/heads/receipt.js";
 import type { SignedHead } from "../audit/heads/signed-head.js";
-import { sameHash } from "../audit/merkle/tree-hash.js";
+import { recordedHeadProblem } from "../audit/heads/recorded-head.js";
 import { LogFold, type ShardMarket } from "../log-fold.js";
 import { decodeShardSnapshot, encodeMarketImage, encodeShardSnapshot } from "./shard-snapshot.js";
 import { float64Bytes } from "./float64-bytes.js";
@@ -525,10 +525,10 @@ export class ShardCore {
    */
   private checkRecordedHead(sequence: number, head: SignedHead): void {
     const heads = this.heads as LogHeads;
-    if (head.treeSize !== sequence - 1 || heads.size !== head.treeSize || !sameHash(heads.root(), head.rootHash)) {
-      throw new Error(`log ${heads.logId}: the head recorded at entry ${sequence} (tree size ${head.treeSize}) does not match the entries before it: the log was changed after that head was signed`);
-    }
+    const problem = recordedHeadProblem(heads.logId, sequence, head, heads);
+    if (problem !== undefined) throw new Error(problem);
   }
+
 
   /** Commands applied since the last snapshot (the runtime decides when to checkpoint). */
   get commandsSinceLastSnapshot(): number {
