@@ -22,7 +22,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, writeFileSync } from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
-import { LEFT_OUT_GRACE_MS, LEFT_OUT_RESTARTS, metaGroupState } from "./nats-meta-group.js";
+import { MetaGroupWatch } from "./nats-meta-group.js";
 import { clusterSigningKeyFile } from "./cluster-signing-key.js";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "..");
@@ -325,8 +325,12 @@ export class LocalCluster {
    */
   async waitForNats(): Promise<void> {
     const deadline = performance.now() + this.readyTimeoutMs;
-    const absentSinceMs = new Map<string, number>();
-    let restarts = 0;
+    const watch = new MetaGroupWatch(async (name) => {
+      const index = this.nats.findIndex((node) => node.name === name);
+      console.error(`[local-cluster] NATS node ${name} was left out of the JetStream meta group: restarting it`);
+      await this.killNats(index);
+      this.spawnNats(index);
+    });
     for (;;) {
       const states = await Promise.all(
         this.nats.map(async (node, i) => {
@@ -337,20 +341,9 @@ export class LocalCluster {
       );
       let problems = states.filter((state) => state !== "");
       if (problems.length === 0) {
-        const meta = await metaGroupState(this.nats.filter((_, i) => this.natsRunning[i] !== undefined));
-        if (meta.leader !== undefined && meta.absent.length === 0) return;
-        problems = [`meta leader ${meta.leader ?? "unknown"}; not members: ${meta.absent.join(", ") || "none"}; not current: ${meta.lagging.join(", ") || "none"}`];
-        for (const name of meta.absent) {
-          const since = absentSinceMs.get(name) ?? performance.now();
-          absentSinceMs.set(name, since);
-          if (performance.now() - since < LEFT_OUT_GRACE_MS || restarts >= LEFT_OUT_RESTARTS) continue;
-          restarts += 1;
-          absentSinceMs.delete(name);
-          const index = this.nats.findIndex((node) => node.name === name);
-          console.error(`[local-cluster] NATS node ${name} was left out of the JetStream meta group: restarting it`);
-          await this.killNats(index);
-          this.spawnNats(index);
-        }
+        const missing = await watch.check(this.nats.filter((_, i) => this.natsRunning[i] !== undefined));
+        if (missing === undefined) return;
+        problems = [missing];
       }
       if (this.natsRunning.every((running) => running === undefined)) throw new Error(`every NATS node exited; see ${path.join(this.options.dir, "logs")}`);
       if (performance.now() > deadline) throw new Error(`NATS not ready within ${this.readyTimeoutMs} ms: ${problems.join("; ")} (logs in ${path.join(this.options.dir, "logs")})`);

@@ -62,5 +62,35 @@ export async function metaGroupState(running: readonly MonitoredServer[]): Promi
 }
 
 /** How long a launcher lets a running server stay out of the meta group before restarting it, and how many restarts one wait makes. */
-export const LEFT_OUT_GRACE_MS = 2000;
-export const LEFT_OUT_RESTARTS = 3;
+const LEFT_OUT_GRACE_MS = 2000;
+const LEFT_OUT_RESTARTS = 3;
+
+/**
+ * A launcher's watch over the meta group while it waits for a cluster to be ready: `check` polls the
+ * group once and restarts (through the launcher's `restart`) a server left out for longer than the
+ * grace, at most a few times per wait. One per wait; both launchers use it.
+ */
+export class MetaGroupWatch {
+  private readonly absentSinceMs = new Map<string, number>();
+  private restarts = 0;
+
+  constructor(
+    private readonly restart: (name: string) => Promise<void>,
+    private readonly nowMs: () => number = () => performance.now(),
+  ) {}
+
+  /** Undefined once a leader lists every running server as a member; otherwise what is missing. */
+  async check(running: readonly MonitoredServer[]): Promise<string | undefined> {
+    const meta = await metaGroupState(running);
+    if (meta.leader !== undefined && meta.absent.length === 0) return undefined;
+    for (const name of meta.absent) {
+      const since = this.absentSinceMs.get(name) ?? this.nowMs();
+      this.absentSinceMs.set(name, since);
+      if (this.nowMs() - since < LEFT_OUT_GRACE_MS || this.restarts >= LEFT_OUT_RESTARTS) continue;
+      this.restarts += 1;
+      this.absentSinceMs.delete(name);
+      await this.restart(name);
+    }
+    return `meta leader ${meta.leader ?? "unknown"}; not members: ${meta.absent.join(", ") || "none"}; not current: ${meta.lagging.join(", ") || "none"}`;
+  }
+}

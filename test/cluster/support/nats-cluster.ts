@@ -19,7 +19,7 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../support/free-port.js";
 import { killOnExit } from "../../support/kill-on-exit.js";
-import { LEFT_OUT_GRACE_MS, LEFT_OUT_RESTARTS, metaGroupState } from "../../../scripts/nats-meta-group.js";
+import { MetaGroupWatch } from "../../../scripts/nats-meta-group.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 export const NATS_SERVER_BIN = process.env["NATS_SERVER_BIN"] ?? path.join(ROOT, ".tools/nats-server/nats-server");
@@ -233,8 +233,12 @@ export class NatsCluster {
    */
   async waitUntilReady(): Promise<void> {
     const deadline = Date.now() + this.readyTimeoutMs;
-    const absentSinceMs = new Map<string, number>();
-    let restarts = 0;
+    const watch = new MetaGroupWatch(async (name) => {
+      const index = this.indexOf(name);
+      this.entry(index).output += `\n[nats-cluster] ${name} was left out of the meta group: restarting it\n`;
+      await this.kill(index);
+      this.spawnNode(index);
+    });
     let last = "";
     for (;;) {
       const gone = this.running.find((entry) => entry.wanted && entry.process === undefined);
@@ -248,20 +252,9 @@ export class NatsCluster {
       );
       last = states.map((state) => state.detail).join("; ");
       if (states.every((state) => state.ok)) {
-        const meta = await metaGroupState(this.running.filter((entry) => entry.process !== undefined).map((entry) => entry.node));
-        if (meta.leader !== undefined && meta.absent.length === 0) return;
-        last = `meta leader ${meta.leader ?? "unknown"}; not members: ${meta.absent.join(", ") || "none"}; not current: ${meta.lagging.join(", ") || "none"}`;
-        for (const name of meta.absent) {
-          const since = absentSinceMs.get(name) ?? Date.now();
-          absentSinceMs.set(name, since);
-          if (Date.now() - since < LEFT_OUT_GRACE_MS || restarts >= LEFT_OUT_RESTARTS) continue;
-          restarts += 1;
-          absentSinceMs.delete(name);
-          const index = this.indexOf(name);
-          this.entry(index).output += `\n[nats-cluster] ${name} was left out of the meta group: restarting it\n`;
-          await this.kill(index);
-          this.spawnNode(index);
-        }
+        const missing = await watch.check(this.running.filter((entry) => entry.process !== undefined).map((entry) => entry.node));
+        if (missing === undefined) return;
+        last = missing;
       }
       if (Date.now() > deadline) {
         // The nodes' own lines, without the health check's: this loop polls it, and its warnings would fill the tail.
