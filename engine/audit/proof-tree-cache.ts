@@ -123,3 +123,15 @@ export class ProofTreeCache {
     return { ...this.counts, bytes: this.bytes, logs: this.trees.size };
   }
 }
+
+let threadCache: ProofTreeCache | undefined;
+
+/**
+ * The cache of this thread (a worker pool thread's, or the process's main thread for in-process
+ * proofs), made at its first use with `maxBytes` (the pool passes AUDIT_PROOF_CACHE_BYTES; a later
+ * call's bound is ignored).
+ */
+export function threadProofCache(maxBytes: number = DEFAULT_PROOF_CACHE_BYTES): ProofTreeCache {
+  threadCache ??= new ProofTreeCache(maxBytes);
+  return threadCache;
+}
