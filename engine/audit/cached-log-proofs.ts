@@ -148,6 +148,7 @@ function extendFromView(kept: CachedTree, reader: LogView | undefined): number {
  */
 export function cachedProofFromPayloads(cache: ProofTreeCache, logId: string, shipped: ShippedEntries, request: LogProofRequest, anchor?: TreeAnchor): LogProof | ProofEntriesWanted {
   const key = keyOf(logId, "journal");
+  cache.received(shipped.payloads.length + (shipped.entry === undefined ? 0 : 1));
   let kept = cache.take(key);
   if (kept !== undefined && kept.size < shipped.after) return { wantedAfter: kept.size };
   let hashed = 0;

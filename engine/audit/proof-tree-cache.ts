@@ -35,6 +35,8 @@ export interface ProofCacheStats {
   builds: number;
   /** Entries read and hashed into kept trees, in all. */
   entriesHashed: number;
+  /** Entries a shard sent with proofs (a journal without a view), in all: the shard read each of them for it. */
+  entriesSent: number;
   /** Kept trees dropped because the log no longer matched them. */
   invalidated: number;
   /** Kept trees evicted by the bound. */
@@ -63,10 +65,15 @@ export class CachedTree {
   }
 }
 
+/** The counters of a cache that has answered nothing (a pool with no thread started yet). */
+export function emptyProofCacheStats(): ProofCacheStats {
+  return { proofs: 0, warm: 0, builds: 0, entriesHashed: 0, entriesSent: 0, invalidated: 0, evicted: 0, bytes: 0, logs: 0 };
+}
+
 export class ProofTreeCache {
   /** In use order: a Map iterates in insertion order, and a used tree is inserted again. */
   private readonly trees = new Map<string, CachedTree>();
-  private readonly counts = { proofs: 0, warm: 0, builds: 0, entriesHashed: 0, invalidated: 0, evicted: 0 };
+  private readonly counts = { proofs: 0, warm: 0, builds: 0, entriesHashed: 0, entriesSent: 0, invalidated: 0, evicted: 0 };
 
   constructor(readonly maxBytes: number = DEFAULT_PROOF_CACHE_BYTES) {
     if (!(Number.isSafeInteger(maxBytes) && maxBytes >= 0)) throw new RangeError(`proof cache bytes must be a non-negative integer, not ${maxBytes}`);
@@ -86,6 +93,11 @@ export class ProofTreeCache {
     this.trees.delete(key);
     this.counts.builds += 1;
     return new CachedTree();
+  }
+
+  /** Counts entries a shard sent with a proof. */
+  received(entries: number): void {
+    this.counts.entriesSent += entries;
   }
 
   /** `key`'s kept tree no longer matches its log: forget it. */

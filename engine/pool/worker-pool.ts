@@ -24,7 +24,7 @@ import type { ShardAudit, ShardAuditWork } from "../audit/shard-audit.js";
 import type { ReplayWork, ShardReply } from "../runtime/shard-protocol.js";
 import type { AuditProgressMessage, PoolTaskName, PoolTasks, PoolWorkerData, ReplayTaskResult } from "./pool-protocol.js";
 import type { ProofEntriesWanted } from "../audit/cached-log-proofs.js";
-import { DEFAULT_PROOF_CACHE_BYTES, type ProofCacheStats } from "../audit/proof-tree-cache.js";
+import { DEFAULT_PROOF_CACHE_BYTES, emptyProofCacheStats, type ProofCacheStats } from "../audit/proof-tree-cache.js";
 import { poolWorkerFile, type PoolWorkerFile } from "./worker-file.js";
 
 /** One thread by default: replays are rare, and on a small machine a second would only take CPU from the shards. */
@@ -101,8 +101,12 @@ export class WorkerPool {
     return "wantedAfter" in result ? result : replyOf(result);
   }
 
-  /** The proof cache counters of the thread that answers (the only one with the default of one thread). */
+  /**
+   * The proof cache counters of the thread that answers (the only one with the default of one
+   * thread); all zero while no thread runs (asking does not start one: /metrics asks).
+   */
   proofCacheStats(): Promise<ProofCacheStats> {
+    if (this.started === undefined || this.running === 0) return Promise.resolve(emptyProofCacheStats());
     return this.run("proofCacheStats", null);
   }
 
