@@ -14,6 +14,8 @@ import { base64UrlDecode } from "../../engine/bytes-base64url.js";
 import { hashFromHex } from "../../engine/audit/merkle/proof-format.js";
 import { checkConsistency, checkInclusion } from "../../engine/audit/merkle/proof-verify.js";
 import { leafHash } from "../../engine/audit/merkle/tree-hash.js";
+import { loadServiceConfig } from "../../gateway/config.js";
+import { DEFAULT_PROOF_CACHE_BYTES } from "../../engine/audit/proof-tree-cache.js";
 import { Harness, directClaimMechanism, openMarket, uid, type Principal } from "../http-api/support/harness.js";
 
 const work = mkdtempSync(path.join(tmpdir(), "proof-cache-served-"));
@@ -109,6 +111,15 @@ describe("proofs served through the pool thread's tree cache", () => {
       expect(await cacheStats(h)).toMatchObject({ proofs: 2, warm: 0, builds: 2, evicted: 2, bytes: 0, logs: 0 });
     } finally {
       await h.close();
+    }
+  });
+
+  it("reads AUDIT_PROOF_CACHE_BYTES as a byte count, and refuses anything else naming it", () => {
+    expect(loadServiceConfig({}).proofCacheBytes).toBe(DEFAULT_PROOF_CACHE_BYTES);
+    expect(loadServiceConfig({ AUDIT_PROOF_CACHE_BYTES: "0" }).proofCacheBytes).toBe(0);
+    expect(loadServiceConfig({ AUDIT_PROOF_CACHE_BYTES: "1048576" }).proofCacheBytes).toBe(1_048_576);
+    for (const bad of ["-1", "1.5", "lots", "9999999999"]) {
+      expect(() => loadServiceConfig({ AUDIT_PROOF_CACHE_BYTES: bad })).toThrow(/AUDIT_PROOF_CACHE_BYTES/);
     }
   });
 });
