@@ -14,8 +14,8 @@ export interface ServiceMetricsSources {
   pendingByShard: () => number[];
   idempotencyEntries: () => number;
   recordCache: () => Pick<RecordCacheStats, "sizeBytes" | "entries">;
-  /** The proof tree cache of a worker pool thread (engine/audit/proof-tree-cache.ts). */
-  proofCache?: () => Promise<ProofCacheStats>;
+  /** The proof tree caches of the worker pool's threads, summed (engine/audit/proof-tree-cache.ts). */
+  proofCache?: () => ProofCacheStats;
   outstandingChallenges: () => number;
   tokensKept: () => number;
   /** Cluster mode: each partition's owner as this node last saw it; undefined on a single node. */
@@ -75,10 +75,10 @@ export class ServiceMetrics {
   private readonly replyCacheChars = new Gauge({ name: "market_shard_reply_cache_chars", help: "Characters of the replies the shard keeps for fast retries.", labelNames: ["shard"] as const, registers: [this.registry] });
   private readonly recordCacheBytes = new Gauge({ name: "market_record_cache_bytes", help: "Bytes of rendered market records kept for repeated reads.", registers: [this.registry] });
   private readonly recordCacheEntries = new Gauge({ name: "market_record_cache_entries", help: "Rendered market records kept for repeated reads.", registers: [this.registry] });
-  /** Counts since the pool thread started (they restart with it), so gauges rather than counters. */
+  /** Counts and sizes in one family by `stat`, so gauges (the counts only grow). */
   private readonly proofCache = new Gauge({
     name: "market_proof_cache",
-    help: "A worker pool thread's proof tree cache (docs/proofs.md, Cost): proofs answered, warm (tree kept), builds (from the first entry), entries_hashed, entries_sent (read by a shard for proofs), invalidated, evicted, bytes and logs held.",
+    help: "The worker pool threads' proof tree caches, summed (docs/proofs.md, Cost): proofs answered, warm (tree kept), builds (from the first entry), entriesHashed, entriesSent (read by a shard for proofs), invalidated, evicted, bytes and logs held.",
     labelNames: ["stat"] as const,
     registers: [this.registry],
   });
@@ -152,7 +152,7 @@ export class ServiceMetrics {
     const records = this.sample.recordCache();
     this.recordCacheBytes.set(records.sizeBytes);
     this.recordCacheEntries.set(records.entries);
-    const proofs = await this.sample.proofCache?.();
+    const proofs = this.sample.proofCache?.();
     if (proofs !== undefined) for (const [stat, value] of Object.entries(proofs)) this.proofCache.set({ stat }, value);
     this.challenges.set(this.sample.outstandingChallenges());
     this.liveTokens.set(this.sample.tokensKept());

@@ -213,7 +213,7 @@ function serviceMetrics(late: LateParts, idempotency: IdempotencyIndex, auth: Au
     pendingByShard: () => late.runtime?.pendingByShard() ?? [],
     idempotencyEntries: () => idempotency.size,
     recordCache: () => late.runtime?.recordCacheStats ?? { sizeBytes: 0, entries: 0 },
-    proofCache: () => late.runtime?.proofCacheStats() ?? Promise.resolve(emptyProofCacheStats()),
+    proofCache: () => late.runtime?.proofCacheStats ?? emptyProofCacheStats(),
     outstandingChallenges: () => auth.outstandingChallenges,
     tokensKept: () => identity.state.tokens.size,
     clusterPartitions: () => {

@@ -254,9 +254,9 @@ export class ClusterRuntime implements Markets {
     return this.answers.answer(await this.host.request(partition, request), reask);
   }
 
-  /** The proof cache counters of this node's worker pool thread (tests, metrics). */
-  proofCacheStats(): Promise<ProofCacheStats> {
-    return this.answers.proofCacheStats();
+  /** The proof cache counters of this node's worker pool threads (tests, metrics). */
+  get proofCacheStats(): ProofCacheStats {
+    return this.answers.proofCacheStats;
   }
 
   private submitHere(command: Command, fingerprint: string): Promise<SubmitResult> {

@@ -7,7 +7,6 @@ import type { MessagePort } from "node:worker_threads";
 import type { ShardAudit, ShardAuditWork } from "../audit/shard-audit.js";
 import type { ReplayWork, ShardReply } from "../runtime/shard-protocol.js";
 import type { ProofEntriesWanted } from "../audit/cached-log-proofs.js";
-import type { ProofCacheStats } from "../audit/proof-tree-cache.js";
 
 /** A refusal a replay reproduces (the command's own rejection), as the shard would have answered. */
 export type ReplayRefusal = Extract<ShardReply, { ok: false }>;
@@ -26,6 +25,8 @@ export type ProofTaskResult = ReplayTaskResult | ProofEntriesWanted;
 export interface PoolWorkerData {
   /** The bound of each thread's proof tree cache, bytes (AUDIT_PROOF_CACHE_BYTES). */
   proofCacheBytes: number;
+  /** Where each thread posts its proof cache's counters (proof-cache-board.ts). */
+  proofCacheBoard: SharedArrayBuffer;
 }
 
 /** One shard to audit; `progress` receives AuditProgressMessages and is closed by the task. */
@@ -45,8 +46,6 @@ export interface PoolTasks {
   replayWork(work: ReplayWork): ReplayTaskResult;
   /** A log proof (ReplayWork "proof") through the thread's proof tree cache. */
   proofWork(work: Extract<ReplayWork, { kind: "proof" }>): ProofTaskResult;
-  /** The counters of the proof tree cache of the thread that runs it (the pool's only one by default). */
-  proofCacheStats(ignored: null): ProofCacheStats;
   /** One shard audited (`replay` or `verify`), its progress posted on `task.progress`. */
   auditShard(task: AuditShardTask): ShardAudit;
 }

@@ -7,7 +7,8 @@
  */
 import { setPriority } from "node:os";
 import { move, workerData } from "piscina";
-import { threadProofCache, type ProofCacheStats } from "../audit/proof-tree-cache.js";
+import { threadProofCache, type ProofTreeCache } from "../audit/proof-tree-cache.js";
+import { ProofCacheBoardSlot } from "./proof-cache-board.js";
 import { auditShard as auditOneShard } from "../audit/audit-replay.js";
 import type { ShardAudit } from "../audit/shard-audit.js";
 import { completeProofWork, completeReplayWork, proofJson } from "../runtime/replay-work.js";
@@ -45,20 +46,26 @@ export const replayWork: PoolTasks["replayWork"] = (work: ReplayWork): ReplayTas
   return move(utf8.encode(reply.json)) as Uint8Array;
 };
 
-/** This thread's proof tree cache, bounded as the pool was told (each thread has its own). */
-function proofCache(): ReturnType<typeof threadProofCache> {
+let boardSlot: ProofCacheBoardSlot | undefined;
+
+/** This thread's proof tree cache, bounded as the pool was told (each thread has its own), and its slot on the pool's board. */
+function proofCache(): { cache: ProofTreeCache; slot: ProofCacheBoardSlot | undefined } {
   const data = workerData as Partial<PoolWorkerData> | undefined;
-  return threadProofCache(data?.proofCacheBytes);
+  if (boardSlot === undefined && data?.proofCacheBoard !== undefined) boardSlot = new ProofCacheBoardSlot(data.proofCacheBoard);
+  return { cache: threadProofCache(data?.proofCacheBytes), slot: boardSlot };
 }
 
 export const proofWork: PoolTasks["proofWork"] = (work): ProofTaskResult => {
   yieldToShards();
-  const proof = completeProofWork(work, proofCache());
-  if ("wantedAfter" in proof) return { wantedAfter: proof.wantedAfter };
-  return move(utf8.encode(proofJson(proof))) as Uint8Array;
+  const { cache, slot } = proofCache();
+  try {
+    const proof = completeProofWork(work, cache);
+    if ("wantedAfter" in proof) return { wantedAfter: proof.wantedAfter };
+    return move(utf8.encode(proofJson(proof))) as Uint8Array;
+  } finally {
+    slot?.post(cache.stats);
+  }
 };
-
-export const proofCacheStats: PoolTasks["proofCacheStats"] = (): ProofCacheStats => proofCache().stats;
 
 export const auditShard: PoolTasks["auditShard"] = ({ index, dir, work, progress }: AuditShardTask): ShardAudit => {
   const post = (message: AuditProgressMessage): void => progress.postMessage(message);

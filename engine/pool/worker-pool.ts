@@ -24,7 +24,8 @@ import type { ShardAudit, ShardAuditWork } from "../audit/shard-audit.js";
 import type { ReplayWork, ShardReply } from "../runtime/shard-protocol.js";
 import type { AuditProgressMessage, PoolTaskName, PoolTasks, PoolWorkerData, ReplayTaskResult } from "./pool-protocol.js";
 import type { ProofEntriesWanted } from "../audit/cached-log-proofs.js";
-import { DEFAULT_PROOF_CACHE_BYTES, emptyProofCacheStats, type ProofCacheStats } from "../audit/proof-tree-cache.js";
+import { DEFAULT_PROOF_CACHE_BYTES, type ProofCacheStats } from "../audit/proof-tree-cache.js";
+import { newProofCacheBoard, readProofCacheBoard } from "./proof-cache-board.js";
 import { poolWorkerFile, type PoolWorkerFile } from "./worker-file.js";
 
 /** One thread by default: replays are rare, and on a small machine a second would only take CPU from the shards. */
@@ -52,6 +53,8 @@ function errorSummary(error: unknown): string {
 export class WorkerPool {
   private started: Started | undefined;
   private closed = false;
+  /** Shared with every thread this pool starts, also after a restart: the counters only grow. */
+  private readonly proofCacheBoard = newProofCacheBoard();
 
   constructor(
     readonly threads: number = DEFAULT_POOL_THREADS,
@@ -101,13 +104,9 @@ export class WorkerPool {
     return "wantedAfter" in result ? result : replyOf(result);
   }
 
-  /**
-   * The proof cache counters of the thread that answers (the only one with the default of one
-   * thread); all zero while no thread runs (asking does not start one: /metrics asks).
-   */
-  proofCacheStats(): Promise<ProofCacheStats> {
-    if (this.started === undefined || this.running === 0) return Promise.resolve(emptyProofCacheStats());
-    return this.run("proofCacheStats", null);
+  /** The proof cache counters of every thread, summed, as the threads posted them after their proofs (proof-cache-board.ts). */
+  get proofCacheStats(): ProofCacheStats {
+    return readProofCacheBoard(this.proofCacheBoard);
   }
 
   /**
@@ -161,7 +160,7 @@ export class WorkerPool {
       minThreads: 0,
       maxThreads: this.threads,
       idleTimeout: Number.POSITIVE_INFINITY,
-      workerData: { proofCacheBytes: this.proofCacheBytes } satisfies PoolWorkerData,
+      workerData: { proofCacheBytes: this.proofCacheBytes, proofCacheBoard: this.proofCacheBoard } satisfies PoolWorkerData,
       ...(file.execArgv === undefined ? {} : { execArgv: file.execArgv }),
     });
     const filename = file.filename.startsWith("file:") ? fileURLToPath(file.filename) : file.filename;

@@ -214,9 +214,9 @@ export class MarketRuntime implements Markets {
     return this.host.request(shardIndex, request).then((response) => this.answers.answer(response, reask));
   }
 
-  /** The proof cache counters of a worker pool thread (tests, metrics). */
-  proofCacheStats(): Promise<ProofCacheStats> {
-    return this.answers.proofCacheStats();
+  /** The proof cache counters of the worker pool's threads (tests, metrics). */
+  get proofCacheStats(): ProofCacheStats {
+    return this.answers.proofCacheStats;
   }
 
   /** Record reads answered from kept records, shared replays and replays run (tests, metrics). */

@@ -69,9 +69,9 @@ export class ShardAnswers {
     return this.answer(again);
   }
 
-  /** The proof cache counters of a pool thread (the only one by default): tests, metrics. */
-  proofCacheStats(): Promise<ProofCacheStats> {
-    return this.replays.proofCacheStats();
+  /** The proof cache counters of the pool's threads, summed: tests, metrics. */
+  get proofCacheStats(): ProofCacheStats {
+    return this.replays.proofCacheStats;
   }
 
   /** Record reads answered from kept records, shared replays and replays run (tests, metrics). */
