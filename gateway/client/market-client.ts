@@ -70,7 +70,6 @@ export interface ServiceResponse {
    * on purpose: `request` is the escape hatch for what the typed methods do not cover (tests of
    * malformed requests, raw replies); the typed methods give their declared types.
    */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
   /** The raw body text. */
   text: string;

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorGuards, generateKeyPair, isMarketServiceError, MarketClient, MarketServiceError, SERVICE_ERROR_CODES, type Credentials, type ServiceErrorCode } from "../../gateway/client/index.js";
 import { ERROR_CODES } from "../../engine/rules/types/errors.js";
 import { REQUEST_ID_HEADER as SERVER_REQUEST_ID_HEADER } from "../../gateway/http/request-id.js";
-import { REQUEST_ID_HEADER } from "../../gateway/client/index.js";
+import { RECEIPT_HEADER, REQUEST_ID_HEADER } from "../../gateway/client/index.js";
+import { RECEIPT_HEADER as SERVER_RECEIPT_HEADER } from "../../gateway/routes/request-helpers.js";
 import { Harness, OPERATOR_SECRET, type Principal } from "../http-api/support/harness.js";
 import { conformingFetch } from "../http-api/support/openapi-conformance.js";
 
@@ -53,7 +54,9 @@ describe("the error list", () => {
     expect(ERROR_CODES).toHaveLength(25);
     expect(Object.keys(errorGuards).sort()).toEqual([...SERVICE_ERROR_CODES].sort());
     expect(errorGuards.capacity_exhausted(new Error("capacity_exhausted"))).toBe(false);
+    // The SDK names the headers itself (the server's modules hold Node code): the same names.
     expect(REQUEST_ID_HEADER).toBe(SERVER_REQUEST_ID_HEADER);
+    expect(RECEIPT_HEADER).toBe(SERVER_RECEIPT_HEADER);
   });
 });
 
