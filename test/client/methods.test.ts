@@ -63,7 +63,7 @@ describe("the error list", () => {
 describe("every method: a success and a spec error", () => {
   it("health", async () => {
     expect(await client.health()).toEqual({ status: "ok" });
-    // The only refusal /healthz has is a 503 while starting or stopping: retries.test.ts.
+    // The only refusal /healthz has is a 503 while starting or stopping: retries.test.ts checks it.
   });
 
   it("createChallenge, issueToken, signIn", async () => {
