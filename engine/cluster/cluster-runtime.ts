@@ -15,7 +15,7 @@ import type { Clock } from "../clock.js";
 import type { IdempotencyIndex, CommandLocation } from "../idempotency/index.js";
 import { marketIdOfCommand } from "../rules/handle-command.js";
 import type { Command } from "../rules/types/command.js";
-import type { Markets } from "../runtime/markets.js";
+import type { MarketEventListener, Markets } from "../runtime/markets.js";
 import { ShardAnswers, type ShardAnswersOptions } from "../runtime/shard-answers.js";
 import type { ShardWorkerSource } from "../runtime/shard-host.js";
 import type { ShardHeadsSpec } from "../runtime/worker-messages.js";
@@ -24,6 +24,7 @@ import {
   marketRead,
   outcomeRead,
   recordRead,
+  watchRead,
   replyAtRead,
   type BatchStats,
   type ReadRequest,
@@ -91,6 +92,8 @@ export class ClusterRuntime implements Markets {
   private closed = false;
   /** Why the node's NATS connection is down, or undefined while it is up. */
   private natsProblem: string | undefined;
+  /** The event hub's listener (live streams, docs/events.md). */
+  private eventListener: MarketEventListener | undefined;
 
   constructor(private readonly options: ClusterRuntimeOptions) {
     void this.watchConnection().catch(() => undefined);
@@ -107,6 +110,7 @@ export class ClusterRuntime implements Markets {
       ...(options.tickIntervalMs === undefined ? {} : { tickIntervalMs: options.tickIntervalMs }),
       ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
       onStopped: (partition, reason) => this.stopped(partition, reason),
+      onEvents: (_partition, events) => this.eventListener?.(events),
       ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
       ...(options.heads === undefined ? {} : { heads: options.heads }),
     });
@@ -206,6 +210,14 @@ export class ClusterRuntime implements Markets {
 
   readOutcome(marketId: string, principalId: string): Promise<ShardReply> {
     return this.read(this.partitionOfMarket(marketId), outcomeRead(marketId, principalId));
+  }
+
+  watchMarket(marketId: string, watching: boolean): Promise<ShardReply> {
+    return this.read(this.partitionOfMarket(marketId), watchRead(marketId, watching));
+  }
+
+  listenForEvents(listener: MarketEventListener): void {
+    this.eventListener = listener;
   }
 
   /** A read of the log `partition-<p>`, by the partition's owner (here, or forwarded like market reads). */

@@ -24,9 +24,10 @@ import {
   type ReadRequest,
   type ShardRecoveryReport,
   type ShardReply,
+  watchRead,
 } from "./shard-protocol.js";
 import { fnv1a32, logIndexOf, shardOfMarket } from "./shard-routing.js";
-import type { Markets } from "./markets.js";
+import type { MarketEventListener, Markets } from "./markets.js";
 import { submitOnce, type Executor, type SubmitResult } from "./submit-once.js";
 
 export type { SubmitResult } from "./submit-once.js";
@@ -65,6 +66,8 @@ export class MarketRuntime implements Markets {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly answers: ShardAnswers;
+  /** The event hub's listener; set once the gateway is composed (events before it have no subscriber). */
+  private eventListener: MarketEventListener | undefined;
 
   private constructor(
     private readonly options: MarketRuntimeOptions,
@@ -78,6 +81,7 @@ export class MarketRuntime implements Markets {
     const startedMs = performance.now();
     ensureClusterMeta(options.dataDir, options.shardCount, options.clock.nowMs());
     const index = options.idempotency ?? new IdempotencyIndex();
+    let runtime: MarketRuntime | undefined;
     const start = (watermarks: number[]) =>
       ShardHost.start({
         dataDir: options.dataDir,
@@ -90,6 +94,7 @@ export class MarketRuntime implements Markets {
         onFatal: (shardIndex, message) => options.onFatal(`shard ${shardIndex}: ${message}`),
         ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
         ...(options.heads === undefined ? {} : { heads: options.heads }),
+        onEvents: (events) => runtime?.eventListener?.(events),
       });
     // Each shard needs its watermark from the index snapshot to open. They are read first from the
     // file's first bytes, so the shards open while this thread reads, checks and decodes the whole
@@ -122,7 +127,7 @@ export class MarketRuntime implements Markets {
         });
       }
     });
-    const runtime = new MarketRuntime(options, host, index);
+    runtime = new MarketRuntime(options, host, index);
     const everySeconds = options.checkpointEverySeconds ?? 60;
     if (everySeconds > 0) {
       runtime.timer = setInterval(() => {
@@ -131,7 +136,7 @@ export class MarketRuntime implements Markets {
       runtime.timer.unref();
     }
     return {
-      runtime,
+      runtime: runtime as MarketRuntime,
       recovery: { shards: reports, idempotencyEntries: index.size, elapsedMs: Math.round(performance.now() - startedMs) },
     };
   }
@@ -208,6 +213,14 @@ export class MarketRuntime implements Markets {
     if (shardIndex === undefined) return undefined;
     if (this.closed) return Promise.reject(new Error("the market runtime is closed"));
     return this.host.request(shardIndex, request).then((response) => this.answers.answer(response));
+  }
+
+  watchMarket(marketId: string, watching: boolean): Promise<ShardReply> {
+    return this.read(marketId, watchRead(marketId, watching));
+  }
+
+  listenForEvents(listener: MarketEventListener): void {
+    this.eventListener = listener;
   }
 
   /** Record reads answered from kept records, shared replays and replays run (tests, metrics). */
