@@ -162,13 +162,9 @@ export function subscribeMarketEvents(options: MarketEventsOptions): MarketEvent
       }
     })();
   }
-  return Object.assign(iterator, {
-    get lastSequence() {
-      return state.after;
-    },
-    finished,
-    close: stop,
-  });
+  // A getter, defined (Object.assign would copy its value once).
+  const subscription = Object.defineProperty(Object.assign(iterator, { finished, close: stop }), "lastSequence", { get: () => state.after, enumerable: true });
+  return subscription as MarketEventSubscription;
 }
 
 async function* run(options: MarketEventsOptions, state: { after: number | undefined }, signal: AbortSignal): AsyncGenerator<MarketStreamEvent, void, undefined> {
