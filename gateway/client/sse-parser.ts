@@ -48,14 +48,13 @@ export class SseParser {
     this.buffer += text;
     const events: ServerSentEvent[] = [];
     let start = 0;
+    // Streams from this service never contain CR: then one indexOf per line finds its end.
+    const hasCr = this.buffer.includes("\r");
     for (;;) {
-      let end = -1;
-      for (let i = start; i < this.buffer.length; i += 1) {
-        const code = this.buffer.charCodeAt(i);
-        if (code === 10 || code === 13) {
-          end = i;
-          break;
-        }
+      let end = this.buffer.indexOf("\n", start);
+      if (hasCr) {
+        const cr = this.buffer.indexOf("\r", start);
+        if (cr >= 0 && (end < 0 || cr < end)) end = cr;
       }
       if (end < 0) break;
       const line = this.buffer.slice(start, end);
