@@ -24,6 +24,7 @@ import {
   marketRead,
   outcomeRead,
   recordRead,
+  okReply,
   watchRead,
   replyAtRead,
   type BatchStats,
@@ -39,6 +40,8 @@ import type { ClusterSettings } from "./cluster-settings.js";
 import { Forwarder, type BindRequest } from "./forwarding.js";
 import { homeOf, KeyBindings, type BindVerdict } from "./key-bindings.js";
 import { PartitionHost } from "./partition-host.js";
+import { EventRelay } from "./event-relay.js";
+import { WatchCounts } from "../runtime/watch-counts.js";
 
 /** What the runtime needs from the leases (leases.ts). */
 export interface Ownership {
@@ -94,9 +97,18 @@ export class ClusterRuntime implements Markets {
   private natsProblem: string | undefined;
   /** The event hub's listener (live streams, docs/events.md). */
   private eventListener: MarketEventListener | undefined;
+  /** Watches of the markets of owned partitions: this node's hub's and other nodes'. */
+  private readonly watches = new WatchCounts();
+  /** Events of owned partitions out to other nodes, and of followed ones in (event-relay.ts). */
+  private readonly relay: EventRelay;
 
   constructor(private readonly options: ClusterRuntimeOptions) {
     void this.watchConnection().catch(() => undefined);
+    this.relay = new EventRelay(
+      options.connection,
+      { events: (events) => this.eventListener?.events(events), moved: (partition) => this.moved(partition) },
+      (error) => options.log("warn", "relaying live events failed", { error: error instanceof Error ? error.message : String(error) }),
+    );
     this.answers = new ShardAnswers(options);
     this.keys = new KeyBindings(options.connection, options.idempotency);
     this.forwarder = new Forwarder(options.connection, options.settings.forwardTimeoutMs, (partition, error) =>
@@ -110,7 +122,10 @@ export class ClusterRuntime implements Markets {
       ...(options.tickIntervalMs === undefined ? {} : { tickIntervalMs: options.tickIntervalMs }),
       ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
       onStopped: (partition, reason) => this.stopped(partition, reason),
-      onEvents: (_partition, events) => this.eventListener?.(events),
+      onEvents: (partition, events) => {
+        this.eventListener?.events(events);
+        this.relay.publishEvents(partition, events);
+      },
       ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
       ...(options.heads === undefined ? {} : { heads: options.heads }),
     });
@@ -212,8 +227,41 @@ export class ClusterRuntime implements Markets {
     return this.read(this.partitionOfMarket(marketId), outcomeRead(marketId, principalId));
   }
 
-  watchMarket(marketId: string, watching: boolean): Promise<ShardReply> {
-    return this.read(this.partitionOfMarket(marketId), watchRead(marketId, watching));
+  /**
+   * A watch of a market's live events: at its shard when this node owns its partition, else at the
+   * owner (forwarded), with the partition's events followed from here before the watch is sent.
+   */
+  async watchMarket(marketId: string, watching: boolean): Promise<ShardReply> {
+    const partition = this.partitionOfMarket(marketId);
+    if (this.serving(partition) !== undefined) return this.answerWithin(this.watchHere(partition, marketId, watching));
+    if (!watching) {
+      this.relay.unfollow(partition);
+      return this.read(partition, watchRead(marketId, false)).catch(() => okReply("{}"));
+    }
+    this.relay.follow(partition);
+    try {
+      const reply = await this.read(partition, watchRead(marketId, true));
+      if (!reply.ok) this.relay.unfollow(partition);
+      return reply;
+    } catch (error) {
+      this.relay.unfollow(partition);
+      throw error;
+    }
+  }
+
+  /** A watch at an owned partition's shard, counted: the shard stops only when the last one ends. */
+  private async watchHere(partition: number, marketId: string, watching: boolean): Promise<ShardReply> {
+    if (!watching) return this.watches.removed(marketId) ? this.readHere(partition, watchRead(marketId, false)) : okReply("{}");
+    const reply = await this.readHere(partition, watchRead(marketId, true));
+    if (reply.ok) this.watches.added(marketId);
+    return reply;
+  }
+
+  /** `partition` changed owner: its watches are gone here, and streams on its markets end everywhere. */
+  private moved(partition: number): void {
+    const inPartition = (marketId: string) => this.partitionOfMarket(marketId) === partition;
+    this.watches.forget(inPartition);
+    this.eventListener?.moved(inPartition);
   }
 
   listenForEvents(listener: MarketEventListener): void {
@@ -305,6 +353,7 @@ export class ClusterRuntime implements Markets {
       return Promise.reject(new UnavailableError(`this node no longer serves partition ${partition}`));
     }
     if (request.kind === "command") return this.submitHere(request.command, request.fingerprint).then((result) => result.reply);
+    if (request.kind === "watch") return this.watchHere(partition, request.marketId, request.watching);
     return this.readHere(partition, request);
   }
 
@@ -333,6 +382,9 @@ export class ClusterRuntime implements Markets {
       });
     }
     this.recovered.add(partition);
+    // Streams that followed the previous owner end (here and on every node): their watches were there.
+    this.moved(partition);
+    this.relay.publishMoved(partition);
     this.forwarder.serve(
       partition,
       (request) => this.answerForwarded(partition, request),
@@ -354,6 +406,8 @@ export class ClusterRuntime implements Markets {
     this.lastEpoch.delete(partition);
     this.recovered.delete(partition);
     this.forwarder.stopServing(partition);
+    this.moved(partition);
+    this.relay.publishMoved(partition);
     await this.host.close(partition);
     await this.keys.close(partition);
     this.options.log("info", "partition released", { partition, reason });
@@ -363,6 +417,8 @@ export class ClusterRuntime implements Markets {
   private stopped(partition: number, reason: string): void {
     this.recovered.delete(partition);
     this.forwarder.stopServing(partition);
+    this.moved(partition);
+    this.relay.publishMoved(partition);
     void this.keys.close(partition);
     this.options.log("warn", "partition stopped", { partition, reason });
     setTimeout(() => void this.reopen(partition), REOPEN_DELAY_MS).unref();
@@ -423,6 +479,7 @@ export class ClusterRuntime implements Markets {
     this.closed = true;
     if (this.checkpointTimer !== undefined) clearInterval(this.checkpointTimer);
     await this.ownership?.close();
+    this.relay.close();
     this.forwarder.close();
     await this.host.closeAll();
     await this.answers.close();

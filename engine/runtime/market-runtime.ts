@@ -17,6 +17,7 @@ import { ShardAnswers, type ShardAnswersOptions } from "./shard-answers.js";
 import {
   commandRequest,
   marketRead,
+  okReply,
   outcomeRead,
   recordRead,
   replyAtRead,
@@ -29,6 +30,7 @@ import {
 import { fnv1a32, logIndexOf, shardOfMarket } from "./shard-routing.js";
 import type { MarketEventListener, Markets } from "./markets.js";
 import { submitOnce, type Executor, type SubmitResult } from "./submit-once.js";
+import { WatchCounts } from "./watch-counts.js";
 
 export type { SubmitResult } from "./submit-once.js";
 
@@ -68,6 +70,7 @@ export class MarketRuntime implements Markets {
   private readonly answers: ShardAnswers;
   /** The event hub's listener; set once the gateway is composed (events before it have no subscriber). */
   private eventListener: MarketEventListener | undefined;
+  private readonly watches = new WatchCounts();
 
   private constructor(
     private readonly options: MarketRuntimeOptions,
@@ -94,7 +97,7 @@ export class MarketRuntime implements Markets {
         onFatal: (shardIndex, message) => options.onFatal(`shard ${shardIndex}: ${message}`),
         ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
         ...(options.heads === undefined ? {} : { heads: options.heads }),
-        onEvents: (events) => runtime?.eventListener?.(events),
+        onEvents: (events) => runtime?.eventListener?.events(events),
       });
     // Each shard needs its watermark from the index snapshot to open. They are read first from the
     // file's first bytes, so the shards open while this thread reads, checks and decodes the whole
@@ -215,8 +218,11 @@ export class MarketRuntime implements Markets {
     return this.host.request(shardIndex, request).then((response) => this.answers.answer(response));
   }
 
-  watchMarket(marketId: string, watching: boolean): Promise<ShardReply> {
-    return this.read(marketId, watchRead(marketId, watching));
+  async watchMarket(marketId: string, watching: boolean): Promise<ShardReply> {
+    if (!watching) return this.watches.removed(marketId) ? this.read(marketId, watchRead(marketId, false)) : okReply("{}");
+    const reply = await this.read(marketId, watchRead(marketId, true));
+    if (reply.ok) this.watches.added(marketId);
+    return reply;
   }
 
   listenForEvents(listener: MarketEventListener): void {

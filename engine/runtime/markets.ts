@@ -28,4 +28,13 @@ export interface Markets {
   listenForEvents(listener: MarketEventListener): void;
 }
 
-export type MarketEventListener = (events: readonly EmittedEvent[]) => void;
+/** The gateway's event hub as the runtime sees it (gateway/events/event-hub.ts). */
+export interface MarketEventListener {
+  /** Committed events of watched markets, in commit order per market, each after its batch is durable. */
+  events(events: readonly EmittedEvent[]): void;
+  /**
+   * The markets `moved` selects changed owner (cluster mode: their partition moved), so their
+   * watches are gone: streams on them end, and their clients resume at the new owner.
+   */
+  moved(moved: (marketId: string) => boolean): void;
+}

@@ -45,6 +45,10 @@ class MarketFeed {
   answer: WatchAnswer | undefined;
   /** The last sequence received (or, before any, the watch's `lastSequence`). */
   lastSeen = 0;
+  /** Events were lost on the way (a gap), or the market moved: the feed ends, its subscribers resume. */
+  broken = false;
+  /** Its watch was ended (each answered watch is ended exactly once). */
+  dropped = false;
   /** Events received in this turn, rendered at its end. */
   arrived: EmittedEvent[] = [];
   /** The watch's answer, or the error reply of a market that cannot be watched. */
@@ -64,7 +68,10 @@ export class EventHub {
     private readonly markets: Markets,
     private readonly options: EventHubOptions,
   ) {
-    markets.listenForEvents((events) => this.receive(events));
+    markets.listenForEvents({
+      events: (events) => this.receive(events),
+      moved: (moved) => this.endStreams(moved, "owner_changed", "the market's partition moved to another node; resume after resumeAfter"),
+    });
     this.keepAlive = setInterval(() => this.tick(), options.keepAliveMs);
     this.keepAlive.unref();
   }
@@ -117,17 +124,18 @@ export class EventHub {
       try {
         answer = await feed.watch;
       } catch (error) {
-        this.dropIfIdle(feed, false);
+        this.dropIfIdle(feed);
         throw error;
       } finally {
         feed.joining -= 1;
       }
       if (!("lastSequence" in answer)) {
-        this.dropIfIdle(feed, false);
+        this.dropIfIdle(feed);
         return answer;
       }
-      // A feed dropped meanwhile (its last subscriber left) is watched afresh.
-      if (this.feeds.get(marketId) === feed) return feed;
+      // A feed dropped meanwhile (its last subscriber left, or it broke) is watched afresh.
+      if (this.feeds.get(marketId) === feed && !feed.broken) return feed;
+      this.dropIfIdle(feed);
     }
   }
 
@@ -170,14 +178,15 @@ export class EventHub {
 
   private leave(feed: MarketFeed, subscriber: EventSubscriber): void {
     feed.subscribers.delete(subscriber);
-    this.dropIfIdle(feed, true);
+    this.dropIfIdle(feed);
   }
 
   /** A feed nobody uses any more is dropped; a watched one is unwatched at its shard. */
-  private dropIfIdle(feed: MarketFeed, watched: boolean): void {
-    if (feed.subscribers.size > 0 || feed.joining > 0 || this.feeds.get(feed.marketId) !== feed) return;
-    this.feeds.delete(feed.marketId);
-    if (!watched || this.closed) return;
+  private dropIfIdle(feed: MarketFeed): void {
+    if (feed.subscribers.size > 0 || feed.joining > 0 || feed.dropped) return;
+    feed.dropped = true;
+    if (this.feeds.get(feed.marketId) === feed) this.feeds.delete(feed.marketId);
+    if (feed.answer === undefined || this.closed) return;
     this.markets.watchMarket(feed.marketId, false).catch((error: unknown) => {
       // The shard then renders this market's events for nobody until a later watch and unwatch: a cost, not a leak of data.
       this.options.log("warn", "unwatching a market failed", { marketId: feed.marketId, error: error instanceof Error ? error.message : String(error) });
@@ -189,7 +198,13 @@ export class EventHub {
     for (const event of events) {
       const feed = this.feeds.get(event.marketId);
       // Before the watch's answer every event is in the record up to its `lastSequence`.
-      if (feed === undefined || feed.answer === undefined || event.sequence <= feed.lastSeen) continue;
+      if (feed === undefined || feed.answer === undefined || feed.broken || event.sequence <= feed.lastSeen) continue;
+      if (event.sequence !== feed.lastSeen + 1) {
+        // A watched market's every event is emitted, so a jump means some never arrived (a cluster
+        // message lost): resuming from the record is the only way to send them.
+        this.breakFeed(feed);
+        continue;
+      }
       feed.lastSeen = event.sequence;
       if (feed.arrived.length === 0) this.arrivedIn.push(feed);
       feed.arrived.push(event);
@@ -200,10 +215,20 @@ export class EventHub {
     }
   }
 
+  private breakFeed(feed: MarketFeed): void {
+    feed.broken = true;
+    // The next subscriber watches afresh; this feed's watch ends when its subscribers have left.
+    if (this.feeds.get(feed.marketId) === feed) this.feeds.delete(feed.marketId);
+    feed.arrived = [];
+    this.options.log("warn", "live events of a market arrived with a gap; its streams end and resume from the record", { marketId: feed.marketId, lastSeen: feed.lastSeen });
+    for (const subscriber of [...feed.subscribers]) subscriber.end("resume_required", "some events did not arrive live; resume after resumeAfter");
+  }
+
   private flush(): void {
     this.flushScheduled = false;
     const feeds = this.arrivedIn.splice(0);
     for (const feed of feeds) {
+      if (feed.broken) continue;
       const batch = feedBatch(feed.arrived);
       feed.arrived = [];
       for (const subscriber of feed.subscribers) subscriber.deliver(batch);
@@ -221,6 +246,9 @@ export class EventHub {
   endStreams(which: (marketId: string) => boolean, code: StreamEndCode, message: string): void {
     for (const feed of [...this.feeds.values()]) {
       if (!which(feed.marketId)) continue;
+      // The next subscriber watches afresh (at the new owner, after a move).
+      if (this.feeds.get(feed.marketId) === feed) this.feeds.delete(feed.marketId);
+      feed.broken = true;
       for (const subscriber of [...feed.subscribers]) subscriber.end(code, message);
     }
   }
