@@ -73,7 +73,7 @@ export class EventSubscriber {
     if (this.phase === "ended" || batch.lastSequence <= this.covered) return;
     if (this.phase === "backlog") {
       this.stash.push(batch);
-      this.stashChars += batch.creatorText.length;
+      this.stashChars += (this.creator ? batch.creatorText : batch.publicText).length;
       if (this.stashChars > this.bufferChars) this.overflow();
       return;
     }
