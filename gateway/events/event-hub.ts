@@ -12,8 +12,8 @@
  * - A subscriber resuming from an earlier sequence gets its backlog from the record (the record
  *   read path, replayed on the worker pool), while live events are kept for it; then the live
  *   ones the backlog did not hold. Each event goes out once: by sequence.
- * - Events that arrive in one event-loop turn are rendered once per view and written to each
- *   subscriber in one write.
+ * - Events that arrive within DEFAULT_FLUSH_INTERVAL_MS are rendered once per view and written
+ *   to each subscriber in one write.
  */
 import type { Markets } from "../../engine/runtime/markets.js";
 import { jsonText, type EmittedEvent, type WatchAnswer } from "../../engine/runtime/shard-protocol.js";
@@ -29,11 +29,20 @@ import type { StreamEndCode } from "./sse-frames.js";
 
 export const EVENT_STREAM_CONTENT_TYPE = "text/event-stream";
 
+/**
+ * Live events are written to the subscribers at most this often: each write to a subscriber is a
+ * send() on the gateway thread, and with many subscribers on a hot market writing every turn's
+ * events at once cost the claims more than it gained subscribers in latency (docs/events.md, "Cost").
+ */
+export const DEFAULT_FLUSH_INTERVAL_MS = 20;
+
 export interface EventHubOptions {
   /** Characters of events one subscriber may leave unread before its stream ends with an overflow. */
   subscriberBufferBytes: number;
   /** A comment on every stream that carried nothing for this long (and the check for clients that left). */
   keepAliveMs: number;
+  /** Events are written to subscribers at most this often (default DEFAULT_FLUSH_INTERVAL_MS). */
+  flushIntervalMs?: number;
   log: LogFn;
 }
 
@@ -61,6 +70,7 @@ export class EventHub {
   private readonly feeds = new Map<string, MarketFeed>();
   private readonly arrivedIn: MarketFeed[] = [];
   private flushScheduled = false;
+  private lastFlushMs = 0;
   private readonly keepAlive: NodeJS.Timeout;
   private closed = false;
 
@@ -211,7 +221,10 @@ export class EventHub {
     }
     if (this.arrivedIn.length > 0 && !this.flushScheduled) {
       this.flushScheduled = true;
-      setImmediate(() => this.flush());
+      // At the end of this turn, or once the interval since the last write has passed.
+      const waitMs = this.lastFlushMs + (this.options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS) - performance.now();
+      if (waitMs <= 0) setImmediate(() => this.flush());
+      else setTimeout(() => this.flush(), waitMs);
     }
   }
 
@@ -226,6 +239,7 @@ export class EventHub {
 
   private flush(): void {
     this.flushScheduled = false;
+    this.lastFlushMs = performance.now();
     const feeds = this.arrivedIn.splice(0);
     for (const feed of feeds) {
       if (feed.broken) continue;
