@@ -159,6 +159,31 @@ describe("the client's subscription", () => {
   }, 60_000);
 });
 
+describe("a raw stream across a restart", () => {
+  it("resumes with Last-Event-ID on the restarted server: the rest, each once", async () => {
+    const marketId = uid("restart-raw");
+    await openMarket(h, creator, marketId, directClaimMechanism({ capacity: 20 }));
+    const first = await EventStream.open(h.url, marketId, creator.auth, { after: 0 });
+    await claim(h, await h.principal(uid("raw")), marketId);
+    const before = await recordEvents(marketId);
+    await first.untilSequence(before.length);
+    await h.restart();
+    // The stream ended with event: end (shutting_down) naming where to resume.
+    await first.waitFor((s) => s.ended, "the stream to end");
+    const end = first.frames.find((frame) => frame.event === "end");
+    expect(JSON.parse(end?.data ?? "{}")).toMatchObject({ code: "shutting_down", resumeAfter: before.length });
+    await claim(h, await h.principal(uid("raw")), marketId);
+    const record = await recordEvents(marketId);
+    const resumed = await EventStream.open(h.url, marketId, (await h.freshToken(creator)), { lastEventId: first.frames.filter((f) => f.event === "market-event").at(-1)?.lastEventId ?? "0" });
+    try {
+      await resumed.untilSequence(record.length);
+      expect([...first.events, ...resumed.events].map((e) => e.event)).toEqual(record);
+    } finally {
+      resumed.close();
+    }
+  }, 60_000);
+});
+
 describe("an idle stream", () => {
   it("outlives uWS's 10 s timer: keep-alives keep coming and the stream is not cut", async () => {
     const marketId = uid("idle");
