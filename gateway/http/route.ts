@@ -55,7 +55,21 @@ export interface StreamReply {
   onDone?: () => void;
 }
 
-export type HttpReply = JsonReply | SerializedReply | StreamReply;
+/**
+ * A reply that is not JSON: the bytes of a static file (the live page, gateway/page/) with its own
+ * content type and caching rule. Every other reply is `no-store` JSON.
+ */
+export interface StaticReply {
+  status: number;
+  /** e.g. `text/html; charset=utf-8`. */
+  contentType: string;
+  /** e.g. `no-cache`, or `public, max-age=31536000, immutable` for a content-hashed file name. */
+  cacheControl: string;
+  bytes: Buffer;
+  headers?: Readonly<Record<string, string>>;
+}
+
+export type HttpReply = JsonReply | SerializedReply | StreamReply | StaticReply;
 
 /**
  * What the server reports once per request: after its reply reached the socket, or once it is
