@@ -95,6 +95,8 @@ async function waitForText(page: Page, selector: string, expected: string | RegE
   try {
     await page.waitForFunction(
       ([sel, source, flags]) => {
+        // Runs in the page; this file is type-checked without the DOM's types.
+        const { document } = globalThis as unknown as { document: { querySelector(selector: string): { textContent: string | null } | null } };
         const text = document.querySelector(sel)?.textContent?.trim() ?? "";
         return flags === null ? text === source : new RegExp(source, flags).test(text);
       },
@@ -130,7 +132,7 @@ describe("the live page in Chromium", () => {
     const claimants = [bob, carol, dave, erin];
     for (const who of claimants) await claim(who, marketId);
     await waitForText(page, "#allocated", String(claimants.length));
-    expect(await page.evaluate(() => (document.querySelector("#capacity-bar") as HTMLProgressElement).value)).toBe(claimants.length);
+    expect(await page.getAttribute("#capacity-bar", "value")).toBe(String(claimants.length));
     // The creator sees every claim's commitment.
     await waitForText(page, "#commitment-count", `(${claimants.length})`);
     expect(await page.locator("#commitments tr").count()).toBe(claimants.length);
