@@ -12,6 +12,7 @@ import * as path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auctionMechanism, directClaimMechanism, Harness, openMarket, uid, type Principal } from "../http-api/support/harness.js";
+import { freePort } from "../support/free-port.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 /**
@@ -44,7 +45,8 @@ beforeAll(async () => {
   }
   shots = fs.mkdtempSync(path.join(os.tmpdir(), "live-page-"));
   // The service's clock starts at the real time, so the auction's countdown (the browser's clock) is sensible.
-  h = await Harness.start({ startMs: Math.floor(Date.now() / 1000) * 1000 });
+  // A fixed port: the restart test starts the service again where the page reconnects.
+  h = await Harness.start({ startMs: Math.floor(Date.now() / 1000) * 1000, env: { PORT: String(await freePort()) } });
   [alice, bob, carol] = await h.principals("alice", "bob", "carol");
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS, timeout: 30_000 });
 }, 60_000);
@@ -179,6 +181,41 @@ describe("the live page in Chromium", () => {
 
     expectNoTokenInUrls(watched, [alice.auth.token]);
     expect(watched.problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it("shows Reconnecting while the service restarts, then resumes after the last event it showed: nothing missed, nothing twice", async () => {
+    const marketId = uid("restart");
+    await openMarket(h, alice, marketId, directClaimMechanism({ capacity: 5 }));
+    const watched = await watch(marketId, alice.auth.token);
+    const { page } = watched;
+    await waitForText(page, "#status", /^Live/);
+    // Every state the status passes through, however briefly (a wait that polls could miss one).
+    await page.evaluate(() => {
+      const { document, MutationObserver } = globalThis as unknown as {
+        document: { querySelector(selector: string): { dataset: Record<string, string | undefined> } | null; documentElement: { dataset: Record<string, string | undefined> } };
+        MutationObserver: new (callback: () => void) => { observe(target: unknown, options: { attributes: boolean }): void };
+      };
+      const status = document.querySelector("#status");
+      const seen: string[] = [];
+      new MutationObserver(() => {
+        seen.push(status?.dataset["state"] ?? "");
+        document.documentElement.dataset["statusHistory"] = seen.join(" ");
+      }).observe(status, { attributes: true });
+    });
+    await claim(await h.principal(uid("claimant")), marketId);
+    await waitForText(page, "#allocated", "1");
+
+    await h.restart(); // same port, same data directory
+    await claim(await h.principal(uid("claimant")), marketId);
+    await waitForText(page, "#allocated", "2");
+    await waitForText(page, "#status", /^Live/);
+    const history = (await page.getAttribute("html", "data-status-history")) ?? "";
+    expect(history).toMatch(/reconnecting.*live/);
+    // The market's events, each shown once: created, published, two claims (accepted + committed each).
+    expect(await textOf(page, "#event-count")).toBe(await textOf(page, "#last-sequence"));
+    await waitForText(page, "#commitment-count", "(2)");
+    expectNoTokenInUrls(watched, [alice.auth.token]);
     await page.context().close();
   });
 
