@@ -150,6 +150,23 @@ describe("the live page in Chromium", () => {
     await page.context().close();
   });
 
+  it("shows another principal the public view: capacity filling to the exact number, no commitment of anyone else", async () => {
+    const marketId = uid("public");
+    await openMarket(h, alice, marketId, directClaimMechanism({ capacity: 3 }));
+    const watched = await watch(marketId, bob.auth.token); // bob is not the creator
+    const { page } = watched;
+    await waitForText(page, "#status", /^Live/);
+    await waitForText(page, "#allocated", "0");
+    for (let i = 0; i < 3; i++) await claim(await h.principal(uid("claimant")), marketId);
+    await waitForText(page, "#allocated", "3");
+    await waitForText(page, "#market-state", "closed"); // the last capacity closes the market
+    expect(await textOf(page, "#commitment-count")).toBe("(0)");
+    expect(await page.isVisible("#no-commitments")).toBe(true);
+    expectNoTokenInUrls(watched, [bob.auth.token]);
+    expect(watched.problems).toEqual([]);
+    await page.context().close();
+  });
+
   it("counts an auction down by the browser's clock and shows the result once the service's clock closes it", async () => {
     const marketId = uid("auction");
     // Ten minutes by the service's clock, which started at the real time: about ten by the browser's.
