@@ -123,6 +123,8 @@ export interface ClusterRuntimeParts {
   controlledClock: boolean;
   idempotency: IdempotencyIndex;
   checkpointEverySeconds: number;
+  /** Each worker pool thread's bound for log trees kept between proofs (AUDIT_PROOF_CACHE_BYTES). */
+  proofCacheBytes?: number;
   workerSource?: ShardWorkerSource;
   log: LogFn;
   onBatch: (partition: number, stats: BatchStats) => void;
@@ -140,6 +142,7 @@ export async function openClusterRuntime(cluster: ClusterConnection, parts: Clus
     controlledClock: parts.controlledClock,
     idempotency: parts.idempotency,
     checkpointEverySeconds: parts.checkpointEverySeconds,
+    ...(parts.proofCacheBytes === undefined ? {} : { proofCacheBytes: parts.proofCacheBytes }),
     log: (level, message, fields) => parts.log(level, message, fields),
     onBatch: parts.onBatch,
     ...(parts.workerSource === undefined ? {} : { workerSource: parts.workerSource }),

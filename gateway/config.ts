@@ -33,10 +33,13 @@
  * |                            | after this many entries of a log ...     |                         |
  * | AUDIT_HEAD_EVERY_SECONDS   | integer 1..86,400: ... or once the oldest| 1                       |
  * |                            | entry no head covers is this old         |                         |
+ * | AUDIT_PROOF_CACHE_BYTES    | integer 0..8,589,934,592: log trees kept | 268435456 (256 MiB)     |
+ * |                            | between proofs, per pool thread          |                         |
  */
 import { availableParallelism } from "node:os";
 import * as path from "node:path";
 import { ConfigError } from "./auth/config-error.js";
+import { DEFAULT_PROOF_CACHE_BYTES } from "../engine/audit/proof-tree-cache.js";
 import {
   DEFAULT_FORWARD_TIMEOUT_MS,
   DEFAULT_LEASE_MS,
@@ -71,6 +74,8 @@ export interface ServiceConfig {
   auditKeyHistoryFile: string | undefined;
   /** When each log records a signed head (engine/runtime/log-heads.ts); undefined: AUDIT_HEADS=off. */
   auditHeads: { everyCommands: number; everyMs: number } | undefined;
+  /** AUDIT_PROOF_CACHE_BYTES: each worker pool thread's bound for log trees kept between proofs (engine/audit/proof-tree-cache.ts). */
+  proofCacheBytes: number;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -117,6 +122,7 @@ export function loadServiceConfig(env: Env, cwd: string = process.cwd()): Servic
     auditSigningKeyFile: isSet(env, "AUDIT_SIGNING_KEY_FILE") ? path.resolve(cwd, env["AUDIT_SIGNING_KEY_FILE"] as string) : undefined,
     auditKeyHistoryFile: isSet(env, "AUDIT_KEY_HISTORY_FILE") ? path.resolve(cwd, env["AUDIT_KEY_HISTORY_FILE"] as string) : undefined,
     auditHeads: auditHeadSettings(env),
+    proofCacheBytes: integer(env, "AUDIT_PROOF_CACHE_BYTES", DEFAULT_PROOF_CACHE_BYTES, 0, 8 * 1024 ** 3),
   };
 }
 

@@ -6,6 +6,7 @@ import { Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from "
 import type { ResponseInfo } from "./http/route.js";
 import { RequestCounter, RequestHistogram } from "./request-metrics.js";
 import type { RecordCacheStats } from "../engine/runtime/record-cache.js";
+import type { ProofCacheStats } from "../engine/audit/proof-tree-cache.js";
 import type { BatchStats } from "../engine/runtime/shard-protocol.js";
 
 /** Gauges read when /metrics is scraped. */
@@ -13,6 +14,8 @@ export interface ServiceMetricsSources {
   pendingByShard: () => number[];
   idempotencyEntries: () => number;
   recordCache: () => Pick<RecordCacheStats, "sizeBytes" | "entries">;
+  /** The proof tree caches of the worker pool's threads, summed (engine/audit/proof-tree-cache.ts). */
+  proofCache?: () => ProofCacheStats;
   outstandingChallenges: () => number;
   tokensKept: () => number;
   /** Cluster mode: each partition's owner as this node last saw it; undefined on a single node. */
@@ -72,6 +75,13 @@ export class ServiceMetrics {
   private readonly replyCacheChars = new Gauge({ name: "market_shard_reply_cache_chars", help: "Characters of the replies the shard keeps for fast retries.", labelNames: ["shard"] as const, registers: [this.registry] });
   private readonly recordCacheBytes = new Gauge({ name: "market_record_cache_bytes", help: "Bytes of rendered market records kept for repeated reads.", registers: [this.registry] });
   private readonly recordCacheEntries = new Gauge({ name: "market_record_cache_entries", help: "Rendered market records kept for repeated reads.", registers: [this.registry] });
+  /** Counts and sizes in one family by `stat`, so gauges (the counts only grow). */
+  private readonly proofCache = new Gauge({
+    name: "market_proof_cache",
+    help: "The worker pool threads' proof tree caches, summed (docs/proofs.md, Cost): proofs answered, warm (tree kept), builds (from the first entry), entriesHashed, entriesSent (read by a shard for proofs), invalidated, evicted, bytes and logs held.",
+    labelNames: ["stat"] as const,
+    registers: [this.registry],
+  });
   private readonly challenges = new Gauge({ name: "market_auth_challenges_outstanding", help: "Authentication challenges issued and neither used nor expired yet.", registers: [this.registry] });
   private readonly liveTokens = new Gauge({ name: "market_auth_tokens_kept", help: "Access tokens the identity state holds (live, or expired and not yet dropped).", registers: [this.registry] });
 
@@ -142,6 +152,8 @@ export class ServiceMetrics {
     const records = this.sample.recordCache();
     this.recordCacheBytes.set(records.sizeBytes);
     this.recordCacheEntries.set(records.entries);
+    const proofs = this.sample.proofCache?.();
+    if (proofs !== undefined) for (const [stat, value] of Object.entries(proofs)) this.proofCache.set({ stat }, value);
     this.challenges.set(this.sample.outstandingChallenges());
     this.liveTokens.set(this.sample.tokensKept());
     return this.registry.metrics();

@@ -3,6 +3,7 @@
  * thread), the market runtime (shard workers), the market API shared by the transports, and the
  * uWebSockets.js HTTP server. `npm start` (main.ts) and the tests both start it through here.
  */
+import { emptyProofCacheStats } from "../engine/audit/proof-tree-cache.js";
 import * as path from "node:path";
 import { loadAuthConfig, type AuthConfig } from "./auth/config.js";
 import { AuthService, operatorCheck } from "./auth/service.js";
@@ -213,6 +214,7 @@ function serviceMetrics(late: LateParts, idempotency: IdempotencyIndex, auth: Au
     pendingByShard: () => late.runtime?.pendingByShard() ?? [],
     idempotencyEntries: () => idempotency.size,
     recordCache: () => late.runtime?.recordCacheStats ?? { sizeBytes: 0, entries: 0 },
+    proofCache: () => late.runtime?.proofCacheStats ?? emptyProofCacheStats(),
     outstandingChallenges: () => auth.outstandingChallenges,
     tokensKept: () => identity.state.tokens.size,
     clusterPartitions: () => {
@@ -295,6 +297,7 @@ async function openRuntime(options: ServiceOptions, config: ServiceConfig, parts
     controlledClock: options.controlledClock ?? false,
     checkpointEveryCommands: config.checkpointEveryCommands,
     checkpointEverySeconds: config.checkpointEverySeconds,
+    proofCacheBytes: config.proofCacheBytes,
     idempotency,
     onFatal,
     onBatch: (shardIndex, stats) => metrics.observeBatch(shardIndex, stats),
@@ -318,6 +321,7 @@ function clusterParts(options: ServiceOptions, config: ServiceConfig, parts: Run
     controlledClock: options.controlledClock ?? false,
     idempotency: parts.idempotency,
     checkpointEverySeconds: config.checkpointEverySeconds,
+    proofCacheBytes: config.proofCacheBytes,
     log: parts.log,
     onBatch: (partition, stats) => parts.metrics.observeBatch(partition, stats),
     ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),

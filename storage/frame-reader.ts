@@ -265,16 +265,32 @@ export class LogView {
    * cost more than the hashing). The frames handed out are views valid until the next step.
    */
   *frames(limit: number = Number.MAX_SAFE_INTEGER): Generator<LogFrame, void, undefined> {
+    yield* this.framesFrom({ position: 0, lsn: 1 }, limit);
+  }
+
+  /**
+   * As `frames`, but from the frame at log position `from.position`, which must carry lsn
+   * `from.lsn` (a frame boundary the caller learnt from an earlier read: a proof's cached tree
+   * resumes where it stopped, engine/audit/proof-tree-cache.ts). Segments wholly before it are not
+   * opened. A position that is not that frame's start fails like a damaged frame (CRC, lsn).
+   */
+  *framesFrom(from: { readonly position: number; readonly lsn: number }, limit: number = Number.MAX_SAFE_INTEGER): Generator<LogFrame, void, undefined> {
     let read = 0;
     for (const segment of this.view.segments) {
       if (read >= limit) return;
+      const segmentEnd = segment.basePositionBytes + segment.frameBytes;
+      // Wholly before the start (an empty segment too, unless the start is its base).
+      if (segmentEnd <= from.position && !(segment.frameBytes === 0 && segment.basePositionBytes === from.position)) continue;
+      if (from.position >= this.view.endPosition) return;
       if (this.closed) throw new LogClosedError(`log view of ${this.view.dir} is closed`);
+      const startsInside = from.position > segment.basePositionBytes;
       const reader = new SegmentReader({
         storageFs: this.storageFs,
         fd: this.fds.get(segment.filePath),
         basePositionBytes: segment.basePositionBytes,
         endFileOffsetBytes: SEGMENT_HEADER_BYTES + Math.min(segment.frameBytes, this.view.endPosition - segment.basePositionBytes),
-        firstExpectedLsn: segment.firstLsn,
+        ...(startsInside ? { startFileOffsetBytes: SEGMENT_HEADER_BYTES + (from.position - segment.basePositionBytes) } : {}),
+        firstExpectedLsn: startsInside ? from.lsn : segment.firstLsn,
         // Unused: the chain is not checked here ("crc"); the reader only needs a 32-byte value.
         previousChain: genesisChainHash(),
         verify: "crc",

@@ -19,8 +19,10 @@ import type { Markets } from "../runtime/markets.js";
 import { ShardAnswers, type ShardAnswersOptions } from "../runtime/shard-answers.js";
 import type { ShardWorkerSource } from "../runtime/shard-host.js";
 import type { ShardHeadsSpec } from "../runtime/worker-messages.js";
+import type { ProofCacheStats } from "../audit/proof-tree-cache.js";
 import {
   commandRequest,
+  logProofRead,
   marketRead,
   outcomeRead,
   recordRead,
@@ -247,7 +249,14 @@ export class ClusterRuntime implements Markets {
   }
 
   private async readHere(partition: number, request: ReadRequest): Promise<ShardReply> {
-    return this.answers.answer(await this.host.request(partition, request));
+    // A proof's partition may be asked again for the entries the pool thread lacks (shard-answers.ts).
+    const reask = request.kind === "log-proof" ? (after: number) => this.host.request(partition, logProofRead(request.proof, after)) : undefined;
+    return this.answers.answer(await this.host.request(partition, request), reask);
+  }
+
+  /** The proof cache counters of this node's worker pool threads (tests, metrics). */
+  get proofCacheStats(): ProofCacheStats {
+    return this.answers.proofCacheStats;
   }
 
   private submitHere(command: Command, fingerprint: string): Promise<SubmitResult> {

@@ -6,6 +6,7 @@
 import type { MessagePort } from "node:worker_threads";
 import type { ShardAudit, ShardAuditWork } from "../audit/shard-audit.js";
 import type { ReplayWork, ShardReply } from "../runtime/shard-protocol.js";
+import type { ProofEntriesWanted } from "../audit/cached-log-proofs.js";
 
 /** A refusal a replay reproduces (the command's own rejection), as the shard would have answered. */
 export type ReplayRefusal = Extract<ShardReply, { ok: false }>;
@@ -16,6 +17,17 @@ export type ReplayRefusal = Extract<ShardReply, { ok: false }>;
  * would cost the gateway thread a copy and uWS a conversion while claims wait), or the refusal.
  */
 export type ReplayTaskResult = Uint8Array | ReplayRefusal;
+
+/** A proof's JSON (as a replay's), or the entries the thread's kept tree lacks (cached-log-proofs.ts). */
+export type ProofTaskResult = ReplayTaskResult | ProofEntriesWanted;
+
+/** What every pool thread is started with (piscina's workerData). */
+export interface PoolWorkerData {
+  /** The bound of each thread's proof tree cache, bytes (AUDIT_PROOF_CACHE_BYTES). */
+  proofCacheBytes: number;
+  /** Where each thread posts its proof cache's counters (proof-cache-board.ts). */
+  proofCacheBoard: SharedArrayBuffer;
+}
 
 /** One shard to audit; `progress` receives AuditProgressMessages and is closed by the task. */
 export interface AuditShardTask {
@@ -32,6 +44,8 @@ export type AuditProgressMessage = { t: "frames"; frames: number } | { t: "end" 
 export interface PoolTasks {
   /** A shard's ReplayWork finished: a market's record, or the reply of an old command. */
   replayWork(work: ReplayWork): ReplayTaskResult;
+  /** A log proof (ReplayWork "proof") through the thread's proof tree cache. */
+  proofWork(work: Extract<ReplayWork, { kind: "proof" }>): ProofTaskResult;
   /** One shard audited (`replay` or `verify`), its progress posted on `task.progress`. */
   auditShard(task: AuditShardTask): ShardAudit;
 }

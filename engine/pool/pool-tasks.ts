@@ -1,15 +1,19 @@
 /**
  * The module the worker pool's threads load (worker-pool.ts; piscina calls the export named by
- * each task). Stateless: every task carries what it needs, so any thread can run any task, and a
- * failed task leaves nothing behind. Both kinds are pure replays of logs already durable.
+ * each task). Every task carries what it needs, so any thread can run any task, and a failed task
+ * leaves nothing behind; all are pure replays of logs already durable. The one state a thread keeps
+ * is its proof tree cache (engine/audit/proof-tree-cache.ts): a log's tree between proofs, checked
+ * against the log before each use, so which thread runs a proof changes its cost, never its answer.
  */
 import { setPriority } from "node:os";
-import { move } from "piscina";
+import { move, workerData } from "piscina";
+import { threadProofCache, type ProofTreeCache } from "../audit/proof-tree-cache.js";
+import { ProofCacheBoardSlot } from "./proof-cache-board.js";
 import { auditShard as auditOneShard } from "../audit/audit-replay.js";
 import type { ShardAudit } from "../audit/shard-audit.js";
-import { completeReplayWork } from "../runtime/replay-work.js";
+import { completeProofWork, completeReplayWork, proofJson } from "../runtime/replay-work.js";
 import type { ReplayWork } from "../runtime/shard-protocol.js";
-import type { AuditProgressMessage, AuditShardTask, PoolTasks, ReplayTaskResult } from "./pool-protocol.js";
+import type { AuditProgressMessage, AuditShardTask, PoolTasks, PoolWorkerData, ProofTaskResult, ReplayTaskResult } from "./pool-protocol.js";
 
 /**
  * Replays for the service yield the CPU to the shards and the gateway: a record read of a hot
@@ -40,6 +44,27 @@ export const replayWork: PoolTasks["replayWork"] = (work: ReplayWork): ReplayTas
   if (!reply.ok) return reply;
   // move(): piscina transfers the bytes' buffer instead of copying it (see ReplayTaskResult).
   return move(utf8.encode(reply.json)) as Uint8Array;
+};
+
+let boardSlot: ProofCacheBoardSlot | undefined;
+
+/** This thread's proof tree cache, bounded as the pool was told (each thread has its own), and its slot on the pool's board. */
+function proofCache(): { cache: ProofTreeCache; slot: ProofCacheBoardSlot | undefined } {
+  const data = workerData as Partial<PoolWorkerData> | undefined;
+  if (boardSlot === undefined && data?.proofCacheBoard !== undefined) boardSlot = new ProofCacheBoardSlot(data.proofCacheBoard);
+  return { cache: threadProofCache(data?.proofCacheBytes), slot: boardSlot };
+}
+
+export const proofWork: PoolTasks["proofWork"] = (work): ProofTaskResult => {
+  yieldToShards();
+  const { cache, slot } = proofCache();
+  try {
+    const proof = completeProofWork(work, cache);
+    if ("wantedAfter" in proof) return { wantedAfter: proof.wantedAfter };
+    return move(utf8.encode(proofJson(proof))) as Uint8Array;
+  } finally {
+    slot?.post(cache.stats);
+  }
 };
 
 export const auditShard: PoolTasks["auditShard"] = ({ index, dir, work, progress }: AuditShardTask): ShardAudit => {

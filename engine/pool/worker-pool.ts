@@ -22,7 +22,10 @@ import { MessageChannel, type TransferListItem } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { ShardAudit, ShardAuditWork } from "../audit/shard-audit.js";
 import type { ReplayWork, ShardReply } from "../runtime/shard-protocol.js";
-import type { AuditProgressMessage, PoolTaskName, PoolTasks, ReplayTaskResult } from "./pool-protocol.js";
+import type { AuditProgressMessage, PoolTaskName, PoolTasks, PoolWorkerData, ReplayTaskResult } from "./pool-protocol.js";
+import type { ProofEntriesWanted } from "../audit/cached-log-proofs.js";
+import { DEFAULT_PROOF_CACHE_BYTES, type ProofCacheStats } from "../audit/proof-tree-cache.js";
+import { newProofCacheBoard, readProofCacheBoard } from "./proof-cache-board.js";
 import { poolWorkerFile, type PoolWorkerFile } from "./worker-file.js";
 
 /** One thread by default: replays are rare, and on a small machine a second would only take CPU from the shards. */
@@ -38,6 +41,11 @@ interface Started {
   outstanding: Set<(error: Error) => void>;
 }
 
+/** A replay's result as a reply: the JSON bytes moved here, or the refusal. */
+function replyOf(result: ReplayTaskResult): ShardReply {
+  return result instanceof Uint8Array ? { ok: true, json: Buffer.from(result.buffer, result.byteOffset, result.byteLength) } : result;
+}
+
 function errorSummary(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
@@ -45,11 +53,15 @@ function errorSummary(error: unknown): string {
 export class WorkerPool {
   private started: Started | undefined;
   private closed = false;
+  /** Shared with every thread this pool starts, also after a restart: the counters only grow. */
+  private readonly proofCacheBoard = newProofCacheBoard();
 
   constructor(
     readonly threads: number = DEFAULT_POOL_THREADS,
     /** Where the threads find pool-tasks.ts (tests pass their own to provoke failures). */
     private readonly workerFile: () => PoolWorkerFile = poolWorkerFile,
+    /** The bound of each thread's proof tree cache (each thread keeps its own: docs/proofs.md, "Cost"). */
+    readonly proofCacheBytes: number = DEFAULT_PROOF_CACHE_BYTES,
   ) {
     if (!(Number.isInteger(threads) && threads >= 1 && threads <= MAX_POOL_THREADS)) {
       throw new RangeError(`worker pool threads must be an integer in [1, ${MAX_POOL_THREADS}], not ${threads}`);
@@ -63,13 +75,38 @@ export class WorkerPool {
 
   /** Finish a shard's ReplayWork on a thread. Rejects if the task fails or the pool is closed meanwhile. */
   async replay(work: ReplayWork): Promise<ShardReply> {
+    if (work.kind === "proof") {
+      const proof = await this.proof(work);
+      if ("wantedAfter" in proof) throw new Error(`replay failed: the proof of ${work.logId} needs the entries after ${proof.wantedAfter}; the shard sent those after ${work.after}`);
+      return proof;
+    }
     let result: ReplayTaskResult;
     try {
       result = await this.run("replayWork", work);
     } catch (error) {
       throw new Error(`replay failed: ${errorSummary(error)}`);
     }
-    return result instanceof Uint8Array ? { ok: true, json: Buffer.from(result.buffer, result.byteOffset, result.byteLength) } : result;
+    return replyOf(result);
+  }
+
+  /**
+   * A log proof on a thread, through that thread's proof tree cache; or, when the shard sent the
+   * entries after more than the thread keeps (another thread's cache, an eviction), how many it keeps:
+   * ask the shard again for the entries after those (shard-answers.ts).
+   */
+  async proof(work: Extract<ReplayWork, { kind: "proof" }>): Promise<ShardReply | ProofEntriesWanted> {
+    let result: Awaited<ReturnType<PoolTasks["proofWork"]>>;
+    try {
+      result = await this.run("proofWork", work);
+    } catch (error) {
+      throw new Error(`replay failed: ${errorSummary(error)}`);
+    }
+    return "wantedAfter" in result ? result : replyOf(result);
+  }
+
+  /** The proof cache counters of every thread, summed, as the threads posted them after their proofs (proof-cache-board.ts). */
+  get proofCacheStats(): ProofCacheStats {
+    return readProofCacheBoard(this.proofCacheBoard);
   }
 
   /**
@@ -123,6 +160,7 @@ export class WorkerPool {
       minThreads: 0,
       maxThreads: this.threads,
       idleTimeout: Number.POSITIVE_INFINITY,
+      workerData: { proofCacheBytes: this.proofCacheBytes, proofCacheBoard: this.proofCacheBoard } satisfies PoolWorkerData,
       ...(file.execArgv === undefined ? {} : { execArgv: file.execArgv }),
     });
     const filename = file.filename.startsWith("file:") ? fileURLToPath(file.filename) : file.filename;

@@ -110,17 +110,27 @@ export function forEachPayload(packed: PackedPayloads, each: (payload: Uint8Arra
   if (start !== packed.payloads.length) throw new RangeError(`packed payloads: ${packed.payloads.length - start} bytes after the last payload`);
 }
 
+/** The packed payload at `index`, a copy. */
+export function unpackPayload(packed: PackedPayloads, index: number): Uint8Array {
+  let found: Uint8Array | undefined;
+  forEachPayload(packed, (payload, i) => {
+    if (i === index) found = payload.slice();
+  });
+  if (found === undefined) throw new RangeError(`no packed payload ${index} among ${payloadCount(packed)}`);
+  return found;
+}
+
 /** How many payloads are packed. */
 export function payloadCount(packed: PackedPayloads): number {
   return packed.ends.byteLength / 8;
 }
 
-/** The payloads of the journal's first `count` entries, packed (a proof of a log without a view). */
-export async function readFirstPayloads(journal: Journal, count: number): Promise<PackedPayloads> {
+/** The payloads of the journal's `count` entries after its first `after`, packed (a proof of a log without a view). */
+export async function readPayloadsAfter(journal: Journal, after: number, count: number): Promise<PackedPayloads> {
   const read: Uint8Array[] = [];
   if (count > 0) {
     try {
-      await journal.read(0, (entry) => {
+      await journal.read(after, (entry) => {
         read.push(entry.payload);
         if (read.length === count) throw new AllRead();
       });

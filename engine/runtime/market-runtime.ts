@@ -14,8 +14,10 @@ import { ShardHost, type ShardWorkerSource } from "./shard-host.js";
 import type { ShardHeadsSpec } from "./worker-messages.js";
 import type { RecordCacheStats } from "./record-cache.js";
 import { ShardAnswers, type ShardAnswersOptions } from "./shard-answers.js";
+import type { ProofCacheStats } from "../audit/proof-tree-cache.js";
 import {
   commandRequest,
+  logProofRead,
   marketRead,
   outcomeRead,
   recordRead,
@@ -207,7 +209,14 @@ export class MarketRuntime implements Markets {
     const shardIndex = logIndexOf(logId, "shard", this.host.shardCount);
     if (shardIndex === undefined) return undefined;
     if (this.closed) return Promise.reject(new Error("the market runtime is closed"));
-    return this.host.request(shardIndex, request).then((response) => this.answers.answer(response));
+    // A proof's shard may be asked again for more entries (a journal without a view: shard-answers.ts).
+    const reask = request.kind === "log-proof" ? (after: number) => this.host.request(shardIndex, logProofRead(request.proof, after)) : undefined;
+    return this.host.request(shardIndex, request).then((response) => this.answers.answer(response, reask));
+  }
+
+  /** The proof cache counters of the worker pool's threads (tests, metrics). */
+  get proofCacheStats(): ProofCacheStats {
+    return this.answers.proofCacheStats;
   }
 
   /** Record reads answered from kept records, shared replays and replays run (tests, metrics). */

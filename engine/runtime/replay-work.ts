@@ -14,7 +14,9 @@ import type { Command } from "../rules/types/command.js";
 import { LogView, type LogReadView } from "../../storage/index.js";
 import { float64sOf } from "./float64-bytes.js";
 import { decodeLoggedCommand } from "./logged-command.js";
-import { logProof, logProofFromView, type LogProof } from "../audit/log-proofs.js";
+import type { LogProof } from "../audit/log-proofs.js";
+import { cachedProofFromPayloads, cachedProofFromView, type ProofEntriesWanted } from "../audit/cached-log-proofs.js";
+import { threadProofCache, type ProofTreeCache } from "../audit/proof-tree-cache.js";
 import { base64UrlEncode } from "../bytes-base64url.js";
 import { hashToHex } from "../audit/merkle/proof-format.js";
 import { NODE_TREE_HASHING } from "./node-tree-hashing.js";
@@ -75,8 +77,13 @@ export function completeReplayWork(work: ReplayWork): ReplayReply {
     }
     case "reply":
       return replyOfLast(commandsAt(work.source, float64sOf(work.positions)));
-    case "proof":
-      return okReply(proofJson(proofOf(work)));
+    case "proof": {
+      const proof = completeProofWork(work, threadProofCache());
+      // Only a pool thread is asked again for entries (shard-answers.ts); in-process, the thread's
+      // cache is the one the shard's earlier proofs filled.
+      if ("wantedAfter" in proof) throw new Error(`the proof of ${work.logId} needs the entries after ${proof.wantedAfter}; the shard sent those after ${work.after}`);
+      return okReply(proofJson(proof));
+    }
     default: {
       const unknown: never = work;
       throw new Error(`unknown replay work ${JSON.stringify(unknown)}`);
@@ -84,13 +91,17 @@ export function completeReplayWork(work: ReplayWork): ReplayReply {
   }
 }
 
-/** The proof a "proof" work asks for, from whichever source its entries come. */
-function proofOf(work: Extract<ReplayWork, { kind: "proof" }>): LogProof {
+/**
+ * The proof a "proof" work asks for, from whichever source its entries come, through `cache`; or
+ * which entries this thread lacks (the shard sent fewer than its kept tree needs).
+ */
+export function completeProofWork(work: Extract<ReplayWork, { kind: "proof" }>, cache: ProofTreeCache): LogProof | ProofEntriesWanted {
   const source = work.source;
-  if (source.from === "log") return logProofFromView(source.log, work.logId, work.proof);
+  const anchor = work.anchor ?? undefined;
+  if (source.from === "log") return cachedProofFromView(cache, source.log, work.logId, work.proof, anchor);
   const payloads: Uint8Array[] = [];
   forEachPayload(source, (payload) => payloads.push(payload));
-  return logProof(payloads, work.logId, work.proof);
+  return cachedProofFromPayloads(cache, work.logId, { after: work.after, payloads, entry: work.entry ?? undefined }, work.proof, anchor);
 }
 
 /**

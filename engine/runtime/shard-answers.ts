@@ -5,8 +5,18 @@
  * runtime and a cluster node's owned partitions.
  */
 import { WorkerPool } from "../pool/worker-pool.js";
+import type { ProofCacheStats } from "../audit/proof-tree-cache.js";
 import { RecordCache, type RecordCacheStats } from "./record-cache.js";
-import { okReply, type ShardReply, type ShardResponse } from "./shard-protocol.js";
+import { okReply, type ReplayWork, type ShardReply, type ShardResponse } from "./shard-protocol.js";
+
+/**
+ * Asks the shard for a proof again, with the entries after the first `after` (a log proof's read
+ * request with that `after`): the pool thread keeps that many of the log's entries.
+ */
+export type ProofReask = (after: number) => Promise<ShardResponse>;
+
+/** How often one proof may be asked again: once for the thread's kept size, once more from the start if that tree then fails its check. */
+const PROOF_REASKS = 2;
 
 export interface ShardAnswersOptions {
   /** Worker pool threads for record reads and old replies (default 1; engine/pool/worker-pool.ts). */
@@ -15,6 +25,8 @@ export interface ShardAnswersOptions {
   recordCacheBytes?: number;
   /** Records shorter than this many commands are not kept (default 1,000; record-cache.ts). */
   recordCacheMinLength?: number;
+  /** Bytes of log trees each pool thread keeps for proofs (default 256 MiB; engine/audit/proof-tree-cache.ts). */
+  proofCacheBytes?: number;
 }
 
 export class ShardAnswers {
@@ -22,23 +34,44 @@ export class ShardAnswers {
   private readonly records: RecordCache;
 
   constructor(options: ShardAnswersOptions) {
-    this.replays = new WorkerPool(options.replayThreads);
+    this.replays = new WorkerPool(options.replayThreads, undefined, options.proofCacheBytes);
     this.records = new RecordCache(options.recordCacheBytes, options.recordCacheMinLength);
   }
 
-  answer(response: ShardResponse): Promise<ShardReply> {
+  /** `reask`: for a log proof's response, how to ask its shard again (a journal without a view: cached-log-proofs.ts). */
+  answer(response: ShardResponse, reask?: ProofReask): Promise<ShardReply> {
     switch (response.kind) {
       case "read":
         return Promise.resolve(response.reply);
       case "replay": {
         const work = response.work;
         if (work.kind === "record") return this.records.answer(work, (recordWork) => this.replays.replay(recordWork));
-        if (work.kind === "proof") return this.replays.replay(work);
+        if (work.kind === "proof") return this.proof(work, reask, 0);
         return this.replays.replay(work).then((reply) => withReceipt(reply, work.receipt));
       }
       case "command":
         return Promise.reject(new Error("shard answered a read with a command response"));
     }
+  }
+
+  /**
+   * A proof from the pool; when the thread keeps fewer of the log's entries than the shard sent the
+   * proof after, the shard is asked again for the entries after those it keeps.
+   */
+  private async proof(work: Extract<ReplayWork, { kind: "proof" }>, reask: ProofReask | undefined, asked: number): Promise<ShardReply> {
+    const result = await this.replays.proof(work);
+    if (!("wantedAfter" in result)) return result;
+    if (reask === undefined || asked >= PROOF_REASKS) {
+      throw new Error(`the proof of ${work.logId} was not built: the pool thread keeps ${result.wantedAfter} entries, and the shard sent those after ${work.after}`);
+    }
+    const again = await reask(result.wantedAfter);
+    if (again.kind === "replay" && again.work.kind === "proof") return this.proof(again.work, reask, asked + 1);
+    return this.answer(again);
+  }
+
+  /** The proof cache counters of the pool's threads, summed: tests, metrics. */
+  get proofCacheStats(): ProofCacheStats {
+    return this.replays.proofCacheStats;
   }
 
   /** Record reads answered from kept records, shared replays and replays run (tests, metrics). */

@@ -26,8 +26,9 @@ import { recordedHeadProblem } from "../audit/heads/recorded-head.js";
 import { LogFold, type ShardMarket } from "../log-fold.js";
 import { decodeShardSnapshot, encodeMarketImage, encodeShardSnapshot } from "./shard-snapshot.js";
 import { float64Bytes } from "./float64-bytes.js";
-import { readFirstPayloads, readPayloads } from "./entry-payloads.js";
-import { entriesNeeded, requestProblem, type LogProofRequest } from "../audit/log-proofs.js";
+import { readPayloads, readPayloadsAfter, unpackPayload } from "./entry-payloads.js";
+import { requestProblem, type LogProofRequest } from "../audit/log-proofs.js";
+import type { TreeAnchor } from "../audit/cached-log-proofs.js";
 import { shardLogId } from "./shard-routing.js";
 import {
   commandResponse,
@@ -152,6 +153,8 @@ export class ShardCore {
   /** The commands of the batch being decided, in order, until `commit` appends them. */
   private staged: StagedCommand[] = [];
   private replyCacheChars = 0;
+  /** Entries of this log sent to the worker pool for proofs, as payloads (a journal without a view). */
+  private proofEntriesSent = 0;
   private commandsSinceSnapshot = 0;
   private commitmentCount = 0;
   /** Statistics of the last processed batch (or tick). */
@@ -421,7 +424,7 @@ export class ShardCore {
       case "log-head":
         return this.headNow();
       case "log-proof":
-        return this.logProof(request.proof);
+        return this.logProof(request.proof, request.after);
     }
   }
 
@@ -438,16 +441,30 @@ export class ShardCore {
 
   /**
    * A proof of this log, built off this thread (ReplayWork "proof"): only the sizes are checked here,
-   * against the entries durable now, and a view of the log (or, on a journal without one, the
-   * payloads the proof needs, read here) is handed over.
+   * against the entries durable now, and a view of the log is handed over; on a journal without one
+   * (a partition's stream), the payloads the pool thread's kept tree lacks, read here: those after the
+   * entries last sent (`after` −1), or after the first `after` when the pool asks again from there
+   * (engine/audit/cached-log-proofs.ts). So a proof reads the whole log here only the first time.
    */
-  private async logProof(proof: LogProofRequest): Promise<ShardReply | ReplayWork> {
-    const problem = requestProblem(proof, this.logId, this.journal.lastSequence);
+  private async logProof(proof: LogProofRequest, after: number): Promise<ShardReply | ReplayWork> {
+    const durable = this.journal.lastSequence;
+    const problem = requestProblem(proof, this.logId, durable);
     if (problem !== undefined) return errorReply("invalid_request", problem.message);
+    const anchor = this.proofAnchor(durable);
     const view = this.journal.readView();
-    if (view !== undefined) return proofWork(logSource(view), this.logId, proof);
-    const packed = await readFirstPayloads(this.journal, entriesNeeded(proof));
-    return proofWork(payloadSource(packed.payloads, packed.ends), this.logId, proof);
+    if (view !== undefined) return proofWork(logSource(view), this.logId, proof, anchor);
+    const from = Math.min(after >= 0 ? after : this.proofEntriesSent, durable);
+    const packed = await readPayloadsAfter(this.journal, from, durable - from);
+    this.proofEntriesSent = Math.max(this.proofEntriesSent, durable);
+    let entry: Uint8Array | null = null;
+    if (proof.type === "inclusion" && proof.leafIndex < from) entry = unpackPayload(await readPayloadsAfter(this.journal, proof.leafIndex, 1), 0);
+    return proofWork(payloadSource(packed.payloads, packed.ends), this.logId, proof, anchor, from, entry);
+  }
+
+  /** The shard's own root over the log's `durable` entries, when its tree is at that size (not mid-batch). */
+  private proofAnchor(durable: number): TreeAnchor | null {
+    if (this.heads === undefined || this.heads.size !== durable) return null;
+    return { size: durable, root: this.heads.root() };
   }
 
   /**

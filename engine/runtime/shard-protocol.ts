@@ -11,6 +11,7 @@ import type { Command } from "../rules/types/command.js";
 import type { ErrorCode } from "../rules/types/errors.js";
 import type { LogReadView } from "../../storage/index.js";
 import type { LogProofRequest } from "../audit/log-proofs.js";
+import type { TreeAnchor } from "../audit/cached-log-proofs.js";
 
 export interface CommandRequest {
   kind: "command";
@@ -30,8 +31,12 @@ export type ReadRequest =
   | { kind: "reply-at"; position: number }
   /** A head signed now over the shard log's whole current tree (docs/proofs.md). */
   | { kind: "log-head" }
-  /** An inclusion or consistency proof of the shard's log, built off the shard thread (ReplayWork "proof"). */
-  | { kind: "log-proof"; proof: LogProofRequest };
+  /**
+   * An inclusion or consistency proof of the shard's log, built off the shard thread (ReplayWork
+   * "proof"). `after`, for a journal without a view: −1 lets the shard send the entries after those it
+   * last sent; n ≥ 0 asks for the entries after the first n (the pool thread keeps n: shard-answers.ts).
+   */
+  | { kind: "log-proof"; proof: LogProofRequest; after: number };
 
 export type ShardRequest = CommandRequest | ReadRequest;
 
@@ -106,10 +111,13 @@ export type ReplayWork =
    */
   | { kind: "reply"; source: ReplaySource; positions: Uint8Array; receipt: string }
   /**
-   * A proof of the log `logId`: its first entries read from `source` (the log's files, or every
-   * payload up to the proof's tree size), hashed, and the proof built (engine/audit/log-proofs.ts).
+   * A proof of the log `logId` (engine/audit/cached-log-proofs.ts): its entries read from `source`
+   * (the log's files; or the payloads of the entries after the first `after`, up to the log's durable
+   * end, with `entry` the inclusion proof's leaf when it lies before them, else null) into the pool
+   * thread's kept tree, and the proof built. `anchor`: the shard's own tree root at the log's durable
+   * size, against which a kept tree is checked (null without heads, or while a batch is in flight).
    */
-  | { kind: "proof"; source: ReplaySource; logId: string; proof: LogProofRequest };
+  | { kind: "proof"; source: ReplaySource; logId: string; proof: LogProofRequest; anchor: TreeAnchor | null; after: number; entry: Uint8Array | null };
 
 export interface ReplayResponse {
   kind: "replay";
@@ -189,8 +197,8 @@ export function logHeadRead(): Extract<ReadRequest, { kind: "log-head" }> {
   return { kind: "log-head" };
 }
 
-export function logProofRead(proof: LogProofRequest): Extract<ReadRequest, { kind: "log-proof" }> {
-  return { kind: "log-proof", proof };
+export function logProofRead(proof: LogProofRequest, after = -1): Extract<ReadRequest, { kind: "log-proof" }> {
+  return { kind: "log-proof", proof, after };
 }
 
 export function okReply(json: string, receipt?: string): { ok: true; json: string; receipt?: string };
@@ -227,8 +235,15 @@ export function recordWork(source: ReplaySource, market: Uint8Array, marketId: s
   return { kind: "record", source, market, marketId, recordLength };
 }
 
-export function proofWork(source: ReplaySource, logId: string, proof: LogProofRequest): Extract<ReplayWork, { kind: "proof" }> {
-  return { kind: "proof", source, logId, proof };
+export function proofWork(
+  source: ReplaySource,
+  logId: string,
+  proof: LogProofRequest,
+  anchor: TreeAnchor | null = null,
+  after = 0,
+  entry: Uint8Array | null = null,
+): Extract<ReplayWork, { kind: "proof" }> {
+  return { kind: "proof", source, logId, proof, anchor, after, entry };
 }
 
 export function replyWork(source: ReplaySource, positions: Uint8Array, receipt = ""): Extract<ReplayWork, { kind: "reply" }> {

@@ -57,6 +57,31 @@ describe("LogView: a log's durable extent read without its writer", () => {
     }
   });
 
+  it("reads on from any frame boundary (framesFrom), in this segment or at the start of the next, and refuses a position that is not one", () => {
+    const { log, positions, payloads } = openWrittenLog(120);
+    const readView = log.readView();
+    const segmentStarts = new Set(readView.segments.map((segment) => segment.basePositionBytes));
+    const view = new LogView(readView);
+    log.close();
+    try {
+      let boundaries = 0;
+      for (let k = 0; k <= positions.length; k += 1) {
+        // Frame k + 1 starts at positions[k]; past the last frame, the view's end (nothing to read).
+        const from = k < positions.length ? (positions[k] as number) : readView.endPosition;
+        if (segmentStarts.has(from)) boundaries += 1;
+        const read = [...view.framesFrom({ position: from, lsn: k + 1 })].map((frame) => [frame.lsn, Buffer.from(frame.payload)]);
+        expect(read).toEqual(payloads.slice(k).map((payload, i) => [k + 1 + i, payload]));
+      }
+      expect(boundaries).toBeGreaterThan(3);
+      expect([...view.framesFrom({ position: positions[7] as number, lsn: 8 }, 3)].map((frame) => frame.lsn)).toEqual([8, 9, 10]);
+      // Inside a frame, or a frame boundary with another lsn: refused, not misread.
+      expect(() => [...view.framesFrom({ position: (positions[7] as number) + 5, lsn: 8 })]).toThrow(LogCorruptError);
+      expect(() => [...view.framesFrom({ position: positions[7] as number, lsn: 9 })]).toThrow(LogCorruptError);
+    } finally {
+      view.close();
+    }
+  });
+
   it("refuses a damaged frame and a position that is not a frame boundary, naming the file", () => {
     const { log, positions } = openWrittenLog(60);
     const view = new LogView(log.readView());
