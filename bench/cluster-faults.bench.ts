@@ -28,7 +28,7 @@ import { loadavg } from "node:os";
 import * as path from "node:path";
 import { connectForJournals } from "../engine/journal/jetstream-connection.js";
 import { shardOfMarket } from "../engine/runtime/shard-routing.js";
-import { ServiceClient } from "../gateway/client/service-client.js";
+import { MarketClient } from "../gateway/client/index.js";
 import { LocalCluster } from "../scripts/local-cluster.js";
 import { numberArg } from "./args.js";
 import { freshResultStem, RESULTS_DIR } from "./result-stem.js";
@@ -76,7 +76,7 @@ class Prober {
   private count = 0;
 
   constructor(
-    private readonly clients: readonly ServiceClient[],
+    private readonly clients: readonly MarketClient[],
     private readonly participants: ReadonlyArray<{ principalId: string; token: string }>,
     private readonly creatorToken: string,
     private readonly provision?: () => Promise<unknown>,
@@ -116,12 +116,12 @@ class Prober {
     const n = this.count++;
     const who = this.participants[n % this.participants.length] as { principalId: string; token: string };
     return this.record("claim", node, () =>
-      (this.clients[node] as ServiceClient).request("POST", `/v1/markets/${MARKET}/direct-claims`, { commandId: `probe-${randomBytes(6).toString("hex")}-${n}`, principalId: who.principalId }, { kind: "bearer", token: who.token }),
+      (this.clients[node] as MarketClient).request("POST", `/v1/markets/${MARKET}/direct-claims`, { commandId: `probe-${randomBytes(6).toString("hex")}-${n}`, principalId: who.principalId }, { kind: "bearer", token: who.token }),
     );
   }
 
   private read(node: number): Promise<void> {
-    return this.record("read", node, () => (this.clients[node] as ServiceClient).request("GET", `/v1/markets/${MARKET}`, undefined, { kind: "bearer", token: this.creatorToken }));
+    return this.record("read", node, () => (this.clients[node] as MarketClient).request("GET", `/v1/markets/${MARKET}`, undefined, { kind: "bearer", token: this.creatorToken }));
   }
 
   /** Stops sending; resolves once every request sent has its answer. */
@@ -191,14 +191,14 @@ async function main(): Promise<void> {
   };
   try {
     await cluster.waitUntilServed(PARTITIONS, { balanced: true });
-    const clients = cluster.services.map((node) => new ServiceClient(node.url, fetch, { timeoutMs: 30_000 }));
+    const clients = cluster.services.map((node) => new MarketClient({ baseUrl: node.url, timeoutMs: 30_000 }));
     const operator = { actorId: "operator", secret: operatorSecret };
-    const first = clients[0] as ServiceClient;
-    const creatorToken = (await first.token(await first.provision(operator, { principalId: "storm-creator" }))).accessToken;
+    const first = clients[0] as MarketClient;
+    const creatorToken = (await first.signIn(await first.provisionNewIdentity({ principalId: "storm-creator" }, { credentials: { kind: "hmac", ...operator } }))).accessToken;
     const participants: Array<{ principalId: string; token: string }> = [];
     for (let i = 0; i < PARTICIPANTS; i += 1) {
       const principalId = `participant-${i}`;
-      participants.push({ principalId, token: (await first.token(await first.provision(operator, { principalId }))).accessToken });
+      participants.push({ principalId, token: (await first.signIn(await first.provisionNewIdentity({ principalId }, { credentials: { kind: "hmac", ...operator } }))).accessToken });
     }
     await createMarket({ client: first, creatorToken }, MARKET, 1_000_000);
     await pause(500); // identities reach the other nodes within milliseconds (docs/cluster.md)
@@ -275,7 +275,7 @@ async function main(): Promise<void> {
 
     // 3. Two of three NATS nodes: no quorum.
     let provisioned = 0;
-    const prober = new Prober(clients, participants, creatorToken, () => first.provision(operator, { principalId: `late-${provisioned++}` }));
+    const prober = new Prober(clients, participants, creatorToken, () => first.provisionNewIdentity({ principalId: `late-${provisioned++}` }, { credentials: { kind: "hmac", ...operator } }));
     await pause(1_000);
     const killedAt = performance.now();
     await Promise.all([cluster.killNats(1), cluster.killNats(2)]);

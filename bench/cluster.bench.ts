@@ -35,7 +35,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, release, totalmem } from "node:os";
 import * as path from "node:path";
 import { shardOfMarket } from "../engine/runtime/shard-routing.js";
-import { ServiceClient } from "../gateway/client/service-client.js";
+import { MarketClient } from "../gateway/client/index.js";
 import { LocalCluster } from "../scripts/local-cluster.js";
 import { freePort } from "../test/support/free-port.js";
 import { numberArg } from "./args.js";
@@ -212,7 +212,7 @@ async function storm(name: string, subject: StormSubject, paths: string): Promis
 }
 
 /** The hot-market and spread storms against one subject, with their checks. */
-async function storms(subject: StormSubject, target: CheckTarget, recordTarget: () => Promise<CheckTarget>, label: string, clients: readonly ServiceClient[]): Promise<StormResult[]> {
+async function storms(subject: StormSubject, target: CheckTarget, recordTarget: () => Promise<CheckTarget>, label: string, clients: readonly MarketClient[]): Promise<StormResult[]> {
   const out: StormResult[] = [];
   const hotId = `hot-${label}`;
   await createMarket(target, hotId, PARTICIPANTS);
@@ -228,7 +228,7 @@ async function storms(subject: StormSubject, target: CheckTarget, recordTarget: 
   out.push({ ...hotResult, checks: hotChecks });
 
   const ids = Array.from({ length: MARKETS }, (_, i) => `${label}-market-${String(i).padStart(4, "0")}`);
-  await pool(ids, 16, (id, i) => createMarket({ client: clients[i % clients.length] as ServiceClient, creatorToken: target.creatorToken }, id, UNBOUNDED));
+  await pool(ids, 16, (id, i) => createMarket({ client: clients[i % clients.length] as MarketClient, creatorToken: target.creatorToken }, id, UNBOUNDED));
   const spread = await storm(`${MARKETS.toLocaleString("en-US")} markets`, subject, pathsFile(WORK, `${label}-spread`, ids.map((id) => `/v1/markets/${id}/direct-claims`)));
   let total = 0;
   await pool(ids, 16, async (id) => {
@@ -277,7 +277,7 @@ async function singleNode(): Promise<StormResult[]> {
 
 interface ClusterSetup {
   cluster: LocalCluster;
-  clients: ServiceClient[];
+  clients: MarketClient[];
   creatorToken: string;
   /** Every participant's principal id and token, in provisioning order. */
   participants: Array<{ principalId: string; token: string }>;
@@ -315,18 +315,18 @@ async function startCluster(): Promise<ClusterSetup> {
   });
   await cluster.waitUntilServed(PARTITIONS, { balanced: true });
   log(`[cluster] 3 NATS + 3 service nodes up, ${PARTITIONS} partitions served, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  const clients = cluster.services.map((node) => new ServiceClient(node.url, fetch, { timeoutMs: 15_000 }));
+  const clients = cluster.services.map((node) => new MarketClient({ baseUrl: node.url, timeoutMs: 15_000 }));
   const operator = { actorId: "operator", secret: operatorSecret };
-  const first = clients[0] as ServiceClient;
-  const creatorToken = (await first.token(await first.provision(operator, { principalId: "storm-creator" }))).accessToken;
+  const first = clients[0] as MarketClient;
+  const creatorToken = (await first.signIn(await first.provisionNewIdentity({ principalId: "storm-creator" }, { credentials: { kind: "hmac", ...operator } }))).accessToken;
   const provisionStarted = performance.now();
   const participants: Array<{ principalId: string; token: string }> = new Array(PARTICIPANTS);
   await pool(
     Array.from({ length: PARTICIPANTS }, (_, i) => `participant-${String(i).padStart(6, "0")}`),
     96,
     async (principalId, index) => {
-      const client = clients[index % NODES] as ServiceClient;
-      participants[index] = { principalId, token: (await client.token(await client.provision(operator, { principalId }))).accessToken };
+      const client = clients[index % NODES] as MarketClient;
+      participants[index] = { principalId, token: (await client.signIn(await client.provisionNewIdentity({ principalId }, { credentials: { kind: "hmac", ...operator } }))).accessToken };
     },
   );
   log(`[cluster] provisioned ${PARTICIPANTS} participants with bearer tokens (each through one of the nodes) in ${((performance.now() - provisionStarted) / 1000).toFixed(1)} s`);
@@ -361,7 +361,7 @@ function clusterSubject(setup: ClusterSetup, nodes: readonly number[] = [0, 1, 2
 
 async function clusterWarmUp(setup: ClusterSetup): Promise<void> {
   if (WARM_UP_SECONDS <= 0) return;
-  const target = { client: setup.clients[0] as ServiceClient, creatorToken: setup.creatorToken };
+  const target = { client: setup.clients[0] as MarketClient, creatorToken: setup.creatorToken };
   const ids = Array.from({ length: 16 }, (_, i) => `warm-up-cluster-${i}`);
   await pool(ids, 4, (id) => createMarket(target, id, Math.max(1, Math.floor(PARTICIPANTS / 2))));
   const results = await drive(clusterSubject(setup).drivers, pathsFile(WORK, "cluster-warm-up", ids.map((id) => `/v1/markets/${id}/direct-claims`)), WARM_UP_SECONDS);
@@ -419,13 +419,13 @@ const PROBE_INTERVAL_MS = 25;
  * one) or `giveUpAtMs`. A 503 or no answer: the partition not served. Resolves once every claim
  * sent has its answer.
  */
-async function probe(marketId: string, clients: readonly ServiceClient[], setup: ClusterSetup, kill: { atMs: number | undefined }, giveUpAtMs: () => number, next: () => number): Promise<Probe> {
+async function probe(marketId: string, clients: readonly MarketClient[], setup: ClusterSetup, kill: { atMs: number | undefined }, giveUpAtMs: () => number, next: () => number): Promise<Probe> {
   const result: Probe = { firstAnswerMs: null, accepted: 0, statuses: {}, slowestMs: 0 };
   const inFlight: Array<Promise<void>> = [];
   for (let n = 0; result.firstAnswerMs === null && performance.now() <= giveUpAtMs(); n += 1) {
     const participant = setup.participants[next() % setup.participants.length] as { principalId: string; token: string };
     const sentAtMs = performance.now();
-    const claim = (clients[n % clients.length] as ServiceClient)
+    const claim = (clients[n % clients.length] as MarketClient)
       .request("POST", `/v1/markets/${marketId}/direct-claims`, { commandId: `probe-${marketId}-${n}`, principalId: participant.principalId }, { kind: "bearer", token: participant.token })
       .then(
         (reply) => String(reply.status),
@@ -462,7 +462,7 @@ async function createMarketWhenServed(target: Parameters<typeof createMarket>[0]
 
 async function failoverRound(setup: ClusterSetup, round: number, participantCounter: { n: number }): Promise<FailoverRound> {
   const { cluster, clients } = setup;
-  const target = { client: clients[0] as ServiceClient, creatorToken: setup.creatorToken };
+  const target = { client: clients[0] as MarketClient, creatorToken: setup.creatorToken };
   const hotId = `failover-${round}`;
   const hotPartition = shardOfMarket(hotId, PARTITIONS);
   await createMarketWhenServed(target, hotId, UNBOUNDED);
@@ -472,7 +472,7 @@ async function failoverRound(setup: ClusterSetup, round: number, participantCoun
   const markets = victimPartitions.map((partition) => ({ partition, marketId: partition === hotPartition ? hotId : marketIn(partition, `failover-${round}-p${partition}`) }));
   for (const { marketId } of markets) if (marketId !== hotId) await createMarketWhenServed(target, marketId, UNBOUNDED);
   const survivors = [0, 1, 2].filter((k) => k !== victim);
-  const survivorClients = survivors.map((k) => clients[k] as ServiceClient);
+  const survivorClients = survivors.map((k) => clients[k] as MarketClient);
   const kill: { atMs: number | undefined } = { atMs: undefined };
   const giveUpAt = () => (kill.atMs === undefined ? Number.POSITIVE_INFINITY : kill.atMs + FAILOVER_GIVE_UP_MS);
   const next = () => participantCounter.n++;
@@ -488,7 +488,7 @@ async function failoverRound(setup: ClusterSetup, round: number, participantCoun
 
   const hotIndex = markets.findIndex(({ marketId }) => marketId === hotId);
   const acknowledged = (storm.statuses["200"] ?? 0) + (probed[hotIndex]?.accepted ?? 0);
-  const allocated = await allocatedOf({ client: survivorClients[0] as ServiceClient, creatorToken: setup.creatorToken }, hotId);
+  const allocated = await allocatedOf({ client: survivorClients[0] as MarketClient, creatorToken: setup.creatorToken }, hotId);
   const partitions = markets.map(({ partition, marketId }, i) => ({ partition, marketId, firstAnswerMs: probed[i]?.firstAnswerMs ?? null }));
   const times = partitions.map((p) => p.firstAnswerMs);
   const probeStatuses: Record<string, number> = {};
@@ -649,11 +649,11 @@ async function main(): Promise<void> {
       // A hot market's record is read from its owner: forwarded, a reply larger than the NATS
       // servers' max_payload could not travel (docs/cluster.md).
       const owner = await setup.cluster.ownerOf(shardOfMarket("hot-cluster", PARTITIONS));
-      return { client: setup.clients[owner ?? 0] as ServiceClient, creatorToken: setup.creatorToken };
+      return { client: setup.clients[owner ?? 0] as MarketClient, creatorToken: setup.creatorToken };
     };
     const subject = clusterSubject(setup);
     await measureIdle(subject);
-    clustered = await storms(subject, { client: setup.clients[0] as ServiceClient, creatorToken: setup.creatorToken }, ownerTarget, "cluster", setup.clients);
+    clustered = await storms(subject, { client: setup.clients[0] as MarketClient, creatorToken: setup.creatorToken }, ownerTarget, "cluster", setup.clients);
     const counter = { n: 0 };
     for (let round = 1; round <= FAILOVER_ROUNDS; round += 1) rounds.push(await failoverRound(setup, round, counter));
   } finally {

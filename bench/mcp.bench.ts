@@ -37,7 +37,7 @@ import * as http from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ServiceClient } from "../gateway/client/service-client.js";
+import { MarketClient } from "../gateway/client/index.js";
 import { percentile } from "./percentile.js";
 
 const THIS_FILE = fileURLToPath(import.meta.url);
@@ -265,11 +265,11 @@ async function main(): Promise<void> {
     profileDir,
   );
   try {
-    const client = new ServiceClient(child.url);
+    const client = new MarketClient({ baseUrl: child.url });
     const operator = { actorId: "operator", secret };
     const provision = async (principalId: string) => {
-      const identity = await client.provision(operator, { principalId });
-      return (await client.token(identity)).accessToken;
+      const identity = await client.provisionNewIdentity({ principalId }, { credentials: { kind: "hmac", ...operator } });
+      return (await client.signIn(identity)).accessToken;
     };
     const creatorToken = await provision("bench-creator");
     const tokens: string[] = new Array(participants);

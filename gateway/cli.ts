@@ -4,7 +4,8 @@
  * data directory from its raw logs, or a cluster partition's stream (live or exported, see
  * stream-audit-cli.ts); `export-stream` writes a stream to an export file; `signing-key` rotates and
  * shows the audit signing key (signing-key-cli.ts); `proof` and `check-proof` build a log's proofs from
- * a data directory and check a saved proof file offline (proof-cli.ts).
+ * a data directory and check a saved proof file offline (proof-cli.ts); `provision`, `token`, `claim`,
+ * `bid` and `check-receipt` talk to a running service through the client SDK (gateway/client/).
  */
 import { existsSync } from "node:fs";
 import type { StreamSourceChoice } from "./stream-audit-cli.js";
@@ -286,6 +287,61 @@ program
   .requiredOption("--identity <file>", "identity file written by `provision`")
   .option("--url <url>", `service base URL (default: the one in the identity file, else ${DEFAULT_URL})`)
   .action((options) => tokenCommand(options));
+
+/** A whole number from 1 to 2^53 − 1 (an amount in minor units, a version). */
+const positiveOption = (value: string): number => {
+  const n = /^[1-9][0-9]*$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n)) throw new InvalidArgumentError("an integer from 1 to 9007199254740991 (2^53 − 1) is required");
+  return n;
+};
+const URL_HELP = `service base URL (default: the one in the identity file, else ${DEFAULT_URL})`;
+const RECEIPT_OUT_HELP = "write the command's receipt (the Market-Receipt header's JSON) to this file, refused if it exists; check it later with check-receipt";
+
+program
+  .command("claim")
+  .description("submit a direct claim on an open direct-claim market with an identity file's key; prints the result JSON and keeps the receipt with --receipt-out")
+  .requiredOption("--identity <file>", "identity file written by `provision`", nonEmpty("a file"))
+  .requiredOption("--market <id>", "the market", nonEmpty("a market id"))
+  .option("--url <url>", URL_HELP)
+  .option("--receipt-out <file>", RECEIPT_OUT_HELP, nonEmpty("a file"))
+  .option("--expected-version <n>", "claim only at this market version (optimistic check); default: server arrival order", positiveOption)
+  .option("--command-id <id>", "the command id (default: a new UUID); send the same id again to repeat a command safely", nonEmpty("a command id"))
+  .option("--principal <id>", "the principal represented (default: the identity's)", nonEmpty("a principal id"))
+  .option("--authority-ref <id>", "the delegation to act under, for another principal", nonEmpty("a delegation id"))
+  .action(async (options) => {
+    const { claimCommand } = await import("./client/participant-cli.js");
+    await claimCommand(options);
+  });
+
+program
+  .command("bid")
+  .description("submit a sealed bid on an open sealed-auction market with an identity file's key; prints the result JSON (the bid amount is not printed) and keeps the receipt with --receipt-out")
+  .requiredOption("--identity <file>", "identity file written by `provision`", nonEmpty("a file"))
+  .requiredOption("--market <id>", "the market", nonEmpty("a market id"))
+  .requiredOption("--amount-minor <n>", "the bid in minor units of the currency", positiveOption)
+  .requiredOption("--currency <code>", "the market's currency (ISO 4217, e.g. EUR)", nonEmpty("a currency"))
+  .option("--url <url>", URL_HELP)
+  .option("--receipt-out <file>", RECEIPT_OUT_HELP, nonEmpty("a file"))
+  .option("--command-id <id>", "the command id (default: a new UUID); send the same id again to repeat a command safely", nonEmpty("a command id"))
+  .option("--principal <id>", "the principal represented (default: the identity's)", nonEmpty("a principal id"))
+  .option("--authority-ref <id>", "the delegation to act under, for another principal", nonEmpty("a delegation id"))
+  .action(async (options) => {
+    const { bidCommand } = await import("./client/participant-cli.js");
+    await bidCommand(options);
+  });
+
+program
+  .command("check-receipt")
+  .description("check a kept receipt with the service's public keys: fetch its inclusion proof, a head signed now and the consistency proof to it; exit 0 saying what was proven, 1 naming the first check that failed, 2 for an unusable file (docs/client.md)")
+  .argument("<file>", "the receipt file (written by claim/bid --receipt-out, or the Market-Receipt header's JSON)")
+  .requiredOption("--identity <file>", "identity file to read the proofs with (any provisioned actor)", nonEmpty("a file"))
+  .requiredOption("--public-key <file>", "the service's public key (PEM) or key history (JSON) you trust, as verify --public-key takes it", nonEmpty("a file"))
+  .option("--url <url>", URL_HELP)
+  .option("--proof-out <file>", "also write the proof file that was checked (check-proof checks it again offline); refused if it exists", nonEmpty("a file"))
+  .action(async (file: string, options: { identity: string; publicKey: string; url?: string; proofOut?: string }) => {
+    const { checkReceiptCommand } = await import("./client/participant-cli.js");
+    await checkReceiptCommand(file, options);
+  });
 
 const signingKey = program
   .command("signing-key")

@@ -18,7 +18,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { generateKeyPair, signSigningPayload } from "../../gateway/client/ed25519.js";
-import { ServiceClient, type Credentials, type ServiceResponse } from "../../gateway/client/service-client.js";
+import { MarketClient, type Credentials, type ServiceResponse } from "../../gateway/client/index.js";
 import { rawAbandon, rawExchange } from "./raw-http.js";
 
 /** What a request is, for the mix counts: only `recorded` and `identity` may leave state behind. */
@@ -149,7 +149,7 @@ interface Action {
 export class SoakLoad {
   readonly counts = new Map<string, ActionCount>();
   readonly unexpectedExamples: string[] = [];
-  private readonly client: ServiceClient;
+  private readonly client: MarketClient;
   private readonly host: string;
   private readonly port: number;
   private readonly random: () => number;
@@ -168,7 +168,7 @@ export class SoakLoad {
   private failure: unknown = undefined;
 
   constructor(private readonly options: LoadOptions) {
-    this.client = new ServiceClient(options.url);
+    this.client = new MarketClient({ baseUrl: options.url });
     const parsed = new URL(options.url);
     this.host = parsed.hostname;
     this.port = Number(parsed.port);

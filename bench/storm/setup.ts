@@ -7,12 +7,12 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { ServiceClient } from "../../gateway/client/service-client.js";
+import { MarketClient } from "../../gateway/client/index.js";
 import { runWrk, startService, transportFailures, type Started } from "./processes.js";
 
 export interface Setup {
   url: string;
-  client: ServiceClient;
+  client: MarketClient;
   creatorToken: string;
   /** One "principalId token" pair per line (bench/storm/claims.lua reads it). */
   tokensFile: string;
@@ -55,18 +55,18 @@ export async function setUpService(options: {
     { DATA_DIR: path.join(dir, "data"), SERVICE_HMAC_SECRETS: `operator=${secret}`, SERVICE_OPERATOR_ACTORS: "operator", AUTH_TOKEN_TTL: "3600", METRICS_TOKEN: metricsToken, ...options.env },
     port,
   );
-  const client = new ServiceClient(service.url);
+  const client = new MarketClient({ baseUrl: service.url });
   const operator = { actorId: "operator", secret };
-  const creator = await client.provision(operator, { principalId: "storm-creator" });
-  const creatorToken = (await client.token(creator)).accessToken;
+  const creator = await client.provisionNewIdentity({ principalId: "storm-creator" }, { credentials: { kind: "hmac", ...operator } });
+  const creatorToken = (await client.signIn(creator)).accessToken;
   const started = performance.now();
   const lines: string[] = new Array(participants);
   await pool(
     Array.from({ length: participants }, (_, i) => `participant-${String(i).padStart(6, "0")}`),
     64,
     async (principalId, index) => {
-      const identity = await client.provision(operator, { principalId });
-      lines[index] = `${principalId} ${(await client.token(identity)).accessToken}`;
+      const identity = await client.provisionNewIdentity({ principalId }, { credentials: { kind: "hmac", ...operator } });
+      lines[index] = `${principalId} ${(await client.signIn(identity)).accessToken}`;
     },
   );
   process.stderr.write(`[${label}] provisioned ${participants} participants with bearer tokens in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);

@@ -1,15 +1,22 @@
 /**
- * The `provision` and `token` command-line commands. Secrets go to files (0600) or stdout, never
+ * The `provision` and `token` command-line commands, on the client SDK (market-client.ts). Secrets go to files (0600) or stdout, never
  * logs. Identity files go to `identities/` by default, a folder the repository's .gitignore keeps
  * out of git (decisions.md T12), as does any `*.identity.json`.
  */
 import { closeSync, existsSync, fchmodSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import * as path from "node:path";
 import { explainProvisionRefusal } from "./provision-refusal.js";
-import { ServiceClient, ServiceReplyError, type IdentityFile } from "./service-client.js";
+import type { IdentityFile } from "./credentials.js";
+import { MarketClient } from "./market-client.js";
+import { MarketServiceError } from "./service-error.js";
 
-/** The CLI gives up on a request after this long rather than hang. */
+/** The CLI gives up on one attempt after this long rather than hang. */
 const REQUEST_TIMEOUT_MS = 30_000;
+
+/** The CLI's client of the service at `url`: the SDK, with its retries. */
+export function cliClient(url: string): MarketClient {
+  return new MarketClient({ baseUrl: url, timeoutMs: REQUEST_TIMEOUT_MS });
+}
 export const DEFAULT_URL = "http://127.0.0.1:8080";
 /** Where `provision` writes when no --out is given: `identities/<principal>.identity.json`. */
 export const IDENTITIES_DIR = "identities";
@@ -39,7 +46,7 @@ function operatorCredentials(file: string | undefined): { actorId: string; secre
 }
 
 /** Creates `file` with mode 0600 from the start (never readable by others, not even briefly). */
-function writePrivateFile(file: string, text: string): void {
+export function writePrivateFile(file: string, text: string): void {
   const fd = openSync(file, "wx", 0o600);
   try {
     // The umask can only take bits away from 0600; fchmod makes the mode exactly 0600 whatever it is.
@@ -56,22 +63,22 @@ export async function provisionCommand(options: { principal: string; actor?: str
   // Only the default folder is created (private to the user); a folder named in --out must exist.
   if (options.out === undefined) mkdirSync(IDENTITIES_DIR, { recursive: true, mode: 0o700 });
   else if (!existsSync(path.dirname(out))) throw new Error(`cannot write ${out}: folder ${path.dirname(out)} does not exist`);
-  const client = new ServiceClient(options.url.replace(/\/+$/, ""), fetch, { timeoutMs: REQUEST_TIMEOUT_MS });
+  const client = cliClient(options.url);
   const operator = operatorCredentials(options.operatorSecretFile);
   const actorId = options.actor ?? options.principal;
   const keyId = options.keyId ?? `${actorId}-key-1`;
   let identity: IdentityFile;
   try {
-    identity = await client.provision(operator, { principalId: options.principal, actorId, keyId });
+    identity = await client.provisionNewIdentity({ principalId: options.principal, actorId, keyId }, { credentials: { kind: "hmac", ...operator } });
   } catch (error) {
-    if (!(error instanceof ServiceReplyError)) throw error;
+    if (!(error instanceof MarketServiceError)) throw error;
     throw new Error(await explainProvisionRefusal(client, { principalId: options.principal, actorId, keyId, operatorActorId: operator.actorId }, error));
   }
   writePrivateFile(out, `${JSON.stringify(identity, null, 2)}\n`);
   process.stderr.write(`provisioned principal ${JSON.stringify(identity.principalId)} (actor ${JSON.stringify(identity.actorId)}, key ${JSON.stringify(identity.keyId)}) → ${out} (mode 0600, holds the private key)\n`);
 }
 
-function readIdentityFile(file: string): IdentityFile {
+export function readIdentityFile(file: string): IdentityFile {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -92,9 +99,9 @@ export async function tokenCommand(options: { identity: string; url?: string }):
   const url = (options.url ?? identity.url ?? DEFAULT_URL).replace(/\/+$/, "");
   let grant: { accessToken: string };
   try {
-    grant = await new ServiceClient(url, fetch, { timeoutMs: REQUEST_TIMEOUT_MS }).token(identity);
+    grant = await cliClient(url).signIn(identity);
   } catch (error) {
-    if (error instanceof ServiceReplyError && error.code === "unauthenticated") {
+    if (error instanceof MarketServiceError && error.code === "unauthenticated") {
       throw new Error(
         `${url} did not accept actor ${JSON.stringify(identity.actorId)} with key ${JSON.stringify(identity.keyId)} (request authentication failed): ` +
           "was this identity provisioned on this service, and is it still active?",

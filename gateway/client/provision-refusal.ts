@@ -4,7 +4,8 @@
  * offers (`POST /v1/auth/challenges`, which answers 201 only for an active actor with that key)
  * tells an existing identity with these very ids apart from a key id that another actor holds.
  */
-import type { ServiceClient, ServiceReplyError } from "./service-client.js";
+import type { MarketClient } from "./market-client.js";
+import { MarketServiceError } from "./service-error.js";
 
 export interface ProvisionIds {
   principalId: string;
@@ -16,12 +17,17 @@ export interface ProvisionIds {
 /** `principal "alice"`, `actor "bob"`, `key "k1"`: the first id the service found bound elsewhere. */
 const CONFLICT = /^(principal|actor|key) "(.*)" is already bound to different key material$/;
 
-async function actorHasKey(client: ServiceClient, actorId: string, keyId: string): Promise<boolean> {
-  const challenge = await client.request("POST", "/v1/auth/challenges", { actorId, keyId });
-  return challenge.status === 201;
+async function actorHasKey(client: MarketClient, actorId: string, keyId: string): Promise<boolean> {
+  try {
+    await client.createChallenge({ actorId, keyId });
+    return true;
+  } catch (error) {
+    if (error instanceof MarketServiceError) return false;
+    throw error;
+  }
 }
 
-async function explainConflict(client: ServiceClient, ids: ProvisionIds, serviceMessage: string): Promise<string> {
+async function explainConflict(client: MarketClient, ids: ProvisionIds, serviceMessage: string): Promise<string> {
   const ask = `principal ${JSON.stringify(ids.principalId)}, actor ${JSON.stringify(ids.actorId)}, key ${JSON.stringify(ids.keyId)}`;
   const once = "an identity is provisioned once and keys are not rotated";
   const which = CONFLICT.exec(serviceMessage)?.[1];
@@ -43,7 +49,7 @@ async function explainConflict(client: ServiceClient, ids: ProvisionIds, service
 }
 
 /** A sentence for the person at the terminal; falls back to the service's own words. */
-export async function explainProvisionRefusal(client: ServiceClient, ids: ProvisionIds, error: ServiceReplyError): Promise<string> {
+export async function explainProvisionRefusal(client: MarketClient, ids: ProvisionIds, error: MarketServiceError): Promise<string> {
   const operator = JSON.stringify(ids.operatorActorId);
   switch (error.code) {
     case "identity_conflict":

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { replayDataDir, replayMarketRecord, verifyDataDir } from "../../engine/audit/audit-replay.js";
-import { ServiceClient, type Credentials, type IdentityFile } from "../../gateway/client/service-client.js";
+import { MarketClient, type Credentials, type IdentityFile } from "../../gateway/client/index.js";
 import { ManualClock } from "../../engine/clock.js";
 import { startService, type RunningService } from "../../gateway/service.js";
 import { FIXTURE_DIR, FIXTURE_ENV, FIXTURE_START_MS, type FixtureExpectations } from "./fixture.js";
@@ -47,16 +47,16 @@ describe("the fixture log, audited from its raw segments", () => {
 
 describe("a service started on the fixture log", () => {
   let service: RunningService;
-  let client: ServiceClient;
+  let client: MarketClient;
   const tokens = new Map<string, Credentials>();
 
   beforeAll(async () => {
     // After every deadline the fixture's commands passed.
     const clock = new ManualClock(FIXTURE_START_MS + 400_000);
     service = await startService({ env: { ...FIXTURE_ENV, DATA_DIR: copyOfFixture() }, clock, controlledClock: true });
-    client = new ServiceClient(service.url);
+    client = new MarketClient({ baseUrl: service.url });
     for (const [name, identity] of Object.entries(expected.identities)) {
-      tokens.set(name, { kind: "bearer", token: (await client.token(identity as IdentityFile)).accessToken });
+      tokens.set(name, { kind: "bearer", token: (await client.signIn(identity as IdentityFile)).accessToken });
     }
   });
 

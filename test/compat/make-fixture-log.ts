@@ -13,7 +13,7 @@
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { ServiceClient, type Credentials, type IdentityFile } from "../../gateway/client/service-client.js";
+import { MarketClient, type Credentials, type IdentityFile } from "../../gateway/client/index.js";
 import { ManualClock } from "../../engine/clock.js";
 import { startService, type RunningService } from "../../gateway/service.js";
 import { FIXTURE_DIR, FIXTURE_ENV, FIXTURE_START_MS, OPERATOR, type FixtureExpectations, type RecordedExchange } from "./fixture.js";
@@ -22,7 +22,7 @@ const workDir = mkdtempSync(path.join(tmpdir(), "fixture-log-"));
 const dataDir = path.join(workDir, "data");
 const clock = new ManualClock(FIXTURE_START_MS);
 let service: RunningService = await startService({ env: { ...FIXTURE_ENV, DATA_DIR: dataDir }, clock, controlledClock: true, onFatal: (m) => fail(m) });
-let client = new ServiceClient(service.url);
+let client = new MarketClient({ baseUrl: service.url });
 const exchanges: RecordedExchange[] = [];
 const identities: Record<string, IdentityFile> = {};
 const tokens: Record<string, Credentials> = {};
@@ -50,8 +50,8 @@ function advance(ms: number): void {
 
 const operator = { ...OPERATOR, timestampSeconds: Math.floor(clock.nowMs() / 1000) };
 for (const name of ["alice", "bob", "carol", "dave", "erin"]) {
-  identities[name] = await client.provision(operator, { principalId: name, commandId: `provision-${name}` });
-  tokens[name] = { kind: "bearer", token: (await client.token(identities[name] as IdentityFile)).accessToken };
+  identities[name] = await client.provisionNewIdentity({ principalId: name, commandId: `provision-${name}` }, { credentials: { kind: "hmac", ...operator } });
+  tokens[name] = { kind: "bearer", token: (await client.signIn(identities[name] as IdentityFile)).accessToken };
 }
 
 const subject = { schema: "table.v1", data: { seats: 4, note: "Fensterplatz — 窓際" } };
@@ -111,7 +111,7 @@ await send("POST", `/v1/commitments/${daveWin}/confirm`, { commandId: "a1-dave-c
 // Restart once (snapshots written), then a few more commands, so the log has frames after a snapshot.
 await service.close();
 service = await startService({ env: { ...FIXTURE_ENV, DATA_DIR: dataDir }, clock, controlledClock: true, onFatal: (m) => fail(m) });
-client = new ServiceClient(service.url);
+client = new MarketClient({ baseUrl: service.url });
 await send("POST", "/v1/markets/table-3/direct-claims", { commandId: "d3-carol", principalId: "carol" }, "carol", 200);
 await send("POST", "/v1/markets/table-3/direct-claims", { commandId: "d3-dave", principalId: "dave" }, "dave", 200);
 

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { generateKeyPair } from "../../gateway/client/ed25519.js";
-import { ServiceClient } from "../../gateway/client/service-client.js";
+import { MarketClient } from "../../gateway/client/index.js";
 import { Harness, expectError, expectStatus, expectUnauthenticated, OPERATOR_SECRET } from "./support/harness.js";
 
 const dirs: string[] = [];
@@ -53,9 +53,9 @@ describe("first run without HMAC secrets", () => {
       expect(h.service.bootstrapNotice).toEqual(expect.stringContaining("operator.secret"));
       expect(h.service.bootstrapNotice).not.toContain(secret);
 
-      const client = new ServiceClient(h.url);
-      const alice = await client.provision({ actorId: "operator", secret, timestampSeconds: h.nowSeconds() }, { principalId: "alice" });
-      const { accessToken } = await client.token(alice);
+      const client = new MarketClient({ baseUrl: h.url });
+      const alice = await client.provisionNewIdentity({ principalId: "alice" }, { credentials: { kind: "hmac", actorId: "operator", secret, timestampSeconds: h.nowSeconds() } });
+      const { accessToken } = await client.signIn(alice);
       expect(accessToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
       // A wrong secret for the bootstrap operator is refused.
       expectUnauthenticated(await h.post("/v1/admin/identities", { commandId: "x", principalId: "bob", actorId: "bob", keyId: "bob-k", publicKey: generateKeyPair().publicKey }, h.hmac("operator", OPERATOR_SECRET)));

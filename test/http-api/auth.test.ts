@@ -21,7 +21,7 @@ import {
   uid,
   type Principal,
 } from "./support/harness.js";
-import type { ServiceResponse } from "../../gateway/client/service-client.js";
+import type { ServiceResponse } from "../../gateway/client/index.js";
 
 const SECOND_SECRET = "second-actor-secret-abcdefghijklmnopqrstuvwxyz";
 

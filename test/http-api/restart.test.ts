@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPair } from "../../gateway/client/ed25519.js";
-import type { Credentials, ServiceResponse } from "../../gateway/client/service-client.js";
+import type { Credentials, ServiceResponse } from "../../gateway/client/index.js";
 import {
   Harness,
   SUBJECT,

@@ -15,7 +15,7 @@ import * as path from "node:path";
 import tls from "node:tls";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ServiceClient } from "../../gateway/client/service-client.js";
+import { MarketClient } from "../../gateway/client/index.js";
 import { startService, type RunningService } from "../../gateway/service.js";
 import { parseResponses, type RawResponse } from "../http-api/support/raw.js";
 import { freePort } from "../support/free-port.js";
@@ -323,7 +323,7 @@ describe("what uWS never answers, answered by the proxy", () => {
   });
 });
 
-/** fetch over https that trusts the test certificate (what ServiceClient needs). */
+/** fetch over https that trusts the test certificate (what MarketClient needs). */
 function trustingFetch(): typeof fetch {
   return (async (input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(String(input));
@@ -348,12 +348,12 @@ function trustingFetch(): typeof fetch {
 
 describe("an authenticated round trip through the proxy", () => {
   it("HMAC-signed provisioning, an Ed25519 challenge and token, bearer commands, an HMAC-signed read with a query", async () => {
-    const client = new ServiceClient(`https://127.0.0.1:${proxyPort}`, trustingFetch());
+    const client = new MarketClient({ baseUrl: `https://127.0.0.1:${proxyPort}`, fetch: trustingFetch() });
     const operator = { actorId: "operator", secret: OPERATOR_SECRET };
-    const alice = await client.provision(operator, { principalId: "alice" });
-    const bob = await client.provision(operator, { principalId: "bob" });
-    const aliceToken = { kind: "bearer" as const, token: (await client.token(alice)).accessToken };
-    const bobToken = { kind: "bearer" as const, token: (await client.token(bob)).accessToken };
+    const alice = await client.provisionNewIdentity({ principalId: "alice" }, { credentials: { kind: "hmac", ...operator } });
+    const bob = await client.provisionNewIdentity({ principalId: "bob" }, { credentials: { kind: "hmac", ...operator } });
+    const aliceToken = { kind: "bearer" as const, token: (await client.signIn(alice)).accessToken };
+    const bobToken = { kind: "bearer" as const, token: (await client.signIn(bob)).accessToken };
     const created = await client.request(
       "POST",
       "/v1/markets",

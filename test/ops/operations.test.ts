@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ServiceClient } from "../../gateway/client/service-client.js";
+import { MarketClient } from "../../gateway/client/index.js";
 import { ManualClock } from "../../engine/clock.js";
 import { startService, type RunningService } from "../../gateway/service.js";
 import { envExample, SETTINGS } from "../../gateway/settings.js";
@@ -64,13 +64,13 @@ describe("GET /openapi.json", () => {
 
 describe("a full lifecycle: metrics and logs", () => {
   it("counts requests by route template and never logs tokens, secrets, private keys or open bid amounts", async () => {
-    const client = new ServiceClient(service.url);
+    const client = new MarketClient({ baseUrl: service.url });
     const ts = () => Math.floor(clock.nowMs() / 1000);
     const operator = { actorId: "operator", secret: SECRET, timestampSeconds: ts() };
-    const alice = await client.provision(operator, { principalId: "alice" });
-    const bob = await client.provision({ ...operator, timestampSeconds: ts() }, { principalId: "bob" });
-    const aliceToken = (await client.token(alice)).accessToken;
-    const bobToken = (await client.token(bob)).accessToken;
+    const alice = await client.provisionNewIdentity({ principalId: "alice" }, { credentials: { kind: "hmac", ...operator } });
+    const bob = await client.provisionNewIdentity({ principalId: "bob" }, { credentials: { kind: "hmac", ...operator, timestampSeconds: ts() } });
+    const aliceToken = (await client.signIn(alice)).accessToken;
+    const bobToken = (await client.signIn(bob)).accessToken;
     const a = { kind: "bearer" as const, token: aliceToken };
     const b = { kind: "bearer" as const, token: bobToken };
     const closesAt = new Date(clock.nowMs() + 60_000).toISOString();
@@ -127,16 +127,16 @@ describe("GET /metrics is not public (decisions.md T10)", () => {
     expect(withToken.headers.get("content-type")).toMatch(/^text\/plain/);
     expect(await withToken.text()).toContain("market_http_requests_total");
     const ts = Math.floor(clock.nowMs() / 1000);
-    const asOperator = await new ServiceClient(service.url).request("GET", "/metrics", undefined, { kind: "hmac", actorId: "operator", secret: SECRET, timestampSeconds: ts });
+    const asOperator = await new MarketClient({ baseUrl: service.url }).request("GET", "/metrics", undefined, { kind: "hmac", actorId: "operator", secret: SECRET, timestampSeconds: ts });
     expect(asOperator.status).toBe(200);
     expect(asOperator.text).toContain("market_shard_commit_seconds");
   });
 
   it("refuses an authenticated actor that is no operator as 403 forbidden", async () => {
-    const client = new ServiceClient(service.url);
+    const client = new MarketClient({ baseUrl: service.url });
     const ts = Math.floor(clock.nowMs() / 1000);
-    const carol = await client.provision({ actorId: "operator", secret: SECRET, timestampSeconds: ts }, { principalId: "carol" });
-    const token = (await client.token(carol)).accessToken;
+    const carol = await client.provisionNewIdentity({ principalId: "carol" }, { credentials: { kind: "hmac", actorId: "operator", secret: SECRET, timestampSeconds: ts } });
+    const token = (await client.signIn(carol)).accessToken;
     expect(await errorOf(await metrics({ authorization: `Bearer ${token}` }))).toEqual({
       status: 403,
       body: { error: { code: "forbidden", message: "only the metrics token or an operator actor may read /metrics" } },

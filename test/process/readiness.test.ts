@@ -5,41 +5,16 @@
  * /readyz name it. The shard workers here are the real ones behind a gate the test opens (a file), so
  * "still recovering" lasts exactly as long as the test needs.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { STARTING_MESSAGE, STOPPING_MESSAGE } from "../../gateway/readiness.js";
 import { startService, type RunningService } from "../../gateway/service.js";
-import type { ShardWorkerSource } from "../../engine/runtime/shard-host.js";
 import { eventually } from "./support.js";
 import { freePort } from "../support/free-port.js";
-
-const SHARD_WORKER = new URL("../../engine/runtime/shard-worker.ts", import.meta.url).href;
-
-/** Real shard workers that start recovering only once `gate` exists, and exit (code 7) once `crash.<shard>` does. */
-function gatedWorkers(dir: string): { source: ShardWorkerSource; open(): void; crash(shard: number): void } {
-  const gate = path.join(dir, "gate");
-  const crash = path.join(dir, "crash");
-  const code = `
-    const fs = require("node:fs");
-    const { workerData } = require("node:worker_threads");
-    const waiting = setInterval(() => {
-      if (!fs.existsSync(${JSON.stringify(gate)})) return;
-      clearInterval(waiting);
-      import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(SHARD_WORKER)}); })
-        .catch((error) => { console.error(error); process.exit(1); });
-    }, 5);
-    setInterval(() => { if (fs.existsSync(${JSON.stringify(crash)} + "." + workerData.shardIndex)) process.exit(7); }, 5).unref();
-  `;
-  return {
-    source: { kind: "eval", code },
-    open: () => writeFileSync(gate, ""),
-    crash: (shard) => writeFileSync(`${crash}.${shard}`, ""),
-  };
-}
-
+import { gatedWorkers } from "../support/gated-workers.js";
 
 async function get(base: string, route: string): Promise<{ status: number; retryAfter: string | null; body: { status?: string; error?: { code: string; message: string } } }> {
   const response = await fetch(`${base}${route}`);

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { ServiceClient } from "../../gateway/client/service-client.js";
+import { MarketClient } from "../../gateway/client/index.js";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 export const MAIN_JS = path.join(REPO_ROOT, "dist/gateway/main.js");
@@ -94,9 +94,9 @@ export async function startServer(dataDir: string, extraEnv: Record<string, stri
  * (a shard's log). Returns what `expectWritesKept` checks after a restart.
  */
 export async function acknowledgedWrites(url: string, name: string): Promise<{ marketId: string; principalId: string }> {
-  const client = new ServiceClient(url);
-  const identity = await client.provision(OPERATOR, { principalId: name });
-  const { accessToken } = await client.token(identity);
+  const client = new MarketClient({ baseUrl: url });
+  const identity = await client.provisionNewIdentity({ principalId: name }, { credentials: { kind: "hmac", ...OPERATOR } });
+  const { accessToken } = await client.signIn(identity);
   const bearer = { kind: "bearer" as const, token: accessToken };
   const marketId = `${name}-market`;
   const created = await client.request(
@@ -120,10 +120,10 @@ export async function acknowledgedWrites(url: string, name: string): Promise<{ m
 /** The market is there, published, on a service started on the same directory. */
 let readers = 0;
 export async function publishedVersion(url: string, marketId: string, name: string): Promise<number | undefined> {
-  const client = new ServiceClient(url);
+  const client = new MarketClient({ baseUrl: url });
   readers += 1;
-  const identity = await client.provision(OPERATOR, { principalId: `${name}-reader-${process.pid}-${readers}` });
-  const { accessToken } = await client.token(identity);
+  const identity = await client.provisionNewIdentity({ principalId: `${name}-reader-${process.pid}-${readers}` }, { credentials: { kind: "hmac", ...OPERATOR } });
+  const { accessToken } = await client.signIn(identity);
   const market = await client.request("GET", `/v1/markets/${marketId}`, undefined, { kind: "bearer", token: accessToken });
   if (market.status !== 200) return undefined;
   return market.body.state === "open" ? (market.body.version as number) : undefined;

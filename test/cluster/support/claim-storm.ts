@@ -9,7 +9,7 @@
  * And the checks every storm ends with: what was acknowledged is in the market's record, capacity
  * is not exceeded, nobody holds two commitments, and a retry gets the original reply.
  */
-import { ServiceClient } from "../../../gateway/client/service-client.js";
+import { MarketClient } from "../../../gateway/client/index.js";
 import { OPERATOR, eventually } from "../../process/support.js";
 import { claimBody, request, type ClusterPrincipal } from "./cluster-clients.js";
 import type { ServiceCluster } from "./service-cluster.js";
@@ -135,10 +135,10 @@ export async function provisionMany(cluster: ServiceCluster, prefix: string, cou
     Array.from({ length: concurrency }, async () => {
       while (next < count) {
         const i = next++;
-        const client = new ServiceClient(cluster.url(running[i % running.length] as number));
+        const client = new MarketClient({ baseUrl: cluster.url(running[i % running.length] as number) });
         const principalId = `${prefix}-${i}`;
-        const identity = await client.provision(OPERATOR, { principalId });
-        const { accessToken } = await client.token(identity);
+        const identity = await client.provisionNewIdentity({ principalId }, { credentials: { kind: "hmac", ...OPERATOR } });
+        const { accessToken } = await client.signIn(identity);
         principals[i] = { principalId, token: accessToken };
       }
     }),

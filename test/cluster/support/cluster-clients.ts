@@ -2,7 +2,7 @@
  * Clients for a ServiceCluster: principals provisioned once (identities are cluster-wide) with a
  * bearer token usable on every node, and the market requests the cluster tests make.
  */
-import { ServiceClient, type ServiceResponse } from "../../../gateway/client/service-client.js";
+import { MarketClient, type ServiceResponse } from "../../../gateway/client/index.js";
 import { OPERATOR } from "../../process/support.js";
 import type { ServiceCluster } from "./service-cluster.js";
 
@@ -17,14 +17,14 @@ export interface ClusterPrincipal {
  * (gateway/cluster-auth.ts).
  */
 export async function provisionPrincipal(cluster: ServiceCluster, nodeIndex: number, principalId: string): Promise<ClusterPrincipal> {
-  const client = new ServiceClient(cluster.url(nodeIndex));
-  const identity = await client.provision(OPERATOR, { principalId });
-  const { accessToken } = await client.token(identity);
+  const client = new MarketClient({ baseUrl: cluster.url(nodeIndex) });
+  const identity = await client.provisionNewIdentity({ principalId }, { credentials: { kind: "hmac", ...OPERATOR } });
+  const { accessToken } = await client.signIn(identity);
   return { principalId, token: accessToken };
 }
 
 export function request(cluster: ServiceCluster, nodeIndex: number, method: "GET" | "POST", pathAndQuery: string, who: ClusterPrincipal, body?: unknown): Promise<ServiceResponse> {
-  return new ServiceClient(cluster.url(nodeIndex)).request(method, pathAndQuery, body, { kind: "bearer", token: who.token });
+  return new MarketClient({ baseUrl: cluster.url(nodeIndex) }).request(method, pathAndQuery, body, { kind: "bearer", token: who.token });
 }
 
 /** Creates and publishes a direct-claim market of `capacity` (confirmation none) through node `nodeIndex`. */

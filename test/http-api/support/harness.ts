@@ -1,6 +1,6 @@
 /**
  * Black-box harness for the HTTP API suite: a real service (uWS, shard workers, durable logs in a
- * temp dir) on a ManualClock, a ServiceClient, and helpers to provision principals and build
+ * temp dir) on a ManualClock, a MarketClient, and helpers to provision principals and build
  * credentials. Everything goes over HTTP; nothing here reaches into the service's internals except
  * `publishTime()` (the documented test hook that lets shards see the ManualClock's time).
  */
@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { expect } from "vitest";
-import { ServiceClient, type Credentials, type IdentityFile, type ServiceResponse } from "../../../gateway/client/service-client.js";
+import { MarketClient, type Credentials, type IdentityFile, type ServiceResponse } from "../../../gateway/client/index.js";
 import { ManualClock } from "../../../engine/clock.js";
 import { startService, type RunningService } from "../../../gateway/service.js";
 import { conformingFetch } from "./openapi-conformance.js";
@@ -75,9 +75,9 @@ export class Harness {
     return this.service.port;
   }
 
-  get client(): ServiceClient {
+  get client(): MarketClient {
     // Every reply is checked against GET /openapi.json's schemas (support/openapi-conformance.ts).
-    return new ServiceClient(this.service.url, conformingFetch);
+    return new MarketClient({ baseUrl: this.service.url, fetch: conformingFetch });
   }
 
   nowSeconds(): number {
@@ -104,8 +104,8 @@ export class Harness {
   /** Provisions principal = actor = `id` with a fresh key, and gets a bearer token for it. */
   async principal(id: string, actorId: string = id): Promise<Principal> {
     const client = this.client;
-    const identity = await client.provision({ actorId: "operator", secret: OPERATOR_SECRET, timestampSeconds: this.nowSeconds() }, { principalId: id, actorId });
-    const { accessToken } = await client.token(identity);
+    const identity = await client.provisionNewIdentity({ principalId: id, actorId }, { credentials: { kind: "hmac", actorId: "operator", secret: OPERATOR_SECRET, timestampSeconds: this.nowSeconds() } });
+    const { accessToken } = await client.signIn(identity);
     return { id, identity, auth: { kind: "bearer", token: accessToken } };
   }
 
@@ -117,7 +117,7 @@ export class Harness {
   }
 
   async freshToken(principal: Principal): Promise<Credentials & { kind: "bearer" }> {
-    const { accessToken } = await this.client.token(principal.identity);
+    const { accessToken } = await this.client.signIn(principal.identity);
     return { kind: "bearer", token: accessToken };
   }
 

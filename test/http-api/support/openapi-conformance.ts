@@ -4,7 +4,7 @@
  * the documented schema (closed objects: no member the document does not name). This keeps
  * `GET /openapi.json` true to what the server actually sends, across every test of the suite.
  *
- * It is a `fetch` wrapper handed to the ServiceClient, so provisioning, token grants and every
+ * It is a `fetch` wrapper handed to the MarketClient, so provisioning, token grants and every
  * request the tests make are covered without each test asking for it.
  */
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";

@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { expect } from "vitest";
-import { ServiceClient, type Credentials, type IdentityFile, type ServiceResponse } from "../../../gateway/client/service-client.js";
+import { MarketClient, type Credentials, type IdentityFile, type ServiceResponse } from "../../../gateway/client/index.js";
 import { ManualClock } from "../../../engine/clock.js";
 import { startService, type RunningService } from "../../../gateway/service.js";
 
@@ -82,8 +82,8 @@ export class McpHarness {
     return new URL(`${this.service.url}/mcp`);
   }
 
-  get http(): ServiceClient {
-    return new ServiceClient(this.service.url);
+  get http(): MarketClient {
+    return new MarketClient({ baseUrl: this.service.url });
   }
 
   nowSeconds(): number {
@@ -107,8 +107,8 @@ export class McpHarness {
   /** Provisions principal `principalId` with actor `actorId` (default: the same) and a bearer token. */
   async provision(principalId: string, actorId: string = principalId): Promise<{ identity: IdentityFile; token: string }> {
     const client = this.http;
-    const identity = await client.provision({ actorId: "operator", secret: OPERATOR_SECRET, timestampSeconds: this.nowSeconds() }, { principalId, actorId });
-    const { accessToken } = await client.token(identity);
+    const identity = await client.provisionNewIdentity({ principalId, actorId }, { credentials: { kind: "hmac", actorId: "operator", secret: OPERATOR_SECRET, timestampSeconds: this.nowSeconds() } });
+    const { accessToken } = await client.signIn(identity);
     return { identity, token: accessToken };
   }
 

@@ -1,0 +1,42 @@
+/**
+ * Receipts in the client (docs/proofs.md, "Receipts" and "Proof files"): the public keys to check
+ * them with, and the check itself — the engine's own offline checker (engine/audit/heads/proof-file.ts,
+ * pure JavaScript), so the SDK, the CLI's `check-proof` and `check-receipt` prove the same thing.
+ */
+import { checkProofFile } from "../../engine/audit/heads/proof-file.js";
+import { checkKeyHistory, KEY_HISTORY_VERSION } from "../../engine/audit/signing/key-history.js";
+import { base64UrlDecode } from "../../engine/bytes-base64url.js";
+import type { AuditKeyList } from "../routes/audit-routes.js";
+
+/** keyId → raw 32-byte Ed25519 public key, or the key list `GET /v1/audit/keys` gives (a history). */
+export type PublicKeys = ReadonlyMap<string, Uint8Array> | AuditKeyList;
+
+/** The outcome of a receipt check; `proofFile` is what was checked (save it: `check-proof` checks it again offline). */
+export type ReceiptCheck =
+  | { readonly outcome: "proven"; readonly proven: string; readonly proofFile: Readonly<Record<string, unknown>> }
+  | { readonly outcome: "failed"; readonly check: string; readonly reason: string; readonly proofFile?: Readonly<Record<string, unknown>> }
+  | { readonly outcome: "unusable"; readonly reason: string };
+
+/**
+ * The keys as a map. A key list's endorsement chain is checked first (each key after the first is
+ * signed by the one before): trust it as far as you trust how you got its first key.
+ */
+export function publicKeysOf(keys: PublicKeys): ReadonlyMap<string, Uint8Array> {
+  if (keys instanceof Map) return keys;
+  const checked = checkKeyHistory({ version: KEY_HISTORY_VERSION, ...(keys as AuditKeyList) });
+  if (!checked.ok) throw new Error(`the public key list is not a valid key history: ${checked.problem}`);
+  return new Map(checked.history.keys.map((key) => [key.keyId, base64UrlDecode(key.publicKey)]));
+}
+
+/** A proof file ({receipt, inclusion, head?, consistency?}) checked offline with the keys alone. */
+export function checkReceiptProof(proofFile: Readonly<Record<string, unknown>>, keys: PublicKeys): ReceiptCheck {
+  const checked = checkProofFile(proofFile, publicKeysOf(keys));
+  switch (checked.outcome) {
+    case "proven":
+      return { outcome: "proven", proven: checked.proven, proofFile };
+    case "failed":
+      return { outcome: "failed", check: checked.check, reason: checked.reason, proofFile };
+    case "unusable":
+      return { outcome: "unusable", reason: checked.reason };
+  }
+}

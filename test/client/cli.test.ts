@@ -1,0 +1,105 @@
+/**
+ * The CLI's participant commands, which run on the SDK, as processes of the built CLI against a real
+ * service: `claim` and `bid` with an identity file keep the receipt (`--receipt-out`);
+ * `check-receipt` proves it with the public keys given, writes the proof file that `check-proof` then
+ * checks offline, and fails an altered receipt; refusals name the code and the request id.
+ */
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MarketClient, parseReceipt } from "../../gateway/client/index.js";
+import { Harness, type Principal } from "../http-api/support/harness.js";
+import { CLI_JS } from "../process/support.js";
+
+let h: Harness;
+let work: string;
+let creator: Principal;
+
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI_JS, ...args], { cwd: work, env: { ...process.env, SERVICE_HMAC_ACTOR: "operator", SERVICE_HMAC_SECRET: "operator-secret-0123456789-abcdefghijklmnop" }, timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }),
+    );
+  });
+}
+
+beforeAll(async () => {
+  // The CLI signs in on the real clock: the service's starts there too.
+  h = await Harness.start({ startMs: Date.now() });
+  work = mkdtempSync(path.join(tmpdir(), "sdk-cli-"));
+  [creator] = await h.principals("creator");
+  const client = new MarketClient({ baseUrl: h.url, credentials: creator.auth });
+  await client.createMarket({ marketId: "cli-m", principalId: "creator", subject: { schema: "s.v1", data: {} }, mechanism: { presetId: "direct-claim.v1", config: { capacity: 1, pricing: { mode: "free" }, confirmation: "none" } } });
+  await client.publishMarket("cli-m", { principalId: "creator", expectedVersion: 1 });
+  const closesAt = new Date(Date.now() + 3_600_000).toISOString();
+  await client.createMarket({ marketId: "cli-a", principalId: "creator", subject: { schema: "lot.v1", data: {} }, mechanism: { presetId: "sealed-forward-auction.v1", config: { currency: "EUR", closesAt, holdDurationSeconds: 60 } } });
+  await client.publishMarket("cli-a", { principalId: "creator", expectedVersion: 1 });
+  writeFileSync(path.join(work, "keys.json"), JSON.stringify(await client.auditKeys()));
+  for (const who of ["bob", "carol"]) {
+    const provisioned = await cli(["provision", "--principal", who, "--out", `${who}.json`, "--url", h.url]);
+    expect(provisioned.code, provisioned.stderr).toBe(0);
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await h?.close();
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+describe("claim, bid and check-receipt", { timeout: 120_000 }, () => {
+  it("claims with an identity file and keeps a receipt that check-receipt proves and check-proof checks again offline", async () => {
+    const claimed = await cli(["claim", "--identity", "bob.json", "--market", "cli-m", "--url", h.url, "--receipt-out", "bob.receipt.json"]);
+    expect(claimed.code, claimed.stderr).toBe(0);
+    expect(JSON.parse(claimed.stdout).commitments[0].participantPrincipalId).toBe("bob");
+    expect(claimed.stderr).toMatch(/claim on market "cli-m" accepted: command [0-9a-f-]{36}, entry \d+ of log shard-\d, receipt → bob\.receipt\.json/);
+    const receipt = parseReceipt(readFileSync(path.join(work, "bob.receipt.json"), "utf8").trim());
+    expect(receipt.ok).toBe(true);
+
+    const checked = await cli(["check-receipt", "bob.receipt.json", "--identity", "bob.json", "--public-key", "keys.json", "--url", h.url, "--proof-out", "bob.proof.json"]);
+    expect(checked.code, checked.stderr).toBe(0);
+    expect(checked.stdout).toMatch(/^check-receipt: proven: entry \d+ \(leaf \d+\)/);
+    const offline = await cli(["check-proof", "bob.proof.json", "--public-key", "keys.json"]);
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(offline.stdout).toMatch(/^check-proof: proven:/);
+  });
+
+  it("fails an altered receipt (exit 1) and refuses an unusable one (exit 2)", async () => {
+    const text = readFileSync(path.join(work, "bob.receipt.json"), "utf8");
+    const value = JSON.parse(text) as { head: { treeSize: number; rootHash: string } };
+    value.head.rootHash = `${value.head.rootHash[0] === "0" ? "1" : "0"}${value.head.rootHash.slice(1)}`;
+    writeFileSync(path.join(work, "altered.receipt.json"), JSON.stringify(value));
+    const altered = await cli(["check-receipt", "altered.receipt.json", "--identity", "bob.json", "--public-key", "keys.json", "--url", h.url]);
+    expect(altered.code).toBe(1);
+    expect(altered.stderr).toMatch(/^check-receipt: FAILED: receipt head signature: the head's signature does not verify/);
+    writeFileSync(path.join(work, "junk.receipt.json"), "{}");
+    const junk = await cli(["check-receipt", "junk.receipt.json", "--identity", "bob.json", "--public-key", "keys.json", "--url", h.url]);
+    expect(junk.code).toBe(2);
+    expect(junk.stderr).toMatch(/^check-receipt: unusable: junk\.receipt\.json: receipt: receipt\.leafIndex/);
+  });
+
+  it("names the code and the request id of a refused claim, and sends nothing when the receipt file exists", async () => {
+    const full = await cli(["claim", "--identity", "carol.json", "--market", "cli-m", "--url", h.url]);
+    expect(full.code).toBe(1);
+    expect(full.stderr).toMatch(/^market-service: POST \/v1\/markets\/cli-m\/direct-claims failed: 409 capacity_exhausted: .* \(request id [A-Za-z0-9._:-]+\)/);
+    const kept = await cli(["claim", "--identity", "carol.json", "--market", "cli-m", "--url", h.url, "--receipt-out", "bob.receipt.json"]);
+    expect(kept.code).toBe(1);
+    expect(kept.stderr).toContain("bob.receipt.json exists; refusing to overwrite a receipt");
+    const record = await new MarketClient({ baseUrl: h.url, credentials: creator.auth }).getMarketRecord("cli-m");
+    expect(record.commands.filter((command) => command.identity.principalId === "carol")).toHaveLength(1);
+  });
+
+  it("bids with an identity file, never printing the amount, and keeps the receipt", async () => {
+    const bid = await cli(["bid", "--identity", "carol.json", "--market", "cli-a", "--amount-minor", "4321", "--currency", "EUR", "--url", h.url, "--receipt-out", "carol.bid.json"]);
+    expect(bid.code, bid.stderr).toBe(0);
+    expect(`${bid.stdout}${bid.stderr}`).not.toContain("4321");
+    expect(JSON.parse(bid.stdout).bidReceipts[0].state).toBe("active");
+    expect(existsSync(path.join(work, "carol.bid.json"))).toBe(true);
+    const checked = await cli(["check-receipt", "carol.bid.json", "--identity", "carol.json", "--public-key", "keys.json", "--url", h.url]);
+    expect(checked.code, checked.stderr).toBe(0);
+    const refused = await cli(["bid", "--identity", "carol.json", "--market", "cli-a", "--amount-minor", "0", "--currency", "EUR", "--url", h.url]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/--amount-minor.*an integer from 1/);
+  });
+});

@@ -1,0 +1,180 @@
+/**
+ * Every method of the client SDK against the real service on a loopback port (the HTTP API suite's
+ * harness: uWS, shard workers, durable logs in a temp dir; every reply also checked against the
+ * service's OpenAPI document): each once with a success and once with a spec error, whose
+ * MarketServiceError carries the code, status, message and request id, and whose guard says so.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorGuards, generateKeyPair, isMarketServiceError, MarketClient, MarketServiceError, SERVICE_ERROR_CODES, type Credentials, type ServiceErrorCode } from "../../gateway/client/index.js";
+import { ERROR_CODES } from "../../engine/rules/types/errors.js";
+import { REQUEST_ID_HEADER as SERVER_REQUEST_ID_HEADER } from "../../gateway/http/request-id.js";
+import { RECEIPT_HEADER, REQUEST_ID_HEADER } from "../../gateway/client/index.js";
+import { RECEIPT_HEADER as SERVER_RECEIPT_HEADER } from "../../gateway/routes/request-helpers.js";
+import { Harness, OPERATOR_SECRET, type Principal } from "../http-api/support/harness.js";
+import { conformingFetch } from "../http-api/support/openapi-conformance.js";
+
+let h: Harness;
+let client: MarketClient;
+let alice: Principal;
+let bob: Principal;
+const as = (who: Principal): { credentials: Credentials } => ({ credentials: who.auth });
+const operator = (): { credentials: Credentials } => ({ credentials: { kind: "hmac", actorId: "operator", secret: OPERATOR_SECRET, timestampSeconds: h.nowSeconds() } });
+
+/** The promise's rejection, which must be a MarketServiceError with `code` and `status`, a request id, and its guard true. */
+async function refused(promise: Promise<unknown>, code: ServiceErrorCode, status: number): Promise<MarketServiceError> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(MarketServiceError);
+  const failure = error as MarketServiceError;
+  expect({ code: failure.code, status: failure.status }).toEqual({ code, status });
+  expect(failure.serviceMessage.length).toBeGreaterThan(0);
+  expect(failure.requestId).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+  expect(failure.message).toContain(failure.requestId);
+  expect(errorGuards[code](error)).toBe(true);
+  expect(isMarketServiceError(error, code)).toBe(true);
+  // Every other guard says no.
+  for (const other of SERVICE_ERROR_CODES) if (other !== code) expect(errorGuards[other](error)).toBe(false);
+  return failure;
+}
+
+const DIRECT = { presetId: "direct-claim.v1", config: { capacity: 1, pricing: { mode: "free" }, confirmation: "participant", holdDurationSeconds: 60 } } as const;
+
+beforeAll(async () => {
+  h = await Harness.start();
+  client = new MarketClient({ baseUrl: h.url, fetch: conformingFetch, retry: false });
+  [alice, bob] = await h.principals("alice", "bob");
+});
+afterAll(() => h.close());
+
+describe("the error list", () => {
+  it("is the spec's 25 codes (the engine's list) and the service's service_unavailable, each with a guard", () => {
+    expect(SERVICE_ERROR_CODES).toEqual([...ERROR_CODES, "service_unavailable"]);
+    expect(ERROR_CODES).toHaveLength(25);
+    expect(Object.keys(errorGuards).sort()).toEqual([...SERVICE_ERROR_CODES].sort());
+    expect(errorGuards.capacity_exhausted(new Error("capacity_exhausted"))).toBe(false);
+    // The SDK names the headers itself (the server's modules hold Node code): the same names.
+    expect(REQUEST_ID_HEADER).toBe(SERVER_REQUEST_ID_HEADER);
+    expect(RECEIPT_HEADER).toBe(SERVER_RECEIPT_HEADER);
+  });
+});
+
+describe("every method: a success and a spec error", () => {
+  it("health", async () => {
+    expect(await client.health()).toEqual({ status: "ok" });
+    // The only refusal /healthz has is a 503 while starting or stopping: retries.test.ts checks it.
+  });
+
+  it("createChallenge, issueToken, signIn", async () => {
+    const challenge = await client.createChallenge({ actorId: "alice", keyId: "alice-key-1" });
+    expect(challenge.actorId).toBe("alice");
+    await refused(client.createChallenge({ actorId: "nobody", keyId: "nobody-key" }), "unauthenticated", 401);
+    const grant = await client.signIn(alice.identity);
+    expect(grant.tokenType).toBe("Bearer");
+    expect(grant.actorId).toBe("alice");
+    const again = await client.createChallenge({ actorId: "alice", keyId: "alice-key-1" });
+    await refused(client.issueToken({ challengeId: again.id, nonce: again.nonce, signature: "A".repeat(86) }), "unauthenticated", 401);
+    await refused(client.issueToken({ challengeId: "", nonce: "x", signature: "y" }), "invalid_request", 400);
+  });
+
+  it("provisionIdentity and provisionNewIdentity", async () => {
+    const keys = generateKeyPair();
+    const made = await client.provisionIdentity({ principalId: "carol", actorId: "carol", keyId: "carol-key-1", publicKey: keys.publicKey }, operator());
+    expect(made.status).toBe(201);
+    expect(made.body.principal.id).toBe("carol");
+    expect(made.commandId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    await refused(client.provisionIdentity({ principalId: "carol", actorId: "carol", keyId: "carol-key-1", publicKey: generateKeyPair().publicKey }, operator()), "identity_conflict", 409);
+    await refused(client.provisionIdentity({ principalId: "dora", actorId: "dora", keyId: "dora-key-1", publicKey: keys.publicKey }, as(alice)), "forbidden", 403);
+    const dave = await client.provisionNewIdentity({ principalId: "dave" }, operator());
+    expect((await client.signIn(dave)).actorId).toBe("dave");
+    await refused(client.provisionNewIdentity({ principalId: "dave" }, operator()), "identity_conflict", 409);
+  });
+
+  it("issueDelegation and revokeDelegation", async () => {
+    const issued = await client.issueDelegation({ delegationId: "d-alice-bob", principalId: "alice", delegateActorId: "bob", scopes: ["market:claim"] }, as(alice));
+    expect(issued.status).toBe(201);
+    expect(issued.body).toMatchObject({ id: "d-alice-bob", principalId: "alice", actorId: "bob", scopes: ["market:claim"] });
+    await refused(client.issueDelegation({ delegationId: "d-x", principalId: "alice", delegateActorId: "bob", scopes: ["market:claim"] }, as(bob)), "forbidden", 403);
+    const revoked = await client.revokeDelegation("d-alice-bob", { principalId: "alice" }, as(alice));
+    expect(revoked.body.revokedAt).toBeDefined();
+    await refused(client.revokeDelegation("no-such-delegation", { principalId: "alice" }, as(alice)), "delegation_not_found", 404);
+  });
+
+  it("createMarket, publishMarket, submitDirectClaim, confirmCommitment, declineCommitment, getMarket, getMarketRecord, getMyOutcome", async () => {
+    const created = await client.createMarket({ marketId: "sdk-m1", principalId: "alice", subject: { schema: "seat.v1", data: { row: 1 } }, mechanism: DIRECT }, as(alice));
+    expect(created.status).toBe(201);
+    expect(created.body.market).toMatchObject({ id: "sdk-m1", state: "draft", version: 1 });
+    expect(created.receipt).not.toBeNull();
+    await refused(client.createMarket({ marketId: "sdk-m2", principalId: "alice", subject: { schema: "seat.v1", data: {} }, mechanism: { presetId: "no-such.v1", config: {} } }, as(alice)), "unknown_mechanism", 422);
+
+    await refused(client.publishMarket("sdk-m1", { principalId: "alice", expectedVersion: 7 }, as(alice)), "version_conflict", 409);
+    const published = await client.publishMarket("sdk-m1", { principalId: "alice", expectedVersion: 1 }, as(alice));
+    expect(published.body.market.state).toBe("open");
+
+    const claimed = await client.submitDirectClaim("sdk-m1", { principalId: "bob" }, as(bob));
+    const commitment = claimed.body.commitments[0];
+    expect(commitment?.state).toBe("awaiting_confirmations");
+    await refused(client.submitDirectClaim("no-such-market", { principalId: "bob" }, as(bob)), "market_not_found", 404);
+
+    await refused(client.confirmCommitment("no-such-commitment", { principalId: "bob" }, as(bob)), "commitment_not_found", 404);
+    const confirmed = await client.confirmCommitment(commitment?.id ?? "", { principalId: "bob" }, as(bob));
+    expect(confirmed.body.commitments[0]?.state).toBe("committed");
+    await refused(client.declineCommitment(commitment?.id ?? "", { principalId: "bob" }, as(bob)), "invalid_commitment_transition", 409);
+
+    // A second market for a decline that succeeds.
+    await client.createMarket({ marketId: "sdk-m3", principalId: "alice", subject: { schema: "seat.v1", data: { row: 3 } }, mechanism: DIRECT }, as(alice));
+    await client.publishMarket("sdk-m3", { principalId: "alice", expectedVersion: 1 }, as(alice));
+    const second = await client.submitDirectClaim("sdk-m3", { principalId: "bob" }, as(bob));
+    const declined = await client.declineCommitment(second.body.commitments[0]?.id ?? "", { principalId: "bob" }, as(bob));
+    expect(declined.body.commitments[0]?.state).toBe("declined");
+
+    const market = await client.getMarket("sdk-m1", as(bob));
+    expect(market).toMatchObject({ id: "sdk-m1", state: "closed" });
+    await refused(client.getMarket("no-such-market", as(bob)), "market_not_found", 404);
+
+    const record = await client.getMarketRecord("sdk-m1", as(alice));
+    expect(record.commands.map((command) => command.id)).toContain(claimed.commandId);
+    await refused(client.getMarketRecord("sdk-m1", as(bob)), "forbidden", 403);
+
+    const outcome = await client.getMyOutcome("sdk-m1", undefined, as(bob));
+    expect(outcome.commitments.map((c) => c.id)).toEqual([commitment?.id]);
+    await refused(client.getMyOutcome("sdk-m1", { principalId: "alice", authorityRef: "no-such-delegation" }, as(bob)), "delegation_not_found", 403);
+  });
+
+  it("submitSealedBid", async () => {
+    const closesAt = new Date(h.clock.nowMs() + 3_600_000).toISOString();
+    const auction = { presetId: "sealed-forward-auction.v1", config: { currency: "EUR", closesAt, holdDurationSeconds: 60 } } as const;
+    await client.createMarket({ marketId: "sdk-a1", principalId: "alice", subject: { schema: "lot.v1", data: { item: "lamp" } }, mechanism: auction }, as(alice));
+    await client.publishMarket("sdk-a1", { principalId: "alice", expectedVersion: 1 }, as(alice));
+    const bid = await client.submitSealedBid("sdk-a1", { principalId: "bob", amountMinor: 1500, currency: "EUR" }, as(bob));
+    expect(bid.body.bidReceipts?.[0]?.state).toBe("active");
+    expect(JSON.stringify(bid.body)).not.toContain("1500");
+    await refused(client.submitSealedBid("no-such-market", { principalId: "bob", amountMinor: 1600, currency: "EUR" }, as(bob)), "market_not_found", 404);
+  });
+
+  it("auditKeys, logHead, inclusionProof, consistencyProof", async () => {
+    const keys = await client.auditKeys();
+    expect(keys.keys.length).toBeGreaterThan(0);
+    const head = await client.logHead("shard-0", as(bob));
+    expect(head.logId).toBe("shard-0");
+    expect(head.treeSize).toBeGreaterThan(1);
+    await refused(client.logHead("shard-99", as(bob)), "not_found", 404);
+    const inclusion = await client.inclusionProof("shard-0", 0, head.treeSize, as(bob));
+    expect(inclusion).toMatchObject({ leafIndex: 0, treeSize: head.treeSize });
+    await refused(client.inclusionProof("shard-0", head.treeSize + 5, head.treeSize + 10, as(bob)), "invalid_request", 400);
+    const consistency = await client.consistencyProof("shard-0", 1, head.treeSize, as(bob));
+    expect(consistency).toMatchObject({ oldSize: 1, newSize: head.treeSize });
+    await refused(client.consistencyProof("shard-0", head.treeSize, 1, as(bob)), "invalid_request", 400);
+    await refused(client.logHead("shard-0", { credentials: { kind: "bearer", token: "not-a-token" } }), "unauthenticated", 401);
+  });
+
+  it("request: one raw exchange, no error thrown for a refusal", async () => {
+    const reply = await client.request("GET", "/v1/markets/sdk-m1", undefined, alice.auth);
+    expect(reply.status).toBe(200);
+    expect(reply.body.id).toBe("sdk-m1");
+    const refusedReply = await client.request("DELETE", "/v1/markets/sdk-m1", undefined, alice.auth);
+    expect(refusedReply.status).toBe(405);
+    expect(refusedReply.body.error.code).toBe("method_not_allowed");
+  });
+});

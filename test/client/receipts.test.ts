@@ -1,0 +1,94 @@
+/**
+ * Receipts in the SDK (issue 29) against the real service: every accepted command exposes its parsed
+ * Market-Receipt; `checkReceipt` fetches its inclusion proof, a head signed now and the consistency
+ * proof, and the engine's offline checker proves it with the public keys alone. It fails for a
+ * receipt whose head was altered, for keys that are not the service's, and for a saved receipt once
+ * a forger who holds the data directory but not the key has rewritten the log and the service runs
+ * on the rewritten log.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { headJson, receiptJson } from "../../engine/audit/heads/receipt.js";
+import { checkReceiptProof, generateKeyPair, MarketClient, parseReceipt, publicKeysOf, type AuditKeyList, type Receipt } from "../../gateway/client/index.js";
+import { forged, readShard, writeShard } from "../audit/support/forger.js";
+import { Harness } from "../http-api/support/harness.js";
+
+const work = mkdtempSync(path.join(tmpdir(), "sdk-receipts-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const DIRECT = { presetId: "direct-claim.v1", config: { capacity: 1, pricing: { mode: "free" }, confirmation: "none" } } as const;
+
+/** The receipt with its head's root hash changed in one bit. */
+function withAlteredRoot(receipt: Receipt): Receipt {
+  const rootHash = Uint8Array.from(receipt.head.rootHash);
+  rootHash[0] = (rootHash[0] ?? 0) ^ 1;
+  return { leafIndex: receipt.leafIndex, head: { ...receipt.head, rootHash } };
+}
+
+describe("receipts in the SDK", () => {
+  it("checks a claim's receipt against the published keys; an altered head, other keys and a forged log fail", async () => {
+    const dataDir = path.join(work, "data");
+    const h = await Harness.start({ dataDir, env: { SHARDS: "1", AUDIT_HEAD_EVERY_COMMANDS: "3" } });
+    let saved: { receipt: Receipt; receiptText: string; keys: AuditKeyList };
+    try {
+      const [creator, bob, carol] = await h.principals("creator", "bob", "carol");
+      const client = new MarketClient({ baseUrl: h.url });
+      const asCreator = client.withCredentials(creator.auth);
+      const created = await asCreator.createMarket({ marketId: "r-1", principalId: "creator", subject: { schema: "s.v1", data: {} }, mechanism: DIRECT });
+      expect(created.receipt?.head.logId).toBe("shard-0");
+      await asCreator.publishMarket("r-1", { principalId: "creator", expectedVersion: 1 });
+      const won = await client.submitDirectClaim("r-1", { principalId: "bob" }, { credentials: bob.auth });
+      expect(won.receipt).not.toBeNull();
+      const receipt = won.receipt as Receipt;
+      expect(parseReceipt(won.receiptText ?? "")).toEqual({ ok: true, receipt });
+      const keys = await client.auditKeys();
+
+      // Proven at once (the head the receipt carries may be the newest), and after more commands with a consistency proof.
+      const now = await client.checkReceipt(receipt, keys, { credentials: bob.auth });
+      expect(now.outcome, JSON.stringify(now)).toBe("proven");
+      const lost = await client.submitDirectClaim("r-1", { principalId: "carol" }, { credentials: carol.auth }).catch((error: unknown) => error);
+      expect(lost).toBeInstanceOf(Error);
+      for (const id of ["r-2", "r-3"]) await asCreator.createMarket({ marketId: id, principalId: "creator", subject: { schema: "s.v1", data: {} }, mechanism: DIRECT });
+      const later = await client.checkReceipt(won.receiptText ?? "", keys, { credentials: carol.auth });
+      expect(later.outcome, JSON.stringify(later)).toBe("proven");
+      if (later.outcome !== "proven") throw new Error("unreachable");
+      expect(later.proven).toMatch(/which is a prefix of the tree of \d+ entries/);
+      expect(later.proofFile["consistency"]).toBeDefined();
+      // The proof file it returns checks again offline, with a plain key map too.
+      expect(checkReceiptProof(later.proofFile, publicKeysOf(keys)).outcome).toBe("proven");
+
+      // A head altered after the fact: its signature no longer verifies.
+      const altered = await client.checkReceipt(withAlteredRoot(receipt), keys, { credentials: bob.auth });
+      expect(altered).toMatchObject({ outcome: "failed", check: "receipt head signature" });
+      // A leaf the head's tree cannot hold: not a receipt at all.
+      const moved = await client.checkReceipt(receiptJson(receipt.head.treeSize, headJson(receipt.head)), keys, { credentials: bob.auth });
+      expect(moved.outcome).toBe("unusable");
+      // Keys that are not the service's.
+      const stranger = new Map([[receipt.head.keyId, new Uint8Array(Buffer.from(generateKeyPair().publicKey, "base64url"))]]);
+      expect(await client.checkReceipt(receipt, stranger, { credentials: bob.auth })).toMatchObject({ outcome: "failed", check: "receipt head signature" });
+      saved = { receipt, receiptText: won.receiptText ?? "", keys };
+    } finally {
+      await h.close();
+    }
+
+    // A forger with the directory but not the key: bob and carol swapped in every entry, heads dropped.
+    const shardDir = path.join(dataDir, "shards", "00");
+    writeShard(dataDir, forged(readShard(shardDir), { bob: "carol", carol: "bob" }, "drop heads"));
+    const again = await Harness.start({ dataDir, env: { SHARDS: "1", AUDIT_HEAD_EVERY_COMMANDS: "3" } });
+    try {
+      const [reader] = await again.principals("reader");
+      const client = new MarketClient({ baseUrl: again.url, credentials: reader.auth });
+      // The service runs on the forged log and signs heads over it with its key...
+      expect((await client.getMarket("r-1")).id).toBe("r-1");
+      // ...but bob's saved receipt does not check against the forged log.
+      const checked = await client.checkReceipt(saved.receiptText, saved.keys);
+      expect(checked.outcome, JSON.stringify(checked)).toBe("failed");
+      if (checked.outcome !== "failed") throw new Error("unreachable");
+      expect(["entry", "inclusion proof", "consistency proof", "later head"]).toContain(checked.check);
+    } finally {
+      await again.close();
+    }
+  }, 120_000);
+});
