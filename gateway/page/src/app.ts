@@ -170,7 +170,7 @@ async function refetchMarket(current: Session): Promise<void> {
   try {
     do {
       current.refetchAgain = false;
-      const read = await readMarket(current.marketId, current.token, current.controller.signal);
+      const read = await readMarket(current.marketId, current.token);
       if (current.controller.signal.aborted) return;
       if (read.ok) current.view.applyMarket(read.body);
       scheduleRender();
@@ -187,7 +187,7 @@ async function watch(marketId: string, token: string): Promise<void> {
   ui.stop.disabled = false;
   render();
   showStatus({ state: "loading" });
-  const read = await readMarket(marketId, token, current.controller.signal);
+  const read = await readMarket(marketId, token);
   if (current.controller.signal.aborted) return;
   if (!read.ok) {
     showStatus({ state: "error", code: read.code, message: read.message });

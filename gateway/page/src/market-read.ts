@@ -1,32 +1,22 @@
 /**
- * `GET /v1/markets/{marketId}` for the page: the market snapshot as JSON, or the service's refusal
- * (its error code and message). The token is sent as the Authorization header only.
+ * `GET /v1/markets/{marketId}` for the page, through the SDK's MarketClient (market-service/client):
+ * the market snapshot, or the service's refusal (its error code and message). The token is the
+ * client's bearer credential: sent as the Authorization header only.
  */
+import { MarketClient } from "../../client/market-client.js";
+import { MarketServiceError } from "../../client/service-error.js";
+import { ServiceUnreachableError } from "../../client/unreachable.js";
 
 export type MarketRead = { ok: true; body: unknown } | { ok: false; code: string; message: string };
 
-export async function readMarket(marketId: string, token: string, signal: AbortSignal): Promise<MarketRead> {
-  let response: Response;
+export async function readMarket(marketId: string, token: string): Promise<MarketRead> {
+  // The page and the API share an origin; the SDK retries a read on network errors, 429 and 503.
+  const client = new MarketClient({ baseUrl: location.origin, credentials: { kind: "bearer", token } });
   try {
-    response = await fetch(`/v1/markets/${encodeURIComponent(marketId)}`, {
-      headers: { authorization: `Bearer ${token}`, accept: "application/json" },
-      cache: "no-store",
-      signal,
-    });
+    return { ok: true, body: await client.getMarket(marketId) };
   } catch (error) {
-    return { ok: false, code: "network_error", message: error instanceof Error ? error.message : String(error) };
+    if (error instanceof MarketServiceError) return { ok: false, code: error.code ?? `http_${error.status}`, message: error.serviceMessage };
+    if (error instanceof ServiceUnreachableError) return { ok: false, code: "unreachable", message: error.message };
+    return { ok: false, code: "page_error", message: error instanceof Error ? error.message : String(error) };
   }
-  let body: unknown;
-  try {
-    body = await response.json();
-  } catch {
-    return { ok: false, code: `http_${response.status}`, message: `the reply (HTTP ${response.status}) is not JSON` };
-  }
-  if (response.ok) return { ok: true, body };
-  const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-  return {
-    ok: false,
-    code: typeof error?.code === "string" ? error.code : `http_${response.status}`,
-    message: typeof error?.message === "string" ? error.message : `HTTP ${response.status}`,
-  };
 }
