@@ -15,6 +15,10 @@
  * | CHECKPOINT_EVERY_SECONDS   | integer 0..86,400 (0: only by count)     | 60                      |
  * | LOG_LEVEL                  | debug, info, warn, error, silent         | info                    |
  * | MCP_RESPONSE_MODE          | json (one JSON body) or sse (event stream)| json                   |
+ * | EVENTS_KEEP_ALIVE_MS       | integer 100..60,000: a comment on an idle| 5000                    |
+ * |                            | event stream this often (docs/events.md) |                         |
+ * | EVENTS_SUBSCRIBER_BUFFER_BYTES | integer 4,096..1,073,741,824: unread | 1048576                 |
+ * |                            | events kept per subscriber, then overflow|                         |
  * | CLUSTER_NATS_URLS          | comma-separated nats:// URLs; set: cluster| unset: embedded default|
  * |                            | mode (docs/cluster.md)                   |                         |
  * | CLUSTER_NODE_ID            | [A-Za-z0-9_-]{1,64}, unique per node     | required in cluster mode|
@@ -66,6 +70,10 @@ export interface ServiceConfig {
   checkpointEverySeconds: number;
   logLevel: LogLevelSetting;
   mcpResponseMode: "json" | "sse";
+  /** Live market events (docs/events.md): the keep-alive interval of an idle stream ... */
+  eventsKeepAliveMs: number;
+  /** ... and how much one subscriber may leave unread before its stream ends with an overflow. */
+  eventsSubscriberBufferBytes: number;
   /** Cluster mode's settings; undefined: the embedded default. */
   cluster: ClusterSettings | undefined;
   /** AUDIT_SIGNING_KEY_FILE resolved; undefined: the quick-start key in DATA_DIR (audit-signing-key.ts). */
@@ -118,6 +126,8 @@ export function loadServiceConfig(env: Env, cwd: string = process.cwd()): Servic
     checkpointEverySeconds: integer(env, "CHECKPOINT_EVERY_SECONDS", 60, 0, 86_400),
     logLevel,
     mcpResponseMode,
+    eventsKeepAliveMs: integer(env, "EVENTS_KEEP_ALIVE_MS", 5000, 100, 60_000),
+    eventsSubscriberBufferBytes: integer(env, "EVENTS_SUBSCRIBER_BUFFER_BYTES", 1024 * 1024, 4096, 1024 * 1024 * 1024),
     cluster: clusterSettings(env),
     auditSigningKeyFile: isSet(env, "AUDIT_SIGNING_KEY_FILE") ? path.resolve(cwd, env["AUDIT_SIGNING_KEY_FILE"] as string) : undefined,
     auditKeyHistoryFile: isSet(env, "AUDIT_KEY_HISTORY_FILE") ? path.resolve(cwd, env["AUDIT_KEY_HISTORY_FILE"] as string) : undefined,

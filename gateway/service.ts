@@ -22,6 +22,8 @@ import { authRoutes } from "./routes/auth-routes.js";
 import { healthRoutes } from "./routes/health-routes.js";
 import { identityRoutes } from "./routes/identity-routes.js";
 import { marketRoutes } from "./routes/market-routes.js";
+import { eventRoutes } from "./routes/event-routes.js";
+import { EventHub } from "./events/event-hub.js";
 import { auditRoutes } from "./routes/audit-routes.js";
 import { auditLogRoutes } from "./routes/audit-log-routes.js";
 import { loadAuditKeys, type AuditKeys } from "./audit-signing-key.js";
@@ -72,6 +74,8 @@ export interface RunningService {
   readonly auth: AuthService;
   readonly api: MarketApi;
   readonly mcp: McpEndpoint;
+  /** The live market event streams of this node (docs/events.md). */
+  readonly events: EventHub;
   readonly metrics: ServiceMetrics;
   /** Every route the server answers (method + uWS pattern), for the OpenAPI consistency check. */
   readonly routes: ReadonlyArray<{ method: string; pattern: string }>;
@@ -166,11 +170,11 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
     await cluster?.connection.close();
     throw error;
   }
-  const { api, mcp } = openApis(late, liveRuntime, auth, clock, config, log);
+  const { api, mcp, events } = openApis(late, liveRuntime, auth, clock, config, log);
   readiness.ready(() => liveRuntime.notAcceptingShards());
   const url = serviceUrl(config, port);
   log("info", "listening", { url, dataDir: config.dataDir, shards, tls: config.tlsCertFile !== undefined });
-  const close = closeOnce({ readiness, server, runtime: liveRuntime, identity, lock, log, flushLogs, ...(cluster === undefined ? {} : { nats: cluster.connection }) });
+  const close = closeOnce({ readiness, server, runtime: liveRuntime, events, identity, lock, log, flushLogs, ...(cluster === undefined ? {} : { nats: cluster.connection }) });
   return {
     config,
     port,
@@ -180,6 +184,7 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
     auth,
     api,
     mcp,
+    events,
     metrics,
     routes: routes.map((route) => ({ method: route.method, pattern: route.pattern })),
     auditSigner: auditKeys.signer,
@@ -207,6 +212,7 @@ interface LateParts {
   runtime?: MarketRuntime | ClusterRuntime;
   api?: MarketApi;
   mcp?: McpEndpoint;
+  events?: EventHub;
 }
 
 function serviceMetrics(late: LateParts, idempotency: IdempotencyIndex, auth: AuthService, identity: IdentityStore): ServiceMetrics {
@@ -246,8 +252,11 @@ function serviceRoutes(readiness: Readiness, late: LateParts, early: EarlyParts)
     get mcp(): McpEndpoint {
       return opened(late.mcp);
     },
+    get events(): EventHub {
+      return opened(late.events);
+    },
   };
-  const gated = [...authRoutes(parts), ...identityRoutes(parts), ...marketRoutes(parts), ...mcpRoutes(parts), ...operationsRoutes(parts), ...auditRoutes(early.auditKeyHistory), ...auditLogRoutes(parts)];
+  const gated = [...authRoutes(parts), ...identityRoutes(parts), ...marketRoutes(parts), ...eventRoutes(parts), ...mcpRoutes(parts), ...operationsRoutes(parts), ...auditRoutes(early.auditKeyHistory), ...auditLogRoutes(parts)];
   // Cluster mode: a token another node just issued is checked again once this node has caught up.
   const retry = early.cluster ? retryUnknownTokens(early.identity) : (route: HttpRoute) => route;
   return [...healthRoutes(readiness), ...pageRoutes(), ...gated.map((route) => readiness.gate(retry(route)))];
@@ -337,8 +346,9 @@ function openApis(
   clock: Clock,
   config: ServiceConfig,
   log: LogFn,
-): { api: MarketApi; mcp: McpEndpoint } {
+): { api: MarketApi; mcp: McpEndpoint; events: EventHub } {
   const api = new MarketApi({ runtime, auth, clock });
+  const events = new EventHub(runtime, { keepAliveMs: config.eventsKeepAliveMs, subscriberBufferBytes: config.eventsSubscriberBufferBytes, log });
   const mcp = new McpEndpoint({
     api,
     version: SERVICE_VERSION,
@@ -348,7 +358,8 @@ function openApis(
   late.runtime = runtime;
   late.api = api;
   late.mcp = mcp;
-  return { api, mcp };
+  late.events = events;
+  return { api, mcp, events };
 }
 
 /** `http://host:port` (or https); an IPv6 host in brackets. */
@@ -362,6 +373,8 @@ interface OpenParts {
   readiness: Readiness;
   server: HttpServer;
   runtime: MarketRuntime | ClusterRuntime;
+  /** Live event streams: ended (event: end) before the server waits for requests in flight. */
+  events: EventHub;
   /** Cluster mode: the node's NATS connection, closed last. */
   nats?: NatsConnection;
   identity: IdentityStore;
@@ -384,9 +397,11 @@ function closeOnce(parts: OpenParts): () => Promise<void> {
  * finish (bounded), then drain the shards (their inboxes are answered), snapshot, close the logs,
  * and only then give up the data directory.
  */
-async function stop({ readiness, server, runtime, identity, lock, log, flushLogs, nats }: OpenParts): Promise<void> {
+async function stop({ readiness, server, runtime, events, identity, lock, log, flushLogs, nats }: OpenParts): Promise<void> {
   readiness.stopping();
   server.stopListening();
+  // Open streams never finish by themselves: they end now, each with `event: end` (shutting_down).
+  events.close();
   const deadline = Date.now() + DRAIN_TIMEOUT_MS;
   while (server.inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   if (server.inFlight > 0) log("warn", "stopping with requests still in flight", { inFlight: server.inFlight });

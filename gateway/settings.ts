@@ -19,6 +19,8 @@ export const SETTINGS: readonly SettingDoc[] = [
   { name: "CHECKPOINT_EVERY_COMMANDS", default: "100000", allowed: "integer 1..100000000: snapshot shards + idempotency index after this many commands" },
   { name: "CHECKPOINT_EVERY_SECONDS", default: "60", allowed: "integer 0..86400 (0: only by command count)" },
   { name: "LOG_LEVEL", default: "info", allowed: "debug | info | warn | error | silent" },
+  { name: "EVENTS_KEEP_ALIVE_MS", default: "5000", allowed: "integer 100..60000: a comment line on a live event stream that carried nothing for this long, so uWS and proxies never cut an idle stream (docs/events.md)" },
+  { name: "EVENTS_SUBSCRIBER_BUFFER_BYTES", default: "1048576", allowed: "integer 4096..1073741824: events one subscriber may leave unread before its stream ends with event: overflow (it resumes from its last sequence)" },
   { name: "MCP_RESPONSE_MODE", default: "json", allowed: "json (one JSON body per POST /mcp) | sse (server-sent events)" },
   { name: "AUDIT_SIGNING_KEY_FILE", default: "(none: a key is generated at DATA_DIR/audit-signing-key.pem, and every start warns that whoever holds DATA_DIR can then sign)", allowed: "Ed25519 private key, PEM PKCS#8 (openssl genpkey -algorithm ed25519), mode 0600, outside DATA_DIR: signs the audit log heads; in cluster mode the same key on every node (a node with another is refused)" },
   { name: "AUDIT_KEY_HISTORY_FILE", default: "(none: the signing key alone)", allowed: "JSON key history written by `market-service signing-key rotate` (docs/proofs.md); its last key must be AUDIT_SIGNING_KEY_FILE's" },

@@ -13,12 +13,21 @@
  *   P1: one hot direct-claim.v1 market, confirmation none, capacity 1,000 and capacity = participants;
  *       peak (saturation) and p99 at half the peak rate; ratio to the floor.
  *   P3: 1,000 markets, claims spread over them; SHARDS=1 vs SHARDS=2.
+ *   events: P1's hot market (capacity `--capacity`, default 1,000) with `--subscribers` (default 1,000)
+ *       live event streams on it (bench/storm/subscribers.ts, a process of its own on the same two
+ *       cores) and without any, alternating, `--rounds` times each, on one service: the storm's
+ *       throughput with ÷ without (issue 28's bound: within 20%), and every subscriber checked to
+ *       have received every event visible to it, in order. `--scenario all` does not include it.
  *   heads: P1's hot market (capacity = participants) with signed heads and receipts off and on
  *       (AUDIT_HEADS=off vs AUDIT_HEAD_EVERY_SECONDS=1): two services side by side, a fresh market on
  *       each per round, `--rounds` rounds alternating which goes first, in one run: what heads cost
  *       (issue 29's budget: within 5%). `--scenario all` does not include it.
  */
-import { execSync } from "node:child_process";
+import { execSync, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { createInterface } from "node:readline";
+import { publicEventView } from "../../engine/events/public-event.js";
+import type { Event } from "../../engine/rules/types/event.js";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, release, totalmem } from "node:os";
 import * as path from "node:path";
@@ -166,6 +175,117 @@ async function runHeads(): Promise<ScenarioResult[]> {
   return results;
 }
 
+/** What each view of a market's live events must have received, from its record (subscribers.ts). */
+async function expectedViews(setup: Setup, marketId: string): Promise<{ creator: { last: number; count: number; sha256: string }; public: { last: number; count: number; sha256: string } }> {
+  const record = await setup.client.request("GET", `/v1/markets/${marketId}/record`, undefined, { kind: "bearer", token: setup.creatorToken });
+  const events = record.body.events as Event[];
+  const creator = createHash("sha256");
+  const open = createHash("sha256");
+  let publicCount = 0;
+  let publicLast = 0;
+  for (const event of events) {
+    creator.update(`${event.sequence}\n${JSON.stringify(event)}\n`);
+    const view = publicEventView(event);
+    if (view === undefined) continue;
+    open.update(`${view.sequence}\n${JSON.stringify(view)}\n`);
+    publicCount += 1;
+    publicLast = view.sequence;
+  }
+  return {
+    creator: { last: events.at(-1)?.sequence ?? 0, count: events.length, sha256: creator.digest("hex") },
+    public: { last: publicLast, count: publicCount, sha256: open.digest("hex") },
+  };
+}
+
+interface SubscriberReport {
+  subscribers: number;
+  complete: number;
+  catchUpMs: number;
+  problems: string[];
+  /** CPU the subscribers process used in all (user + system), on the cores the service shares. */
+  cpuSeconds: number;
+}
+
+/** Starts the subscribers process on `marketId`; resolves once every stream is open. */
+async function startSubscribers(setup: Setup, marketId: string, count: number): Promise<{ finish: (expected: unknown) => Promise<SubscriberReport>; ready: number }> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO, "bench", "storm", "subscribers.ts"), setup.url, marketId, setup.tokensFile, setup.creatorToken, String(count)], {
+    cwd: REPO,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const lines = createInterface({ input: child.stdout });
+  const nextLine = () => new Promise<string>((resolve, reject) => {
+    lines.once("line", resolve);
+    child.once("exit", (code) => reject(new Error(`the subscribers process exited with ${code}`)));
+  });
+  const readyLine = await nextLine();
+  const ready = Number(readyLine.split(" ")[1]);
+  return {
+    ready,
+    finish: async (expected) => {
+      child.stdin.write(`${JSON.stringify(expected)}\n`);
+      const report = JSON.parse(await nextLine()) as SubscriberReport;
+      if (child.exitCode === null) child.kill();
+      return report;
+    },
+  };
+}
+
+async function runEvents(): Promise<ScenarioResult[]> {
+  const results: ScenarioResult[] = [];
+  const rounds = numberArg("rounds", 2);
+  const subscriberCount = numberArg("subscribers", 1_000);
+  const capacity = numberArg("capacity", 1_000);
+  const peaks: Record<"without" | "with", number[]> = { without: [], with: [] };
+  const setup = await setUp("events", PARTICIPANTS);
+  try {
+    await warmUp(setup, WORK, "events", WARM_UP_SECONDS, CONNECTIONS);
+    for (let round = 1; round <= rounds; round += 1) {
+      for (const variant of ["without", "with"] as const) {
+        const marketId = `hot-events-${variant}-${round}`;
+        await createMarket(setup, marketId, capacity);
+        const subscribers = variant === "with" ? await startSubscribers(setup, marketId, subscriberCount) : undefined;
+        const peak = await storm(setup, pathsFile(marketId, [`/v1/markets/${marketId}/direct-claims`]));
+        const accepted = peak.statuses["200"] ?? 0;
+        const allocated = await allocatedOf(setup, marketId);
+        const checks: Check[] = [
+          ...transportChecks(peak),
+          { name: "allocated = min(capacity, participants)", ok: allocated === Math.min(capacity, setup.participants), detail: `allocated ${allocated}, capacity ${capacity}` },
+          { name: "accepted replies match the allocation (+ those in flight at the deadline)", ok: allocated >= accepted && allocated <= accepted + CONNECTIONS, detail: `${accepted} accepted, ${allocated} allocated` },
+          ...(await recordChecks(setup, marketId, allocated, answered(peak))),
+        ];
+        let notes: string | undefined;
+        if (subscribers !== undefined) {
+          const expected = await expectedViews(setup, marketId);
+          const report = await subscribers.finish(expected);
+          checks.push(
+            { name: "every subscriber's stream opened before the storm", ok: subscribers.ready === subscriberCount, detail: `${subscribers.ready} of ${subscriberCount}` },
+            {
+              name: "every subscriber received every event visible to it, in order (SHA-256 over sequence + JSON, against the record)",
+              ok: report.complete === subscriberCount,
+              detail: `${report.complete} of ${report.subscribers} complete (creator view: ${expected.creator.count} events, public view: ${expected.public.count}); last one caught up ${report.catchUpMs} ms after the storm; the subscribers process used ${report.cpuSeconds.toFixed(1)} CPU-seconds${report.problems.length > 0 ? `; ${report.problems.join("; ")}` : ""}`,
+            },
+          );
+          notes = `${subscriberCount} subscribers (every tenth with the creator's token), in a process of their own on the same two cores as the service and wrk.`;
+        }
+        peaks[variant].push(peak.requestsPerSecond);
+        results.push({ name: `Live events ${variant} ${subscriberCount} subscribers, round ${round}: hot market, capacity ${capacity.toLocaleString("en-US")}`, peak, checks, ...(notes === undefined ? {} : { notes }) });
+        process.stderr.write(`events ${variant} subscribers, round ${round}: ${Math.round(peak.requestsPerSecond)} req/s, p50 ${peak.latencyUs.p50} µs, p99 ${peak.latencyUs.p99} µs; checks ${checks.every((c) => c.ok) ? "passed" : "FAILED"}\n`);
+        for (const c of checks.filter((x) => !x.ok)) process.stderr.write(`  FAILED ${c.name}: ${c.detail}\n`);
+      }
+    }
+  } finally {
+    await setup.stop();
+  }
+  const mean = (values: number[]): number => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
+  const last = results.at(-1);
+  if (last !== undefined) {
+    const ratio = mean(peaks.with) / mean(peaks.without);
+    last.notes = `${last.notes ?? ""} Storm with ÷ without subscribers (mean of ${rounds} rounds each, alternating): **${ratio.toFixed(3)}×** (${Math.round(mean(peaks.with))} vs ${Math.round(mean(peaks.without))} req/s); the bound is ≥ 0.8×.`.trim();
+    process.stderr.write(`${last.notes}\n`);
+  }
+  return results;
+}
+
 async function runP3(): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = [];
   for (const shards of [1, 2]) {
@@ -236,7 +356,11 @@ async function main(): Promise<void> {
     floor = await floorAlone();
     scenarios.push(...(await runHeads()));
   }
-  if (floor === undefined) throw new Error(`unknown --scenario ${SCENARIO} (p1, p3, heads or all)`);
+  if (SCENARIO === "events") {
+    floor = await floorAlone();
+    scenarios.push(...(await runEvents()));
+  }
+  if (floor === undefined) throw new Error(`unknown --scenario ${SCENARIO} (p1, p3, heads, events or all)`);
   const passed = scenarios.every((s) => s.checks.every((c) => c.ok));
   const resultsDir = path.join(REPO, "bench", "results");
   mkdirSync(resultsDir, { recursive: true });

@@ -15,7 +15,7 @@ import type { Clock } from "../clock.js";
 import type { IdempotencyIndex, CommandLocation } from "../idempotency/index.js";
 import { marketIdOfCommand } from "../rules/handle-command.js";
 import type { Command } from "../rules/types/command.js";
-import type { Markets } from "../runtime/markets.js";
+import type { MarketEventListener, Markets } from "../runtime/markets.js";
 import { ShardAnswers, type ShardAnswersOptions } from "../runtime/shard-answers.js";
 import type { ShardWorkerSource } from "../runtime/shard-host.js";
 import type { ShardHeadsSpec } from "../runtime/worker-messages.js";
@@ -26,6 +26,8 @@ import {
   marketRead,
   outcomeRead,
   recordRead,
+  okReply,
+  watchRead,
   replyAtRead,
   type BatchStats,
   type ReadRequest,
@@ -40,6 +42,8 @@ import type { ClusterSettings } from "./cluster-settings.js";
 import { Forwarder, type BindRequest } from "./forwarding.js";
 import { homeOf, KeyBindings, type BindVerdict } from "./key-bindings.js";
 import { PartitionHost } from "./partition-host.js";
+import { EventRelay } from "./event-relay.js";
+import { WatchCounts } from "../runtime/watch-counts.js";
 
 /** What the runtime needs from the leases (leases.ts). */
 export interface Ownership {
@@ -93,9 +97,20 @@ export class ClusterRuntime implements Markets {
   private closed = false;
   /** Why the node's NATS connection is down, or undefined while it is up. */
   private natsProblem: string | undefined;
+  /** The event hub's listener (live streams, docs/events.md). */
+  private eventListener: MarketEventListener | undefined;
+  /** Watches of the markets of owned partitions: this node's hub's and other nodes'. */
+  private readonly watches = new WatchCounts();
+  /** Events of owned partitions out to other nodes, and of followed ones in (event-relay.ts). */
+  private readonly relay: EventRelay;
 
   constructor(private readonly options: ClusterRuntimeOptions) {
     void this.watchConnection().catch(() => undefined);
+    this.relay = new EventRelay(
+      options.connection,
+      { events: (events) => this.eventListener?.events(events), moved: (partition) => this.moved(partition) },
+      (error) => options.log("warn", "relaying live events failed", { error: error instanceof Error ? error.message : String(error) }),
+    );
     this.answers = new ShardAnswers(options);
     this.keys = new KeyBindings(options.connection, options.idempotency);
     this.forwarder = new Forwarder(options.connection, options.settings.forwardTimeoutMs, (partition, error) =>
@@ -109,6 +124,10 @@ export class ClusterRuntime implements Markets {
       ...(options.tickIntervalMs === undefined ? {} : { tickIntervalMs: options.tickIntervalMs }),
       ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
       onStopped: (partition, reason) => this.stopped(partition, reason),
+      onEvents: (partition, events) => {
+        this.eventListener?.events(events);
+        this.relay.publishEvents(partition, events);
+      },
       ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
       ...(options.heads === undefined ? {} : { heads: options.heads }),
     });
@@ -210,6 +229,47 @@ export class ClusterRuntime implements Markets {
     return this.read(this.partitionOfMarket(marketId), outcomeRead(marketId, principalId));
   }
 
+  /**
+   * A watch of a market's live events: at its shard when this node owns its partition, else at the
+   * owner (forwarded), with the partition's events followed from here before the watch is sent.
+   */
+  async watchMarket(marketId: string, watching: boolean): Promise<ShardReply> {
+    const partition = this.partitionOfMarket(marketId);
+    if (this.serving(partition) !== undefined) return this.answerWithin(this.watchHere(partition, marketId, watching));
+    if (!watching) {
+      this.relay.unfollow(partition);
+      return this.read(partition, watchRead(marketId, false)).catch(() => okReply("{}"));
+    }
+    this.relay.follow(partition);
+    try {
+      const reply = await this.read(partition, watchRead(marketId, true));
+      if (!reply.ok) this.relay.unfollow(partition);
+      return reply;
+    } catch (error) {
+      this.relay.unfollow(partition);
+      throw error;
+    }
+  }
+
+  /** A watch at an owned partition's shard, counted: the shard stops only when the last one ends. */
+  private async watchHere(partition: number, marketId: string, watching: boolean): Promise<ShardReply> {
+    if (!watching) return this.watches.removed(marketId) ? this.readHere(partition, watchRead(marketId, false)) : okReply("{}");
+    const reply = await this.readHere(partition, watchRead(marketId, true));
+    if (reply.ok) this.watches.added(marketId);
+    return reply;
+  }
+
+  /** `partition` changed owner: its watches are gone here, and streams on its markets end everywhere. */
+  private moved(partition: number): void {
+    const inPartition = (marketId: string) => this.partitionOfMarket(marketId) === partition;
+    this.watches.forget(inPartition);
+    this.eventListener?.moved(inPartition);
+  }
+
+  listenForEvents(listener: MarketEventListener): void {
+    this.eventListener = listener;
+  }
+
   /** A read of the log `partition-<p>`, by the partition's owner (here, or forwarded like market reads). */
   readLog(logId: string, request: Extract<ReadRequest, { kind: "log-head" | "log-proof" }>): Promise<ShardReply> | undefined {
     const partition = logIndexOf(logId, "partition", this.options.partitions);
@@ -302,6 +362,7 @@ export class ClusterRuntime implements Markets {
       return Promise.reject(new UnavailableError(`this node no longer serves partition ${partition}`));
     }
     if (request.kind === "command") return this.submitHere(request.command, request.fingerprint).then((result) => result.reply);
+    if (request.kind === "watch") return this.watchHere(partition, request.marketId, request.watching);
     return this.readHere(partition, request);
   }
 
@@ -330,6 +391,9 @@ export class ClusterRuntime implements Markets {
       });
     }
     this.recovered.add(partition);
+    // Streams that followed the previous owner end (here and on every node): their watches were there.
+    this.moved(partition);
+    this.relay.publishMoved(partition);
     this.forwarder.serve(
       partition,
       (request) => this.answerForwarded(partition, request),
@@ -351,6 +415,8 @@ export class ClusterRuntime implements Markets {
     this.lastEpoch.delete(partition);
     this.recovered.delete(partition);
     this.forwarder.stopServing(partition);
+    this.moved(partition);
+    this.relay.publishMoved(partition);
     await this.host.close(partition);
     await this.keys.close(partition);
     this.options.log("info", "partition released", { partition, reason });
@@ -360,6 +426,8 @@ export class ClusterRuntime implements Markets {
   private stopped(partition: number, reason: string): void {
     this.recovered.delete(partition);
     this.forwarder.stopServing(partition);
+    this.moved(partition);
+    this.relay.publishMoved(partition);
     void this.keys.close(partition);
     this.options.log("warn", "partition stopped", { partition, reason });
     setTimeout(() => void this.reopen(partition), REOPEN_DELAY_MS).unref();
@@ -420,6 +488,7 @@ export class ClusterRuntime implements Markets {
     this.closed = true;
     if (this.checkpointTimer !== undefined) clearInterval(this.checkpointTimer);
     await this.ownership?.close();
+    this.relay.close();
     this.forwarder.close();
     await this.host.closeAll();
     await this.answers.close();

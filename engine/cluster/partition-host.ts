@@ -6,7 +6,7 @@
 import type { Clock } from "../clock.js";
 import { ShardChannel } from "../runtime/shard-channel.js";
 import { defaultShardWorkerSource, type ShardWorkerSource } from "../runtime/shard-host.js";
-import type { BatchStats, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "../runtime/shard-protocol.js";
+import type { BatchStats, EmittedEvent, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "../runtime/shard-protocol.js";
 import { UnavailableError } from "../runtime/unavailable.js";
 import type { ShardHeadsSpec, ShardWorkerData } from "../runtime/worker-messages.js";
 
@@ -27,6 +27,8 @@ export interface PartitionHostOptions {
   /** A partition stopped on its own: fenced by a newer owner, or its journal failed. */
   onStopped: (partition: number, reason: string) => void;
   onBatch?: (partition: number, stats: BatchStats) => void;
+  /** Committed events of watched markets (live streams, docs/events.md). */
+  onEvents?: (partition: number, events: readonly EmittedEvent[]) => void;
 }
 
 interface OwnedPartition {
@@ -63,6 +65,7 @@ export class PartitionHost {
       onFatal: (message) => this.stopped(partition, `its journal failed: ${message}`),
       onFenced: (message) => this.stopped(partition, `another owner took it: ${message}`),
       ...(options.onBatch === undefined ? {} : { onBatch: (stats: BatchStats) => options.onBatch?.(partition, stats) }),
+      ...(options.onEvents === undefined ? {} : { onEvents: (events: readonly EmittedEvent[]) => options.onEvents?.(partition, events) }),
     });
     this.owned.set(partition, { epoch, channel: started.channel });
     return { report: started.report, idempotency: started.idempotency };

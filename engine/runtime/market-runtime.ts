@@ -19,6 +19,7 @@ import {
   commandRequest,
   logProofRead,
   marketRead,
+  okReply,
   outcomeRead,
   recordRead,
   replyAtRead,
@@ -26,10 +27,12 @@ import {
   type ReadRequest,
   type ShardRecoveryReport,
   type ShardReply,
+  watchRead,
 } from "./shard-protocol.js";
 import { fnv1a32, logIndexOf, shardOfMarket } from "./shard-routing.js";
-import type { Markets } from "./markets.js";
+import type { MarketEventListener, Markets } from "./markets.js";
 import { submitOnce, type Executor, type SubmitResult } from "./submit-once.js";
+import { WatchCounts } from "./watch-counts.js";
 
 export type { SubmitResult } from "./submit-once.js";
 
@@ -67,6 +70,9 @@ export class MarketRuntime implements Markets {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly answers: ShardAnswers;
+  /** The event hub's listener; set once the gateway is composed (events before it have no subscriber). */
+  private eventListener: MarketEventListener | undefined;
+  private readonly watches = new WatchCounts();
 
   private constructor(
     private readonly options: MarketRuntimeOptions,
@@ -80,6 +86,7 @@ export class MarketRuntime implements Markets {
     const startedMs = performance.now();
     ensureClusterMeta(options.dataDir, options.shardCount, options.clock.nowMs());
     const index = options.idempotency ?? new IdempotencyIndex();
+    let runtime: MarketRuntime | undefined;
     const start = (watermarks: number[]) =>
       ShardHost.start({
         dataDir: options.dataDir,
@@ -92,6 +99,7 @@ export class MarketRuntime implements Markets {
         onFatal: (shardIndex, message) => options.onFatal(`shard ${shardIndex}: ${message}`),
         ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
         ...(options.heads === undefined ? {} : { heads: options.heads }),
+        onEvents: (events) => runtime?.eventListener?.events(events),
       });
     // Each shard needs its watermark from the index snapshot to open. They are read first from the
     // file's first bytes, so the shards open while this thread reads, checks and decodes the whole
@@ -124,7 +132,7 @@ export class MarketRuntime implements Markets {
         });
       }
     });
-    const runtime = new MarketRuntime(options, host, index);
+    runtime = new MarketRuntime(options, host, index);
     const everySeconds = options.checkpointEverySeconds ?? 60;
     if (everySeconds > 0) {
       runtime.timer = setInterval(() => {
@@ -133,7 +141,7 @@ export class MarketRuntime implements Markets {
       runtime.timer.unref();
     }
     return {
-      runtime,
+      runtime: runtime as MarketRuntime,
       recovery: { shards: reports, idempotencyEntries: index.size, elapsedMs: Math.round(performance.now() - startedMs) },
     };
   }
@@ -217,6 +225,17 @@ export class MarketRuntime implements Markets {
   /** The proof cache counters of the worker pool's threads (tests, metrics). */
   get proofCacheStats(): ProofCacheStats {
     return this.answers.proofCacheStats;
+  }
+
+  async watchMarket(marketId: string, watching: boolean): Promise<ShardReply> {
+    if (!watching) return this.watches.removed(marketId) ? this.read(marketId, watchRead(marketId, false)) : okReply("{}");
+    const reply = await this.read(marketId, watchRead(marketId, true));
+    if (reply.ok) this.watches.added(marketId);
+    return reply;
+  }
+
+  listenForEvents(listener: MarketEventListener): void {
+    this.eventListener = listener;
   }
 
   /** Record reads answered from kept records, shared replays and replays run (tests, metrics). */

@@ -6,7 +6,7 @@
  */
 import type { Worker } from "node:worker_threads";
 import type { Clock } from "../clock.js";
-import type { BatchStats, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
+import type { BatchStats, EmittedEvent, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
 import { envelope, type Envelope, type FromShard, type ShardWorkerData, type ToShard } from "./worker-messages.js";
 import { packRequests, unpackResponses } from "./wire.js";
 import { startWorker, type WorkerSource } from "../../gateway/sea/embedded-worker.js";
@@ -20,6 +20,8 @@ export interface ShardChannelEvents {
   onFenced(message: string): void;
   /** After every batch or tick that logged something (metrics). */
   onBatch?(stats: BatchStats): void;
+  /** Committed events of watched markets (live streams), in commit order. */
+  onEvents?(events: readonly EmittedEvent[]): void;
 }
 
 export interface StartedShard {
@@ -127,6 +129,9 @@ export class ShardChannel {
         return;
       case "stats":
         this.events.onBatch?.(message.stats);
+        return;
+      case "events":
+        this.events.onEvents?.(message.events);
         return;
       case "snapshot": {
         const resolve = this.snapshotWaiters.get(message.id);

@@ -55,6 +55,9 @@ import {
 } from "./shard-protocol.js";
 import { TimerWheel } from "./timer-wheel.js";
 import { tableStorage } from "../store/market-storage.js";
+import { publicEventView } from "../events/public-event.js";
+import type { Event } from "../rules/types/event.js";
+import type { EmittedEvent, WatchAnswer } from "./shard-protocol.js";
 
 export interface ShardCoreOptions {
   /** This shard's journal, opened (FileJournal over DATA_DIR/shards/NN by default). */
@@ -99,6 +102,8 @@ interface StagedCommand {
   response: CommandResponse;
   /** The market whose record holds the command, if one does. */
   record: ShardMarket | undefined;
+  /** The command's events when its market is watched (live streams), emitted once the batch is durable. */
+  watchedEvents: Event[] | undefined;
 }
 
 /**
@@ -157,6 +162,13 @@ export class ShardCore {
   private proofEntriesSent = 0;
   private commandsSinceSnapshot = 0;
   private commitmentCount = 0;
+  /**
+   * Markets with live subscribers (docs/events.md): only their events are rendered and emitted, so a
+   * market nobody watches costs one lookup in an empty set per command.
+   */
+  private readonly watched = new Set<string>();
+  /** Events of watched markets whose batch is durable, until the worker takes them (`takeEvents`). */
+  private emitted: EmittedEvent[] = [];
   /** Statistics of the last processed batch (or tick). */
   lastBatch: BatchStats = { commands: 0, commitMs: 0, logBytes: 0, markets: 0, commitments: 0, replyCacheEntries: 0, replyCacheChars: 0 };
   private closed = false;
@@ -276,6 +288,7 @@ export class ShardCore {
       payload: encodeLoggedCommand(loggedCommand(command, fingerprint, rejection)),
       response,
       record: recorded ? (entry ?? this.fold.adopt(outcome.aggregate)) : undefined,
+      watchedEvents: this.watched.size > 0 && marketId !== undefined && outcome.events.length > 0 && this.watched.has(marketId) ? outcome.events : undefined,
     });
     return response;
   }
@@ -382,6 +395,7 @@ export class ShardCore {
         item.response.position = position;
         item.record?.positions.push(position);
         this.remember(position, reply);
+        if (item.watchedEvents !== undefined) this.emit(item.watchedEvents);
       });
     }
     this.lastBatch = {
@@ -393,6 +407,39 @@ export class ShardCore {
       replyCacheEntries: this.replyCache.size,
       replyCacheChars: this.replyCacheChars,
     };
+  }
+
+  /** Renders a durable command's events for live streams: the record's envelope and the public view. */
+  private emit(events: readonly Event[]): void {
+    for (const event of events) {
+      const view = publicEventView(event);
+      this.emitted.push({ marketId: event.marketId, sequence: event.sequence ?? 0, json: JSON.stringify(event), publicJson: view === undefined ? "" : JSON.stringify(view) });
+    }
+  }
+
+  /** The events emitted since the last call, in commit order (all of them durable). */
+  takeEvents(): readonly EmittedEvent[] {
+    if (this.emitted.length === 0) return NO_EVENTS;
+    const events = this.emitted;
+    this.emitted = [];
+    return events;
+  }
+
+  /**
+   * Starts or stops emitting a market's events. Answered after the batch's commit: the events of
+   * this batch are in `lastSequence`, and every later one is emitted.
+   */
+  private watch(marketId: string, watching: boolean): ShardReply {
+    if (!watching) {
+      this.watched.delete(marketId);
+      return okReply("{}");
+    }
+    const entry = this.markets.get(marketId);
+    if (entry === undefined) return marketNotFound(marketId);
+    this.watched.add(marketId);
+    const creator = entry.agg.market.creator;
+    const answer: WatchAnswer = { lastSequence: entry.agg.eventCount, creator: { principalId: creator.principalId, actorId: creator.actorId } };
+    return okReply(JSON.stringify(answer));
   }
 
   /** Fire due deadlines outside a client batch (the worker's periodic tick). Durable on return. */
@@ -425,6 +472,8 @@ export class ShardCore {
         return this.headNow();
       case "log-proof":
         return this.logProof(request.proof, request.after);
+      case "watch":
+        return this.watch(request.marketId, request.watching);
     }
   }
 
@@ -579,6 +628,8 @@ export class ShardCore {
     await this.journal.close();
   }
 }
+
+const NO_EVENTS: readonly EmittedEvent[] = Object.freeze([]);
 
 function marketNotFound(marketId: string): ShardReply {
   return errorReply("market_not_found", `market ${JSON.stringify(marketId)} was not found`);

@@ -5,7 +5,7 @@
  */
 import * as path from "node:path";
 import type { Clock } from "../clock.js";
-import type { BatchStats, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
+import type { BatchStats, EmittedEvent, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
 import type { ShardHeadsSpec, ShardWorkerData } from "./worker-messages.js";
 import { ShardChannel, type StartedShard } from "./shard-channel.js";
 import { SHARD_WORKER_ASSET } from "../../gateway/sea/assets.js";
@@ -35,6 +35,8 @@ export interface ShardHostOptions {
   onFatal: (shardIndex: number, message: string) => void;
   /** Called after every batch a shard processed (metrics). */
   onBatch?: (shardIndex: number, stats: BatchStats) => void;
+  /** Committed events of watched markets (live streams, docs/events.md). */
+  onEvents?: (events: readonly EmittedEvent[]) => void;
 }
 
 export interface StartedShards {
@@ -75,6 +77,7 @@ export class ShardHost {
           // A file journal has one writer (the data directory's lock): it is never fenced.
           onFenced: (message) => options.onFatal(shardIndex, message),
           ...(options.onBatch === undefined ? {} : { onBatch: (stats: BatchStats) => options.onBatch?.(shardIndex, stats) }),
+          ...(options.onEvents === undefined ? {} : { onEvents: options.onEvents }),
         }),
       );
     }

@@ -36,7 +36,13 @@ export type ReadRequest =
    * "proof"). `after`, for a journal without a view: −1 lets the shard send the entries after those it
    * last sent; n ≥ 0 asks for the entries after the first n (the pool thread keeps n: shard-answers.ts).
    */
-  | { kind: "log-proof"; proof: LogProofRequest; after: number };
+  | { kind: "log-proof"; proof: LogProofRequest; after: number }
+  /**
+   * Start (`watching`) or stop emitting the market's committed events for live streams
+   * (docs/events.md). Answered after the batch it arrived in is committed, with WatchAnswer JSON:
+   * every event after its `lastSequence` is emitted from the next batch on, none before.
+   */
+  | { kind: "watch"; marketId: string; watching: boolean };
 
 export type ShardRequest = CommandRequest | ReadRequest;
 
@@ -126,6 +132,24 @@ export interface ReplayResponse {
 
 export type ShardResponse = CommandResponse | ReadResponse | ReplayResponse;
 
+/** A watch's answer (JSON): the market's last event sequence now, and whose record it is (visibility). */
+export interface WatchAnswer {
+  lastSequence: number;
+  creator: { principalId: string; actorId: string };
+}
+
+/**
+ * One committed event of a watched market, rendered by the shard for live streams: the event as
+ * the record shows it, and its public view (engine/events/public-event.ts; "" when it has none).
+ * Emitted only after the batch holding it is durable.
+ */
+export interface EmittedEvent {
+  marketId: string;
+  sequence: number;
+  json: string;
+  publicJson: string;
+}
+
 /** Idempotency entries of logged client commands, as parallel arrays (cheap to clone/transfer). */
 export interface IdempotencyEntries {
   actorIds: string[];
@@ -199,6 +223,10 @@ export function logHeadRead(): Extract<ReadRequest, { kind: "log-head" }> {
 
 export function logProofRead(proof: LogProofRequest, after = -1): Extract<ReadRequest, { kind: "log-proof" }> {
   return { kind: "log-proof", proof, after };
+}
+
+export function watchRead(marketId: string, watching: boolean): Extract<ReadRequest, { kind: "watch" }> {
+  return { kind: "watch", marketId, watching };
 }
 
 export function okReply(json: string, receipt?: string): { ok: true; json: string; receipt?: string };

@@ -86,13 +86,25 @@ async function processInbox(): Promise<void> {
   inbox = [];
   const shard = opened();
   const responses = await shard.processBatch(items.map((item) => item.body));
+  postEvents(shard);
   const packed = packResponses(responses.map((body, index) => envelope((items[index] as Envelope<ShardRequest>).id, body)));
   port?.postMessage({ t: "batch", items: packed, stats: shard.lastBatch } satisfies FromShard, [packed.buffer as ArrayBuffer]);
 }
 
+/**
+ * Events of watched markets from the batch just committed, before its replies (docs/events.md): a
+ * watch answered in this batch counts these events in its `lastSequence`, so its subscriber drops them.
+ */
+function postEvents(shard: ShardCore): void {
+  const events = shard.takeEvents();
+  if (events.length > 0) post({ t: "events", events });
+}
+
 async function tick(): Promise<void> {
   const shard = opened();
-  if ((await shard.tick()) > 0) post({ t: "stats", stats: shard.lastBatch });
+  const fired = await shard.tick();
+  postEvents(shard);
+  if (fired > 0) post({ t: "stats", stats: shard.lastBatch });
 }
 
 const ticker = controlled === undefined ? setInterval(() => enqueue(tick), data.tickIntervalMs) : undefined;

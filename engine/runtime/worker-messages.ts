@@ -1,5 +1,5 @@
 /** Messages between the gateway thread (ShardHost) and a shard worker. */
-import type { BatchStats, IdempotencyEntries, ShardRecoveryReport } from "./shard-protocol.js";
+import type { BatchStats, EmittedEvent, IdempotencyEntries, ShardRecoveryReport } from "./shard-protocol.js";
 
 /** The journal a shard worker opens: its file journal (embedded default) or a partition's stream (cluster mode). */
 export type ShardJournalSpec =
@@ -62,6 +62,8 @@ export type FromShard =
   | { t: "ready"; report: ShardRecoveryReport; idempotency: IdempotencyEntries }
   /** `items`: packed `Envelope<ShardResponse>[]` (wire.ts), transferred. */
   | { t: "batch"; items: Uint8Array; stats: BatchStats }
+  /** Committed events of watched markets (live streams), posted before the replies of their batch. */
+  | { t: "events"; events: readonly EmittedEvent[] }
   /** A timer tick that logged system commands (no client replies). */
   | { t: "stats"; stats: BatchStats }
   | { t: "snapshot"; id: number; lsn: number; sizeBytes: number }

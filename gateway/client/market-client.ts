@@ -20,6 +20,7 @@ import type { MarketOutcome } from "../mcp/tool-outputs.js";
 import type { LogConsistencyProof, LogHead, LogInclusionProof } from "../routes/audit-log-routes.js";
 import type { AuditKeyList } from "../routes/audit-routes.js";
 import { authorizationHeaders, type Credentials, type IdentityFile } from "./credentials.js";
+import { subscribeMarketEvents, type MarketEventsOptions, type MarketEventSubscription } from "./market-events.js";
 import { generateKeyPair, signSigningPayload } from "./ed25519.js";
 import { checkReceiptProof, publicKeysOf, type PublicKeys, type ReceiptCheck } from "./receipt-check.js";
 import { backoffMs, isRetryableStatus, retryAfterMs, retryOptionsOf, type RetryOptions } from "./retry-policy.js";
@@ -60,6 +61,9 @@ export interface CallOptions {
   readonly credentials?: Credentials;
   readonly headers?: Readonly<Record<string, string>>;
 }
+
+/** What `subscribe` takes: the stream's options, and other credentials than the client's. */
+export type SubscribeOptions = Omit<MarketEventsOptions, "baseUrl" | "marketId" | "headers" | "fetch"> & { readonly credentials?: Credentials };
 
 /** One HTTP exchange as it happened: the low-level `request` answers with it. */
 export interface ServiceResponse {
@@ -241,9 +245,22 @@ export class MarketClient {
     return this.read(`/v1/markets/${segment(marketId)}/my-outcome${query}`, options);
   }
 
-  // Live market events: `subscribe(marketId, options)` is wired here at merge to
-  // gateway/client/market-events.ts (another branch); it uses this client's baseUrl, fetch and
-  // credentials as the methods above do.
+  /**
+   * GET /v1/markets/{marketId}/events: the market's live events (docs/events.md), as this client's
+   * credentials may see them, resuming after the last sequence seen across reconnects. Iterate the
+   * result, or pass `onEvent`. Every (re)connection is authorized as the methods above are (a
+   * session's token renewed, HMAC signed over the request it makes).
+   */
+  subscribe(marketId: string, options: SubscribeOptions = {}): MarketEventSubscription {
+    const credentials = options.credentials ?? this.options.credentials ?? { kind: "none" };
+    return subscribeMarketEvents({
+      ...options,
+      baseUrl: this.baseUrl,
+      marketId,
+      fetch: this.fetchImpl,
+      headers: (request) => authorizationHeaders(credentials, { method: request.method, pathAndQuery: request.pathAndQuery, body: undefined }, (identity) => this.signIn(identity), this.clock.nowMs()),
+    });
+  }
 
   // ------------------------------------------------------------------------------------------
   // Audit: keys, signed heads, proofs, receipts (docs/proofs.md; docs/endpoints.md).

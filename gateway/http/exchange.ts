@@ -21,7 +21,7 @@ import { describeThrown, type LogFn, safeLog } from "./log.js";
 import type { LoopTurn } from "./loop-turn.js";
 import type { PausableReads, PausedReads } from "./paused-reads.js";
 import { REQUEST_ID_HEADER } from "./request-id.js";
-import type { HttpReply, ResponseObserver, StaticReply, StreamReply } from "./route.js";
+import type { HttpReply, OpenStream, OpenStreamReply, ResponseObserver, StaticReply, StreamReply } from "./route.js";
 import { statusLine } from "./status-line.js";
 import type { HttpResponse } from "./uws.js";
 
@@ -450,8 +450,119 @@ export class Exchange implements TrackedReply, PausableReads {
     });
   }
 
+  /**
+   * Opens a response that stays open (OpenStreamReply): the head and nothing else, then the handler
+   * writes through the OpenStream. uWS re-arms its 10 s timer (the one that cuts idle and unanswered
+   * connections) when reading resumes, and no successful write disarms it: an open response would
+   * be cut about 10 s after its head (measured: docs/events.md). Pausing the socket again right
+   * after the head disarms it; writes still go out (uWS polls the socket again when one has to
+   * wait), and a client that left is noticed by the next write. Reading stays paused: a client
+   * cannot send another request on a connection whose response never ends. This pause is not the
+   * one paused-reads.ts bounds, which would resume it (and re-arm the timer) after a while.
+   */
+  private writeOpenStream(reply: OpenStreamReply): void {
+    if (this.aborted || this.responded) {
+      reply.cancel();
+      return;
+    }
+    const line = statusLine(reply.status);
+    if (line === undefined || !/^[\x20-\x7e]{1,200}$/.test(reply.contentType)) {
+      reply.cancel();
+      this.writeInternalError(new Error("invalid open stream reply"), "handler returned an invalid reply");
+      return;
+    }
+    this.responded = true;
+    const res = this.res;
+    let ended = false;
+    let closeHook: (() => void) | undefined;
+    let writableHandler: (() => void) | undefined;
+    const report = () => this.report(reply.status);
+    // After the head, `responded` is true, so onAborted reports nothing itself: this hook does.
+    this.onAbort(() => {
+      report();
+      if (ended) return;
+      ended = true;
+      const hook = closeHook;
+      closeHook = undefined;
+      if (hook !== undefined) this.guard("an open stream's close hook failed", hook);
+    });
+    const stream: OpenStream = {
+      write: (text) => {
+        if (ended || this.aborted) return false;
+        let accepted = true;
+        try {
+          res.cork(() => {
+            accepted = res.write(text);
+          });
+        } catch (error) {
+          safeLog(this.log, "error", "writing an open stream failed", { requestId: this.requestId, route: this.route, error: describeThrown(error) });
+          return false;
+        }
+        return accepted;
+      },
+      end: (text) => {
+        if (ended || this.aborted) return;
+        ended = true;
+        closeHook = undefined;
+        try {
+          res.cork(() => {
+            if (text !== undefined && text.length > 0) res.write(text);
+            res.end();
+          });
+        } catch (error) {
+          safeLog(this.log, "error", "ending an open stream failed", { requestId: this.requestId, route: this.route, error: describeThrown(error) });
+        }
+        report();
+      },
+      get closed() {
+        return ended;
+      },
+      onClose: (hook) => {
+        closeHook = hook;
+      },
+      onWritable: (handler) => {
+        writableHandler = handler;
+      },
+    };
+    try {
+      res.cork(() => {
+        this.resumeReading();
+        res.writeStatus(line);
+        res.writeHeader("content-type", reply.contentType);
+        res.writeHeader("cache-control", CACHE_CONTROL);
+        res.writeHeader(REQUEST_ID_HEADER, this.requestId);
+        // The head goes out now (uWS sends headers with the first chunk of a chunked body).
+        res.write(":\n\n");
+        res.pause();
+      });
+      res.onWritable(() => {
+        if (!ended && !this.aborted && writableHandler !== undefined) this.guard("an open stream's writable handler failed", writableHandler);
+        return true;
+      });
+    } catch (error) {
+      safeLog(this.log, "error", "opening a stream failed", { requestId: this.requestId, route: this.route, error: describeThrown(error) });
+      ended = true;
+      reply.cancel();
+      return;
+    }
+    this.guard("opening a stream failed", () => reply.openStream(stream));
+  }
+
+  /** Runs a handler's callback; a throw is logged, never let out into a uWS callback. */
+  private guard(what: string, callback: () => void): void {
+    try {
+      callback();
+    } catch (error) {
+      safeLog(this.log, "error", what, { requestId: this.requestId, route: this.route, error: describeThrown(error) });
+    }
+  }
+
   /** Sends what a handler returned, after checking it is a well-formed reply. */
   writeReply(reply: HttpReply): void {
+    if (typeof reply === "object" && reply !== null && "openStream" in reply) {
+      this.writeOpenStream(reply);
+      return;
+    }
     // A handler may return anything at run time: only a real object can be a stream reply.
     if (typeof reply === "object" && reply !== null && "stream" in reply) {
       const headerProblem = reply.headers === undefined ? undefined : checkReply({ status: reply.status, json: "", headers: reply.headers });

@@ -69,7 +69,39 @@ export interface StaticReply {
   headers?: Readonly<Record<string, string>>;
 }
 
-export type HttpReply = JsonReply | SerializedReply | StreamReply | StaticReply;
+/**
+ * A reply that keeps its response open and is written to for as long as the handler's stream lasts
+ * (the live market events, gateway/events/). The server writes the status line and headers, then
+ * hands `open` the response as an OpenStream; if the client left before that, `cancel` runs instead.
+ */
+export interface OpenStreamReply {
+  status: 200;
+  /** e.g. `text/event-stream`. */
+  contentType: string;
+  openStream: (stream: OpenStream) => void;
+  cancel: () => void;
+  /** None: the server writes the head of an open stream. */
+  headers?: undefined;
+}
+
+/**
+ * An open response (exchange.ts implements it over uWS): text written as it comes, each write in
+ * its own cork. `write` returns false when the socket did not take everything: uWS keeps the rest
+ * and `onWritable` runs once it can take more. uWS does not drain what it keeps by itself while an
+ * `onWritable` handler is registered, so the handler must write (something) each time it runs.
+ */
+export interface OpenStream {
+  write(text: string): boolean;
+  /** Ends the response (after `text`, if given). */
+  end(text?: string): void;
+  /** True once ended or once the client went away: nothing may be written any more. */
+  readonly closed: boolean;
+  /** Runs once when the client goes away (never after `end`). */
+  onClose(hook: () => void): void;
+  onWritable(handler: () => void): void;
+}
+
+export type HttpReply = JsonReply | SerializedReply | StreamReply | OpenStreamReply | StaticReply;
 
 /**
  * What the server reports once per request: after its reply reached the socket, or once it is

@@ -1,9 +1,12 @@
 /**
  * A fetch over node:http whose idle keep-alive connections the test can close from the client's
  * side. The restart test needs it: a service that stops while a client's idle connection is open
- * closes that connection first, the closing side keeps the port's TIME_WAIT, and the service started
- * again on the same port then cannot listen (it binds without SO_REUSEADDR). Closing from the client
- * first leaves the TIME_WAIT with the client.
+ * closes that connection first, and the closing side keeps the port's TIME_WAIT. The test's first
+ * service was started on port 0, and uSockets sets SO_REUSEADDR only when it binds a given port, so
+ * that TIME_WAIT socket does not allow reuse and the service started again on the same port cannot
+ * listen until it expires. A service started on a fixed port (as deployed) binds with SO_REUSEADDR
+ * and restarts at once (checked by hand on this machine). Closing from the client first leaves the
+ * TIME_WAIT with the client.
  */
 import { Agent, request } from "node:http";
 

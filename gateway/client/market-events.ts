@@ -1,0 +1,276 @@
+/**
+ * Live events of one market (docs/events.md), for Node 20 and browsers alike: `fetch` streaming,
+ * TextDecoder and AbortSignal, nothing else. The stream is read with fetch rather than EventSource,
+ * which cannot send an Authorization header.
+ *
+ * Each (re)connection asks `headers()` for its credentials (a bearer token, refreshed as needed,
+ * or HMAC headers signed over the request's `pathAndQuery`). The subscription resumes after the
+ * last sequence it saw, so a reconnect (after a network error, a server restart, an overflow or an
+ * `event: end`) delivers no event twice and skips none; the server's `resumeAfter` and the stream's
+ * opening `id` keep that true even before the first event. Failed connections are retried with a
+ * bounded exponential backoff; a refusal that retrying cannot change (400, 401, 403, 404) ends the
+ * subscription with a MarketEventsError.
+ */
+import { SseParser, type ServerSentEvent } from "./sse-parser.js";
+import type { Event } from "../../engine/rules/types/event.js";
+import type { PublicMarketEvent } from "../../engine/events/public-event.js";
+
+/** One request the subscription makes, for credentials that sign it. */
+export interface MarketEventsRequest {
+  readonly method: "GET";
+  /** Path plus query, as an HMAC signature covers it. */
+  readonly pathAndQuery: string;
+  readonly url: string;
+}
+
+export interface MarketEventsBackoff {
+  /** Delay before the first retry (default 250 ms); it doubles with every failure in a row ... */
+  initialDelayMs?: number;
+  /** ... up to this (default 10 s) ... */
+  maxDelayMs?: number;
+  /** ... and the subscription gives up after this many failed connections in a row (default 10). */
+  maxAttempts?: number;
+}
+
+/**
+ * An event as the server sent it: the record's envelope (spec §6.1) for the market's creator, its
+ * public view (docs/events.md) for others. The service's own declarations.
+ */
+export type MarketEventEnvelope = Event | PublicMarketEvent;
+
+export interface MarketStreamEvent {
+  readonly sequence: number;
+  readonly event: MarketEventEnvelope;
+}
+
+export interface MarketEventsOptions {
+  /** The service's base URL, e.g. `https://markets.example`. */
+  baseUrl: string;
+  marketId: string;
+  /** Credentials for each connection (called again for every reconnect). */
+  headers: (request: MarketEventsRequest) => Record<string, string> | Promise<Record<string, string>>;
+  fetch?: typeof fetch;
+  /** Start after this sequence (0: from the market's first event); default: live only. */
+  after?: number;
+  signal?: AbortSignal;
+  backoff?: MarketEventsBackoff;
+  /** How the subscription waits between attempts (tests inject their own time). */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Called for each event instead of iterating; `subscription.finished` settles when it stops. */
+  onEvent?: (event: MarketStreamEvent) => void | Promise<void>;
+  /** Told before each reconnect, with why and from where. */
+  onReconnect?: (info: { attempt: number; delayMs: number; reason: string; after: number | undefined }) => void;
+}
+
+/** A refusal retrying cannot change, or too many failed attempts in a row. */
+export class MarketEventsError extends Error {
+  override readonly name = "MarketEventsError";
+  constructor(
+    message: string,
+    /** The HTTP status, 0 when no response came. */
+    readonly status: number,
+    /** The service's error code (`unauthenticated`, `market_not_found`, ...), or `unreachable`. */
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface MarketEventSubscription extends AsyncIterableIterator<MarketStreamEvent> {
+  /** The last sequence the subscription has seen everything up to (undefined before the first connection). */
+  readonly lastSequence: number | undefined;
+  /** With `onEvent`: settles when the subscription stops (rejects with its MarketEventsError). */
+  readonly finished: Promise<void>;
+  /** Stops the subscription. */
+  close(): void;
+}
+
+/** Statuses a later attempt may get past: overload, unavailability, a proxy between. */
+const RETRIED_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+/** `event: end` codes after which resuming cannot help. */
+const FINAL_END_CODES: ReadonlySet<string> = new Set(["unauthenticated", "forbidden", "market_not_found", "not_found"]);
+
+/** `event: end` / overflow codes after which the subscription reconnects at once (others: after the backoff's delay). */
+const IMMEDIATE_RESUME_CODES: ReadonlySet<string> = new Set(["subscriber_too_slow", "owner_changed", "resume_required"]);
+
+function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve();
+      return;
+    }
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+function sequenceOf(text: string): number | undefined {
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(text)) return undefined;
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Subscribes to a market's live events: iterate the result, or pass `onEvent`. */
+export function subscribeMarketEvents(options: MarketEventsOptions): MarketEventSubscription {
+  const control = new AbortController();
+  const outer = options.signal;
+  const abort = () => control.abort();
+  if (outer?.aborted === true) control.abort();
+  else outer?.addEventListener("abort", abort, { once: true });
+  const state = { after: options.after };
+  const events = run(options, state, control.signal);
+  const stop = () => {
+    outer?.removeEventListener("abort", abort);
+    control.abort();
+  };
+  const iterator: AsyncIterableIterator<MarketStreamEvent> = {
+    next: () => events.next(),
+    return: async () => {
+      stop();
+      return events.return(undefined);
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+  let finished: Promise<void> = Promise.resolve();
+  if (options.onEvent !== undefined) {
+    const onEvent = options.onEvent;
+    finished = (async () => {
+      try {
+        for await (const event of iterator) await onEvent(event);
+      } finally {
+        stop();
+      }
+    })();
+  }
+  // A getter, defined (Object.assign would copy its value once).
+  const subscription = Object.defineProperty(Object.assign(iterator, { finished, close: stop }), "lastSequence", { get: () => state.after, enumerable: true });
+  return subscription as MarketEventSubscription;
+}
+
+async function* run(options: MarketEventsOptions, state: { after: number | undefined }, signal: AbortSignal): AsyncGenerator<MarketStreamEvent, void, undefined> {
+  const fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const sleep = options.sleep ?? defaultSleep;
+  const initialDelayMs = options.backoff?.initialDelayMs ?? 250;
+  const maxDelayMs = options.backoff?.maxDelayMs ?? 10_000;
+  const maxAttempts = options.backoff?.maxAttempts ?? 10;
+  const base = options.baseUrl.replace(/\/+$/, "");
+  let failures = 0;
+  let reason = "";
+  /** The last stream ended cleanly with a reason to come back at once (overflow, owner change). */
+  let resumeNow = false;
+  for (;;) {
+    if (signal.aborted) return;
+    if (resumeNow) {
+      resumeNow = false;
+      options.onReconnect?.({ attempt: 0, delayMs: 0, reason, after: state.after });
+    } else if (reason !== "") {
+      failures += 1;
+      if (failures > maxAttempts) throw new MarketEventsError(`gave up after ${maxAttempts} failed attempts in a row: ${reason}`, 0, "unreachable");
+      const delayMs = Math.min(maxDelayMs, initialDelayMs * 2 ** (failures - 1));
+      options.onReconnect?.({ attempt: failures, delayMs, reason, after: state.after });
+      await sleep(delayMs, signal);
+      if (signal.aborted) return;
+    }
+    const pathAndQuery = `/v1/markets/${encodeURIComponent(options.marketId)}/events${state.after === undefined ? "" : `?after=${state.after}`}`;
+    const url = base + pathAndQuery;
+    let response: Response;
+    try {
+      const headers = await options.headers({ method: "GET", pathAndQuery, url });
+      response = await fetchFn(url, { method: "GET", headers: { accept: "text/event-stream", ...headers }, signal });
+    } catch (error) {
+      if (signal.aborted) return;
+      reason = `could not connect: ${error instanceof Error ? error.message : String(error)}`;
+      continue;
+    }
+    if (response.status !== 200 || response.body === null) {
+      const text = await response.text().catch(() => "");
+      const body = parseObject(text);
+      const error = body?.["error"] as { code?: unknown; message?: unknown } | undefined;
+      const code = typeof error?.code === "string" ? error.code : `http_${response.status}`;
+      const message = typeof error?.message === "string" ? error.message : `HTTP ${response.status}`;
+      if (!RETRIED_STATUSES.has(response.status)) throw new MarketEventsError(message, response.status, code);
+      reason = `${response.status} ${code}: ${message}`;
+      continue;
+    }
+    // Connected: failures in a row start over.
+    failures = 0;
+    reason = "the stream ended without a reason (the connection was cut)";
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    const parser = new SseParser();
+    try {
+      for (;;) {
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          if (signal.aborted) return;
+          reason = `the stream failed: ${error instanceof Error ? error.message : String(error)}`;
+          break;
+        }
+        if (chunk.done) break;
+        const outcome = yield* handleFrames(parser.push(decoder.decode(chunk.value, { stream: true })), state);
+        if (outcome !== undefined) {
+          if (FINAL_END_CODES.has(outcome.code)) throw new MarketEventsError(outcome.message, 0, outcome.code);
+          reason = `${outcome.code}: ${outcome.message}`;
+          resumeNow = IMMEDIATE_RESUME_CODES.has(outcome.code);
+          break;
+        }
+      }
+    } finally {
+      await reader.cancel().catch(() => undefined);
+    }
+  }
+}
+
+/** Yields the market events among `frames`; returns how the stream ended, if a frame said. */
+function* handleFrames(frames: readonly ServerSentEvent[], state: { after: number | undefined }): Generator<MarketStreamEvent, { code: string; message: string } | undefined, undefined> {
+  for (const frame of frames) {
+    switch (frame.event) {
+      case "market-event": {
+        const sequence = sequenceOf(frame.lastEventId);
+        const event = parseObject(frame.data);
+        if (sequence === undefined || event === undefined) continue;
+        if (state.after !== undefined && sequence <= state.after) continue; // seen before a reconnect
+        state.after = sequence;
+        // The service's JSON, typed by its declarations as every typed reply of the client is.
+        yield { sequence, event: event as unknown as MarketEventEnvelope };
+        continue;
+      }
+      case "open": {
+        const sequence = sequenceOf(frame.lastEventId);
+        if (sequence !== undefined && (state.after === undefined || sequence > state.after)) state.after = sequence;
+        continue;
+      }
+      case "overflow":
+      case "end": {
+        const data = parseObject(frame.data);
+        const resumeAfter = typeof data?.["resumeAfter"] === "number" ? data["resumeAfter"] : undefined;
+        if (resumeAfter !== undefined && Number.isSafeInteger(resumeAfter) && (state.after === undefined || resumeAfter > state.after)) state.after = resumeAfter;
+        return {
+          code: typeof data?.["code"] === "string" ? data["code"] : frame.event,
+          message: typeof data?.["message"] === "string" ? data["message"] : `the stream ended (${frame.event})`,
+        };
+      }
+      default:
+        continue;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,50 @@
+/**
+ * The text/event-stream frames of the live market events (docs/events.md). Event data is one line
+ * of JSON: JSON.stringify escapes line breaks inside strings, and the stream's only line breaks
+ * (CR, LF) never occur in its output, so a frame's `data:` line cannot be split or forged.
+ */
+
+/** The event name of every market event frame. */
+export const MARKET_EVENT = "market-event";
+
+/** One market event: `id` is its sequence, the resume point a client sends back. */
+export function eventFrame(sequence: number, json: string): string {
+  return `id: ${sequence}\nevent: ${MARKET_EVENT}\ndata: ${json}\n\n`;
+}
+
+/**
+ * The first frame of every stream: where it starts (the `after` it was asked for, or the market's
+ * last sequence for a live-only stream). As an `id`, it is also the resume point of a client that
+ * gets no event before it reconnects (an EventSource then sends it as Last-Event-ID).
+ */
+export function openFrame(after: number): string {
+  return `id: ${after}
+event: open
+data: ${JSON.stringify({ after })}
+
+`;
+}
+
+/** Why a stream ends (`event: end` or, for a slow subscriber, `event: overflow`). */
+export type StreamEndCode =
+  /** The subscriber did not read fast enough; it resumes after `resumeAfter`. */
+  | "subscriber_too_slow"
+  /** The service is stopping; resume (on another node, or once it is back). */
+  | "shutting_down"
+  /** In a cluster, the market's partition moved to another node; resume. */
+  | "owner_changed"
+  /** Events could not be followed without a possible gap (a cluster message lost); resume. */
+  | "resume_required"
+  /** The backlog could not be read now (e.g. 503 from the owner); resume later. */
+  | "service_unavailable";
+
+export function overflowFrame(message: string, resumeAfter: number): string {
+  return `event: overflow\ndata: ${JSON.stringify({ code: "subscriber_too_slow", message, resumeAfter })}\n\n`;
+}
+
+export function endFrame(code: StreamEndCode, message: string, resumeAfter: number): string {
+  return `event: end\ndata: ${JSON.stringify({ code, message, resumeAfter })}\n\n`;
+}
+
+/** A comment line: keeps an idle stream alive through proxies, and shows a client that left. */
+export const KEEP_ALIVE_FRAME = ": keep-alive\n\n";

@@ -1,0 +1,76 @@
+/**
+ * subscribeMarketEvents against a real server: refusals it cannot get past end it with a
+ * MarketEventsError carrying the service's code; a service out of reach is retried with a bounded
+ * backoff (time injected: the delays are recorded, not slept) and then given up; `onEvent` mode.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Harness, claim, directClaimMechanism, openMarket, uid, type Principal } from "../http-api/support/harness.js";
+import { freePort } from "../support/free-port.js";
+import { MarketEventsError, subscribeMarketEvents, type MarketStreamEvent } from "../../gateway/client/market-events.js";
+
+let h: Harness;
+let creator: Principal;
+
+beforeAll(async () => {
+  h = await Harness.start();
+  creator = await h.principal("creator");
+});
+
+afterAll(async () => {
+  await h.close();
+});
+
+describe("subscribeMarketEvents", () => {
+  it("ends with MarketEventsError for 404 and 401, without retrying", async () => {
+    const attempts: string[] = [];
+    const missing = subscribeMarketEvents({ baseUrl: h.url, marketId: uid("nowhere"), headers: () => ({ authorization: `Bearer ${creator.auth.token}` }), onReconnect: (info) => attempts.push(info.reason) });
+    await expect(missing.next()).rejects.toMatchObject({ name: "MarketEventsError", status: 404, code: "market_not_found" });
+    const marketId = uid("m");
+    await openMarket(h, creator, marketId, directClaimMechanism({ capacity: 2 }));
+    const anonymous = subscribeMarketEvents({ baseUrl: h.url, marketId, headers: () => ({}) });
+    await expect(anonymous.next()).rejects.toBeInstanceOf(MarketEventsError);
+    expect(attempts).toEqual([]);
+  });
+
+  it("retries a service out of reach with a bounded, doubling delay, then gives up", async () => {
+    const port = await freePort(); // nothing listens there
+    const delays: number[] = [];
+    const subscription = subscribeMarketEvents({
+      baseUrl: `http://127.0.0.1:${port}`,
+      marketId: "m",
+      headers: () => ({}),
+      backoff: { initialDelayMs: 100, maxDelayMs: 500, maxAttempts: 5 },
+      sleep: async (ms) => {
+        delays.push(ms);
+      },
+    });
+    await expect(subscription.next()).rejects.toMatchObject({ code: "unreachable", status: 0 });
+    expect(delays).toEqual([100, 200, 400, 500, 500]);
+  });
+
+  it("calls onEvent for each event and stops when aborted", async () => {
+    const marketId = uid("on-event");
+    await openMarket(h, creator, marketId, directClaimMechanism({ capacity: 2 }));
+    const seen: MarketStreamEvent[] = [];
+    const control = new AbortController();
+    let resolveTwo: () => void = () => undefined;
+    const two = new Promise<void>((resolve) => (resolveTwo = resolve));
+    const subscription = subscribeMarketEvents({
+      baseUrl: h.url,
+      marketId,
+      after: 0,
+      signal: control.signal,
+      headers: () => ({ authorization: `Bearer ${creator.auth.token}` }),
+      onEvent: (event) => {
+        seen.push(event);
+        if (seen.length === 4) resolveTwo();
+      },
+    });
+    await claim(h, await h.principal(uid("p")), marketId);
+    await two;
+    control.abort();
+    await subscription.finished;
+    expect(seen.map((event) => event.event.type)).toEqual(["market.draft_created", "market.published", "direct_claim.accepted", "commitment.committed"]);
+    expect(seen.map((event) => event.sequence)).toEqual([1, 2, 3, 4]);
+  });
+});
