@@ -39,7 +39,7 @@ describe("MarketView", () => {
     expect(view.applyEvent(event(3, "direct_claim.accepted", 3, { commitmentId: "c1", allocated: 1, capacity: 5 }, { principalId: "bob" }))).toBe("applied");
     expect(view.allocated).toBe(2);
     view.applyEvent(event(4, "direct_claim.accepted", 4, { commitmentId: "c2", allocated: 2, capacity: 5 }));
-    view.applyEvent(event(5, "direct_claim.accepted", 5, { commitmentId: "c3", allocated: 3, capacity: 5 }));
+    expect(view.applyEvent(event(5, "direct_claim.accepted", 5, { commitmentId: "c3", allocated: 3, capacity: 5 }))).toBe("applied");
     expect(view.allocated).toBe(3);
     expect(view.version).toBe(5);
     // A repeated event (a resume that overlaps) is not counted twice.
@@ -54,6 +54,16 @@ describe("MarketView", () => {
     expect(view.allocated).toBe(3);
     view.applyMarket(directClaimMarket(7, 1));
     expect(view.allocated).toBe(1);
+  });
+
+  it("asks for the market again when a claim takes the last capacity (the market may close; no event says so)", () => {
+    const view = new MarketView();
+    view.applyMarket(directClaimMarket(2, 0, 2));
+    expect(view.applyEvent(event(3, "direct_claim.accepted", 3, { allocated: 1, capacity: 2 }))).toBe("applied");
+    expect(view.applyEvent(event(4, "direct_claim.accepted", 4, { allocated: 2, capacity: 2 }))).toBe("refetch-market");
+    // A public view has no commitment id: no row, but the count of allocated follows.
+    expect(view.commitmentCount).toBe(0);
+    expect(view.allocated).toBe(2);
   });
 
   it("follows commitment states and asks for the market again when a decline or an expiry frees capacity", () => {

@@ -107,8 +107,9 @@ export class MarketView {
 
   /**
    * Applies one event of the stream. Returns "refetch-market" when the event changed the market in
-   * a way its data does not say (a publish, a resolution, a commitment released by a decline or an
-   * expiry frees capacity): the page then reads the market again.
+   * a way its data does not say (a publish, a resolution, the last capacity taken, which may close
+   * the market, a commitment released by a decline or an expiry, which frees capacity): the page
+   * then reads the market again.
    */
   applyEvent(event: MarketEvent): EventEffect {
     if (event.sequence <= this.lastSequence) return "applied"; // a repeat after a resume: already shown
@@ -129,7 +130,8 @@ export class MarketView {
         this.capacity = integerMember(data, "capacity") ?? this.capacity;
         const commitmentId = stringMember(data, "commitmentId");
         if (commitmentId !== undefined) this.noteCommitment(commitmentId, undefined, event, event.principalId);
-        return "applied";
+        // The claim that takes the last capacity may close the market, which no event says.
+        return allocated !== undefined && this.capacity !== undefined && allocated >= this.capacity ? "refetch-market" : "applied";
       }
       case "sealed_auction.bid_submitted":
         this.bidCount = integerMember(data, "bidCount") ?? this.bidCount;
