@@ -2,6 +2,8 @@
  * `npm run build:binary`: builds `dist/market-service`, a Node 20 single executable application
  * (SEA) for Linux x64 that runs without node_modules. Steps:
  *
+ *  0. The live page's files are rebuilt into their module (build/build-page.ts), which main.cjs
+ *     bundles like any other: the binary serves the page from memory.
  *  1. esbuild bundles the TypeScript sources (not dist/) into four CommonJS files:
  *       main.cjs          gateway/sea/main.ts → gateway/cli.ts (serve, replay, verify, provision, token)
  *       shard-worker.cjs  engine/runtime/shard-worker.ts (embedded as an asset, run with eval: true)
@@ -40,6 +42,7 @@ import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 import { CRC32_ASSET, JOURNAL_WORKER_ASSET, POOL_WORKER_ASSET, SHARD_WORKER_ASSET, uwsAssetName } from "../gateway/sea/assets.js";
 import { SERVICE_VERSION } from "../gateway/version.js";
+import { writePageAssets } from "./build-page.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SENTINEL_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
@@ -232,6 +235,8 @@ async function main(): Promise<void> {
   const sea = process.getBuiltinModule("node:sea") as { isSea?: () => boolean } | undefined;
   if (sea?.isSea === undefined) throw new Error(`Node ${process.version} has no node:sea; use Node 20.19+`);
 
+  // 0. The page's module is an input of main.cjs: current before bundling (and so in the fingerprint).
+  await writePageAssets();
   fs.mkdirSync(path.join(ROOT, "dist"), { recursive: true });
   const workDir = fs.mkdtempSync(path.join(ROOT, "dist", ".binary-build-"));
   try {

@@ -31,6 +31,7 @@ import { auditSignerWorkerData, type AuditSigner } from "../engine/audit/signing
 import type { ShardHeadsSpec } from "../engine/runtime/worker-messages.js";
 import type { KeyHistory } from "../engine/audit/signing/key-history.js";
 import { mcpRoutes } from "./routes/mcp-routes.js";
+import { pageRoutes } from "./routes/page-routes.js";
 import { McpEndpoint } from "./mcp/mcp-endpoint.js";
 import { MarketRuntime } from "../engine/runtime/market-runtime.js";
 import type { ShardWorkerSource } from "../engine/runtime/shard-host.js";
@@ -241,7 +242,7 @@ interface EarlyParts {
   auditKeyHistory: KeyHistory;
 }
 
-/** Every route: the health routes always answer, the others only once the service is ready. */
+/** Every route: the health routes and the live page's static files always answer, the others only once the service is ready. */
 function serviceRoutes(readiness: Readiness, late: LateParts, early: EarlyParts): HttpRoute[] {
   const parts = {
     ...early,
@@ -258,7 +259,7 @@ function serviceRoutes(readiness: Readiness, late: LateParts, early: EarlyParts)
   const gated = [...authRoutes(parts), ...identityRoutes(parts), ...marketRoutes(parts), ...eventRoutes(parts), ...mcpRoutes(parts), ...operationsRoutes(parts), ...auditRoutes(early.auditKeyHistory), ...auditLogRoutes(parts)];
   // Cluster mode: a token another node just issued is checked again once this node has caught up.
   const retry = early.cluster ? retryUnknownTokens(early.identity) : (route: HttpRoute) => route;
-  return [...healthRoutes(readiness), ...gated.map((route) => readiness.gate(retry(route)))];
+  return [...healthRoutes(readiness), ...pageRoutes(), ...gated.map((route) => readiness.gate(retry(route)))];
 }
 
 /** The HTTP server, with one access-log line and the metrics for every response. */

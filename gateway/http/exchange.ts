@@ -21,7 +21,7 @@ import { describeThrown, type LogFn, safeLog } from "./log.js";
 import type { LoopTurn } from "./loop-turn.js";
 import type { PausableReads, PausedReads } from "./paused-reads.js";
 import { REQUEST_ID_HEADER } from "./request-id.js";
-import type { HttpReply, OpenStream, OpenStreamReply, ResponseObserver, StreamReply } from "./route.js";
+import type { HttpReply, OpenStream, OpenStreamReply, ResponseObserver, StaticReply, StreamReply } from "./route.js";
 import { statusLine } from "./status-line.js";
 import type { HttpResponse } from "./uws.js";
 
@@ -51,6 +51,13 @@ const RESERVED_REPLY_HEADERS: ReadonlySet<string> = new Set([
 const HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
 /** Visible ASCII, space and tab; in particular no CR/LF (header injection). */
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+
+/** The content type and caching rule of a reply's body: JSON and no-store unless a static reply says otherwise. */
+interface BodyMedia {
+  readonly contentType: string;
+  readonly cacheControl: string;
+}
+const JSON_MEDIA: BodyMedia = { contentType: JSON_CONTENT_TYPE, cacheControl: CACHE_CONTROL };
 
 /** The per-server machinery every exchange of that server shares. */
 export interface ExchangeContext {
@@ -230,6 +237,7 @@ export class Exchange implements TrackedReply, PausableReads {
     json: string | Buffer,
     headers: Readonly<Record<string, string>> | undefined,
     closeConnection: boolean,
+    media: BodyMedia = JSON_MEDIA,
   ): void {
     if (this.aborted) {
       safeLog(this.log, "debug", "client went away before the reply", { requestId: this.requestId, route: this.route, status });
@@ -251,12 +259,12 @@ export class Exchange implements TrackedReply, PausableReads {
     const requestId = this.requestId;
     try {
       if (Buffer.isBuffer(json) && json.length > STREAM_JSON_ABOVE_BYTES && this.method !== "HEAD" && !closeConnection) {
-        this.writeLargeBody(status, line, json, headers);
+        this.writeLargeBody(status, line, json, headers, media);
         return;
       }
       res.cork(() => {
         this.resumeReading();
-        this.writeHead(line, headers);
+        this.writeHead(line, headers, media);
         // A HEAD response has no content (RFC 9110 §9.3.2): sending the body would desynchronize a
         // keep-alive connection. uWS treats a reported length as a response still to be written (a
         // handler returning then aborts the process) and an explicit `undefined` as 2^63, so: no
@@ -276,12 +284,12 @@ export class Exchange implements TrackedReply, PausableReads {
     this.report(status);
   }
 
-  /** Status line and headers of a JSON reply (call inside a cork). */
-  private writeHead(line: string, headers: Readonly<Record<string, string>> | undefined): void {
+  /** Status line and headers of a reply (call inside a cork). */
+  private writeHead(line: string, headers: Readonly<Record<string, string>> | undefined, media: BodyMedia): void {
     const res = this.res;
     res.writeStatus(line);
-    res.writeHeader("content-type", JSON_CONTENT_TYPE);
-    res.writeHeader("cache-control", CACHE_CONTROL);
+    res.writeHeader("content-type", media.contentType);
+    res.writeHeader("cache-control", media.cacheControl);
     res.writeHeader(REQUEST_ID_HEADER, this.requestId);
     if (headers !== undefined) {
       // Own keys only, the same ones checkReply validated.
@@ -297,7 +305,7 @@ export class Exchange implements TrackedReply, PausableReads {
    * send a known-size body: what the socket does not take is not buffered, and `onWritable` says
    * when to go on from `getWriteOffset()`). The caller has checked the status line.
    */
-  private writeLargeBody(status: number, line: string, body: Buffer, headers: Readonly<Record<string, string>> | undefined): void {
+  private writeLargeBody(status: number, line: string, body: Buffer, headers: Readonly<Record<string, string>> | undefined, media: BodyMedia): void {
     this.responded = true;
     const res = this.res;
     const totalBytes = body.length;
@@ -324,7 +332,7 @@ export class Exchange implements TrackedReply, PausableReads {
     try {
       res.cork(() => {
         this.resumeReading();
-        this.writeHead(line, headers);
+        this.writeHead(line, headers, media);
       });
       if (!pump()) {
         res.onWritable(() => {
@@ -567,6 +575,10 @@ export class Exchange implements TrackedReply, PausableReads {
       void this.writeStream(reply);
       return;
     }
+    if (typeof reply === "object" && reply !== null && "bytes" in reply) {
+      this.writeStatic(reply);
+      return;
+    }
     try {
       const problem = checkReply(reply);
       if (problem !== undefined) {
@@ -588,6 +600,26 @@ export class Exchange implements TrackedReply, PausableReads {
     } catch (error) {
       // JSON.stringify throws on cycles and BigInt; a getter on the reply may throw too.
       this.writeInternalError(error, "serialising a reply failed");
+    }
+  }
+
+  /** A static file's bytes with its own content type and cache rule (checked like any reply). */
+  private writeStatic(reply: StaticReply): void {
+    try {
+      const problem = checkReply({ status: reply.status, json: reply.bytes, ...(reply.headers === undefined ? {} : { headers: reply.headers }) });
+      if (problem !== undefined) {
+        this.writeInternalError(new Error(problem), "handler returned an invalid reply");
+        return;
+      }
+      for (const [name, value] of [["content type", reply.contentType], ["cache-control", reply.cacheControl]] as const) {
+        if (typeof value !== "string" || !/^[\x20-\x7e]{1,200}$/.test(value)) {
+          this.writeInternalError(new Error(`static reply ${name} is invalid`), "handler returned an invalid reply");
+          return;
+        }
+      }
+      this.write(reply.status, reply.bytes, reply.headers, false, { contentType: reply.contentType, cacheControl: reply.cacheControl });
+    } catch (error) {
+      this.writeInternalError(error, "writing a static reply failed");
     }
   }
 

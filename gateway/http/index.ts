@@ -16,7 +16,7 @@ export {
 export { RequestHeaders, SINGLETON_HEADERS } from "./headers.js";
 export type { LogFields, LogFn, LogLevel } from "./log.js";
 export { generateRequestId, isSaneRequestId, MAX_REQUEST_ID_CHARS, REQUEST_ID_HEADER } from "./request-id.js";
-export type { HttpHandler, HttpMethod, HttpReply, HttpRequestContext, HttpRoute, JsonReply, SerializedReply, StreamReply } from "./route.js";
+export type { HttpHandler, HttpMethod, HttpReply, HttpRequestContext, HttpRoute, JsonReply, SerializedReply, StaticReply, StreamReply } from "./route.js";
 export { errorReply, jsonReply } from "./replies.js";
 export {
   createHttpServer,

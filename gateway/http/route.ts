@@ -56,6 +56,20 @@ export interface StreamReply {
 }
 
 /**
+ * A reply that is not JSON: the bytes of a static file (the live page, gateway/page/) with its own
+ * content type and caching rule. Every other reply is `no-store` JSON.
+ */
+export interface StaticReply {
+  status: number;
+  /** e.g. `text/html; charset=utf-8`. */
+  contentType: string;
+  /** e.g. `no-cache`, or `public, max-age=31536000, immutable` for a content-hashed file name. */
+  cacheControl: string;
+  bytes: Buffer;
+  headers?: Readonly<Record<string, string>>;
+}
+
+/**
  * A reply that keeps its response open and is written to for as long as the handler's stream lasts
  * (the live market events, gateway/events/). The server writes the status line and headers, then
  * hands `open` the response as an OpenStream; if the client left before that, `cancel` runs instead.
@@ -87,7 +101,7 @@ export interface OpenStream {
   onWritable(handler: () => void): void;
 }
 
-export type HttpReply = JsonReply | SerializedReply | StreamReply | OpenStreamReply;
+export type HttpReply = JsonReply | SerializedReply | StreamReply | OpenStreamReply | StaticReply;
 
 /**
  * What the server reports once per request: after its reply reached the socket, or once it is

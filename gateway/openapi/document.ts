@@ -14,7 +14,7 @@ export interface OperationDoc {
   pattern: string;
   operationId: string;
   summary: string;
-  tag: "health" | "auth" | "identities" | "markets" | "commitments" | "mcp" | "operations" | "audit";
+  tag: "health" | "auth" | "identities" | "markets" | "commitments" | "mcp" | "operations" | "audit" | "page";
   auth: Auth;
   requestSchema?: string;
   successStatus: 200 | 201;
@@ -70,6 +70,8 @@ export const OPERATIONS: readonly OperationDoc[] = [
       { name: "to", description: "Required: the newer tree size, at least from and at most the log's size." },
     ],
   },
+  { method: "GET", pattern: "/", operationId: "livePage", summary: "The live market page (HTML; docs/live-page.md): paste a market id and a token to watch the market's events. Never cached.", tag: "page", auth: "none", successStatus: 200, responseSchema: { mediaType: "text/html", description: "the page" }, errorStatuses: [405] },
+  { method: "GET", pattern: "/ui/:asset", operationId: "livePageAsset", summary: "A script or style sheet the live page names (its name carries a hash of its content; cached for good).", tag: "page", auth: "none", successStatus: 200, responseSchema: { mediaType: "text/javascript", description: "the page's script (or text/css: its style sheet)" }, errorStatuses: [404, 405] },
   { method: "GET", pattern: "/openapi.json", operationId: "openapi", summary: "This document.", tag: "operations", auth: "none", successStatus: 200, responseSchema: { mediaType: "application/json", description: "OpenAPI 3.1 document" }, errorStatuses: [405] },
 ];
 
@@ -86,8 +88,8 @@ const STATUS_TEXT: Record<number, string> = {
   503: "Starting (logs being recovered) or stopping, or (cluster mode) a log out of reach, nothing recorded: retry after the Retry-After header's seconds (service_unavailable)",
 };
 
-/** Every route but /livez answers 503 while the service starts or stops (gateway/readiness.ts). */
-const LIVENESS_PATTERN = "/livez";
+/** Every route but these answers 503 while the service starts or stops (gateway/readiness.ts, service.ts). */
+const NEVER_UNAVAILABLE: ReadonlySet<string> = new Set(["/livez", "/", "/ui/:asset"]);
 
 /** A router pattern as an OpenAPI path: `/v1/markets/:marketId` → `/v1/markets/{marketId}`. */
 export function openApiPath(pattern: string): string {
@@ -109,7 +111,7 @@ function operationObject(op: OperationDoc): Record<string, unknown> {
       ? { description: "Success", content: { "application/json": { schema: ref(op.responseSchema) } } }
       : { description: op.responseSchema.description, content: { [op.responseSchema.mediaType]: { schema: {} } } };
   const responses: Record<string, unknown> = { [String(op.successStatus)]: success };
-  const statuses = op.pattern === LIVENESS_PATTERN ? op.errorStatuses : [...op.errorStatuses, 503];
+  const statuses = NEVER_UNAVAILABLE.has(op.pattern) ? op.errorStatuses : [...op.errorStatuses, 503];
   for (const status of statuses) {
     responses[String(status)] = { description: STATUS_TEXT[status] ?? "Error", content: { "application/json": { schema: ref("ErrorBody") } } };
   }

@@ -23,6 +23,7 @@ import { openFileShard } from "../../engine/runtime/shard-core.js";
 import { CRC32_ASSET, POOL_WORKER_ASSET, uwsAssetName } from "../../gateway/sea/assets.js";
 import { msgpackSamples, packedDigest } from "../../gateway/sea/msgpack-samples.js";
 import { SERVICE_VERSION } from "../../gateway/version.js";
+import { PAGE_FILES, PAGE_HTML } from "../../gateway/page/generated/page-assets.js";
 import { T0, commands, directClaim, request } from "../runtime/support.js";
 import { freePort } from "../support/free-port.js";
 import { NatsCluster } from "../cluster/support/nats-cluster.js";
@@ -440,6 +441,31 @@ describe.skipIf(!ENABLED)("single binary dist/market-service", () => {
     // The log the binary wrote (msgpackr in pure JS) replays identically with the normal install
     // (msgpackr's native extractor, @node-rs/crc32 from node_modules).
     expect(replayMarketRecord(dataDir, marketId)?.integrity.recordHash).toBe(recordHash);
+  });
+
+  it("serves the live page and the files it names from memory (GET /, GET /ui/<name>)", async () => {
+    const server = await startServer(path.join(work, "page-data"), await freePort());
+    try {
+      const page = await fetch(`${server.url}/`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect(page.headers.get("cache-control")).toBe("no-cache");
+      expect(await page.text()).toBe(PAGE_HTML);
+      const named = [...PAGE_HTML.matchAll(/"\/ui\/([^"]+)"/g)].map((m) => m[1] as string);
+      expect(named.sort()).toEqual(PAGE_FILES.map((f) => f.name).sort());
+      for (const file of PAGE_FILES) {
+        const response = await fetch(`${server.url}/ui/${file.name}`);
+        expect(response.status, file.name).toBe(200);
+        expect(response.headers.get("content-type")).toMatch(file.name.endsWith(".js") ? /^text\/javascript/ : /^text\/css/);
+        expect(response.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+        expect(await response.text()).toBe(file.text);
+      }
+      const missing = await fetch(`${server.url}/ui/app-000000000000.js`);
+      expect(missing.status).toBe(404);
+      expect(((await missing.json()) as { error: { code: string } }).error.code).toBe("not_found");
+    } finally {
+      expect(await stopServer(server)).toEqual({ code: 0, signal: null });
+    }
   });
 
   it("is a cluster node when configured so (same binary): two binaries on a real 3-node NATS cluster answer each other's markets", async () => {

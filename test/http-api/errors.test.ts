@@ -245,7 +245,7 @@ describe("403", () => {
 describe("404", () => {
   it("not_found: an unknown route", async () => {
     for (const [method, path] of [
-      ["GET", "/"],
+      ["GET", "/index.html"], // `GET /` is the live page (docs/live-page.md)
       ["GET", "/v1"],
       ["GET", "/v1/nothing-here"],
       ["POST", "/v2/markets"],
