@@ -366,6 +366,16 @@ export class Exchange implements TrackedReply, PausableReads {
     this.write(500, INTERNAL_ERROR_JSON, undefined, closeConnection);
   }
 
+  /** The head of a streamed or open reply (call inside a cork): status, content type, no caching, the request id. */
+  private writeStreamHead(line: string, contentType: string, headers: Readonly<Record<string, string>> | undefined): void {
+    this.resumeReading();
+    this.res.writeStatus(line);
+    this.res.writeHeader("content-type", contentType);
+    this.res.writeHeader("cache-control", CACHE_CONTROL);
+    this.res.writeHeader(REQUEST_ID_HEADER, this.requestId);
+    for (const [name, value] of Object.entries(headers ?? {})) this.res.writeHeader(name, value);
+  }
+
   /**
    * Streams a reply: headers once, then each chunk in its own cork; when uWS reports backpressure
    * (`write` returns false) wait for `onWritable` before the next chunk. Stops reading when the
@@ -382,14 +392,7 @@ export class Exchange implements TrackedReply, PausableReads {
         return;
       }
       this.responded = true;
-      res.cork(() => {
-        this.resumeReading();
-        res.writeStatus(line);
-        res.writeHeader("content-type", reply.contentType);
-        res.writeHeader("cache-control", CACHE_CONTROL);
-        res.writeHeader(REQUEST_ID_HEADER, this.requestId);
-        for (const [name, value] of Object.entries(reply.headers ?? {})) res.writeHeader(name, value);
-      });
+      res.cork(() => this.writeStreamHead(line, reply.contentType, reply.headers));
       for (;;) {
         const { done, value } = await reader.read();
         if (this.aborted) return;
@@ -526,11 +529,7 @@ export class Exchange implements TrackedReply, PausableReads {
     };
     try {
       res.cork(() => {
-        this.resumeReading();
-        res.writeStatus(line);
-        res.writeHeader("content-type", reply.contentType);
-        res.writeHeader("cache-control", CACHE_CONTROL);
-        res.writeHeader(REQUEST_ID_HEADER, this.requestId);
+        this.writeStreamHead(line, reply.contentType, undefined);
         // The head goes out now (uWS sends headers with the first chunk of a chunked body).
         res.write(":\n\n");
         res.pause();
