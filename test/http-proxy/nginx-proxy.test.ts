@@ -1,7 +1,7 @@
 /**
  * The reverse-proxy configuration of docs/deploy.md (docs/nginx/market-service.conf, this very
  * file) in front of the real service, with Debian's nginx (scripts/fetch-nginx.sh puts it in
- * .tools/nginx; .ci/run calls it). Every case this uWS build does not answer (docs/http.md, "HTTP/1.1
+ * .tools/nginx; `npm test` runs it first). Every case this uWS build does not answer (docs/http.md, "HTTP/1.1
  * at the edge"; pinned in test/http/uws-inherent.test.ts) is replayed over TLS through the proxy
  * and must get a proper answer; then an authenticated round trip (HMAC signatures, Ed25519 bearer
  * tokens) must verify through it. No nginx binary is a failure, not a skip.
@@ -67,8 +67,8 @@ async function waitForPort(port: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  // .ci/run fetches nginx before the tests; a plain `npm ci && npm test` (the README's command)
-  // fetches it here. Either way a missing binary ends in a failure, never a skip.
+  // `npm test` fetches nginx before the tests (pretest: scripts/fetch-test-tools.sh); a vitest run
+  // of this file alone fetches it here. Either way a missing binary ends in a failure, never a skip.
   if (!existsSync(NGINX) && process.env["NGINX_BIN"] === undefined) {
     execFileSync("bash", [path.join(ROOT, "scripts/fetch-nginx.sh")], { stdio: "ignore", timeout: 120_000 });
   }

@@ -41,7 +41,7 @@ let shots: string;
 
 beforeAll(async () => {
   if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}: run scripts/fetch-chromium.sh (Debian's chromium package; .ci/run does it)`);
+    throw new Error(`Chromium is not installed at ${CHROMIUM}: run scripts/fetch-chromium.sh (Debian's chromium package; npm test runs it first)`);
   }
   shots = fs.mkdtempSync(path.join(os.tmpdir(), "live-page-"));
   // The service's clock starts at the real time, so the auction's countdown (the browser's clock) is sensible.
