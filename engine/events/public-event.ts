@@ -11,6 +11,7 @@
  * numbers is no gap in what that subscriber may see).
  */
 import type { Event } from "../rules/types/event.js";
+import type { EmittedEvent } from "../runtime/shard-protocol.js";
 
 /** The envelope of a public view: the market's own facts, none of the submitter's. */
 export interface PublicMarketEvent {
@@ -62,4 +63,16 @@ export function publicEventView(event: Event): PublicMarketEvent | undefined {
     occurredAt: event.occurredAt,
     data,
   };
+}
+
+const BOTH_VIEWS = { record: true, public: true } as const;
+
+/**
+ * An event as live streams send it: the record's envelope and its public view ("" when it has none
+ * or was not asked for). The shard renders both for the node's subscribers; a backlog read for one
+ * subscriber renders only the view it may see.
+ */
+export function renderedEvent(event: Event, views: { readonly record: boolean; readonly public: boolean } = BOTH_VIEWS): EmittedEvent {
+  const view = views.public ? publicEventView(event) : undefined;
+  return { marketId: event.marketId, sequence: event.sequence ?? 0, json: views.record ? JSON.stringify(event) : "", publicJson: view === undefined ? "" : JSON.stringify(view) };
 }

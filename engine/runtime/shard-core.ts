@@ -55,7 +55,7 @@ import {
 } from "./shard-protocol.js";
 import { TimerWheel } from "./timer-wheel.js";
 import { tableStorage } from "../store/market-storage.js";
-import { publicEventView } from "../events/public-event.js";
+import { renderedEvent } from "../events/public-event.js";
 import type { Event } from "../rules/types/event.js";
 import type { EmittedEvent, WatchAnswer } from "./shard-protocol.js";
 
@@ -411,10 +411,7 @@ export class ShardCore {
 
   /** Renders a durable command's events for live streams: the record's envelope and the public view. */
   private emit(events: readonly Event[]): void {
-    for (const event of events) {
-      const view = publicEventView(event);
-      this.emitted.push({ marketId: event.marketId, sequence: event.sequence ?? 0, json: JSON.stringify(event), publicJson: view === undefined ? "" : JSON.stringify(view) });
-    }
+    for (const event of events) this.emitted.push(renderedEvent(event));
   }
 
   /** The events emitted since the last call, in commit order (all of them durable). */

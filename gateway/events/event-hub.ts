@@ -17,7 +17,7 @@
  */
 import type { Markets } from "../../engine/runtime/markets.js";
 import { jsonText, type EmittedEvent, type WatchAnswer } from "../../engine/runtime/shard-protocol.js";
-import { publicEventView } from "../../engine/events/public-event.js";
+import { renderedEvent } from "../../engine/events/public-event.js";
 import type { Event } from "../../engine/rules/types/event.js";
 import { errorReply } from "../http/replies.js";
 import { serviceUnavailableReply } from "../readiness.js";
@@ -173,10 +173,7 @@ export class EventHub {
         const record = JSON.parse(jsonText(reply.json)) as { events: Event[] };
         const backlog = record.events
           .filter((event) => (event.sequence ?? 0) > start)
-          .map((event) => {
-            const view = subscriber.creator ? undefined : publicEventView(event);
-            return { sequence: event.sequence ?? 0, json: subscriber.creator ? JSON.stringify(event) : "", publicJson: view === undefined ? "" : JSON.stringify(view) };
-          });
+          .map((event) => renderedEvent(event, { record: subscriber.creator, public: !subscriber.creator }));
         await subscriber.writeBacklog(backlog);
       }
       subscriber.goLive();
