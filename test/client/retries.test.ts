@@ -16,7 +16,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Ed25519Session, MarketClient, MarketServiceError, ServiceUnreachableError, errorGuards, type Credentials } from "../../gateway/client/index.js";
 import { startService } from "../../gateway/service.js";
-import { freePort } from "../support/free-port.js";
+import { freePort } from "../../scripts/free-port.js";
 import { gatedWorkers } from "../support/gated-workers.js";
 import { Harness, type Principal } from "../http-api/support/harness.js";
 import { eventually, OPERATOR, startServer, tempDataDir, type Spawned } from "../process/support.js";

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { STARTING_MESSAGE, STOPPING_MESSAGE } from "../../gateway/readiness.js";
 import { startService, type RunningService } from "../../gateway/service.js";
 import { eventually } from "./support.js";
-import { freePort } from "../support/free-port.js";
+import { freePort } from "../../scripts/free-port.js";
 import { gatedWorkers } from "../support/gated-workers.js";
 
 async function get(base: string, route: string): Promise<{ status: number; retryAfter: string | null; body: { status?: string; error?: { code: string; message: string } } }> {

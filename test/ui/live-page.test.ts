@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auctionMechanism, directClaimMechanism, Harness, openMarket, uid, type Principal } from "../http-api/support/harness.js";
-import { freePort } from "../support/free-port.js";
+import { freePort } from "../../scripts/free-port.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 /**

@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { OPERATOR, listeningUrl, spawnCaptured, tempDataDir, MAIN_JS, type Spawned } from "../../process/support.js";
-import { freePort } from "../../support/free-port.js";
+import { freePort } from "../../../scripts/free-port.js";
 import { clusterSigningKeyFile } from "../../../scripts/cluster-signing-key.js";
 import { killOnExit } from "../../support/kill-on-exit.js";
 
@@ -22,7 +22,8 @@ export interface ServiceNodeOptions {
 interface RunningServiceNode {
   readonly nodeId: string;
   readonly dataDir: string;
-  readonly port: number;
+  /** Chosen by freePort; a fresh one if another program took it (launch). */
+  port: number;
   spawned: Spawned | undefined;
   url: string;
   /** Output of earlier runs of this node (restarts), for failure messages. */
@@ -134,12 +135,29 @@ export class ServiceCluster {
     };
   }
 
+  /**
+   * Starts node `index` on its port and waits until it listens. freePort chooses ports no outgoing
+   * connection or listen(0) can take, but another program binding ports by number could still take
+   * this one first (or take a restarted node's port while it was down): then the node starts again
+   * on a fresh port, a few times, as NatsCluster.start does; its url changes with it.
+   */
   private async launch(index: number): Promise<void> {
     const node = this.node(index);
-    const spawned = spawnCaptured(process.execPath, [MAIN_JS], { env: this.env(node) });
-    killOnExit(spawned.child);
-    node.spawned = spawned;
-    node.url = await listeningUrl(spawned, 30_000);
+    for (let attempt = 1; ; attempt += 1) {
+      const spawned = spawnCaptured(process.execPath, [MAIN_JS], { env: this.env(node) });
+      killOnExit(spawned.child);
+      node.spawned = spawned;
+      try {
+        node.url = await listeningUrl(spawned, 30_000);
+        return;
+      } catch (error) {
+        if (!/cannot listen on .*address in use/.test(spawned.output()) || attempt >= 3) throw error;
+        await spawned.exited;
+        node.history += `${spawned.output()}\n[service-cluster] port ${node.port} was taken: starting node ${node.nodeId} on another\n`;
+        node.spawned = undefined;
+        node.port = await freePort();
+      }
+    }
   }
 
   /** Restarts node `index` with `env` over the cluster's environment, kept for its later restarts. */
