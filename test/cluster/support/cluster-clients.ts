@@ -23,26 +23,34 @@ export async function provisionPrincipal(cluster: ServiceCluster, nodeIndex: num
   return { principalId, token: accessToken };
 }
 
+/** One exchange, no retry, whatever the status: for tests that look at a 503 itself. */
 export function request(cluster: ServiceCluster, nodeIndex: number, method: "GET" | "POST", pathAndQuery: string, who: ClusterPrincipal, body?: unknown): Promise<ServiceResponse> {
   return new MarketClient({ baseUrl: cluster.url(nodeIndex) }).request(method, pathAndQuery, body, { kind: "bearer", token: who.token });
 }
 
-/** Creates and publishes a direct-claim market of `capacity` (confirmation none) through node `nodeIndex`. */
+/**
+ * The SDK's retries (a 503 or no answer, again with the same commandId; Retry-After honoured) with a
+ * budget that outlasts a partition changing owner on a loaded machine: the spec's 503 says "retry",
+ * and a real client does.
+ */
+const PATIENT_RETRY = { maxAttempts: 120, maxElapsedMs: 60_000 };
+
+/** An SDK client of node `nodeIndex` acting as `who`, retrying as any client of the SDK does (PATIENT_RETRY). */
+export function clusterClient(cluster: ServiceCluster, nodeIndex: number, who: ClusterPrincipal): MarketClient {
+  return new MarketClient({ baseUrl: cluster.url(nodeIndex), credentials: { kind: "bearer", token: who.token }, retry: PATIENT_RETRY });
+}
+
+/** Creates and publishes a direct-claim market of `capacity` (confirmation none) through node `nodeIndex`, retrying as the SDK does. */
 export async function openDirectClaimMarket(cluster: ServiceCluster, nodeIndex: number, creator: ClusterPrincipal, marketId: string, capacity: number): Promise<void> {
-  const created = await request(cluster, nodeIndex, "POST", "/v1/markets", creator, {
+  const client = clusterClient(cluster, nodeIndex, creator);
+  await client.createMarket({
     commandId: `${marketId}-create`,
     marketId,
     principalId: creator.principalId,
     subject: { schema: "table.v1", data: { seats: capacity } },
     mechanism: { presetId: "direct-claim.v1", config: { capacity, pricing: { mode: "free" }, confirmation: "none" } },
   });
-  if (created.status !== 201) throw new Error(`create ${marketId} via node ${nodeIndex}: ${created.status} ${created.text}`);
-  const published = await request(cluster, nodeIndex, "POST", `/v1/markets/${marketId}/publish`, creator, {
-    commandId: `${marketId}-publish`,
-    principalId: creator.principalId,
-    expectedVersion: 1,
-  });
-  if (published.status !== 200) throw new Error(`publish ${marketId} via node ${nodeIndex}: ${published.status} ${published.text}`);
+  await client.publishMarket(marketId, { commandId: `${marketId}-publish`, principalId: creator.principalId, expectedVersion: 1 });
 }
 
 export function claimBody(commandId: string, who: ClusterPrincipal): { commandId: string; principalId: string } {
