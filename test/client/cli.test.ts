@@ -41,7 +41,7 @@ beforeAll(async () => {
     const provisioned = await cli(["provision", "--principal", who, "--out", `${who}.json`, "--url", h.url]);
     expect(provisioned.code, provisioned.stderr).toBe(0);
   }
-}, 60_000);
+});
 
 afterAll(async () => {
   await h?.close();

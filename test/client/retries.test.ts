@@ -140,7 +140,7 @@ describe("503 and 429 with Retry-After", () => {
     const port = await freePort();
     const starting = startService({ env: { DATA_DIR: dataDir, HOST: "127.0.0.1", PORT: String(port), SHARDS: "2", LOG_LEVEL: "silent" }, workerSource: gate.source });
     const url = `http://127.0.0.1:${port}`;
-    await eventually(async () => (await fetch(`${url}/livez`).then((r) => r.status).catch(() => 0)) === 200, 20_000, "/livez");
+    await eventually(async () => (await fetch(`${url}/livez`).then((r) => r.status).catch(() => 0)) === 200, 60_000, "/livez");
     // health's spec error: the 503 of a service not ready yet, with the service's request id.
     const health = await new MarketClient({ baseUrl: url, retry: false }).health().catch((thrown: unknown) => thrown);
     expect(errorGuards.service_unavailable(health)).toBe(true);

@@ -29,7 +29,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await nodes?.stop();
   await nats?.stop();
-}, 60_000);
+});
 
 async function recordEvents(nodeIndex: number, marketId: string): Promise<Array<Record<string, unknown>>> {
   const record = await request(nodes, nodeIndex, "GET", `/v1/markets/${marketId}/record`, creator);
@@ -71,7 +71,7 @@ describe("live events in a cluster", () => {
     } finally {
       stream.close();
     }
-  }, 60_000);
+  });
 
   it("when the owner dies the stream ends with owner_changed, and the client resumes at the new owner with no gap and no duplicate", async () => {
     const marketId = marketIdOnPartition("events-failover", 2, PARTITIONS);

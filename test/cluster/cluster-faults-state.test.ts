@@ -45,7 +45,7 @@ afterAll(async () => {
   await nodes?.stop();
   await nats?.stop();
   if (failed && nodes !== undefined) console.error(`node logs: ${saveNodeLogs(nodes, "cluster-faults-state")}`);
-}, 60_000);
+});
 
 let failed = false;
 beforeEach(({ onTestFailed }) => {

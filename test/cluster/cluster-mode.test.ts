@@ -42,7 +42,7 @@ async function everyPartitionServedOnce(): Promise<void> {
 afterAll(async () => {
   await nodes?.stop();
   await nats?.stop();
-}, 60_000);
+});
 
 describe("cluster mode", () => {
   it("spreads the partitions over the three nodes, each served by exactly one", async () => {
@@ -232,5 +232,5 @@ describe("start-up faults", () => {
     const exit = await spawned.exited;
     expect(exit.code).not.toBe(0);
     expect(spawned.output()).toContain("nats://127.0.0.1:1");
-  }, 30_000);
+  });
 });

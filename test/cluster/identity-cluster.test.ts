@@ -45,7 +45,7 @@ beforeAll(async () => {
   cluster = await NatsCluster.start();
   inspector = await connectForJournals(cluster.urls);
   jsm = await jetstreamManager(inspector);
-}, 60_000);
+});
 
 afterEach(async () => {
   for (const store of stores.splice(0)) await store.close().catch(() => undefined);
@@ -410,5 +410,5 @@ describe("identities when the log is lost", () => {
     expect(b.auth.authenticateBearer(token, b.clock.nowMs())).toBeUndefined();
     const revokes = (await loggedCommands(stream)).filter((command) => command.commandId === "revoke-ivan");
     expect(revokes).toHaveLength(1);
-  }, 90_000);
+  });
 });

@@ -31,7 +31,7 @@ beforeAll(async () => {
   cluster = await NatsCluster.start();
   connection = await connectForJournals(cluster.urls);
   jsm = await jetstreamManager(connection);
-}, 60_000);
+});
 
 afterEach(async () => {
   for (const journal of journals.splice(0)) await journal.close().catch(() => undefined);
@@ -90,7 +90,7 @@ async function refusalOf(promise: Promise<unknown>): Promise<unknown> {
 }
 
 /** Polls `check` until it holds; fails naming `what` after `timeoutMs` (a real event, bounded). */
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -215,7 +215,7 @@ describe("JetStreamJournal on a 3-node cluster", () => {
     } finally {
       if (!cluster.isRunning(victim)) await cluster.restart(victim);
     }
-  }, 60_000);
+  });
 
   it("keeps appending when the node it is connected to, the stream's leader, is paused (SIGSTOP), and after it resumes", async () => {
     const name = freshName();
@@ -248,7 +248,7 @@ describe("JetStreamJournal on a 3-node cluster", () => {
     for (let i = 0; i < 5; i++) await append(`after-${i}`);
     const reader = await openJournal({ name, connection: await newConnection() });
     expect((await readAll(reader)).map(([, payload]) => payload)).toEqual(acknowledged);
-  }, 60_000);
+  });
 
   it("retries a publish whose ack was lost with the same id: the batch is stored once", async () => {
     const name = freshName();
@@ -452,7 +452,7 @@ describe("JetStreamJournal on a 3-node cluster", () => {
       await follower.stop();
       if (!cluster.isRunning(victim)) await cluster.restart(victim);
     }
-  }, 60_000);
+  });
 });
 
 describe("owners, epochs and the hash chain on a 3-node cluster", () => {

@@ -32,14 +32,14 @@ let buckets = 0;
 beforeAll(async () => {
   cluster = await NatsCluster.start();
   observer = await connectForJournals(cluster.urls);
-}, 60_000);
+});
 
 afterEach(async () => {
   // Managers of a test whose NATS is gone close within their request timeouts.
   for (const manager of managers.splice(0)) await manager.close();
   for (const connection of connections.splice(0)) await connection.close().catch(() => undefined);
   for (const proxy of proxies.splice(0)) await proxy.close();
-}, 30_000);
+});
 
 afterAll(async () => {
   await observer?.close().catch(() => undefined);
@@ -166,7 +166,7 @@ async function rounds(clock: ManualClock, nodes: readonly TestNode[], count = 1)
 }
 
 /** Polls `check` until it holds; fails naming `what` after `timeoutMs` (a real event, bounded). */
-async function waitFor(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
+async function waitFor(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

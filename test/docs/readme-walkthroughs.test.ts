@@ -14,9 +14,9 @@ import * as path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Harness } from "../http-api/support/harness.js";
+import { CLI_JS } from "../process/support.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
-const TSX = import.meta.resolve("tsx");
 
 let h: Harness;
 let work: string;
@@ -58,13 +58,14 @@ function jsonDocuments(text: string): unknown[] {
 }
 
 /**
- * Runs `script` in bash in `work`. `npx market-service` is this repository's CLI; `sleep` asks the
- * test (over fd 3, answer on fd 4) to move the service's clock instead of waiting.
+ * Runs `script` in bash in `work`. `npx market-service` is this repository's CLI as npx runs it (the
+ * package's bin, dist/gateway/cli.js); `sleep` asks the test (over fd 3, answer on fd 4) to move the
+ * service's clock instead of waiting.
  */
 function runBash(script: string, onSleep: (seconds: number) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const prelude = [
     "set -eu",
-    `npx() { if [ "$1" = market-service ]; then shift; node --import "${TSX}" "${path.join(ROOT, "gateway/cli.ts")}" "$@"; else command npx "$@"; fi; }`,
+    `npx() { if [ "$1" = market-service ]; then shift; node "${CLI_JS}" "$@"; else command npx "$@"; fi; }`,
     'sleep() { echo "$1" >&3; read -r _ <&4; }',
   ].join("\n");
   return new Promise((resolve) => {

@@ -156,7 +156,7 @@ describe("the client's subscription", () => {
     expect(seen.map((event) => event.event)).toEqual(record);
     expect(reconnects.some((reason) => reason.startsWith("shutting_down"))).toBe(true);
     expect(subscription.lastSequence).toBe(record.length);
-  }, 60_000);
+  });
 });
 
 describe("a raw stream across a restart", () => {
@@ -181,7 +181,7 @@ describe("a raw stream across a restart", () => {
     } finally {
       resumed.close();
     }
-  }, 60_000);
+  });
 });
 
 describe("an idle stream", () => {
@@ -199,5 +199,5 @@ describe("an idle stream", () => {
     } finally {
       idle.close();
     }
-  }, 40_000);
+  });
 });

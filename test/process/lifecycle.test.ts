@@ -57,7 +57,7 @@ async function launch(shellLine: string | undefined, dataDir: string, cwd = REPO
 /** After the stop: nothing of the group is left, the service logged a clean stop, and a new start on the directory has the writes. */
 async function expectCleanStop(launched: Spawned, dataDir: string, marketId: string, name: string): Promise<void> {
   const pgid = launched.child.pid as number;
-  await eventually(() => groupGone(pgid), 15_000, "every process of the start command to exit");
+  await eventually(() => groupGone(pgid), 60_000, "every process of the start command to exit");
   expect(launched.output()).toContain('"msg":"stopped"');
   expect(launched.output()).not.toContain("exiting now without draining");
   const again = await startServer(dataDir);
@@ -133,7 +133,7 @@ describe("the README's start command (npm start)", () => {
     socket.on("error", () => undefined);
     await new Promise((resolve) => setTimeout(resolve, 100));
     process.kill(servicePid, "SIGTERM");
-    await eventually(() => launched.output().includes("SIGTERM received, stopping"), 5000, "the first stop");
+    await eventually(() => launched.output().includes("SIGTERM received, stopping"), 60_000, "the first stop");
     process.kill(servicePid, "SIGINT");
     const exit = await launched.exited;
     socket.destroy();

@@ -49,7 +49,7 @@ beforeAll(async () => {
   h = await Harness.start({ startMs: Math.floor(Date.now() / 1000) * 1000, env: { PORT: String(await freePort()) } });
   [alice, bob, carol] = await h.principals("alice", "bob", "carol");
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS, timeout: 30_000 });
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();

@@ -156,7 +156,7 @@ export async function everyNodeAccepts(cluster: ServiceCluster, principals: read
     Array.from({ length: concurrency }, async () => {
       while (next < checks.length) {
         const { node, who } = checks[next++] as { node: number; who: ClusterPrincipal };
-        await eventually(async () => (await request(cluster, node, "GET", "/v1/markets/no-such-market", who)).status !== 401, 10_000, `node ${node} accepting ${who.principalId}'s token`);
+        await eventually(async () => (await request(cluster, node, "GET", "/v1/markets/no-such-market", who)).status !== 401, 60_000, `node ${node} accepting ${who.principalId}'s token`);
       }
     }),
   );

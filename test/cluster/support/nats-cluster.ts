@@ -166,7 +166,7 @@ export class NatsCluster {
       const routes = nodes.map((other) => other.clusterPort);
       writeFileSync(node.configFile, configuration(node, clusterName, routes, options.maxPayloadBytes ?? 8 * 1024 * 1024));
     }
-    const cluster = new NatsCluster(nodes, root, options.readyTimeoutMs ?? 20_000);
+    const cluster = new NatsCluster(nodes, root, options.readyTimeoutMs ?? 60_000);
     try {
       for (let i = 0; i < count; i++) cluster.spawnNode(i);
       await cluster.waitUntilReady();

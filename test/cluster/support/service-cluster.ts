@@ -148,7 +148,7 @@ export class ServiceCluster {
       killOnExit(spawned.child);
       node.spawned = spawned;
       try {
-        node.url = await listeningUrl(spawned, 30_000);
+        node.url = await listeningUrl(spawned);
         return;
       } catch (error) {
         if (!/cannot listen on .*address in use/.test(spawned.output()) || attempt >= 3) throw error;

@@ -267,7 +267,7 @@ export function expectHttpStatus(response: ServiceResponse, status: number): voi
 }
 
 /** Polls a read until the predicate holds (shards fire deadlines asynchronously after publishTime). */
-export async function waitFor<T>(read: () => Promise<T>, predicate: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+export async function waitFor<T>(read: () => Promise<T>, predicate: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
