@@ -89,7 +89,7 @@ describe("examples", { timeout: 120_000 }, () => {
     await asCreator.publishMarket("lamp-1", { principalId: "creator", expectedVersion: 1 });
     const low = example("auction-bidder", ["--url", h.url, "--identity", "ids/b1.identity.json", "--market", "lamp-1", "--amount-minor", "1500", "--wait-seconds", "60"]);
     const high = example("auction-bidder", ["--url", h.url, "--identity", "ids/b2.identity.json", "--market", "lamp-1", "--amount-minor", "2000", "--receipt-out", "b2.bid.json", "--wait-seconds", "60"]);
-    await eventually(() => low.output().stderr.includes("bid placed") && high.output().stderr.includes("bid placed"), 30_000, "both bids");
+    await eventually(() => low.output().stderr.includes("bid placed") && high.output().stderr.includes("bid placed"), 60_000, "both bids");
     // The auction's close, on the service's clock.
     h.advance(61_000);
     const [lost, won] = await Promise.all([low.done, high.done]);

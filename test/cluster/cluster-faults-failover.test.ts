@@ -49,7 +49,7 @@ function clusterLog(): string {
 
 /** One claim retried with its commandId on 503 / no answer, through `through`, until a definitive answer. */
 async function claimUntilAnswered(marketId: string, who: ClusterPrincipal, commandId: string, through: readonly number[]): Promise<ClaimOutcome> {
-  const [outcome] = await claimStorm({ cluster: nodes, marketId, claimers: [who], through, concurrency: 1, retryForMs: 30_000, commandPrefix: commandId, commandIds: [commandId] });
+  const [outcome] = await claimStorm({ cluster: nodes, marketId, claimers: [who], through, concurrency: 1, retryForMs: 60_000, commandPrefix: commandId, commandIds: [commandId] });
   return outcome as ClaimOutcome;
 }
 
@@ -123,7 +123,7 @@ describe("a service node paused past its lease", () => {
     const sentWhilePaused = request(nodes, paused, "POST", `/v1/markets/${marketId}/direct-claims`, early, { commandId: "paused-claim-early", principalId: early.principalId });
 
     // Every partition of the paused node is taken over by the others.
-    await eventually(() => partitionsOfPaused.every((p) => others.filter((i) => nodes.serves(i, p)).length === 1), 30_000, "the paused node's partitions taken over").catch((error: unknown) => {
+    await eventually(() => partitionsOfPaused.every((p) => others.filter((i) => nodes.serves(i, p)).length === 1), 60_000, "the paused node's partitions taken over").catch((error: unknown) => {
       throw new Error(`${String(error)}\n${clusterLog()}`);
     });
     const takeoverMs = Math.round(performance.now() - pausedAtMs);
@@ -206,12 +206,12 @@ describe("deadlines across failover", () => {
     await eventually(async () => {
       record = (await readRecord(nodes, survivor, creator, holdMarket)).record;
       return record.commitments[0]?.state === "expired";
-    }, 30_000, "the held commitment to expire");
+    }, 60_000, "the held commitment to expire");
     let auctionRecord: MarketRecordView | undefined;
     await eventually(async () => {
       auctionRecord = (await readRecord(nodes, survivor, creator, auctionMarket)).record;
       return auctionRecord.market.mechanismState.resolution !== undefined;
-    }, 30_000, "the auction to close");
+    }, 60_000, "the auction to close");
     const takeover = nodes.ownerOf(partition);
     const servedAgainMs = takeover === undefined ? Number.NaN : acquiredAtMs(takeover, partition) - killedAtMs;
     const expire = (record as MarketRecordView).commands.filter((command) => command.type === "commitment.expire");

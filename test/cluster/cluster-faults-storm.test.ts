@@ -158,6 +158,6 @@ describe("a claim storm on a hot market", () => {
     await nats.restart(natsIndex);
     await everyPartitionServedOnce(nodes, PARTITIONS);
     // The restarted node catches up as a replica of the stream again.
-    await eventually(async () => (await jsm.streams.info(partitionStream(partition))).cluster?.replicas?.filter((replica) => replica.current).length === 2, 30_000, "the restarted NATS node current again as the stream's replica");
+    await eventually(async () => (await jsm.streams.info(partitionStream(partition))).cluster?.replicas?.filter((replica) => replica.current).length === 2, 60_000, "the restarted NATS node current again as the stream's replica");
   }, 170_000);
 });

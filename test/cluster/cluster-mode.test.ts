@@ -36,7 +36,7 @@ async function everyPartitionServedOnce(): Promise<void> {
   const running = [0, 1, 2].filter((i) => nodes.running(i));
   const servers = (p: number) => running.filter((i) => nodes.serves(i, p)).length;
   const balanced = () => running.every((i) => ALL_PARTITIONS.filter((p) => nodes.serves(i, p)).length === PARTITIONS / running.length);
-  await eventually(() => ALL_PARTITIONS.every((p) => servers(p) === 1) && balanced(), 30_000, "every partition served by exactly one node, evenly");
+  await eventually(() => ALL_PARTITIONS.every((p) => servers(p) === 1) && balanced(), 60_000, "every partition served by exactly one node, evenly");
 }
 
 afterAll(async () => {
@@ -172,7 +172,7 @@ describe("cluster mode", () => {
       // Until a node serves the partition again: 503 with Retry-After, never another answer.
       if (after.status !== 200) expect([after.status, after.headers.get("retry-after")], after.text).toEqual([503, "1"]);
       return after.status === 200;
-    }, 30_000, "the market answering again after its owner was killed").catch((error: unknown) => {
+    }, 60_000, "the market answering again after its owner was killed").catch((error: unknown) => {
       throw new Error(`${String(error)}; last answer ${after?.status} ${after?.text}\n${[0, 1, 2].map((i) => nodes.output(i).split("\n").filter((l) => /partition|lease|error|warn/.test(l)).slice(-15).join("\n")).join("\n---\n")}`);
     });
     const failoverMs = performance.now() - killedAtMs;
@@ -211,7 +211,7 @@ describe("NATS lost while running", () => {
     }
     // Reads need a lease valid by the owner's clock again (a lapsed one serves commands only).
     let market: Awaited<ReturnType<typeof request>> | undefined;
-    await eventually(async () => (market = await request(nodes, 0, "GET", `/v1/markets/${marketId}`, creator)).status === 200, 30_000, "the market readable again");
+    await eventually(async () => (market = await request(nodes, 0, "GET", `/v1/markets/${marketId}`, creator)).status === 200, 60_000, "the market readable again");
     expect(market?.body.version).toBe(2 + 3);
     await everyPartitionServedOnce();
   }, 180_000);

@@ -31,7 +31,7 @@ import { NatsCluster } from "./support/nats-cluster.js";
 const T0 = Date.parse("2026-03-01T12:00:00.000Z");
 const OPERATOR = "op-admin";
 /** How long a test waits for an entry to reach another node (an event; the measured delay is far below). */
-const PROPAGATION_TIMEOUT_MS = 10_000;
+const PROPAGATION_TIMEOUT_MS = 60_000;
 
 let cluster: NatsCluster;
 let inspector: NatsConnection;
@@ -400,7 +400,7 @@ describe("identities when the log is lost", () => {
 
     // The journal is reopened in the background; the same command is then logged (or, had the
     // refused attempt been stored after all, replayed), and reaches B.
-    await waitFor("node A's identity journal reopened", () => a.store.writable, 30_000);
+    await waitFor("node A's identity journal reopened", () => a.store.writable, 60_000);
     const reply = await a.store.revokeKey(OPERATOR, { commandId: "revoke-ivan", keyId: ivan.keyId });
     expect(reply).toMatchObject({ ok: true, status: 200 });
     expect(a.store.stats.shared?.reopens).toBeGreaterThanOrEqual(1);

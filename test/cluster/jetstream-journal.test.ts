@@ -140,7 +140,7 @@ class Followed {
     for (const waiter of this.waiters.filter((w) => this.entries.length >= w.count)) waiter.wake();
   }
 
-  until(count: number, timeoutMs = 10_000): Promise<void> {
+  until(count: number, timeoutMs = 60_000): Promise<void> {
     if (this.entries.length >= count) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`followed ${this.entries.length} entries, not ${count}, within ${timeoutMs} ms`)), timeoutMs);
@@ -319,7 +319,7 @@ describe("JetStreamJournal on a 3-node cluster", () => {
     await connection.flush();
     // The watcher may sit on another server than the journal's connection: the copy of the request
     // reaches it over the cluster's routes, after the flushes; wait for it (bounded), then once more.
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + 60_000;
     while (gets.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     await watcher.flush();
     subscription.unsubscribe();
@@ -445,7 +445,7 @@ describe("JetStreamJournal on a 3-node cluster", () => {
         await writer.append([bytes(`after-${i}`)], { expectedLastSequence: writer.lastSequence });
         labels.push(`after-${i}`);
       }
-      await followed.until(labels.length, 30_000);
+      await followed.until(labels.length, 60_000);
       expect(followed.entries.map(([, payload]) => payload)).toEqual(labels);
       expect(followed.entries.map(([sequence]) => sequence)).toEqual(labels.map((_, i) => i + 1));
     } finally {

@@ -199,7 +199,7 @@ class EpochHistory {
   /** Waits (bounded) until the watch has seen every partition key at its current revision. */
   async caughtUp(kv: KV): Promise<void> {
     const stored = await storedLeases(kv);
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 60_000;
     while (!stored.every((lease, partition) => this.values.get(partition)?.at(-1)?.revision === lease.revision)) {
       if (Date.now() > deadline) throw new Error("the watch on the lease bucket did not catch up");
       await new Promise((resolve) => setTimeout(resolve, 10));

@@ -42,7 +42,7 @@ afterEach(async () => {
 });
 
 /** `npm start` (or a shell line) in a new process group, as a terminal runs it, serving on `dataDir`. */
-async function launch(shellLine: string | undefined, dataDir: string, cwd = REPO_ROOT, startTimeoutMs = 20_000): Promise<{ launched: Spawned; url: string; servicePid: number }> {
+async function launch(shellLine: string | undefined, dataDir: string, cwd = REPO_ROOT, startTimeoutMs = 60_000): Promise<{ launched: Spawned; url: string; servicePid: number }> {
   const launched =
     shellLine === undefined
       ? spawnCaptured("npm", ["start"], { env: serverEnv(dataDir), detached: true, cwd })

@@ -48,7 +48,7 @@ beforeAll(async () => {
   // A fixed port: the restart test starts the service again where the page reconnects.
   h = await Harness.start({ startMs: Math.floor(Date.now() / 1000) * 1000, env: { PORT: String(await freePort()) } });
   [alice, bob, carol] = await h.principals("alice", "bob", "carol");
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS, timeout: 30_000 });
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS, timeout: 60_000 });
 });
 
 afterAll(async () => {

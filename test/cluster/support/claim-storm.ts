@@ -195,7 +195,7 @@ export async function readRecord(cluster: ServiceCluster, node: number, creator:
     if (answer.status === 200) found = { text: answer.text, record: answer.body as MarketRecordView };
     else if (!retryable(answer.status)) throw new Error(`record of ${marketId} via node ${node}: ${last}`);
     return found !== undefined;
-  }, 30_000, `the record of ${marketId} via node ${node}`).catch((error: unknown) => {
+  }, 60_000, `the record of ${marketId} via node ${node}`).catch((error: unknown) => {
     throw new Error(`${String(error)}; last answer ${last}`);
   });
   return found as { text: string; record: MarketRecordView };
@@ -217,7 +217,7 @@ export async function readMarket(cluster: ServiceCluster, node: number, who: Clu
     if (answer.status === 200) found = { text: answer.text, body: answer.body as MarketView };
     else if (!retryable(answer.status)) throw new Error(`market ${marketId} via node ${node}: ${last}`);
     return found !== undefined;
-  }, 30_000, `market ${marketId} via node ${node}`).catch((error: unknown) => {
+  }, 60_000, `market ${marketId} via node ${node}`).catch((error: unknown) => {
     throw new Error(`${String(error)}; last answer ${last}`);
   });
   return found as { text: string; body: MarketView };
@@ -289,7 +289,7 @@ export async function stormProblems(cluster: ServiceCluster, creator: ClusterPri
         if (final === undefined) continue;
         const node = running[(running.indexOf(final.node) + 1 + (i % Math.max(1, running.length - 1))) % running.length] as number;
         // A 503 says "retry" (the partition may be changing owner): only a definitive answer is compared.
-        const [retried] = await claimStorm({ cluster, marketId, claimers: [outcome.who], through: [node], concurrency: 1, retryForMs: 30_000, commandPrefix: outcome.commandId, commandIds: [outcome.commandId] });
+        const [retried] = await claimStorm({ cluster, marketId, claimers: [outcome.who], through: [node], concurrency: 1, retryForMs: 60_000, commandPrefix: outcome.commandId, commandIds: [outcome.commandId] });
         const again = retried?.final ?? retried?.attempts.at(-1) ?? { status: 0, text: "no attempt" };
         if (again.status !== final.status || again.text !== final.text) {
           problems.push(`retry of ${outcome.commandId} via node ${node}: ${again.status} ${again.text.slice(0, 200)}; original ${final.status} ${final.text.slice(0, 200)}`);

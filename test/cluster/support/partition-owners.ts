@@ -7,7 +7,7 @@ import { eventually } from "../../process/support.js";
 import type { ServiceCluster } from "./service-cluster.js";
 
 /** Waits until every partition is served by exactly one running node and the running nodes serve as evenly as they can. */
-export async function everyPartitionServedOnce(cluster: ServiceCluster, partitions: number, timeoutMs = 30_000): Promise<void> {
+export async function everyPartitionServedOnce(cluster: ServiceCluster, partitions: number, timeoutMs = 60_000): Promise<void> {
   const all = Array.from({ length: partitions }, (_, p) => p);
   const running = () => Array.from({ length: cluster.size }, (_, i) => i).filter((i) => cluster.running(i));
   const settled = (): boolean => {
@@ -24,7 +24,7 @@ export async function everyPartitionServedOnce(cluster: ServiceCluster, partitio
 }
 
 /** The owner of `partition` by the logs, once exactly one running node serves it. */
-export async function ownerOnce(cluster: ServiceCluster, partition: number, timeoutMs = 30_000): Promise<number> {
+export async function ownerOnce(cluster: ServiceCluster, partition: number, timeoutMs = 60_000): Promise<number> {
   let owner: number | undefined;
   await eventually(() => {
     const serving = Array.from({ length: cluster.size }, (_, i) => i).filter((i) => cluster.serves(i, partition));
