@@ -11,9 +11,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { eventually } from "../process/support.js";
 import { NatsCluster } from "./support/nats-cluster.js";
 import { ServiceCluster, saveNodeLogs } from "./support/service-cluster.js";
-import { openDirectClaimMarket, provisionPrincipal, request, type ClusterPrincipal } from "./support/cluster-clients.js";
+import { openDirectClaimMarket, provisionPrincipal, request, requestOnce, type ClusterPrincipal } from "./support/cluster-clients.js";
 import { claimStorm, provisionMany, readMarket, readRecord, stormProblems, type ClaimOutcome, type MarketRecordView } from "./support/claim-storm.js";
-import { everyPartitionServedOnce, marketIdOnPartition, ownerOnce } from "./support/partition-owners.js";
+import { everyPartitionServedOnce, marketIdOnPartition, ownerOnce, ownershipLines } from "./support/partition-owners.js";
 
 const PARTITIONS = 6;
 const LEASE_MS = 1500;
@@ -44,7 +44,7 @@ beforeEach(({ onTestFailed }) => {
 
 /** The logs' lines about partitions, leases and errors, for a failure message. */
 function clusterLog(): string {
-  return [0, 1, 2].map((i) => `--- node ${nodes.nodeId(i)}\n${nodes.output(i).split("\n").filter((l) => /partition|lease|error|warn/i.test(l)).slice(-20).join("\n")}`).join("\n");
+  return ownershipLines(nodes, 20);
 }
 
 /** One claim retried with its commandId on 503 / no answer, through `through`, until a definitive answer. */
@@ -120,7 +120,7 @@ describe("a service node paused past its lease", () => {
     const pausedAtMs = performance.now();
     // Sent to the paused node: it waits in the node's socket and is handled first thing after SIGCONT,
     // by a node whose memory still has the capacity free and whose lease has run out meanwhile.
-    const sentWhilePaused = request(nodes, paused, "POST", `/v1/markets/${marketId}/direct-claims`, early, { commandId: "paused-claim-early", principalId: early.principalId });
+    const sentWhilePaused = requestOnce(nodes, paused, "POST", `/v1/markets/${marketId}/direct-claims`, early, { commandId: "paused-claim-early", principalId: early.principalId });
 
     // Every partition of the paused node is taken over by the others.
     await eventually(() => partitionsOfPaused.every((p) => others.filter((i) => nodes.serves(i, p)).length === 1), 60_000, "the paused node's partitions taken over").catch((error: unknown) => {

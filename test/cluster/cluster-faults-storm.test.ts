@@ -17,7 +17,7 @@ import { NatsCluster } from "./support/nats-cluster.js";
 import { ServiceCluster, saveNodeLogs } from "./support/service-cluster.js";
 import { openDirectClaimMarket, provisionPrincipal, type ClusterPrincipal } from "./support/cluster-clients.js";
 import { claimStorm, provisionMany, stormProblems, stormSummary, type ClaimAttempt, type ClaimOutcome } from "./support/claim-storm.js";
-import { everyPartitionServedOnce, marketIdOnPartition, ownerOnce } from "./support/partition-owners.js";
+import { everyPartitionServedOnce, marketIdOnPartition, ownerOnce, ownershipLines } from "./support/partition-owners.js";
 
 /** Which run of the current test this is (vitest retries a failed test): ids differ per run. */
 let runs = 0;
@@ -71,7 +71,7 @@ function firstSuccessAfter(outcomes: readonly ClaimOutcome[], sinceMs: number): 
 
 /** The logs' lines about partitions, leases and errors, for a failure message. */
 function clusterLog(): string {
-  return [0, 1, 2].map((i) => `--- node ${nodes.nodeId(i)}\n${nodes.output(i).split("\n").filter((l) => /partition|lease|error|warn/i.test(l)).slice(-20).join("\n")}`).join("\n");
+  return ownershipLines(nodes, 20);
 }
 
 describe("a claim storm on a hot market", () => {

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NatsCluster } from "./support/nats-cluster.js";
 import { ServiceCluster } from "./support/service-cluster.js";
-import { claimBody, openDirectClaimMarket, provisionPrincipal, request, type ClusterPrincipal } from "./support/cluster-clients.js";
+import { claimBody, openDirectClaimMarket, provisionPrincipal, request, requestOnce, type ClusterPrincipal } from "./support/cluster-clients.js";
 import { shardOfMarket } from "../../engine/runtime/shard-routing.js";
 import { parseReceipt } from "../../engine/audit/heads/receipt.js";
 import { verifyHead } from "../../engine/audit/heads/signed-head.js";
@@ -168,7 +168,7 @@ describe("cluster mode", () => {
     const killedAtMs = performance.now();
     let after: Awaited<ReturnType<typeof request>> | undefined;
     await eventually(async () => {
-      after = await request(nodes, other, "POST", `/v1/markets/${marketId}/direct-claims`, second, claimBody("failover-claim-2", second));
+      after = await requestOnce(nodes, other, "POST", `/v1/markets/${marketId}/direct-claims`, second, claimBody("failover-claim-2", second));
       // Until a node serves the partition again: 503 with Retry-After, never another answer.
       if (after.status !== 200) expect([after.status, after.headers.get("retry-after")], after.text).toEqual([503, "1"]);
       return after.status === 200;
@@ -190,13 +190,12 @@ describe("NATS lost while running", () => {
     await openDirectClaimMarket(nodes, 0, creator, marketId, 50);
     const claimers = await Promise.all([0, 1, 2].map((i) => provisionPrincipal(nodes, i, `outage-claimer-${i}`)));
     await Promise.all([0, 1, 2].map((i) => nats.kill(i)));
+    // Each answer comes while NATS is still down (it returns only after this loop), so a claim that
+    // hung instead would fail the test by its bound; how fast the 503 comes is not measured here.
     for (const [i, who] of claimers.entries()) {
-      const startedMs = performance.now();
-      const answer = await request(nodes, i, "POST", `/v1/markets/${marketId}/direct-claims`, who, claimBody(`outage-claim-${i}`, who));
+      const answer = await requestOnce(nodes, i, "POST", `/v1/markets/${marketId}/direct-claims`, who, claimBody(`outage-claim-${i}`, who));
       expect([answer.status, answer.headers.get("retry-after")], answer.text).toEqual([503, "1"]);
       expect(answer.body.error.code).toBe("service_unavailable");
-      // Within the reply deadline (CLUSTER_FORWARD_TIMEOUT_MS, 5 s by default) and its slack: never a hang.
-      expect(performance.now() - startedMs).toBeLessThan(15_000);
     }
     await Promise.all([0, 1, 2].map((i) => nats.restart(i)));
     // Retried with the same commandIds: each executes once (or replays if it was logged after all).

@@ -11,7 +11,7 @@
  */
 import { MarketClient } from "../../../gateway/client/index.js";
 import { OPERATOR, eventually } from "../../process/support.js";
-import { claimBody, request, type ClusterPrincipal } from "./cluster-clients.js";
+import { claimBody, request, requestOnce, type ClusterPrincipal } from "./cluster-clients.js";
 import type { ServiceCluster } from "./service-cluster.js";
 
 /** One answer a claim got (a definitive one, or a 503 / network failure that was retried). */
@@ -81,7 +81,7 @@ export async function claimStorm(options: StormOptions): Promise<ClaimOutcome[]>
       let status = 0;
       let text = "";
       try {
-        const answer = await request(cluster, node, "POST", `/v1/markets/${marketId}/direct-claims`, outcome.who, claimBody(outcome.commandId, outcome.who));
+        const answer = await requestOnce(cluster, node, "POST", `/v1/markets/${marketId}/direct-claims`, outcome.who, claimBody(outcome.commandId, outcome.who));
         status = answer.status;
         text = answer.text;
       } catch (error) {
