@@ -21,7 +21,7 @@ let creator: ClusterPrincipal;
 
 beforeAll(async () => {
   nats = await NatsCluster.start();
-  nodes = await ServiceCluster.start(nats.urls, 3, { env: { CLUSTER_PARTITIONS: String(PARTITIONS), CLUSTER_LEASE_MS: "1500", EVENTS_KEEP_ALIVE_MS: "500" } });
+  nodes = await ServiceCluster.start(nats.urls, 3, { env: { CLUSTER_PARTITIONS: String(PARTITIONS), EVENTS_KEEP_ALIVE_MS: "500" } });
   await everyPartitionServedOnce(nodes, PARTITIONS);
   creator = await provisionPrincipal(nodes, 0, "creator");
 }, 120_000);

@@ -36,7 +36,7 @@ let creator: ClusterPrincipal;
 
 beforeAll(async () => {
   nats = await NatsCluster.start();
-  nodes = await ServiceCluster.start(nats.urls, 3, { env: { CLUSTER_PARTITIONS: String(PARTITIONS), CLUSTER_LEASE_MS: "1500", CLUSTER_FORWARD_TIMEOUT_MS: "2000" } });
+  nodes = await ServiceCluster.start(nats.urls, 3, { env: { CLUSTER_PARTITIONS: String(PARTITIONS), CLUSTER_FORWARD_TIMEOUT_MS: "2000" } });
   await everyPartitionServedOnce(nodes, PARTITIONS);
   creator = await provisionPrincipal(nodes, 0, "state-creator");
 }, 120_000);

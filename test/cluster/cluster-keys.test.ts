@@ -25,7 +25,7 @@ let nodes: ServiceCluster;
 
 beforeAll(async () => {
   nats = await NatsCluster.start();
-  nodes = await ServiceCluster.start(nats.urls, 2, { env: { CLUSTER_PARTITIONS: "2", CLUSTER_LEASE_MS: "1500" } });
+  nodes = await ServiceCluster.start(nats.urls, 2, { env: { CLUSTER_PARTITIONS: "2" } });
 }, 120_000);
 
 afterAll(async () => {

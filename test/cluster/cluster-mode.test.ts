@@ -24,7 +24,7 @@ let creator: ClusterPrincipal;
 
 beforeAll(async () => {
   nats = await NatsCluster.start();
-  nodes = await ServiceCluster.start(nats.urls, 3, { env: { CLUSTER_PARTITIONS: String(PARTITIONS), CLUSTER_LEASE_MS: "1500" } });
+  nodes = await ServiceCluster.start(nats.urls, 3, { env: { CLUSTER_PARTITIONS: String(PARTITIONS) } });
   await everyPartitionServedOnce();
   creator = await provisionPrincipal(nodes, 0, "creator");
 }, 120_000);

@@ -20,6 +20,12 @@ const LEASE_MS = 1500;
 const RENEW_MS = 500;
 const MARGIN_MS = 150;
 const START_MS = Date.UTC(2026, 0, 1);
+/**
+ * How long one request to NATS may take, in real time. The leases' time is the ManualClock, so this
+ * only bounds waiting for NATS (and how long a request held by a proxy takes to fail); the default
+ * (renewEveryMs, 500 ms here) failed every round on this 2-core machine at a load average near 35.
+ */
+const REQUEST_TIMEOUT_MS = 5_000;
 
 let cluster: NatsCluster;
 /** The test's own connection, to read and write the bucket behind the managers' backs. */
@@ -91,6 +97,7 @@ async function startNode(name: string, { bucket, clock, servers = cluster.urls, 
     leaseMs: LEASE_MS,
     renewEveryMs: RENEW_MS,
     safetyMarginMs: MARGIN_MS,
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
     manualRounds: true,
     onAcquired: async (lease) => {
       acquired.push(lease);

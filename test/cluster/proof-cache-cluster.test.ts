@@ -21,20 +21,13 @@ const PARTITIONS = 3;
 const PARTITION = 1;
 const LOG_ID = `partition-${PARTITION}`;
 const METRICS_TOKEN = "proof-cache-metrics-token-0123456789abcdef";
-/**
- * The counters this test reads are the owner's: the partition must keep its owner throughout. With
- * the default lease (1.5 s) a node starved of CPU on a loaded machine loses its partitions to another
- * (docs/cluster.md, "Ownership: leases"), and the counters would be split between two nodes; a long
- * lease keeps the owner (restarted nodes take their own leases back at once).
- */
-const LEASE_MS = "10000";
 let nats: NatsCluster;
 let nodes: ServiceCluster;
 let creator: ClusterPrincipal;
 
 beforeAll(async () => {
   nats = await NatsCluster.start();
-  nodes = await ServiceCluster.start(nats.urls, 3, { env: { CLUSTER_PARTITIONS: String(PARTITIONS), METRICS_TOKEN, CLUSTER_LEASE_MS: LEASE_MS } });
+  nodes = await ServiceCluster.start(nats.urls, 3, { env: { CLUSTER_PARTITIONS: String(PARTITIONS), METRICS_TOKEN } });
   const all = Array.from({ length: PARTITIONS }, (_, p) => p);
   await eventually(() => all.every((p) => [0, 1, 2].filter((i) => nodes.serves(i, p)).length === 1), 60_000, "every partition served by exactly one node");
   creator = await provisionPrincipal(nodes, 0, "proof-cache-creator");

@@ -14,6 +14,14 @@ import { freePort } from "../../../scripts/free-port.js";
 import { clusterSigningKeyFile } from "../../../scripts/cluster-signing-key.js";
 import { killOnExit } from "../../support/kill-on-exit.js";
 
+/**
+ * Every node's CLUSTER_LEASE_MS unless a test sets its own. With the service's default (1.5 s) each
+ * lease round's requests to NATS must answer within 0.5 s; on this 2-core machine at a load average
+ * near 30 they did not, leases expired before they could be renewed, and partitions went unowned for
+ * a minute. The tests wait for takeovers on conditions, so a longer lease only makes a takeover later.
+ */
+export const TEST_LEASE_MS = "10000";
+
 export interface ServiceNodeOptions {
   /** Extra environment (e.g. CLUSTER_PARTITIONS, CLUSTER_LEASE_MS). */
   readonly env?: Record<string, string>;
@@ -130,6 +138,7 @@ export class ServiceCluster {
       CLUSTER_NATS_URLS: this.natsUrls.join(","),
       CLUSTER_NODE_ID: node.nodeId,
       AUDIT_SIGNING_KEY_FILE: this.signingKeyFile,
+      CLUSTER_LEASE_MS: TEST_LEASE_MS,
       ...this.options.env,
       ...node.env,
     };
