@@ -85,6 +85,87 @@ describe("retries across a real restart of the service", () => {
   }, 120_000);
 });
 
+describe("the default retry budget rides out a restart", () => {
+  let server: (Spawned & { url: string }) | undefined;
+  const dataDir = tempDataDir("sdk-default-budget");
+  afterAll(async () => {
+    if (server !== undefined && server.child.exitCode === null) {
+      server.child.kill("SIGTERM");
+      await server.exited;
+    }
+    rmSync(path.dirname(dataDir), { recursive: true, force: true });
+  });
+
+  it("a claim sent while the service is killed and started again (same port, same data directory) succeeds with the default options", async () => {
+    server = await startServer(dataDir);
+    const port = new URL(server.url).port;
+    const connections = closingFetch();
+    const admin = new MarketClient({ baseUrl: server.url, fetch: connections.fetch, credentials: { kind: "hmac", ...OPERATOR } });
+    const creator = await admin.provisionNewIdentity({ principalId: "creator" });
+    const bob = await admin.provisionNewIdentity({ principalId: "bob" });
+    const asCreator = admin.withCredentials(new Ed25519Session(creator));
+    await asCreator.createMarket({ marketId: "budget-m", principalId: "creator", subject: { schema: "seat.v1", data: {} }, mechanism: DIRECT });
+    await asCreator.publishMarket("budget-m", { principalId: "creator", expectedVersion: 1 });
+    // Nothing about retries is set: the defaults, the real clock and the real timer.
+    const retries: number[] = [];
+    const bobClient = new MarketClient({ baseUrl: server.url, fetch: connections.fetch, credentials: new Ed25519Session(bob), onRetry: ({ delayMs }) => retries.push(delayMs) });
+    await bobClient.getMarket("budget-m");
+    connections.closeIdle();
+    server.child.kill("SIGKILL");
+    await server.exited;
+
+    // The claim goes out to a dead service; the service is started again meanwhile, as a supervisor would.
+    const claiming = bobClient.submitDirectClaim("budget-m", { principalId: "bob" });
+    server = await startServer(dataDir, { PORT: port });
+    const claimed = await claiming;
+    expect(claimed.attempts).toBeGreaterThanOrEqual(2);
+    expect(retries.length).toBe(claimed.attempts - 1);
+    expect(claimed.body.commitments[0]?.participantPrincipalId).toBe("bob");
+    const record = await asCreator.getMarketRecord("budget-m");
+    expect(record.commands.filter((command) => command.id === claimed.commandId)).toHaveLength(1);
+  }, 120_000);
+
+  it("by default a service that does not answer is tried for more than 18 s and never past 20 s; the error carries the command id", async () => {
+    for (const random of [() => 0, () => 0.999]) {
+      let nowMs = 0;
+      const starts: number[] = [];
+      const client = new MarketClient({
+        baseUrl: "http://127.0.0.1:9",
+        clock: { nowMs: () => nowMs },
+        sleep: async (ms) => void (nowMs += ms),
+        random,
+        fetch: async () => {
+          starts.push(nowMs);
+          throw new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) });
+        },
+      });
+      const error = await client.submitDirectClaim("m", { principalId: "bob", commandId: "bob-lost" }).catch((thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(ServiceUnreachableError);
+      expect((error as ServiceUnreachableError).commandId).toBe("bob-lost");
+      const last = starts[starts.length - 1] ?? 0;
+      expect(last).toBeGreaterThan(18_000);
+      expect(last).toBeLessThanOrEqual(20_000);
+    }
+  });
+
+  it("does not retry a cause that waiting cannot fix (host not found)", async () => {
+    const sleeps: number[] = [];
+    let calls = 0;
+    const client = new MarketClient({
+      baseUrl: "http://no-such-host.invalid",
+      sleep: async (ms) => void sleeps.push(ms),
+      fetch: async () => {
+        calls += 1;
+        throw new TypeError("fetch failed", { cause: Object.assign(new Error("getaddrinfo ENOTFOUND"), { code: "ENOTFOUND" }) });
+      },
+    });
+    const error = await client.getMarket("m").catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ name: "ServiceUnreachableError", causeCode: "ENOTFOUND", lasting: true });
+    expect(calls).toBe(1);
+    expect(sleeps).toEqual([]);
+  });
+});
+
 describe("503 and 429 with Retry-After", () => {
   let h: Harness;
   let bob: Principal;
@@ -212,6 +293,8 @@ describe("503 and 429 with Retry-After", () => {
     const error = await client.submitDirectClaim("m-bounded", { principalId: "bob" }).catch((thrown: unknown) => thrown);
     expect(errorGuards.service_unavailable(error)).toBe(true);
     expect((error as MarketServiceError).status).toBe(503);
+    // The id the client made is on the error: the same command can be sent again safely.
+    expect((error as MarketServiceError).commandId).toBe(JSON.parse(front.seen[0]?.body ?? "{}").commandId);
     expect(front.seen).toHaveLength(3);
     expect(sleeps).toHaveLength(2);
     // Equal jitter of 200 ms doubled: the first wait in [100, 200], the second in [200, 400].
@@ -239,6 +322,7 @@ describe("503 and 429 with Retry-After", () => {
     await conflict.client.submitDirectClaim("m-409", { principalId: "bob", commandId: "bob-409" });
     const error = await conflict.client.submitDirectClaim("m-409", { principalId: "bob", commandId: "bob-409", expectedVersion: 99 }).catch((thrown: unknown) => thrown);
     expect(errorGuards.idempotency_conflict(error)).toBe(true);
+    expect((error as MarketServiceError).commandId).toBe("bob-409");
     expect(conflict.front.seen).toHaveLength(2);
     expect(conflict.sleeps).toEqual([]);
   });
