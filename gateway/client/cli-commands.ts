@@ -26,7 +26,7 @@ export function cliClient(url: string): MarketClient {
     onRetry: ({ failure }) => {
       if (announced) return;
       announced = true;
-      process.stderr.write(`market-service: ${failure.message}; trying again for up to ${DEFAULT_RETRY.maxElapsedMs / 1000} s\n`);
+      process.stderr.write(`market-service: ${failure.message} — trying again for up to ${DEFAULT_RETRY.maxElapsedMs / 1000} s\n`);
     },
   });
 }
