@@ -120,7 +120,7 @@ async function provision(node: IdentityNode, id: string): Promise<Provisioned> {
 /** The real challenge → token flow on `node`'s AuthService. */
 async function login(node: IdentityNode, who: Provisioned): Promise<string> {
   const nowMs = node.clock.nowMs();
-  const challenge = expectOk(node.auth.createChallenge({ actorId: who.id, keyId: who.keyId }, nowMs));
+  const challenge = expectOk(await node.auth.createChallenge({ actorId: who.id, keyId: who.keyId }, nowMs));
   const signature = signSigningPayload(challenge.signingPayload, who.privateKey);
   return expectOk(await node.auth.issueToken({ challengeId: challenge.id, nonce: challenge.nonce, signature }, nowMs)).accessToken;
 }
@@ -210,7 +210,7 @@ describe("identities on a shared JetStream stream", () => {
     expect(b.auth.authenticateBearer(token, b.clock.nowMs())).toBeUndefined();
     expect(b.store.key(alice.keyId)?.revokedAt).toBe(a.store.key(alice.keyId)?.revokedAt);
     // And B no longer hands out tokens for it either.
-    expect(b.auth.createChallenge({ actorId: "alice", keyId: alice.keyId }, b.clock.nowMs())).toMatchObject({ code: "unauthenticated" });
+    expect(await b.auth.createChallenge({ actorId: "alice", keyId: alice.keyId }, b.clock.nowMs())).toMatchObject({ code: "unauthenticated" });
   });
 
   it("logs one command when the same command reaches A and B at once; both get the same reply", async () => {
@@ -390,7 +390,7 @@ describe("identities when the log is lost", () => {
       // While the journal is being reopened, commands and tokens are refused at once.
       expect(await a.store.provisionIdentity(OPERATOR, provisionBody("judy", generateKeyPair()))).toMatchObject({ code: "service_unavailable" });
       expect(await a.store.recordToken({ hash: "while-down", actorId: "ivan", keyId: ivan.keyId, audience: "market-service", issuedAtMs: T0, expiresAtMs: T0 + 1 })).toBe("unavailable");
-      const challenge = expectOk(a.auth.createChallenge({ actorId: "ivan", keyId: ivan.keyId }, a.clock.nowMs()));
+      const challenge = expectOk(await a.auth.createChallenge({ actorId: "ivan", keyId: ivan.keyId }, a.clock.nowMs()));
       const grant = await a.auth.issueToken({ challengeId: challenge.id, nonce: challenge.nonce, signature: signSigningPayload(challenge.signingPayload, ivan.privateKey) }, a.clock.nowMs());
       expect(grant).toMatchObject({ ok: false, code: "service_unavailable" });
     } finally {
