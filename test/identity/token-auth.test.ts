@@ -99,6 +99,16 @@ describe("Ed25519 challenges", () => {
     expect(auth.outstandingChallenges).toBe(0);
   });
 
+  it("gives a token to exactly one of two identical requests arriving at once", async () => {
+    const { auth, alice } = await setup();
+    const challenge = await challengeFor(auth, alice, T0);
+    const body = { challengeId: challenge.id, nonce: challenge.nonce, signature: signSigningPayload(challenge.signingPayload, alice.privateKey) };
+    const replies = await Promise.all([auth.issueToken(body, T0), auth.issueToken(body, T0)]);
+    expect(replies.filter((reply) => reply.ok)).toHaveLength(1);
+    expect(replies.filter((reply) => !reply.ok)).toEqual([AUTHENTICATION_FAILED]);
+    expect(auth.outstandingChallenges).toBe(0);
+  });
+
   it("refuses an expired challenge (valid strictly before expiresAt)", async () => {
     const { auth, alice } = await setup({ AUTH_CHALLENGE_TTL: "30" });
     const late = await challengeFor(auth, alice, T0);
