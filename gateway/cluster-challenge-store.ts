@@ -2,7 +2,7 @@
  * Cluster mode's challenge store (gateway/auth/challenge-store.ts): outstanding challenges in the
  * NATS KV bucket `auth-challenges`, shared by every node, so a challenge any node issued can be
  * redeemed at any node, exactly once, within its lifetime (docs/auth.md "Challenges in cluster
- * mode", decisions.md I-signin). Loaded only in cluster mode (through cluster-node.ts).
+ * mode", decisions.md I40). Loaded only in cluster mode (through cluster-node.ts).
  *
  * - One key per challenge: its id (22 base64url characters, a valid KV key). The value is JSON
  *   `{v, actorId, keyId, nonceHash, expiresAtMs, audience}`: the nonce only as its SHA-256, the
