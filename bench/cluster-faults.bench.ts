@@ -41,8 +41,9 @@ import { connectForJournals } from "../engine/journal/jetstream-connection.js";
 import { shardOfMarket } from "../engine/runtime/shard-routing.js";
 import { MarketClient } from "../gateway/client/index.js";
 import { LocalCluster } from "../scripts/local-cluster.js";
-import { plainWordsProblem } from "../test/support/plain-words.js";
+import { marketIdOnPartition } from "../test/cluster/support/partition-owners.js";
 import { numberArg } from "./args.js";
+import { bySecond, decided, messages, notPlain, outage, Prober, retriesAfter, type Answer } from "./cluster-prober.js";
 import { freshResultStem, RESULTS_DIR } from "./result-stem.js";
 import { REPO } from "./storm/processes.js";
 import { createMarket } from "./storm/setup.js";
@@ -52,13 +53,8 @@ const WATCH_SECONDS = numberArg("watch-seconds", 15);
 const PAUSE_SECONDS = numberArg("pause-seconds", 8);
 const PARTITIONS = 6;
 const PARTICIPANTS = 200;
-const CLAIM_EVERY_MS = 25;
-const READ_EVERY_MS = 100;
-/** A claim answered 503 (or not at all) is sent again this often with its commandId... */
+/** A claim answered 503 (or not at all) is sent again this often with its commandId, by at most 40 claims at once (cluster-prober.ts). */
 const RETRY_EVERY_MS = 200;
-/** ...for this long... */
-const RETRY_FOR_MS = 20_000;
-/** ...by at most this many claims at once (the others are left unanswered: counted, not retried). */
 const RETRYING_AT_MOST = 40;
 const WORK = path.join(REPO, ".tmp", "cluster-faults");
 const MARKET = "faults-market";
@@ -68,196 +64,6 @@ const log = (line: string): void => {
 };
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const round1 = (n: number): number => Math.round(n * 10) / 10;
-
-interface Answer {
-  /** "retry": a claim sent again with the commandId of one answered 503 or not at all. */
-  kind: "claim" | "retry" | "read" | "provision";
-  node: number;
-  marketId?: string;
-  sentAtMs: number;
-  doneAtMs: number;
-  status: string;
-  message?: string;
-}
-
-function errorMessage(text: string): string {
-  try {
-    return (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text.slice(0, 200);
-  } catch {
-    return text.slice(0, 200);
-  }
-}
-
-/** The first market id `<prefix>-<n>` that lands on `partition`. */
-function marketOnPartition(prefix: string, partition: number): string {
-  for (let n = 0; ; n += 1) if (shardOfMarket(`${prefix}-${n}`, PARTITIONS) === partition) return `${prefix}-${n}`;
-}
-
-/** Claims and reads sent at a steady pace, whatever the earlier ones are doing; claims retried as a client would. */
-class Prober {
-  readonly answers: Answer[] = [];
-  private running = true;
-  private readonly loops: Array<Promise<void>> = [];
-  private readonly inFlight = new Set<Promise<void>>();
-  private count = 0;
-  private retrying = 0;
-  /** Claims answered 503 or not at all that were not retried (RETRYING_AT_MOST claims were retrying). */
-  notRetried = 0;
-
-  constructor(
-    private readonly clients: readonly MarketClient[],
-    private readonly participants: ReadonlyArray<{ principalId: string; token: string }>,
-    private readonly creatorToken: string,
-    private readonly options: { markets?: readonly string[]; provision?: () => Promise<unknown>; retries?: boolean } = {},
-  ) {
-    this.loops.push(this.loop(CLAIM_EVERY_MS, (node) => this.claim(node)));
-    this.loops.push(this.loop(READ_EVERY_MS, (node) => this.read(node)));
-    const provision = options.provision;
-    if (provision !== undefined) this.loops.push(this.loop(500, () => this.record("provision", 0, undefined, () => provision().then(() => ({ status: 201, text: "" })))));
-  }
-
-  private get markets(): readonly string[] {
-    return this.options.markets ?? [MARKET];
-  }
-
-  private async loop(everyMs: number, send: (node: number) => Promise<unknown>): Promise<void> {
-    for (let n = 0; this.running; n += 1) {
-      const sent = send(n % this.clients.length).then(() => undefined);
-      this.inFlight.add(sent);
-      void sent.finally(() => this.inFlight.delete(sent));
-      await pause(everyMs);
-    }
-  }
-
-  private async record(kind: Answer["kind"], node: number, marketId: string | undefined, call: () => Promise<{ status: number; text: string }>): Promise<Answer> {
-    const sentAtMs = performance.now();
-    let status: string;
-    let message: string | undefined;
-    try {
-      const reply = await call();
-      status = String(reply.status);
-      if (reply.status >= 500) message = errorMessage(reply.text);
-    } catch (error) {
-      const text = error instanceof Error ? error.message : String(error);
-      const refused = /status (\d{3})/.exec(text)?.[1] ?? /failed: (\d{3})/.exec(text)?.[1];
-      status = refused ?? "no answer";
-      message = text.slice(0, 200);
-    }
-    const answer: Answer = { kind, node, sentAtMs, doneAtMs: performance.now(), status, ...(marketId === undefined ? {} : { marketId }), ...(message === undefined ? {} : { message }) };
-    this.answers.push(answer);
-    return answer;
-  }
-
-  private async claim(node: number): Promise<void> {
-    const n = this.count++;
-    const who = this.participants[n % this.participants.length] as { principalId: string; token: string };
-    const marketId = this.markets[n % this.markets.length] as string;
-    const body = { commandId: `probe-${randomBytes(6).toString("hex")}-${n}`, principalId: who.principalId };
-    const send = (kind: Answer["kind"], through: number) =>
-      this.record(kind, through, marketId, () => (this.clients[through] as MarketClient).request("POST", `/v1/markets/${marketId}/direct-claims`, body, { kind: "bearer", token: who.token }));
-    const first = await send("claim", node);
-    if (decided(first) || this.options.retries === false) return;
-    if (this.retrying >= RETRYING_AT_MOST) {
-      this.notRetried += 1;
-      return;
-    }
-    this.retrying += 1;
-    try {
-      const giveUpAtMs = first.sentAtMs + RETRY_FOR_MS;
-      for (let attempt = 1; performance.now() < giveUpAtMs; attempt += 1) {
-        await pause(RETRY_EVERY_MS);
-        if (decided(await send("retry", (node + attempt) % this.clients.length))) return;
-      }
-    } finally {
-      this.retrying -= 1;
-    }
-  }
-
-  private read(node: number): Promise<Answer> {
-    return this.record("read", node, MARKET, () => (this.clients[node] as MarketClient).request("GET", `/v1/markets/${MARKET}`, undefined, { kind: "bearer", token: this.creatorToken }));
-  }
-
-  /** Stops sending; resolves once every request sent has its answer and every retrying claim is decided or given up. */
-  async stop(): Promise<void> {
-    this.running = false;
-    await Promise.all(this.loops);
-    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
-  }
-}
-
-/** Decided: the rules answered (a claim accepted, or refused because that participant holds one; a read 200). */
-const decided = (answer: Answer): boolean =>
-  answer.status === "200" || ((answer.kind === "claim" || answer.kind === "retry") && answer.status === "409") || (answer.kind === "provision" && answer.status === "201");
-
-/** The longest stretch after `fromMs` with no decided answer of `kind` (by answer time), and the first decided one sent after `fromMs`. */
-function outage(answers: readonly Answer[], kind: Answer["kind"], fromMs: number, toMs: number, marketId?: string): { firstDecidedAfterMs: number | null; longestGapMs: number; notDecided: Record<string, number>; slowestMs: number } {
-  const mine = answers.filter((a) => a.kind === kind && a.sentAtMs >= fromMs - 5_000 && (marketId === undefined || a.marketId === marketId));
-  const times = mine.filter((a) => decided(a) && a.doneAtMs >= fromMs).map((a) => a.doneAtMs).sort((a, b) => a - b);
-  let longest = 0;
-  let previous = fromMs;
-  for (const t of [...times, toMs]) {
-    longest = Math.max(longest, t - previous);
-    previous = t;
-  }
-  const first = mine.filter((a) => decided(a) && a.sentAtMs >= fromMs).sort((a, b) => a.doneAtMs - b.doneAtMs)[0];
-  const notDecided: Record<string, number> = {};
-  for (const a of mine.filter((a) => !decided(a) && a.doneAtMs >= fromMs)) notDecided[a.status] = (notDecided[a.status] ?? 0) + 1;
-  return {
-    firstDecidedAfterMs: first === undefined ? null : round1(first.doneAtMs - fromMs),
-    longestGapMs: round1(longest),
-    notDecided,
-    slowestMs: round1(Math.max(0, ...mine.filter((a) => a.doneAtMs >= fromMs).map((a) => a.doneAtMs - a.sentAtMs))),
-  };
-}
-
-/**
- * Retries against new claims after a fault at `fromMs`: when the first new claim (sent after the
- * fault) was decided, the first retry decided, and how many retries were still refused (503) after
- * new claims were decided again, the last of them how long after the fault.
- */
-function retriesAfter(answers: readonly Answer[], fromMs: number): { firstNewClaimDecidedAfterMs: number | null; firstRetryDecidedAfterMs: number | null; refusedAfterNewClaimsDecided: number; lastRefusedAfterMs: number | null } {
-  const firstDone = (list: readonly Answer[]) => Math.min(...list.map((a) => a.doneAtMs));
-  const newClaims = answers.filter((a) => a.kind === "claim" && a.sentAtMs >= fromMs && decided(a));
-  const retries = answers.filter((a) => a.kind === "retry" && a.doneAtMs >= fromMs);
-  const newDecidedAt = newClaims.length === 0 ? Number.POSITIVE_INFINITY : firstDone(newClaims);
-  const decidedRetries = retries.filter(decided);
-  const refusedLate = retries.filter((a) => a.status === "503" && a.doneAtMs > newDecidedAt);
-  return {
-    firstNewClaimDecidedAfterMs: newClaims.length === 0 ? null : round1(newDecidedAt - fromMs),
-    firstRetryDecidedAfterMs: decidedRetries.length === 0 ? null : round1(firstDone(decidedRetries) - fromMs),
-    refusedAfterNewClaimsDecided: refusedLate.length,
-    lastRefusedAfterMs: refusedLate.length === 0 ? null : round1(Math.max(...refusedLate.map((a) => a.doneAtMs)) - fromMs),
-  };
-}
-
-/** Per second since `fromMs`: answers of `kind` by status, and distinct messages of the undecided ones. */
-function bySecond(answers: readonly Answer[], kind: Answer["kind"], fromMs: number, seconds: number): Array<{ second: number; statuses: Record<string, number>; slowestMs: number }> {
-  return Array.from({ length: seconds }, (_, second) => {
-    const inSecond = answers.filter((a) => a.kind === kind && a.sentAtMs >= fromMs + second * 1000 && a.sentAtMs < fromMs + (second + 1) * 1000);
-    const statuses: Record<string, number> = {};
-    for (const a of inSecond) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
-    return { second, statuses, slowestMs: round1(Math.max(0, ...inSecond.map((a) => a.doneAtMs - a.sentAtMs))) };
-  });
-}
-
-function messages(answers: readonly Answer[], fromMs: number): string[] {
-  return [...new Set(answers.filter((a) => a.sentAtMs >= fromMs && a.message !== undefined).map((a) => `${a.kind} ${a.status}: ${(a.message ?? "").replace(/\d+(\.\d+)?/g, "N")}`))].slice(0, 20);
-}
-
-/** The 503 messages that break the plain-words rule, each with what is wrong and how often it came. */
-function notPlain(answers: readonly Answer[]): Array<{ message: string; problem: string; count: number }> {
-  const found = new Map<string, { message: string; problem: string; count: number }>();
-  for (const a of answers) {
-    if (a.status !== "503" || a.message === undefined) continue;
-    const problem = plainWordsProblem(a.message);
-    if (problem === undefined) continue;
-    const key = a.message.replace(/\d+(\.\d+)?/g, "N");
-    const entry = found.get(key) ?? { message: key, problem, count: 0 };
-    entry.count += 1;
-    found.set(key, entry);
-  }
-  return [...found.values()];
-}
 
 /** Which node serves which partition, every 100 ms, by the nodes' /metrics. */
 class OwnershipSampler {
@@ -364,7 +170,7 @@ async function main(): Promise<void> {
       participants.push({ principalId, token: (await first.signIn(await first.provisionNewIdentity({ principalId }, { credentials: { kind: "hmac", ...operator } }))).accessToken });
     }
     await createMarket({ client: first, creatorToken }, MARKET, 1_000_000);
-    const everyPartition = Array.from({ length: PARTITIONS }, (_, p) => marketOnPartition("faults-partition", p));
+    const everyPartition = Array.from({ length: PARTITIONS }, (_, p) => marketIdOnPartition("faults-partition", p, PARTITIONS));
     for (const marketId of everyPartition) await createMarket({ client: first, creatorToken }, marketId, 1_000_000);
     await pause(500); // identities reach the other nodes within milliseconds (docs/cluster.md)
     const jsm = await jetstreamManager(connection);
@@ -372,6 +178,7 @@ async function main(): Promise<void> {
     const marketPartition = shardOfMarket(MARKET, PARTITIONS);
     const partitionStream = `partition-${marketPartition}`;
     const watched = [partitionStream, "KV_cluster-leases", "identity"];
+    const probing = { markets: [MARKET], readMarket: MARKET, claimEveryMs: 25, readEveryMs: 100, retryEveryMs: RETRY_EVERY_MS, retryingAtMost: RETRYING_AT_MOST };
 
     // 1. One NATS node.
     const single: unknown[] = [];
@@ -394,7 +201,7 @@ async function main(): Promise<void> {
       }
       const index = names.indexOf(target);
       const leading = watched.filter((stream) => leaders.get(stream) === target);
-      const prober = new Prober(clients, participants, creatorToken);
+      const prober = new Prober(clients, participants, creatorToken, probing);
       await pause(1_000);
       const killedAt = performance.now();
       await cluster.killNats(index);
@@ -425,7 +232,7 @@ async function main(): Promise<void> {
       const owner = await cluster.ownerOf(marketPartition);
       if (owner === undefined) throw new Error("no single node serves the market's partition");
       const others = clients.filter((_, k) => k !== owner);
-      const prober = new Prober(others, participants, creatorToken);
+      const prober = new Prober(others, participants, creatorToken, probing);
       await pause(1_000);
       const killedAt = performance.now();
       await cluster.killService(owner);
@@ -455,7 +262,7 @@ async function main(): Promise<void> {
       const itsPartitions = (await cluster.servedByNode())[owner] ?? [];
       const others = clients.filter((_, k) => k !== owner);
       const sampler = new OwnershipSampler(cluster);
-      const prober = new Prober(others, participants, creatorToken, { markets: everyPartition });
+      const prober = new Prober(others, participants, creatorToken, { ...probing, markets: everyPartition });
       await pause(1_000);
       sampler.skip = owner;
       const pausedAt = performance.now();
@@ -498,6 +305,7 @@ async function main(): Promise<void> {
     // 4. Two of three NATS nodes: no quorum.
     let provisioned = 0;
     const prober = new Prober(clients, participants, creatorToken, {
+      ...probing,
       provision: () => first.provisionNewIdentity({ principalId: `late-${provisioned++}` }, { credentials: { kind: "hmac", ...operator } }),
       retries: false,
     });

@@ -156,6 +156,7 @@ export async function openClusterRuntime(cluster: ClusterConnection, parts: Clus
     leaseMs: settings.leaseMs,
     onAcquired: (lease) => runtime.acquired(lease.partition, lease.epoch),
     onLost: (partition, reason) => runtime.lost(partition, reason),
+    onOwnerSeen: (partition, owner) => runtime.ownerSeen(partition, owner.epoch),
   });
   runtime.attach(leases);
   return runtime;
