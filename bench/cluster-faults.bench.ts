@@ -282,6 +282,7 @@ async function main(): Promise<void> {
           partition,
           servedByAnotherAfterMs: sampler.servedAgainAfterMs(partition, pausedAt, owner),
           claims: outage(prober.answers, "claim", pausedAt, resumedAt, everyPartition[partition]),
+          retries: retriesAfter(prober.answers, pausedAt, everyPartition[partition]),
         })),
         afterResume: everyPartition.map((marketId, partition) => ({
           partition,
@@ -289,14 +290,14 @@ async function main(): Promise<void> {
           claimsLongestGapMs: outage(prober.answers, "claim", resumedAt, endMs, marketId).longestGapMs,
         })),
         servedAtEnd: sampler.samples.at(-1)?.served,
-        retries: { ...retriesAfter(prober.answers, pausedAt), notRetried: prober.notRetried },
+        notRetried: prober.notRetried,
         messages: messages(prober.answers, pausedAt),
       };
       result["pausedServiceNode"] = outcome;
       log(`${outcome.paused}:`);
-      for (const line of outcome.whilePaused) log(`  paused, partition ${line.partition}: served by another node after ${line.servedByAnotherAfterMs} ms; claims ${JSON.stringify(line.claims)}`);
+      for (const line of outcome.whilePaused) log(`  paused, partition ${line.partition}: served by another node after ${line.servedByAnotherAfterMs} ms; claims ${JSON.stringify(line.claims)}; retries ${JSON.stringify(line.retries)}`);
       for (const line of outcome.afterResume) log(`  resumed, partition ${line.partition}: longest unserved ${line.longestUnservedMs} ms; claims' longest gap ${line.claimsLongestGapMs} ms`);
-      log(`  retries ${JSON.stringify(outcome.retries)}`);
+      log(`  claims not retried (${RETRYING_AT_MOST} retrying already): ${outcome.notRetried}`);
       for (const line of outcome.messages) log(`  ${line}`);
       await cluster.waitUntilServed(PARTITIONS, { balanced: true, timeoutMs: 60_000 });
       await pause(2_000);
@@ -359,16 +360,21 @@ async function main(): Promise<void> {
       `  restarted: NATS healthy after ${quorum.restart.natsHealthyAfterMs} ms; first claim decided ${quorum.restart.firstClaimDecidedAfterMs} ms after the restart began; each node: ${JSON.stringify(everyNodeBack)}; ` +
         `partitions served ${quorum.restart.watchedForMs} ms after the restart: ${JSON.stringify(servedAfter)} (the market is in partition ${quorum.restart.marketPartition})`,
     );
-    result["notPlainMessages"] = notPlain(allAnswers);
-    log(`503 messages breaking the plain-words rule: ${JSON.stringify(result["notPlainMessages"])}`);
+  } catch (error) {
+    // A step that cannot go on (NATS not healthy again in time, under load): the steps before it are kept.
+    result["failedStep"] = error instanceof Error ? error.message : String(error);
+    log(`stopped early: ${String(result["failedStep"])} (logs in ${path.join(WORK, "logs")})`);
   } finally {
     await connection.close();
     await cluster.stop();
   }
+  result["notPlainMessages"] = notPlain(allAnswers);
+  log(`503 messages breaking the plain-words rule: ${JSON.stringify(result["notPlainMessages"])}`);
   const stem = freshResultStem("cluster-faults");
   writeFileSync(path.join(RESULTS_DIR, `${stem}.json`), `${JSON.stringify(result, null, 2)}\n`);
   log(`results: bench/results/${stem}.json`);
-  rmSync(WORK, { recursive: true, force: true });
+  if (result["failedStep"] === undefined) rmSync(WORK, { recursive: true, force: true });
+  else process.exitCode = 1;
 }
 
 await main();

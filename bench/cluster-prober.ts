@@ -173,12 +173,13 @@ export function outage(answers: readonly Answer[], kind: Answer["kind"], fromMs:
 }
 
 /**
- * Retries against new claims after a fault at `fromMs`: when the first new claim (sent after the
- * fault) was decided, the first retry decided, and how many retries were still refused (503) after
+ * Retries against new claims after a fault at `fromMs` (on `marketId`, or every market): when the
+ * first new claim (sent after the fault) was decided, the first retry decided, and how many retries were still refused (503) after
  * new claims were decided again, the last of them how long after the fault.
  */
-export function retriesAfter(answers: readonly Answer[], fromMs: number): { firstNewClaimDecidedAfterMs: number | null; firstRetryDecidedAfterMs: number | null; refusedAfterNewClaimsDecided: number; lastRefusedAfterMs: number | null } {
+export function retriesAfter(answers: readonly Answer[], fromMs: number, marketId?: string): { firstNewClaimDecidedAfterMs: number | null; firstRetryDecidedAfterMs: number | null; refusedAfterNewClaimsDecided: number; lastRefusedAfterMs: number | null } {
   const firstDone = (list: readonly Answer[]) => Math.min(...list.map((a) => a.doneAtMs));
+  if (marketId !== undefined) answers = answers.filter((a) => a.marketId === marketId);
   const newClaims = answers.filter((a) => a.kind === "claim" && a.sentAtMs >= fromMs && decided(a));
   const retries = answers.filter((a) => a.kind === "retry" && a.doneAtMs >= fromMs);
   const newDecidedAt = newClaims.length === 0 ? Number.POSITIVE_INFINITY : firstDone(newClaims);
