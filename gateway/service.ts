@@ -39,7 +39,7 @@ import { lockDataDir, type DataDirLock } from "../storage/data-dir-lock.js";
 import { Readiness } from "./readiness.js";
 import { shardCountFor } from "../engine/runtime/cluster-meta.js";
 import { SERVICE_VERSION } from "./version.js";
-import { retryUnknownTokens } from "./cluster-auth.js";
+import { IdentityCatchUp, retryUnknownTokens } from "./cluster-auth.js";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { ClusterRuntime } from "../engine/cluster/cluster-runtime.js";
 import type { ClusterConnection, ClusterRuntimeParts } from "./cluster-node.js";
@@ -132,6 +132,8 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
   const authConfig = loadAuthConfig(options.env, config.dataDir);
   logConfiguration(log, config, shards, authConfig);
   const idempotency = new IdempotencyIndex();
+  // Cluster mode: challenges live in the cluster's KV bucket, so any node redeems what any node issued.
+  const challenges = cluster === undefined || clusterNode === undefined ? undefined : await clusterNode.openChallengeStore(cluster, authConfig.maxChallenges);
   const identity = await IdentityStore.open({
     dir: path.join(config.dataDir, "identity"),
     clock,
@@ -140,11 +142,16 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
     // Cluster mode: one identity log for the cluster, followed and appended to by every node.
     ...(cluster === undefined || clusterNode === undefined ? {} : { openJournal: clusterNode.identityJournalOpener(cluster) }),
   });
-  const auth = new AuthService(authConfig, identity);
+  // Cluster mode: what another node wrote a moment ago (a token, an identity) is looked up again once caught up.
+  const catchUp = cluster === undefined ? undefined : new IdentityCatchUp(identity);
+  const auth = new AuthService(authConfig, identity, {
+    ...(challenges === undefined ? {} : { challenges }),
+    ...(catchUp === undefined ? {} : { catchUp: () => catchUp.wait() }),
+  });
   const readiness = new Readiness();
   const late: LateParts = {};
   const metrics = serviceMetrics(late, idempotency, auth, identity);
-  const routes = serviceRoutes(readiness, late, { auth, clock, identity, metrics, adminMounted: auth.operatorsConfigured(), cluster: cluster !== undefined, auditKeyHistory });
+  const routes = serviceRoutes(readiness, late, { auth, clock, identity, metrics, adminMounted: auth.operatorsConfigured(), catchUp, auditKeyHistory });
   let server: HttpServer;
   let port: number;
   try {
@@ -221,7 +228,7 @@ function serviceMetrics(late: LateParts, idempotency: IdempotencyIndex, auth: Au
     idempotencyEntries: () => idempotency.size,
     recordCache: () => late.runtime?.recordCacheStats ?? { sizeBytes: 0, entries: 0 },
     proofCache: () => late.runtime?.proofCacheStats ?? emptyProofCacheStats(),
-    outstandingChallenges: () => auth.outstandingChallenges,
+    ...(auth.outstandingChallenges === undefined ? {} : { outstandingChallenges: () => auth.outstandingChallenges ?? 0 }),
     tokensKept: () => identity.state.tokens.size,
     clusterPartitions: () => {
       const runtime = late.runtime;
@@ -237,8 +244,8 @@ interface EarlyParts {
   identity: IdentityStore;
   metrics: ServiceMetrics;
   adminMounted: boolean;
-  /** Cluster mode (identities arrive from other nodes). */
-  cluster: boolean;
+  /** Cluster mode (identities arrive from other nodes): how a refused request catches up with them. */
+  catchUp: IdentityCatchUp | undefined;
   auditKeyHistory: KeyHistory;
 }
 
@@ -258,7 +265,7 @@ function serviceRoutes(readiness: Readiness, late: LateParts, early: EarlyParts)
   };
   const gated = [...authRoutes(parts), ...identityRoutes(parts), ...marketRoutes(parts), ...eventRoutes(parts), ...mcpRoutes(parts), ...operationsRoutes(parts), ...auditRoutes(early.auditKeyHistory), ...auditLogRoutes(parts)];
   // Cluster mode: a token another node just issued is checked again once this node has caught up.
-  const retry = early.cluster ? retryUnknownTokens(early.identity) : (route: HttpRoute) => route;
+  const retry = early.catchUp === undefined ? (route: HttpRoute) => route : retryUnknownTokens(early.catchUp);
   return [...healthRoutes(readiness), ...pageRoutes(), ...gated.map((route) => readiness.gate(retry(route)))];
 }
 
