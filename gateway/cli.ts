@@ -12,8 +12,9 @@ import type { StreamSourceChoice } from "./stream-audit-cli.js";
 import { availableParallelism } from "node:os";
 import * as path from "node:path";
 import { Command, InvalidArgumentError } from "commander";
-import { replayDataDir, replayMarketRecord, verifyDataDir } from "../engine/audit/audit-replay.js";
-import { publicKeysOption, type PublicKeyEntry } from "./public-keys-file.js";
+import { replayDataDir, replayMarketRecord, verifyDataDir, type AuditOptions } from "../engine/audit/audit-replay.js";
+import { publicKeysOption } from "./public-keys-file.js";
+import { headInterval } from "./config.js";
 import { auditSummary as summary, printMarkets, printVerify } from "./audit-output.js";
 import { progressReporter } from "./progress-bar.js";
 import { MAX_POOL_THREADS } from "../engine/pool/worker-pool.js";
@@ -168,7 +169,7 @@ program
   .command("verify")
   .description("replay, and check every CRC, the hash chain, segment headers, every signed head's root and each shard's newest snapshot against the replayed state; exit 1 naming the first divergence")
   .option("--data <dir>", DATA_HELP, dataOption, DEFAULT_DATA_DIR)
-  .option("--public-key <file>", "the service's public key (PEM) or key history (JSON): also check every signed head's signature, and fail a log with no signed head (docs/proofs.md)", nonEmpty("a file"))
+  .option("--public-key <file>", "the service's public key (PEM) or key history (JSON): also check every signed head's signature, and fail a log with no signed head or with more entries after its last head than a crash leaves (at AUDIT_HEAD_EVERY_COMMANDS / AUDIT_HEAD_EVERY_SECONDS from the environment, else their defaults; docs/proofs.md)", nonEmpty("a file"))
   .option("--json", "machine-readable output")
   .option("--threads <n>", THREADS_HELP, threadsOption, availableParallelism())
   .option("--nats <urls>", NATS_HELP, nonEmpty("a NATS URL"))
@@ -179,13 +180,17 @@ program
     if (stream === null) return;
     const publicKeys = publicKeysOption(options.publicKey);
     if (publicKeys === null) return;
+    const checks = publicKeys === undefined ? {} : { publicKeys, headInterval: headInterval(process.env) };
     if (stream !== undefined) {
       const { verifyFromStream } = await import("./stream-audit-cli.js");
-      await verifyFromStream(stream, options, publicKeys);
+      await verifyFromStream(stream, options, checks);
       return;
     }
-    await verifyDirectory(options, publicKeys);
+    await verifyDirectory(options, checks);
   });
+
+/** What verify checks of signed heads beyond their roots: signatures with `publicKeys`, and the unsigned tail at `headInterval`. */
+type HeadChecksOptions = Pick<AuditOptions, "publicKeys" | "headInterval">;
 
 interface VerifyOptions {
   data: string;
@@ -194,10 +199,10 @@ interface VerifyOptions {
   publicKey?: string;
 }
 
-function verifyDirectory(options: VerifyOptions, publicKeys: PublicKeyEntry[] | undefined): Promise<void> {
+function verifyDirectory(options: VerifyOptions, checks: HeadChecksOptions): Promise<void> {
   return withDataDirLock(options.data, "verify", async () => {
     const progress = progressReporter("verify");
-    const result = await verifyDataDir(options.data, { onProgress: progress.onProgress, threads: options.threads, ...(publicKeys === undefined ? {} : { publicKeys }) });
+    const result = await verifyDataDir(options.data, { onProgress: progress.onProgress, threads: options.threads, ...checks });
     progress.stop();
     printVerify(result, options.json === true);
   }).then(() => undefined);
