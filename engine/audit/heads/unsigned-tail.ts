@@ -83,7 +83,7 @@ export class UnsignedTail {
     const over: string[] = [];
     if (this.count > interval.everyCommands) over.push(`more than AUDIT_HEAD_EVERY_COMMANDS=${interval.everyCommands} entries`);
     if (this.beforeLastStampMs !== undefined && this.beforeLastStampMs - this.firstStampMs >= interval.everyMs) {
-      over.push(`stamped over ${this.beforeLastStampMs - this.firstStampMs} ms before their last batch, not less than AUDIT_HEAD_EVERY_SECONDS=${interval.everyMs / 1000}`);
+      over.push(`spanning ${this.beforeLastStampMs - this.firstStampMs} ms before their last batch, not less than AUDIT_HEAD_EVERY_SECONDS=${interval.everyMs / 1000}`);
     }
     if (over.length === 0) return undefined;
     const last = this.headSequence === 0 ? "no verified head" : `the last verified head (entry ${this.headSequence})`;
