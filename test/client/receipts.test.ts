@@ -64,7 +64,9 @@ describe("receipts in the SDK", () => {
       const lost = await client.submitDirectClaim("r-1", { principalId: "carol" }, { credentials: carol.auth }).catch((error: unknown) => error);
       expect(lost).toBeInstanceOf(Error);
       for (const id of ["r-2", "r-3"]) await asCreator.createMarket({ marketId: id, principalId: "creator", subject: { schema: "s.v1", data: {} }, mechanism: DIRECT });
-      const later = await client.checkReceipt(won.receiptText ?? "", keys, { credentials: carol.auth, command });
+      // Carol may not see bob's entry: the proofs hold, but it cannot be confirmed to be bob's command.
+      expect(await client.checkReceipt(won.receiptText ?? "", keys, { credentials: carol.auth, command })).toMatchObject({ outcome: "unconfirmed" });
+      const later = await client.checkReceipt(won.receiptText ?? "", keys, { credentials: bob.auth, command });
       expect(later.outcome, JSON.stringify(later)).toBe("proven");
       if (later.outcome !== "proven") throw new Error("unreachable");
       expect(later.proven).toMatch(/which is a prefix of the tree of \d+ entries/);
@@ -82,8 +84,10 @@ describe("receipts in the SDK", () => {
       const stranger = new Map([[receipt.head.keyId, new Uint8Array(Buffer.from(generateKeyPair().publicKey, "base64url"))]]);
       expect(await client.checkReceipt(receipt, stranger, { credentials: bob.auth, command })).toMatchObject({ outcome: "failed", check: "receipt head signature" });
       // Another leaf of the same tree has a valid proof too: only the entry's content ties the index to bob's claim.
-      const other = await client.checkReceipt(receiptJson(receipt.leafIndex - 1, headJson(receipt.head)), keys, { credentials: bob.auth, command });
+      // (The creator sees entry 2, the market's publish; bob may not see it, so for him it stays unconfirmed.)
+      const other = await client.checkReceipt(receiptJson(receipt.leafIndex - 1, headJson(receipt.head)), keys, { credentials: creator.auth, command });
       expect(other).toMatchObject({ outcome: "failed", check: "entry", reason: expect.stringMatching(/not your command "direct_claim.submit"/) });
+      expect(await client.checkReceipt(receiptJson(receipt.leafIndex - 1, headJson(receipt.head)), keys, { credentials: bob.auth, command })).toMatchObject({ outcome: "unconfirmed" });
       // A command that is not the one sent: another command id, another actor.
       expect(await client.checkReceipt(receipt, keys, { credentials: bob.auth, command: { ...command, commandId: "someone-else" } })).toMatchObject({ outcome: "failed", check: "entry" });
       expect(await client.checkReceipt(receipt, keys, { credentials: bob.auth, command: { ...command, actorId: "carol" } })).toMatchObject({ outcome: "failed", check: "entry" });
@@ -98,7 +102,8 @@ describe("receipts in the SDK", () => {
         outcomes.set(result.outcome, (outcomes.get(result.outcome) ?? 0) + 1);
       }
       expect(text.length).toBeGreaterThan(300);
-      expect([...outcomes.keys()].sort()).toEqual(["failed", "unusable"]);
+      expect(outcomes.get("failed")).toBeGreaterThan(100);
+      expect(outcomes.get("unusable")).toBeGreaterThan(10);
       saved = { receipt, receiptText: won.receiptText ?? "", keys, command };
     } finally {
       await h.close();
