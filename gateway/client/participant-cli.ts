@@ -147,6 +147,10 @@ export async function checkReceiptCommand(file: string, options: CheckReceiptOpt
       throw error;
     }
     if (options.proofOut !== undefined && checked.outcome !== "unusable" && checked.proofFile !== undefined) writeFileSync(options.proofOut, `${JSON.stringify(checked.proofFile, null, 2)}\n`, { flag: "wx" });
+    // The service shows an entry to its own actor: withheld from that actor, it is not their command.
+    if (checked.outcome === "unconfirmed" && identity.actorId === kept.command.actorId) {
+      checked = { outcome: "failed", check: "entry", reason: `the service withholds the receipt's entry from actor ${JSON.stringify(identity.actorId)}, who sees every entry of theirs: it is not your command (${checked.reason})`, proofFile: checked.proofFile };
+    }
   }
   switch (checked.outcome) {
     case "proven":
