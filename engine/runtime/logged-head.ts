@@ -66,12 +66,15 @@ function decodeHeadFrame(payload: Uint8Array): { head: SignedHead; acceptedFrom?
     head.signature instanceof Uint8Array &&
     head.signature.length === 64;
   if (!valid) throw new Error("log frame holds a malformed signed head");
+  // msgpackr gives byte strings as views of the frame, whose buffer a log reader reuses for the next
+  // frame: a head outlives its frame (the shard keeps its last one for snapshots), so it gets copies.
+  const copied: SignedHead = { logId: head.logId, treeSize: head.treeSize, rootHash: Uint8Array.from(head.rootHash), timeMs: head.timeMs, keyId: head.keyId, signature: Uint8Array.from(head.signature) };
   const accepted = frame.a;
-  if (accepted === undefined) return { head };
+  if (accepted === undefined) return { head: copied };
   if (accepted === null || typeof accepted !== "object" || !Number.isSafeInteger(accepted.from) || accepted.from < 1 || accepted.from > head.treeSize) {
     throw new Error("log frame holds a malformed accepted tail");
   }
-  return { head, acceptedFrom: accepted.from };
+  return { head: copied, acceptedFrom: accepted.from };
 }
 
 /** A shard log entry, whichever kind it is. Command frames (nearly all of them) take the fast path. */

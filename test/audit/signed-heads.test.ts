@@ -6,31 +6,20 @@
  */
 import { mkdirSync } from "node:fs";
 import * as path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../engine/clock.js";
 import { openFileShard } from "../../engine/runtime/shard-core.js";
 import { verifyDataDir } from "../../engine/audit/audit-replay.js";
 import { parseReceipt } from "../../engine/audit/heads/receipt.js";
 import { verifyHead } from "../../engine/audit/heads/signed-head.js";
 import { decodeLogEntry, encodeLoggedHead } from "../../engine/runtime/logged-head.js";
-import { forge, logEntries, swapParticipant, testKey, type TestKey } from "./support/heads.js";
+import { forge, logEntries, shardDataDirs, swapParticipant, testKey, type TestKey } from "./support/heads.js";
 import { CompactRange } from "../../engine/audit/merkle/compact-range.js";
 import { leafHash } from "../../engine/audit/merkle/tree-hash.js";
 import { HeadKeys } from "../../engine/audit/signing/head-keys.js";
-import { T0, commands, directClaim, okJson, replyOf, request, tempDir } from "../runtime/support.js";
+import { T0, commands, directClaim, okJson, replyOf, request } from "../runtime/support.js";
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  while (cleanups.length > 0) cleanups.pop()?.();
-});
-
-function dataDir(): { root: string; shardDir: string } {
-  const t = tempDir("heads");
-  cleanups.push(t.cleanup);
-  const shardDir = path.join(t.dir, "shards", "00");
-  mkdirSync(shardDir, { recursive: true });
-  return { root: t.dir, shardDir };
-}
+const dataDir = shardDataDirs("heads");
 
 const OPEN = directClaim({ capacity: 1, pricing: { mode: "free" }, confirmation: "none" });
 

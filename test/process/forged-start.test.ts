@@ -12,10 +12,9 @@ import { writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { MarketClient } from "../../gateway/client/index.js";
-import { decodeLogEntry, encodeLoggedHead } from "../../engine/runtime/logged-head.js";
-import { CompactRange } from "../../engine/audit/merkle/compact-range.js";
-import { leafHash } from "../../engine/audit/merkle/tree-hash.js";
+import { decodeLogEntry } from "../../engine/runtime/logged-head.js";
 import { forged, readShard, writeShard } from "../audit/support/forger.js";
+import { withRecomputedRoots } from "../audit/support/heads.js";
 import { CLI_JS, MAIN_JS, OPERATOR, acknowledgedWrites, serverEnv, spawnCaptured, startServer, tempDataDir } from "./support.js";
 
 const ENV = { SHARDS: "1", AUDIT_HEAD_EVERY_COMMANDS: "3" };
@@ -68,14 +67,7 @@ describe("a restart does not launder a forged log", { timeout: 240_000 }, () => 
     const original = readShard(shardDir);
 
     // Heads kept, their roots recomputed over the rewritten entries, the old signatures kept.
-    const tree = new CompactRange();
-    const recomputed = forged(original, { bob: "carol", carol: "bob" }, "keep heads").map((payload) => {
-      const entry = decodeLogEntry(payload);
-      const out = entry.kind === "head" ? encodeLoggedHead({ ...entry.head, rootHash: tree.root() }) : payload;
-      tree.append(leafHash(out));
-      return out;
-    });
-    writeShard(dataDir, recomputed);
+    writeShard(dataDir, withRecomputedRoots(forged(original, { bob: "carol", carol: "bob" }, "keep heads")));
     const resigned = await refusedStart(dataDir);
     expect(resigned.code).toBe(1);
     const resignedLines = resigned.output.split("\n").filter((line) => line.startsWith("market-service:"));

@@ -4,10 +4,14 @@
  * them, recompute every chain value and CRC with the storage code itself).
  */
 import { generateKeyPairSync, sign as cryptoSign, type KeyObject } from "node:crypto";
-import { readdirSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { afterEach } from "vitest";
+import { tempDir } from "../../runtime/support.js";
 import * as path from "node:path";
 import { Packr } from "msgpackr";
-import { decodeLogEntry } from "../../../engine/runtime/logged-head.js";
+import { decodeLogEntry, encodeLoggedHead } from "../../../engine/runtime/logged-head.js";
+import { CompactRange } from "../../../engine/audit/merkle/compact-range.js";
+import { leafHash } from "../../../engine/audit/merkle/tree-hash.js";
 import type { HeadSigner } from "../../../engine/runtime/log-heads.js";
 import { keyIdOf } from "../../../engine/audit/signing/key-id.js";
 import type { PublicKeyEntry } from "../../../engine/audit/signing/head-keys.js";
@@ -71,4 +75,36 @@ export function forge(shardDir: string, edit: (payload: Buffer) => Buffer | unde
   for (const payload of payloads) log.append(payload);
   log.commitSync();
   log.close();
+}
+
+/**
+ * Data directories with one shard directory each, removed after each test of the file that calls
+ * this (at its top level): `dataDir()` gives the root and `shards/00`.
+ */
+export function shardDataDirs(prefix: string): () => { root: string; shardDir: string } {
+  const cleanups: Array<() => void> = [];
+  afterEach(() => {
+    while (cleanups.length > 0) cleanups.pop()?.();
+  });
+  return () => {
+    const t = tempDir(prefix);
+    cleanups.push(t.cleanup);
+    const shardDir = path.join(t.dir, "shards", "00");
+    mkdirSync(shardDir, { recursive: true });
+    return { root: t.dir, shardDir };
+  };
+}
+
+/**
+ * What a forger without the key can do to heads: each head's root recomputed over the (rewritten)
+ * entries before it, its signature kept.
+ */
+export function withRecomputedRoots(payloads: readonly Buffer[]): Buffer[] {
+  const tree = new CompactRange();
+  return payloads.map((payload) => {
+    const entry = decodeLogEntry(payload);
+    const out = entry.kind === "head" ? encodeLoggedHead({ ...entry.head, rootHash: tree.root() }) : payload;
+    tree.append(leafHash(out));
+    return out;
+  });
 }
