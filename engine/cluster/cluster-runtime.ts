@@ -494,12 +494,17 @@ export class ClusterRuntime implements Markets {
       (request) => this.answerForwarded(partition, request),
       (request) => this.answerBind(partition, request),
     );
+    const accepted = opened.report.acceptedUnsignedTail;
+    if (accepted !== undefined) {
+      this.options.log("warn", "unsigned tail accepted (AUDIT_ACCEPT_UNSIGNED_TAIL): recorded in the log by a signed head", { partition, ...accepted });
+    }
     this.options.log("info", "partition acquired", {
       partition,
       epoch,
       markets: opened.report.markets,
       commandsReplayed: opened.report.framesReplayed,
       lastSequence: opened.report.lastLsn,
+      headsChecked: opened.report.headsChecked,
       keyBindings: bindings,
       // The shard's open: its worker's start, NATS connection, claim, and its recovery proper (shardRecoveryMs).
       shardOpenMs: shard.value.ms,
