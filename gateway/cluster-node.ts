@@ -165,6 +165,7 @@ export async function openClusterRuntime(cluster: ClusterConnection, parts: Clus
     leaseMs: settings.leaseMs,
     onAcquired: (lease) => runtime.acquired(lease.partition, lease.epoch),
     onLost: (partition, reason) => runtime.lost(partition, reason),
+    onOwnerSeen: (partition, owner) => runtime.ownerSeen(partition, owner.epoch),
   });
   runtime.attach(leases);
   return runtime;

@@ -29,6 +29,7 @@ import { auditLogRoutes } from "./routes/audit-log-routes.js";
 import { loadAuditKeys, type AuditKeys } from "./audit-signing-key.js";
 import { auditSignerWorkerData, type AuditSigner } from "../engine/audit/signing/audit-signer.js";
 import type { ShardHeadsSpec } from "../engine/runtime/worker-messages.js";
+import { historyPublicKeys } from "../engine/audit/signing/head-keys.js";
 import type { KeyHistory } from "../engine/audit/signing/key-history.js";
 import { mcpRoutes } from "./routes/mcp-routes.js";
 import { pageRoutes } from "./routes/page-routes.js";
@@ -131,6 +132,9 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
   const shards = cluster?.layout.partitions ?? shardCountFor(config.dataDir, config.shards, config.defaultShards);
   const authConfig = loadAuthConfig(options.env, config.dataDir);
   logConfiguration(log, config, shards, authConfig);
+  if (config.acceptUnsignedTails.length > 0) {
+    log("warn", "AUDIT_ACCEPT_UNSIGNED_TAIL is set: a log whose unsigned tail it names starts without a verified head over that tail", { tails: config.acceptUnsignedTails });
+  }
   const idempotency = new IdempotencyIndex();
   // Cluster mode: challenges live in the cluster's KV bucket, so any node redeems what any node issued.
   const challenges = cluster === undefined || clusterNode === undefined ? undefined : await clusterNode.openChallengeStore(cluster, authConfig.maxChallenges);
@@ -165,7 +169,10 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
   }
   let liveRuntime: MarketRuntime | ClusterRuntime;
   try {
-    const heads = config.auditHeads === undefined ? undefined : { signer: auditSignerWorkerData(auditKeys.signer), ...config.auditHeads };
+    const heads: ShardHeadsSpec | undefined =
+      config.auditHeads === undefined
+        ? undefined
+        : { signer: auditSignerWorkerData(auditKeys.signer), ...config.auditHeads, publicKeys: historyPublicKeys(auditKeyHistory), acceptUnsignedTails: config.acceptUnsignedTails };
     const parts = { shards, clock, idempotency, onFatal, metrics, log, heads };
     liveRuntime =
       cluster === undefined || clusterNode === undefined
@@ -320,8 +327,13 @@ async function openRuntime(options: ServiceOptions, config: ServiceConfig, parts
     ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
     ...(parts.heads === undefined ? {} : { heads: parts.heads }),
   });
+  for (const shard of recovered.recovery.shards) {
+    const accepted = shard.acceptedUnsignedTail;
+    if (accepted !== undefined) log("warn", "unsigned tail accepted (AUDIT_ACCEPT_UNSIGNED_TAIL): recorded in the log by a signed head", { shard: shard.shardIndex, ...accepted });
+  }
   log("info", "recovered", {
     shards,
+    headsChecked: recovered.recovery.shards.reduce((sum, s) => sum + s.headsChecked, 0),
     markets: recovered.recovery.shards.reduce((sum, s) => sum + s.markets, 0),
     commandsReplayed: recovered.recovery.shards.reduce((sum, s) => sum + s.framesReplayed, 0),
     idempotencyEntries: recovered.recovery.idempotencyEntries,
