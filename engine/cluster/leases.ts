@@ -20,10 +20,15 @@
  * go on while the runtime opens or stops a partition. When the manager gives a lease up (a
  * rebalance, close, a partition that failed to open) it releases it only after onLost settled, so
  * the runtime has stopped serving before another node can take over.
+ *
+ * A node that released a lease says so on `leases.<bucket>.released` (core NATS, at most once):
+ * every node then runs a round at once instead of at its next period, so the node the placement
+ * gives the partition takes it without waiting up to a period (a hand-over's time without an owner
+ * is then the old owner's drain and the new one's recovery). A lost message costs only that wait.
  */
 import { jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
-import type { NatsConnection } from "@nats-io/transport-node";
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Clock } from "../clock.js";
 import { errorText, withRetries } from "../journal/jetstream-retry.js";
 import {
@@ -78,6 +83,11 @@ export interface LeaseManagerOptions {
   onLost(partition: number, reason: string): Promise<void>;
   /** Problems a round rode out (a request that failed, a callback that threw): for the log. */
   onError?(context: string, error: unknown): void;
+  /**
+   * A partition's lease was seen (read or written) with another holder or epoch than before
+   * (`ownerOf` has it already): forwarding follows it. Called synchronously; must not throw.
+   */
+  onOwnerSeen?(partition: number, owner: SeenOwner): void;
 }
 
 export interface SeenOwner {
@@ -162,6 +172,10 @@ export class LeaseManager {
   private lastRoundSawBucket = true;
   private rounds: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
+  /** A release was announced while a timer round ran: the next one starts as soon as it ends. */
+  private roundWanted = false;
+  /** Other nodes' release announcements (`releasedSubject`). */
+  private releases: Subscription | undefined;
   /** close() began: no more acquisitions, heartbeats or rebalancing; renewals go on until it ends. */
   private closing: Promise<void> | undefined;
   private closed = false;
@@ -210,6 +224,7 @@ export class LeaseManager {
       new Kvm(js).create(bucket, { replicas, history: 1, allow_direct: false }),
     );
     const manager = new LeaseManager(options, kv, jsm, `KV_${bucket}`, bucket);
+    manager.listenForReleases();
     // A bucket just created answers nothing until its stream has a leader and the servers know
     // its subjects: wait for one write and one read to go through, so the first round counts.
     await withRetries(`writing this node's heartbeat in ${bucket}`, openTimeoutMs, () => manager.putHeartbeat(options.clock.nowMs()));
@@ -303,6 +318,7 @@ export class LeaseManager {
     this.closed = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
+    this.releases?.unsubscribe();
     // A timer round still renewing: the caller may close the connection once this resolves.
     await this.rounds;
   }
@@ -310,16 +326,41 @@ export class LeaseManager {
   /** The next timer round, `delayMs` from now (a round starts a period after the previous one started). */
   private schedule(delayMs = this.renewEveryMs): void {
     if (this.closed || this.options.manualRounds === true) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      const startedMs = this.clock.nowMs();
-      void this.round().then(() => {
-        const elapsedMs = this.clock.nowMs() - startedMs;
-        this.schedule(Math.min(this.renewEveryMs, Math.max(0, this.renewEveryMs - elapsedMs)));
-      });
-    }, delayMs);
+    this.timer = setTimeout(() => this.timedRound(), delayMs);
     // The timer alone does not keep the process alive; the runtime's servers do.
     this.timer.unref();
+  }
+
+  private timedRound(): void {
+    this.timer = undefined;
+    const startedMs = this.clock.nowMs();
+    void this.round().then(() => {
+      const elapsedMs = this.clock.nowMs() - startedMs;
+      const delayMs = this.roundWanted ? 0 : Math.min(this.renewEveryMs, Math.max(0, this.renewEveryMs - elapsedMs));
+      this.roundWanted = false;
+      this.schedule(delayMs);
+    });
+  }
+
+  /** Where a node announces that it released a lease (the bucket's name keeps clusters sharing a NATS apart). */
+  private get releasedSubject(): string {
+    return `leases.${this.bucket}.released`;
+  }
+
+  /** Runs a round at once when another node released a lease: this node may be the one to take it. */
+  private listenForReleases(): void {
+    if (this.options.manualRounds === true) return;
+    this.releases = this.options.connection.subscribe(this.releasedSubject, {
+      callback: (error) => {
+        if (error !== null || this.closed || this.closing !== undefined) return;
+        if (this.timer === undefined) {
+          this.roundWanted = true; // a round is running: the next one follows it at once
+          return;
+        }
+        clearTimeout(this.timer);
+        this.timedRound();
+      },
+    });
   }
 
   private async runRound(): Promise<void> {
@@ -569,7 +610,9 @@ export class LeaseManager {
   /** Keeps the newest value of a lease (reads and writes of one round may answer out of order). */
   private see(partition: number, value: LeaseValue, revision: number): void {
     const current = this.seen[partition];
-    if (current === undefined || current.revision < revision) this.seen[partition] = { value, revision };
+    if (current !== undefined && current.revision >= revision) return;
+    this.seen[partition] = { value, revision };
+    if (current?.value.node !== value.node || current.value.epoch !== value.epoch) this.options.onOwnerSeen?.(partition, value);
   }
 
   /** A held lease is gone (refused, or expired unrenewed): drop it and tell the runtime. */
@@ -596,6 +639,12 @@ export class LeaseManager {
     this.held.delete(lease.partition);
     const outcome = await this.compareAndSwap(lease, { node: null, epoch: lease.epoch, expiresAtMs: 0 });
     if (outcome.kind === "failed") this.report(`releasing lease ${partitionKey(lease.partition)}`, outcome.error);
+    if (outcome.kind !== "written") return;
+    try {
+      this.options.connection.publish(this.releasedSubject);
+    } catch (error) {
+      this.report("announcing a released lease", error); // the others take it at their next round
+    }
   }
 
   private async notifyLost(partition: number, reason: string): Promise<void> {

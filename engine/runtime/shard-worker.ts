@@ -18,6 +18,7 @@ import type { FromShard, ShardHeadsSpec, ShardWorkerData, ToShard } from "./work
 import type { LogHeadsOptions } from "./log-heads.js";
 import { shardLogId } from "./shard-routing.js";
 import { auditSignerFromWorkerData } from "../audit/signing/audit-signer.js";
+import { HeadKeys } from "../audit/signing/head-keys.js";
 import { packResponses, unpackRequests } from "./wire.js";
 import type { ShardRequest } from "./shard-protocol.js";
 
@@ -50,8 +51,12 @@ let partition: PartitionJournal | undefined;
 
 async function openShard(): Promise<OpenedShard> {
   const spec = data.journal;
-  const heads = data.heads === undefined ? undefined : headsOptions(data.heads, spec.kind === "file" ? shardLogId(data.shardIndex) : spec.stream);
-  const common = { shardIndex: data.shardIndex, clock, reportIdempotencyAfterLsn: data.reportIdempotencyAfterLsn, ...(heads === undefined ? {} : { heads }) };
+  const headsSpec = data.heads;
+  const signed =
+    headsSpec === undefined
+      ? {}
+      : { heads: headsOptions(headsSpec, spec.kind === "file" ? shardLogId(data.shardIndex) : spec.stream), headChecks: { keys: new HeadKeys(headsSpec.publicKeys), acceptedTails: headsSpec.acceptUnsignedTails } };
+  const common = { shardIndex: data.shardIndex, clock, reportIdempotencyAfterLsn: data.reportIdempotencyAfterLsn, ...signed };
   if (spec.kind === "file") {
     return openFileShard({ ...common, dir: spec.dir, ...(spec.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: spec.segmentSizeBytes }) });
   }

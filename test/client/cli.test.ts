@@ -12,14 +12,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MarketClient, parseReceipt } from "../../gateway/client/index.js";
 import { Harness, type Principal } from "../http-api/support/harness.js";
 import { CLI_JS } from "../process/support.js";
+import { freePort } from "../../scripts/free-port.js";
 
 let h: Harness;
 let work: string;
 let creator: Principal;
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI_JS, ...args], { cwd: work, env: { ...process.env, SERVICE_HMAC_ACTOR: "operator", SERVICE_HMAC_SECRET: "operator-secret-0123456789-abcdefghijklmnop" }, timeout: 60_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, [CLI_JS, ...args], { cwd: work, env: { ...process.env, SERVICE_HMAC_ACTOR: "operator", SERVICE_HMAC_SECRET: "operator-secret-0123456789-abcdefghijklmnop", ...env }, timeout: 60_000 }, (error, stdout, stderr) =>
       resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }),
     );
   });
@@ -54,29 +55,60 @@ describe("claim, bid and check-receipt", { timeout: 120_000 }, () => {
     expect(claimed.code, claimed.stderr).toBe(0);
     expect(JSON.parse(claimed.stdout).commitments[0].participantPrincipalId).toBe("bob");
     expect(claimed.stderr).toMatch(/claim on market "cli-m" accepted: command [0-9a-f-]{36}, entry \d+ of log shard-\d, receipt → bob\.receipt\.json/);
-    const receipt = parseReceipt(readFileSync(path.join(work, "bob.receipt.json"), "utf8").trim());
-    expect(receipt.ok).toBe(true);
+    // A kept receipt: the header's receipt and the command it is for.
+    const kept = JSON.parse(readFileSync(path.join(work, "bob.receipt.json"), "utf8")) as { receipt: unknown; command: Record<string, string> };
+    expect(parseReceipt(JSON.stringify(kept.receipt)).ok).toBe(true);
+    expect(kept.command).toEqual({ type: "direct_claim.submit", marketId: "cli-m", commandId: expect.stringMatching(/^[0-9a-f-]{36}$/), actorId: "bob" });
 
     const checked = await cli(["check-receipt", "bob.receipt.json", "--identity", "bob.json", "--public-key", "keys.json", "--url", h.url, "--proof-out", "bob.proof.json"]);
     expect(checked.code, checked.stderr).toBe(0);
     expect(checked.stdout).toMatch(/^check-receipt: proven: entry \d+ \(leaf \d+\)/);
+    expect(checked.stdout).toContain(`(your command "direct_claim.submit" "${kept.command["commandId"] ?? ""}" on market "cli-m" by actor "bob")`);
     const offline = await cli(["check-proof", "bob.proof.json", "--public-key", "keys.json"]);
     expect(offline.code, offline.stderr).toBe(0);
-    expect(offline.stdout).toMatch(/^check-proof: proven:/);
+    expect(offline.stdout).toMatch(/^check-proof: proven: entry \d+ \(leaf \d+\) \(your command/);
+
+    // Offline, from the saved files alone: no identity, no service.
+    const saved = await cli(["check-receipt", "bob.receipt.json", "--public-key", "keys.json", "--proof", "bob.proof.json"]);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(saved.stdout).toMatch(/^check-receipt: proven: entry \d+/);
+    // The receipt's index moved by one: the saved proof is for another leaf (offline), and the service's proof of that leaf is another command (online).
+    const receipt = kept.receipt as { leafIndex: number };
+    writeFileSync(path.join(work, "moved.receipt.json"), JSON.stringify({ ...kept, receipt: { ...receipt, leafIndex: receipt.leafIndex - 1 } }));
+    const movedOffline = await cli(["check-receipt", "moved.receipt.json", "--public-key", "keys.json", "--proof", "bob.proof.json"]);
+    expect(movedOffline.code).toBe(1);
+    expect(movedOffline.stderr).toMatch(/^check-receipt: FAILED: inclusion proof: /);
+    const movedOnline = await cli(["check-receipt", "moved.receipt.json", "--identity", "bob.json", "--public-key", "keys.json", "--url", h.url]);
+    expect(movedOnline.code, movedOnline.stderr).toBe(1);
+    expect(movedOnline.stderr).toMatch(/^check-receipt: FAILED: entry: the service withholds the receipt's entry from actor "bob", who sees every entry of theirs: it is not your command/);
+    // The service out of reach: nothing could be checked (exit 3), not a forgery (exit 1).
+    const down = await cli(["check-receipt", "bob.receipt.json", "--identity", "bob.json", "--public-key", "keys.json", "--url", "http://127.0.0.1:9"]);
+    expect(down.code, down.stderr).toBe(3);
+    expect(down.stderr).toMatch(/^check-receipt: could not check: .*check offline with --proof/);
   });
 
   it("fails an altered receipt (exit 1) and refuses an unusable one (exit 2)", async () => {
     const text = readFileSync(path.join(work, "bob.receipt.json"), "utf8");
-    const value = JSON.parse(text) as { head: { treeSize: number; rootHash: string } };
-    value.head.rootHash = `${value.head.rootHash[0] === "0" ? "1" : "0"}${value.head.rootHash.slice(1)}`;
+    const value = JSON.parse(text) as { receipt: { head: { treeSize: number; rootHash: string } } };
+    const head = value.receipt.head;
+    head.rootHash = `${head.rootHash[0] === "0" ? "1" : "0"}${head.rootHash.slice(1)}`;
     writeFileSync(path.join(work, "altered.receipt.json"), JSON.stringify(value));
     const altered = await cli(["check-receipt", "altered.receipt.json", "--identity", "bob.json", "--public-key", "keys.json", "--url", h.url]);
     expect(altered.code).toBe(1);
     expect(altered.stderr).toMatch(/^check-receipt: FAILED: receipt head signature: the head's signature does not verify/);
-    writeFileSync(path.join(work, "junk.receipt.json"), "{}");
+    writeFileSync(path.join(work, "junk.receipt.json"), JSON.stringify({ receipt: {}, command: JSON.parse(text).command }));
     const junk = await cli(["check-receipt", "junk.receipt.json", "--identity", "bob.json", "--public-key", "keys.json", "--url", h.url]);
     expect(junk.code).toBe(2);
     expect(junk.stderr).toMatch(/^check-receipt: unusable: junk\.receipt\.json: receipt: receipt\.leafIndex/);
+    // A bare receipt (the header alone) needs its command named.
+    writeFileSync(path.join(work, "bare.receipt.json"), JSON.stringify(JSON.parse(text).receipt));
+    const bare = await cli(["check-receipt", "bare.receipt.json", "--identity", "bob.json", "--public-key", "keys.json", "--url", h.url]);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toMatch(/^check-receipt: unusable: bare\.receipt\.json is a bare receipt: give the command it is for with --type, --market, --command-id and --actor/);
+    const named = await cli(["check-receipt", "bare.receipt.json", "--identity", "bob.json", "--public-key", "keys.json", "--url", h.url, "--type", "direct_claim.submit", "--market", "cli-m", "--command-id", JSON.parse(text).command.commandId, "--actor", "bob"]);
+    expect(named.code, named.stderr).toBe(0);
+    const neither = await cli(["check-receipt", "bare.receipt.json", "--public-key", "keys.json"]);
+    expect(neither.code).toBe(2);
   });
 
   it("names the code and the request id of a refused claim, and sends nothing when the receipt file exists", async () => {
@@ -88,6 +120,18 @@ describe("claim, bid and check-receipt", { timeout: 120_000 }, () => {
     expect(kept.stderr).toContain("bob.receipt.json exists; refusing to overwrite a receipt");
     const record = await new MarketClient({ baseUrl: h.url, credentials: creator.auth }).getMarketRecord("cli-m");
     expect(record.commands.filter((command) => command.identity.principalId === "carol")).toHaveLength(1);
+  });
+
+  it("goes to $MARKET_SERVICE_URL before the identity file's URL, and a claim that got no answer names its command id to repeat it safely", async () => {
+    const closed = await freePort();
+    const url = `http://127.0.0.1:${closed}`;
+    const lost = await cli(["claim", "--identity", "bob.json", "--market", "cli-m", "--command-id", "bob-lost-1"], { MARKET_SERVICE_URL: url });
+    expect(lost.code).toBe(1);
+    const lines = lost.stderr.trim().split("\n");
+    expect(lines[0]).toBe(`market-service: cannot reach ${url} (connection refused, ECONNREFUSED): is the service running, and on this port? — trying again for up to 20 s`);
+    expect(lines[lines.length - 1]).toBe(
+      `market-service: cannot reach ${url} (connection refused, ECONNREFUSED): is the service running, and on this port? (the command may or may not have been recorded: run it again with --command-id bob-lost-1 to learn which, without doing it twice)`,
+    );
   });
 
   it("bids with an identity file, never printing the amount, and keeps the receipt", async () => {

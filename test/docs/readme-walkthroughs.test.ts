@@ -1,7 +1,8 @@
 /**
  * The README's walkthroughs cannot rot (issue 25 §4): this test takes the two ```sh blocks marked
  * `<!-- walkthrough: … -->` out of README.md and runs them, as they are printed, in bash against a
- * real service: the real CLI for `npx market-service`, real curl, real files. Two substitutions
+ * real service: the real CLI for `npx market-service`, real curl, real files (each curl reply on a
+ * line of its own). Two substitutions
  * only: the service listens on a free port instead of 8080, and `sleep N` (waiting for the
  * auction's closesAt) moves the service's clock N seconds past the present instead of sleeping.
  * Then the service's own state is checked: the direct claim committed, the auction resolved at the
@@ -30,31 +31,15 @@ function walkthroughs(): Map<string, string> {
 }
 
 /**
- * The JSON documents curl printed one after another (the service's replies end without a newline):
- * split where a top-level object closes.
+ * The JSON documents curl printed, one a line: the walkthroughs' `curl -w '\n'` ends each reply with a
+ * newline (the service's replies end without one), so a person reads them apart. A line that is not
+ * one whole document (two replies run together) fails the parse.
  */
-function jsonDocuments(text: string): unknown[] {
-  const documents: unknown[] = [];
-  let depth = 0;
-  let inString = false;
-  let start = -1;
-  for (let i = 0; i < text.length; i += 1) {
-    const char = text[i];
-    if (inString) {
-      if (char === "\\") i += 1;
-      else if (char === '"') inString = false;
-      continue;
-    }
-    if (char === '"') inString = true;
-    else if (char === "{") {
-      if (depth === 0) start = i;
-      depth += 1;
-    } else if (char === "}") {
-      depth -= 1;
-      if (depth === 0) documents.push(JSON.parse(text.slice(start, i + 1)));
-    }
-  }
-  return documents;
+function jsonLines(text: string): unknown[] {
+  return text
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as unknown);
 }
 
 /**
@@ -125,7 +110,7 @@ describe("README walkthroughs", () => {
     expect(ran.code, ran.stderr).toBe(0);
     expect(sleeps).toEqual([10]);
 
-    const replies = jsonDocuments(ran.stdout) as Array<Record<string, any>>;
+    const replies = jsonLines(ran.stdout) as Array<Record<string, any>>;
     for (const reply of replies) expect(reply["error"], JSON.stringify(reply)).toBeUndefined();
     // Identity files where the README says, private.
     for (const who of ["alice", "bob", "carol"]) expect(statSync(path.join(work, "identities", `${who}.identity.json`)).mode & 0o777).toBe(0o600);

@@ -5,7 +5,7 @@
  * writes, stops it, and starts the service again on the same directory to check they were kept.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
@@ -144,6 +144,29 @@ describe("the README's start command (npm start)", () => {
     const again = await startServer(dataDir);
     started.push(again);
     expect(await publishedVersion(again.url, marketId, "gus")).toBe(2);
+  });
+});
+
+describe("npm start reads .env", () => {
+  it("takes settings from .env in the package folder; a variable already in the environment wins", async () => {
+    // The package as npm sees it (package.json), with the built service beside it.
+    const folder = mkdtempSync(path.join(tmpdir(), "life-dotenv-"));
+    cpSync(path.join(REPO_ROOT, "package.json"), path.join(folder, "package.json"));
+    symlinkSync(path.join(REPO_ROOT, "dist"), path.join(folder, "dist"));
+    const dataDir = tempDataDir("life-dotenv");
+    // DATA_DIR only in the file; PORT in both (the file's is out of range and would refuse to start).
+    writeFileSync(path.join(folder, ".env"), `DATA_DIR=${dataDir}\nPORT=99999\n`);
+    const env = serverEnv(dataDir);
+    delete env["DATA_DIR"];
+    const launched = spawnCaptured("npm", ["start"], { env, detached: true, cwd: folder });
+    groups.push(launched.child.pid as number);
+    const url = await listeningUrl(launched);
+    expect(new URL(url).port).not.toBe("99999");
+    expect(readLockHolder(dataDir)?.pid).toBeDefined();
+    const { marketId } = await acknowledgedWrites(url, "dot");
+    launched.child.kill("SIGTERM");
+    expect(await launched.exited).toMatchObject({ code: 0, signal: null });
+    await expectCleanStop(launched, dataDir, marketId, "dot");
   });
 });
 
