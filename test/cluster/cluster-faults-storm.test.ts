@@ -7,15 +7,15 @@
  *
  * Timings are printed for the report (kill → first success on the market), never asserted.
  */
-import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
+import type { JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { connectForJournals } from "../../engine/journal/jetstream-connection.js";
 import { partitionStream } from "../../engine/cluster/partition-host.js";
 import { eventually } from "../process/support.js";
-import { NatsCluster } from "./support/nats-cluster.js";
-import { ServiceCluster, saveNodeLogs } from "./support/service-cluster.js";
-import { openDirectClaimMarket, provisionPrincipal, type ClusterPrincipal } from "./support/cluster-clients.js";
+import type { NatsCluster } from "./support/nats-cluster.js";
+import { startFaultCluster, stopFaultCluster } from "./support/fault-cluster.js";
+import type { ServiceCluster } from "./support/service-cluster.js";
+import { openDirectClaimMarket, type ClusterPrincipal } from "./support/cluster-clients.js";
 import { claimStorm, provisionMany, stormProblems, stormSummary, type ClaimAttempt, type ClaimOutcome } from "./support/claim-storm.js";
 import { everyPartitionServedOnce, marketIdOnPartition, ownerOnce, ownershipLines } from "./support/partition-owners.js";
 
@@ -40,20 +40,10 @@ let jsm: JetStreamManager;
 let creator: ClusterPrincipal;
 
 beforeAll(async () => {
-  nats = await NatsCluster.start();
-  nodes = await ServiceCluster.start(nats.urls, 3, { env: { CLUSTER_PARTITIONS: String(PARTITIONS), CLUSTER_FORWARD_TIMEOUT_MS: "2000" } });
-  await everyPartitionServedOnce(nodes, PARTITIONS);
-  creator = await provisionPrincipal(nodes, 0, "storm-creator");
-  inspector = await connectForJournals(nats.urls);
-  jsm = await jetstreamManager(inspector);
-}, 120_000);
-
-afterAll(async () => {
-  await inspector?.close();
-  await nodes?.stop();
-  await nats?.stop();
-  if (failed && nodes !== undefined) console.error(`node logs: ${saveNodeLogs(nodes, "cluster-faults-storm")}`);
+  ({ nats, nodes, creator, inspector, jsm } = await startFaultCluster(PARTITIONS, { CLUSTER_FORWARD_TIMEOUT_MS: "2000" }, "storm-creator"));
 });
+
+afterAll(() => stopFaultCluster({ inspector, nodes, nats }, "cluster-faults-storm", failed));
 
 let failed = false;
 beforeEach(({ onTestFailed }) => {
