@@ -36,6 +36,7 @@ import { createMarket, pathsFile, setUpService, warmUp, type Setup } from "./sto
 
 
 const AGAINST = stringArg("against", PINNED_REFERENCE);
+/** `--against dist`: this tree's own build as the reference too (with --candidate-env, a setting's A/B). */
 const CANDIDATE = stringArg("candidate", "");
 const ROUNDS = numberArg("rounds", 3);
 const CAPACITIES = stringArg("capacities", "1000,20000").split(",").map(Number);
@@ -47,6 +48,13 @@ const PROFILE_DIR = stringArg("profile", "");
 /** Linux `perf record` (software cpu-clock, call graphs) of each service during each storm, into this directory. */
 const PERF_DIR = stringArg("perf", "");
 const PORT = numberArg("port", 18_281);
+/** Settings for the candidate's service only, `NAME=value,NAME=value` (an A/B of a setting on one build). */
+const CANDIDATE_ENV = Object.fromEntries(
+  stringArg("candidate-env", "")
+    .split(",")
+    .filter((pair) => pair !== "")
+    .map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+) as Record<string, string>;
 const WORK = path.join(REPO, ".tmp", "guard-run");
 
 interface Storm {
@@ -102,7 +110,7 @@ function describe(label: string, s: Storm): string {
 
 async function main(): Promise<void> {
   requireWrk();
-  const reference = buildOf(AGAINST);
+  const reference = AGAINST === "dist" ? { commit: "this tree's dist/", dist: path.join(REPO, "dist") } : buildOf(AGAINST);
   const candidate = CANDIDATE === "" ? { commit: `${git("rev-parse", "HEAD")}${git("status", "--porcelain") === "" ? "" : " (+ uncommitted changes)"}`, dist: path.join(REPO, "dist") } : buildOf(CANDIDATE);
   rmSync(WORK, { recursive: true, force: true });
   mkdirSync(WORK, { recursive: true });
@@ -113,7 +121,7 @@ async function main(): Promise<void> {
   ];
   const setups = {
     a: await setUpService({ workDir: WORK, label: "reference", participants: PARTICIPANTS, port: PORT, dist: reference.dist, nodeArgs: nodeArgs("reference") }),
-    b: await setUpService({ workDir: WORK, label: "candidate", participants: PARTICIPANTS, port: PORT + 2, dist: candidate.dist, nodeArgs: nodeArgs("candidate") }),
+    b: await setUpService({ workDir: WORK, label: "candidate", participants: PARTICIPANTS, port: PORT + 2, dist: candidate.dist, nodeArgs: nodeArgs("candidate"), env: CANDIDATE_ENV }),
   };
   const summaries: Array<{ capacity: number; summary: PairedSummary<Storm> }> = [];
   try {
@@ -136,7 +144,7 @@ async function main(): Promise<void> {
     if (a !== 0 || b !== 0) process.stderr.write(`services exited with ${a} (reference) and ${b} (candidate)\n`);
   }
   const passed = summaries.every(({ summary }) => summary.rounds.every((r) => [...r.a.checks, ...r.b.checks].every((c) => c.ok)));
-  const settings = { against: AGAINST, reference: reference.commit, candidate: candidate.commit, rounds: ROUNDS, capacities: CAPACITIES, participants: PARTICIPANTS, seconds: SECONDS, connections: CONNECTIONS, warmUpSeconds: WARM_UP_SECONDS };
+  const settings = { against: AGAINST, candidateEnv: CANDIDATE_ENV, reference: reference.commit, candidate: candidate.commit, rounds: ROUNDS, capacities: CAPACITIES, participants: PARTICIPANTS, seconds: SECONDS, connections: CONNECTIONS, warmUpSeconds: WARM_UP_SECONDS };
   const machine = { cores: availableParallelism(), cpu: cpus()[0]?.model ?? "?", node: process.version };
   const stem = freshResultStem("guard");
   writeFileSync(path.join(RESULTS_DIR, `${stem}.json`), `${JSON.stringify({ date: new Date().toISOString(), machine, settings, summaries, passed }, null, 2)}\n`);
