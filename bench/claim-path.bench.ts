@@ -127,9 +127,8 @@ try {
     return sink;
   };
 
-  console.log(`claim path on one thread: ${CLAIMS} claims per round, median of ${ROUNDS} rounds (cumulative steps)`);
-  console.log("step                      µs/claim   bytes/claim");
-  for (const step of steps) {
+  /** `work` over the claims, ROUNDS times after a warm-up round (which compiles the path): median µs of CPU and heap bytes per claim. */
+  const measure = async (label: string, work: () => unknown): Promise<void> => {
     const us: number[] = [];
     const bytes: number[] = [];
     for (let round = 0; round < ROUNDS + 1; round++) {
@@ -138,33 +137,20 @@ try {
       gc();
       const heapBefore = process.memoryUsage().heapUsed;
       const cpuBefore = process.cpuUsage();
-      run(step, 0, CLAIMS);
-      const cpu = process.cpuUsage(cpuBefore);
-      const heapAfter = process.memoryUsage().heapUsed;
-      if (round === 0) continue; // warm-up: compile the path
-      us.push((cpu.user + cpu.system) / CLAIMS);
-      bytes.push((heapAfter - heapBefore) / CLAIMS);
-    }
-    console.log(`${`+ ${step}`.padEnd(24)} ${median(us).toFixed(2).padStart(9)} ${Math.round(median(bytes)).toString().padStart(12)}`);
-  }
-  {
-    const us: number[] = [];
-    const bytes: number[] = [];
-    for (let round = 0; round < ROUNDS + 1; round++) {
-      index = new IdempotencyIndex();
-      gc();
-      gc();
-      const heapBefore = process.memoryUsage().heapUsed;
-      const cpuBefore = process.cpuUsage();
-      await handlerRun();
+      await work();
       const cpu = process.cpuUsage(cpuBefore);
       const heapAfter = process.memoryUsage().heapUsed;
       if (round === 0) continue;
       us.push((cpu.user + cpu.system) / CLAIMS);
       bytes.push((heapAfter - heapBefore) / CLAIMS);
     }
-    console.log(`${"route handler (whole)".padEnd(24)} ${median(us).toFixed(2).padStart(9)} ${Math.round(median(bytes)).toString().padStart(12)}`);
-  }
+    console.log(`${label.padEnd(24)} ${median(us).toFixed(2).padStart(9)} ${Math.round(median(bytes)).toString().padStart(12)}`);
+  };
+
+  console.log(`claim path on one thread: ${CLAIMS} claims per round, median of ${ROUNDS} rounds (cumulative steps)`);
+  console.log("step                      µs/claim   bytes/claim");
+  for (const step of steps) await measure(`+ ${step}`, () => run(step, 0, CLAIMS));
+  await measure("route handler (whole)", handlerRun);
   await store.close();
 } finally {
   rmSync(root, { recursive: true, force: true });
