@@ -311,14 +311,16 @@ describe("JetStreamJournal on a 3-node cluster", () => {
     expect(text((await journal.readAt(second as number)).payload)).toBe("second");
 
     // Count the stream's message reads (the JetStream API's MSG.GET requests) while both entries of the first batch are read at once.
+    // The watcher sits on the journal connection's own server: its flushed subscription is then
+    // known there before the reads are sent (interest reaches the other servers over the cluster's
+    // routes later, which on a loaded machine outlasted the reads).
     const gets: string[] = [];
-    const watcher = await newConnection();
+    const watcher = await newConnection([`nats://${connection.getServer()}`]);
     const subscription = watcher.subscribe(`$JS.API.STREAM.MSG.GET.${name}`, { callback: (_error, message) => void gets.push(message.subject) });
     await watcher.flush();
     const entries = await Promise.all(first.map((position) => journal.readAt(position)));
     await connection.flush();
-    // The watcher may sit on another server than the journal's connection: the copy of the request
-    // reaches it over the cluster's routes, after the flushes; wait for it (bounded), then once more.
+    // The copy of the request reaches the watcher after the flushes; wait for it (bounded), then once more.
     const deadline = Date.now() + 60_000;
     while (gets.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     await watcher.flush();
