@@ -49,6 +49,9 @@ import { PartitionHost } from "./partition-host.js";
 import { EventRelay } from "./event-relay.js";
 import { WatchCounts } from "../runtime/watch-counts.js";
 
+/** No partition a node could name as refusing (ClusterRuntime.notAcceptingShards). */
+const NONE_REFUSING: readonly number[] = Object.freeze([]);
+
 /** What the runtime needs from the leases (leases.ts). */
 export interface Ownership {
   /** Whether this node holds `partition` at `epoch`, valid now by its clock (reads need this). */
@@ -218,8 +221,8 @@ export class ClusterRuntime implements Markets {
   }
 
   /** Partitions that cannot take commands: none a node could name; an unowned one answers 503 per request. */
-  notAcceptingShards(): number[] {
-    return [];
+  notAcceptingShards(): readonly number[] {
+    return NONE_REFUSING;
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -151,7 +151,7 @@ export class MarketRuntime implements Markets {
   }
 
   /** Shards that cannot take commands now (the runtime is closing, or a shard failed). */
-  notAcceptingShards(): number[] {
+  notAcceptingShards(): readonly number[] {
     return this.closed ? Array.from({ length: this.host.shardCount }, (_, shardIndex) => shardIndex) : this.host.notAccepting();
   }
 

@@ -11,6 +11,9 @@ import { ShardChannel, type StartedShard } from "./shard-channel.js";
 import { SHARD_WORKER_ASSET } from "../../gateway/sea/assets.js";
 import { workerSource, type WorkerSource } from "../../gateway/sea/embedded-worker.js";
 
+/** No shard refusing commands (ShardHost.notAccepting). */
+const ALL_ACCEPTING: readonly number[] = Object.freeze([]);
+
 /** How a shard worker's code is loaded: a file (normal), or source to eval (single binary, tests). */
 export type ShardWorkerSource = WorkerSource;
 
@@ -104,9 +107,16 @@ export class ShardHost {
     return this.channels.map((channel) => channel.pending);
   }
 
-  /** Shards that cannot take commands now (closing, failed or exited), in index order. */
-  notAccepting(): number[] {
-    return this.channels.flatMap((channel, shardIndex) => (this.closing || !channel.accepting ? [shardIndex] : []));
+  /**
+   * Shards that cannot take commands now (closing, failed or exited), in index order. The readiness
+   * gate asks before every request: when all accept, the answer is one shared empty list.
+   */
+  notAccepting(): readonly number[] {
+    let refusing: number[] | undefined;
+    for (let shardIndex = 0; shardIndex < this.channels.length; shardIndex += 1) {
+      if (this.closing || !(this.channels[shardIndex] as ShardChannel).accepting) (refusing ??= []).push(shardIndex);
+    }
+    return refusing ?? ALL_ACCEPTING;
   }
 
   private channel(shardIndex: number): ShardChannel {
