@@ -10,14 +10,16 @@
  * from a pause past its lease stops answering before it could read stale state, and its appends
  * are refused by the stream in any case (fencing), so it never acknowledges anything.
  */
-import type { NatsConnection } from "@nats-io/transport-node";
 import type { Clock } from "../clock.js";
+import type { Messaging } from "../messaging/messaging.js";
+import type { TimerHandle, Timers } from "../timers.js";
 import type { IdempotencyIndex, CommandLocation } from "../idempotency/index.js";
 import { marketIdOfCommand } from "../rules/handle-command.js";
 import type { Command } from "../rules/types/command.js";
 import type { MarketEventListener, Markets } from "../runtime/markets.js";
 import { ShardAnswers, type ShardAnswersOptions } from "../runtime/shard-answers.js";
 import type { ShardWorkerSource } from "../runtime/shard-host.js";
+import type { ShardThreadStarter } from "../runtime/shard-thread.js";
 import type { ShardHeadsSpec } from "../runtime/worker-messages.js";
 import type { ProofCacheStats } from "../audit/proof-tree-cache.js";
 import {
@@ -62,13 +64,15 @@ export type ClusterLog = (level: "info" | "warn" | "error", message: string, fie
 
 export interface ClusterRuntimeOptions extends ShardAnswersOptions {
   settings: ClusterSettings;
-  /** The node's NATS connection (forwarding); the caller's, closed by the caller. */
-  connection: NatsConnection;
+  /** The node's NATS connection (forwarding, key bindings, live events); the caller's, closed by the caller. Its timers run the runtime's. */
+  messaging: Messaging;
   /** The cluster's recorded partition count (cluster-layout.ts). */
   partitions: number;
   clock: Clock;
   controlledClock?: boolean;
   workerSource?: ShardWorkerSource;
+  /** How an owned partition's shard thread is started (default: a worker thread; the simulation's run in-process). */
+  startThread?: ShardThreadStarter;
   tickIntervalMs?: number;
   idempotency: IdempotencyIndex;
   /** Snapshot the owned partitions this often when anything changed (0: only on close or hand-over). */
@@ -88,7 +92,8 @@ export class ClusterRuntime implements Markets {
   private readonly forwarder: Forwarder;
   private readonly answers: ShardAnswers;
   private readonly keys: KeyBindings;
-  private readonly checkpointTimer: NodeJS.Timeout | undefined;
+  private readonly checkpointTimer: TimerHandle | undefined;
+  private readonly timers: Timers;
   private commandsSinceCheckpoint = 0;
   /** The epoch each partition was last acquired at (a reopen after a failure keeps it). */
   private readonly lastEpoch = new Map<number, number>();
@@ -105,15 +110,16 @@ export class ClusterRuntime implements Markets {
   private readonly relay: EventRelay;
 
   constructor(private readonly options: ClusterRuntimeOptions) {
-    void this.watchConnection().catch(() => undefined);
+    this.timers = options.messaging.timers;
+    this.watchConnection();
     this.relay = new EventRelay(
-      options.connection,
+      options.messaging.transport,
       { events: (events) => this.eventListener?.events(events), moved: (partition) => this.moved(partition) },
       (error) => options.log("warn", "relaying live events failed", { error: error instanceof Error ? error.message : String(error) }),
     );
     this.answers = new ShardAnswers(options);
-    this.keys = new KeyBindings(options.connection, options.idempotency);
-    this.forwarder = new Forwarder(options.connection, options.settings.forwardTimeoutMs, (partition, error) =>
+    this.keys = new KeyBindings(options.messaging, options.idempotency);
+    this.forwarder = new Forwarder(options.messaging.transport, this.timers, options.settings.forwardTimeoutMs, (partition, error) =>
       options.log("error", "answering a forwarded request failed", { partition, error: error instanceof Error ? error.message : String(error) }),
     );
     this.host = new PartitionHost({
@@ -123,6 +129,7 @@ export class ClusterRuntime implements Markets {
       controlledClock: options.controlledClock ?? false,
       ...(options.tickIntervalMs === undefined ? {} : { tickIntervalMs: options.tickIntervalMs }),
       ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
+      ...(options.startThread === undefined ? {} : { startThread: options.startThread }),
       onStopped: (partition, reason) => this.stopped(partition, reason),
       onEvents: (partition, events) => {
         this.eventListener?.events(events);
@@ -133,8 +140,7 @@ export class ClusterRuntime implements Markets {
     });
     const everySeconds = options.checkpointEverySeconds ?? 60;
     if (everySeconds > 0) {
-      this.checkpointTimer = setInterval(() => void this.checkpoint(), everySeconds * 1000);
-      this.checkpointTimer.unref();
+      this.checkpointTimer = this.timers.every(everySeconds * 1000, () => void this.checkpoint()).unref();
     }
   }
 
@@ -301,11 +307,11 @@ export class ClusterRuntime implements Markets {
    */
   private answerWithin<T>(work: Promise<T>): Promise<T> {
     const deadlineMs = this.options.settings.forwardTimeoutMs;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: TimerHandle | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new UnavailableError(`no acknowledgement within ${deadlineMs} ms (NATS or a partition's owner is slow or out of reach); retry with the same commandId`)), deadlineMs);
+      timer = this.timers.after(deadlineMs, () => reject(new UnavailableError(`no acknowledgement within ${deadlineMs} ms (NATS or a partition's owner is slow or out of reach); retry with the same commandId`)));
     });
-    return Promise.race([work, late]).finally(() => clearTimeout(timer));
+    return Promise.race([work, late]).finally(() => timer?.cancel());
   }
 
   private async readHere(partition: number, request: ReadRequest): Promise<ShardReply> {
@@ -374,7 +380,7 @@ export class ClusterRuntime implements Markets {
   async acquired(partition: number, epoch: number): Promise<void> {
     if (this.closed) return;
     this.lastEpoch.set(partition, epoch);
-    const startedMs = performance.now();
+    const startedMs = this.timers.nowMs();
     const opened = await this.host.open(partition, epoch);
     let bindings: number;
     try {
@@ -406,7 +412,7 @@ export class ClusterRuntime implements Markets {
       commandsReplayed: opened.report.framesReplayed,
       lastSequence: opened.report.lastLsn,
       keyBindings: bindings,
-      elapsedMs: Math.round(performance.now() - startedMs),
+      elapsedMs: Math.round(this.timers.nowMs() - startedMs),
     });
   }
 
@@ -430,7 +436,7 @@ export class ClusterRuntime implements Markets {
     this.relay.publishMoved(partition);
     void this.keys.close(partition);
     this.options.log("warn", "partition stopped", { partition, reason });
-    setTimeout(() => void this.reopen(partition), REOPEN_DELAY_MS).unref();
+    this.timers.after(REOPEN_DELAY_MS, () => void this.reopen(partition)).unref();
   }
 
   /**
@@ -446,7 +452,7 @@ export class ClusterRuntime implements Markets {
       await this.acquired(partition, epoch);
     } catch (error) {
       this.options.log("warn", "reopening a partition failed", { partition, error: error instanceof Error ? error.message : String(error) });
-      setTimeout(() => void this.reopen(partition), REOPEN_DELAY_MS).unref();
+      this.timers.after(REOPEN_DELAY_MS, () => void this.reopen(partition)).unref();
     }
   }
 
@@ -475,18 +481,17 @@ export class ClusterRuntime implements Markets {
   }
 
   /** Follows the node's NATS connection: while it is down, requests are answered 503 at once. */
-  private async watchConnection(): Promise<void> {
-    for await (const status of this.options.connection.status()) {
-      if (status.type === "disconnect") this.natsProblem = "disconnected";
-      else if (status.type === "reconnect") this.natsProblem = undefined;
-    }
+  private watchConnection(): void {
+    this.options.messaging.transport.watchStatus((status) => {
+      this.natsProblem = status === "disconnected" ? "disconnected" : undefined;
+    });
   }
 
   /** Gives up every lease (others take the partitions at once), drains and snapshots what it owned. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.checkpointTimer !== undefined) clearInterval(this.checkpointTimer);
+    this.checkpointTimer?.cancel();
     await this.ownership?.close();
     this.relay.close();
     this.forwarder.close();

@@ -20,7 +20,8 @@
  * UnavailableError (the client's 503 with Retry-After). None of them acknowledges anything: a
  * command that did execute is found by its retry (same commandId) through idempotency.
  */
-import { headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import type { IncomingMessage, ReceivedMessage, Subscription, Transport } from "../messaging/transport.js";
+import type { Timers } from "../timers.js";
 import { envelope } from "../runtime/worker-messages.js";
 import { packRequests, packResponses, unpackRequests, unpackResponses } from "../runtime/wire.js";
 import { errorReply, okReply, readResponse, type ShardReply, type ShardRequest } from "../runtime/shard-protocol.js";
@@ -75,7 +76,9 @@ export class Forwarder {
   private readonly binds = new Map<number, Outgoing<BindRequest, BindVerdict>>();
 
   constructor(
-    private readonly connection: NatsConnection,
+    private readonly transport: Transport,
+    /** Requests gathered in one turn leave in the next (`soon`). */
+    private readonly timers: Timers,
     private readonly timeoutMs: number,
     /** Where an unexpected failure of a handler is reported (the sender gets a 503 either way). */
     private readonly onHandlerError: (partition: number, error: unknown) => void,
@@ -138,18 +141,12 @@ export class Forwarder {
 
   private subscribe(partition: number, subject: string, answer: (data: Uint8Array) => Promise<{ body: Uint8Array; unavailable: number[]; reason: string }>): void {
     if (this.served.has(subject)) return;
-    const subscription = this.connection.subscribe(subject, {
-      queue: QUEUE,
-      callback: (error, message) => {
-        if (error !== null) return; // the subscription is closing
-        void this.respond(partition, message, answer);
-      },
-    });
+    const subscription = this.transport.subscribe(subject, { queue: QUEUE }, (message) => void this.respond(partition, message, answer));
     this.served.set(subject, subscription);
   }
 
-  private async respond(partition: number, message: Msg, answer: (data: Uint8Array) => Promise<{ body: Uint8Array; unavailable: number[]; reason: string }>): Promise<void> {
-    const header = natsHeaders();
+  private async respond(partition: number, message: IncomingMessage, answer: (data: Uint8Array) => Promise<{ body: Uint8Array; unavailable: number[]; reason: string }>): Promise<void> {
+    const header = new Map<string, string>();
     try {
       const { body, unavailable, reason } = await answer(message.data);
       if (unavailable.length > 0) {
@@ -158,18 +155,18 @@ export class Forwarder {
       } else if (reason !== "") {
         header.set(UNAVAILABLE_HEADER, reason);
       }
-      message.respond(body, { headers: header });
+      message.respond(body, header);
     } catch (error) {
       header.set(UNAVAILABLE_HEADER, this.reasonOf(partition, error));
-      message.respond(new Uint8Array(0), { headers: header });
+      message.respond(new Uint8Array(0), header);
     }
   }
 
   /** Sends `data` to whoever serves `subject` and resolves with the answer. */
-  private async call(partition: number, subject: string, data: Uint8Array): Promise<Msg> {
-    let message: Msg;
+  private async call(partition: number, subject: string, data: Uint8Array): Promise<ReceivedMessage> {
+    let message: ReceivedMessage;
     try {
-      message = await this.connection.request(subject, data, { timeout: this.timeoutMs });
+      message = await this.transport.request(subject, data, this.timeoutMs);
     } catch (error) {
       throw new UnavailableError(`partition ${partition} has no owner answering right now (${errorText(error)}); retry shortly`);
     }
@@ -187,7 +184,7 @@ export class Forwarder {
     if (outgoing === undefined) {
       const fresh: Outgoing<Request, Answer> = { items: [] };
       queues.set(partition, fresh);
-      setImmediate(() => {
+      this.timers.soon(() => {
         queues.delete(partition);
         flush(partition, fresh).catch((error: unknown) => {
           for (const item of fresh.items) item.reject(error);

@@ -17,7 +17,7 @@
  * A new owner of a home partition rebuilds its bindings from the stream before it serves; a bind
  * it had not made durable was never answered, and the sender's retry binds afresh.
  */
-import type { NatsConnection } from "@nats-io/transport-node";
+import type { Messaging } from "../messaging/messaging.js";
 import { Packr } from "msgpackr";
 import { IdempotencyIndex } from "../idempotency/index.js";
 import { JetStreamJournal } from "../journal/jetstream-journal.js";
@@ -60,7 +60,7 @@ export class KeyBindings {
   private readonly homes = new Map<number, HomeLog>();
 
   constructor(
-    private readonly connection: NatsConnection,
+    private readonly messaging: Messaging,
     /** The node's index of executed commands (the partitions it owns). */
     private readonly marketIndex: IdempotencyIndex,
   ) {}
@@ -69,7 +69,7 @@ export class KeyBindings {
   async open(partition: number, epoch: number): Promise<number> {
     // Reopened at the epoch this owner claimed before (a failure while it kept the lease): it goes on
     // writing in that epoch, as the partition's journal does (partition-journal.ts).
-    const journal = await JetStreamJournal.open({ connection: this.connection, name: keysStream(partition), epoch });
+    const journal = await JetStreamJournal.open({ messaging: this.messaging, name: keysStream(partition), epoch });
     let restored = 0;
     try {
       if (journal.lastEpoch !== epoch) await journal.claim(epoch);

@@ -6,6 +6,7 @@
 import type { Clock } from "../clock.js";
 import { ShardChannel } from "../runtime/shard-channel.js";
 import { defaultShardWorkerSource, type ShardWorkerSource } from "../runtime/shard-host.js";
+import { workerThreads, type ShardThreadStarter } from "../runtime/shard-thread.js";
 import type { BatchStats, EmittedEvent, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "../runtime/shard-protocol.js";
 import { UnavailableError } from "../runtime/unavailable.js";
 import type { ShardHeadsSpec, ShardWorkerData } from "../runtime/worker-messages.js";
@@ -22,6 +23,8 @@ export interface PartitionHostOptions {
   controlledClock: boolean;
   tickIntervalMs?: number;
   workerSource?: ShardWorkerSource;
+  /** How a partition's shard thread is started (default: a worker thread running `workerSource`). */
+  startThread?: ShardThreadStarter;
   /** Sign each partition log's heads (log id `partition-<p>`, valid across owners); undefined: none. */
   heads?: ShardHeadsSpec;
   /** A partition stopped on its own: fenced by a newer owner, or its journal failed. */
@@ -61,7 +64,8 @@ export class PartitionHost {
       tickIntervalMs: options.tickIntervalMs ?? 100,
       ...(options.heads === undefined ? {} : { heads: options.heads }),
     };
-    const started = await ShardChannel.start(options.workerSource ?? defaultShardWorkerSource(), data, options.clock, {
+    const startThread = options.startThread ?? workerThreads(options.workerSource ?? defaultShardWorkerSource());
+    const started = await ShardChannel.start(startThread, data, options.clock, {
       onFatal: (message) => this.stopped(partition, `its journal failed: ${message}`),
       onFenced: (message) => this.stopped(partition, `another owner took it: ${message}`),
       ...(options.onBatch === undefined ? {} : { onBatch: (stats: BatchStats) => options.onBatch?.(partition, stats) }),

@@ -4,13 +4,12 @@
  * (toolchain.md: never terminate a worker mid-write). ShardHost keeps a fixed set of these (the
  * embedded default); a cluster node keeps one per partition it owns (engine/cluster/partition-host.ts).
  */
-import type { Worker } from "node:worker_threads";
 import type { Clock } from "../clock.js";
 import type { BatchStats, EmittedEvent, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
 import { envelope, type Envelope, type FromShard, type ShardWorkerData, type ToShard } from "./worker-messages.js";
 import { packRequests, unpackResponses } from "./wire.js";
-import { startWorker, type WorkerSource } from "../../gateway/sea/embedded-worker.js";
 import { UnavailableError } from "./unavailable.js";
+import type { ShardThread, ShardThreadStarter } from "./shard-thread.js";
 
 
 export interface ShardChannelEvents {
@@ -47,16 +46,16 @@ export class ShardChannel {
   private failure: string | undefined;
 
   private constructor(
-    private readonly worker: Worker,
+    private readonly worker: ShardThread,
     private readonly clock: Clock,
     private readonly events: ShardChannelEvents,
     /** Resolves with the worker's exit code. */
     readonly exited: Promise<number>,
   ) {}
 
-  /** Starts the worker and resolves once it has recovered its journal (rejects if it cannot). */
-  static async start(source: WorkerSource, data: ShardWorkerData, clock: Clock, events: ShardChannelEvents): Promise<StartedShard> {
-    const worker = startWorker(source, { workerData: data });
+  /** Starts the shard's thread and resolves once it has recovered its journal (rejects if it cannot). */
+  static async start(startThread: ShardThreadStarter, data: ShardWorkerData, clock: Clock, events: ShardChannelEvents): Promise<StartedShard> {
+    const worker = startThread(data);
     const exited = new Promise<number>((resolve) => worker.once("exit", resolve));
     const ready = new Promise<{ report: ShardRecoveryReport; idempotency: IdempotencyEntries }>((resolve, reject) => {
       const onEarlyExit = (code: number) => reject(new Error(`shard ${data.shardIndex} exited during start-up (code ${code})`));

@@ -10,7 +10,7 @@
 import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { connectForJournals } from "../../engine/journal/jetstream-connection.js";
+import { connectForJournals } from "../../engine/messaging/nats/connect.js";
 import { partitionStream } from "../../engine/cluster/partition-host.js";
 import { eventually } from "../process/support.js";
 import { NatsCluster } from "./support/nats-cluster.js";

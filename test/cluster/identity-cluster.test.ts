@@ -19,7 +19,8 @@ import { IdempotencyIndex } from "../../engine/idempotency/index.js";
 import { decodeIdentityFrame } from "../../engine/identity/frame.js";
 import { IdentityStore } from "../../engine/identity/store.js";
 import type { TemporarilyUnavailable } from "../../engine/identity/unavailable.js";
-import { connectForJournals } from "../../engine/journal/jetstream-connection.js";
+import { connectForJournals } from "../../engine/messaging/nats/connect.js";
+import { NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
 import { JetStreamJournal } from "../../engine/journal/jetstream-journal.js";
 import type { IdentityState } from "../../engine/rules/identity/state.js";
 import type { Reply } from "../../engine/rules/identity/types.js";
@@ -86,7 +87,7 @@ async function openNode(stream: string, options: { snapshotEveryCommands?: numbe
     ...(options.snapshotEveryCommands === undefined ? {} : { snapshotEveryCommands: options.snapshotEveryCommands }),
     openJournal: () =>
       JetStreamJournal.open({
-        connection,
+        messaging: new NatsMessaging(connection),
         name: stream,
         ...(options.retryDeadlineMs === undefined ? {} : { retryDeadlineMs: options.retryDeadlineMs }),
         ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
@@ -141,7 +142,7 @@ async function waitFor(what: string, check: () => boolean, timeoutMs: number): P
 
 /** The identity commands logged in `stream`, in order (token records left out). */
 async function loggedCommands(stream: string): Promise<Array<{ actorId: string; commandId: string; type: string }>> {
-  const journal = await JetStreamJournal.open({ connection: inspector, name: stream });
+  const journal = await JetStreamJournal.open({ messaging: new NatsMessaging(inspector), name: stream });
   const commands: Array<{ actorId: string; commandId: string; type: string }> = [];
   try {
     await journal.read(0, (entry) => {
@@ -316,7 +317,7 @@ describe("identities on a shared JetStream stream", () => {
       for (const { hash } of outcomes) expect(node.store.state.tokens.has(hash), hash).toBe(true);
       expect(describeState(node.store.state)).toEqual(describeState(a.store.state));
     }
-    const journal = await JetStreamJournal.open({ connection: inspector, name: stream });
+    const journal = await JetStreamJournal.open({ messaging: new NatsMessaging(inspector), name: stream });
     const logged: string[] = [];
     await journal.read(0, (entry) => {
       const frame = decodeIdentityFrame(entry.payload);
