@@ -39,6 +39,13 @@ export async function readStreamMessages(
       let timer: TimerHandle | undefined;
       let finish: () => void = () => undefined;
       const done = new Promise<void>((resolve) => (finish = resolve));
+      // A stall ends the wait below (the time between messages only: handing one over may take
+      // long, and is not a stall).
+      const watch = (): TimerHandle =>
+        timers.after(STALL_MS, () => {
+          stalled = true;
+          finish();
+        });
       const consumer = await streams.consume(stream, next, (message) => {
         if (failure !== undefined || gap !== undefined || message.streamSequence < next || next > last) return;
         timer?.cancel();
@@ -60,16 +67,11 @@ export async function readStreamMessages(
         if (next > last) finish();
         else timer = watch();
       });
-      // Closing the consumer ends the wait below (the time between messages only: handing one
-      // over may take long, and is not a stall).
-      const watch = (): TimerHandle =>
-        timers.after(STALL_MS, () => {
-          stalled = true;
-          finish();
-        });
-      timer = watch();
+      // Messages may have come before the consumer was handed over: the wait starts now.
+      timer?.cancel();
+      timer = next > last ? undefined : watch();
       const ended = await Promise.race([done.then(() => undefined), consumer.ended]);
-      timer.cancel();
+      timer?.cancel();
       await consumer.close();
       // What `onMessage` threw ends the read.
       if (failure !== undefined) throw failure.error;

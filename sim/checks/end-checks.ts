@@ -1,0 +1,90 @@
+/**
+ * What must hold once every fault has healed and every command has its answer:
+ *
+ * - every market's record and recordHash, read from every node (forwarded to the owner, rendered by
+ *   the same replay as in production), equal the record rebuilt from the stream, and so does the
+ *   market each node reads;
+ * - every deadline fired: no auction left open and no hold left awaiting past its instant (and, from
+ *   the stream auditor, none fired twice);
+ * - no market holds more than its capacity, and no principal two places in one market.
+ */
+import { buildMarketRecord } from "../../engine/record.js";
+import { pendingDeadlines } from "../../engine/rules/deadlines.js";
+import { commitmentsOf, snapshotMarket } from "../../engine/rules/state.js";
+import { DIRECT_CLAIM_PRESET } from "../../engine/rules/types/market.js";
+import { jsonText, type ShardReply } from "../../engine/runtime/shard-protocol.js";
+import type { SimNode } from "../node/sim-node.js";
+import type { FoldedMarket, StreamAuditor } from "./stream-auditor.js";
+import type { Violations } from "./violations.js";
+
+const ACTIVE_STATES = new Set(["provisional", "awaiting_confirmations", "committed"]);
+
+/** Capacity and one place per principal, in the state the stream folds to. */
+export function checkAllocations(auditor: StreamAuditor, violations: Violations): void {
+  for (const [marketId, { agg }] of auditor.markets) {
+    if (agg.market.mechanism.presetId !== DIRECT_CLAIM_PRESET) continue;
+    const active = commitmentsOf(agg).filter((commitment) => ACTIVE_STATES.has(commitment.state));
+    const capacity = agg.market.mechanism.config.capacity;
+    if (active.length > capacity) violations.report(`market ${marketId} holds ${active.length} active commitments, over its capacity ${capacity}`);
+    const principals = active.map((commitment) => commitment.participantPrincipalId);
+    const twice = principals.find((principal, i) => principals.indexOf(principal) !== i);
+    if (twice !== undefined) violations.report(`principal ${twice} holds two places in market ${marketId}`);
+  }
+}
+
+/** Every deadline due `slackMs` before `nowMs` (epoch ms, true time) has fired. */
+export function checkDeadlines(auditor: StreamAuditor, violations: Violations, nowMs: number, slackMs: number): void {
+  for (const [marketId, { agg }] of auditor.markets) {
+    for (const deadline of pendingDeadlines(agg)) {
+      if (deadline.atMs < nowMs - slackMs) {
+        violations.report(`market ${marketId}: ${deadline.kind === "auction_close" ? "the auction's close" : `the expiry of ${deadline.commitmentId}`} was due at ${new Date(deadline.atMs).toISOString()} and never fired`);
+      }
+    }
+  }
+}
+
+function expectedRecord(market: FoldedMarket): string {
+  return JSON.stringify(buildMarketRecord(market.commands, market.agg));
+}
+
+/**
+ * Reads every market's record and state through every serving node and compares them with the
+ * stream's; a read answered 503 is tried again (`attempts` in all). Resolves when every read is done.
+ */
+export async function checkReads(auditor: StreamAuditor, nodes: readonly SimNode[], violations: Violations, retry: (run: () => void) => void, attempts = 20): Promise<void> {
+  const reads: Array<Promise<void>> = [];
+  const read = (node: SimNode, what: string, run: () => Promise<ShardReply>, expected: string): Promise<void> =>
+    new Promise((resolve) => {
+      let left = attempts;
+      const once = (): void => {
+        left -= 1;
+        const runtime = node.runtime;
+        if (runtime === undefined) {
+          resolve();
+          return;
+        }
+        run().then(
+          (reply) => {
+            const text = reply.ok ? jsonText(reply.json) : `${reply.code}: ${reply.message}`;
+            if (text !== expected) violations.report(`${node.name} reads ${what} otherwise than the stream:\n  read   ${text.slice(0, 400)}\n  stream ${expected.slice(0, 400)}`);
+            resolve();
+          },
+          (error: unknown) => {
+            if (left <= 0) violations.report(`${node.name} could not read ${what} after every fault healed: ${error instanceof Error ? error.message : String(error)}`);
+            if (left <= 0) resolve();
+            else retry(once);
+          },
+        );
+      };
+      once();
+    });
+  for (const [marketId, market] of auditor.markets) {
+    const creator = market.agg.market.creator.actorId;
+    for (const node of nodes) {
+      if (node.runtime === undefined) continue;
+      reads.push(read(node, `the record of ${marketId}`, () => (node.runtime as NonNullable<SimNode["runtime"]>).readRecord(marketId, creator), expectedRecord(market)));
+      reads.push(read(node, `market ${marketId}`, () => (node.runtime as NonNullable<SimNode["runtime"]>).readMarket(marketId), JSON.stringify(snapshotMarket(market.agg.market))));
+    }
+  }
+  await Promise.all(reads);
+}
