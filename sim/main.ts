@@ -13,7 +13,7 @@ interface Options {
   seed: number | undefined;
   /** Stop at the first failing seed. */
   stopAtFailure: boolean;
-  /** Print the trace of a replayed seed as it happens (default: only at the end). */
+  /** Do not print the trace of a replayed seed as it happens. */
   quiet: boolean;
 }
 
@@ -44,8 +44,7 @@ function report(result: SeedResult): void {
 }
 
 async function replay(seed: number, quiet: boolean): Promise<number> {
-  const result = await runSeed(seed, { wholeTrace: true });
-  if (!quiet) for (const line of result.traceTail) console.log(line);
+  const result = await runSeed(seed, { wholeTrace: true, ...(quiet ? {} : { echo: (line: string) => console.log(line) }) });
   console.log(`seed ${seed}: ${result.violation === undefined ? "passed" : `FAILED: ${result.violation}`}`);
   console.log(`trace ${result.traceHash} (${result.traceLines} lines), ${result.events} events, ${(result.simulatedMs / 1000).toFixed(1)} s simulated in ${(result.wallMs / 1000).toFixed(2)} s`);
   return result.violation === undefined ? 0 : 1;

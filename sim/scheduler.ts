@@ -15,6 +15,9 @@ import type { Random } from "./random.js";
 const realSetImmediate = setImmediate;
 const nextTurn = (): Promise<void> => new Promise((resolve) => realSetImmediate(resolve));
 
+/** Events at one simulated millisecond beyond which the world is taken to be spinning in place. */
+const MAX_EVENTS_AT_ONE_INSTANT = 100_000;
+
 export class Actor {
   state: "running" | "paused" | "dead" = "running";
   /** Events that came due while paused, in order. */
@@ -44,6 +47,8 @@ export class Scheduler {
   /** Events run so far (a measure of a seed's size). */
   eventsRun = 0;
   private readonly heap: ScheduledEvent[] = [];
+  /** Events run at the current instant: past a bound, time is not advancing (a livelock). */
+  private sameInstant = 0;
   private seq = 0;
   /** What a run threw, to be reported as the seed's failure. */
   failure: Error | undefined;
@@ -97,6 +102,15 @@ export class Scheduler {
       if (next.actor.state === "paused") {
         next.actor.held.push(next);
         continue;
+      }
+      if (next.at === this.nowMs) {
+        this.sameInstant += 1;
+        if (this.sameInstant > MAX_EVENTS_AT_ONE_INSTANT) {
+          this.failure = new Error(`livelock: more than ${MAX_EVENTS_AT_ONE_INSTANT} events at ${this.nowMs} ms (the last of ${next.actor.name}: ${next.run.toString().slice(0, 200)})`);
+          return;
+        }
+      } else {
+        this.sameInstant = 0;
       }
       this.nowMs = next.at;
       this.eventsRun += 1;

@@ -126,6 +126,7 @@ export class ClusterRuntime implements Markets {
       natsUrls: options.settings.natsUrls,
       nodeId: options.settings.nodeId,
       clock: options.clock,
+      timers: this.timers,
       controlledClock: options.controlledClock ?? false,
       ...(options.tickIntervalMs === undefined ? {} : { tickIntervalMs: options.tickIntervalMs }),
       ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),

@@ -136,6 +136,10 @@ export class KeyBindings {
   }
 
   private async flush(log: HomeLog): Promise<void> {
+    // First a turn of the microtask queue, so that `append` has stored this flush in `log.appending`
+    // before the loop below can end and clear it: a home that failed awaits nothing, and a settled
+    // flush left in `appending` would make `close` (which awaits it until it is cleared) spin for ever.
+    await undefined;
     while (log.staged.length > 0) {
       const batch = log.staged;
       log.staged = [];

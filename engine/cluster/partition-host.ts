@@ -4,6 +4,7 @@
  * partition's lease, closed when it gives the lease up or loses it.
  */
 import type { Clock } from "../clock.js";
+import type { Timers } from "../timers.js";
 import { ShardChannel } from "../runtime/shard-channel.js";
 import { defaultShardWorkerSource, type ShardWorkerSource } from "../runtime/shard-host.js";
 import { workerThreads, type ShardThreadStarter } from "../runtime/shard-thread.js";
@@ -19,6 +20,8 @@ export interface PartitionHostOptions {
   natsUrls: readonly string[];
   nodeId: string;
   clock: Clock;
+  /** What the shard channels' per-turn batching runs by. */
+  timers: Timers;
   /** true: workers take their time from `clock` via messages (tests). */
   controlledClock: boolean;
   tickIntervalMs?: number;
@@ -70,7 +73,7 @@ export class PartitionHost {
       onFenced: (message) => this.stopped(partition, `another owner took it: ${message}`),
       ...(options.onBatch === undefined ? {} : { onBatch: (stats: BatchStats) => options.onBatch?.(partition, stats) }),
       ...(options.onEvents === undefined ? {} : { onEvents: (events: readonly EmittedEvent[]) => options.onEvents?.(partition, events) }),
-    });
+    }, options.timers);
     this.owned.set(partition, { epoch, channel: started.channel });
     return { report: started.report, idempotency: started.idempotency };
   }

@@ -5,6 +5,7 @@
  * embedded default); a cluster node keeps one per partition it owns (engine/cluster/partition-host.ts).
  */
 import type { Clock } from "../clock.js";
+import { systemTimers, type Timers } from "../timers.js";
 import type { BatchStats, EmittedEvent, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
 import { envelope, type Envelope, type FromShard, type ShardWorkerData, type ToShard } from "./worker-messages.js";
 import { packRequests, unpackResponses } from "./wire.js";
@@ -51,10 +52,12 @@ export class ShardChannel {
     private readonly events: ShardChannelEvents,
     /** Resolves with the worker's exit code. */
     readonly exited: Promise<number>,
+    /** A turn's requests leave together in the next (`soon`). */
+    private readonly timers: Timers,
   ) {}
 
   /** Starts the shard's thread and resolves once it has recovered its journal (rejects if it cannot). */
-  static async start(startThread: ShardThreadStarter, data: ShardWorkerData, clock: Clock, events: ShardChannelEvents): Promise<StartedShard> {
+  static async start(startThread: ShardThreadStarter, data: ShardWorkerData, clock: Clock, events: ShardChannelEvents, timers: Timers = systemTimers): Promise<StartedShard> {
     const worker = startThread(data);
     const exited = new Promise<number>((resolve) => worker.once("exit", resolve));
     const ready = new Promise<{ report: ShardRecoveryReport; idempotency: IdempotencyEntries }>((resolve, reject) => {
@@ -80,7 +83,7 @@ export class ShardChannel {
       await worker.terminate();
       throw error;
     }
-    const channel = new ShardChannel(worker, clock, events, exited);
+    const channel = new ShardChannel(worker, clock, events, exited, timers);
     channel.attach();
     return { channel, ...started };
   }
@@ -161,7 +164,7 @@ export class ShardChannel {
     this.outbox.push(envelope(id, body));
     if (!this.flushScheduled) {
       this.flushScheduled = true;
-      setImmediate(() => this.flush());
+      this.timers.soon(() => this.flush());
     }
     return reply;
   }
