@@ -133,6 +133,8 @@ export interface ClusterRuntimeParts {
   startThread?: ShardThreadStarter;
   /** Where record reads and old replies are replayed (default: the worker pool). */
   replays?: Replays;
+  /** How often an owned partition's shard checks its timer wheel (default 100 ms). */
+  tickIntervalMs?: number;
   log: LogFn;
   onBatch: (partition: number, stats: BatchStats) => void;
   heads?: ShardHeadsSpec;
@@ -155,6 +157,7 @@ export async function openClusterRuntime(cluster: Pick<ClusterConnection, "messa
     ...(parts.workerSource === undefined ? {} : { workerSource: parts.workerSource }),
     ...(parts.startThread === undefined ? {} : { startThread: parts.startThread }),
     ...(parts.replays === undefined ? {} : { replays: parts.replays }),
+    ...(parts.tickIntervalMs === undefined ? {} : { tickIntervalMs: parts.tickIntervalMs }),
     ...(parts.heads === undefined ? {} : { heads: parts.heads }),
   });
   const leases = await LeaseManager.open({

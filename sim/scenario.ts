@@ -12,6 +12,8 @@ export interface Scenario {
   readonly leaseMs: number;
   readonly forwardTimeoutMs: number;
   readonly checkpointEverySeconds: number;
+  /** How often a partition's shard checks its timer wheel for due deadlines. */
+  readonly tickIntervalMs: number;
   /** Faults and the workload happen before this instant; then every fault heals. */
   readonly activeMs: number;
   /** How long after the heal every command must have its answer. */
@@ -31,6 +33,7 @@ export function drawScenario(random: Random): Scenario {
     leaseMs,
     forwardTimeoutMs: 5_000,
     checkpointEverySeconds: random.pick([0, 2, 5]),
+    tickIntervalMs: random.pick([100, 250, 500]),
     activeMs,
     settleMs: 45_000,
     faults: drawFaults(random.fork("faults"), names, activeMs, leaseMs),

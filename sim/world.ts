@@ -59,6 +59,7 @@ export class World {
       leaseMs: scenario.leaseMs,
       forwardTimeoutMs: scenario.forwardTimeoutMs,
       checkpointEverySeconds: scenario.checkpointEverySeconds,
+      tickIntervalMs: scenario.tickIntervalMs,
       epochMs: EPOCH_MS,
     };
     this.nodes = scenario.nodes.map(({ name, skewMs }) => new SimNode(name, this.scheduler, this.nats, this.trace, settings, skewMs));

@@ -26,6 +26,8 @@ export interface NodeSettings {
   readonly leaseMs: number;
   readonly forwardTimeoutMs: number;
   readonly checkpointEverySeconds: number;
+  /** How often a partition's shard checks its timer wheel. */
+  readonly tickIntervalMs: number;
   /** Epoch milliseconds at simulated time 0. */
   readonly epochMs: number;
 }
@@ -121,6 +123,7 @@ export class SimNode implements ShardThreadHost {
         controlledClock: false,
         idempotency: new IdempotencyIndex({ seed: 1 }),
         checkpointEverySeconds: settings.checkpointEverySeconds,
+        tickIntervalMs: settings.tickIntervalMs,
         log: (level, message, fields) => this.trace.add(this.name, `${level === "info" ? "" : `${level}: `}${message} ${fieldsText(fields)}`.trimEnd()),
         onBatch: () => undefined,
         startThread: (data) => new SimShardThread(this, data),
