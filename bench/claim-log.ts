@@ -13,6 +13,7 @@ import { buildMarketCommand } from "../gateway/market-api.js";
 import { openFileShard, type ShardCore } from "../engine/runtime/shard-core.js";
 import type { ShardRequest } from "../engine/runtime/shard-protocol.js";
 import { shardOfMarket } from "../engine/runtime/shard-routing.js";
+import type { LogHeadsOptions } from "../engine/runtime/log-heads.js";
 
 /** Commands per `processBatch`: one fdatasync each. */
 export const BATCH = 1_000;
@@ -31,9 +32,9 @@ export const claim = (n: number, marketId: string): Command =>
   buildMarketCommand("direct_claim.submit", `participant-${n}`, marketId, { commandId: `claim-${n}`, principalId: `participant-${n}` });
 export const req = (command: Command): ShardRequest => ({ kind: "command", command, fingerprint: "AAAAAAAAAAAAAAAAAAAAAA" });
 
-/** Writes the log into `dir` (a shard directory) and returns the open shard. */
-export async function buildShard(dir: string, markets: number, claims: number, capacity: number, clock: ManualClock): Promise<ShardCore> {
-  const { core } = await openFileShard({ dir, shardIndex: 0, clock });
+/** Writes the log into `dir` (a shard directory) and returns the open shard; with `heads`, signed heads are recorded as the service records them. */
+export async function buildShard(dir: string, markets: number, claims: number, capacity: number, clock: ManualClock, heads?: LogHeadsOptions): Promise<ShardCore> {
+  const { core } = await openFileShard({ dir, shardIndex: 0, clock, ...(heads === undefined ? {} : { heads }) });
   let batch: ShardRequest[] = [];
   const flush = async () => {
     if (batch.length === 0) return;

@@ -1,27 +1,38 @@
 /**
- * `npm run bench:cluster-faults` (issue 27; docs/cluster.md, "What each failure costs"): what
- * clients see when NATS nodes fail under a 3 NATS + 3 service node cluster on this machine
+ * `npm run bench:cluster-faults` (issues 27 and 35; docs/cluster.md, "What each failure costs"):
+ * what clients see when nodes fail under a 3 NATS + 3 service node cluster on this machine
  * (scripts/local-cluster.ts). Throughout, a prober sends claims on one market every 25 ms and
  * reads of it every 100 ms, through the three service nodes in turn, each without waiting for the
- * ones before, and records every answer (status, latency, message).
+ * ones before, and records every answer (status, latency, message). A claim answered 503 (or not
+ * at all) is sent again with the same commandId every 200 ms until it is decided, as a client
+ * would: those retries are counted apart (at most 40 claims retrying at once).
  *
  *   1. kill -9 of one NATS node, for each role it can have: one that leads neither the market's
  *      partition stream nor the lease bucket's stream (`KV_cluster-leases`), the leader of the
- *      partition stream, the leader of the lease bucket's stream (the roles of each node killed are
- *      recorded, the identity stream's too); the node is started again between kills. Per kill: how long
- *      no claim was decided, 503s, the slowest answer.
+ *      partition stream, the leader of the lease bucket's stream, and one leading both (arranged by
+ *      asking the partition stream's leader to step down until the two coincide); the roles of each
+ *      node killed are recorded, the identity stream's too; the node is started again between kills.
+ *      Per kill: how long no claim was decided, how long retries were refused, 503s, the slowest answer.
  *   2. kill -9 of the service node serving the market's partition (requests through the two others);
  *      it is started again afterwards.
- *   3. kill -9 of two of the three NATS nodes (no quorum) for `--quorum-seconds`: what claims,
+ *   3. SIGSTOP of the service node serving the market's partition for `--pause-seconds`, then
+ *      SIGCONT; claims on one market per partition through the two others. The partitions each node
+ *      serves are sampled every 100 ms from /metrics: per partition, when another node served it
+ *      after the pause, and the longest time no node served it after SIGCONT (the hand-back).
+ *   4. kill -9 of two of the three NATS nodes (no quorum) for `--quorum-seconds`: what claims,
  *      reads and identity writes (provisioning) are answered, second by second; then both are
  *      started again: from their start to the first claim decided and to every service node
  *      deciding claims again.
  *
- *   npm run bench:cluster-faults -- [--quorum-seconds 20] [--watch-seconds 15]
+ * Every 503's message is checked against the plain-words rule of docs/errors.md
+ * (test/support/plain-words.ts); the ones that break it are listed.
+ *
+ *   npm run bench:cluster-faults -- [--quorum-seconds 20] [--watch-seconds 15] [--pause-seconds 8]
  *
  * Needs nats-server (bash scripts/fetch-nats-server.sh). Writes bench/results/<date>-cluster-faults.json.
  */
-import { jetstreamManager } from "@nats-io/jetstream";
+import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
 import { randomBytes } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -30,17 +41,21 @@ import { connectForJournals } from "../engine/messaging/nats/connect.js";
 import { shardOfMarket } from "../engine/runtime/shard-routing.js";
 import { MarketClient } from "../gateway/client/index.js";
 import { LocalCluster } from "../scripts/local-cluster.js";
+import { marketIdOnPartition } from "../test/cluster/support/partition-owners.js";
 import { numberArg } from "./args.js";
+import { bySecond, decided, messages, notPlain, outage, Prober, retriesAfter, type Answer } from "./cluster-prober.js";
 import { freshResultStem, RESULTS_DIR } from "./result-stem.js";
 import { REPO } from "./storm/processes.js";
 import { createMarket } from "./storm/setup.js";
 
 const QUORUM_SECONDS = numberArg("quorum-seconds", 20);
 const WATCH_SECONDS = numberArg("watch-seconds", 15);
+const PAUSE_SECONDS = numberArg("pause-seconds", 8);
 const PARTITIONS = 6;
 const PARTICIPANTS = 200;
-const CLAIM_EVERY_MS = 25;
-const READ_EVERY_MS = 100;
+/** A claim answered 503 (or not at all) is sent again this often with its commandId, by at most 40 claims at once (cluster-prober.ts). */
+const RETRY_EVERY_MS = 200;
+const RETRYING_AT_MOST = 40;
 const WORK = path.join(REPO, ".tmp", "cluster-faults");
 const MARKET = "faults-market";
 
@@ -50,124 +65,75 @@ const log = (line: string): void => {
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const round1 = (n: number): number => Math.round(n * 10) / 10;
 
-interface Answer {
-  kind: "claim" | "read" | "provision";
-  node: number;
-  sentAtMs: number;
-  doneAtMs: number;
-  status: string;
-  message?: string;
-}
-
-function errorMessage(text: string): string {
-  try {
-    return (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text.slice(0, 200);
-  } catch {
-    return text.slice(0, 200);
-  }
-}
-
-/** Claims and reads sent at a steady pace, whatever the earlier ones are doing. */
-class Prober {
-  readonly answers: Answer[] = [];
+/** Which node serves which partition, every 100 ms, by the nodes' /metrics. */
+class OwnershipSampler {
+  readonly samples: Array<{ atMs: number; served: Array<number[] | undefined> }> = [];
+  /** A node not asked (paused: it would only time out); its partitions count as not served. */
+  skip: number | undefined;
   private running = true;
-  private readonly loops: Array<Promise<void>> = [];
-  private readonly inFlight = new Set<Promise<void>>();
-  private count = 0;
+  private readonly done: Promise<void>;
 
-  constructor(
-    private readonly clients: readonly MarketClient[],
-    private readonly participants: ReadonlyArray<{ principalId: string; token: string }>,
-    private readonly creatorToken: string,
-    private readonly provision?: () => Promise<unknown>,
-  ) {
-    this.loops.push(this.loop(CLAIM_EVERY_MS, (node) => this.claim(node)));
-    this.loops.push(this.loop(READ_EVERY_MS, (node) => this.read(node)));
-    if (provision !== undefined) this.loops.push(this.loop(500, () => this.record("provision", 0, () => provision().then(() => ({ status: 201, text: "" })))));
+  constructor(private readonly cluster: LocalCluster) {
+    this.done = this.run();
   }
 
-  private async loop(everyMs: number, send: (node: number) => Promise<void>): Promise<void> {
-    for (let n = 0; this.running; n += 1) {
-      const sent = send(n % this.clients.length);
-      this.inFlight.add(sent);
-      void sent.finally(() => this.inFlight.delete(sent));
-      await pause(everyMs);
+  private async run(): Promise<void> {
+    while (this.running) {
+      const served = await this.cluster.servedByNode(this.skip);
+      this.samples.push({ atMs: performance.now(), served });
+      await pause(100);
     }
   }
 
-  private async record(kind: Answer["kind"], node: number, call: () => Promise<{ status: number; text: string }>): Promise<void> {
-    const sentAtMs = performance.now();
-    let status: string;
-    let message: string | undefined;
-    try {
-      const reply = await call();
-      status = String(reply.status);
-      if (reply.status >= 500) message = errorMessage(reply.text);
-    } catch (error) {
-      const text = error instanceof Error ? error.message : String(error);
-      const refused = /status (\d{3})/.exec(text)?.[1] ?? /failed: (\d{3})/.exec(text)?.[1];
-      status = refused ?? "no answer";
-      message = text.slice(0, 200);
-    }
-    this.answers.push({ kind, node, sentAtMs, doneAtMs: performance.now(), status, ...(message === undefined ? {} : { message }) });
-  }
-
-  private claim(node: number): Promise<void> {
-    const n = this.count++;
-    const who = this.participants[n % this.participants.length] as { principalId: string; token: string };
-    return this.record("claim", node, () =>
-      (this.clients[node] as MarketClient).request("POST", `/v1/markets/${MARKET}/direct-claims`, { commandId: `probe-${randomBytes(6).toString("hex")}-${n}`, principalId: who.principalId }, { kind: "bearer", token: who.token }),
-    );
-  }
-
-  private read(node: number): Promise<void> {
-    return this.record("read", node, () => (this.clients[node] as MarketClient).request("GET", `/v1/markets/${MARKET}`, undefined, { kind: "bearer", token: this.creatorToken }));
-  }
-
-  /** Stops sending; resolves once every request sent has its answer. */
   async stop(): Promise<void> {
     this.running = false;
-    await Promise.all(this.loops);
-    await Promise.all([...this.inFlight]);
+    await this.done;
+  }
+
+  /** The first sample from `fromMs` on in which a node other than `except` serves `partition`: ms after `fromMs`. */
+  servedAgainAfterMs(partition: number, fromMs: number, except: number): number | null {
+    const sample = this.samples.find((s) => s.atMs >= fromMs && s.served.some((list, node) => node !== except && list?.includes(partition) === true));
+    return sample === undefined ? null : round1(sample.atMs - fromMs);
+  }
+
+  /** The longest run of samples in [fromMs, toMs] in which no node served `partition` (from the last sample serving it to the next). */
+  longestUnservedMs(partition: number, fromMs: number, toMs: number): number {
+    let longest = 0;
+    let lastServed = fromMs;
+    let gap = false;
+    for (const sample of this.samples.filter((s) => s.atMs >= fromMs && s.atMs <= toMs)) {
+      if (sample.served.some((list) => list?.includes(partition) === true)) {
+        if (gap) longest = Math.max(longest, sample.atMs - lastServed);
+        lastServed = sample.atMs;
+        gap = false;
+      } else {
+        gap = true;
+      }
+    }
+    return round1(longest);
   }
 }
 
-/** Decided: the rules answered (a claim accepted, or refused because that participant holds one; a read 200). */
-const decided = (answer: Answer): boolean => answer.status === "200" || (answer.kind === "claim" && answer.status === "409") || (answer.kind === "provision" && answer.status === "201");
-
-/** The longest stretch after `fromMs` with no decided answer of `kind` (by answer time), and the first decided one sent after `fromMs`. */
-function outage(answers: readonly Answer[], kind: Answer["kind"], fromMs: number, toMs: number): { firstDecidedAfterMs: number | null; longestGapMs: number; notDecided: Record<string, number>; slowestMs: number } {
-  const mine = answers.filter((a) => a.kind === kind && a.sentAtMs >= fromMs - 5_000);
-  const times = mine.filter((a) => decided(a) && a.doneAtMs >= fromMs).map((a) => a.doneAtMs).sort((a, b) => a - b);
-  let longest = 0;
-  let previous = fromMs;
-  for (const t of [...times, toMs]) {
-    longest = Math.max(longest, t - previous);
-    previous = t;
-  }
-  const first = mine.filter((a) => decided(a) && a.sentAtMs >= fromMs).sort((a, b) => a.doneAtMs - b.doneAtMs)[0];
-  const notDecided: Record<string, number> = {};
-  for (const a of mine.filter((a) => !decided(a) && a.doneAtMs >= fromMs)) notDecided[a.status] = (notDecided[a.status] ?? 0) + 1;
-  return {
-    firstDecidedAfterMs: first === undefined ? null : round1(first.doneAtMs - fromMs),
-    longestGapMs: round1(longest),
-    notDecided,
-    slowestMs: round1(Math.max(0, ...mine.filter((a) => a.doneAtMs >= fromMs).map((a) => a.doneAtMs - a.sentAtMs))),
+/** Asks `stream`'s leader to step down until `target` leads it too (JetStream elects another replica each time). */
+async function leadTogether(connection: NatsConnection, jsm: JetStreamManager, stream: string, target: string): Promise<string | undefined> {
+  const leaderOf = async (name: string): Promise<string | undefined> => (await jsm.streams.info(name)).cluster?.leader;
+  const together = async () => {
+    const [a, b] = [await leaderOf(stream), await leaderOf(target)];
+    return a !== undefined && a === b ? a : undefined;
   };
-}
-
-/** Per second since `fromMs`: answers of `kind` by status, and distinct messages of the undecided ones. */
-function bySecond(answers: readonly Answer[], kind: Answer["kind"], fromMs: number, seconds: number): Array<{ second: number; statuses: Record<string, number>; slowestMs: number }> {
-  return Array.from({ length: seconds }, (_, second) => {
-    const inSecond = answers.filter((a) => a.kind === kind && a.sentAtMs >= fromMs + second * 1000 && a.sentAtMs < fromMs + (second + 1) * 1000);
-    const statuses: Record<string, number> = {};
-    for (const a of inSecond) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
-    return { second, statuses, slowestMs: round1(Math.max(0, ...inSecond.map((a) => a.doneAtMs - a.sentAtMs))) };
-  });
-}
-
-function messages(answers: readonly Answer[], fromMs: number): string[] {
-  return [...new Set(answers.filter((a) => a.sentAtMs >= fromMs && a.message !== undefined).map((a) => `${a.kind} ${a.status}: ${(a.message ?? "").replace(/\d+(\.\d+)?/g, "N")}`))].slice(0, 20);
+  for (let attempt = 0; attempt < 12; attempt += 1) {
+    const leader = await together();
+    if (leader !== undefined) return leader;
+    const before = await leaderOf(stream);
+    await connection.request(`$JS.API.STREAM.LEADER.STEPDOWN.${stream}`, new Uint8Array(0), { timeout: 5_000 }).catch(() => undefined);
+    const deadline = performance.now() + 15_000;
+    while (performance.now() < deadline) {
+      const now = await leaderOf(stream).catch(() => undefined);
+      if (now !== undefined && now !== before) break;
+      await pause(200);
+    }
+  }
+  return together();
 }
 
 async function main(): Promise<void> {
@@ -187,8 +153,11 @@ async function main(): Promise<void> {
     bench: "cluster-faults",
     date: new Date().toISOString(),
     loadAverageAtStart: loadavg().map(round1),
-    setup: "3 nats-server 2.10 (R3, sync_interval: always) + 3 service nodes (default lease and forwarding timings), one machine; claims every 25 ms and reads every 100 ms through the three nodes in turn",
+    setup:
+      "3 nats-server 2.10 (R3, sync_interval: always) + 3 service nodes (default lease and forwarding timings), one machine; claims every 25 ms and reads every 100 ms through the three nodes in turn; " +
+      `a claim answered 503 or not at all retried with its commandId every ${RETRY_EVERY_MS} ms (at most ${RETRYING_AT_MOST} at once)`,
   };
+  const allAnswers: Answer[] = [];
   try {
     await cluster.waitUntilServed(PARTITIONS, { balanced: true });
     const clients = cluster.services.map((node) => new MarketClient({ baseUrl: node.url, timeoutMs: 30_000 }));
@@ -201,45 +170,56 @@ async function main(): Promise<void> {
       participants.push({ principalId, token: (await first.signIn(await first.provisionNewIdentity({ principalId }, { credentials: { kind: "hmac", ...operator } }))).accessToken });
     }
     await createMarket({ client: first, creatorToken }, MARKET, 1_000_000);
+    const everyPartition = Array.from({ length: PARTITIONS }, (_, p) => marketIdOnPartition("faults-partition", p, PARTITIONS));
+    for (const marketId of everyPartition) await createMarket({ client: first, creatorToken }, marketId, 1_000_000);
     await pause(500); // identities reach the other nodes within milliseconds (docs/cluster.md)
     const jsm = await jetstreamManager(connection);
     const leaderOf = async (stream: string): Promise<string | undefined> => (await jsm.streams.info(stream)).cluster?.leader;
-    const partitionStream = `partition-${shardOfMarket(MARKET, PARTITIONS)}`;
+    const marketPartition = shardOfMarket(MARKET, PARTITIONS);
+    const partitionStream = `partition-${marketPartition}`;
     const watched = [partitionStream, "KV_cluster-leases", "identity"];
+    const probing = { markets: [MARKET], readMarket: MARKET, claimEveryMs: 25, readEveryMs: 100, retryEveryMs: RETRY_EVERY_MS, retryingAtMost: RETRYING_AT_MOST };
 
     // 1. One NATS node.
     const single: unknown[] = [];
-    for (const role of [`leads neither ${partitionStream} nor KV_cluster-leases`, `leads ${partitionStream}`, "leads KV_cluster-leases"] as const) {
+    const roles = [`leads neither ${partitionStream} nor KV_cluster-leases`, `leads ${partitionStream}`, "leads KV_cluster-leases", `leads ${partitionStream} and KV_cluster-leases`] as const;
+    for (const role of roles) {
+      if (role === roles[3] && (await leadTogether(connection, jsm, partitionStream, "KV_cluster-leases")) === undefined) {
+        log(`one NATS node (${role}): could not arrange it; skipped`);
+        continue;
+      }
       const leaders = new Map<string, string | undefined>();
       for (const stream of watched) leaders.set(stream, await leaderOf(stream));
       const names = cluster.nats.map((node) => node.name);
       const target =
-        role === `leads neither ${partitionStream} nor KV_cluster-leases`
+        role === roles[0]
           ? names.find((name) => name !== leaders.get(partitionStream) && name !== leaders.get("KV_cluster-leases"))
-          : leaders.get(role === `leads ${partitionStream}` ? partitionStream : "KV_cluster-leases");
+          : leaders.get(role === roles[2] ? "KV_cluster-leases" : partitionStream);
       if (target === undefined) {
         log(`one NATS node (${role}): no such node now; skipped`);
         continue;
       }
       const index = names.indexOf(target);
-      const roles = watched.filter((stream) => leaders.get(stream) === target);
-      const prober = new Prober(clients, participants, creatorToken);
+      const leading = watched.filter((stream) => leaders.get(stream) === target);
+      const prober = new Prober(clients, participants, creatorToken, probing);
       await pause(1_000);
       const killedAt = performance.now();
       await cluster.killNats(index);
       await pause(WATCH_SECONDS * 1000);
       await prober.stop();
       const endMs = performance.now();
+      allAnswers.push(...prober.answers);
       const outcome = {
         role,
         killed: target,
-        leadsNow: roles,
+        leadsNow: leading,
         claims: outage(prober.answers, "claim", killedAt, endMs),
+        retries: { ...retriesAfter(prober.answers, killedAt), notRetried: prober.notRetried },
         reads: outage(prober.answers, "read", killedAt, endMs),
         messages: messages(prober.answers, killedAt),
       };
       single.push(outcome);
-      log(`one NATS node killed (${target}, leading ${roles.join(", ") || "none watched"}): claims ${JSON.stringify(outcome.claims)}; reads ${JSON.stringify(outcome.reads)}`);
+      log(`one NATS node killed (${target}, leading ${leading.join(", ") || "none watched"}): claims ${JSON.stringify(outcome.claims)}; retries ${JSON.stringify(outcome.retries)}; reads ${JSON.stringify(outcome.reads)}`);
       for (const line of outcome.messages) log(`  ${line}`);
       await cluster.startNats(index);
       await cluster.waitUntilServed(PARTITIONS, { timeoutMs: 60_000 });
@@ -247,35 +227,89 @@ async function main(): Promise<void> {
     }
     result["oneNatsNode"] = single;
 
-    // 1b. One service node: the owner of the market's partition.
+    // 2. One service node killed: the owner of the market's partition.
     {
-      const owner = await cluster.ownerOf(shardOfMarket(MARKET, PARTITIONS));
+      const owner = await cluster.ownerOf(marketPartition);
       if (owner === undefined) throw new Error("no single node serves the market's partition");
       const others = clients.filter((_, k) => k !== owner);
-      const prober = new Prober(others, participants, creatorToken);
+      const prober = new Prober(others, participants, creatorToken, probing);
       await pause(1_000);
       const killedAt = performance.now();
       await cluster.killService(owner);
       await pause(WATCH_SECONDS * 1000);
       await prober.stop();
       const endMs = performance.now();
+      allAnswers.push(...prober.answers);
       const outcome = {
         killed: `service node ${cluster.services[owner]?.nodeId}, the owner of the market's partition (requests through the two others)`,
         claims: outage(prober.answers, "claim", killedAt, endMs),
+        retries: { ...retriesAfter(prober.answers, killedAt), notRetried: prober.notRetried },
         reads: outage(prober.answers, "read", killedAt, endMs),
         messages: messages(prober.answers, killedAt),
       };
       result["oneServiceNode"] = outcome;
-      log(`${outcome.killed} killed: claims ${JSON.stringify(outcome.claims)}; reads ${JSON.stringify(outcome.reads)}`);
+      log(`${outcome.killed} killed: claims ${JSON.stringify(outcome.claims)}; retries ${JSON.stringify(outcome.retries)}; reads ${JSON.stringify(outcome.reads)}`);
       for (const line of outcome.messages) log(`  ${line}`);
       await cluster.startService(owner);
       await cluster.waitUntilServed(PARTITIONS, { balanced: true, timeoutMs: 60_000 });
       await pause(2_000);
     }
 
-    // 3. Two of three NATS nodes: no quorum.
+    // 3. One service node paused (SIGSTOP) past its lease, then resumed (SIGCONT).
+    {
+      const owner = await cluster.ownerOf(marketPartition);
+      if (owner === undefined) throw new Error("no single node serves the market's partition");
+      const itsPartitions = (await cluster.servedByNode())[owner] ?? [];
+      const others = clients.filter((_, k) => k !== owner);
+      const sampler = new OwnershipSampler(cluster);
+      const prober = new Prober(others, participants, creatorToken, { ...probing, markets: everyPartition });
+      await pause(1_000);
+      sampler.skip = owner;
+      const pausedAt = performance.now();
+      cluster.pauseService(owner);
+      await pause(PAUSE_SECONDS * 1000);
+      const resumedAt = performance.now();
+      sampler.skip = undefined;
+      cluster.resumeService(owner);
+      await pause(WATCH_SECONDS * 1000);
+      await prober.stop();
+      await sampler.stop();
+      const endMs = performance.now();
+      allAnswers.push(...prober.answers);
+      const outcome = {
+        paused: `service node ${cluster.services[owner]?.nodeId} for ${PAUSE_SECONDS} s, serving partitions ${itsPartitions.join(", ")} (claims on one market per partition, through the two others)`,
+        whilePaused: itsPartitions.map((partition) => ({
+          partition,
+          servedByAnotherAfterMs: sampler.servedAgainAfterMs(partition, pausedAt, owner),
+          claims: outage(prober.answers, "claim", pausedAt, resumedAt, everyPartition[partition]),
+          retries: retriesAfter(prober.answers, pausedAt, everyPartition[partition]),
+        })),
+        afterResume: everyPartition.map((marketId, partition) => ({
+          partition,
+          longestUnservedMs: sampler.longestUnservedMs(partition, resumedAt, endMs),
+          claimsLongestGapMs: outage(prober.answers, "claim", resumedAt, endMs, marketId).longestGapMs,
+        })),
+        servedAtEnd: sampler.samples.at(-1)?.served,
+        notRetried: prober.notRetried,
+        messages: messages(prober.answers, pausedAt),
+      };
+      result["pausedServiceNode"] = outcome;
+      log(`${outcome.paused}:`);
+      for (const line of outcome.whilePaused) log(`  paused, partition ${line.partition}: served by another node after ${line.servedByAnotherAfterMs} ms; claims ${JSON.stringify(line.claims)}; retries ${JSON.stringify(line.retries)}`);
+      for (const line of outcome.afterResume) log(`  resumed, partition ${line.partition}: longest unserved ${line.longestUnservedMs} ms; claims' longest gap ${line.claimsLongestGapMs} ms`);
+      log(`  claims not retried (${RETRYING_AT_MOST} retrying already): ${outcome.notRetried}`);
+      for (const line of outcome.messages) log(`  ${line}`);
+      await cluster.waitUntilServed(PARTITIONS, { balanced: true, timeoutMs: 60_000 });
+      await pause(2_000);
+    }
+
+    // 4. Two of three NATS nodes: no quorum.
     let provisioned = 0;
-    const prober = new Prober(clients, participants, creatorToken, () => first.provisionNewIdentity({ principalId: `late-${provisioned++}` }, { credentials: { kind: "hmac", ...operator } }));
+    const prober = new Prober(clients, participants, creatorToken, {
+      ...probing,
+      provision: () => first.provisionNewIdentity({ principalId: `late-${provisioned++}` }, { credentials: { kind: "hmac", ...operator } }),
+      retries: false,
+    });
     await pause(1_000);
     const killedAt = performance.now();
     await Promise.all([cluster.killNats(1), cluster.killNats(2)]);
@@ -293,6 +327,7 @@ async function main(): Promise<void> {
     await pause(1_000);
     await prober.stop();
     const endMs = performance.now();
+    allAnswers.push(...prober.answers);
     // Which node serves which partition now, by each node's /metrics (a partition no node serves answers 503).
     const servedAfter = (await cluster.servedByNode()).map((partitions, node) => ({ node: cluster.services[node]?.nodeId, partitions }));
     const everyNodeBack = clients.map((_, node) => {
@@ -312,7 +347,7 @@ async function main(): Promise<void> {
         eachNodeDecidingClaimsAfterMs: everyNodeBack,
         watchedForMs: round1(endMs - restartAt),
         servedAfter,
-        marketPartition: shardOfMarket(MARKET, PARTITIONS),
+        marketPartition,
       },
     };
     result["twoNatsNodes"] = quorum;
@@ -325,14 +360,21 @@ async function main(): Promise<void> {
       `  restarted: NATS healthy after ${quorum.restart.natsHealthyAfterMs} ms; first claim decided ${quorum.restart.firstClaimDecidedAfterMs} ms after the restart began; each node: ${JSON.stringify(everyNodeBack)}; ` +
         `partitions served ${quorum.restart.watchedForMs} ms after the restart: ${JSON.stringify(servedAfter)} (the market is in partition ${quorum.restart.marketPartition})`,
     );
+  } catch (error) {
+    // A step that cannot go on (NATS not healthy again in time, under load): the steps before it are kept.
+    result["failedStep"] = error instanceof Error ? error.message : String(error);
+    log(`stopped early: ${String(result["failedStep"])} (logs in ${path.join(WORK, "logs")})`);
   } finally {
     await connection.close();
     await cluster.stop();
   }
+  result["notPlainMessages"] = notPlain(allAnswers);
+  log(`503 messages breaking the plain-words rule: ${JSON.stringify(result["notPlainMessages"])}`);
   const stem = freshResultStem("cluster-faults");
   writeFileSync(path.join(RESULTS_DIR, `${stem}.json`), `${JSON.stringify(result, null, 2)}\n`);
   log(`results: bench/results/${stem}.json`);
-  rmSync(WORK, { recursive: true, force: true });
+  if (result["failedStep"] === undefined) rmSync(WORK, { recursive: true, force: true });
+  else process.exitCode = 1;
 }
 
 await main();

@@ -129,7 +129,7 @@ try {
     const pair = generateKeyPair();
     const provisioned = await store.provisionIdentity(OPERATOR, { commandId: `provision-${id}`, principalId: id, actorId: id, keyId: `${id}-key`, publicKey: pair.publicKey });
     if (!provisioned.ok) throw new Error(`provisioning ${id}: ${provisioned.code} ${provisioned.message}`);
-    const challenge = auth.createChallenge({ actorId: id, keyId: `${id}-key` }, systemClock.nowMs());
+    const challenge = await auth.createChallenge({ actorId: id, keyId: `${id}-key` }, systemClock.nowMs());
     if (!challenge.ok) throw new Error(`challenge for ${id}: ${challenge.code}`);
     const grant = await auth.issueToken(
       { challengeId: challenge.body.id, nonce: challenge.body.nonce, signature: signSigningPayload(challenge.body.signingPayload, pair.privateKey) },

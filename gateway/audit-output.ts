@@ -1,5 +1,7 @@
 /** How `replay` and `verify` print what they found, whatever they read (a data directory or a stream). */
 import type { ReplayResult, VerifyResult } from "../engine/audit/audit-replay.js";
+import type { SignedHeadsSummary } from "../engine/audit/head-audit.js";
+import { ACCEPT_UNSIGNED_TAIL_SETTING } from "../engine/audit/heads/unsigned-tail.js";
 
 /** The one-line summary written to stderr. */
 export function auditSummary(verb: string, result: ReplayResult): string {
@@ -27,7 +29,29 @@ export function printVerify(result: VerifyResult, json: boolean, facts?: string)
     return;
   }
   if (!json) printMarkets(result.replay);
-  const heads = result.signedHeads;
-  const signed = `${heads.heads} signed head(s) matched${heads.uncoveredEntries > 0 ? ` (${heads.uncoveredEntries} entries after the last one, as a crash leaves them)` : ""}`;
-  process.stderr.write(`${auditSummary("verified", result.replay)}; ${result.snapshotsCompared} snapshot(s) matched; ${signed}\n${facts === undefined ? "" : `${facts}\n`}`);
+  process.stderr.write(`${auditSummary("verified", result.replay)}; ${result.snapshotsCompared} snapshot(s) matched; ${headsChecked(result.signedHeads)}\n${facts === undefined ? "" : `${facts}\n`}`);
+  for (const tail of result.signedHeads.acceptedTails) {
+    process.stderr.write(
+      `verify: NOTE: log ${tail.logId}: entries ${tail.from}…${tail.to} were accepted at start without a verified head (${ACCEPT_UNSIGNED_TAIL_SETTING}), ` +
+        `recorded by the head signed at ${new Date(tail.timeMs).toISOString()}: the service's signatures vouch for them only from then on\n`,
+    );
+  }
+}
+
+/** What was checked of the signed heads, in words: never more than was checked. */
+function headsChecked(heads: SignedHeadsSummary): string {
+  const parts = [
+    heads.signaturesChecked
+      ? `${heads.heads} signed head(s) verified: roots and signatures checked`
+      : `${heads.heads} head(s) matched the entries before them: roots checked; signatures not checked: pass --public-key`,
+  ];
+  if (heads.uncoveredEntries > 0) {
+    parts.push(
+      heads.signaturesChecked
+        ? `${heads.uncoveredEntries} entries after the last head of their log, no more than a crash leaves`
+        : `${heads.uncoveredEntries} entries after the last head of their log, not signed by any recorded head`,
+    );
+  }
+  if (heads.headlessLogs > 0) parts.push(`${heads.headlessLogs} log(s) with entries and no head at all: nothing in them is signed (written with AUDIT_HEADS=off, or the heads were removed)`);
+  return parts.join("; ");
 }

@@ -12,14 +12,16 @@ import type { StreamSourceChoice } from "./stream-audit-cli.js";
 import { availableParallelism } from "node:os";
 import * as path from "node:path";
 import { Command, InvalidArgumentError } from "commander";
-import { replayDataDir, replayMarketRecord, verifyDataDir } from "../engine/audit/audit-replay.js";
-import { publicKeysOption, type PublicKeyEntry } from "./public-keys-file.js";
+import { replayDataDir, replayMarketRecord, verifyDataDir, type AuditOptions } from "../engine/audit/audit-replay.js";
+import { publicKeysOption } from "./public-keys-file.js";
+import { headInterval } from "./config.js";
 import { auditSummary as summary, printMarkets, printVerify } from "./audit-output.js";
 import { progressReporter } from "./progress-bar.js";
 import { MAX_POOL_THREADS } from "../engine/pool/worker-pool.js";
 import { serve } from "./main.js";
 import { settingsHelp } from "./settings.js";
 import { DEFAULT_URL, provisionCommand, tokenCommand } from "./client/cli-commands.js";
+import type { CheckReceiptOptions } from "./client/participant-cli.js";
 import { SERVICE_VERSION } from "./service.js";
 import { DataDirInUseError, lockDataDir } from "../storage/data-dir-lock.js";
 
@@ -168,7 +170,7 @@ program
   .command("verify")
   .description("replay, and check every CRC, the hash chain, segment headers, every signed head's root and each shard's newest snapshot against the replayed state; exit 1 naming the first divergence")
   .option("--data <dir>", DATA_HELP, dataOption, DEFAULT_DATA_DIR)
-  .option("--public-key <file>", "the service's public key (PEM) or key history (JSON): also check every signed head's signature, and fail a log with no signed head (docs/proofs.md)", nonEmpty("a file"))
+  .option("--public-key <file>", "the service's public key (PEM) or key history (JSON): also check every signed head's signature, and fail a log with no signed head or with more entries after its last head than a crash leaves (at AUDIT_HEAD_EVERY_COMMANDS / AUDIT_HEAD_EVERY_SECONDS from the environment, else their defaults; docs/proofs.md)", nonEmpty("a file"))
   .option("--json", "machine-readable output")
   .option("--threads <n>", THREADS_HELP, threadsOption, availableParallelism())
   .option("--nats <urls>", NATS_HELP, nonEmpty("a NATS URL"))
@@ -179,13 +181,17 @@ program
     if (stream === null) return;
     const publicKeys = publicKeysOption(options.publicKey);
     if (publicKeys === null) return;
+    const checks = publicKeys === undefined ? {} : { publicKeys, headInterval: headInterval(process.env) };
     if (stream !== undefined) {
       const { verifyFromStream } = await import("./stream-audit-cli.js");
-      await verifyFromStream(stream, options, publicKeys);
+      await verifyFromStream(stream, options, checks);
       return;
     }
-    await verifyDirectory(options, publicKeys);
+    await verifyDirectory(options, checks);
   });
+
+/** What verify checks of signed heads beyond their roots: signatures with `publicKeys`, and the unsigned tail at `headInterval`. */
+type HeadChecksOptions = Pick<AuditOptions, "publicKeys" | "headInterval">;
 
 interface VerifyOptions {
   data: string;
@@ -194,10 +200,10 @@ interface VerifyOptions {
   publicKey?: string;
 }
 
-function verifyDirectory(options: VerifyOptions, publicKeys: PublicKeyEntry[] | undefined): Promise<void> {
+function verifyDirectory(options: VerifyOptions, checks: HeadChecksOptions): Promise<void> {
   return withDataDirLock(options.data, "verify", async () => {
     const progress = progressReporter("verify");
-    const result = await verifyDataDir(options.data, { onProgress: progress.onProgress, threads: options.threads, ...(publicKeys === undefined ? {} : { publicKeys }) });
+    const result = await verifyDataDir(options.data, { onProgress: progress.onProgress, threads: options.threads, ...checks });
     progress.stop();
     printVerify(result, options.json === true);
   }).then(() => undefined);
@@ -332,13 +338,21 @@ program
 
 program
   .command("check-receipt")
-  .description("check a kept receipt with the service's public keys: fetch its inclusion proof, a head signed now and the consistency proof to it; exit 0 saying what was proven, 1 naming the first check that failed, 2 for an unusable file (docs/client.md)")
-  .argument("<file>", "the receipt file (written by claim/bid --receipt-out, or the Market-Receipt header's JSON)")
-  .requiredOption("--identity <file>", "identity file to read the proofs with (any provisioned actor)", nonEmpty("a file"))
+  .description(
+    "check a kept receipt with the service's public keys: its entry must be your command, in the tree its signed head signs, and that tree a prefix of the log now; " +
+      "online (--identity: the proofs from the service) or offline (--proof: a saved proof file); exit 0 proven, 1 a check failed (forged, or not this command's receipt), 2 unusable input, 3 could not check (service out of reach or failing, entry withheld) (docs/proofs.md)",
+  )
+  .argument("<file>", "the kept receipt ({receipt, command}, written by claim/bid --receipt-out), or the Market-Receipt header's JSON with --type --market --command-id --actor")
   .requiredOption("--public-key <file>", "the service's public key (PEM) or key history (JSON) you trust, as verify --public-key takes it", nonEmpty("a file"))
+  .option("--identity <file>", "online: identity file to read the proofs with (any provisioned actor)", nonEmpty("a file"))
   .option("--url <url>", URL_HELP)
-  .option("--proof-out <file>", "also write the proof file that was checked (check-proof checks it again offline); refused if it exists", nonEmpty("a file"))
-  .action(async (file: string, options: { identity: string; publicKey: string; url?: string; proofOut?: string }) => {
+  .option("--proof-out <file>", "online: also write the proof file that was checked (check it again offline with --proof); refused if it exists", nonEmpty("a file"))
+  .option("--proof <file>", "offline: check against this saved proof file ({receipt, inclusion, head?, consistency?}); nothing is fetched", nonEmpty("a file"))
+  .option("--type <type>", "bare receipt: the command's type (direct_claim.submit, sealed_auction.submit_bid, …)", nonEmpty("a command type"))
+  .option("--market <id>", "bare receipt: the command's market", nonEmpty("a market id"))
+  .option("--command-id <id>", "bare receipt: the command id sent", nonEmpty("a command id"))
+  .option("--actor <id>", "bare receipt: the actor that sent it", nonEmpty("an actor id"))
+  .action(async (file: string, options: CheckReceiptOptions) => {
     const { checkReceiptCommand } = await import("./client/participant-cli.js");
     await checkReceiptCommand(file, options);
   });

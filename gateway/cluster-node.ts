@@ -22,6 +22,7 @@ import type { Replays } from "../engine/runtime/shard-answers.js";
 import type { BatchStats } from "../engine/runtime/shard-protocol.js";
 import type { LogFn } from "./http/log.js";
 import { JetStreamJournal } from "../engine/journal/jetstream-journal.js";
+import { openClusterChallengeStore, type ClusterChallengeStore } from "./cluster-challenge-store.js";
 
 export interface ClusterConnection {
   readonly settings: ClusterSettings;
@@ -121,6 +122,14 @@ export function identityJournalOpener(cluster: Pick<ClusterConnection, "messagin
     });
 }
 
+/**
+ * The cluster's challenge bucket (cluster-challenge-store.ts): a challenge any node issued is
+ * redeemed at any node, once. Its requests give up after the reply deadline (503 + Retry-After).
+ */
+export function openChallengeStore(cluster: ClusterConnection, maxChallenges: number): Promise<ClusterChallengeStore> {
+  return openClusterChallengeStore({ messaging: cluster.messaging, maxChallenges, requestTimeoutMs: cluster.settings.forwardTimeoutMs });
+}
+
 export interface ClusterRuntimeParts {
   clock: Clock;
   controlledClock: boolean;
@@ -168,6 +177,7 @@ export async function openClusterRuntime(cluster: Pick<ClusterConnection, "messa
     leaseMs: settings.leaseMs,
     onAcquired: (lease) => runtime.acquired(lease.partition, lease.epoch),
     onLost: (partition, reason) => runtime.lost(partition, reason),
+    onOwnerSeen: (partition, owner) => runtime.ownerSeen(partition, owner.epoch),
   });
   runtime.attach(leases);
   return runtime;

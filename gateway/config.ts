@@ -37,6 +37,9 @@
  * |                            | after this many entries of a log ...     |                         |
  * | AUDIT_HEAD_EVERY_SECONDS   | integer 1..86,400: ... or once the oldest| 1                       |
  * |                            | entry no head covers is this old         |                         |
+ * | AUDIT_ACCEPT_UNSIGNED_TAIL | <log>:<first uncovered entry>[,…]: start | unset: a log with more  |
+ * |                            | on a log with more unsigned entries than | than a crash leaves is  |
+ * |                            | a crash leaves (logged, and recorded)    | refused                 |
  * | AUDIT_PROOF_CACHE_BYTES    | integer 0..8,589,934,592: log trees kept | 268435456 (256 MiB)     |
  * |                            | between proofs, per pool thread          |                         |
  */
@@ -44,6 +47,7 @@ import { availableParallelism } from "node:os";
 import * as path from "node:path";
 import { ConfigError } from "./auth/config-error.js";
 import { DEFAULT_PROOF_CACHE_BYTES } from "../engine/audit/proof-tree-cache.js";
+import { ACCEPT_UNSIGNED_TAIL_SETTING, DEFAULT_HEAD_INTERVAL, parseAcceptedTails, type HeadInterval } from "../engine/audit/heads/unsigned-tail.js";
 import {
   DEFAULT_FORWARD_TIMEOUT_MS,
   DEFAULT_LEASE_MS,
@@ -81,7 +85,12 @@ export interface ServiceConfig {
   /** AUDIT_KEY_HISTORY_FILE resolved; undefined: the current key is the whole history. */
   auditKeyHistoryFile: string | undefined;
   /** When each log records a signed head (engine/runtime/log-heads.ts); undefined: AUDIT_HEADS=off. */
-  auditHeads: { everyCommands: number; everyMs: number } | undefined;
+  auditHeads: HeadInterval | undefined;
+  /**
+   * AUDIT_ACCEPT_UNSIGNED_TAIL: the unsigned tails (`<logId>:<first entry>`) an operator accepts at
+   * start (engine/audit/heads/unsigned-tail.ts); each one accepted is logged and recorded in its log.
+   */
+  acceptUnsignedTails: string[];
   /** AUDIT_PROOF_CACHE_BYTES: each worker pool thread's bound for log trees kept between proofs (engine/audit/proof-tree-cache.ts). */
   proofCacheBytes: number;
 }
@@ -132,8 +141,17 @@ export function loadServiceConfig(env: Env, cwd: string = process.cwd()): Servic
     auditSigningKeyFile: isSet(env, "AUDIT_SIGNING_KEY_FILE") ? path.resolve(cwd, env["AUDIT_SIGNING_KEY_FILE"] as string) : undefined,
     auditKeyHistoryFile: isSet(env, "AUDIT_KEY_HISTORY_FILE") ? path.resolve(cwd, env["AUDIT_KEY_HISTORY_FILE"] as string) : undefined,
     auditHeads: auditHeadSettings(env),
+    acceptUnsignedTails: acceptedTailsSetting(env),
     proofCacheBytes: integer(env, "AUDIT_PROOF_CACHE_BYTES", DEFAULT_PROOF_CACHE_BYTES, 0, 8 * 1024 ** 3),
   };
+}
+
+/** AUDIT_ACCEPT_UNSIGNED_TAIL: names of tails as a refusal gives them. */
+function acceptedTailsSetting(env: Env): string[] {
+  const parsed = parseAcceptedTails(env[ACCEPT_UNSIGNED_TAIL_SETTING]);
+  if (!parsed.ok) throw new ConfigError(ACCEPT_UNSIGNED_TAIL_SETTING, parsed.message);
+  if (parsed.names.length > 0 && env["AUDIT_HEADS"] === "off") throw new ConfigError(ACCEPT_UNSIGNED_TAIL_SETTING, "has no effect with AUDIT_HEADS=off (nothing is checked, nothing recorded)");
+  return parsed.names;
 }
 
 /** AUDIT_HEADS and its interval; with AUDIT_HEADS=off the interval settings may not be set. */
@@ -144,9 +162,14 @@ function auditHeadSettings(env: Env): ServiceConfig["auditHeads"] {
     for (const name of ["AUDIT_HEAD_EVERY_COMMANDS", "AUDIT_HEAD_EVERY_SECONDS"]) if (isSet(env, name)) throw new ConfigError(name, "has no effect with AUDIT_HEADS=off");
     return undefined;
   }
+  return headInterval(env);
+}
+
+/** AUDIT_HEAD_EVERY_COMMANDS and AUDIT_HEAD_EVERY_SECONDS: when a log records a head; `verify` reads them too (what a crash leaves). */
+export function headInterval(env: Env): HeadInterval {
   return {
-    everyCommands: integer(env, "AUDIT_HEAD_EVERY_COMMANDS", 10_000, 1, 10_000_000),
-    everyMs: integer(env, "AUDIT_HEAD_EVERY_SECONDS", 1, 1, 86_400) * 1000,
+    everyCommands: integer(env, "AUDIT_HEAD_EVERY_COMMANDS", DEFAULT_HEAD_INTERVAL.everyCommands, 1, 10_000_000),
+    everyMs: integer(env, "AUDIT_HEAD_EVERY_SECONDS", DEFAULT_HEAD_INTERVAL.everyMs / 1000, 1, 86_400) * 1000,
   };
 }
 

@@ -16,7 +16,8 @@ export interface ServiceMetricsSources {
   recordCache: () => Pick<RecordCacheStats, "sizeBytes" | "entries">;
   /** The proof tree caches of the worker pool's threads, summed (engine/audit/proof-tree-cache.ts). */
   proofCache?: () => ProofCacheStats;
-  outstandingChallenges: () => number;
+  /** Absent where the challenge store cannot count them (cluster mode: the cluster's KV bucket); the gauge is then not exposed. */
+  outstandingChallenges?: () => number;
   tokensKept: () => number;
   /** Cluster mode: each partition's owner as this node last saw it; undefined on a single node. */
   clusterPartitions?: () => ReadonlyArray<ClusterPartitionView>;
@@ -82,7 +83,7 @@ export class ServiceMetrics {
     labelNames: ["stat"] as const,
     registers: [this.registry],
   });
-  private readonly challenges = new Gauge({ name: "market_auth_challenges_outstanding", help: "Authentication challenges issued and neither used nor expired yet.", registers: [this.registry] });
+  private readonly challenges: Gauge | undefined;
   private readonly liveTokens = new Gauge({ name: "market_auth_tokens_kept", help: "Access tokens the identity state holds (live, or expired and not yet dropped).", registers: [this.registry] });
 
   private readonly partitionServed = new Gauge({
@@ -111,6 +112,10 @@ export class ServiceMetrics {
     // reads name, help, type), which these implement.
     this.registry.registerMetric(this.requests as unknown as Metric);
     this.registry.registerMetric(this.latency as unknown as Metric);
+    this.challenges =
+      sample.outstandingChallenges === undefined
+        ? undefined
+        : new Gauge({ name: "market_auth_challenges_outstanding", help: "Authentication challenges issued and neither used nor expired yet.", registers: [this.registry] });
   }
 
   observeResponse(info: ResponseInfo): void {
@@ -154,7 +159,7 @@ export class ServiceMetrics {
     this.recordCacheEntries.set(records.entries);
     const proofs = this.sample.proofCache?.();
     if (proofs !== undefined) for (const [stat, value] of Object.entries(proofs)) this.proofCache.set({ stat }, value);
-    this.challenges.set(this.sample.outstandingChallenges());
+    if (this.sample.outstandingChallenges !== undefined) this.challenges?.set(this.sample.outstandingChallenges());
     this.liveTokens.set(this.sample.tokensKept());
     return this.registry.metrics();
   }

@@ -63,7 +63,7 @@ function cliName(field: string): string {
   return field === "leafIndex" ? "leaf" : field === "treeSize" ? "tree-size" : "consistency";
 }
 
-/** `check-proof FILE --public-key KEYS`: exit 0 with what was proven, 1 naming the failed check, 2 for an unusable file. */
+/** `check-proof FILE --public-key KEYS`: exit 0 with what was proven, 1 naming the failed check, 2 for an unusable file, 3 when its `command` cannot be confirmed (entry withheld). */
 export function checkProofCommand(file: string, publicKeyFile: string): void {
   let keys: Map<string, Uint8Array>;
   try {
@@ -85,6 +85,10 @@ export function checkProofCommand(file: string, publicKeyFile: string): void {
     case "failed":
       process.stderr.write(`check-proof: FAILED: ${checked.check}: ${checked.reason}\n`);
       process.exitCode = 1;
+      return;
+    case "unconfirmed":
+      process.stderr.write(`check-proof: could not check: ${checked.reason}\n`);
+      process.exitCode = 3;
       return;
     case "unusable":
       return unusable(`${file}: ${checked.reason}`);

@@ -10,12 +10,9 @@ import { readFileSync } from "node:fs";
 import { checkKeyHistory, KEY_HISTORY_VERSION } from "../engine/audit/signing/key-history.js";
 import { keyIdOf } from "../engine/audit/signing/key-id.js";
 import { rawEd25519PublicKey } from "../engine/audit/signing/audit-signer.js";
-import { base64UrlDecode } from "../engine/bytes-base64url.js";
+import { historyPublicKeys, type PublicKeyEntry } from "../engine/audit/signing/head-keys.js";
 
-export interface PublicKeyEntry {
-  keyId: string;
-  publicKey: Uint8Array;
-}
+export type { PublicKeyEntry };
 
 /**
  * `verify --public-key`: the keys, undefined when the option is not given, or null when the file is
@@ -50,7 +47,7 @@ export function readPublicKeys(filePath: string): PublicKeyEntry[] {
   const history = typeof value === "object" && value !== null && !("version" in value) ? { version: KEY_HISTORY_VERSION, ...value } : value;
   const checked = checkKeyHistory(history);
   if (!checked.ok) throw new Error(`--public-key ${filePath}: ${checked.problem}`);
-  return checked.history.keys.map((key) => ({ keyId: key.keyId, publicKey: base64UrlDecode(key.publicKey) }));
+  return historyPublicKeys(checked.history);
 }
 
 function pemKey(filePath: string, text: string): PublicKeyEntry {

@@ -29,6 +29,7 @@ import { auditLogRoutes } from "./routes/audit-log-routes.js";
 import { loadAuditKeys, type AuditKeys } from "./audit-signing-key.js";
 import { auditSignerWorkerData, type AuditSigner } from "../engine/audit/signing/audit-signer.js";
 import type { ShardHeadsSpec } from "../engine/runtime/worker-messages.js";
+import { historyPublicKeys } from "../engine/audit/signing/head-keys.js";
 import type { KeyHistory } from "../engine/audit/signing/key-history.js";
 import { mcpRoutes } from "./routes/mcp-routes.js";
 import { pageRoutes } from "./routes/page-routes.js";
@@ -39,7 +40,7 @@ import { lockDataDir, type DataDirLock } from "../storage/data-dir-lock.js";
 import { Readiness } from "./readiness.js";
 import { shardCountFor } from "../engine/runtime/cluster-meta.js";
 import { SERVICE_VERSION } from "./version.js";
-import { retryUnknownTokens } from "./cluster-auth.js";
+import { IdentityCatchUp, retryUnknownTokens } from "./cluster-auth.js";
 import type { Messaging } from "../engine/messaging/messaging.js";
 import type { ClusterRuntime } from "../engine/cluster/cluster-runtime.js";
 import type { ClusterConnection, ClusterRuntimeParts } from "./cluster-node.js";
@@ -131,7 +132,12 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
   const shards = cluster?.layout.partitions ?? shardCountFor(config.dataDir, config.shards, config.defaultShards);
   const authConfig = loadAuthConfig(options.env, config.dataDir);
   logConfiguration(log, config, shards, authConfig);
+  if (config.acceptUnsignedTails.length > 0) {
+    log("warn", "AUDIT_ACCEPT_UNSIGNED_TAIL is set: a log whose unsigned tail it names starts without a verified head over that tail", { tails: config.acceptUnsignedTails });
+  }
   const idempotency = new IdempotencyIndex();
+  // Cluster mode: challenges live in the cluster's KV bucket, so any node redeems what any node issued.
+  const challenges = cluster === undefined || clusterNode === undefined ? undefined : await clusterNode.openChallengeStore(cluster, authConfig.maxChallenges);
   const identity = await IdentityStore.open({
     dir: path.join(config.dataDir, "identity"),
     clock,
@@ -140,11 +146,16 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
     // Cluster mode: one identity log for the cluster, followed and appended to by every node.
     ...(cluster === undefined || clusterNode === undefined ? {} : { openJournal: clusterNode.identityJournalOpener(cluster) }),
   });
-  const auth = new AuthService(authConfig, identity);
+  // Cluster mode: what another node wrote a moment ago (a token, an identity) is looked up again once caught up.
+  const catchUp = cluster === undefined ? undefined : new IdentityCatchUp(identity);
+  const auth = new AuthService(authConfig, identity, {
+    ...(challenges === undefined ? {} : { challenges }),
+    ...(catchUp === undefined ? {} : { catchUp: () => catchUp.wait() }),
+  });
   const readiness = new Readiness();
   const late: LateParts = {};
   const metrics = serviceMetrics(late, idempotency, auth, identity);
-  const routes = serviceRoutes(readiness, late, { auth, clock, identity, metrics, adminMounted: auth.operatorsConfigured(), cluster: cluster !== undefined, auditKeyHistory });
+  const routes = serviceRoutes(readiness, late, { auth, clock, identity, metrics, adminMounted: auth.operatorsConfigured(), catchUp, auditKeyHistory });
   let server: HttpServer;
   let port: number;
   try {
@@ -158,7 +169,10 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
   }
   let liveRuntime: MarketRuntime | ClusterRuntime;
   try {
-    const heads = config.auditHeads === undefined ? undefined : { signer: auditSignerWorkerData(auditKeys.signer), ...config.auditHeads };
+    const heads: ShardHeadsSpec | undefined =
+      config.auditHeads === undefined
+        ? undefined
+        : { signer: auditSignerWorkerData(auditKeys.signer), ...config.auditHeads, publicKeys: historyPublicKeys(auditKeyHistory), acceptUnsignedTails: config.acceptUnsignedTails };
     const parts = { shards, clock, idempotency, onFatal, metrics, log, heads };
     liveRuntime =
       cluster === undefined || clusterNode === undefined
@@ -221,7 +235,7 @@ function serviceMetrics(late: LateParts, idempotency: IdempotencyIndex, auth: Au
     idempotencyEntries: () => idempotency.size,
     recordCache: () => late.runtime?.recordCacheStats ?? { sizeBytes: 0, entries: 0 },
     proofCache: () => late.runtime?.proofCacheStats ?? emptyProofCacheStats(),
-    outstandingChallenges: () => auth.outstandingChallenges,
+    ...(auth.outstandingChallenges === undefined ? {} : { outstandingChallenges: () => auth.outstandingChallenges ?? 0 }),
     tokensKept: () => identity.state.tokens.size,
     clusterPartitions: () => {
       const runtime = late.runtime;
@@ -237,8 +251,8 @@ interface EarlyParts {
   identity: IdentityStore;
   metrics: ServiceMetrics;
   adminMounted: boolean;
-  /** Cluster mode (identities arrive from other nodes). */
-  cluster: boolean;
+  /** Cluster mode (identities arrive from other nodes): how a refused request catches up with them. */
+  catchUp: IdentityCatchUp | undefined;
   auditKeyHistory: KeyHistory;
 }
 
@@ -258,7 +272,7 @@ function serviceRoutes(readiness: Readiness, late: LateParts, early: EarlyParts)
   };
   const gated = [...authRoutes(parts), ...identityRoutes(parts), ...marketRoutes(parts), ...eventRoutes(parts), ...mcpRoutes(parts), ...operationsRoutes(parts), ...auditRoutes(early.auditKeyHistory), ...auditLogRoutes(parts)];
   // Cluster mode: a token another node just issued is checked again once this node has caught up.
-  const retry = early.cluster ? retryUnknownTokens(early.identity) : (route: HttpRoute) => route;
+  const retry = early.catchUp === undefined ? (route: HttpRoute) => route : retryUnknownTokens(early.catchUp);
   return [...healthRoutes(readiness), ...pageRoutes(), ...gated.map((route) => readiness.gate(retry(route)))];
 }
 
@@ -313,8 +327,13 @@ async function openRuntime(options: ServiceOptions, config: ServiceConfig, parts
     ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
     ...(parts.heads === undefined ? {} : { heads: parts.heads }),
   });
+  for (const shard of recovered.recovery.shards) {
+    const accepted = shard.acceptedUnsignedTail;
+    if (accepted !== undefined) log("warn", "unsigned tail accepted (AUDIT_ACCEPT_UNSIGNED_TAIL): recorded in the log by a signed head", { shard: shard.shardIndex, ...accepted });
+  }
   log("info", "recovered", {
     shards,
+    headsChecked: recovered.recovery.shards.reduce((sum, s) => sum + s.headsChecked, 0),
     markets: recovered.recovery.shards.reduce((sum, s) => sum + s.markets, 0),
     commandsReplayed: recovered.recovery.shards.reduce((sum, s) => sum + s.framesReplayed, 0),
     idempotencyEntries: recovered.recovery.idempotencyEntries,

@@ -27,6 +27,7 @@ export const SETTINGS: readonly SettingDoc[] = [
   { name: "AUDIT_HEADS", default: "on", allowed: "on | off: signed heads in every log and a Market-Receipt header on accepted replies (docs/proofs.md); off only to measure their cost" },
   { name: "AUDIT_HEAD_EVERY_COMMANDS", default: "10000", allowed: "integer 1..10000000: a log records a signed head after this many entries ..." },
   { name: "AUDIT_HEAD_EVERY_SECONDS", default: "1", allowed: "integer 1..86400: ... or once the oldest entry no head covers is this old" },
+  { name: "AUDIT_ACCEPT_UNSIGNED_TAIL", default: "(none: a log with more entries after its last verified head than a crash leaves is refused at start)", allowed: "<log>:<first uncovered entry>[,…] exactly as the refusal names it (e.g. shard-0:37): start on that tail anyway; logged as a warning and recorded in the log by a head entry that verify reports (docs/storage.md)" },
   { name: "AUDIT_PROOF_CACHE_BYTES", default: "268435456", allowed: "integer 0..8589934592: bytes of log Merkle trees each worker pool thread keeps between proofs, least recently used logs evicted beyond it (about 74 bytes a log entry; 0 keeps none: every proof reads its log from the start)" },
   { name: "AUTH_CHALLENGE_TTL", default: "120", allowed: "challenge lifetime, integer seconds 1..3600" },
   { name: "AUTH_TOKEN_TTL", default: "900", allowed: "bearer token lifetime, integer seconds 1..86400" },

@@ -9,9 +9,8 @@
  * stands where a shard's number does), the summary and what the stream showed (messages, owners'
  * claims, last epoch, chain head) on stderr; `--json` prints the result object on stdout.
  */
-import type { PublicKeyEntry } from "./public-keys-file.js";
 import { existsSync } from "node:fs";
-import { exportedStream, replayStream, replayStreamMarketRecord, verifyStream, type AuditedStream, type StreamFacts } from "../engine/audit/stream-audit.js";
+import { exportedStream, replayStream, replayStreamMarketRecord, verifyStream, type AuditedStream, type StreamAuditOptions, type StreamFacts } from "../engine/audit/stream-audit.js";
 import { connectMessaging } from "../engine/messaging/nats/nats-messaging.js";
 import type { Messaging } from "../engine/messaging/messaging.js";
 import { LiveStream } from "../engine/journal/jetstream-stream-source.js";
@@ -77,9 +76,9 @@ export async function replayFromStream(choice: StreamSourceChoice, options: { ma
   });
 }
 
-export async function verifyFromStream(choice: StreamSourceChoice, options: { json?: boolean }, publicKeys: PublicKeyEntry[] | undefined): Promise<void> {
+export async function verifyFromStream(choice: StreamSourceChoice, options: { json?: boolean }, checks: Pick<StreamAuditOptions, "publicKeys" | "headInterval">): Promise<void> {
   await withSource(choice, async (source) => {
-    const result = await verifyStream(source, publicKeys === undefined ? {} : { publicKeys });
+    const result = await verifyStream(source, checks);
     printVerify(result, options.json === true, describeFacts(result.stream));
   });
 }

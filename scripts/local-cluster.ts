@@ -390,11 +390,14 @@ export class LocalCluster {
     }
   }
 
-  /** The partitions each running service node says it serves (its /metrics), by node index; undefined for a node not answering. */
-  async servedByNode(): Promise<Array<number[] | undefined>> {
+  /**
+   * The partitions each running service node says it serves (its /metrics), by node index; undefined
+   * for a node not answering, or not asked (`skip`: a paused node, which would only time out).
+   */
+  async servedByNode(skip?: number): Promise<Array<number[] | undefined>> {
     return Promise.all(
       this.services.map(async (node, i) => {
-        if (this.serviceRunning[i] === undefined) return undefined;
+        if (this.serviceRunning[i] === undefined || i === skip) return undefined;
         const reply = await statusOf(`${node.url}/metrics`, { authorization: `Bearer ${this.options.metricsToken}` });
         return reply?.status === 200 ? servedPartitions(reply.text) : undefined;
       }),
@@ -437,6 +440,16 @@ export class LocalCluster {
     running.stopping = true;
     running.child.kill("SIGKILL");
     await running.exited;
+  }
+
+  /** SIGSTOP of service node `index`: it freezes with its sockets open, as in a long stall (resume with `resumeService`). */
+  pauseService(index: number): void {
+    this.serviceRunning[index]?.child.kill("SIGSTOP");
+  }
+
+  /** SIGCONT of a paused service node. */
+  resumeService(index: number): void {
+    this.serviceRunning[index]?.child.kill("SIGCONT");
   }
 
   /** A graceful stop of service node `index` (SIGTERM; SIGKILL after `graceMs`). */

@@ -580,7 +580,7 @@ export class SoakLoad {
           await this.mcpCall("MCP get_market_record", "read", await this.bearer(m.creator), "get_market_record", { marketId: m.id }, "result");
         },
       },
-      // Accepted, but held only in memory until it expires (bounded: gateway/auth/challenges.ts).
+      // Accepted, but held only in memory until it expires (bounded: gateway/auth/memory-challenge-store.ts).
       {
         name: "challenge never used",
         kind: "read",

@@ -18,7 +18,9 @@ import type { MarketRecord } from "../rules/types/record.js";
 import { LogCorruptError, SegmentLog, SnapshotStore } from "../../storage/index.js";
 import { decodeLoggedCommand } from "../runtime/logged-command.js";
 import { decodeLogEntry } from "../runtime/logged-head.js";
-import { HeadAudit } from "./head-audit.js";
+import { HeadAudit, headChecksOf, summarizeHeads, type SignedHeadsSummary } from "./head-audit.js";
+import type { HeadInterval } from "./heads/unsigned-tail.js";
+import type { PublicKeyEntry } from "./signing/head-keys.js";
 import { shardLogId, shardOfMarket } from "../runtime/shard-routing.js";
 import { LogFold, type ShardMarket } from "../log-fold.js";
 import { auditMarket, notReconstructed, snapshotDivergence } from "./market-audit.js";
@@ -51,7 +53,9 @@ export interface AuditOptions {
    * verify: the service's public keys (keyId → raw 32 bytes, engine/audit/signing/). With them every
    * signed head's signature is checked, and a shard log with entries but no signed head fails.
    */
-  publicKeys?: Array<{ keyId: string; publicKey: Uint8Array }>;
+  publicKeys?: PublicKeyEntry[];
+  /** verify with keys: when the service records heads (what a crash leaves after the last one); default the service's default. */
+  headInterval?: HeadInterval;
 }
 
 export interface ReplayResult {
@@ -68,8 +72,8 @@ export interface VerifyResult {
   problem?: string;
   replay: ReplayResult;
   snapshotsCompared: number;
-  /** Signed head entries checked, and entries after each shard's last head (summed). */
-  signedHeads: { heads: number; uncoveredEntries: number };
+  /** Signed head entries checked, entries after each shard's last head, and what was checked of them. */
+  signedHeads: SignedHeadsSummary;
 }
 
 
@@ -110,7 +114,7 @@ function replayShard(
   let unreported = 0;
   for (const frame of log.frames(0, { verify: "none" })) {
     const entry = decodeLogEntry(frame.payload);
-    heads?.entry(frame.lsn, frame.payload, entry.kind === "head" ? entry.head : undefined);
+    heads?.entry(frame.lsn, frame.payload, entry);
     const owner = entry.kind === "head" ? undefined : fold.apply(entry.logged.c, frame.position).market;
     if (owner !== undefined) {
       const offset = keep?.keep(frame.payload) ?? -1;
@@ -159,8 +163,8 @@ function replayOneShard(index: number, dir: string, onFrames: (frames: number) =
   const headAudit = new HeadAudit(shardLogId(index), undefined);
   const replayed = replayShard(SegmentLog.open({ dir }), headAudit, onFrames, undefined, new KeptPayloads(keptPayloadBytes));
   try {
-    const heads = headAudit.report();
-    return { index, commands: replayed.log.lastLsn - heads.heads, markets: auditMarkets(index, replayed, false).markets, snapshotsCompared: 0, heads: heads.heads, uncoveredEntries: heads.uncoveredEntries };
+    const { problem: _unchecked, ...heads } = headAudit.report();
+    return { index, commands: replayed.log.lastLsn - heads.heads, markets: auditMarkets(index, replayed, false).markets, snapshotsCompared: 0, ...heads };
   } finally {
     replayed.log.close();
   }
@@ -172,8 +176,7 @@ function replayOneShard(index: number, dir: string, onFrames: (frames: number) =
  * reconstructing. A divergence is returned as `problem`, not thrown.
  */
 function verifyOneShard(index: number, dir: string, onFrames: (frames: number) => void, work: ShardAuditWork): ShardAudit {
-  const failed = (problem: string): ShardAudit => ({ index, commands: 0, markets: [], snapshotsCompared: 0, heads: 0, uncoveredEntries: 0, problem });
-  const publicKeys = work.publicKeys === undefined ? undefined : new Map(work.publicKeys.map((key) => [key.keyId, key.publicKey]));
+  const failed = (problem: string): ShardAudit => ({ index, commands: 0, markets: [], snapshotsCompared: 0, heads: 0, uncoveredEntries: 0, headless: false, acceptedTails: [], problem });
   const loaded = new SnapshotStore({ dir: path.join(dir, "snapshots") }).loadNewestValid();
   if (loaded.invalid.length > 0) {
     const bad = loaded.invalid[0];
@@ -194,7 +197,7 @@ function verifyOneShard(index: number, dir: string, onFrames: (frames: number) =
     if (!verified.ok) return failed(`shard ${index}: ${verified.error.message}`);
     let snapshotProblem: string | undefined;
     let snapshotsCompared = 0;
-    const headAudit = new HeadAudit(shardLogId(index), publicKeys);
+    const headAudit = new HeadAudit(shardLogId(index), headChecksOf(work.publicKeys, work.headInterval));
     const replayed = replayShard(log, headAudit, onFrames, (lsn, chain, live) => {
       if (snapshot === null || lsn !== snapshot.lsn || snapshotProblem !== undefined) return;
       if (!chain().equals(snapshot.chainHead)) {
@@ -206,14 +209,13 @@ function verifyOneShard(index: number, dir: string, onFrames: (frames: number) =
       if (compared.compared && compared.problem === undefined) snapshotsCompared += 1;
     }, new KeptPayloads(work.keptPayloadBytes));
     if (snapshotProblem !== undefined) return failed(snapshotProblem);
-    const heads = headAudit.report();
-    if (heads.problem !== undefined) return failed(heads.problem);
+    const { problem: headProblem, ...heads } = headAudit.report();
+    if (headProblem !== undefined) return failed(headProblem);
     if (snapshot !== null && snapshot.lsn > log.lastLsn) {
       return failed(`shard ${index}: snapshot lsn ${snapshot.lsn} is beyond the log's last lsn ${log.lastLsn}`);
     }
     const audited = auditMarkets(index, replayed, true);
-    const counts = { heads: heads.heads, uncoveredEntries: heads.uncoveredEntries };
-    return { index, commands: log.lastLsn - heads.heads, markets: audited.markets, snapshotsCompared, ...counts, ...(audited.problem === undefined ? {} : { problem: audited.problem }) };
+    return { index, commands: log.lastLsn - heads.heads, markets: audited.markets, snapshotsCompared, ...heads, ...(audited.problem === undefined ? {} : { problem: audited.problem }) };
   } finally {
     log.close();
   }
@@ -252,7 +254,12 @@ async function auditShards(dataDir: string, mode: AuditMode, options: AuditOptio
     done += frames;
     onProgress?.({ done, total });
   };
-  const work: ShardAuditWork = { mode, keptPayloadBytes: options.keptPayloadBytes ?? DEFAULT_KEPT_PAYLOAD_BYTES, ...(options.publicKeys === undefined ? {} : { publicKeys: options.publicKeys }) };
+  const work: ShardAuditWork = {
+    mode,
+    keptPayloadBytes: options.keptPayloadBytes ?? DEFAULT_KEPT_PAYLOAD_BYTES,
+    ...(options.publicKeys === undefined ? {} : { publicKeys: options.publicKeys }),
+    ...(options.headInterval === undefined ? {} : { headInterval: options.headInterval }),
+  };
   const audits: ShardAudit[] = [];
   if (threads > 1) {
     audits.push(...(await auditShardsOnWorkers(shards, work, threads, onFrames)));
@@ -310,7 +317,7 @@ export async function verifyDataDir(dataDir: string, options: AuditOptions = {})
   // Up to the first divergence: what a sequential run would have done before stopping there.
   const counted = failedAt >= 0 ? audits.slice(0, failedAt + 1) : audits;
   const snapshotsCompared = counted.reduce((sum, audit) => sum + audit.snapshotsCompared, 0);
-  const signedHeads = { heads: counted.reduce((sum, audit) => sum + audit.heads, 0), uncoveredEntries: counted.reduce((sum, audit) => sum + audit.uncoveredEntries, 0) };
+  const signedHeads = summarizeHeads(counted, options.publicKeys !== undefined);
   if (failedAt >= 0) {
     return { ok: false, problem: counted[failedAt]?.problem ?? "", replay: replayResultOf(shardCount, counted, startedMs, false), snapshotsCompared, signedHeads };
   }

@@ -1,4 +1,7 @@
 /** What an audit reports per shard and market: plain data, returned by the worker pool's threads. */
+import type { HeadInterval } from "./heads/unsigned-tail.js";
+import type { AcceptedTail } from "./head-audit.js";
+import type { PublicKeyEntry } from "./signing/head-keys.js";
 
 export interface MarketAudit {
   marketId: string;
@@ -14,8 +17,12 @@ export type AuditMode = "replay" | "verify";
 export interface ShardAuditWork {
   mode: AuditMode;
   keptPayloadBytes: number;
-  /** verify: the service's public keys (keyId → raw 32 bytes); with them every signed head's signature is checked. */
-  publicKeys?: Array<{ keyId: string; publicKey: Uint8Array }>;
+  /**
+   * verify: the service's public keys (keyId → raw 32 bytes); with them every signed head's signature
+   * is checked, and the entries after the last head against `headInterval` (what a crash leaves).
+   */
+  publicKeys?: PublicKeyEntry[];
+  headInterval?: HeadInterval;
 }
 
 /** One shard's audit: plain data, so a worker thread can post it. */
@@ -29,6 +36,10 @@ export interface ShardAudit {
   /** Signed head entries in the log (not counted in `commands`), and entries after the last of them. */
   heads: number;
   uncoveredEntries: number;
+  /** Entries and no head at all. */
+  headless: boolean;
+  /** Unsigned tails an operator accepted at start, as recorded in the log. */
+  acceptedTails: AcceptedTail[];
   /** verify: the first divergence in this shard. */
   problem?: string;
 }

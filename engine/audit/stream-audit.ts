@@ -23,7 +23,9 @@ import { buildMarketRecord } from "../record.js";
 import { LogFold, type ShardMarket } from "../log-fold.js";
 import { decodeLoggedCommand } from "../runtime/logged-command.js";
 import { decodeLogEntry } from "../runtime/logged-head.js";
-import { HeadAudit } from "./head-audit.js";
+import { HeadAudit, headChecksOf, summarizeHeads, type SignedHeadsSummary } from "./head-audit.js";
+import type { HeadInterval } from "./heads/unsigned-tail.js";
+import type { PublicKeyEntry } from "./signing/head-keys.js";
 import { decodeBatch, lastSequenceOf, locate, positionOf, type DecodedBatch } from "../journal/jetstream-batch.js";
 import type { StreamMessage } from "../journal/jetstream-stream-reader.js";
 import type { StoredSnapshot } from "../journal/jetstream-snapshots.js";
@@ -82,8 +84,9 @@ export interface StreamVerifyResult extends VerifyResult {
 export interface StreamAuditOptions {
   /** Payload bytes kept from the pass for rebuilding records (default 256 MiB); the rest is read again. */
   readonly keptPayloadBytes?: number;
-  /** verify: the service's public keys; with them every signed head's signature is checked (audit-replay.ts's AuditOptions). */
-  readonly publicKeys?: ReadonlyArray<{ keyId: string; publicKey: Uint8Array }>;
+  /** verify: the service's public keys; with them every signed head's signature is checked, and the unsigned tail (audit-replay.ts's AuditOptions). */
+  readonly publicKeys?: readonly PublicKeyEntry[];
+  readonly headInterval?: HeadInterval;
 }
 
 /** The partition a stream's name names (`partition-<p>`), else 0. */
@@ -95,7 +98,7 @@ export function partitionOfStream(name: string): number {
 interface Folded {
   readonly fold: LogFold;
   readonly commands: number;
-  readonly signedHeads: { heads: number; uncoveredEntries: number };
+  readonly signedHeads: SignedHeadsSummary;
   readonly facts: StreamFacts;
   readonly kept: KeptPayloads;
   /** Offsets of each market's kept payloads, in record order (a prefix of its commands). */
@@ -117,7 +120,7 @@ class FoldProblem extends Error {
  * Reads every message in order, checks it against the one before (and, with `snapshot`, compares
  * the snapshot at the message its mark names), and folds its entries.
  */
-async function foldStream(source: AuditedStream, keptPayloadBytes: number, snapshot: StoredSnapshot | undefined, publicKeys?: StreamAuditOptions["publicKeys"]): Promise<Folded> {
+async function foldStream(source: AuditedStream, keptPayloadBytes: number, snapshot: StoredSnapshot | undefined, options: StreamAuditOptions): Promise<Folded> {
   const name = source.name;
   const partition = partitionOfStream(name);
   const where = `partition ${partition} (stream ${name})`;
@@ -125,7 +128,7 @@ async function foldStream(source: AuditedStream, keptPayloadBytes: number, snaps
   const fold = new LogFold();
   const kept = new KeptPayloads(keptPayloadBytes);
   const keptOffsets = new Map<string, number[]>();
-  const heads = new HeadAudit(name, publicKeys === undefined ? undefined : new Map(publicKeys.map((key) => [key.keyId, key.publicKey])));
+  const heads = new HeadAudit(name, headChecksOf(options.publicKeys, options.headInterval));
   let messages = 0;
   let claims = 0;
   let snapshotsCompared = 0;
@@ -154,7 +157,7 @@ async function foldStream(source: AuditedStream, keptPayloadBytes: number, snaps
       if (batch.count === 0) claims += 1;
       batch.payloads.forEach((payload, index) => {
         const entry = decodeLogEntry(payload);
-        heads.entry(batch.firstSequence + index, payload, entry.kind === "head" ? entry.head : undefined);
+        heads.entry(batch.firstSequence + index, payload, entry);
         if (entry.kind === "head") return;
         const owner = fold.apply(entry.logged.c, positionOf(message.streamSequence, index)).market;
         if (owner === undefined) return;
@@ -177,8 +180,8 @@ async function foldStream(source: AuditedStream, keptPayloadBytes: number, snaps
     // that does not decode, a snapshot that differs, or a stream that cannot be read to its end.
     throw new FoldProblem(error instanceof Error ? error.message : String(error), facts());
   }
-  const { heads: headCount, uncoveredEntries } = heads.report();
-  return { fold, commands: continuity.current.nextSequence - 1 - headCount, signedHeads: { heads: headCount, uncoveredEntries }, facts: facts(), kept, keptOffsets, snapshotsCompared };
+  const signedHeads = summarizeHeads([heads.report()], options.publicKeys !== undefined);
+  return { fold, commands: continuity.current.nextSequence - 1 - signedHeads.heads, signedHeads, facts: facts(), kept, keptOffsets, snapshotsCompared };
 }
 
 /** A market's commands: those the pass kept (a prefix), the rest read from their messages again. */
@@ -223,7 +226,7 @@ function resultOf(commands: number, markets: MarketAudit[], startedMs: number, r
 /** Every market's record hash, from the stream's entries; a break in the stream throws, naming it. */
 export async function replayStream(source: AuditedStream, options: StreamAuditOptions = {}): Promise<StreamReplayResult> {
   const startedMs = performance.now();
-  const folded = await foldStream(source, options.keptPayloadBytes ?? DEFAULT_KEPT_PAYLOAD_BYTES, undefined);
+  const folded = await foldStream(source, options.keptPayloadBytes ?? DEFAULT_KEPT_PAYLOAD_BYTES, undefined, {});
   const { markets } = await auditMarkets(source, folded, false);
   markets.sort(byMarketId);
   return { ...resultOf(folded.commands, markets, startedMs, true), stream: folded.facts };
@@ -238,10 +241,10 @@ export async function verifyStream(source: AuditedStream, options: StreamAuditOp
   let folded: Folded;
   try {
     const snapshot = source.newestSnapshot === undefined ? undefined : await source.newestSnapshot();
-    folded = await foldStream(source, options.keptPayloadBytes ?? DEFAULT_KEPT_PAYLOAD_BYTES, snapshot, options.publicKeys);
+    folded = await foldStream(source, options.keptPayloadBytes ?? DEFAULT_KEPT_PAYLOAD_BYTES, snapshot, options);
   } catch (error) {
     if (!(error instanceof FoldProblem)) throw error;
-    return { ok: false, problem: error.message, replay: resultOf(0, [], startedMs, false), snapshotsCompared: 0, signedHeads: { heads: 0, uncoveredEntries: 0 }, stream: error.facts };
+    return { ok: false, problem: error.message, replay: resultOf(0, [], startedMs, false), snapshotsCompared: 0, signedHeads: summarizeHeads([], options.publicKeys !== undefined), stream: error.facts };
   }
   const audited = await auditMarkets(source, folded, true);
   if (audited.problem !== undefined) {
@@ -253,7 +256,7 @@ export async function verifyStream(source: AuditedStream, options: StreamAuditOp
 
 /** One market's full record, from the stream; undefined if the stream holds no such market. */
 export async function replayStreamMarketRecord(source: AuditedStream, marketId: string): Promise<MarketRecord | undefined> {
-  const folded = await foldStream(source, DEFAULT_KEPT_PAYLOAD_BYTES, undefined);
+  const folded = await foldStream(source, DEFAULT_KEPT_PAYLOAD_BYTES, undefined, {});
   const entry: ShardMarket | undefined = folded.fold.markets.get(marketId);
   if (entry === undefined) return undefined;
   return buildMarketRecord(await commandsOf(source, folded, marketId, entry.positions), entry.agg);

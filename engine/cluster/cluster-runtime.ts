@@ -9,6 +9,10 @@
  * An owner serves a partition only while its lease is valid by its own clock: a node resumed
  * from a pause past its lease stops answering before it could read stale state, and its appends
  * are refused by the stream in any case (fencing), so it never acknowledges anything.
+ *
+ * A request for a partition this node does not serve goes to the owner its lease names, and
+ * follows the lease: if the lease moves while the owner has not answered (the owner paused or cut
+ * off, its successor took over), the request is sent again to the new owner (`routed`).
  */
 import type { Clock } from "../clock.js";
 import type { Messaging } from "../messaging/messaging.js";
@@ -41,7 +45,7 @@ import { IDEMPOTENCY_CONFLICT, submitOnce, type Executor, type SubmitResult } fr
 import { UnavailableError } from "../runtime/unavailable.js";
 import type { RecordCacheStats } from "../runtime/record-cache.js";
 import type { ClusterSettings } from "./cluster-settings.js";
-import { Forwarder, type BindRequest } from "./forwarding.js";
+import { Forwarder, OWNER_MOVED, type BindRequest, type OwnerMoved } from "./forwarding.js";
 import { homeOf, KeyBindings, type BindVerdict } from "./key-bindings.js";
 import { PartitionHost } from "./partition-host.js";
 import { EventRelay } from "./event-relay.js";
@@ -86,6 +90,17 @@ export interface ClusterRuntimeOptions extends ShardAnswersOptions {
 /** How long a failed partition waits before this node opens it again (it still holds the lease). */
 const REOPEN_DELAY_MS = 250;
 
+/**
+ * Whether the owner may answer `request` while it may append (`mayAppend`), as for a command:
+ * a command (fenced by the stream), and the reply a logged command got (`reply-at`: an entry of
+ * the stream never changes, so reading it needs no lease valid now). Every other read is of the
+ * current state, which another owner may have changed once the lease lapsed: it needs `holds`.
+ * So a retry of a command that did execute is answered as soon as a new command would be.
+ */
+function answeredWhileAppending(request: ShardRequest): boolean {
+  return request.kind === "command" || request.kind === "reply-at";
+}
+
 export class ClusterRuntime implements Markets {
   private ownership: Ownership | undefined;
   private readonly host: PartitionHost;
@@ -99,6 +114,8 @@ export class ClusterRuntime implements Markets {
   private readonly lastEpoch = new Map<number, number>();
   /** Partitions whose recovery is complete (shard open, idempotency entries restored, bindings read): only these are served. */
   private readonly recovered = new Set<number>();
+  /** Partitions being opened here (`acquired` running): a request for one waits for it rather than being refused. */
+  private readonly opening = new Map<number, Promise<void>>();
   private closed = false;
   /** Why the node's NATS connection is down, or undefined while it is up. */
   private natsProblem: string | undefined;
@@ -177,6 +194,16 @@ export class ClusterRuntime implements Markets {
     return forCommands && this.ownership.mayAppend(partition, epoch) ? epoch : undefined;
   }
 
+  /**
+   * Why this node, which the lease of `partition` names, does not serve it now: in the client's
+   * words (docs/errors.md), for a request it must refuse.
+   */
+  private notServedHere(partition: number): string {
+    if (this.closed) return "this node is stopping";
+    if (!this.recovered.has(partition) || this.host.epochOf(partition) === undefined) return `partition ${partition} is not open on this node now (it is being opened or has moved); retry shortly`;
+    return `this node's lease on partition ${partition} lapsed (its renewal is late); retry shortly`;
+  }
+
   /** Partitions this node serves now (metrics, readiness). */
   servedPartitions(): number[] {
     return this.host.openPartitions().filter((partition) => this.serving(partition) !== undefined);
@@ -221,7 +248,7 @@ export class ClusterRuntime implements Markets {
     }
     if (this.serving(partition, true) !== undefined) return this.submitHere(command, fingerprint);
     // The owner decides idempotency; what it answers is the reply, whether it executed or replayed.
-    return { disposition: "executed", reply: await this.forwarder.send(partition, commandRequest(command, fingerprint)) };
+    return { disposition: "executed", reply: await this.routed(partition, commandRequest(command, fingerprint)) };
   }
 
   readMarket(marketId: string): Promise<ShardReply> {
@@ -297,7 +324,40 @@ export class ClusterRuntime implements Markets {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.answerWithin(this.serving(partition) !== undefined ? this.readHere(partition, request) : this.forwarder.send(partition, request));
+    return this.answerWithin(this.routed(partition, request));
+  }
+
+  /**
+   * `request` answered where `partition` is served: here, or by the owner its lease names (as this
+   * node last read the lease bucket), at the lease's epoch. If the lease moves on before that owner
+   * answers, the same request goes to the new owner (whose idempotency, restored from the stream
+   * before it serves, answers a command its predecessor executed with the original reply); the
+   * reply deadline (`answerWithin`) bounds the whole.
+   */
+  private async routed(partition: number, request: ShardRequest): Promise<ShardReply> {
+    for (;;) {
+      if (this.serving(partition, answeredWhileAppending(request)) !== undefined) return this.answerHere(partition, request);
+      const target = await this.ownerToAsk(partition);
+      if (target === undefined) continue; // opened here meanwhile
+      const reply = await this.forwarder.send(partition, target, request);
+      if (reply !== OWNER_MOVED) return reply;
+    }
+  }
+
+  /**
+   * The epoch of the other node to send a request for `partition` to, or undefined once this node
+   * finished opening it (the caller looks again). Refuses when no node holds the lease, or when
+   * the lease names this node and it does not serve the partition now.
+   */
+  private async ownerToAsk(partition: number): Promise<number | undefined> {
+    const owner = this.ownership?.ownerOf(partition);
+    if (owner === undefined || owner.node === null) throw new UnavailableError(`partition ${partition} has no owner right now; retry shortly`);
+    if (owner.node !== this.options.settings.nodeId) return owner.epoch;
+    const opening = this.opening.get(partition);
+    if (opening === undefined) throw new UnavailableError(this.notServedHere(partition));
+    await opening.catch(() => undefined);
+    if (this.recovered.has(partition)) return undefined;
+    throw new UnavailableError(this.notServedHere(partition));
   }
 
   /**
@@ -335,15 +395,20 @@ export class ClusterRuntime implements Markets {
     return submitOnce(this.options.idempotency, this.executor, command, fingerprint);
   }
 
-  /** Binds a key at its home partition: here if this node serves it, else at its owner. */
-  private bind(home: number, request: BindRequest): Promise<BindVerdict> {
-    if (this.serving(home, true) !== undefined) return this.keys.bind(home, request.actorId, request.commandId, request.fingerprint, request.marketPartition);
-    return this.forwarder.sendBind(home, request);
+  /** Binds a key at its home partition: here if this node serves it, else at the owner its lease names (followed as requests are: `routed`). */
+  private async bind(home: number, request: BindRequest): Promise<BindVerdict> {
+    for (;;) {
+      if (this.serving(home, true) !== undefined) return this.keys.bind(home, request.actorId, request.commandId, request.fingerprint, request.marketPartition);
+      const target = await this.ownerToAsk(home);
+      if (target === undefined) continue;
+      const verdict: BindVerdict | OwnerMoved = await this.forwarder.sendBind(home, target, request);
+      if (verdict !== OWNER_MOVED) return verdict;
+    }
   }
 
   /** A bind another node sent to this node as the owner of home partition `home`. */
   private answerBind(home: number, request: BindRequest): Promise<BindVerdict> {
-    if (this.closed || this.serving(home, true) === undefined) return Promise.reject(new UnavailableError(`this node no longer serves partition ${home}`));
+    if (this.closed || this.serving(home, true) === undefined) return Promise.reject(new UnavailableError(this.notServedHere(home)));
     return this.keys.bind(home, request.actorId, request.commandId, request.fingerprint, request.marketPartition);
   }
 
@@ -357,17 +422,25 @@ export class ClusterRuntime implements Markets {
       this.commandsSinceCheckpoint += 1;
       return { owner: partition, response };
     },
-    replyAt: (location: CommandLocation) => {
+    // The reply a logged command got, where its partition is served: as a command is (a retry is
+    // answered as soon as a new command would be), within the submission's reply deadline.
+    replyAt: async (location: CommandLocation) => {
       if (location.owner === "identity") throw new Error("identity-owned command replayed through the market runtime");
-      return this.read(location.owner, replyAtRead(location.position));
+      this.refuseIfClosed();
+      return this.routed(location.owner, replyAtRead(location.position));
     },
   };
 
   /** What this node answers for a request another node forwarded to it as the owner of `partition`. */
   private answerForwarded(partition: number, request: ShardRequest): Promise<ShardReply> {
-    if (this.closed || this.serving(partition, request.kind === "command") === undefined) {
-      return Promise.reject(new UnavailableError(`this node no longer serves partition ${partition}`));
+    if (this.closed || this.serving(partition, answeredWhileAppending(request)) === undefined) {
+      return Promise.reject(new UnavailableError(this.notServedHere(partition)));
     }
+    return this.answerHere(partition, request);
+  }
+
+  /** `request` answered by this node's shard of `partition`, which the caller found served here. */
+  private answerHere(partition: number, request: ShardRequest): Promise<ShardReply> {
     if (request.kind === "command") return this.submitHere(request.command, request.fingerprint).then((result) => result.reply);
     if (request.kind === "watch") return this.watchHere(partition, request.marketId, request.watching);
     return this.readHere(partition, request);
@@ -380,16 +453,37 @@ export class ClusterRuntime implements Markets {
   /** This node acquired `partition`'s lease at `epoch`: recover the partition and serve it. */
   async acquired(partition: number, epoch: number): Promise<void> {
     if (this.closed) return;
+    const opening = this.open(partition, epoch);
+    this.opening.set(partition, opening);
+    try {
+      await opening;
+    } finally {
+      if (this.opening.get(partition) === opening) this.opening.delete(partition);
+    }
+  }
+
+  /**
+   * The lease of `partition` was seen (read or written) at `epoch`: requests forwarded to an
+   * earlier owner and not answered yet go to the new one.
+   */
+  ownerSeen(partition: number, epoch: number): void {
+    this.forwarder.ownerMoved(partition, epoch);
+  }
+
+  private async open(partition: number, epoch: number): Promise<void> {
     this.lastEpoch.set(partition, epoch);
     const startedMs = this.timers.nowMs();
-    const opened = await this.host.open(partition, epoch);
-    let bindings: number;
-    try {
-      bindings = await this.keys.open(partition, epoch);
-    } catch (error) {
-      await this.host.close(partition);
-      throw error;
+    const timed = async <T>(work: Promise<T>): Promise<{ value: T; ms: number }> => ({ value: await work, ms: Math.round(this.timers.nowMs() - startedMs) });
+    // Two streams, each claimed at `epoch` and read, independent of each other: at once. The
+    // partition is served only once both are done.
+    const [shard, keys] = await Promise.allSettled([timed(this.host.open(partition, epoch)), timed(this.keys.open(partition, epoch))]);
+    if (shard.status === "rejected" || keys.status === "rejected") {
+      if (shard.status === "fulfilled") await this.host.close(partition);
+      if (keys.status === "fulfilled") await this.keys.close(partition);
+      throw shard.status === "rejected" ? shard.reason : (keys as PromiseRejectedResult).reason;
     }
+    const opened = shard.value.value;
+    const bindings = keys.value.value;
     const { idempotency } = opened;
     for (let i = 0; i < idempotency.actorIds.length; i += 1) {
       this.options.idempotency.restore(idempotency.actorIds[i] as string, idempotency.commandIds[i] as string, idempotency.fingerprints[i] as string, {
@@ -403,22 +497,33 @@ export class ClusterRuntime implements Markets {
     this.relay.publishMoved(partition);
     this.forwarder.serve(
       partition,
+      epoch,
       (request) => this.answerForwarded(partition, request),
       (request) => this.answerBind(partition, request),
     );
+    const accepted = opened.report.acceptedUnsignedTail;
+    if (accepted !== undefined) {
+      this.options.log("warn", "unsigned tail accepted (AUDIT_ACCEPT_UNSIGNED_TAIL): recorded in the log by a signed head", { partition, ...accepted });
+    }
     this.options.log("info", "partition acquired", {
       partition,
       epoch,
       markets: opened.report.markets,
       commandsReplayed: opened.report.framesReplayed,
       lastSequence: opened.report.lastLsn,
+      headsChecked: opened.report.headsChecked,
       keyBindings: bindings,
+      // The shard's open: its worker's start, NATS connection, claim, and its recovery proper (shardRecoveryMs).
+      shardOpenMs: shard.value.ms,
+      shardRecoveryMs: opened.report.elapsedMs,
+      keyBindingsOpenMs: keys.value.ms,
       elapsedMs: Math.round(this.timers.nowMs() - startedMs),
     });
   }
 
   /** This node gives `partition` up (its lease was lost or is handed to another node): stop serving it. */
   async lost(partition: number, reason: string): Promise<void> {
+    const startedMs = this.timers.nowMs();
     this.lastEpoch.delete(partition);
     this.recovered.delete(partition);
     this.forwarder.stopServing(partition);
@@ -426,7 +531,8 @@ export class ClusterRuntime implements Markets {
     this.relay.publishMoved(partition);
     await this.host.close(partition);
     await this.keys.close(partition);
-    this.options.log("info", "partition released", { partition, reason });
+    // elapsedMs: from the moment it stopped serving (a hand-over's time without an owner starts there).
+    this.options.log("info", "partition released", { partition, reason, elapsedMs: Math.round(this.timers.nowMs() - startedMs) });
   }
 
   /** A partition stopped on its own (fenced, or its journal failed): stop answering for it, and open it again while the lease lasts. */

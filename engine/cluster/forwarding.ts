@@ -2,14 +2,21 @@
  * Any node answers any request: a request for a partition this node does not own goes to the
  * partition's owner over NATS request/reply, and the owner's reply comes back to be relayed.
  *
- * The owner of partition p, while it serves p, subscribes `cluster.partition.<p>` in the queue
- * group `owner`: NATS delivers each request to one subscriber, so the sender never needs to know
- * who owns what, and during a handover (the old owner unsubscribed, the new one not yet) NATS
- * answers "no responders" at once. The bodies are the shard channel's own encoding (wire.ts): a
- * forwarded request IS a shard request (a command with its fingerprint, or a read) and the reply
- * a read response carrying the reply; every node runs the same build, so they agree on it.
+ * A request goes to the owner the partition's lease names, at the lease's epoch: the owner of
+ * partition p at epoch e, while it serves p, subscribes `cluster.partition.<p>.<e>`, so a request
+ * reaches that owner and no other (a paused or cut-off former owner still subscribed at its own
+ * epoch receives nothing meant for its successor), and while nobody serves that epoch (a handover:
+ * the old owner unsubscribed, the new one recovering) NATS answers at once that nobody listens.
+ * The bodies are the shard channel's own encoding (wire.ts): a forwarded request IS a shard request
+ * (a command with its fingerprint, or a read) and the reply a read response carrying the reply;
+ * every node runs the same build, so they agree on it.
  *
- * The same owner binds the keys whose home is the partition (`cluster.keys.<p>`, key-bindings.ts).
+ * When the lease moves to a new epoch while a request to the old one is unanswered (`ownerMoved`),
+ * the request is abandoned: its sender gets OWNER_MOVED and sends it again to the new owner, the
+ * same bytes (cluster-runtime.ts). A late answer of the old owner is dropped, so a client is never
+ * answered twice.
+ *
+ * The same owner binds the keys whose home is the partition (`cluster.keys.<p>.<e>`, key-bindings.ts).
  *
  * Requests to one partition gathered in one event-loop turn travel as ONE NATS request (as requests
  * to a shard travel as one message on a node: shard-host.ts), and are answered in one reply: in a
@@ -17,16 +24,18 @@
  *
  * What the sender gets when the owner cannot answer — nobody serves the partition, the owner did
  * not answer within the timeout, the owner was fenced or is stopping, NATS is out of reach — is an
- * UnavailableError (the client's 503 with Retry-After). None of them acknowledges anything: a
- * command that did execute is found by its retry (same commandId) through idempotency.
+ * UnavailableError (the client's 503 with Retry-After), in plain words (docs/errors.md): the
+ * owner's own message as it gave it, or one naming the partition; NATS's error text goes to no
+ * client. None of them acknowledges anything: a command that did execute is found by its retry
+ * (same commandId) through idempotency.
  */
 import type { IncomingMessage, ReceivedMessage, Subscription, Transport } from "../messaging/transport.js";
+import { isMessagingFailure } from "../messaging/messaging-error.js";
 import type { Timers } from "../timers.js";
 import { envelope } from "../runtime/worker-messages.js";
 import { packRequests, packResponses, unpackRequests, unpackResponses } from "../runtime/wire.js";
 import { errorReply, okReply, readResponse, type ShardReply, type ShardRequest } from "../runtime/shard-protocol.js";
 import { UnavailableError } from "../runtime/unavailable.js";
-import { errorText } from "../journal/jetstream-retry.js";
 import { Packr } from "msgpackr";
 import type { BindVerdict } from "./key-bindings.js";
 
@@ -36,14 +45,19 @@ const UNAVAILABLE_HEADER = "Market-Service-Unavailable";
 const UNAVAILABLE_ITEMS_HEADER = "Market-Service-Unavailable-Items";
 const QUEUE = "owner";
 
-export function partitionSubject(partition: number): string {
-  return `cluster.partition.${partition}`;
+/** Where the owner of `partition` at lease `epoch` answers forwarded requests. */
+export function partitionSubject(partition: number, epoch: number): string {
+  return `cluster.partition.${partition}.${epoch}`;
 }
 
-/** Where a home partition's owner binds keys (key-bindings.ts). */
-export function keysSubject(partition: number): string {
-  return `cluster.keys.${partition}`;
+/** Where the owner of home partition `partition` at lease `epoch` binds keys (key-bindings.ts). */
+export function keysSubject(partition: number, epoch: number): string {
+  return `cluster.keys.${partition}.${epoch}`;
 }
+
+/** A forwarded request's answer when the partition's lease moved to a new owner before its owner answered: send it again. */
+export const OWNER_MOVED = Symbol("the partition's owner changed");
+export type OwnerMoved = typeof OWNER_MOVED;
 
 /** How the owner answers a forwarded request: the reply, or an UnavailableError to pass on. */
 export type ForwardedHandler = (request: ShardRequest) => Promise<ShardReply>;
@@ -67,13 +81,25 @@ const UNDECIDED = 2;
 
 /** Requests for one subject gathered in one event-loop turn: they travel as one NATS request. */
 interface Outgoing<Request, Answer> {
-  readonly items: Array<{ request: Request; resolve: (answer: Answer) => void; reject: (error: unknown) => void }>;
+  readonly partition: number;
+  readonly epoch: number;
+  readonly items: Array<{ request: Request; resolve: (answer: Answer | OwnerMoved) => void; reject: (error: unknown) => void }>;
+}
+
+/** A NATS request to an owner, unanswered yet: abandoned when the partition's lease moves past its epoch. */
+interface InFlight {
+  readonly epoch: number;
+  abandon(): void;
 }
 
 export class Forwarder {
-  private readonly served = new Map<string, Subscription>();
-  private readonly forwards = new Map<number, Outgoing<ShardRequest, ShardReply>>();
-  private readonly binds = new Map<number, Outgoing<BindRequest, BindVerdict>>();
+  /** The subjects this node answers, by partition (both of a partition's subjects go together). */
+  private readonly served = new Map<number, Subscription[]>();
+  /** Requests gathered this turn, by subject. */
+  private readonly forwards = new Map<string, Outgoing<ShardRequest, ShardReply>>();
+  private readonly binds = new Map<string, Outgoing<BindRequest, BindVerdict>>();
+  /** Requests sent and unanswered, by partition. */
+  private readonly inFlight = new Map<number, Set<InFlight>>();
 
   constructor(
     private readonly transport: Transport,
@@ -85,12 +111,14 @@ export class Forwarder {
   ) {}
 
   /**
-   * Starts answering the requests others forward for `partition`, and the keys they bind at it.
-   * A message carries every request its sender gathered in one event-loop turn; each is answered
-   * on its own (an item the owner cannot answer is named in a header, the others are answered).
+   * Starts answering the requests others forward for `partition` to its owner at lease `epoch`
+   * (this node), and the keys they bind at it. A message carries every request its sender gathered
+   * in one event-loop turn; each is answered on its own (an item the owner cannot answer is named
+   * in a header, the others are answered).
    */
-  serve(partition: number, handler: ForwardedHandler, bind: BindHandler): void {
-    this.subscribe(partition, partitionSubject(partition), async (data) => {
+  serve(partition: number, epoch: number, handler: ForwardedHandler, bind: BindHandler): void {
+    if (this.served.has(partition)) return;
+    const forwarded = this.subscribe(partition, partitionSubject(partition, epoch), async (data) => {
       const items = unpackRequests(data);
       const unavailable: number[] = [];
       let reason = "";
@@ -107,7 +135,7 @@ export class Forwarder {
       );
       return { body: packResponses(answers), unavailable, reason };
     });
-    this.subscribe(partition, keysSubject(partition), async (data) => {
+    const binding = this.subscribe(partition, keysSubject(partition, epoch), async (data) => {
       const requests = bindPackr.unpack(data) as LoggedBindRequest[];
       let reason = "";
       const verdicts = await Promise.all(
@@ -122,6 +150,7 @@ export class Forwarder {
       );
       return { body: Uint8Array.from(verdicts), unavailable: [], reason };
     });
+    this.served.set(partition, [forwarded, binding]);
   }
 
   /** Why an item could not be answered, for the client; an unexpected failure is reported first. */
@@ -133,16 +162,12 @@ export class Forwarder {
 
   /** Stops answering for `partition` (requests then go to whoever serves it next). */
   stopServing(partition: number): void {
-    for (const subject of [partitionSubject(partition), keysSubject(partition)]) {
-      this.served.get(subject)?.unsubscribe();
-      this.served.delete(subject);
-    }
+    for (const subscription of this.served.get(partition) ?? []) subscription.unsubscribe();
+    this.served.delete(partition);
   }
 
-  private subscribe(partition: number, subject: string, answer: (data: Uint8Array) => Promise<{ body: Uint8Array; unavailable: number[]; reason: string }>): void {
-    if (this.served.has(subject)) return;
-    const subscription = this.transport.subscribe(subject, { queue: QUEUE }, (message) => void this.respond(partition, message, answer));
-    this.served.set(subject, subscription);
+  private subscribe(partition: number, subject: string, answer: (data: Uint8Array) => Promise<{ body: Uint8Array; unavailable: number[]; reason: string }>): Subscription {
+    return this.transport.subscribe(subject, { queue: QUEUE }, (message) => void this.respond(partition, message, answer));
   }
 
   private async respond(partition: number, message: IncomingMessage, answer: (data: Uint8Array) => Promise<{ body: Uint8Array; unavailable: number[]; reason: string }>): Promise<void> {
@@ -162,76 +187,122 @@ export class Forwarder {
     }
   }
 
-  /** Sends `data` to whoever serves `subject` and resolves with the answer. */
-  private async call(partition: number, subject: string, data: Uint8Array): Promise<ReceivedMessage> {
-    let message: ReceivedMessage;
+  /**
+   * The partition's lease moved to `epoch`: requests to an owner at an earlier epoch still
+   * unanswered are abandoned (their senders get OWNER_MOVED and send them to the new owner).
+   */
+  ownerMoved(partition: number, epoch: number): void {
+    for (const call of this.inFlight.get(partition) ?? []) if (call.epoch < epoch) call.abandon();
+  }
+
+  /** Sends `data` to `subject` (the owner of `partition` at `epoch`); resolves with the answer, or OWNER_MOVED. */
+  private async call(partition: number, epoch: number, subject: string, data: Uint8Array): Promise<ReceivedMessage | OwnerMoved> {
+    const calls = this.inFlight.get(partition) ?? new Set<InFlight>();
+    this.inFlight.set(partition, calls);
+    let call: InFlight | undefined;
+    const moved = new Promise<OwnerMoved>((resolve) => {
+      call = { epoch, abandon: () => resolve(OWNER_MOVED) };
+      calls.add(call);
+    });
+    let message: ReceivedMessage | OwnerMoved;
     try {
-      message = await this.transport.request(subject, data, this.timeoutMs);
+      message = await Promise.race([this.transport.request(subject, data, this.timeoutMs), moved]);
     } catch (error) {
-      throw new UnavailableError(`partition ${partition} has no owner answering right now (${errorText(error)}); retry shortly`);
+      throw new UnavailableError(ownerNotAnswering(partition, error, this.timeoutMs));
+    } finally {
+      calls.delete(call as InFlight);
+      if (calls.size === 0) this.inFlight.delete(partition);
     }
+    if (message === OWNER_MOVED) return message;
     const unavailable = message.headers?.get(UNAVAILABLE_HEADER);
     const items = message.headers?.get(UNAVAILABLE_ITEMS_HEADER);
     if (unavailable !== undefined && unavailable !== "" && (items === undefined || items === "") && message.data.length === 0) {
-      throw new UnavailableError(`partition ${partition}: ${unavailable}`);
+      throw new UnavailableError(unavailable);
     }
     return message;
   }
 
-  /** Queues `request` for `partition` in this turn's message to its owner. */
-  private enqueue<Request, Answer>(queues: Map<number, Outgoing<Request, Answer>>, partition: number, request: Request, flush: (partition: number, outgoing: Outgoing<Request, Answer>) => Promise<void>): Promise<Answer> {
-    let outgoing = queues.get(partition);
+  /** Queues `request` in this turn's message to the owner of `partition` at `epoch`. */
+  private enqueue<Request, Answer>(
+    queues: Map<string, Outgoing<Request, Answer>>,
+    partition: number,
+    epoch: number,
+    request: Request,
+    flush: (outgoing: Outgoing<Request, Answer>) => Promise<void>,
+  ): Promise<Answer | OwnerMoved> {
+    const key = `${partition}.${epoch}`;
+    let outgoing = queues.get(key);
     if (outgoing === undefined) {
-      const fresh: Outgoing<Request, Answer> = { items: [] };
-      queues.set(partition, fresh);
+      const fresh: Outgoing<Request, Answer> = { partition, epoch, items: [] };
+      queues.set(key, fresh);
       this.timers.soon(() => {
-        queues.delete(partition);
-        flush(partition, fresh).catch((error: unknown) => {
+        queues.delete(key);
+        flush(fresh).catch((error: unknown) => {
           for (const item of fresh.items) item.reject(error);
         });
       });
       outgoing = fresh;
     }
     const queued = outgoing;
-    return new Promise<Answer>((resolve, reject) => queued.items.push({ request, resolve, reject }));
+    return new Promise<Answer | OwnerMoved>((resolve, reject) => queued.items.push({ request, resolve, reject }));
   }
 
-  /** Sends `request` to the owner of `partition` and resolves with its reply. */
-  send(partition: number, request: ShardRequest): Promise<ShardReply> {
-    return this.enqueue(this.forwards, partition, request, async (target, outgoing) => {
-      const message = await this.call(target, partitionSubject(target), packRequests(outgoing.items.map((item, id) => envelope(id, item.request))));
+  /** Sends `request` to the owner of `partition` at lease `epoch`; resolves with its reply, or OWNER_MOVED. */
+  send(partition: number, epoch: number, request: ShardRequest): Promise<ShardReply | OwnerMoved> {
+    return this.enqueue(this.forwards, partition, epoch, request, async (outgoing) => {
+      const message = await this.call(partition, epoch, partitionSubject(partition, epoch), packRequests(outgoing.items.map((item, id) => envelope(id, item.request))));
+      if (message === OWNER_MOVED) {
+        for (const item of outgoing.items) item.resolve(OWNER_MOVED);
+        return;
+      }
       const unavailable = new Set((message.headers?.get(UNAVAILABLE_ITEMS_HEADER) ?? "").split(",").filter((id) => id !== "").map(Number));
       const reason = message.headers?.get(UNAVAILABLE_HEADER) ?? "";
       const answers = unpackResponses(message.data);
       outgoing.items.forEach((item, id) => {
         const answer = answers[id];
-        if (unavailable.has(id)) item.reject(new UnavailableError(`partition ${target}: ${reason}`));
-        else if (answer === undefined || answer.id !== id || answer.body.kind !== "read") item.reject(new Error(`partition ${target}'s owner sent a malformed reply`));
+        if (unavailable.has(id)) item.reject(new UnavailableError(reason));
+        else if (answer === undefined || answer.id !== id || answer.body.kind !== "read") item.reject(new Error(`partition ${partition}'s owner sent a malformed reply`));
         else item.resolve(asSentReply(answer.body.reply));
       });
     });
   }
 
-  /** Binds a key at its home partition's owner. */
-  sendBind(home: number, request: BindRequest): Promise<BindVerdict> {
-    return this.enqueue(this.binds, home, request, async (target, outgoing) => {
+  /** Binds a key at its home partition's owner at lease `epoch`; resolves with the verdict, or OWNER_MOVED. */
+  sendBind(home: number, epoch: number, request: BindRequest): Promise<BindVerdict | OwnerMoved> {
+    return this.enqueue(this.binds, home, epoch, request, async (outgoing) => {
       const body = bindPackr.pack(outgoing.items.map(({ request: r }) => [r.actorId, r.commandId, r.fingerprint, r.marketPartition] satisfies LoggedBindRequest));
-      const message = await this.call(target, keysSubject(target), body);
+      const message = await this.call(home, epoch, keysSubject(home, epoch), body);
+      if (message === OWNER_MOVED) {
+        for (const item of outgoing.items) item.resolve(OWNER_MOVED);
+        return;
+      }
       const reason = message.headers?.get(UNAVAILABLE_HEADER) ?? "";
-      if (message.data.length !== outgoing.items.length) throw new Error(`partition ${target}'s owner sent a malformed binding answer`);
+      if (message.data.length !== outgoing.items.length) throw new Error(`partition ${home}'s owner sent a malformed binding answer`);
       outgoing.items.forEach((item, i) => {
         const code = message.data[i];
         if (code === VERDICT_CODES.bound) item.resolve("bound");
         else if (code === VERDICT_CODES.conflict) item.resolve("conflict");
-        else item.reject(new UnavailableError(`partition ${target}: ${reason}`));
+        else item.reject(new UnavailableError(reason));
       });
     });
   }
 
   close(): void {
-    for (const subscription of this.served.values()) subscription.unsubscribe();
+    for (const subscriptions of this.served.values()) for (const subscription of subscriptions) subscription.unsubscribe();
     this.served.clear();
   }
+}
+
+/**
+ * The client's words for a NATS request to a partition's owner that failed: nobody serves the
+ * epoch it was sent to (a handover, or the owner died), the owner did not answer in time, or the
+ * request could not be sent (NATS out of reach). NATS's own error text goes to the log, not here.
+ * `error` is the transport's (a MessagingError of kind no-responders or timeout, or anything else).
+ */
+export function ownerNotAnswering(partition: number, error: unknown, timeoutMs: number): string {
+  if (isMessagingFailure(error, "no-responders")) return `partition ${partition} has no owner right now (it is changing hands); retry shortly`;
+  if (isMessagingFailure(error, "timeout")) return `the owner of partition ${partition} did not answer within ${timeoutMs} ms; retry with the same commandId`;
+  return `the owner of partition ${partition} cannot be reached now; retry shortly`;
 }
 
 /** A placeholder in a batch's answers for an item named unavailable in the header. */

@@ -122,7 +122,8 @@ export class KeyBindings {
             return "bound";
           } catch (error) {
             claim.abandon();
-            throw error instanceof UnavailableError ? error : new UnavailableError(`binding the key failed (${error instanceof Error ? error.message : String(error)}); retry shortly`);
+            // The stream's error (fenced, out of reach) is the partition's business, not the client's.
+            throw error instanceof UnavailableError ? error : new UnavailableError(`the commandId could not be bound at its home partition ${home} now; retry shortly`);
           }
       }
     }

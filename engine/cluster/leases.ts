@@ -20,10 +20,16 @@
  * go on while the runtime opens or stops a partition. When the manager gives a lease up (a
  * rebalance, close, a partition that failed to open) it releases it only after onLost settled, so
  * the runtime has stopped serving before another node can take over.
+ *
+ * A node that released a lease says so on `leases.<bucket>.released` (core NATS, at most once):
+ * every node then runs a round at once instead of at its next period, so the node the placement
+ * gives the partition takes it without waiting up to a period (a hand-over's time without an owner
+ * is then the old owner's drain and the new one's recovery). A lost message costs only that wait.
  */
 import type { Clock } from "../clock.js";
 import type { KvBucket } from "../messaging/kv.js";
 import type { Messaging } from "../messaging/messaging.js";
+import type { Subscription } from "../messaging/transport.js";
 import { isMessagingFailure } from "../messaging/messaging-error.js";
 import type { TimerHandle, Timers } from "../timers.js";
 import { errorText, withRetries } from "../journal/jetstream-retry.js";
@@ -38,6 +44,9 @@ import {
   type LeaseValue,
 } from "./lease-value.js";
 import { compareIds, placePartitions } from "./placement.js";
+
+/** A release announcement carries nothing: its subject says it all. */
+const NO_DATA = new Uint8Array(0);
 
 export interface PartitionLease {
   readonly partition: number;
@@ -79,6 +88,11 @@ export interface LeaseManagerOptions {
   onLost(partition: number, reason: string): Promise<void>;
   /** Problems a round rode out (a request that failed, a callback that threw): for the log. */
   onError?(context: string, error: unknown): void;
+  /**
+   * A partition's lease was seen (read or written) with another holder or epoch than before
+   * (`ownerOf` has it already): forwarding follows it. Called synchronously; must not throw.
+   */
+  onOwnerSeen?(partition: number, owner: SeenOwner): void;
 }
 
 export interface SeenOwner {
@@ -161,6 +175,10 @@ export class LeaseManager {
   private rounds: Promise<void> = Promise.resolve();
   private timer: TimerHandle | undefined;
   private readonly timers: Timers;
+  /** A release was announced while a timer round ran: the next one starts as soon as it ends. */
+  private roundWanted = false;
+  /** Other nodes' release announcements (`releasedSubject`). */
+  private releases: Subscription | undefined;
   /** close() began: no more acquisitions, heartbeats or rebalancing; renewals go on until it ends. */
   private closing: Promise<void> | undefined;
   private closed = false;
@@ -168,6 +186,7 @@ export class LeaseManager {
   private constructor(
     private readonly options: LeaseManagerOptions,
     private readonly kv: KvBucket,
+    private readonly bucket: string,
   ) {
     this.timers = options.messaging.timers;
     this.nodeId = options.nodeId;
@@ -204,7 +223,8 @@ export class LeaseManager {
     const kv = await withRetries(timers, `opening the lease bucket ${bucket}`, openTimeoutMs, () =>
       options.messaging.jetStream(requestTimeoutMs).kv.open(bucket, { replicas, history: 1 }),
     );
-    const manager = new LeaseManager(options, kv);
+    const manager = new LeaseManager(options, kv, bucket);
+    manager.listenForReleases();
     // A bucket just created answers nothing until its stream has a leader and the servers know
     // its subjects: wait for one write and one read to go through, so the first round counts.
     await withRetries(timers, `writing this node's heartbeat in ${bucket}`, openTimeoutMs, () => manager.putHeartbeat(options.clock.nowMs()));
@@ -298,6 +318,7 @@ export class LeaseManager {
     this.closed = true;
     this.timer?.cancel();
     this.timer = undefined;
+    this.releases?.unsubscribe();
     // A timer round still renewing: the caller may close the connection once this resolves.
     await this.rounds;
   }
@@ -306,16 +327,37 @@ export class LeaseManager {
   private schedule(delayMs = this.renewEveryMs): void {
     if (this.closed || this.options.manualRounds === true) return;
     // The timer alone does not keep the process alive; the runtime's servers do.
-    this.timer = this.timers
-      .after(delayMs, () => {
-        this.timer = undefined;
-        const startedMs = this.clock.nowMs();
-        void this.round().then(() => {
-          const elapsedMs = this.clock.nowMs() - startedMs;
-          this.schedule(Math.min(this.renewEveryMs, Math.max(0, this.renewEveryMs - elapsedMs)));
-        });
-      })
-      .unref();
+    this.timer = this.timers.after(delayMs, () => this.timedRound()).unref();
+  }
+
+  private timedRound(): void {
+    this.timer = undefined;
+    const startedMs = this.clock.nowMs();
+    void this.round().then(() => {
+      const elapsedMs = this.clock.nowMs() - startedMs;
+      const delayMs = this.roundWanted ? 0 : Math.min(this.renewEveryMs, Math.max(0, this.renewEveryMs - elapsedMs));
+      this.roundWanted = false;
+      this.schedule(delayMs);
+    });
+  }
+
+  /** Where a node announces that it released a lease (the bucket's name keeps clusters sharing a NATS apart). */
+  private get releasedSubject(): string {
+    return `leases.${this.bucket}.released`;
+  }
+
+  /** Runs a round at once when another node released a lease: this node may be the one to take it. */
+  private listenForReleases(): void {
+    if (this.options.manualRounds === true) return;
+    this.releases = this.options.messaging.transport.subscribe(this.releasedSubject, {}, () => {
+      if (this.closed || this.closing !== undefined) return;
+      if (this.timer === undefined) {
+        this.roundWanted = true; // a round is running: the next one follows it at once
+        return;
+      }
+      this.timer.cancel();
+      this.timedRound();
+    });
   }
 
   private async runRound(): Promise<void> {
@@ -563,7 +605,9 @@ export class LeaseManager {
   /** Keeps the newest value of a lease (reads and writes of one round may answer out of order). */
   private see(partition: number, value: LeaseValue, revision: number): void {
     const current = this.seen[partition];
-    if (current === undefined || current.revision < revision) this.seen[partition] = { value, revision };
+    if (current !== undefined && current.revision >= revision) return;
+    this.seen[partition] = { value, revision };
+    if (current?.value.node !== value.node || current.value.epoch !== value.epoch) this.options.onOwnerSeen?.(partition, value);
   }
 
   /** A held lease is gone (refused, or expired unrenewed): drop it and tell the runtime. */
@@ -590,6 +634,12 @@ export class LeaseManager {
     this.held.delete(lease.partition);
     const outcome = await this.compareAndSwap(lease, { node: null, epoch: lease.epoch, expiresAtMs: 0 });
     if (outcome.kind === "failed") this.report(`releasing lease ${partitionKey(lease.partition)}`, outcome.error);
+    if (outcome.kind !== "written") return;
+    try {
+      this.options.messaging.transport.publish(this.releasedSubject, NO_DATA);
+    } catch (error) {
+      this.report("announcing a released lease", error); // the others take it at their next round
+    }
   }
 
   private async notifyLost(partition: number, reason: string): Promise<void> {

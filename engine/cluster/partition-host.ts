@@ -91,7 +91,7 @@ export class PartitionHost {
 
   request(partition: number, body: ShardRequest): Promise<ShardResponse> {
     const owned = this.owned.get(partition);
-    if (owned === undefined) return Promise.reject(new UnavailableError(`partition ${partition} is not open on this node`));
+    if (owned === undefined) return Promise.reject(new UnavailableError(`partition ${partition} is not open on this node; retry shortly`));
     return owned.channel.request(body);
   }
 

@@ -18,10 +18,11 @@ export interface KvBucket {
   get(key: string): Promise<KvEntry | null>;
   /** Writes `value` only if the key is absent (or deleted); resolves with the revision. */
   create(key: string, value: Uint8Array): Promise<number>;
-  /** Writes `value` only if the key's last revision is `revision`. */
+  /** Writes `value` only if the key's last revision is `revision` (0: only if the key was never written). */
   update(key: string, value: Uint8Array, revision: number): Promise<number>;
   put(key: string, value: Uint8Array): Promise<number>;
-  delete(key: string): Promise<void>;
+  /** Deletes the key (leaving a marker); with `revision`, only if the key's last revision is that one. */
+  delete(key: string, revision?: number): Promise<void>;
   /** The keys present that match `filter` (NATS subject wildcards), as the bucket's leader knows them. */
   keys(filter: string): Promise<string[]>;
 }
@@ -29,6 +30,11 @@ export interface KvBucket {
 export interface KvBucketOptions {
   readonly replicas: number;
   readonly history: number;
+  /**
+   * A bucket that forgets by itself (the challenge store): at most `maxMessages` messages, the oldest
+   * dropped beyond them (never a refused write), and none kept longer than `maxAgeMs`.
+   */
+  readonly bounds?: { readonly maxMessages: number; readonly maxAgeMs: number };
 }
 
 export interface KvBuckets {

@@ -6,8 +6,8 @@
  * also gets a signed head over the whole log after it — the recorded head when the batch ends with
  * one, else one signed for the batch alone — which each command of the batch carries in its receipt.
  *
- * Only the tree's right edge is kept (CompactRange: log n hashes), in the shard's snapshot too; proofs
- * are built by whoever reads the log.
+ * Only the tree's right edge is kept (CompactRange: log n hashes), and the edge as of the last head for
+ * the shard's snapshot; proofs are built by whoever reads the log.
  */
 import { CompactRange } from "../audit/merkle/compact-range.js";
 import { NODE_TREE_HASHING } from "./node-tree-hashing.js";
@@ -30,13 +30,16 @@ export interface LogHeadsOptions {
   readonly everyMs: number;
 }
 
-/** What a snapshot keeps of the tree: its right edge, and the last recorded head's entry and time. */
-export interface LogTreeState {
-  readonly size: number;
+/**
+ * What a snapshot keeps of the tree: the last recorded head, the entry that holds it, and the tree's
+ * right edge just before that entry (at `head.treeSize`). Recovery trusts it only once the head's
+ * signature verifies and the edge's root is the head's (ShardCore.open): whoever edits a snapshot
+ * cannot sign, so the tree the shard goes on signing always extends a tree the service signed.
+ */
+export interface LogTreeAnchor {
+  readonly headEntry: number;
+  readonly head: SignedHead;
   readonly roots: readonly Uint8Array[];
-  /** Entries up to and including the last head entry (0: no head yet). */
-  readonly coveredSize: number;
-  readonly lastHeadMs: number;
 }
 
 export class LogHeads {
@@ -45,17 +48,20 @@ export class LogHeads {
   private lastHeadMs: number;
   /** When the oldest entry no head covers was appended (recovery cannot know: the last head's time). */
   private firstUncoveredMs: number;
+  private anchor: LogTreeAnchor | undefined;
 
+  /** `anchor`: a snapshot's, checked by the caller; the entry holding its head is read (appended) next. */
   constructor(
     private readonly options: LogHeadsOptions,
-    state: LogTreeState | undefined,
+    anchor: LogTreeAnchor | undefined,
   ) {
     if (!(Number.isSafeInteger(options.everyCommands) && options.everyCommands >= 1)) throw new RangeError(`everyCommands ${options.everyCommands} is not a positive integer`);
     if (!(Number.isSafeInteger(options.everyMs) && options.everyMs >= 1)) throw new RangeError(`everyMs ${options.everyMs} is not a positive integer`);
-    this.tree = state === undefined ? new CompactRange(NODE_TREE_HASHING) : CompactRange.of(state.size, state.roots, NODE_TREE_HASHING);
-    this.coveredSize = state?.coveredSize ?? 0;
-    this.lastHeadMs = state?.lastHeadMs ?? 0;
+    this.tree = anchor === undefined ? new CompactRange(NODE_TREE_HASHING) : CompactRange.of(anchor.head.treeSize, anchor.roots, NODE_TREE_HASHING);
+    this.coveredSize = this.tree.size;
+    this.lastHeadMs = anchor?.head.timeMs ?? 0;
     this.firstUncoveredMs = this.lastHeadMs;
+    this.anchor = anchor;
   }
 
   get logId(): string {
@@ -78,15 +84,24 @@ export class LogHeads {
     this.tree.append(NODE_TREE_HASHING.leafHash(payload));
   }
 
-  /** The head just appended (recorded by this shard, or met by recovery) covers everything before it. */
+  /**
+   * The head about to be appended (recorded by this shard, or met by recovery) covers everything
+   * before it: call before appending the head's own entry, while the tree is at `head.treeSize`.
+   */
   recordedAt(head: SignedHead): void {
     this.coveredSize = head.treeSize + 1;
     this.lastHeadMs = head.timeMs;
+    this.anchor = { headEntry: head.treeSize + 1, head, roots: this.tree.subtreeRoots() };
   }
 
   /** Entries after the last head entry. */
   get uncovered(): number {
     return this.tree.size - this.coveredSize;
+  }
+
+  /** Whether the entries no head covers are as many as a head is recorded after (a head goes in now, even inside a batch). */
+  get full(): boolean {
+    return this.uncovered >= this.options.everyCommands;
   }
 
   /** Whether the batch being committed at `nowMs` ends with a recorded head. */
@@ -101,16 +116,20 @@ export class LogHeads {
     return { ...unsigned, keyId: this.options.signer.keyId, signature: this.options.signer.sign(headMessage(unsigned)) };
   }
 
-  /** A head entry to end the batch with: signed over everything before it, then itself a leaf. */
-  recordHead(nowMs: number): { head: SignedHead; payload: Uint8Array } {
+  /**
+   * A head entry to append: signed over everything before it, then itself a leaf. `acceptedFrom`: the
+   * first entry of an unsigned tail an operator accepted at start (logged-head.ts).
+   */
+  recordHead(nowMs: number, acceptedFrom?: number): { head: SignedHead; payload: Uint8Array } {
     const head = this.sign(nowMs);
-    const payload = encodeLoggedHead(head);
-    this.tree.append(NODE_TREE_HASHING.leafHash(payload));
+    const payload = encodeLoggedHead(head, acceptedFrom);
     this.recordedAt(head);
+    this.tree.append(NODE_TREE_HASHING.leafHash(payload));
     return { head, payload };
   }
 
-  state(): LogTreeState {
-    return { size: this.tree.size, roots: this.tree.subtreeRoots(), coveredSize: this.coveredSize, lastHeadMs: this.lastHeadMs };
+  /** What a snapshot keeps (undefined until a head was recorded or met). */
+  state(): LogTreeAnchor | undefined {
+    return this.anchor;
   }
 }

@@ -35,6 +35,27 @@ interface Waiting {
   reject(error: Error): void;
 }
 
+/** Why a shard takes no more requests. */
+export type ShardStop = "fatal" | "fenced" | "stopped" | "closing";
+
+/**
+ * The client's words (docs/errors.md) for a request a shard no longer takes; what went wrong in
+ * detail (a journal's error, a worker's exit code) goes to the log through onFatal / onFenced.
+ * `name` is "shard <i>" or, on a cluster node, "partition <p>".
+ */
+export function shardRefusal(name: string, why: ShardStop): string {
+  switch (why) {
+    case "fenced":
+      return `${name} was taken over by another node; retry shortly`;
+    case "fatal":
+      return `${name} stopped on this node after a failure; retry shortly`;
+    case "stopped":
+      return `${name} was stopped on this node; retry shortly`;
+    case "closing":
+      return `${name} is closing on this node; retry shortly`;
+  }
+}
+
 export class ShardChannel {
   private nextId = 1;
   private outbox: Array<Envelope<ShardRequest>> = [];
@@ -43,10 +64,12 @@ export class ShardChannel {
   private readonly snapshotWaiters = new Map<number, (lsn: number) => void>();
   private closedWith: ((lsn: number | undefined) => void) | undefined;
   private closing = false;
-  /** Why the shard takes no more requests (fatal, fenced, exited), or undefined while it does. */
+  /** Why the shard takes no more requests (fatal, fenced, exited), in the client's words, or undefined while it does. */
   private failure: string | undefined;
 
   private constructor(
+    /** "shard <i>", or "partition <p>" on a cluster node: how refusals name it. */
+    private readonly name: string,
     private readonly worker: ShardThread,
     private readonly clock: Clock,
     private readonly events: ShardChannelEvents,
@@ -83,7 +106,7 @@ export class ShardChannel {
       await worker.terminate();
       throw error;
     }
-    const channel = new ShardChannel(worker, clock, events, exited, timers);
+    const channel = new ShardChannel(`${data.journal.kind === "jetstream" ? "partition" : "shard"} ${data.shardIndex}`, worker, clock, events, exited, timers);
     channel.attach();
     return { channel, ...started };
   }
@@ -99,10 +122,10 @@ export class ShardChannel {
   }
 
   /** The shard takes no more requests; those waiting are refused (never answered as if done). */
-  private fail(message: string, how: "fatal" | "fenced" | "stopped"): void {
+  private fail(message: string, how: Exclude<ShardStop, "closing">): void {
     if (this.failure !== undefined) return;
-    this.failure = message;
-    const error = new UnavailableError(message);
+    this.failure = shardRefusal(this.name, how);
+    const error = new UnavailableError(this.failure);
     for (const waiting of this.waiting.values()) waiting.reject(error);
     this.waiting.clear();
     this.outbox = [];
@@ -157,7 +180,7 @@ export class ShardChannel {
 
   /** Queue a request; all requests in one event-loop turn travel as one message. */
   request(body: ShardRequest): Promise<ShardResponse> {
-    if (this.closing) return Promise.reject(new UnavailableError("the shard is shutting down"));
+    if (this.closing) return Promise.reject(new UnavailableError(shardRefusal(this.name, "closing")));
     if (this.failure !== undefined) return Promise.reject(new UnavailableError(this.failure));
     const id = this.nextId++;
     const reply = new Promise<ShardResponse>((resolve, reject) => this.waiting.set(id, { resolve, reject }));

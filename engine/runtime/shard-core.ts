@@ -19,10 +19,15 @@ import type { Journal, JournalPosition } from "../journal/journal.js";
 import type { Clock } from "../clock.js";
 import { decodeLoggedCommand, encodeLoggedCommand, loggedCommand } from "./logged-command.js";
 import { decodeLogEntry } from "./logged-head.js";
-import { LogHeads, type LogHeadsOptions } from "./log-heads.js";
+import { LogHeads, type LogHeadsOptions, type LogTreeAnchor } from "./log-heads.js";
 import { headJson, receiptJson } from "../audit/heads/receipt.js";
 import type { SignedHead } from "../audit/heads/signed-head.js";
 import { recordedHeadProblem } from "../audit/heads/recorded-head.js";
+import { ACCEPT_UNSIGNED_TAIL_SETTING, UnsignedTail } from "../audit/heads/unsigned-tail.js";
+import type { HeadKeys } from "../audit/signing/head-keys.js";
+import { CompactRange } from "../audit/merkle/compact-range.js";
+import { sameHash } from "../audit/merkle/tree-hash.js";
+import { NODE_TREE_HASHING } from "./node-tree-hashing.js";
 import { LogFold, type ShardMarket } from "../log-fold.js";
 import { decodeShardSnapshot, encodeMarketImage, encodeShardSnapshot } from "./shard-snapshot.js";
 import { float64Bytes } from "./float64-bytes.js";
@@ -78,6 +83,13 @@ export interface ShardCoreOptions {
    * concerns); head entries already in the log are still read past.
    */
   heads?: LogHeadsOptions;
+  /**
+   * How recovery checks the heads it reads (docs/storage.md, "Recovery and signed heads"): `keys`, the
+   * service's key history (every head's signature; without them only roots, for tests of other
+   * concerns), and the unsigned tails an operator accepted (`<logId>:<first entry>`,
+   * AUDIT_ACCEPT_UNSIGNED_TAIL). Used only with `heads`.
+   */
+  headChecks?: { keys: HeadKeys | undefined; acceptedTails: readonly string[] };
   /** Replies kept for fast idempotent replays (older ones are recomputed from the log) ... */
   replyCacheEntries?: number;
   /** ... and at most this many characters of their JSON and messages in all (see `remember`). */
@@ -191,10 +203,11 @@ export class ShardCore {
       throw new Error(`snapshot belongs to shard ${decoded.shardIndex}, not ${options.shardIndex}`);
     }
     const snapshotLsn = decoded === undefined ? 0 : (journal.snapshot?.sequence ?? 0);
-    // The tree's right edge as of the snapshot; without it (an older snapshot) the tree is rebuilt from the first entry.
-    const treeState = decoded?.logTree !== undefined && decoded.logTree.size === snapshotLsn ? decoded.logTree : undefined;
-    const treeFrom = treeState?.size ?? 0;
-    const heads = options.heads === undefined ? undefined : new LogHeads(options.heads, treeState);
+    // The tree as of the snapshot's last head, if that head is the service's; else it is rebuilt from the first entry.
+    const anchor = options.heads === undefined ? undefined : trustedAnchor(decoded?.headAnchor, options.heads.logId, options.headChecks?.keys);
+    const treeFrom = anchor?.head.treeSize ?? 0;
+    const heads = options.heads === undefined ? undefined : new LogHeads(options.heads, anchor);
+    const tail = new UnsignedTail();
     const reportAfter = Math.min(options.reportIdempotencyAfterLsn ?? 0, snapshotLsn, heads === undefined ? snapshotLsn : treeFrom);
     const core = new ShardCore(options, journal, heads);
     core.fold.lastStampMs = decoded?.lastStampMs ?? 0;
@@ -203,12 +216,19 @@ export class ShardCore {
     const idempotency: IdempotencyEntries = { actorIds: [], commandIds: [], fingerprints: [], positions: [] };
     let framesReplayed = 0;
     let framesScannedForIdempotency = 0;
+    let headsChecked = 0;
     await journal.read(reportAfter, (entry) => {
       const decodedEntry = decodeLogEntry(entry.payload);
       if (heads !== undefined && entry.sequence > treeFrom) {
-        if (decodedEntry.kind === "head") core.checkRecordedHead(entry.sequence, decodedEntry.head);
+        if (decodedEntry.kind === "head") {
+          core.checkRecordedHead(entry.sequence, decodedEntry.head);
+          heads.recordedAt(decodedEntry.head);
+          tail.head(entry.sequence);
+          headsChecked += 1;
+        } else {
+          tail.entry(decodedEntry.logged.c.occurredAtMs);
+        }
         heads.append(entry.payload);
-        if (decodedEntry.kind === "head") heads.recordedAt(decodedEntry.head);
       }
       if (decodedEntry.kind === "head") return;
       const logged = decodedEntry.logged;
@@ -225,6 +245,8 @@ export class ShardCore {
       core.fold.apply(logged.c, entry.position);
       framesReplayed += 1;
     });
+    const accepted = heads === undefined ? undefined : core.acceptedTail(tail);
+    if (accepted !== undefined) await core.commit(core.stamp(), true, accepted.from);
     for (const { agg } of core.markets.values()) {
       for (const deadline of pendingDeadlines(agg)) core.timers.schedule(deadline.atMs, deadline);
       core.commitmentCount += agg.commitments.count;
@@ -245,6 +267,8 @@ export class ShardCore {
       lastLsn: journal.lastSequence,
       markets: core.markets.size,
       truncatedBytes: journal.recovery.truncatedBytes,
+      headsChecked,
+      ...(accepted === undefined ? {} : { acceptedUnsignedTail: accepted }),
       elapsedMs: Math.round(performance.now() - startedMs),
     };
     return { core, report, idempotency };
@@ -365,16 +389,32 @@ export class ShardCore {
    * reply cache, and an accepted one its receipt. A batch ends with a head entry when one is due
    * (log-heads.ts); a head alone is appended when one is due and nothing else is staged.
    */
-  private async commit(nowMs: number, headNow = false): Promise<void> {
+  private async commit(nowMs: number, headNow = false, acceptedFrom?: number): Promise<void> {
     const staged = this.staged;
     this.staged = [];
     let commitMs = 0;
-    const payloads = staged.map((item) => item.payload);
+    let payloads = staged.map((item) => item.payload);
+    /** Where each staged command's entry is among the batch's entries (heads inside a long batch shift them). */
+    let entryOf: number[] | undefined;
     let recorded: SignedHead | undefined;
     if (this.heads !== undefined) {
-      for (const payload of payloads) this.heads.append(payload, nowMs);
-      if (this.heads.due(nowMs) || (headNow && this.heads.uncovered > 0)) {
-        const head = this.heads.recordHead(nowMs);
+      const heads = this.heads;
+      let framed: Uint8Array[] | undefined;
+      payloads.forEach((payload, i) => {
+        heads.append(payload, nowMs);
+        framed?.push(payload);
+        // No prefix of the log may hold more than everyCommands entries after its last head, so that
+        // recovery can tell what a crash leaves from removed heads (engine/audit/heads/unsigned-tail.ts).
+        if (heads.full && i < payloads.length - 1) {
+          framed ??= payloads.slice(0, i + 1);
+          entryOf ??= staged.map((_, k) => k);
+          framed.push(heads.recordHead(nowMs).payload);
+          for (let k = i + 1; k < entryOf.length; k += 1) entryOf[k] = (entryOf[k] as number) + 1;
+        }
+      });
+      if (framed !== undefined) payloads = framed;
+      if (heads.due(nowMs) || (headNow && heads.uncovered > 0)) {
+        const head = heads.recordHead(nowMs, acceptedFrom);
         payloads.push(head.payload);
         recorded = head.head;
       }
@@ -389,9 +429,10 @@ export class ShardCore {
       const accepted = staged.some((item) => item.response.reply.ok);
       const receiptHead = this.heads === undefined || !accepted ? undefined : headJson(recorded ?? this.heads.sign(nowMs));
       staged.forEach((item, i) => {
-        const position = positions[i] as JournalPosition;
+        const at = entryOf === undefined ? i : (entryOf[i] as number);
+        const position = positions[at] as JournalPosition;
         const reply = item.response.reply;
-        if (receiptHead !== undefined && reply.ok) reply.receipt = receiptJson(firstSequence - 1 + i, receiptHead);
+        if (receiptHead !== undefined && reply.ok) reply.receipt = receiptJson(firstSequence - 1 + at, receiptHead);
         item.response.position = position;
         item.record?.positions.push(position);
         this.remember(position, reply);
@@ -582,16 +623,31 @@ export class ShardCore {
   }
 
   /**
-   * A head recorded in the log at `sequence` covers exactly the entries before it, and its root is
-   * theirs: otherwise the log was changed after the head was signed, and the shard refuses it (an
-   * audit with the public key also checks the signature: docs/proofs.md).
+   * A head recorded in the log at `sequence` covers exactly the entries before it, its root is
+   * theirs, and its signature verifies under the key history: otherwise the log was changed after the
+   * head was signed (or the head was made by someone without the key), and the shard refuses it.
    */
   private checkRecordedHead(sequence: number, head: SignedHead): void {
     const heads = this.heads as LogHeads;
-    const problem = recordedHeadProblem(heads.logId, sequence, head, heads);
+    const problem = recordedHeadProblem(heads.logId, sequence, head, heads, this.options.headChecks?.keys);
     if (problem !== undefined) throw new Error(problem);
   }
 
+  /**
+   * The entries after the last verified head, if an operator accepted them (one line of theirs names
+   * this tail), or nothing when a crash can have left them; otherwise the shard refuses the log in one
+   * line naming it, its first uncovered entry and the setting that would accept it.
+   */
+  private acceptedTail(tail: UnsignedTail): { logId: string; from: number; to: number } | undefined {
+    const heads = this.heads as LogHeads;
+    const problem = tail.problem(heads.logId, this.options.heads as LogHeadsOptions);
+    if (problem === undefined) return undefined;
+    const name = tail.acceptanceName(heads.logId);
+    if (this.options.headChecks?.acceptedTails.includes(name) !== true) {
+      throw new Error(`${problem}; to start on it anyway set ${ACCEPT_UNSIGNED_TAIL_SETTING}=${name} (the acceptance is logged and recorded in the log)`);
+    }
+    return { logId: heads.logId, from: tail.firstEntry, to: tail.firstEntry + tail.entries - 1 };
+  }
 
   /** Commands applied since the last snapshot (the runtime decides when to checkpoint). */
   get commandsSinceLastSnapshot(): number {
@@ -601,7 +657,7 @@ export class ShardCore {
   /** Write a snapshot of the committed state (call between batches). */
   async snapshot(): Promise<{ lsn: number; sizeBytes: number }> {
     if (this.staged.length !== 0) throw new Error("snapshot with uncommitted commands");
-    const header = { shardIndex: this.options.shardIndex, lastStampMs: this.fold.lastStampMs, logTree: this.heads?.state() };
+    const header = { shardIndex: this.options.shardIndex, lastStampMs: this.fold.lastStampMs, headAnchor: this.heads?.state() };
     const payload = encodeShardSnapshot(header, this.markets.values());
     const written = await this.journal.writeSnapshot(payload, SNAPSHOTS_KEPT);
     this.commandsSinceSnapshot = 0;
@@ -627,6 +683,23 @@ export class ShardCore {
 }
 
 const NO_EVENTS: readonly EmittedEvent[] = Object.freeze([]);
+
+/**
+ * A snapshot's anchor if its head is this log's, signed by a key of the history, and its right edge
+ * has that head's root; else undefined (the tree is then rebuilt from the log's first entry, whose
+ * heads are all checked). Without keys (tests of other concerns) the signature is not checked.
+ */
+function trustedAnchor(anchor: LogTreeAnchor | undefined, logId: string, keys: HeadKeys | undefined): LogTreeAnchor | undefined {
+  if (anchor === undefined || anchor.head.logId !== logId) return undefined;
+  if (keys?.signatureProblem(anchor.head) !== undefined) return undefined;
+  let root: Uint8Array;
+  try {
+    root = CompactRange.of(anchor.head.treeSize, anchor.roots, NODE_TREE_HASHING).root();
+  } catch {
+    return undefined; // as many roots as the size calls for, or it is not an edge of any tree
+  }
+  return sameHash(root, anchor.head.rootHash) ? anchor : undefined;
+}
 
 function marketNotFound(marketId: string): ShardReply {
   return errorReply("market_not_found", `market ${JSON.stringify(marketId)} was not found`);

@@ -190,6 +190,10 @@ export interface ShardRecoveryReport {
   markets: number;
   /** Set when a torn tail was truncated (never acknowledged). */
   truncatedBytes: number;
+  /** Signed heads recovery read and checked (root, size and signature). */
+  headsChecked: number;
+  /** Entries after the last verified head that an operator accepted (AUDIT_ACCEPT_UNSIGNED_TAIL), recorded by a head entry. */
+  acceptedUnsignedTail?: { logId: string; from: number; to: number };
   elapsedMs: number;
 }
 

@@ -17,7 +17,7 @@ import type { ShardMarket } from "../log-fold.js";
 import type { SealedAuctionClearingPrice, SealedAuctionResolution } from "../rules/types/auction.js";
 import type { Market } from "../rules/types/market.js";
 import { float64Bytes, float64sOf } from "./float64-bytes.js";
-import type { LogTreeState } from "./log-heads.js";
+import type { LogTreeAnchor } from "./log-heads.js";
 
 export const SHARD_SNAPSHOT_VERSION = 4;
 
@@ -53,14 +53,19 @@ interface StoredShard {
   endPosition?: number;
   lastFramePosition?: number;
   markets: StoredMarket[];
-  /** The log's Merkle tree as of the snapshot (log-heads.ts); absent in snapshots of shards that sign no heads. */
-  logTree?: LogTreeState;
+  /**
+   * Written by earlier versions: the tree as of the snapshot, unsigned; ignored (the tree is then
+   * rebuilt from the log's first entry, whose heads are all checked).
+   */
+  logTree?: unknown;
+  /** The last recorded head and the tree just before it (log-heads.ts); absent before the first head, or without heads. */
+  headAnchor?: LogTreeAnchor;
 }
 
 export interface ShardSnapshotHeader {
   shardIndex: number;
   lastStampMs: number;
-  logTree?: LogTreeState | undefined;
+  headAnchor?: LogTreeAnchor | undefined;
 }
 
 const packr = new Packr({ useRecords: false, moreTypes: false });
@@ -96,7 +101,7 @@ export function encodeShardSnapshot(header: ShardSnapshotHeader, markets: Iterab
   const stored: StoredMarket[] = [];
   for (const market of markets) stored.push(storedMarketOf(market));
   const payload: StoredShard = { v: SHARD_SNAPSHOT_VERSION, shardIndex: header.shardIndex, lastStampMs: header.lastStampMs, markets: stored };
-  if (header.logTree !== undefined) payload.logTree = header.logTree;
+  if (header.headAnchor !== undefined) payload.headAnchor = header.headAnchor;
   return packr.pack(payload);
 }
 
@@ -145,15 +150,29 @@ export function decodeShardSnapshot(payload: Uint8Array): DecodedShardSnapshot |
     shardIndex: stored.shardIndex,
     lastStampMs: stored.lastStampMs,
     markets: stored.markets.map(restoreMarket),
-    logTree: logTreeOf(stored.logTree),
+    headAnchor: headAnchorOf(stored.headAnchor),
   };
 }
 
-/** The stored tree state, checked (a malformed one is ignored: the tree is then rebuilt from the log). */
-function logTreeOf(stored: unknown): LogTreeState | undefined {
+/**
+ * The stored anchor, its form checked (a malformed one is ignored: the tree is then rebuilt from the
+ * log). Whether its head is the service's and its roots the head's is for recovery to check.
+ */
+function headAnchorOf(stored: unknown): LogTreeAnchor | undefined {
   if (stored === undefined || stored === null || typeof stored !== "object") return undefined;
-  const { size, roots, coveredSize, lastHeadMs } = stored as Record<string, unknown>;
-  const counts = [size, coveredSize, lastHeadMs].every((value) => Number.isSafeInteger(value) && (value as number) >= 0);
-  if (!counts || !Array.isArray(roots) || !roots.every((root) => root instanceof Uint8Array && root.length === 32)) return undefined;
-  return { size: size as number, roots: roots as Uint8Array[], coveredSize: coveredSize as number, lastHeadMs: lastHeadMs as number };
+  const { headEntry, head, roots } = stored as Record<string, unknown>;
+  if (!Number.isSafeInteger(headEntry) || (headEntry as number) < 1 || head === null || typeof head !== "object") return undefined;
+  if (!Array.isArray(roots) || !roots.every((root) => root instanceof Uint8Array && root.length === 32)) return undefined;
+  const { logId, treeSize, rootHash, timeMs, keyId, signature } = head as Record<string, unknown>;
+  const wellFormed =
+    typeof logId === "string" &&
+    treeSize === (headEntry as number) - 1 &&
+    rootHash instanceof Uint8Array &&
+    rootHash.length === 32 &&
+    Number.isSafeInteger(timeMs) &&
+    typeof keyId === "string" &&
+    signature instanceof Uint8Array &&
+    signature.length === 64;
+  if (!wellFormed) return undefined;
+  return { headEntry: headEntry as number, head: { logId, treeSize, rootHash, timeMs: timeMs as number, keyId, signature }, roots: roots as Uint8Array[] };
 }

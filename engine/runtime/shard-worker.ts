@@ -15,6 +15,7 @@ import { shardLogId } from "./shard-routing.js";
 import { auditSignerFromWorkerData } from "../audit/signing/audit-signer.js";
 import { ShardLoop } from "./shard-loop.js";
 import { connectMessaging } from "../messaging/nats/nats-messaging.js";
+import { HeadKeys } from "../audit/signing/head-keys.js";
 
 const port = parentPort;
 if (port === null) throw new Error("shard-worker must run in a worker thread");
@@ -24,8 +25,12 @@ const clock: Clock = controlled ?? systemClock;
 
 async function openShard(): Promise<{ opened: OpenedShard; close(): Promise<void> }> {
   const spec = data.journal;
-  const heads = data.heads === undefined ? undefined : headsOptions(data.heads, spec.kind === "file" ? shardLogId(data.shardIndex) : spec.stream);
-  const common = { shardIndex: data.shardIndex, clock, reportIdempotencyAfterLsn: data.reportIdempotencyAfterLsn, ...(heads === undefined ? {} : { heads }) };
+  const headsSpec = data.heads;
+  const signed =
+    headsSpec === undefined
+      ? {}
+      : { heads: headsOptions(headsSpec, spec.kind === "file" ? shardLogId(data.shardIndex) : spec.stream), headChecks: { keys: new HeadKeys(headsSpec.publicKeys), acceptedTails: headsSpec.acceptUnsignedTails } };
+  const common = { shardIndex: data.shardIndex, clock, reportIdempotencyAfterLsn: data.reportIdempotencyAfterLsn, ...signed };
   if (spec.kind === "file") {
     const opened = await openFileShard({ ...common, dir: spec.dir, ...(spec.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: spec.segmentSizeBytes }) });
     return { opened, close: () => Promise.resolve() };

@@ -16,6 +16,7 @@ export type ShardJournalSpec =
     };
 
 import type { AuditSignerWorkerData } from "../audit/signing/audit-signer.js";
+import type { PublicKeyEntry } from "../audit/signing/head-keys.js";
 
 export interface ShardWorkerData {
   journal: ShardJournalSpec;
@@ -39,6 +40,10 @@ export interface ShardHeadsSpec {
   signer: AuditSignerWorkerData;
   everyCommands: number;
   everyMs: number;
+  /** The key history's public keys: recovery checks every head it reads against them. */
+  publicKeys: PublicKeyEntry[];
+  /** Unsigned tails an operator accepted (AUDIT_ACCEPT_UNSIGNED_TAIL): `<logId>:<first entry>`. */
+  acceptUnsignedTails: string[];
 }
 
 export interface Envelope<T> {

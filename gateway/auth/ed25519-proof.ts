@@ -7,7 +7,10 @@
  * Every failure is the same 401 `unauthenticated` "request authentication failed", so a caller
  * learns nothing about which check failed (unknown actor, revoked key, wrong nonce, ...).
  * Signatures are verified with node:crypto (much faster than noble) using cached
- * KeyObjects.
+ * KeyObjects. The same logic serves one node and a cluster: only the challenge store differs
+ * (challenge-store.ts), and in cluster mode an actor or key unknown here is looked up again once
+ * this node has caught up with the identity log (`catchUp`), since another node may have
+ * provisioned it a moment ago.
  */
 import { hash, randomBytes, timingSafeEqual, verify } from "node:crypto";
 import { isoFromMs } from "../../engine/rules/time.js";
@@ -15,10 +18,11 @@ import type { CreateChallengeBody, IssueTokenBody } from "../../engine/identity/
 import type { ActorRecord, ErrorReply, KeyRecord, Reply } from "../../engine/rules/identity/types.js";
 import { decodeBase64UrlStrict, isIdentifier } from "../../engine/identity/validate.js";
 import { temporarilyUnavailable, type TemporarilyUnavailable } from "../../engine/identity/unavailable.js";
-import { ChallengeStore } from "./challenges.js";
+import type { ChallengeStore, FoundChallenge } from "./challenge-store.js";
 import type { AuthConfig } from "./config.js";
 import type { IdentitySource } from "./identity-source.js";
 import { Ed25519KeyCache } from "./key-cache.js";
+import { MemoryChallengeStore } from "./memory-challenge-store.js";
 import { signingPayloadBytes } from "./signing-payload.js";
 import { hashTokenText } from "./token-hash.js";
 import {
@@ -29,6 +33,8 @@ import {
 
 /** Challenge ids: 16 random bytes (128 bits), unpadded base64url (22 characters). */
 const CHALLENGE_ID_BYTES = 16;
+/** The form of every challenge id this service issues: anything else names no challenge. */
+const CHALLENGE_ID = /^[A-Za-z0-9_-]{22}$/;
 const NONCE_BYTES = 32;
 /** Access tokens: 32 random bytes (256 bits), unpadded base64url (43 characters). */
 export const ACCESS_TOKEN_BYTES = 32;
@@ -38,8 +44,15 @@ const MS_PER_SECOND = 1000;
 /** The store failed or closed: not the client's fault, so 500 rather than 401. */
 const STORE_UNAVAILABLE: ErrorReply = { ok: false, code: "internal_error", message: "identity store is unavailable" };
 
-/** The token could not be logged for now (cluster mode, identity log out of reach): the client may try again. */
+// Cluster mode: infrastructure out of reach for now. Not the client's fault, so 503 (+ Retry-After)
+// rather than 401, and in each case nothing was used up: the same request may be sent again.
+/** The token could not be logged (the identity log out of reach). The challenge was not consumed. */
 const TOKEN_NOT_RECORDED = temporarilyUnavailable("the token could not be recorded now; retry later");
+const CHALLENGE_NOT_RECORDED = temporarilyUnavailable("the challenge could not be recorded now; retry later");
+const CHALLENGE_UNREADABLE = temporarilyUnavailable("the challenge could not be read now; retry later");
+/** The consumption's outcome is unknown; no token was handed out. */
+const CHALLENGE_NOT_CONSUMED = temporarilyUnavailable("the challenge's use could not be recorded now; no token was issued, retry later");
+const IDENTITY_BEHIND = temporarilyUnavailable("this node could not catch up with the identity log now; retry later");
 
 function sha256(text: string): Buffer {
   return hash("sha256", text, "buffer");
@@ -59,38 +72,58 @@ export function activeActorKey(
   return { actor, key };
 }
 
+export interface Ed25519ProofOptions {
+  /** Where outstanding challenges are kept; default: this process's memory (one node). */
+  readonly challenges?: ChallengeStore;
+  /**
+   * Cluster mode: waits, bounded, until this node has applied everything the shared identity log
+   * holds now; resolves false if it could not (log out of reach, too slow, too many waiting).
+   * Without it (one node, the only writer of its log) an unknown actor or key is refused at once.
+   */
+  readonly catchUp?: () => Promise<boolean>;
+}
+
+type KeyLookup = { actor: ActorRecord; key: KeyRecord } | "inactive" | "behind" | "store-failed";
+
 export class Ed25519ProofAuthenticator {
   private readonly challenges: ChallengeStore;
+  private readonly catchUp: (() => Promise<boolean>) | undefined;
   private readonly keyObjects = new Ed25519KeyCache();
 
   constructor(
     private readonly config: AuthConfig,
     private readonly identity: IdentitySource,
+    options: Ed25519ProofOptions = {},
   ) {
-    this.challenges = new ChallengeStore(config.maxChallenges);
+    this.challenges = options.challenges ?? new MemoryChallengeStore(config.maxChallenges);
+    this.catchUp = options.catchUp;
   }
 
-  /** Outstanding challenges (for tests and metrics). */
-  get outstandingChallenges(): number {
+  /** Outstanding challenges (for tests and metrics), where the store counts them. */
+  get outstandingChallenges(): number | undefined {
     return this.challenges.size;
   }
 
-  /** POST /v1/auth/challenges → 201 AuthenticationChallenge, or 401. */
-  createChallenge(body: CreateChallengeBody, nowMs: number): Reply<AuthenticationChallenge> {
+  /** POST /v1/auth/challenges → 201 AuthenticationChallenge, or 401 (503 in cluster mode: see above). */
+  async createChallenge(body: CreateChallengeBody, nowMs: number): Promise<Reply<AuthenticationChallenge> | TemporarilyUnavailable> {
     if (!isIdentifier(body.actorId) || !isIdentifier(body.keyId)) return AUTHENTICATION_FAILED;
     if (this.identity.unavailable) return STORE_UNAVAILABLE;
-    if (activeActorKey(this.identity, body.actorId, body.keyId) === undefined) return AUTHENTICATION_FAILED;
+    const active = await this.activeKey(body.actorId, body.keyId);
+    if (active === "store-failed") return STORE_UNAVAILABLE;
+    if (active === "behind") return IDENTITY_BEHIND;
+    if (active === "inactive") return AUTHENTICATION_FAILED;
     const id = randomBytes(CHALLENGE_ID_BYTES).toString("base64url");
     const nonce = randomBytes(NONCE_BYTES).toString("base64url");
     const expiresAtMs = nowMs + this.config.challengeTtlSeconds * MS_PER_SECOND;
     const expiresAt = isoFromMs(expiresAtMs);
     const audience = this.config.audience;
     const payload = signingPayloadBytes({ audience, challengeId: id, actorId: body.actorId, keyId: body.keyId, nonce, expiresAt });
-    this.challenges.add(
+    const added = await this.challenges.add(
       id,
       { actorId: body.actorId, keyId: body.keyId, nonceHash: sha256(nonce), expiresAtMs, expiresAt, audience },
       nowMs,
     );
+    if (added === "unavailable") return CHALLENGE_NOT_RECORDED;
     return {
       ok: true,
       status: 201,
@@ -107,28 +140,40 @@ export class Ed25519ProofAuthenticator {
   }
 
   /**
-   * POST /v1/auth/tokens → 201 AuthenticationTokenGrant once the token's hash is durable, 401 on any
-   * failed check, 500 if the identity store cannot persist it. The challenge is consumed by the
-   * first attempt, whatever its outcome: a wrong nonce or signature cannot be retried against the
-   * same challenge.
+   * POST /v1/auth/tokens → 201 AuthenticationTokenGrant once the token's hash is durable and the
+   * challenge consumed, 401 on any failed check, 500 if the identity store failed, 503 (cluster
+   * mode) if something out of reach stopped it. Single use: a failed check consumes the challenge
+   * too, so a wrong nonce or signature cannot be retried against it; a successful one consumes it
+   * by a compare-and-swap after the token is recorded, so of all attempts on one challenge, on any
+   * nodes, at most one gets a token (another's token was recorded but is never handed out). A 503
+   * leaves the challenge unconsumed (unless the consumption itself timed out), so a retry works.
    */
   async issueToken(body: IssueTokenBody, nowMs: number): Promise<Reply<AuthenticationTokenGrant> | TemporarilyUnavailable> {
     if (typeof body.challengeId !== "string" || typeof body.nonce !== "string" || typeof body.signature !== "string") {
       return AUTHENTICATION_FAILED;
     }
-    const challenge = this.challenges.take(body.challengeId);
-    if (challenge === undefined || nowMs >= challenge.expiresAtMs) return AUTHENTICATION_FAILED;
-    if (!timingSafeEqual(sha256(body.nonce), challenge.nonceHash)) return AUTHENTICATION_FAILED;
+    const challengeId = body.challengeId;
+    if (!CHALLENGE_ID.test(challengeId)) return AUTHENTICATION_FAILED;
+    const found = await this.challenges.find(challengeId);
+    if (found === "unavailable") return CHALLENGE_UNREADABLE;
+    if (found === undefined) return AUTHENTICATION_FAILED;
+    const refuse = (): Promise<ErrorReply> => this.consumeAndRefuse(challengeId, found);
+    const challenge = found.challenge;
+    // Expired: it can never be used again, so there is nothing to consume (the store forgets it).
+    if (nowMs >= challenge.expiresAtMs) return AUTHENTICATION_FAILED;
+    if (!timingSafeEqual(sha256(body.nonce), challenge.nonceHash)) return refuse();
     const signature = decodeBase64UrlStrict(body.signature);
-    if (signature === undefined || signature.length !== ED25519_SIGNATURE_BYTES) return AUTHENTICATION_FAILED;
+    if (signature === undefined || signature.length !== ED25519_SIGNATURE_BYTES) return refuse();
     if (this.identity.unavailable) return STORE_UNAVAILABLE;
-    const active = activeActorKey(this.identity, challenge.actorId, challenge.keyId);
-    if (active === undefined) return AUTHENTICATION_FAILED;
+    const active = await this.activeKey(challenge.actorId, challenge.keyId);
+    if (active === "store-failed") return STORE_UNAVAILABLE;
+    if (active === "behind") return IDENTITY_BEHIND;
+    if (active === "inactive") return refuse();
 
     // The payload is rebuilt from the presented nonce (only its hash was kept); it matched above.
     const payload = signingPayloadBytes({
       audience: challenge.audience,
-      challengeId: body.challengeId,
+      challengeId,
       actorId: challenge.actorId,
       keyId: challenge.keyId,
       nonce: body.nonce,
@@ -140,7 +185,7 @@ export class Ed25519ProofAuthenticator {
     } catch {
       valid = false;
     }
-    if (!valid) return AUTHENTICATION_FAILED;
+    if (!valid) return refuse();
 
     const accessToken = randomBytes(ACCESS_TOKEN_BYTES).toString("base64url");
     const expiresAtMs = nowMs + this.config.tokenTtlSeconds * MS_PER_SECOND;
@@ -152,13 +197,36 @@ export class Ed25519ProofAuthenticator {
       issuedAtMs: nowMs,
       expiresAtMs,
     });
-    if (recording === "refused") return AUTHENTICATION_FAILED;
+    if (recording === "refused") return refuse();
     // Not logged: the store failed (500), or the cluster's identity log is out of reach for now (503).
     if (recording === "unavailable") return this.identity.unavailable ? STORE_UNAVAILABLE : TOKEN_NOT_RECORDED;
+    const consumed = await this.challenges.consume(challengeId, found);
+    // Another attempt consumed it meanwhile: this token is recorded but never handed out.
+    if (consumed === "gone") return AUTHENTICATION_FAILED;
+    if (consumed === "unavailable") return CHALLENGE_NOT_CONSUMED;
     return {
       ok: true,
       status: 201,
       body: { accessToken, tokenType: "Bearer", actorId: challenge.actorId, expiresAt: isoFromMs(expiresAtMs) },
     };
+  }
+
+  /**
+   * A failed attempt uses the challenge up, then gets the one 401. The consumption is best effort:
+   * if it cannot be recorded the answer is still the 401 this attempt earned.
+   */
+  private async consumeAndRefuse(challengeId: string, found: FoundChallenge): Promise<ErrorReply> {
+    await this.challenges.consume(challengeId, found);
+    return AUTHENTICATION_FAILED;
+  }
+
+  /** The actor's active key; in cluster mode looked up again after catching up with the identity log. */
+  private async activeKey(actorId: string, keyId: string): Promise<KeyLookup> {
+    const now = activeActorKey(this.identity, actorId, keyId);
+    if (now !== undefined) return now;
+    if (this.catchUp === undefined) return "inactive";
+    if (!(await this.catchUp())) return "behind";
+    if (this.identity.unavailable) return "store-failed";
+    return activeActorKey(this.identity, actorId, keyId) ?? "inactive";
   }
 }

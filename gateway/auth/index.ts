@@ -24,6 +24,9 @@ export {
 export { verifyHmacRequest, hmacCanonicalString, HMAC_SCHEME, type HmacRequest } from "./hmac.js";
 export { SIGNING_PAYLOAD_PREFIX, signingPayloadBytes, signingPayloadText } from "./signing-payload.js";
 export type { IdentitySource } from "./identity-source.js";
+export type { ChallengeStore, FoundChallenge, PendingChallenge } from "./challenge-store.js";
+export { MemoryChallengeStore } from "./memory-challenge-store.js";
+export type { Ed25519ProofOptions } from "./ed25519-proof.js";
 export {
   AUTHENTICATION_FAILED,
   AUTHENTICATION_FAILED_MESSAGE,

@@ -1,7 +1,8 @@
 /**
  * The one object the HTTP and MCP layers call for authentication and authority. It binds the
- * validated configuration, the identity store and the in-memory challenge store; every method is a
- * thin wrapper over a pure function in this directory.
+ * validated configuration, the identity store and the challenge store (in memory on one node, the
+ * cluster's KV bucket in cluster mode); every method is a thin wrapper over a function in this
+ * directory.
  */
 import type { Rejection } from "../../engine/rules/types/errors.js";
 import type { CreateChallengeBody, IssueTokenBody } from "../../engine/identity/bodies.js";
@@ -15,7 +16,7 @@ import {
 } from "./authority.js";
 import { authenticateBearerToken } from "./bearer.js";
 import type { AuthConfig } from "./config.js";
-import { Ed25519ProofAuthenticator } from "./ed25519-proof.js";
+import { Ed25519ProofAuthenticator, type Ed25519ProofOptions } from "./ed25519-proof.js";
 import { verifyHmacRequest, type HmacRequest } from "./hmac.js";
 import type { IdentitySource } from "./identity-source.js";
 import { isMetricsToken } from "./metrics-token.js";
@@ -43,15 +44,17 @@ export function operatorCheck(config: AuthConfig): (actorId: string) => boolean 
 export class AuthService {
   private readonly proof: Ed25519ProofAuthenticator;
 
+  /** `proof`: where challenges are kept and, in cluster mode, how to catch up with the identity log. */
   constructor(
     readonly config: AuthConfig,
     private readonly identity: IdentitySource,
+    proof: Ed25519ProofOptions = {},
   ) {
-    this.proof = new Ed25519ProofAuthenticator(config, identity);
+    this.proof = new Ed25519ProofAuthenticator(config, identity, proof);
   }
 
   /** POST /v1/auth/challenges. */
-  createChallenge(body: CreateChallengeBody, nowMs: number): Reply<AuthenticationChallenge> {
+  createChallenge(body: CreateChallengeBody, nowMs: number): Promise<Reply<AuthenticationChallenge> | TemporarilyUnavailable> {
     return this.proof.createChallenge(body, nowMs);
   }
 
@@ -60,7 +63,8 @@ export class AuthService {
     return this.proof.issueToken(body, nowMs);
   }
 
-  get outstandingChallenges(): number {
+  /** Undefined where the challenge store cannot count them (the cluster's KV bucket). */
+  get outstandingChallenges(): number | undefined {
     return this.proof.outstandingChallenges;
   }
 

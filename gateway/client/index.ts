@@ -8,7 +8,7 @@ export { DEFAULT_REFRESH_BEFORE_MS, Ed25519Session, type Credentials, type Ident
 export { DEFAULT_RETRY, type RetryOptions } from "./retry-policy.js";
 export { errorGuards, isMarketServiceError, MarketServiceError, REQUEST_ID_HEADER, SERVICE_ERROR_CODES, type ErrorGuard, type ServiceErrorCode } from "./service-error.js";
 export { ServiceUnreachableError } from "./unreachable.js";
-export { checkReceiptProof, publicKeysOf, type PublicKeys, type ReceiptCheck } from "./receipt-check.js";
+export { checkReceiptProof, publicKeysOf, type PublicKeys, type ReceiptCheck, type ReceiptCommand } from "./receipt-check.js";
 export { parseReceipt, type Receipt } from "../../engine/audit/heads/receipt.js";
 export type { SignedHead } from "../../engine/audit/heads/signed-head.js";
 export { base64UrlDecode, base64UrlEncode } from "./base64url.js";

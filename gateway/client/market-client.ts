@@ -22,7 +22,7 @@ import type { AuditKeyList } from "../routes/audit-routes.js";
 import { authorizationHeaders, type Credentials, type IdentityFile } from "./credentials.js";
 import { subscribeMarketEvents, type MarketEventsOptions, type MarketEventSubscription } from "./market-events.js";
 import { generateKeyPair, signSigningPayload } from "./ed25519.js";
-import { checkReceiptProof, publicKeysOf, type PublicKeys, type ReceiptCheck } from "./receipt-check.js";
+import { checkReceiptProof, publicKeysOf, type PublicKeys, type ReceiptCheck, type ReceiptCommand } from "./receipt-check.js";
 import { backoffMs, isRetryableStatus, retryAfterMs, retryOptionsOf, type RetryOptions } from "./retry-policy.js";
 import { MarketServiceError, REQUEST_ID_HEADER } from "./service-error.js";
 import { ServiceUnreachableError, unreachable } from "./unreachable.js";
@@ -290,15 +290,18 @@ export class MarketClient {
    * Checks a receipt against the service's public keys (a map keyId → raw key, or the audit key list
    * you trust, whose endorsement chain is checked): fetches its inclusion proof and, unless
    * `laterHead: false`, a head signed now and the consistency proof to it, then runs the offline
-   * checker (engine/audit/heads/proof-file.ts). Resolves with the outcome and the proof file to keep;
-   * a proof the service cannot give (a log shorter than the receipt's head) is a failed check.
+   * checker (engine/audit/heads/proof-file.ts), which also requires the proven entry to be `command`,
+   * the command you sent (any leaf has a valid proof: only its content ties the receipt's index to
+   * your command). Resolves with the outcome and the proof file to keep; a proof the service cannot
+   * give (a log shorter than the receipt's head) is a failed check; a service out of reach rejects
+   * (ServiceUnreachableError: nothing could be checked).
    */
-  async checkReceipt(receipt: Receipt | string, publicKeys: PublicKeys, options: CallOptions & { laterHead?: boolean } = {}): Promise<ReceiptCheck> {
+  async checkReceipt(receipt: Receipt | string, publicKeys: PublicKeys, options: CallOptions & { command: ReceiptCommand; laterHead?: boolean }): Promise<ReceiptCheck> {
     const keys = publicKeysOf(publicKeys);
     const parsed = typeof receipt === "string" ? parseReceipt(receipt) : { ok: true as const, receipt };
     if (!parsed.ok) return { outcome: "unusable", reason: `receipt: ${parsed.message}` };
     const { head, leafIndex } = parsed.receipt;
-    const file: Record<string, unknown> = { receipt: JSON.parse(receiptJson(leafIndex, headJson(head))) as unknown };
+    const file: Record<string, unknown> = { receipt: JSON.parse(receiptJson(leafIndex, headJson(head))) as unknown, command: options.command };
     try {
       file["inclusion"] = await this.inclusionProof(head.logId, leafIndex, head.treeSize, options);
     } catch (error) {

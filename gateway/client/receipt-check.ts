@@ -11,11 +11,20 @@ import type { AuditKeyList } from "../routes/audit-routes.js";
 /** keyId → raw 32-byte Ed25519 public key, or the key list `GET /v1/audit/keys` gives (a history). */
 export type PublicKeys = ReadonlyMap<string, Uint8Array> | AuditKeyList;
 
-/** The outcome of a receipt check; `proofFile` is what was checked (save it: `check-proof` checks it again offline). */
+/**
+ * The outcome of a receipt check; `proofFile` is what was checked (save it: `check-receipt --proof`
+ * and `check-proof` check it again offline). `proven`: the entry at the receipt's index, under its
+ * signed head, is your command; `failed`: a check failed (a forgery, or not your receipt);
+ * `unconfirmed`: the proofs hold but the entry was withheld, so it could not be compared with your
+ * command; `unusable`: the receipt or file is not one.
+ */
 export type ReceiptCheck =
   | { readonly outcome: "proven"; readonly proven: string; readonly proofFile: Readonly<Record<string, unknown>> }
   | { readonly outcome: "failed"; readonly check: string; readonly reason: string; readonly proofFile?: Readonly<Record<string, unknown>> }
+  | { readonly outcome: "unconfirmed"; readonly reason: string; readonly proofFile: Readonly<Record<string, unknown>> }
   | { readonly outcome: "unusable"; readonly reason: string };
+
+export type { ReceiptCommand } from "../../engine/audit/heads/receipt-command.js";
 
 /**
  * The keys as a map. A key list's endorsement chain is checked first (each key after the first is
@@ -28,7 +37,10 @@ export function publicKeysOf(keys: PublicKeys): ReadonlyMap<string, Uint8Array> 
   return new Map(checked.history.keys.map((key) => [key.keyId, base64UrlDecode(key.publicKey)]));
 }
 
-/** A proof file ({receipt, inclusion, head?, consistency?}) checked offline with the keys alone. */
+/**
+ * A proof file ({receipt, inclusion, command?, head?, consistency?}) checked offline with the keys
+ * alone; with `command` the proven entry must be that command (a receipt check always gives it).
+ */
 export function checkReceiptProof(proofFile: Readonly<Record<string, unknown>>, keys: PublicKeys): ReceiptCheck {
   const checked = checkProofFile(proofFile, publicKeysOf(keys));
   switch (checked.outcome) {
@@ -36,6 +48,8 @@ export function checkReceiptProof(proofFile: Readonly<Record<string, unknown>>, 
       return { outcome: "proven", proven: checked.proven, proofFile };
     case "failed":
       return { outcome: "failed", check: checked.check, reason: checked.reason, proofFile };
+    case "unconfirmed":
+      return { outcome: "unconfirmed", reason: checked.reason, proofFile };
     case "unusable":
       return { outcome: "unusable", reason: checked.reason };
   }

@@ -10,11 +10,11 @@ export function authRoutes(parts: RouteParts): HttpRoute[] {
     {
       method: "POST",
       pattern: "/v1/auth/challenges",
-      handler: (request) => {
+      handler: async (request) => {
         const body = readJsonBody(request);
         const checked = validateCreateChallengeBody(body);
         if (!checked.success) fail("invalid_request", validationMessage(validateCreateChallengeBody, body, checked.errors));
-        return identityToHttpReply(parts.auth.createChallenge(checked.data, parts.clock.nowMs()));
+        return identityToHttpReply(await parts.auth.createChallenge(checked.data, parts.clock.nowMs()));
       },
     },
     {

@@ -359,7 +359,7 @@ export class SimConnection implements Messaging {
             create: (key, value) => this.request(`KV create ${bucket}/${key}`, timeoutMs, group, () => sim.create(key, value)),
             update: (key, value, revision) => this.request(`KV update ${bucket}/${key}`, timeoutMs, group, () => sim.update(key, value, revision)),
             put: (key, value) => this.request(`KV put ${bucket}/${key}`, timeoutMs, group, () => sim.put(key, value)),
-            delete: (key) => this.request(`KV delete ${bucket}/${key}`, timeoutMs, group, () => sim.delete(key)),
+            delete: (key, revision) => this.request(`KV delete ${bucket}/${key}`, timeoutMs, group, () => sim.delete(key, revision)),
             keys: (filter) => this.request(`KV keys ${bucket}/${filter}`, timeoutMs, group, () => sim.keys(filter)),
           };
           return kv;

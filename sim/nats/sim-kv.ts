@@ -41,16 +41,22 @@ export class SimKvBucket {
   }
 
   update(key: string, value: Uint8Array, revision: number): number {
-    const current = this.entries.get(key);
-    if ((current?.revision ?? 0) !== revision) throw new MessagingError("wrong-last-sequence", `wrong last sequence: ${current?.revision ?? 0}`, current?.revision ?? 0);
+    this.expect(key, revision);
     return this.write(key, value, "PUT");
+  }
+
+  /** Refuses a write unless the key's last revision is `revision` (0: never written). */
+  private expect(key: string, revision: number): void {
+    const current = this.entries.get(key)?.revision ?? 0;
+    if (current !== revision) throw new MessagingError("wrong-last-sequence", `wrong last sequence: ${current}`, current);
   }
 
   put(key: string, value: Uint8Array): number {
     return this.write(key, value, "PUT");
   }
 
-  delete(key: string): void {
+  delete(key: string, revision?: number): void {
+    if (revision !== undefined) this.expect(key, revision);
     this.write(key, new Uint8Array(0), "DEL");
   }
 

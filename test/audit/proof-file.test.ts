@@ -47,7 +47,7 @@ describe("proof files", () => {
   it("proves a receipt's entry, and with a later head that it extends the receipt's tree; the receipt may be the header's text", () => {
     const checked = checkProofFile(goodFile(), keys);
     expect(checked).toMatchObject({ outcome: "proven" });
-    if (checked.outcome === "proven") expect(checked.proven).toMatch(/^entry 5 \(leaf 4\) \(7 bytes, given\) is in the tree of 7 entries of log shard-0 that key k1 signed at .*, which is a prefix of the tree of 11 entries/);
+    if (checked.outcome === "proven") expect(checked.proven).toMatch(/^entry 5 \(leaf 4\) \(7 bytes, given; not compared with a command: the file names none\) is in the tree of 7 entries of log shard-0 that key k1 signed at .*, which is a prefix of the tree of 11 entries/);
     const { head: _h, consistency: _c, ...alone } = goodFile();
     expect(checkProofFile(alone, keys).outcome).toBe("proven");
     expect(checkProofFile({ ...alone, receipt: JSON.stringify(alone["receipt"]) }, keys).outcome).toBe("proven");

@@ -66,7 +66,7 @@ describe("receipts and verify --public-key", () => {
     }
 
     const verified = await cli(["verify", "--data", dataDir, "--public-key", publicKeyFile]);
-    expect(verified.stderr).toMatch(/signed head\(s\) matched/);
+    expect(verified.stderr).toMatch(/signed head\(s\) verified: roots and signatures checked/);
     expect(verified.status, verified.stderr).toBe(0);
 
     // A forger who keeps the signed heads is caught by their roots alone, key or not.

@@ -4,85 +4,47 @@
  * without a snapshot), and `verify` with the public key refusing a log rewritten by someone who holds
  * the data directory but not the key. Real files in temp dirs, the real shard and audit code.
  */
-import { generateKeyPairSync, sign as cryptoSign, type KeyObject } from "node:crypto";
-import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import * as path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { Packr } from "msgpackr";
+import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../engine/clock.js";
 import { openFileShard } from "../../engine/runtime/shard-core.js";
 import { verifyDataDir } from "../../engine/audit/audit-replay.js";
 import { parseReceipt } from "../../engine/audit/heads/receipt.js";
 import { verifyHead } from "../../engine/audit/heads/signed-head.js";
-import { decodeLogEntry } from "../../engine/runtime/logged-head.js";
+import { decodeLogEntry, encodeLoggedHead } from "../../engine/runtime/logged-head.js";
+import { forge, logEntries, shardDataDirs, swapParticipant, testKey, type TestKey } from "./support/heads.js";
 import { CompactRange } from "../../engine/audit/merkle/compact-range.js";
 import { leafHash } from "../../engine/audit/merkle/tree-hash.js";
-import type { HeadSigner } from "../../engine/runtime/log-heads.js";
-import { SegmentLog } from "../../storage/index.js";
-import { T0, commands, directClaim, okJson, replyOf, request, tempDir } from "../runtime/support.js";
+import { HeadKeys } from "../../engine/audit/signing/head-keys.js";
+import { T0, commands, directClaim, okJson, replyOf, request } from "../runtime/support.js";
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  while (cleanups.length > 0) cleanups.pop()?.();
-});
-
-interface TestKey {
-  signer: HeadSigner;
-  publicKey: Uint8Array;
-}
-
-function testKey(keyId: string): TestKey {
-  const pair = generateKeyPairSync("ed25519");
-  const privateKey: KeyObject = pair.privateKey;
-  const jwk = pair.publicKey.export({ format: "jwk" });
-  return {
-    signer: { keyId, sign: (message) => new Uint8Array(cryptoSign(null, message, privateKey)) },
-    publicKey: new Uint8Array(Buffer.from(jwk.x as string, "base64url")),
-  };
-}
-
-function dataDir(): { root: string; shardDir: string } {
-  const t = tempDir("heads");
-  cleanups.push(t.cleanup);
-  const shardDir = path.join(t.dir, "shards", "00");
-  mkdirSync(shardDir, { recursive: true });
-  return { root: t.dir, shardDir };
-}
+const dataDir = shardDataDirs("heads");
 
 const OPEN = directClaim({ capacity: 1, pricing: { mode: "free" }, confirmation: "none" });
 
-function openShard(dir: string, clock: ManualClock, key: TestKey, everyCommands = 4, everyMs = 1000) {
-  return openFileShard({ dir, shardIndex: 0, clock, heads: { logId: "shard-0", signer: key.signer, everyCommands, everyMs } });
-}
-
-/** Every entry of the log, decoded, with its sequence. */
-function logEntries(dir: string) {
-  const log = SegmentLog.open({ dir });
-  try {
-    return [...log.frames(0, { verify: "none" })].map((frame) => ({ sequence: frame.lsn, payload: Buffer.from(frame.payload), entry: decodeLogEntry(frame.payload) }));
-  } finally {
-    log.close();
-  }
+function openShard(dir: string, clock: ManualClock, key: TestKey, everyCommands = 4, everyMs = 1000, acceptedTails: string[] = []) {
+  return openFileShard({ dir, shardIndex: 0, clock, heads: { logId: "shard-0", signer: key.signer, everyCommands, everyMs }, headChecks: { keys: new HeadKeys(key.entries), acceptedTails } });
 }
 
 describe("signed heads in a shard's log", () => {
   it("records a head every N entries over exactly the entries before it, and gives every accepted command a receipt that checks with the public key", async () => {
     const { shardDir } = dataDir();
     const clock = new ManualClock(T0);
-    const key = testKey("k1");
+    const key = testKey();
     const { core } = await openShard(shardDir, clock, key);
     const batch = await core.processBatch([request(commands.create("alice", "m1", OPEN)), request(commands.publish("alice", "m1"))]);
-    const claims = await core.processBatch([request(commands.claim("bob", "m1")), request(commands.claim("carol", "m1")), request(commands.claim("dave", "m1"))]);
+    const claims = await core.processBatch([request(commands.claim("bob", "m1")), request(commands.claim("carol", "m1"))]);
     await core.close();
 
     const entries = logEntries(shardDir);
-    // 2 commands, then 3 more: the 4th entry makes a head due, so the second batch ends with one.
-    expect(entries.map((e) => e.entry.kind)).toEqual(["command", "command", "command", "command", "command", "head"]);
-    const recorded = entries[5]?.entry;
+    // 2 commands, then 2 more: the 4th entry makes a head due, so the second batch ends with one.
+    expect(entries.map((e) => e.entry.kind)).toEqual(["command", "command", "command", "command", "head"]);
+    const recorded = entries[4]?.entry;
     if (recorded?.kind !== "head") throw new Error("no head");
-    expect(recorded.head.treeSize).toBe(5);
+    expect(recorded.head.treeSize).toBe(4);
     const tree = new CompactRange();
-    for (const e of entries.slice(0, 5)) tree.append(leafHash(e.payload));
+    for (const e of entries.slice(0, 4)) tree.append(leafHash(e.payload));
     expect(Buffer.from(recorded.head.rootHash).equals(Buffer.from(tree.root()))).toBe(true);
     expect(verifyHead(recorded.head, key.publicKey)).toBe(true);
 
@@ -97,7 +59,7 @@ describe("signed heads in a shard's log", () => {
       return parsed.receipt;
     });
     expect(receipts.map((r) => r.leafIndex)).toEqual([0, 1, 2]);
-    expect(receipts.map((r) => r.head.treeSize)).toEqual([2, 2, 5]);
+    expect(receipts.map((r) => r.head.treeSize)).toEqual([2, 2, 4]);
     for (const receipt of receipts) expect(verifyHead(receipt.head, key.publicKey)).toBe(true);
     expect(Buffer.from(receipts[2]?.head.signature ?? []).equals(Buffer.from(recorded.head.signature))).toBe(true);
     // A rejected claim (capacity 1) is acknowledged with an error: no receipt is promised for it.
@@ -107,7 +69,7 @@ describe("signed heads in a shard's log", () => {
   it("records a head after `everyMs` on the periodic tick, and at no other time when nothing was appended", async () => {
     const { shardDir } = dataDir();
     const clock = new ManualClock(T0);
-    const key = testKey("k1");
+    const key = testKey();
     const { core } = await openShard(shardDir, clock, key, 1000, 1000);
     await core.processBatch([request(commands.create("alice", "m1", OPEN))]);
     clock.advance(999);
@@ -128,7 +90,7 @@ describe("signed heads in a shard's log", () => {
     for (const withSnapshot of [true, false]) {
       const { root, shardDir } = dataDir();
       const clock = new ManualClock(T0);
-      const key = testKey("k1");
+      const key = testKey();
       const first = await openShard(shardDir, clock, key, 3);
       await first.core.processBatch([request(commands.create("alice", "m1", OPEN)), request(commands.publish("alice", "m1")), request(commands.claim("bob", "m1"))]);
       await first.core.processBatch([request(commands.claim("carol", "m1"))]);
@@ -141,7 +103,7 @@ describe("signed heads in a shard's log", () => {
       const entries = logEntries(shardDir);
       // A head after 3 entries; one at each clean close over what no head covered (carol's claim; dave's and erin's).
       expect(entries.filter((e) => e.entry.kind === "head").map((e) => (e.entry.kind === "head" ? e.entry.head.treeSize : -1))).toEqual([3, 5, 8]);
-      const verified = await verifyDataDir(root, { publicKeys: [{ keyId: "k1", publicKey: key.publicKey }] });
+      const verified = await verifyDataDir(root, { publicKeys: key.entries });
       expect(verified.problem).toBeUndefined();
       expect(verified).toMatchObject({ ok: true, signedHeads: { heads: 3, uncoveredEntries: 0 } });
       expect(verified.replay.commands).toBe(6);
@@ -151,7 +113,7 @@ describe("signed heads in a shard's log", () => {
   it("refuses to recover a log changed after a head was signed", async () => {
     const { shardDir } = dataDir();
     const clock = new ManualClock(T0);
-    const key = testKey("k1");
+    const key = testKey();
     const { core } = await openShard(shardDir, clock, key, 3);
     await core.processBatch([request(commands.create("alice", "m1", OPEN)), request(commands.publish("alice", "m1")), request(commands.claim("bob", "m1"))]);
     await core.close();
@@ -165,7 +127,7 @@ describe("verify with the public key: a forger with the data directory but not t
   async function wonByBob(): Promise<{ root: string; shardDir: string; key: TestKey; receipt: string }> {
     const { root, shardDir } = dataDir();
     const clock = new ManualClock(T0);
-    const key = testKey("k1");
+    const key = testKey();
     const { core } = await openShard(shardDir, clock, key, 2);
     await core.processBatch([request(commands.create("alice", "m1", OPEN)), request(commands.publish("alice", "m1"))]);
     const [won] = await core.processBatch([request(commands.claim("bob", "m1"))]);
@@ -180,7 +142,7 @@ describe("verify with the public key: a forger with the data directory but not t
 
   it("passes the untouched log, and fails the rewritten one at the first head after the change — swapping winner and loser, every chain value, CRC and header recomputed, snapshots deleted", async () => {
     const { root, shardDir, key } = await wonByBob();
-    const publicKeys = [{ keyId: "k1", publicKey: key.publicKey }];
+    const publicKeys = key.entries;
     expect(await verifyDataDir(root, { publicKeys })).toMatchObject({ ok: true });
 
     forge(shardDir, (payload) => swapParticipant(payload, "bob", "carol", "carol", "bob"));
@@ -197,43 +159,24 @@ describe("verify with the public key: a forger with the data directory but not t
     const { root, shardDir, key } = await wonByBob();
     forge(shardDir, (payload) => (decodeLogEntry(payload).kind === "head" ? undefined : swapParticipant(payload, "bob", "carol", "carol", "bob")));
     expect(await verifyDataDir(root)).toMatchObject({ ok: true });
-    const keyed = await verifyDataDir(root, { publicKeys: [{ keyId: "k1", publicKey: key.publicKey }] });
+    const keyed = await verifyDataDir(root, { publicKeys: key.entries });
     expect(keyed).toMatchObject({ ok: false, problem: expect.stringMatching(/log shard-0: \d+ entries and no signed head/) });
   });
 
   it("fails heads signed with a key not given, or whose signature does not verify", async () => {
     const { root, key } = await wonByBob();
-    const other = testKey("k2");
-    expect(await verifyDataDir(root, { publicKeys: [{ keyId: "k2", publicKey: other.publicKey }] })).toMatchObject({ ok: false, problem: expect.stringMatching(/signed with key k1, which is not among the public keys given/) });
-    expect(await verifyDataDir(root, { publicKeys: [{ keyId: "k1", publicKey: other.publicKey }] })).toMatchObject({ ok: false, problem: expect.stringMatching(/signature that does not verify with key k1/) });
-    expect(key.publicKey.length).toBe(32);
+    const other = testKey();
+    expect(await verifyDataDir(root, { publicKeys: other.entries })).toMatchObject({ ok: false, problem: expect.stringContaining(`signed with key ${key.keyId}, which is not among the public keys given`) });
+    // A head whose signature was altered (its root still the entries'): the signature is what fails.
+    const { shardDir } = { shardDir: path.join(root, "shards", "00") };
+    forge(shardDir, (payload) => {
+      const entry = decodeLogEntry(payload);
+      if (entry.kind !== "head") return payload;
+      const signature = entry.head.signature.slice();
+      signature[0] = (signature[0] as number) ^ 1;
+      return encodeLoggedHead({ ...entry.head, signature });
+    });
+    expect(await verifyDataDir(root, { publicKeys: key.entries })).toMatchObject({ ok: false, problem: expect.stringContaining(`signature that does not verify with key ${key.keyId}`) });
   });
 });
 
-const packr = new Packr({ useRecords: false, moreTypes: false });
-
-/** A command frame with principal ids swapped (pairs: from, to, from, to…), re-encoded; other frames as they are. */
-function swapParticipant(payload: Buffer, ...pairs: string[]): Buffer {
-  if (decodeLogEntry(payload).kind === "head") return payload;
-  const swaps = new Map<string, string>();
-  for (let i = 0; i < pairs.length; i += 2) swaps.set(pairs[i] as string, pairs[i + 1] as string);
-  const text = JSON.stringify(packr.unpack(payload), (_key, value: unknown) => (typeof value === "string" && swaps.has(value) ? swaps.get(value) : value));
-  return packr.pack(JSON.parse(text) as unknown);
-}
-
-/**
- * What someone holding the data directory can do without the key: read every frame, change what they
- * like (or drop a frame: `edit` returns undefined), and write a brand-new log in its place — every chain
- * value, CRC and segment header recomputed by the storage code itself — and delete the snapshots.
- */
-function forge(shardDir: string, edit: (payload: Buffer) => Buffer | undefined): void {
-  const payloads = logEntries(shardDir).flatMap((e) => {
-    const edited = edit(e.payload);
-    return edited === undefined ? [] : [edited];
-  });
-  for (const name of readdirSync(shardDir)) rmSync(path.join(shardDir, name), { recursive: true, force: true });
-  const log = SegmentLog.open({ dir: shardDir });
-  for (const payload of payloads) log.append(payload);
-  log.commitSync();
-  log.close();
-}

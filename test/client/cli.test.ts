@@ -54,29 +54,60 @@ describe("claim, bid and check-receipt", { timeout: 120_000 }, () => {
     expect(claimed.code, claimed.stderr).toBe(0);
     expect(JSON.parse(claimed.stdout).commitments[0].participantPrincipalId).toBe("bob");
     expect(claimed.stderr).toMatch(/claim on market "cli-m" accepted: command [0-9a-f-]{36}, entry \d+ of log shard-\d, receipt → bob\.receipt\.json/);
-    const receipt = parseReceipt(readFileSync(path.join(work, "bob.receipt.json"), "utf8").trim());
-    expect(receipt.ok).toBe(true);
+    // A kept receipt: the header's receipt and the command it is for.
+    const kept = JSON.parse(readFileSync(path.join(work, "bob.receipt.json"), "utf8")) as { receipt: unknown; command: Record<string, string> };
+    expect(parseReceipt(JSON.stringify(kept.receipt)).ok).toBe(true);
+    expect(kept.command).toEqual({ type: "direct_claim.submit", marketId: "cli-m", commandId: expect.stringMatching(/^[0-9a-f-]{36}$/), actorId: "bob" });
 
     const checked = await cli(["check-receipt", "bob.receipt.json", "--identity", "bob.json", "--public-key", "keys.json", "--url", h.url, "--proof-out", "bob.proof.json"]);
     expect(checked.code, checked.stderr).toBe(0);
     expect(checked.stdout).toMatch(/^check-receipt: proven: entry \d+ \(leaf \d+\)/);
+    expect(checked.stdout).toContain(`(your command "direct_claim.submit" "${kept.command["commandId"] ?? ""}" on market "cli-m" by actor "bob")`);
     const offline = await cli(["check-proof", "bob.proof.json", "--public-key", "keys.json"]);
     expect(offline.code, offline.stderr).toBe(0);
-    expect(offline.stdout).toMatch(/^check-proof: proven:/);
+    expect(offline.stdout).toMatch(/^check-proof: proven: entry \d+ \(leaf \d+\) \(your command/);
+
+    // Offline, from the saved files alone: no identity, no service.
+    const saved = await cli(["check-receipt", "bob.receipt.json", "--public-key", "keys.json", "--proof", "bob.proof.json"]);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(saved.stdout).toMatch(/^check-receipt: proven: entry \d+/);
+    // The receipt's index moved by one: the saved proof is for another leaf (offline), and the service's proof of that leaf is another command (online).
+    const receipt = kept.receipt as { leafIndex: number };
+    writeFileSync(path.join(work, "moved.receipt.json"), JSON.stringify({ ...kept, receipt: { ...receipt, leafIndex: receipt.leafIndex - 1 } }));
+    const movedOffline = await cli(["check-receipt", "moved.receipt.json", "--public-key", "keys.json", "--proof", "bob.proof.json"]);
+    expect(movedOffline.code).toBe(1);
+    expect(movedOffline.stderr).toMatch(/^check-receipt: FAILED: inclusion proof: /);
+    const movedOnline = await cli(["check-receipt", "moved.receipt.json", "--identity", "bob.json", "--public-key", "keys.json", "--url", h.url]);
+    expect(movedOnline.code, movedOnline.stderr).toBe(1);
+    expect(movedOnline.stderr).toMatch(/^check-receipt: FAILED: entry: the service withholds the receipt's entry from actor "bob", who sees every entry of theirs: it is not your command/);
+    // The service out of reach: nothing could be checked (exit 3), not a forgery (exit 1).
+    const down = await cli(["check-receipt", "bob.receipt.json", "--identity", "bob.json", "--public-key", "keys.json", "--url", "http://127.0.0.1:9"]);
+    expect(down.code, down.stderr).toBe(3);
+    expect(down.stderr).toMatch(/^check-receipt: could not check: .*check offline with --proof/);
   });
 
   it("fails an altered receipt (exit 1) and refuses an unusable one (exit 2)", async () => {
     const text = readFileSync(path.join(work, "bob.receipt.json"), "utf8");
-    const value = JSON.parse(text) as { head: { treeSize: number; rootHash: string } };
-    value.head.rootHash = `${value.head.rootHash[0] === "0" ? "1" : "0"}${value.head.rootHash.slice(1)}`;
+    const value = JSON.parse(text) as { receipt: { head: { treeSize: number; rootHash: string } } };
+    const head = value.receipt.head;
+    head.rootHash = `${head.rootHash[0] === "0" ? "1" : "0"}${head.rootHash.slice(1)}`;
     writeFileSync(path.join(work, "altered.receipt.json"), JSON.stringify(value));
     const altered = await cli(["check-receipt", "altered.receipt.json", "--identity", "bob.json", "--public-key", "keys.json", "--url", h.url]);
     expect(altered.code).toBe(1);
     expect(altered.stderr).toMatch(/^check-receipt: FAILED: receipt head signature: the head's signature does not verify/);
-    writeFileSync(path.join(work, "junk.receipt.json"), "{}");
+    writeFileSync(path.join(work, "junk.receipt.json"), JSON.stringify({ receipt: {}, command: JSON.parse(text).command }));
     const junk = await cli(["check-receipt", "junk.receipt.json", "--identity", "bob.json", "--public-key", "keys.json", "--url", h.url]);
     expect(junk.code).toBe(2);
     expect(junk.stderr).toMatch(/^check-receipt: unusable: junk\.receipt\.json: receipt: receipt\.leafIndex/);
+    // A bare receipt (the header alone) needs its command named.
+    writeFileSync(path.join(work, "bare.receipt.json"), JSON.stringify(JSON.parse(text).receipt));
+    const bare = await cli(["check-receipt", "bare.receipt.json", "--identity", "bob.json", "--public-key", "keys.json", "--url", h.url]);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toMatch(/^check-receipt: unusable: bare\.receipt\.json is a bare receipt: give the command it is for with --type, --market, --command-id and --actor/);
+    const named = await cli(["check-receipt", "bare.receipt.json", "--identity", "bob.json", "--public-key", "keys.json", "--url", h.url, "--type", "direct_claim.submit", "--market", "cli-m", "--command-id", JSON.parse(text).command.commandId, "--actor", "bob"]);
+    expect(named.code, named.stderr).toBe(0);
+    const neither = await cli(["check-receipt", "bare.receipt.json", "--public-key", "keys.json"]);
+    expect(neither.code).toBe(2);
   });
 
   it("names the code and the request id of a refused claim, and sends nothing when the receipt file exists", async () => {

@@ -4,10 +4,13 @@
  * identity stream on a real 3-node nats-server cluster (R3). Provisioning, tokens and revocations
  * taken on one node reach the others through the tail; commands sent to two nodes at once are
  * decided once, correctly, after the log's fence; a store reopened recovers the same state from a
- * snapshot and the stream's suffix; losing the log answers 503 and never acknowledges.
+ * snapshot and the stream's suffix; losing the log answers 503 and never acknowledges. Sign-in as
+ * a cluster node wires it (issue 35): a challenge any node issued is redeemed at any node, once, in
+ * its lifetime, also for an identity provisioned on another node a moment before.
  *
  * Waiting for another node is waiting for an event (the entry applied there), bounded; never a sleep.
  */
+import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -24,7 +27,9 @@ import { NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
 import { JetStreamJournal } from "../../engine/journal/jetstream-journal.js";
 import type { IdentityState } from "../../engine/rules/identity/state.js";
 import type { Reply } from "../../engine/rules/identity/types.js";
-import { AuthService, loadAuthConfig } from "../../gateway/auth/index.js";
+import { AUTHENTICATION_FAILED, AuthService, DEFAULT_MAX_CHALLENGES, loadAuthConfig, type AuthenticationChallenge } from "../../gateway/auth/index.js";
+import { IdentityCatchUp } from "../../gateway/cluster-auth.js";
+import { openClusterChallengeStore } from "../../gateway/cluster-challenge-store.js";
 import { generateKeyPair, signSigningPayload, type Ed25519KeyPair } from "../../gateway/client/index.js";
 import { identityToHttpReply } from "../../gateway/routes/request-helpers.js";
 import { NatsCluster } from "./support/nats-cluster.js";
@@ -71,8 +76,20 @@ interface IdentityNode {
   readonly auth: AuthService;
 }
 
-/** One service node's identity store on `stream`: its own connection, index, clock and data dir. */
-async function openNode(stream: string, options: { snapshotEveryCommands?: number; retryDeadlineMs?: number; requestTimeoutMs?: number } = {}): Promise<IdentityNode> {
+interface NodeOptions {
+  snapshotEveryCommands?: number;
+  retryDeadlineMs?: number;
+  requestTimeoutMs?: number;
+  /** Sign-in as a cluster node does it: challenges in this KV bucket, catching up with the log before refusing a key. */
+  challengeBucket?: string;
+  maxChallenges?: number;
+}
+
+/**
+ * One service node's identity store on `stream`: its own connection, index, clock and data dir;
+ * with `challengeBucket`, its sign-in wired as gateway/service.ts wires a cluster node's.
+ */
+async function openNode(stream: string, options: NodeOptions = {}): Promise<IdentityNode> {
   const connection = await connectForJournals(cluster.urls);
   connections.push(connection);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "identity-node-"));
@@ -94,8 +111,16 @@ async function openNode(stream: string, options: { snapshotEveryCommands?: numbe
       }),
   });
   stores.push(store);
-  const config = loadAuthConfig({ SERVICE_OPERATOR_ACTORS: OPERATOR }, dir);
-  return { store, index, clock, auth: new AuthService(config, store) };
+  const config = loadAuthConfig({ SERVICE_OPERATOR_ACTORS: OPERATOR }, dir, { maxChallenges: options.maxChallenges ?? DEFAULT_MAX_CHALLENGES });
+  if (options.challengeBucket === undefined) return { store, index, clock, auth: new AuthService(config, store) };
+  const challenges = await openClusterChallengeStore({
+    messaging: new NatsMessaging(connection),
+    maxChallenges: config.maxChallenges,
+    requestTimeoutMs: options.requestTimeoutMs ?? 5_000,
+    bucket: options.challengeBucket,
+  });
+  const catchUp = new IdentityCatchUp(store);
+  return { store, index, clock, auth: new AuthService(config, store, { challenges, catchUp: () => catchUp.wait() }) };
 }
 
 function expectOk<B>(reply: Reply<B> | TemporarilyUnavailable): B {
@@ -118,12 +143,20 @@ async function provision(node: IdentityNode, id: string): Promise<Provisioned> {
   return { ...pair, id, keyId: `${id}-key` };
 }
 
+/** A challenge for `who` from `node`'s AuthService, at `node`'s time. */
+async function challengeAt(node: IdentityNode, who: Provisioned): Promise<AuthenticationChallenge> {
+  return expectOk(await node.auth.createChallenge({ actorId: who.id, keyId: who.keyId }, node.clock.nowMs()));
+}
+
+/** The token request for `challenge`, its payload signed with `signer`'s private key. */
+function signedBy(challenge: AuthenticationChallenge, signer: Ed25519KeyPair): { challengeId: string; nonce: string; signature: string } {
+  return { challengeId: challenge.id, nonce: challenge.nonce, signature: signSigningPayload(challenge.signingPayload, signer.privateKey) };
+}
+
 /** The real challenge → token flow on `node`'s AuthService. */
 async function login(node: IdentityNode, who: Provisioned): Promise<string> {
-  const nowMs = node.clock.nowMs();
-  const challenge = expectOk(node.auth.createChallenge({ actorId: who.id, keyId: who.keyId }, nowMs));
-  const signature = signSigningPayload(challenge.signingPayload, who.privateKey);
-  return expectOk(await node.auth.issueToken({ challengeId: challenge.id, nonce: challenge.nonce, signature }, nowMs)).accessToken;
+  const challenge = await challengeAt(node, who);
+  return expectOk(await node.auth.issueToken(signedBy(challenge, who), node.clock.nowMs())).accessToken;
 }
 
 /** Waits until `node` has applied everything `source` has (an event, bounded). */
@@ -211,7 +244,7 @@ describe("identities on a shared JetStream stream", () => {
     expect(b.auth.authenticateBearer(token, b.clock.nowMs())).toBeUndefined();
     expect(b.store.key(alice.keyId)?.revokedAt).toBe(a.store.key(alice.keyId)?.revokedAt);
     // And B no longer hands out tokens for it either.
-    expect(b.auth.createChallenge({ actorId: "alice", keyId: alice.keyId }, b.clock.nowMs())).toMatchObject({ code: "unauthenticated" });
+    expect(await b.auth.createChallenge({ actorId: "alice", keyId: alice.keyId }, b.clock.nowMs())).toMatchObject({ code: "unauthenticated" });
   });
 
   it("logs one command when the same command reaches A and B at once; both get the same reply", async () => {
@@ -362,18 +395,110 @@ describe("identities on a shared JetStream stream", () => {
   });
 });
 
+describe("sign-in across nodes (issue 35): challenges in a KV bucket every node shares", () => {
+  /** Three nodes on one fresh identity stream and one fresh challenge bucket. */
+  async function threeNodes(options: NodeOptions = {}): Promise<[IdentityNode, IdentityNode, IdentityNode]> {
+    const stream = freshStream();
+    const nodeOptions = { challengeBucket: `challenges-${stream}`, ...options };
+    const a = await openNode(stream, nodeOptions);
+    const b = await openNode(stream, nodeOptions);
+    const c = await openNode(stream, nodeOptions);
+    return [a, b, c];
+  }
+
+  it("redeems at B a challenge issued at A, exactly once: the same request at C or A is then refused", async () => {
+    const [a, b, c] = await threeNodes();
+    const alice = await provision(a, "alice");
+    const request = signedBy(await challengeAt(a, alice), alice);
+    const grant = expectOk(await b.auth.issueToken(request, b.clock.nowMs()));
+    expect(grant).toMatchObject({ tokenType: "Bearer", actorId: "alice" });
+    expect(await c.auth.issueToken(request, c.clock.nowMs())).toEqual(AUTHENTICATION_FAILED);
+    expect(await a.auth.issueToken(request, a.clock.nowMs())).toEqual(AUTHENTICATION_FAILED);
+    // The token B issued is one of the cluster's: it authenticates on A once A has B's entry.
+    await caughtUp(a, b);
+    expect(a.auth.authenticateBearer(grant.accessToken, a.clock.nowMs())).toBe("alice");
+  }, 60_000);
+
+  it("uses a challenge up with a wrong nonce or a wrong signature at one node: the right request at another is refused", async () => {
+    const [a, b, c] = await threeNodes();
+    const alice = await provision(a, "alice");
+    const first = await challengeAt(a, alice);
+    expect(await b.auth.issueToken({ ...signedBy(first, alice), nonce: randomBytes(32).toString("base64url") }, b.clock.nowMs())).toEqual(AUTHENTICATION_FAILED);
+    expect(await c.auth.issueToken(signedBy(first, alice), c.clock.nowMs())).toEqual(AUTHENTICATION_FAILED);
+    const second = await challengeAt(b, alice);
+    expect(await c.auth.issueToken(signedBy(second, generateKeyPair()), c.clock.nowMs())).toEqual(AUTHENTICATION_FAILED);
+    expect(await a.auth.issueToken(signedBy(second, alice), a.clock.nowMs())).toEqual(AUTHENTICATION_FAILED);
+    // A challenge id this service never issued names nothing.
+    expect(await a.auth.issueToken({ ...signedBy(await challengeAt(c, alice), alice), challengeId: "no such challenge" }, a.clock.nowMs())).toEqual(AUTHENTICATION_FAILED);
+  }, 60_000);
+
+  it("gives a token to exactly one of three nodes redeeming one challenge at the same moment", async () => {
+    const nodes = await threeNodes();
+    const [a] = nodes;
+    const alice = await provision(a, "alice");
+    for (let round = 0; round < 5; round++) {
+      const request = signedBy(await challengeAt(nodes[round % 3] as IdentityNode, alice), alice);
+      const replies = await Promise.all(nodes.map((node) => node.auth.issueToken(request, node.clock.nowMs())));
+      expect(replies.filter((reply) => reply.ok)).toHaveLength(1);
+      expect(replies.filter((reply) => !reply.ok)).toEqual([AUTHENTICATION_FAILED, AUTHENTICATION_FAILED]);
+    }
+  }, 60_000);
+
+  it("refuses a challenge from its expiresAt on, by the redeeming node's clock", async () => {
+    const [a, b] = await threeNodes();
+    const alice = await provision(a, "alice");
+    // Default lifetime: 120 s from the issuing node's time.
+    const late = await challengeAt(a, alice);
+    expect(late.expiresAt).toBe(new Date(T0 + 120_000).toISOString());
+    b.clock.set(T0 + 120_000);
+    expect(await b.auth.issueToken(signedBy(late, alice), b.clock.nowMs())).toEqual(AUTHENTICATION_FAILED);
+    const inTime = await challengeAt(a, alice);
+    b.clock.set(T0 + 119_999);
+    expect(await b.auth.issueToken(signedBy(inTime, alice), b.clock.nowMs())).toMatchObject({ ok: true, status: 201 });
+  }, 60_000);
+
+  it("signs in at B then C identities provisioned at A a moment before, without waiting for the tail", async () => {
+    const [a, b, c] = await threeNodes();
+    const failures: string[] = [];
+    const signIn = async (i: number): Promise<void> => {
+      const who = await provision(a, `fresh-${i}`);
+      // No wait here: B and C may not have applied the provisioning yet; they catch up themselves.
+      const challenge = await b.auth.createChallenge({ actorId: who.id, keyId: who.keyId }, b.clock.nowMs());
+      if (!challenge.ok) return void failures.push(`${who.id} challenge at B: ${challenge.code}`);
+      const grant = await c.auth.issueToken(signedBy(challenge.body, who), c.clock.nowMs());
+      if (!grant.ok) return void failures.push(`${who.id} token at C: ${grant.code}`);
+      if (c.auth.authenticateBearer(grant.body.accessToken, c.clock.nowMs()) !== who.id) failures.push(`${who.id}: token refused at C`);
+    };
+    // 60 principals, 10 at a time.
+    for (let batch = 0; batch < 6; batch++) await Promise.all(Array.from({ length: 10 }, (_, i) => signIn(batch * 10 + i)));
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  it("keeps at most maxChallenges in the bucket, dropping the oldest: a flood shortens lifetimes, it locks nobody out", async () => {
+    const [a, b] = await threeNodes({ maxChallenges: 3 });
+    const alice = await provision(a, "alice");
+    const challenges: AuthenticationChallenge[] = [];
+    for (let i = 0; i < 4; i++) challenges.push(await challengeAt(a, alice));
+    const [oldest, , , newest] = challenges as [AuthenticationChallenge, AuthenticationChallenge, AuthenticationChallenge, AuthenticationChallenge];
+    expect(await b.auth.issueToken(signedBy(oldest, alice), b.clock.nowMs())).toEqual(AUTHENTICATION_FAILED);
+    expect(await b.auth.issueToken(signedBy(newest, alice), b.clock.nowMs())).toMatchObject({ ok: true, status: 201 });
+  }, 60_000);
+});
+
 describe("identities when the log is lost", () => {
   it("answers 503 (never an acknowledgement) while quorum is lost, authenticates from the last state, and logs again once it is back", async () => {
     const stream = freshStream();
     const a = await openNode(stream, { retryDeadlineMs: 1_500, requestTimeoutMs: 500 });
     const b = await openNode(stream, { retryDeadlineMs: 1_500, requestTimeoutMs: 500 });
     const ivan = await provision(a, "ivan");
+    const kate = await provision(a, "kate");
     const token = await login(a, ivan);
     await caughtUp(b, a);
     const applied = a.store.appliedSequence;
 
     // Two of the three NATS nodes die: no quorum, no append.
     const down = [0, 1];
+    let challenge: AuthenticationChallenge | undefined;
     for (const index of down) await cluster.kill(index);
     try {
       const revoke = { commandId: "revoke-ivan", keyId: ivan.keyId };
@@ -391,8 +516,9 @@ describe("identities when the log is lost", () => {
       // While the journal is being reopened, commands and tokens are refused at once.
       expect(await a.store.provisionIdentity(OPERATOR, provisionBody("judy", generateKeyPair()))).toMatchObject({ code: "service_unavailable" });
       expect(await a.store.recordToken({ hash: "while-down", actorId: "ivan", keyId: ivan.keyId, audience: "market-service", issuedAtMs: T0, expiresAtMs: T0 + 1 })).toBe("unavailable");
-      const challenge = expectOk(a.auth.createChallenge({ actorId: "ivan", keyId: ivan.keyId }, a.clock.nowMs()));
-      const grant = await a.auth.issueToken({ challengeId: challenge.id, nonce: challenge.nonce, signature: signSigningPayload(challenge.signingPayload, ivan.privateKey) }, a.clock.nowMs());
+      // A token that cannot be logged: 503, and its challenge is not used up (below).
+      challenge = await challengeAt(a, kate);
+      const grant = await a.auth.issueToken(signedBy(challenge, kate), a.clock.nowMs());
       expect(grant).toMatchObject({ ok: false, code: "service_unavailable" });
     } finally {
       // Both at once: one restarted alone waits for a meta leader beside a node that lost quorum.
@@ -411,5 +537,46 @@ describe("identities when the log is lost", () => {
     expect(b.auth.authenticateBearer(token, b.clock.nowMs())).toBeUndefined();
     const revokes = (await loggedCommands(stream)).filter((command) => command.commandId === "revoke-ivan");
     expect(revokes).toHaveLength(1);
+    // The token request answered 503 did not use its challenge up: the same request now succeeds.
+    expect(challenge).toBeDefined();
+    const retried = await a.auth.issueToken(signedBy(challenge as AuthenticationChallenge, kate), a.clock.nowMs());
+    expect(retried).toMatchObject({ ok: true, status: 201, body: { actorId: "kate" } });
   }, 90_000);
+
+  it("answers sign-in 503 while the challenge bucket has no quorum, never 401; the same requests succeed once it is back", async () => {
+    const stream = freshStream();
+    const options = { retryDeadlineMs: 1_500, requestTimeoutMs: 500, challengeBucket: `challenges-${stream}` };
+    const a = await openNode(stream, options);
+    const b = await openNode(stream, options);
+    const lena = await provision(a, "lena");
+    const request = signedBy(await challengeAt(a, lena), lena);
+
+    const down = [0, 1];
+    for (const index of down) await cluster.kill(index);
+    try {
+      const unavailable = { ok: false, code: "service_unavailable" };
+      // A challenge cannot be recorded, nor one read: 503 with Retry-After, whatever the key.
+      const asked = await b.auth.createChallenge({ actorId: lena.id, keyId: lena.keyId }, b.clock.nowMs());
+      expect(asked).toMatchObject(unavailable);
+      expect(identityToHttpReply(asked).status).toBe(503);
+      expect(await b.auth.issueToken(request, b.clock.nowMs())).toMatchObject(unavailable);
+      // An actor this node does not know may have been provisioned elsewhere: it cannot tell now.
+      expect(await b.auth.createChallenge({ actorId: "nobody", keyId: "nobody-key" }, b.clock.nowMs())).toMatchObject(unavailable);
+    } finally {
+      await Promise.all(down.map((index) => cluster.restart(index)));
+    }
+
+    // Quorum is back: the 503s used nothing up, so the same token request, sent again as a client
+    // does after a 503, gets the token (once the bucket and the identity log answer again).
+    await waitFor("node B's identity journal reopened", () => b.store.writable, 30_000);
+    let grant = await b.auth.issueToken(request, b.clock.nowMs());
+    const deadline = Date.now() + 30_000;
+    while (!grant.ok && grant.code === "service_unavailable" && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      grant = await b.auth.issueToken(request, b.clock.nowMs());
+    }
+    expect(grant).toMatchObject({ ok: true, status: 201, body: { actorId: "lena" } });
+    expect(await a.auth.issueToken(request, a.clock.nowMs())).toEqual(AUTHENTICATION_FAILED);
+    expect(await b.auth.createChallenge({ actorId: "nobody", keyId: "nobody-key" }, b.clock.nowMs())).toEqual(AUTHENTICATION_FAILED);
+  }, 120_000);
 });

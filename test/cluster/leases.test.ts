@@ -15,6 +15,7 @@ import { NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
 import { withRetries } from "../../engine/journal/jetstream-retry.js";
 import { viaNats } from "../../engine/messaging/nats/nats-errors.js";
 import { systemTimers } from "../../engine/timers.js";
+import { eventually } from "../process/support.js";
 import { HoldingProxy } from "./support/holding-proxy.js";
 import { NatsCluster } from "./support/nats-cluster.js";
 
@@ -489,6 +490,22 @@ describe("LeaseManager", () => {
     // A closed manager's rounds do nothing.
     await a.manager.round();
     expect(a.manager.owned()).toEqual([]);
+  });
+
+  it("a released lease is announced: a node on its timer takes it at once, not at its next round", async () => {
+    const bucket = freshBucket();
+    const clock = new ManualClock(START_MS);
+    // Rounds a minute apart: without the announcement b would take nothing for a minute.
+    const timed = { manualRounds: false, leaseMs: 200_000, renewEveryMs: 60_000 };
+    const a = await startNode("a", { bucket, clock, options: timed });
+    await a.manager.settled();
+    expect(a.acquired.map((lease) => lease.partition).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+    const b = await startNode("b", { bucket, clock, options: timed });
+    await b.manager.settled();
+    expect(b.acquired).toEqual([]);
+    await a.manager.close();
+    await eventually(() => b.acquired.length === PARTITIONS, 15_000, "b taking the partitions a released");
+    expect(b.acquired.map((lease) => lease.partition).sort()).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
   it("with NATS silent (a proxy holding its replies): rounds resolve, holds() turns false at expiry by the clock, the lapsed lease is kept for appending until another node takes it, then lost", async () => {

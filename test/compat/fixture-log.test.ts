@@ -45,6 +45,20 @@ describe("the fixture log, audited from its raw segments", () => {
   });
 });
 
+/**
+ * The fixture predates signed heads: none of its logs has one, and nothing can tell such a log from
+ * one whose heads were stripped (decisions.md I42). A service refuses it, naming each log's first
+ * uncovered entry, until its operator accepts those tails by name, as an upgrade from such a build does.
+ */
+const ACCEPTED_TAILS = "shard-0:1,shard-1:1";
+
+describe("a service asked to start on the fixture log without accepting its unsigned tails", () => {
+  it("refuses, naming a log, its first uncovered entry and the setting that accepts it", async () => {
+    const clock = new ManualClock(FIXTURE_START_MS + 400_000);
+    await expect(startService({ env: { ...FIXTURE_ENV, DATA_DIR: copyOfFixture() }, clock, controlledClock: true })).rejects.toThrow(/log (shard-[01]): first uncovered entry 1: .*AUDIT_ACCEPT_UNSIGNED_TAIL=shard-[01]:1/);
+  });
+});
+
 describe("a service started on the fixture log", () => {
   let service: RunningService;
   let client: MarketClient;
@@ -53,7 +67,7 @@ describe("a service started on the fixture log", () => {
   beforeAll(async () => {
     // After every deadline the fixture's commands passed.
     const clock = new ManualClock(FIXTURE_START_MS + 400_000);
-    service = await startService({ env: { ...FIXTURE_ENV, DATA_DIR: copyOfFixture() }, clock, controlledClock: true });
+    service = await startService({ env: { ...FIXTURE_ENV, DATA_DIR: copyOfFixture(), AUDIT_ACCEPT_UNSIGNED_TAIL: ACCEPTED_TAILS }, clock, controlledClock: true });
     client = new MarketClient({ baseUrl: service.url });
     for (const [name, identity] of Object.entries(expected.identities)) {
       tokens.set(name, { kind: "bearer", token: (await client.signIn(identity as IdentityFile)).accessToken });

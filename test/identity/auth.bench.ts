@@ -36,7 +36,7 @@ try {
     await Promise.all(recorded);
   }
   if (store.state.tokens.size !== 10_000) throw new Error(`expected 10,000 live tokens, have ${store.state.tokens.size}`);
-  const challenge = auth.createChallenge({ actorId: "alice", keyId: "k" }, now);
+  const challenge = await auth.createChallenge({ actorId: "alice", keyId: "k" }, now);
   if (!challenge.ok) throw new Error("challenge failed");
   const grant = await auth.issueToken(
     { challengeId: challenge.body.id, nonce: challenge.body.nonce, signature: signSigningPayload(challenge.body.signingPayload, pair.privateKey) },

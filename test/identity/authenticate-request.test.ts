@@ -14,7 +14,7 @@ async function setup(): Promise<{ auth: AuthService; token: string }> {
   const h = await openHarness();
   const alice = await provisionSelf(h.store, "alice");
   const auth = authFor(h, { MCP_STATIC_TOKENS: `${STATIC_TOKEN}=mcp-agent` });
-  const challenge = expectOk(auth.createChallenge({ actorId: "alice", keyId: alice.keyId }, T0));
+  const challenge = expectOk(await auth.createChallenge({ actorId: "alice", keyId: alice.keyId }, T0));
   const grant = expectOk(
     await auth.issueToken({ challengeId: challenge.id, nonce: challenge.nonce, signature: signSigningPayload(challenge.signingPayload, alice.privateKey) }, T0),
   );

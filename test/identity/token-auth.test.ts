@@ -27,12 +27,12 @@ async function setup(env = {}): Promise<{ h: Harness; auth: AuthService; alice: 
   return { h, auth: authFor(h, env), alice };
 }
 
-function challengeFor(auth: AuthService, who: ProvisionedKey, nowMs: number): AuthenticationChallenge {
-  return expectOk(auth.createChallenge({ actorId: who.actorId, keyId: who.keyId }, nowMs));
+async function challengeFor(auth: AuthService, who: ProvisionedKey, nowMs: number): Promise<AuthenticationChallenge> {
+  return expectOk(await auth.createChallenge({ actorId: who.actorId, keyId: who.keyId }, nowMs));
 }
 
 async function login(auth: AuthService, who: ProvisionedKey, nowMs: number): Promise<string> {
-  const challenge = challengeFor(auth, who, nowMs);
+  const challenge = await challengeFor(auth, who, nowMs);
   const signature = signSigningPayload(challenge.signingPayload, who.privateKey);
   return expectOk(await auth.issueToken({ challengeId: challenge.id, nonce: challenge.nonce, signature }, nowMs)).accessToken;
 }
@@ -40,7 +40,7 @@ async function login(auth: AuthService, who: ProvisionedKey, nowMs: number): Pro
 describe("Ed25519 challenges", () => {
   it("issues a challenge whose signing payload binds audience, id, actor, key, nonce and expiry", async () => {
     const { auth, alice } = await setup();
-    const reply = auth.createChallenge({ actorId: "alice", keyId: "alice-key" }, T0);
+    const reply = await auth.createChallenge({ actorId: "alice", keyId: "alice-key" }, T0);
     expect(reply.ok && reply.status).toBe(201);
     const challenge = expectOk(reply);
     expect(challenge).toMatchObject({ actorId: "alice", keyId: "alice-key", audience: "market-service", expiresAt: iso(T0 + 120_000) });
@@ -60,7 +60,7 @@ describe("Ed25519 challenges", () => {
   ])("refuses a challenge for an %s with 401", async (_name, body) => {
     const { h, auth } = await setup();
     await provisionSelf(h.store, "bob");
-    expect(auth.createChallenge(body, T0)).toEqual(AUTHENTICATION_FAILED);
+    expect(await auth.createChallenge(body, T0)).toEqual(AUTHENTICATION_FAILED);
     expect(AUTHENTICATION_FAILED).toEqual({ ok: false, code: "unauthenticated", message: "request authentication failed" });
   });
 
@@ -69,13 +69,13 @@ describe("Ed25519 challenges", () => {
     const bob = await provisionSelf(h.store, "bob");
     await h.store.revokeKey(OPERATOR, { commandId: "rk", keyId: "alice-key" });
     await h.store.disableActor(OPERATOR, { commandId: "da", actorId: "bob" });
-    expect(auth.createChallenge({ actorId: "alice", keyId: "alice-key" }, T0)).toEqual(AUTHENTICATION_FAILED);
-    expect(auth.createChallenge({ actorId: bob.actorId, keyId: bob.keyId }, T0)).toEqual(AUTHENTICATION_FAILED);
+    expect(await auth.createChallenge({ actorId: "alice", keyId: "alice-key" }, T0)).toEqual(AUTHENTICATION_FAILED);
+    expect(await auth.createChallenge({ actorId: bob.actorId, keyId: bob.keyId }, T0)).toEqual(AUTHENTICATION_FAILED);
   });
 
   it("exchanges a valid signature for a 43-character bearer token with the configured lifetime", async () => {
     const { auth, alice } = await setup();
-    const challenge = challengeFor(auth, alice, T0);
+    const challenge = await challengeFor(auth, alice, T0);
     const signature = signSigningPayload(challenge.signingPayload, alice.privateKey);
     const reply = await auth.issueToken({ challengeId: challenge.id, nonce: challenge.nonce, signature }, T0 + 1_000);
     expect(reply).toMatchObject({ ok: true, status: 201, body: { tokenType: "Bearer", actorId: "alice", expiresAt: iso(T0 + 901_000) } });
@@ -86,25 +86,35 @@ describe("Ed25519 challenges", () => {
 
   it("is single-use: the challenge is consumed by any attempt, even a failed one", async () => {
     const { auth, alice } = await setup();
-    const challenge = challengeFor(auth, alice, T0);
+    const challenge = await challengeFor(auth, alice, T0);
     const signature = signSigningPayload(challenge.signingPayload, alice.privateKey);
     const body = { challengeId: challenge.id, nonce: challenge.nonce, signature };
     expect((await auth.issueToken(body, T0)).ok).toBe(true);
     expect(await auth.issueToken(body, T0)).toEqual(AUTHENTICATION_FAILED);
 
-    const second = challengeFor(auth, alice, T0);
+    const second = await challengeFor(auth, alice, T0);
     const good = { challengeId: second.id, nonce: second.nonce, signature: signSigningPayload(second.signingPayload, alice.privateKey) };
     expect(await auth.issueToken({ ...good, nonce: challenge.nonce }, T0)).toEqual(AUTHENTICATION_FAILED);
     expect(await auth.issueToken(good, T0)).toEqual(AUTHENTICATION_FAILED); // consumed by the wrong-nonce attempt
     expect(auth.outstandingChallenges).toBe(0);
   });
 
+  it("gives a token to exactly one of two identical requests arriving at once", async () => {
+    const { auth, alice } = await setup();
+    const challenge = await challengeFor(auth, alice, T0);
+    const body = { challengeId: challenge.id, nonce: challenge.nonce, signature: signSigningPayload(challenge.signingPayload, alice.privateKey) };
+    const replies = await Promise.all([auth.issueToken(body, T0), auth.issueToken(body, T0)]);
+    expect(replies.filter((reply) => reply.ok)).toHaveLength(1);
+    expect(replies.filter((reply) => !reply.ok)).toEqual([AUTHENTICATION_FAILED]);
+    expect(auth.outstandingChallenges).toBe(0);
+  });
+
   it("refuses an expired challenge (valid strictly before expiresAt)", async () => {
     const { auth, alice } = await setup({ AUTH_CHALLENGE_TTL: "30" });
-    const late = challengeFor(auth, alice, T0);
+    const late = await challengeFor(auth, alice, T0);
     const sign = (c: AuthenticationChallenge) => ({ challengeId: c.id, nonce: c.nonce, signature: signSigningPayload(c.signingPayload, alice.privateKey) });
     expect(await auth.issueToken(sign(late), T0 + 30_000)).toEqual(AUTHENTICATION_FAILED);
-    const inTime = challengeFor(auth, alice, T0);
+    const inTime = await challengeFor(auth, alice, T0);
     expect((await auth.issueToken(sign(inTime), T0 + 29_999)).ok).toBe(true);
   });
 
@@ -118,7 +128,7 @@ describe("Ed25519 challenges", () => {
     ["an unknown challenge id", (c: AuthenticationChallenge, sig: string) => ({ challengeId: `${c.id}x`, nonce: c.nonce, signature: sig })],
   ])("refuses %s with 401", async (_name, tamper) => {
     const { auth, alice } = await setup();
-    const challenge = challengeFor(auth, alice, T0);
+    const challenge = await challengeFor(auth, alice, T0);
     const signature = signSigningPayload(challenge.signingPayload, alice.privateKey);
     expect(await auth.issueToken(tamper(challenge, signature, alice.privateKey), T0)).toEqual(AUTHENTICATION_FAILED);
   });
@@ -126,7 +136,7 @@ describe("Ed25519 challenges", () => {
   it("refuses a challenge signed with a foreign key: bob's challenge signed by alice", async () => {
     const { h, auth, alice } = await setup();
     const bob = await provisionSelf(h.store, "bob");
-    const challenge = challengeFor(auth, bob, T0);
+    const challenge = await challengeFor(auth, bob, T0);
     const signature = signSigningPayload(challenge.signingPayload, alice.privateKey);
     expect(await auth.issueToken({ challengeId: challenge.id, nonce: challenge.nonce, signature }, T0)).toEqual(AUTHENTICATION_FAILED);
   });
@@ -134,8 +144,8 @@ describe("Ed25519 challenges", () => {
   it("refuses a token when the key is revoked or the actor disabled between challenge and token", async () => {
     const { h, auth, alice } = await setup();
     const bob = await provisionSelf(h.store, "bob");
-    const ca = challengeFor(auth, alice, T0);
-    const cb = challengeFor(auth, bob, T0);
+    const ca = await challengeFor(auth, alice, T0);
+    const cb = await challengeFor(auth, bob, T0);
     await h.store.revokeKey(OPERATOR, { commandId: "rk", keyId: alice.keyId });
     await h.store.disableActor(OPERATOR, { commandId: "da", actorId: bob.actorId });
     const body = (c: AuthenticationChallenge, k: ProvisionedKey) => ({ challengeId: c.id, nonce: c.nonce, signature: signSigningPayload(c.signingPayload, k.privateKey) });
@@ -149,12 +159,12 @@ describe("Ed25519 challenges", () => {
     const { AuthService, loadAuthConfig } = await import("../../gateway/auth/index.js");
     const config = loadAuthConfig({ SERVICE_HMAC_SECRETS: `op=${"s".repeat(32)}` }, h.dir + "-data", { maxChallenges: 3 });
     const auth = new AuthService(config, h.store);
-    const first = challengeFor(auth, alice, T0);
-    for (let i = 0; i < 3; i++) challengeFor(auth, alice, T0);
+    const first = await challengeFor(auth, alice, T0);
+    for (let i = 0; i < 3; i++) await challengeFor(auth, alice, T0);
     expect(auth.outstandingChallenges).toBe(3);
     const signature = signSigningPayload(first.signingPayload, alice.privateKey);
     expect(await auth.issueToken({ challengeId: first.id, nonce: first.nonce, signature }, T0)).toEqual(AUTHENTICATION_FAILED);
-    challengeFor(auth, alice, T0 + 120_000); // all older ones expired: swept
+    await challengeFor(auth, alice, T0 + 120_000); // all older ones expired: swept
     expect(auth.outstandingChallenges).toBe(1);
   });
 
@@ -211,8 +221,8 @@ describe("bearer tokens", () => {
   it("issues tokens of one turn in one group commit with other commands", async () => {
     const { h, auth, alice } = await setup();
     const commits = h.store.stats.commits;
-    const c1 = challengeFor(auth, alice, T0);
-    const c2 = challengeFor(auth, alice, T0);
+    const c1 = await challengeFor(auth, alice, T0);
+    const c2 = await challengeFor(auth, alice, T0);
     const sig = (c: AuthenticationChallenge) => signSigningPayload(c.signingPayload, alice.privateKey);
     const [g1, g2, p] = await Promise.all([
       auth.issueToken({ challengeId: c1.id, nonce: c1.nonce, signature: sig(c1) }, T0),
@@ -273,7 +283,7 @@ describe("bearer tokens", () => {
 
   it("answers 500 (not 401) when the store cannot persist the token", async () => {
     const { h, auth, alice } = await setup();
-    const challenge = challengeFor(auth, alice, T0);
+    const challenge = await challengeFor(auth, alice, T0);
     await h.store.close();
     const reply = await auth.issueToken({ challengeId: challenge.id, nonce: challenge.nonce, signature: signSigningPayload(challenge.signingPayload, alice.privateKey) }, T0);
     expect(reply).toMatchObject({ ok: false, code: "internal_error" });

@@ -5,12 +5,15 @@
  * head to it.
  *
  *   { "receipt": {leafIndex, head}, "inclusion": {leafIndex, treeSize, path, leafHash, entry},
+ *     "command"?: {type, marketId, commandId, actorId},
  *     "head"?: {…signed head…}, "consistency"?: {oldSize, newSize, path} }
  *
  * Checks in order, the first that fails is named: the receipt head's signature (key by keyId); the
  * inclusion proof is for the receipt's leaf at the receipt head's size; the entry, if present, hashes
- * to the proven leaf; the proof reaches the receipt head's root; with a later head: its signature, its
- * log, and the consistency proof from the receipt's head to it.
+ * to the proven leaf; the proof reaches the receipt head's root from that leaf *at the receipt's
+ * index*; with `command`, the entry is that command (receipt-command.ts: any leaf of the tree has a
+ * valid proof, so only the entry's content ties the index to the sender's command); with a later
+ * head: its signature, its log, and the consistency proof from the receipt's head to it.
  *
  * Pure JavaScript (no Node API): the same check can run in a browser.
  */
@@ -20,12 +23,15 @@ import { checkConsistency, checkInclusion } from "../merkle/proof-verify.js";
 import { leafHash, sameHash } from "../merkle/tree-hash.js";
 import { parseHead, parseReceipt, type Receipt } from "./receipt.js";
 import { verifyHead, type SignedHead } from "./signed-head.js";
+import { describeReceiptCommand, entryCommandProblem, parseReceiptCommand, type ReceiptCommand } from "./receipt-command.js";
 
 export type ProofFileCheck =
   /** Every check passed; `proven` says what, in one line. */
   | { readonly outcome: "proven"; readonly proven: string }
   /** `check` names the first check that failed. */
   | { readonly outcome: "failed"; readonly check: string; readonly reason: string }
+  /** Every proof holds, but the entry is withheld, so it cannot be confirmed to be `command`. */
+  | { readonly outcome: "unconfirmed"; readonly reason: string }
   /** The file is not a proof file (a member missing, unknown or malformed). */
   | { readonly outcome: "unusable"; readonly reason: string };
 
@@ -34,10 +40,11 @@ interface ProofFile {
   inclusion: InclusionProof;
   leafHash: Uint8Array;
   entry: Uint8Array | null;
+  command?: ReceiptCommand;
   later?: { head: SignedHead; consistency: ConsistencyProof };
 }
 
-const FILE_MEMBERS = ["receipt", "inclusion", "head", "consistency"];
+const FILE_MEMBERS = ["receipt", "inclusion", "command", "head", "consistency"];
 const INCLUSION_MEMBERS = ["leafIndex", "treeSize", "path", "leafHash", "entry"];
 
 class Unusable extends Error {}
@@ -64,6 +71,11 @@ function parseFile(value: unknown): ProofFile {
   const entryValue = inclusion["entry"] ?? null;
   if (entryValue !== null && (typeof entryValue !== "string" || !/^[A-Za-z0-9_-]*$/.test(entryValue))) throw new Unusable("inclusion.entry must be the entry's payload as unpadded base64url, or null");
   const parsed: ProofFile = { receipt: receipt.receipt, inclusion: proof, leafHash: leaf, entry: entryValue === null ? null : base64UrlDecode(entryValue) };
+  if ("command" in file) {
+    const command = parseReceiptCommand(file["command"]);
+    if (!command.ok) throw new Unusable(command.message);
+    parsed.command = command.command;
+  }
   if ("head" in file) {
     const head = parseHead(file["head"]);
     if (!head.ok) throw new Unusable(`head: ${head.message}`);
@@ -104,8 +116,18 @@ export function checkProofFile(value: unknown, keys: ReadonlyMap<string, Uint8Ar
   }
   const included = checkInclusion(file.leafHash, receipt.leafIndex, head.treeSize, inclusion.path, head.rootHash);
   if (!included.valid) return failed("inclusion proof", `leaf ${receipt.leafIndex} does not reach the root the receipt's head signs: ${included.reason}`);
+  if (file.command !== undefined && file.entry !== null) {
+    const problem = entryCommandProblem(file.entry, file.command);
+    if (problem !== undefined) return failed("entry", `entry ${receipt.leafIndex + 1} (leaf ${receipt.leafIndex}): ${problem}`);
+  }
   const at = (h: SignedHead): string => `the tree of ${h.treeSize} entries of log ${h.logId} that key ${h.keyId} signed at ${new Date(h.timeMs).toISOString()}`;
-  let proven = `entry ${receipt.leafIndex + 1} (leaf ${receipt.leafIndex}) ${file.entry === null ? "with leaf hash " + hashToHex(file.leafHash) : `(${file.entry.length} bytes, given)`} is in ${at(head)}`;
+  const what =
+    file.command !== undefined && file.entry !== null
+      ? `(your ${describeReceiptCommand(file.command)})`
+      : file.entry === null
+        ? "with leaf hash " + hashToHex(file.leafHash)
+        : `(${file.entry.length} bytes, given; not compared with a command: the file names none)`;
+  let proven = `entry ${receipt.leafIndex + 1} (leaf ${receipt.leafIndex}) ${what} is in ${at(head)}`;
   if (file.later !== undefined) {
     const later = file.later.head;
     const laterSignature = signatureProblem(later, keys);
@@ -118,6 +140,9 @@ export function checkProofFile(value: unknown, keys: ReadonlyMap<string, Uint8Ar
     const consistent = checkConsistency(head.treeSize, later.treeSize, head.rootHash, later.rootHash, consistency.path);
     if (!consistent.valid) return failed("consistency proof", `the later head's tree does not extend the receipt's: ${consistent.reason}`);
     proven += `, which is a prefix of ${at(later)}`;
+  }
+  if (file.command !== undefined && file.entry === null) {
+    return { outcome: "unconfirmed", reason: `${proven}, but the entry is withheld (null), so it cannot be confirmed to be your ${describeReceiptCommand(file.command)}` };
   }
   return { outcome: "proven", proven };
 }
