@@ -1,7 +1,7 @@
 /**
  * Timers outside the rules: the time that timeouts, retries, pauses and periodic rounds run by,
  * injected like the clock (engine/clock.ts), so that the cluster's modules run unchanged on Node's
- * timers in production and on a seeded scheduler with simulated time in the simulation (sim/,
+ * timers in production and on a seeded scheduler with simulated time in the simulation (test/simulation/,
  * docs/simulation.md). Nothing in a module that takes Timers calls setTimeout, setImmediate,
  * setInterval or Date.now for its own timing.
  *

@@ -453,6 +453,13 @@ export class ClusterRuntime implements Markets {
   /** This node acquired `partition`'s lease at `epoch`: recover the partition and serve it. */
   async acquired(partition: number, epoch: number): Promise<void> {
     if (this.closed) return;
+    // One open of a partition at a time: a reopen's timer and the leases may both ask for it at
+    // the same epoch, and of two opens at once one is refused (the stream's claim) and closes the
+    // key bindings the other opened, leaving the partition served without them (simulation, seed 970).
+    for (let earlier = this.opening.get(partition); earlier !== undefined; earlier = this.opening.get(partition)) {
+      await earlier.catch(() => undefined);
+      if (this.closed || (this.recovered.has(partition) && this.host.epochOf(partition) === epoch)) return;
+    }
     const opening = this.open(partition, epoch);
     this.opening.set(partition, opening);
     try {

@@ -2,7 +2,7 @@
  * Everything the cluster's code needs from NATS, behind one seam: a node's connection as ports
  * (NATS core, JetStream streams, KV buckets, object stores), the timers its timeouts run by, and
  * unique ids. Production builds it on the NATS client (nats/nats-messaging.ts); the simulation
- * builds it on its model of a NATS cluster with simulated time (sim/, docs/simulation.md). The
+ * builds it on its model of a NATS cluster with simulated time (test/simulation/, docs/simulation.md). The
  * modules that take a Messaging import nothing of @nats-io.
  */
 import type { Timers } from "../timers.js";

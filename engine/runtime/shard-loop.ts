@@ -10,7 +10,7 @@
  * same way, its batch unacknowledged; the node stops serving that partition only.
  *
  * The worker thread (shard-worker.ts) runs this on Node's timers and message port; the simulation
- * runs the same loop in-process on its scheduler (sim/, docs/simulation.md).
+ * runs the same loop in-process on its scheduler (test/simulation/, docs/simulation.md).
  */
 import type { ManualClock } from "../clock.js";
 import { JournalFencedError } from "../journal/journal.js";

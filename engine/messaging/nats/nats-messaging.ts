@@ -1,6 +1,6 @@
 /**
  * The cluster's Messaging (../messaging.ts) on a NATS client connection: production's side of the
- * seam the simulation (sim/) implements too.
+ * seam the simulation (test/simulation/) implements too.
  */
 import { randomBytes } from "node:crypto";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";

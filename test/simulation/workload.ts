@@ -4,11 +4,11 @@
  * holders confirm or decline (or let a hold expire), and clients send commands again with the same
  * commandId at other nodes (after an answer, or two at once), or reuse a commandId for other content.
  */
-import type { Commitment } from "../engine/rules/types/commitment.js";
-import type { MarketActionResult } from "../engine/rules/types/results.js";
-import type { MechanismSelectionInput } from "../engine/rules/types/market.js";
-import { jsonText, type ShardReply } from "../engine/runtime/shard-protocol.js";
-import { buildMarketCommand, type MarketOperation } from "../gateway/market-api.js";
+import type { Commitment } from "../../engine/rules/types/commitment.js";
+import type { MarketActionResult } from "../../engine/rules/types/results.js";
+import type { MechanismSelectionInput } from "../../engine/rules/types/market.js";
+import { jsonText, type ShardReply } from "../../engine/runtime/shard-protocol.js";
+import { buildMarketCommand, type MarketOperation } from "../../gateway/market-api.js";
 import type { Clients, Intent } from "./client.js";
 import type { SimNode } from "./node/sim-node.js";
 import type { Random } from "./random.js";
@@ -78,6 +78,8 @@ const SUBJECT = { schema: "table-booking.v1", data: { venue: "Harbour", seats: 4
 export class Workload {
   private readonly counters = new Map<string, number>();
   private readonly used: Intent[] = [];
+  /** Actions scheduled and not yet taken (a confirmation after a claim, a resend after a reply). */
+  private scheduled = 0;
 
   constructor(
     private readonly plan: WorkloadPlan,
@@ -93,8 +95,21 @@ export class Workload {
     for (const market of this.plan.markets) this.at(market.createAtMs, () => this.create(market));
   }
 
+  /** Whether the workload will send nothing more by itself (the checks of a quiet world wait for it). */
+  get idle(): boolean {
+    return this.scheduled === 0;
+  }
+
   private at(atMs: number, run: () => void): void {
-    this.scheduler.at(atMs, this.clients.actor, run);
+    this.later(atMs - this.scheduler.nowMs, run);
+  }
+
+  private later(delayMs: number, run: () => void): void {
+    this.scheduled += 1;
+    this.scheduler.after(delayMs, this.clients.actor, () => {
+      this.scheduled -= 1;
+      run();
+    });
   }
 
   private commandId(actor: string): string {
@@ -110,7 +125,7 @@ export class Workload {
     const intent = this.clients.intent(command, label, (reply) => {
       onReply?.(reply);
       if (this.random.chance(this.plan.resendRate)) {
-        this.scheduler.after(this.random.int(0, 2_000), this.clients.actor, () => this.clients.resend(intent, this.random.pick(this.nodes)));
+        this.later(this.random.int(0, 2_000), () => this.clients.resend(intent, this.random.pick(this.nodes)));
       }
     });
     this.clients.submit(intent);
@@ -174,7 +189,7 @@ export class Workload {
       for (const principal of this.confirmers(commitment, market, participant)) {
         if (!this.random.chance(this.plan.confirmRate)) continue;
         const operation: MarketOperation = this.random.chance(0.8) ? "commitment.confirm" : "commitment.decline";
-        this.scheduler.after(this.random.int(0, market.holdSeconds * 1_500), this.clients.actor, () =>
+        this.later(this.random.int(0, market.holdSeconds * 1_500), () =>
           this.send(operation, principal, commitment.id, {}, `${operation === "commitment.confirm" ? "confirm" : "decline"} ${commitment.id} by ${principal}`),
         );
       }

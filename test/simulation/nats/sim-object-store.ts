@@ -1,5 +1,5 @@
 /** A JetStream object store bucket on the simulated servers: named blobs (snapshots). */
-import type { StoredObjectInfo } from "../../engine/messaging/object-store.js";
+import type { StoredObjectInfo } from "../../../engine/messaging/object-store.js";
 import { RaftGroup } from "./raft-group.js";
 
 export class SimObjectBucket {

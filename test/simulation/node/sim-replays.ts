@@ -2,12 +2,12 @@
  * Replays (record reads, old replies, proofs) in the simulation: the worker pool's functions
  * (engine/runtime/replay-work.ts), run in-process as the node, a moment after they are asked for.
  */
-import { ProofTreeCache, type ProofCacheStats } from "../../engine/audit/proof-tree-cache.js";
-import type { ProofEntriesWanted } from "../../engine/audit/cached-log-proofs.js";
-import { completeProofWork, completeReplayWork, proofJson } from "../../engine/runtime/replay-work.js";
-import type { Replays } from "../../engine/runtime/shard-answers.js";
-import type { ReplayWork, ShardReply } from "../../engine/runtime/shard-protocol.js";
-import type { Timers } from "../../engine/timers.js";
+import { ProofTreeCache, type ProofCacheStats } from "../../../engine/audit/proof-tree-cache.js";
+import type { ProofEntriesWanted } from "../../../engine/audit/cached-log-proofs.js";
+import { completeProofWork, completeReplayWork, proofJson } from "../../../engine/runtime/replay-work.js";
+import type { Replays } from "../../../engine/runtime/shard-answers.js";
+import type { ReplayWork, ShardReply } from "../../../engine/runtime/shard-protocol.js";
+import type { Timers } from "../../../engine/timers.js";
 
 export class SimReplays implements Replays {
   private readonly cache = new ProofTreeCache(16 * 1024 * 1024);

@@ -5,8 +5,8 @@
  * a message visible (to reads, consumers, the stream's state) only once a quorum stored it. A leader
  * election loses the proposals no quorum has yet, from the first such one on.
  */
-import { MessagingError } from "../../engine/messaging/messaging-error.js";
-import type { PublishAck, StoredMessage, StreamConfig, StreamInfo } from "../../engine/messaging/streams.js";
+import { MessagingError } from "../../../engine/messaging/messaging-error.js";
+import type { PublishAck, StoredMessage, StreamConfig, StreamInfo } from "../../../engine/messaging/streams.js";
 import { RaftGroup } from "./raft-group.js";
 
 /** JetStream's default duplicate window. */

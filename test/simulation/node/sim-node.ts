@@ -8,11 +8,11 @@
  * settles; only what the NATS servers stored survives. A restart is a new incarnation, recovered
  * from NATS like any node that starts. A pause holds every event of the process until it resumes.
  */
-import { openClusterLayout } from "../../engine/cluster/cluster-layout.js";
-import type { ClusterRuntime } from "../../engine/cluster/cluster-runtime.js";
-import type { ClusterSettings } from "../../engine/cluster/cluster-settings.js";
-import { IdempotencyIndex } from "../../engine/idempotency/index.js";
-import { openClusterRuntime } from "../../gateway/cluster-node.js";
+import { openClusterLayout } from "../../../engine/cluster/cluster-layout.js";
+import type { ClusterRuntime } from "../../../engine/cluster/cluster-runtime.js";
+import type { ClusterSettings } from "../../../engine/cluster/cluster-settings.js";
+import { IdempotencyIndex } from "../../../engine/idempotency/index.js";
+import { openClusterRuntime } from "../../../gateway/cluster-node.js";
 import { Actor, type Scheduler } from "../scheduler.js";
 import type { Trace } from "../trace.js";
 import { SimConnection } from "../nats/sim-connection.js";
@@ -33,7 +33,7 @@ export interface NodeSettings {
 }
 
 /** Fields of the runtime's log lines that measure real time: left out of the trace, which must replay exactly. */
-const UNTRACED_FIELDS = new Set(["elapsedMs"]);
+const UNTRACED_FIELDS = new Set(["elapsedMs", "shardRecoveryMs"]);
 
 function fieldsText(fields: Record<string, unknown>): string {
   return Object.entries(fields)

@@ -4,8 +4,8 @@
  * A write is applied when its request reaches the leader; its answer may still be lost on the way
  * back (the network's ack loss), as a real bucket's may.
  */
-import { MessagingError } from "../../engine/messaging/messaging-error.js";
-import type { KvEntry } from "../../engine/messaging/kv.js";
+import { MessagingError } from "../../../engine/messaging/messaging-error.js";
+import type { KvEntry } from "../../../engine/messaging/kv.js";
 import { RaftGroup } from "./raft-group.js";
 
 function matches(filter: string, key: string): boolean {

@@ -5,9 +5,9 @@
  * a request reaches them (connections carry requests and answers: sim-connection.ts). NATS's own
  * bugs are not simulated: a write a quorum stored is never lost, and an election keeps it.
  */
-import { MessagingError } from "../../engine/messaging/messaging-error.js";
-import type { IncomingMessage } from "../../engine/messaging/transport.js";
-import type { StreamConfig } from "../../engine/messaging/streams.js";
+import { MessagingError } from "../../../engine/messaging/messaging-error.js";
+import type { IncomingMessage } from "../../../engine/messaging/transport.js";
+import type { StreamConfig } from "../../../engine/messaging/streams.js";
 import { Actor, type Scheduler } from "../scheduler.js";
 import type { Trace } from "../trace.js";
 import type { Network } from "./network.js";

@@ -5,10 +5,10 @@
  * paused, NATS is out of reach). Every reply, even one that comes late to an attempt given up on,
  * goes to the ledger, which checks it against the streams.
  */
-import type { Command } from "../engine/rules/types/command.js";
-import { UnavailableError } from "../engine/runtime/unavailable.js";
-import { jsonText, type ShardReply } from "../engine/runtime/shard-protocol.js";
-import { fingerprintOfCommand } from "../gateway/market-api.js";
+import type { Command } from "../../engine/rules/types/command.js";
+import { UnavailableError } from "../../engine/runtime/unavailable.js";
+import { jsonText, type ShardReply } from "../../engine/runtime/shard-protocol.js";
+import { fingerprintOfCommand } from "../../gateway/market-api.js";
 import type { Random } from "./random.js";
 import { Actor, type Scheduler } from "./scheduler.js";
 import type { Trace } from "./trace.js";

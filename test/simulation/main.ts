@@ -151,11 +151,11 @@ async function many(options: Options): Promise<number> {
 function inMutant(name: string, argv: readonly string[]): number {
   const mutant = MUTANTS.find((candidate) => candidate.name === name);
   if (mutant === undefined) throw new Error(`no mutant ${JSON.stringify(name)}; there are ${MUTANTS.map((m) => m.name).join(", ")}`);
-  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
   const copy = mutatedCopy(root, mutant);
   console.log(`mutant ${mutant.name}: ${mutant.bug} (${mutant.file}, in ${copy})`);
   try {
-    const run = spawnSync(process.execPath, ["--import", "tsx", path.join(copy, "sim", "main.ts"), ...argv], { stdio: "inherit", cwd: copy });
+    const run = spawnSync(process.execPath, ["--import", "tsx", path.join(copy, "test", "simulation", "main.ts"), ...argv], { stdio: "inherit", cwd: copy });
     return run.status ?? 1;
   } finally {
     rmSync(copy, { recursive: true, force: true });

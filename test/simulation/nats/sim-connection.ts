@@ -8,13 +8,13 @@
  * A crashed node's connections go silent: nothing they were waiting for ever settles, as in a
  * process that no longer exists (closing them removes their subscriptions and consumers).
  */
-import { MessagingError } from "../../engine/messaging/messaging-error.js";
-import type { JetStream, Messaging } from "../../engine/messaging/messaging.js";
-import type { KvBucket, KvBucketOptions, KvBuckets, KvEntry } from "../../engine/messaging/kv.js";
-import type { ObjectStore, ObjectStores, StoredObjectInfo } from "../../engine/messaging/object-store.js";
-import type { NewStream, OrderedConsumer, PublishAck, PublishOptions, StoredMessage, StreamInfo, Streams } from "../../engine/messaging/streams.js";
-import type { ConnectionStatus, IncomingMessage, MessageHeaders, ReceivedMessage, Subscription, Transport } from "../../engine/messaging/transport.js";
-import type { Timers } from "../../engine/timers.js";
+import { MessagingError } from "../../../engine/messaging/messaging-error.js";
+import type { JetStream, Messaging } from "../../../engine/messaging/messaging.js";
+import type { KvBucket, KvBucketOptions, KvBuckets, KvEntry } from "../../../engine/messaging/kv.js";
+import type { ObjectStore, ObjectStores, StoredObjectInfo } from "../../../engine/messaging/object-store.js";
+import type { NewStream, OrderedConsumer, PublishAck, PublishOptions, StoredMessage, StreamInfo, Streams } from "../../../engine/messaging/streams.js";
+import type { ConnectionStatus, IncomingMessage, MessageHeaders, ReceivedMessage, Subscription, Transport } from "../../../engine/messaging/transport.js";
+import type { Timers } from "../../../engine/timers.js";
 import { Lane, type Actor } from "../scheduler.js";
 import type { RaftGroup } from "./raft-group.js";
 import { ConsumerFeed, type SimNats, type SubscriptionEnd } from "./sim-nats.js";

@@ -8,11 +8,11 @@
  *   the stream auditor, none fired twice);
  * - no market holds more than its capacity, and no principal two places in one market.
  */
-import { buildMarketRecord } from "../../engine/record.js";
-import { pendingDeadlines } from "../../engine/rules/deadlines.js";
-import { commitmentsOf, snapshotMarket } from "../../engine/rules/state.js";
-import { DIRECT_CLAIM_PRESET } from "../../engine/rules/types/market.js";
-import { jsonText, type ShardReply } from "../../engine/runtime/shard-protocol.js";
+import { buildMarketRecord } from "../../../engine/record.js";
+import { pendingDeadlines } from "../../../engine/rules/deadlines.js";
+import { commitmentsOf, snapshotMarket } from "../../../engine/rules/state.js";
+import { DIRECT_CLAIM_PRESET } from "../../../engine/rules/types/market.js";
+import { jsonText, type ShardReply } from "../../../engine/runtime/shard-protocol.js";
 import type { SimNode } from "../node/sim-node.js";
 import type { FoldedMarket, StreamAuditor } from "./stream-auditor.js";
 import type { Violations } from "./violations.js";
@@ -47,6 +47,20 @@ function expectedRecord(market: FoldedMarket): string {
   return JSON.stringify(buildMarketRecord(market.commands, market.agg));
 }
 
+/** Where two texts first differ. */
+function firstDifference(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i += 1;
+  return i;
+}
+
+/** `text` around where it first differs from `other`: enough to see what differs. */
+function around(text: string, other: string): string {
+  const at = firstDifference(text, other);
+  const from = Math.max(0, at - 160);
+  return `${from > 0 ? "…" : ""}${text.slice(from, at + 240)}${at + 240 < text.length ? "…" : ""}`;
+}
+
 /**
  * Reads every market's record and state through every serving node and compares them with the
  * stream's; a read answered 503 is tried again (`attempts` in all). Resolves when every read is done.
@@ -66,7 +80,7 @@ export async function checkReads(auditor: StreamAuditor, nodes: readonly SimNode
         run().then(
           (reply) => {
             const text = reply.ok ? jsonText(reply.json) : `${reply.code}: ${reply.message}`;
-            if (text !== expected) violations.report(`${node.name} reads ${what} otherwise than the stream:\n  read   ${text.slice(0, 400)}\n  stream ${expected.slice(0, 400)}`);
+            if (text !== expected) violations.report(`${node.name} reads ${what} otherwise than the stream, from character ${firstDifference(text, expected)}:\n  read   ${around(text, expected)}\n  stream ${around(expected, text)}`);
             resolve();
           },
           (error: unknown) => {

@@ -4,13 +4,13 @@
  * side carried by the scheduler in order (a thread's message port), as the node's process. The
  * journal's connection is the shard's own, as a worker's is.
  */
-import { ShardCore } from "../../engine/runtime/shard-core.js";
-import { ShardLoop } from "../../engine/runtime/shard-loop.js";
-import { openPartitionJournal } from "../../engine/runtime/partition-journal.js";
-import type { ShardThread } from "../../engine/runtime/shard-thread.js";
-import type { FromShard, ShardWorkerData, ToShard } from "../../engine/runtime/worker-messages.js";
-import type { Clock } from "../../engine/clock.js";
-import type { Timers } from "../../engine/timers.js";
+import { ShardCore } from "../../../engine/runtime/shard-core.js";
+import { ShardLoop } from "../../../engine/runtime/shard-loop.js";
+import { openPartitionJournal } from "../../../engine/runtime/partition-journal.js";
+import type { ShardThread } from "../../../engine/runtime/shard-thread.js";
+import type { FromShard, ShardWorkerData, ToShard } from "../../../engine/runtime/worker-messages.js";
+import type { Clock } from "../../../engine/clock.js";
+import type { Timers } from "../../../engine/timers.js";
 import { Lane, type Actor, type Scheduler } from "../scheduler.js";
 import type { SimConnection } from "../nats/sim-connection.js";
 

@@ -3,7 +3,7 @@
  * which run on the scheduler as the node's current process (a crash cancels them all, a pause
  * holds them). The cluster's modules get these as their Clock and Timers (engine/timers.ts).
  */
-import type { TimerHandle, Timers } from "../../engine/timers.js";
+import type { TimerHandle, Timers } from "../../../engine/timers.js";
 import type { Actor, Scheduler } from "../scheduler.js";
 
 export class NodeTimers implements Timers {

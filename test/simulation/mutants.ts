@@ -1,7 +1,7 @@
 /**
  * Known bugs put back into a throwaway copy of the code, to show the simulation finds each within
- * the CI's budget of seeds (test/sim/mutants.test.ts; docs/simulation.md "Teeth"). The copy holds
- * engine/, gateway/, storage/ and sim/ with one file changed; main's code is never touched.
+ * the CI's budget of seeds (test/simulation/mutants.test.ts; docs/simulation.md "Teeth"). The copy holds
+ * engine/, gateway/, storage/ and test/simulation/ with one file changed; main's code is never touched.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -44,7 +44,7 @@ export const MUTANTS: readonly Mutant[] = [
 /** Copies the code under `root` to a new temporary directory with `mutant` applied; returns the copy's root. */
 export function mutatedCopy(root: string, mutant: Mutant): string {
   const copy = mkdtempSync(path.join(tmpdir(), `sim-mutant-${mutant.name}-`));
-  for (const dir of ["engine", "gateway", "storage", "sim"]) cpSync(path.join(root, dir), path.join(copy, dir), { recursive: true });
+  for (const dir of ["engine", "gateway", "storage", "test/simulation"]) cpSync(path.join(root, dir), path.join(copy, dir), { recursive: true });
   for (const file of ["package.json", "tsconfig.json"]) cpSync(path.join(root, file), path.join(copy, file));
   symlinkSync(path.join(root, "node_modules"), path.join(copy, "node_modules"), "dir");
   const target = path.join(copy, mutant.file);

@@ -12,13 +12,13 @@
  * applies the same rules), so the checks of replies (client-ledger.ts) and of records
  * (end-checks.ts) have the stream's own answer: for every logged command, the reply its replay gives.
  */
-import { decodeBatch } from "../../engine/journal/jetstream-batch.js";
-import { StreamContinuity } from "../../engine/journal/stream-continuity.js";
-import { handleCommand, marketIdOfCommand } from "../../engine/rules/handle-command.js";
-import type { MarketAggregate } from "../../engine/rules/state.js";
-import type { Command } from "../../engine/rules/types/command.js";
-import { decodeLogEntry } from "../../engine/runtime/logged-head.js";
-import { tableStorage } from "../../engine/store/market-storage.js";
+import { decodeBatch } from "../../../engine/journal/jetstream-batch.js";
+import { StreamContinuity } from "../../../engine/journal/stream-continuity.js";
+import { handleCommand, marketIdOfCommand } from "../../../engine/rules/handle-command.js";
+import type { MarketAggregate } from "../../../engine/rules/state.js";
+import type { Command } from "../../../engine/rules/types/command.js";
+import { decodeLogEntry } from "../../../engine/runtime/logged-head.js";
+import { tableStorage } from "../../../engine/store/market-storage.js";
 import type { CommittedMessage } from "../nats/sim-stream.js";
 import type { Violations } from "./violations.js";
 
