@@ -4,6 +4,7 @@
  * longer than `--seed-timeout` seconds of real time (a node's code spinning for ever) is a failure.
  * `npm run sim -- --seed S [--quiet]`: replays seed S exactly, printing its whole trace as it runs
  * (docs/simulation.md: how to read it). Exit status 1 when a seed fails.
+ * `--twice` runs each seed twice and fails a seed whose two traces differ (determinism).
  * `--mutant NAME` runs the same in a throwaway copy of the code with a known bug put back
  * (mutants.ts), to see the simulation find it.
  */
@@ -29,12 +30,21 @@ interface Options {
   stopAtFailure: boolean;
   /** Do not print the trace of a replayed seed as it happens. */
   quiet: boolean;
+  /** Run each seed twice: the same seed must give the same trace. */
+  twice: boolean;
 }
 
-const USAGE = "use --seeds N [--from S] [--jobs J] [--seed-timeout SECONDS] [--stop], or --seed S [--quiet]; either with --mutant NAME";
+const USAGE = "use --seeds N [--from S] [--jobs J] [--seed-timeout SECONDS] [--stop] [--twice], or --seed S [--quiet]; either with --mutant NAME";
+
+/** How to replay a seed of this run (a mutant's run says which mutant: main.ts in its copy is told by MUTANT_ENV). */
+const MUTANT_ENV = "SIM_MUTANT";
+function replayCommand(seed: number): string {
+  const mutant = process.env[MUTANT_ENV];
+  return `npm run sim -- ${mutant === undefined ? "" : `--mutant ${mutant} `}--seed ${seed}`;
+}
 
 function parse(argv: readonly string[]): Options {
-  const options: Options = { seeds: 0, from: undefined, seed: undefined, jobs: 1, seedTimeoutSeconds: 300, stopAtFailure: false, quiet: false };
+  const options: Options = { seeds: 0, from: undefined, seed: undefined, jobs: 1, seedTimeoutSeconds: 300, stopAtFailure: false, quiet: false, twice: false };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = (): number => {
@@ -50,6 +60,7 @@ function parse(argv: readonly string[]): Options {
     else if (flag === "--seed-timeout") options.seedTimeoutSeconds = Math.max(1, value());
     else if (flag === "--stop") options.stopAtFailure = true;
     else if (flag === "--quiet") options.quiet = true;
+    else if (flag === "--twice") options.twice = true;
     else throw new Error(`unknown option ${JSON.stringify(flag)} (${USAGE})`);
   }
   if (options.seed === undefined && options.seeds === 0) throw new Error(`give --seeds N or --seed S (${USAGE})`);
@@ -124,13 +135,19 @@ async function many(options: Options): Promise<number> {
   const work = async (thread: SeedThread): Promise<void> => {
     while (!stopping && next < options.seeds) {
       const seed = from + next++;
-      const report = await thread.run(seed);
+      let report = await thread.run(seed);
+      if (options.twice && report.traceHash !== "") {
+        const again = await thread.run(seed);
+        if (again.traceHash !== report.traceHash && again.violation === undefined) {
+          report = { ...again, violation: `not deterministic: its trace was ${report.traceHash.slice(0, 16)}… then ${again.traceHash.slice(0, 16)}… (replay it twice and compare the traces)` };
+        }
+      }
       finished += 1;
       simulatedMs += report.simulatedMs;
       if (report.violation !== undefined) {
         failures += 1;
         console.log(`seed ${seed} FAILED: ${report.violation}`);
-        console.log(`  replay it: npm run sim -- --seed ${seed}`);
+        console.log(`  replay it: ${replayCommand(seed)}`);
         if (options.stopAtFailure) stopping = true;
       }
       const now = performance.now();
@@ -155,7 +172,7 @@ function inMutant(name: string, argv: readonly string[]): number {
   const copy = mutatedCopy(root, mutant);
   console.log(`mutant ${mutant.name}: ${mutant.bug} (${mutant.file}, in ${copy})`);
   try {
-    const run = spawnSync(process.execPath, ["--import", "tsx", path.join(copy, "test", "simulation", "main.ts"), ...argv], { stdio: "inherit", cwd: copy });
+    const run = spawnSync(process.execPath, ["--import", "tsx", path.join(copy, "test", "simulation", "main.ts"), ...argv], { stdio: "inherit", cwd: copy, env: { ...process.env, [MUTANT_ENV]: mutant.name } });
     return run.status ?? 1;
   } finally {
     rmSync(copy, { recursive: true, force: true });

@@ -20,10 +20,10 @@ export interface Mutant {
 export const MUTANTS: readonly Mutant[] = [
   {
     name: "served-before-restored",
-    bug: "a new owner serves a partition as soon as its shard recovered, before it read the key bindings and restored the partition's idempotency entries (the double execution seen under load on 2026-11-26)",
+    bug: "a new owner serves a partition as soon as its shard is open, before it read the key bindings and restored the partition's idempotency entries (the double execution seen under load, fixed in bd16326)",
     file: "engine/cluster/cluster-runtime.ts",
-    from: "    const opened = await this.host.open(partition, epoch);\n",
-    to: "    const opened = await this.host.open(partition, epoch);\n    this.recovered.add(partition);\n",
+    from: "    if (!this.recovered.has(partition)) return undefined;\n    const epoch = this.host.epochOf(partition);\n",
+    to: "    const epoch = this.host.epochOf(partition);\n",
   },
   {
     name: "append-without-expected-sequence",
