@@ -147,17 +147,7 @@ export class SimConnection implements Messaging {
    * A group electing a leader answers "no responders" at once, or nothing.
    */
   private call<T>(what: string, timeoutMs: number, group: () => RaftGroup | undefined, carryOut: (answer: (result: Answer<T>) => void) => void): Promise<T> {
-    if (this.closed) return new Promise<T>(() => undefined);
-    return new Promise<T>((resolve, reject) => {
-      let settled = false;
-      const settle = (result: Answer<T>): void => {
-        if (settled) return;
-        settled = true;
-        timer.cancel();
-        if (result instanceof MessagingError) reject(result);
-        else resolve(result);
-      };
-      const timer = this.owner.timers.after(timeoutMs, () => settle(new MessagingError("timeout", `${what}: no answer within ${timeoutMs} ms`)));
+    return this.awaitAnswer<T>(what, timeoutMs, (settle) =>
       this.toServer(() => {
         let leader: RaftGroup | undefined;
         try {
@@ -174,7 +164,27 @@ export class SimConnection implements Messaging {
           if (this.nats.network.ackLost()) return;
           this.deliver(() => settle(result));
         });
-      });
+      }),
+    );
+  }
+
+  /**
+   * A request's promise: settled by the first answer `send` passes on, or a timeout by the node's
+   * timers; never settled on a closed (crashed) connection.
+   */
+  private awaitAnswer<T>(what: string, timeoutMs: number, send: (settle: (result: Answer<T>) => void) => void): Promise<T> {
+    if (this.closed) return new Promise<T>(() => undefined);
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const settle = (result: Answer<T>): void => {
+        if (settled) return;
+        settled = true;
+        timer.cancel();
+        if (result instanceof MessagingError) reject(result);
+        else resolve(result);
+      };
+      const timer = this.owner.timers.after(timeoutMs, () => settle(new MessagingError("timeout", `${what}: no answer within ${timeoutMs} ms`)));
+      send(settle);
     });
   }
 
@@ -231,18 +241,8 @@ export class SimConnection implements Messaging {
   }
 
   private coreRequest(subject: string, data: Uint8Array, timeoutMs: number): Promise<ReceivedMessage> {
-    if (this.closed) return new Promise<ReceivedMessage>(() => undefined);
     const nats = this.nats;
-    return new Promise<ReceivedMessage>((resolve, reject) => {
-      let settled = false;
-      const settle = (result: Answer<ReceivedMessage>): void => {
-        if (settled) return;
-        settled = true;
-        timer.cancel();
-        if (result instanceof MessagingError) reject(result);
-        else resolve(result);
-      };
-      const timer = this.owner.timers.after(timeoutMs, () => settle(new MessagingError("timeout", `request on ${subject}: no answer within ${timeoutMs} ms`)));
+    return this.awaitAnswer<ReceivedMessage>(`request on ${subject}`, timeoutMs, (settle) =>
       this.toServer(() => {
         const recipients = nats.recipients(subject);
         if (recipients.length === 0) {
@@ -257,8 +257,8 @@ export class SimConnection implements Messaging {
             respond: (reply, headers) => recipient.viaServers(() => this.deliver(() => settle({ data: reply, headers: headersOf(headers) }), true)),
           });
         }
-      }, true);
-    });
+      }, true),
+    );
   }
 
   // ---- JetStream -----------------------------------------------------------------------------
