@@ -593,7 +593,8 @@ function snapshotEvery(options: IdentityStoreOptions): number {
   return every;
 }
 
-function prepareRequest(request: IdentityRequest): Prepared<unknown> {
+/** A request's static checks and its normalized arguments (what its idempotency fingerprint is of). */
+export function prepareRequest(request: IdentityRequest): Prepared<unknown> {
   switch (request.operation) {
     case "identity.provision":
       return prepareProvision(request.body);

@@ -1,6 +1,7 @@
 /**
- * The clients of the simulated cluster: each command (an intent) is sent to a node, as an HTTP
- * request would be after the gateway validated and authenticated it, and sent again, with the same
+ * The clients of the simulated cluster: each command (an intent: a market command, or an identity
+ * command) is sent to a node, as an HTTP request would be after the gateway validated and
+ * authenticated it, and sent again, with the same
  * commandId, to another node whenever the answer is a 503 or none comes (the node crashed or
  * paused, NATS is out of reach). Every reply, even one that comes late to an attempt given up on,
  * goes to the ledger, which checks it against the streams.
@@ -9,6 +10,8 @@ import type { Command } from "../../engine/rules/types/command.js";
 import { UnavailableError } from "../../engine/runtime/unavailable.js";
 import { jsonText, type ShardReply } from "../../engine/runtime/shard-protocol.js";
 import { fingerprintOfCommand } from "../../gateway/market-api.js";
+import type { IdentityRequest } from "../../engine/identity/store.js";
+import { identityFingerprint, identityReplyAsShardReply } from "./identity-commands.js";
 import type { Random } from "./random.js";
 import { Actor, type Scheduler } from "./scheduler.js";
 import type { Trace } from "./trace.js";
@@ -20,11 +23,18 @@ import type { Violations } from "./checks/violations.js";
 const CLIENT_TIMEOUT_MS = 6_000;
 
 export interface Intent extends SentCommand {
-  readonly command: Command;
+  /** One attempt at a node's process (as it was when the request reached it): the reply, or a rejection (UnavailableError: a 503). */
+  readonly submitAt: (process: NodeProcess) => Promise<ShardReply>;
   /** The first definite answer (anything but a 503 or no answer). */
   reply: ShardReply | undefined;
   attempts: number;
   readonly onReply: ((reply: ShardReply) => void) | undefined;
+}
+
+/** What of a node's process answers a client: its cluster runtime and its identity store. */
+interface NodeProcess {
+  readonly runtime: NonNullable<SimNode["runtime"]>;
+  readonly identity: NonNullable<SimNode["identity"]>;
 }
 
 export function describeReply(reply: ShardReply): string {
@@ -60,13 +70,31 @@ export class Clients {
 
   intent(command: Command, label: string, onReply?: (reply: ShardReply) => void): Intent {
     this.counter += 1;
-    return { actorId: command.identity.actorId, commandId: command.commandId, fingerprint: fingerprintOfCommand(command), label, command, reply: undefined, attempts: 0, onReply };
+    const fingerprint = fingerprintOfCommand(command);
+    const submitAt = ({ runtime }: NodeProcess): Promise<ShardReply> => runtime.submit(structuredClone(command), fingerprint).then(({ reply }) => reply);
+    return { actorId: command.identity.actorId, commandId: command.commandId, fingerprint, label, submitAt, reply: undefined, attempts: 0, onReply };
   }
 
-  /** Sends `intent` until it is definitely answered. */
-  submit(intent: Intent): void {
+  /** An identity command of `actorId` (authenticated as the gateway would), answered by the node's identity store. */
+  identityIntent(actorId: string, request: IdentityRequest, label: string, onReply?: (reply: ShardReply) => void): Intent {
+    this.counter += 1;
+    const submitAt = async ({ identity }: NodeProcess): Promise<ShardReply> => {
+      const reply = await identity.execute(actorId, structuredClone(request));
+      // The store's temporary failure, which the gateway answers 503 + Retry-After.
+      if (!reply.ok && reply.code === "service_unavailable") throw new UnavailableError(reply.message);
+      return identityReplyAsShardReply(reply);
+    };
+    return { actorId, commandId: request.body.commandId, fingerprint: identityFingerprint(request), label, submitAt, reply: undefined, attempts: 0, onReply };
+  }
+
+  /** What to do once an intent is answered, after its own onReply (the workload's resend). */
+  private readonly afterReply = new Map<Intent, () => void>();
+
+  /** Sends `intent` until it is definitely answered; then `afterReply`. */
+  submit(intent: Intent, afterReply?: () => void): void {
     this.sent += 1;
     this.open.add(intent);
+    if (afterReply !== undefined) this.afterReply.set(intent, afterReply);
     this.attempt(intent, undefined);
   }
 
@@ -104,6 +132,9 @@ export class Clients {
         intent.reply = reply;
         this.open.delete(intent);
         intent.onReply?.(reply);
+        const after = this.afterReply.get(intent);
+        this.afterReply.delete(intent);
+        after?.();
       }
     });
   }
@@ -115,17 +146,17 @@ export class Clients {
   private send(intent: Intent, node: SimNode, answered: (reply: ShardReply | undefined) => void): void {
     const label = `${intent.label} → ${node.name}`;
     const back = (run: () => void): void => void this.scheduler.after(this.random.int(0, 2), this.actor, run);
-    if (node.state !== "up" || node.runtime === undefined) {
+    if (node.state !== "up" || node.runtime === undefined || node.identity === undefined) {
       back(() => {
         this.trace.add("client", `${label}: refused (the node is ${node.state})`);
         answered(undefined);
       });
       return;
     }
-    const runtime = node.runtime;
+    const process: NodeProcess = { runtime: node.runtime, identity: node.identity };
     this.scheduler.after(this.random.int(0, 2), node.actor, () => {
-      runtime.submit(structuredClone(intent.command), intent.fingerprint).then(
-        ({ reply }) =>
+      intent.submitAt(process).then(
+        (reply) =>
           back(() => {
             this.trace.add("client", `${label}: ${describeReply(reply)}`);
             this.ledger.replied(intent, node.name, reply);

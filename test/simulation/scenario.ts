@@ -5,6 +5,7 @@
 import { drawFaults, drawSkew, type PlannedFault } from "./faults.js";
 import type { Random } from "./random.js";
 import { drawWorkload, type WorkloadPlan } from "./workload.js";
+import { drawIdentityPlan } from "./identity-workload.js";
 
 export interface Scenario {
   readonly nodes: ReadonlyArray<{ readonly name: string; readonly skewMs: number }>;
@@ -37,7 +38,8 @@ export function drawScenario(random: Random): Scenario {
     activeMs,
     settleMs: 45_000,
     faults: drawFaults(random.fork("faults"), names, activeMs, leaseMs),
-    workload: drawWorkload(random.fork("workload"), activeMs),
+    // Drawn last: the draws before it are those of seeds before identity commands were simulated.
+    workload: drawWorkload(random.fork("workload"), activeMs, drawIdentityPlan(random.fork("identity"), activeMs)),
   };
 }
 
@@ -47,6 +49,7 @@ export function describeScenario(scenario: Scenario): string {
   return (
     `${scenario.nodes.length} nodes: ${nodes}; ${scenario.partitions} partitions; lease ${scenario.leaseMs} ms; checkpoints every ${scenario.checkpointEverySeconds} s; ` +
     `faults for ${scenario.activeMs} ms; ${w.markets.length} markets (${w.markets.map((m) => `${m.id} ${m.mechanism}${m.mechanism === "direct" ? ` cap ${m.capacity} ${m.confirmation}` : ""}`).join(", ")}), ` +
-    `${w.participants.length} participants${w.hot ? ", hot first market" : ""}`
+    `${w.participants.length} participants${w.hot ? ", hot first market" : ""}` +
+    (w.identity.principals.length > 0 ? `; ${w.identity.principals.length} principals provisioned, ${w.identity.delegationsEach} delegation(s) each` : "")
   );
 }

@@ -3,6 +3,7 @@
  * holds to confirm) and sealed auctions, participants claim (often on one hot market) and bid,
  * holders confirm or decline (or let a hold expire), and clients send commands again with the same
  * commandId at other nodes (after an answer, or two at once), or reuse a commandId for other content.
+ * Identity commands (identity-workload.ts) go the same way.
  */
 import type { Commitment } from "../../engine/rules/types/commitment.js";
 import type { MarketActionResult } from "../../engine/rules/types/results.js";
@@ -13,6 +14,7 @@ import type { Clients, Intent } from "./client.js";
 import type { SimNode } from "./node/sim-node.js";
 import type { Random } from "./random.js";
 import type { Scheduler } from "./scheduler.js";
+import { IdentityWorkload, type IdentityPlan } from "./identity-workload.js";
 
 interface MarketPlan {
   readonly id: string;
@@ -41,9 +43,10 @@ export interface WorkloadPlan {
   readonly confirmRate: number;
   /** Workload actions happen before this instant (simulated ms). */
   readonly activeMs: number;
+  readonly identity: IdentityPlan;
 }
 
-export function drawWorkload(random: Random, activeMs: number): WorkloadPlan {
+export function drawWorkload(random: Random, activeMs: number, identity: IdentityPlan): WorkloadPlan {
   const creators = ["creator-1", "creator-2"];
   const participants = Array.from({ length: random.int(3, 10) }, (_, i) => `p${i + 1}`);
   const markets: MarketPlan[] = Array.from({ length: random.int(1, 5) }, (_, i) => {
@@ -70,6 +73,7 @@ export function drawWorkload(random: Random, activeMs: number): WorkloadPlan {
     reuseRate: random.pick([0, 0.03, 0.1]),
     confirmRate: random.pick([0.3, 0.7, 1]),
     activeMs,
+    identity,
   };
 }
 
@@ -80,6 +84,7 @@ export class Workload {
   private readonly used: Intent[] = [];
   /** Actions scheduled and not yet taken (a confirmation after a claim, a resend after a reply). */
   private scheduled = 0;
+  private readonly identity: IdentityWorkload;
 
   constructor(
     private readonly plan: WorkloadPlan,
@@ -89,10 +94,19 @@ export class Workload {
     private readonly nodes: readonly SimNode[],
     /** Epoch milliseconds at simulated time 0 (auctions close at an instant). */
     private readonly epochMs: number,
-  ) {}
+    identityRandom: Random,
+  ) {
+    this.identity = new IdentityWorkload(plan.identity, identityRandom, clients, {
+      at: (atMs, run) => this.at(atMs, run),
+      later: (delayMs, run) => this.later(delayMs, run),
+      commandId: (actor) => this.commandId(actor),
+      dispatch: (intent) => this.dispatch(intent),
+    });
+  }
 
   start(): void {
     for (const market of this.plan.markets) this.at(market.createAtMs, () => this.create(market));
+    this.identity.start();
   }
 
   /** Whether the workload will send nothing more by itself (the checks of a quiet world wait for it). */
@@ -122,14 +136,18 @@ export class Workload {
   private send(operation: MarketOperation, actor: string, targetId: string, body: Record<string, unknown>, label: string, onReply?: (reply: ShardReply) => void): void {
     const commandId = this.commandId(actor);
     const command = buildMarketCommand(operation, actor, targetId, { commandId, principalId: actor, ...body });
-    const intent = this.clients.intent(command, label, (reply) => {
-      onReply?.(reply);
+    const intent = this.clients.intent(command, label, onReply);
+    this.dispatch(intent);
+    this.used.push(intent);
+  }
+
+  /** Sends `intent` until answered; maybe to two nodes at once, maybe again after its answer. */
+  private dispatch(intent: Intent): void {
+    this.clients.submit(intent, () => {
       if (this.random.chance(this.plan.resendRate)) {
         this.later(this.random.int(0, 2_000), () => this.clients.resend(intent, this.random.pick(this.nodes)));
       }
     });
-    this.clients.submit(intent);
-    this.used.push(intent);
     if (this.random.chance(this.plan.twinRate)) this.clients.resend(intent, this.random.pick(this.nodes));
   }
 

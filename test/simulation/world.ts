@@ -65,7 +65,7 @@ export class World {
     this.nodes = scenario.nodes.map(({ name, skewMs }) => new SimNode(name, this.scheduler, this.nats, this.trace, settings, skewMs));
     this.ledger = new ClientLedger(this.auditor, this.violations);
     this.clients = new Clients(this.scheduler, this.random.fork("clients"), this.trace, this.nodes, this.ledger, this.violations);
-    this.workload = new Workload(scenario.workload, this.scheduler, this.random.fork("workload"), this.clients, this.nodes, EPOCH_MS);
+    this.workload = new Workload(scenario.workload, this.scheduler, this.random.fork("workload"), this.clients, this.nodes, EPOCH_MS, this.random.fork("identity"));
   }
 
   /** Starts the nodes, the workload, and the faults' clock. */

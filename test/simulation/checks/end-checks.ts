@@ -4,6 +4,7 @@
  * - every market's record and recordHash, read from every node (forwarded to the owner, rendered by
  *   the same replay as in production), equal the record rebuilt from the stream, and so does the
  *   market each node reads;
+ * - every node's identity state, once it caught up with the identity stream, is the stream's fold;
  * - every deadline fired: no auction left open and no hold left awaiting past its instant (and, from
  *   the stream auditor, none fired twice);
  * - no market holds more than its capacity, and no principal two places in one market.
@@ -12,7 +13,9 @@ import { buildMarketRecord } from "../../../engine/record.js";
 import { pendingDeadlines } from "../../../engine/rules/deadlines.js";
 import { commitmentsOf, snapshotMarket } from "../../../engine/rules/state.js";
 import { DIRECT_CLAIM_PRESET } from "../../../engine/rules/types/market.js";
-import { jsonText, type ShardReply } from "../../../engine/runtime/shard-protocol.js";
+import { jsonText, okReply, type ShardReply } from "../../../engine/runtime/shard-protocol.js";
+import type { IdentityState } from "../../../engine/identity/index.js";
+import { UnavailableError } from "../../../engine/runtime/unavailable.js";
 import type { SimNode } from "../node/sim-node.js";
 import type { FoldedMarket, StreamAuditor } from "./stream-auditor.js";
 import type { Violations } from "./violations.js";
@@ -46,6 +49,21 @@ export function checkDeadlines(auditor: StreamAuditor, violations: Violations, n
 function expectedRecord(market: FoldedMarket): string {
   return JSON.stringify(buildMarketRecord(market.commands, market.agg));
 }
+
+/** An identity state as text (tokens left out: the workload issues none), maps in key order. */
+function identityText(state: IdentityState): string {
+  const sorted = <V>(map: ReadonlyMap<string, V>): Array<[string, V]> => [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify({
+    principals: sorted(state.principals),
+    actors: sorted(state.actors),
+    keys: sorted(state.keys),
+    keyIdByPublicKey: sorted(state.keyIdByPublicKey),
+    delegations: sorted(state.delegations),
+  });
+}
+
+/** How long a node's identity store may take to catch up with the stream before its state is compared. */
+const IDENTITY_CATCH_UP_MS = 5_000;
 
 /** Where two texts first differ. */
 function firstDifference(a: string, b: string): number {
@@ -92,6 +110,16 @@ export async function checkReads(auditor: StreamAuditor, nodes: readonly SimNode
       };
       once();
     });
+  const identity = identityText(auditor.identity);
+  for (const node of nodes) {
+    const store = node.identity;
+    if (store === undefined) continue;
+    const caughtUp = async (): Promise<ShardReply> => {
+      if (!(await store.freshen(IDENTITY_CATCH_UP_MS))) throw new UnavailableError("the identity store did not catch up with the stream");
+      return okReply(identityText(store.state));
+    };
+    reads.push(read(node, "its identity state", caughtUp, identity));
+  }
   for (const [marketId, market] of auditor.markets) {
     const creator = market.agg.market.creator.actorId;
     for (const node of nodes) {

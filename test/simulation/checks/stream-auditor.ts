@@ -11,6 +11,8 @@
  * It also folds each partition's commands through the rules, as any replay does (engine/log-fold.ts
  * applies the same rules), so the checks of replies (client-ledger.ts) and of records
  * (end-checks.ts) have the stream's own answer: for every logged command, the reply its replay gives.
+ * The identity stream's frames carry their reply and events: the reply is the stream's answer, and
+ * the events fold to the identity state every node must reach.
  */
 import { decodeBatch } from "../../../engine/journal/jetstream-batch.js";
 import { StreamContinuity } from "../../../engine/journal/stream-continuity.js";
@@ -20,11 +22,15 @@ import type { Command } from "../../../engine/rules/types/command.js";
 import { decodeLogEntry } from "../../../engine/runtime/logged-head.js";
 import { tableStorage } from "../../../engine/store/market-storage.js";
 import type { CommittedMessage } from "../nats/sim-stream.js";
+import { decodeIdentityFrame } from "../../../engine/identity/frame.js";
+import { emptyIdentityState, evolve as evolveIdentity, type IdentityState } from "../../../engine/identity/index.js";
+import { identityReplyAsShardReply } from "../identity-commands.js";
 import type { Violations } from "./violations.js";
 
 /** A command as the streams logged it. */
 export interface Execution {
-  readonly partition: number;
+  /** The partition whose stream logged it, or "identity". */
+  readonly partition: number | "identity";
   readonly streamSequence: number;
   readonly committedAtMs: number;
   /** The client command's fingerprint (undefined for a system command). */
@@ -54,6 +60,8 @@ export class StreamAuditor {
   private readonly writers = new Map<string, Map<number, string>>();
   readonly executions = new Map<string, Execution>();
   readonly markets = new Map<string, FoldedMarket>();
+  /** The identity stream's events, folded. */
+  readonly identity: IdentityState = emptyIdentityState();
   /** Messages per stream, for the trace's summary. */
   readonly committedMessages = new Map<string, number>();
 
@@ -83,6 +91,10 @@ export class StreamAuditor {
       if (writer === undefined) byEpoch.set(batch.epoch, node);
       else if (writer !== node) this.violations.report(`two nodes appended to ${stream} in epoch ${batch.epoch}: ${writer} and ${node} (message ${message.streamSequence})`);
     }
+    if (stream === "identity") {
+      for (const payload of batch.payloads) this.executeIdentity(message, payload);
+      return;
+    }
     if (!stream.startsWith("partition-")) return;
     const partition = Number(stream.slice("partition-".length));
     for (const payload of batch.payloads) {
@@ -92,12 +104,26 @@ export class StreamAuditor {
     }
   }
 
+  private executeIdentity(message: CommittedMessage, payload: Uint8Array): void {
+    const frame = decodeIdentityFrame(payload);
+    for (const event of frame.e) evolveIdentity(this.identity, event);
+    if (frame.f === undefined || frame.r === undefined || !("commandId" in frame.c.meta)) return; // an internal command (a token)
+    const key = keyOf(frame.c.meta.actorId, frame.c.meta.commandId);
+    const earlier = this.executions.get(key);
+    if (earlier !== undefined) {
+      this.violations.report(`identity command ${frame.c.meta.commandId} of ${frame.c.meta.actorId} executed twice: ${earlier.partition === "identity" ? "identity" : `partition-${earlier.partition}`} message ${earlier.streamSequence} and identity message ${message.streamSequence}`);
+      return;
+    }
+    const reply = identityReplyAsShardReply(frame.r);
+    this.executions.set(key, { partition: "identity", streamSequence: message.streamSequence, committedAtMs: message.committedAtMs, fingerprint: frame.f, reply: replyText(reply.ok ? { ok: true, json: reply.json as string } : reply) });
+  }
+
   private execute(partition: number, message: CommittedMessage, command: Command, fingerprint: string | undefined): void {
     const key = keyOf(command.identity.actorId, command.commandId);
     const earlier = this.executions.get(key);
     if (earlier !== undefined) {
       const what = fingerprint === undefined ? `deadline ${command.commandId} fired twice` : `command ${command.commandId} of ${command.identity.actorId} executed twice`;
-      this.violations.report(`${what}: partition-${earlier.partition} message ${earlier.streamSequence} and partition-${partition} message ${message.streamSequence}`);
+      this.violations.report(`${what}: ${earlier.partition === "identity" ? "identity" : `partition-${earlier.partition}`} message ${earlier.streamSequence} and partition-${partition} message ${message.streamSequence}`);
       return;
     }
     const marketId = marketIdOfCommand(command);

@@ -1,18 +1,22 @@
 /**
  * A service node of the simulated cluster: one process at a time (an incarnation), composed as a
- * cluster node is in production (gateway/cluster-node.ts: the cluster's layout, then the runtime
- * with its leases), on the simulated NATS and the node's own clock and timers. Shards run in-process
+ * cluster node is in production (gateway/cluster-node.ts and service.ts: the cluster's layout, the
+ * identity store as one writer and follower of the shared identity stream, then the runtime with
+ * its leases, all on one idempotency index), on the simulated NATS and the node's own clock and timers. Shards run in-process
  * (sim-shard-thread.ts), replays too (sim-replays.ts).
  *
  * A crash ends the incarnation: its memory is gone, its connections drop, nothing it awaited ever
  * settles; only what the NATS servers stored survives. A restart is a new incarnation, recovered
  * from NATS like any node that starts. A pause holds every event of the process until it resumes.
  */
+import { tmpdir } from "node:os";
+import * as path from "node:path";
 import { openClusterLayout } from "../../../engine/cluster/cluster-layout.js";
 import type { ClusterRuntime } from "../../../engine/cluster/cluster-runtime.js";
 import type { ClusterSettings } from "../../../engine/cluster/cluster-settings.js";
 import { IdempotencyIndex } from "../../../engine/idempotency/index.js";
-import { openClusterRuntime } from "../../../gateway/cluster-node.js";
+import { identityJournalOpener, openClusterRuntime } from "../../../gateway/cluster-node.js";
+import { IdentityStore } from "../../../engine/identity/store.js";
 import { Actor, type Scheduler } from "../scheduler.js";
 import type { Trace } from "../trace.js";
 import { SimConnection } from "../nats/sim-connection.js";
@@ -32,6 +36,12 @@ export interface NodeSettings {
   readonly epochMs: number;
 }
 
+/** The operator of the simulated cluster: it provisions identities (SERVICE_OPERATOR_ACTORS). */
+export const OPERATOR = "operator";
+
+/** The identity store's directory: created by IdentityStore.open, written by nothing in cluster mode. */
+const IDENTITY_DIR = path.join(tmpdir(), "market-service-simulation", "identity");
+
 /** Fields of the runtime's log lines that measure real time: left out of the trace, which must replay exactly. */
 const UNTRACED_FIELDS = new Set(["elapsedMs", "shardRecoveryMs"]);
 
@@ -48,6 +58,7 @@ export class SimNode implements ShardThreadHost {
   incarnation = 0;
   state: "down" | "starting" | "up" = "down";
   runtime: ClusterRuntime | undefined;
+  identity: IdentityStore | undefined;
   private connections = new Set<SimConnection>();
   private ids = 0;
 
@@ -90,9 +101,10 @@ export class SimNode implements ShardThreadHost {
     const actor = this.actor;
     this.scheduler.after(0, actor, () => {
       this.boot().then(
-        (runtime) => {
+        ({ runtime, identity }) => {
           if (this.actor !== actor) return;
           this.runtime = runtime;
+          this.identity = identity;
           this.state = "up";
           this.trace.add(this.name, "serving");
         },
@@ -105,7 +117,7 @@ export class SimNode implements ShardThreadHost {
     });
   }
 
-  private async boot(): Promise<ClusterRuntime> {
+  private async boot(): Promise<{ runtime: ClusterRuntime; identity: IdentityStore }> {
     const { settings } = this;
     const messaging = this.connect("main");
     const layout = await openClusterLayout(messaging, settings.partitions, this.clock.nowMs(), 3);
@@ -116,12 +128,22 @@ export class SimNode implements ShardThreadHost {
       leaseMs: settings.leaseMs,
       forwardTimeoutMs: settings.forwardTimeoutMs,
     };
-    return openClusterRuntime(
+    const idempotency = new IdempotencyIndex({ seed: 1 });
+    const identity = await IdentityStore.open({
+      // Created, never written: in cluster mode the identity log is the stream.
+      dir: IDENTITY_DIR,
+      clock: this.clock,
+      timers: this.timers,
+      idempotency,
+      isOperator: (actorId) => actorId === OPERATOR,
+      openJournal: identityJournalOpener({ messaging, settings: cluster }),
+    });
+    const runtime = await openClusterRuntime(
       { messaging, settings: cluster, layout },
       {
         clock: this.clock,
         controlledClock: false,
-        idempotency: new IdempotencyIndex({ seed: 1 }),
+        idempotency,
         checkpointEverySeconds: settings.checkpointEverySeconds,
         tickIntervalMs: settings.tickIntervalMs,
         log: (level, message, fields) => this.trace.add(this.name, `${level === "info" ? "" : `${level}: `}${message} ${fieldsText(fields)}`.trimEnd()),
@@ -130,6 +152,7 @@ export class SimNode implements ShardThreadHost {
         replays: new SimReplays(this.timers),
       },
     );
+    return { runtime, identity };
   }
 
   /** kill -9: the process and everything in its memory are gone. */
@@ -140,21 +163,28 @@ export class SimNode implements ShardThreadHost {
     for (const connection of this.connections) connection.drop();
     this.connections.clear();
     this.runtime = undefined;
+    this.identity = undefined;
     this.state = "down";
   }
 
   /** SIGTERM: the runtime gives its partitions up (drains, snapshots, releases), then the process ends. */
   stop(): Promise<void> {
     const runtime = this.runtime;
-    if (this.state !== "up" || runtime === undefined) {
+    const identity = this.identity;
+    if (this.state !== "up" || runtime === undefined || identity === undefined) {
       this.crash("stopped before it served");
       return Promise.resolve();
     }
     this.trace.add(this.name, "stops (SIGTERM)");
     this.state = "starting";
     this.runtime = undefined;
+    this.identity = undefined;
     const actor = this.actor;
-    return runtime.close().then(
+    // As the service stops: the runtime, then the identity store.
+    return (async () => {
+      await runtime.close();
+      await identity.close();
+    })().then(
       () => {
         if (this.actor === actor) this.crash("it stopped");
       },
