@@ -4,6 +4,7 @@
  * longer than `--seed-timeout` seconds of real time (a node's code spinning for ever) is a failure.
  * `npm run sim -- --seed S [--quiet]`: replays seed S exactly, printing its whole trace as it runs
  * (docs/simulation.md: how to read it). Exit status 1 when a seed fails.
+ * `--minutes M` starts no seed after M minutes (a long run in a bounded time; it says how many ran).
  * `--twice` runs each seed twice and fails a seed whose two traces differ (determinism).
  * `--mutant NAME` runs the same in a throwaway copy of the code with a known bug put back
  * (mutants.ts), to see the simulation find it.
@@ -32,9 +33,11 @@ interface Options {
   quiet: boolean;
   /** Run each seed twice: the same seed must give the same trace. */
   twice: boolean;
+  /** Start no seed after this many minutes of real time. */
+  minutes: number | undefined;
 }
 
-const USAGE = "use --seeds N [--from S] [--jobs J] [--seed-timeout SECONDS] [--stop] [--twice], or --seed S [--quiet]; either with --mutant NAME";
+const USAGE = "use --seeds N [--from S] [--jobs J] [--seed-timeout SECONDS] [--stop] [--twice] [--minutes M], or --seed S [--quiet]; either with --mutant NAME";
 
 /** How to replay a seed of this run (a mutant's run says which mutant: main.ts in its copy is told by MUTANT_ENV). */
 const MUTANT_ENV = "SIM_MUTANT";
@@ -44,7 +47,7 @@ function replayCommand(seed: number): string {
 }
 
 function parse(argv: readonly string[]): Options {
-  const options: Options = { seeds: 0, from: undefined, seed: undefined, jobs: 1, seedTimeoutSeconds: 300, stopAtFailure: false, quiet: false, twice: false };
+  const options: Options = { seeds: 0, from: undefined, seed: undefined, jobs: 1, seedTimeoutSeconds: 300, stopAtFailure: false, quiet: false, twice: false, minutes: undefined };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = (): number => {
@@ -61,6 +64,7 @@ function parse(argv: readonly string[]): Options {
     else if (flag === "--stop") options.stopAtFailure = true;
     else if (flag === "--quiet") options.quiet = true;
     else if (flag === "--twice") options.twice = true;
+    else if (flag === "--minutes") options.minutes = Math.max(1, value());
     else throw new Error(`unknown option ${JSON.stringify(flag)} (${USAGE})`);
   }
   if (options.seed === undefined && options.seeds === 0) throw new Error(`give --seeds N or --seed S (${USAGE})`);
@@ -132,8 +136,9 @@ async function many(options: Options): Promise<number> {
   let simulatedMs = 0;
   let stopping = false;
   let lastReport = started;
+  const endsAt = options.minutes === undefined ? Infinity : started + options.minutes * 60_000;
   const work = async (thread: SeedThread): Promise<void> => {
-    while (!stopping && next < options.seeds) {
+    while (!stopping && next < options.seeds && performance.now() < endsAt) {
       const seed = from + next++;
       let report = await thread.run(seed);
       if (options.twice && report.traceHash !== "") {

@@ -65,6 +65,13 @@ function identityText(state: IdentityState): string {
 /** How long a node's identity store may take to catch up with the stream before its state is compared. */
 const IDENTITY_CATCH_UP_MS = 5_000;
 
+/**
+ * Attempts at each read (the caller retries every 300 ms): enough to outlast what a heal leaves
+ * running, a leader election of the lease bucket (up to 8 s; a lapsed lease refuses reads) and the
+ * next lease round after it (simulation, seed 5472: 20 attempts gave up 0.2 s after the election).
+ */
+const READ_ATTEMPTS = 80;
+
 /** Where two texts first differ. */
 function firstDifference(a: string, b: string): number {
   let i = 0;
@@ -83,7 +90,7 @@ function around(text: string, other: string): string {
  * Reads every market's record and state through every serving node and compares them with the
  * stream's; a read answered 503 is tried again (`attempts` in all). Resolves when every read is done.
  */
-export async function checkReads(auditor: StreamAuditor, nodes: readonly SimNode[], violations: Violations, retry: (run: () => void) => void, attempts = 20): Promise<void> {
+export async function checkReads(auditor: StreamAuditor, nodes: readonly SimNode[], violations: Violations, retry: (run: () => void) => void, attempts = READ_ATTEMPTS): Promise<void> {
   const reads: Array<Promise<void>> = [];
   const read = (node: SimNode, what: string, run: () => Promise<ShardReply>, expected: string): Promise<void> =>
     new Promise((resolve) => {
