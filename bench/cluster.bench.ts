@@ -37,7 +37,7 @@ import * as path from "node:path";
 import { shardOfMarket } from "../engine/runtime/shard-routing.js";
 import { MarketClient } from "../gateway/client/index.js";
 import { LocalCluster } from "../scripts/local-cluster.js";
-import { freePort } from "../test/support/free-port.js";
+import { freePort } from "../scripts/free-port.js";
 import { numberArg } from "./args.js";
 import { percentile } from "./percentile.js";
 import { freshResultStem, RESULTS_DIR } from "./result-stem.js";

@@ -31,10 +31,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { availableParallelism, cpus, tmpdir, totalmem } from "node:os";
 import * as path from "node:path";
 import { execSync } from "node:child_process";
+import { freePort } from "../scripts/free-port.js";
 import { numberArg, stringArg } from "./args.js";
 import { freshResultStem, RESULTS_DIR } from "./result-stem.js";
 import { lastHalfGrowth, type Growth } from "./soak/growth.js";
@@ -75,17 +75,6 @@ const GROWTH_LIMIT = 0.1;
 const MB = 1024 * 1024;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
 
 /**
  * The commit checked out where the build lives, when the run starts, with "+changes" when the work

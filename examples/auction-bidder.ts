@@ -5,11 +5,11 @@
  * commitment if the bid won. Run against a local service (docs/client.md, "Examples"):
  *
  *   node --import tsx examples/auction-bidder.ts --url http://127.0.0.1:8080 \
- *     --identity ids/bob.identity.json --market lamp-42 --amount-minor 1800 --currency EUR \
- *     [--receipt-out bob.bid.json] [--wait-seconds 600]
+ *     --identity example-identities/erin.identity.json --market example-lamp --amount-minor 1800 --currency EUR \
+ *     [--receipt-out erin.bid.json] [--wait-seconds 600]
  *
  * Prints one JSON line: {"principalId","outcome":"won"|"lost"|"open","price"?,"commitmentId"?}.
- * The bid amount is never printed.
+ * The bid amount is never printed. A refusal is one line on stderr and exit status 1.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -31,33 +31,41 @@ if (values.identity === undefined || values.market === undefined || !Number.isSa
   process.stderr.write("usage: auction-bidder.ts --identity FILE --market ID --amount-minor N [--currency C] [--url U] [--receipt-out FILE] [--wait-seconds S]\n");
   process.exit(2);
 }
-const marketId = values.market;
 
-const identity = JSON.parse(readFileSync(values.identity, "utf8")) as IdentityFile;
-const client = new MarketClient({ baseUrl: values.url, credentials: new Ed25519Session(identity) });
-const bid = await client.submitSealedBid(marketId, { principalId: identity.principalId, amountMinor, currency: values.currency });
-if (values["receipt-out"] !== undefined && bid.receiptText !== null) writeFileSync(values["receipt-out"], `${bid.receiptText}\n`, { flag: "wx" });
-process.stderr.write(`bid placed: ${bid.body.bidReceipts?.[0]?.bidId ?? "?"}\n`);
+async function main(identityFile: string, marketId: string): Promise<void> {
+  const identity = JSON.parse(readFileSync(identityFile, "utf8")) as IdentityFile;
+  const client = new MarketClient({ baseUrl: values.url, credentials: new Ed25519Session(identity) });
+  const bid = await client.submitSealedBid(marketId, { principalId: identity.principalId, amountMinor, currency: values.currency });
+  const receiptOut = values["receipt-out"];
+  if (receiptOut !== undefined && bid.receiptText !== null) writeFileSync(receiptOut, `${bid.receiptText}\n`, { flag: "wx" });
+  process.stderr.write(`bid placed: ${bid.body.bidReceipts?.[0]?.bidId ?? "?"}\n`);
 
-// The auction resolves at its closesAt (the service's clock): look every second until then.
-const giveUpAt = Date.now() + Number(values["wait-seconds"]) * 1000;
-for (;;) {
-  const market = await client.getMarket(marketId);
-  if (market.state === "closed") break;
-  if (Date.now() > giveUpAt) {
-    process.stdout.write(`${JSON.stringify({ principalId: identity.principalId, outcome: "open" })}\n`);
-    process.exit(1);
+  // The auction resolves at its closesAt (the service's clock): look every second until then.
+  const giveUpAt = Date.now() + Number(values["wait-seconds"]) * 1000;
+  for (;;) {
+    const market = await client.getMarket(marketId);
+    if (market.state === "closed") break;
+    if (Date.now() > giveUpAt) {
+      process.stdout.write(`${JSON.stringify({ principalId: identity.principalId, outcome: "open" })}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
   }
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-}
-const outcome = await client.getMyOutcome(marketId);
-const won = outcome.commitments.find((commitment) => commitment.participantPrincipalId === identity.principalId);
-if (won === undefined) {
-  process.stdout.write(`${JSON.stringify({ principalId: identity.principalId, outcome: "lost" })}\n`);
-} else {
+  const outcome = await client.getMyOutcome(marketId);
+  const won = outcome.commitments.find((commitment) => commitment.participantPrincipalId === identity.principalId);
+  if (won === undefined) {
+    process.stdout.write(`${JSON.stringify({ principalId: identity.principalId, outcome: "lost" })}\n`);
+    return;
+  }
   if (won.state === "awaiting_confirmations" && (won.requiredConfirmationPrincipalIds ?? []).includes(identity.principalId)) {
     await client.confirmCommitment(won.id, { principalId: identity.principalId });
   }
-  const pricing = won.terms.pricing;
-  process.stdout.write(`${JSON.stringify({ principalId: identity.principalId, outcome: "won", commitmentId: won.id, price: pricing })}\n`);
+  process.stdout.write(`${JSON.stringify({ principalId: identity.principalId, outcome: "won", commitmentId: won.id, price: won.terms.pricing })}\n`);
 }
+
+// A refusal is one line (what was asked, status, code, message, request id), not a stack trace.
+await main(values.identity, values.market).catch((error: unknown) => {
+  process.stderr.write(`auction-bidder: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -20,7 +20,7 @@ import { progressReporter } from "./progress-bar.js";
 import { MAX_POOL_THREADS } from "../engine/pool/worker-pool.js";
 import { serve } from "./main.js";
 import { settingsHelp } from "./settings.js";
-import { DEFAULT_URL, provisionCommand, tokenCommand } from "./client/cli-commands.js";
+import { DEFAULT_URL, provisionCommand, tokenCommand, URL_ENV } from "./client/cli-commands.js";
 import type { CheckReceiptOptions } from "./client/participant-cli.js";
 import { SERVICE_VERSION } from "./service.js";
 import { DataDirInUseError, lockDataDir } from "../storage/data-dir-lock.js";
@@ -276,6 +276,8 @@ program
     await exportStream({ servers, stream: options.stream, out: options.out });
   });
 
+const URL_HELP = `service base URL (default: $${URL_ENV}, else the one in the identity file, else ${DEFAULT_URL})`;
+
 program
   .command("provision")
   .description("generate an Ed25519 key pair, provision principal + actor + key through the HMAC-signed admin endpoint, and write the identity (with its private key) to a 0600 file")
@@ -283,7 +285,7 @@ program
   .option("--actor <id>", "actor id (default: the principal id)")
   .option("--key-id <id>", "key id (default: <actor>-key-1)")
   .option("--out <file>", "where to write the identity file (refuses to overwrite; default identities/<principal>.identity.json, a folder git ignores)")
-  .option("--url <url>", "service base URL", process.env["MARKET_SERVICE_URL"] ?? DEFAULT_URL)
+  .option("--url <url>", `service base URL (default: $${URL_ENV}, else ${DEFAULT_URL})`)
   .option("--operator-secret-file <file>", "operator credentials {actorId, secret} (default: $DATA_DIR/operator.secret or ./data/operator.secret); or set SERVICE_HMAC_ACTOR and SERVICE_HMAC_SECRET")
   .action((options) => provisionCommand(options));
 
@@ -291,7 +293,7 @@ program
   .command("token")
   .description("print a bearer token for an identity file (Ed25519 challenge → token)")
   .requiredOption("--identity <file>", "identity file written by `provision`")
-  .option("--url <url>", `service base URL (default: the one in the identity file, else ${DEFAULT_URL})`)
+  .option("--url <url>", URL_HELP)
   .action((options) => tokenCommand(options));
 
 /** A whole number from 1 to 2^53 − 1 (an amount in minor units, a version). */
@@ -300,7 +302,6 @@ const positiveOption = (value: string): number => {
   if (!Number.isSafeInteger(n)) throw new InvalidArgumentError("an integer from 1 to 9007199254740991 (2^53 − 1) is required");
   return n;
 };
-const URL_HELP = `service base URL (default: the one in the identity file, else ${DEFAULT_URL})`;
 const RECEIPT_OUT_HELP = "write the command's receipt (the Market-Receipt header's JSON) to this file, refused if it exists; check it later with check-receipt";
 
 program

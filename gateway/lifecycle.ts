@@ -14,7 +14,7 @@
  *   this process stops gracefully instead of living on as an orphan.
  */
 import { constants } from "node:os";
-import { processStat } from "../storage/process-stat.js";
+import { isAlive, processStat } from "../storage/process-stat.js";
 
 export const STOP_SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
 export type StopSignal = (typeof STOP_SIGNALS)[number];
@@ -68,7 +68,7 @@ export function watchLauncher(onGone: (reason: string) => void): () => void {
   const ancestors = launcherProcesses();
   if (ancestors.length === 0) return () => undefined;
   const timer = setInterval(() => {
-    const gone = ancestors.find((ancestor) => processStat(ancestor.pid)?.startTicks !== ancestor.startTicks);
+    const gone = ancestors.find((ancestor) => !isAlive(ancestor.pid, ancestor.startTicks));
     if (gone === undefined) return;
     clearInterval(timer);
     onGone(`the launching process ${gone.pid} (${gone.command}) exited`);

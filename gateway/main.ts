@@ -8,6 +8,8 @@
  * The data directory's lock is the first thing taken, before the service's modules are even loaded,
  * so a second process on a live directory is turned away at once.
  */
+import { realpathSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 import { ConfigError } from "./auth/config-error.js";
 import { DataDirInUseError, lockDataDir } from "../storage/data-dir-lock.js";
 import { loadServiceConfig } from "./config.js";
@@ -65,8 +67,23 @@ async function start(env: NodeJS.ProcessEnv): Promise<RunningService> {
   }
 }
 
-// Run when executed directly (node dist/gateway/main.js), not when imported by the CLI.
-if (import.meta.url === `file://${process.argv[1]}`) {
+/**
+ * Executed directly (`node dist/gateway/main.js`), not imported by the CLI. Compared as file URLs of
+ * real paths: a path with a space (percent-encoded in the URL) or a symlinked `dist/` (the module's
+ * URL is its real path) must not make the service exit at once, silently, with status 0.
+ */
+function executedDirectly(): boolean {
+  const moduleUrl: string | undefined = import.meta.url;
+  const entry = process.argv[1];
+  if (moduleUrl === undefined || entry === undefined) return false;
+  try {
+    return moduleUrl === pathToFileURL(realpathSync(entry)).href;
+  } catch {
+    return false;
+  }
+}
+
+if (executedDirectly()) {
   serve().catch((error: unknown) => {
     process.stderr.write(`market-service: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);

@@ -283,16 +283,11 @@ function createServiceServer(config: ServiceConfig, routes: HttpRoute[], log: Lo
     log,
     onResponse: (info) => {
       metrics.observeResponse(info);
-      log("info", "request", {
-        requestId: info.requestId,
-        method: info.method,
-        route: info.route,
-        status: info.status,
-        latencyMs: Math.round(info.durationMs * 1000) / 1000,
-        ...(info.aborted ? { aborted: true } : {}),
-        // A reply written but dropped with its connection by uWS (docs/http.md): what it was.
-        ...(info.droppedStatus === undefined ? {} : { droppedStatus: info.droppedStatus }),
-      });
+      const fields: Record<string, unknown> = { requestId: info.requestId, method: info.method, route: info.route, status: info.status, latencyMs: Math.round(info.durationMs * 1000) / 1000 };
+      if (info.aborted) fields["aborted"] = true;
+      // A reply written but dropped with its connection by uWS (docs/http.md): what it was.
+      if (info.droppedStatus !== undefined) fields["droppedStatus"] = info.droppedStatus;
+      log("info", "request", fields);
     },
     ...(config.tlsCertFile === undefined ? {} : { tlsCertFile: config.tlsCertFile }),
     ...(config.tlsKeyFile === undefined ? {} : { tlsKeyFile: config.tlsKeyFile }),

@@ -50,10 +50,14 @@ export function settingsHelp(): string {
   ].join("\n");
 }
 
-/** `.env.example`: every setting, commented out at its default. */
+/** `.env.example`: every setting, commented out at its default, and how a `.env` is read. */
 export function envExample(): string {
   return [
-    "# market-service settings (all optional). Uncomment and edit; see `market-service serve --help`.",
+    "# market-service settings (all optional; `market-service serve --help` lists them too).",
+    "# `npm start` reads a file named .env in this folder when there is one: copy this file to .env and",
+    "# uncomment what you change. A variable already set in the environment wins over the file. Nothing",
+    "# else reads .env: give the single binary, `market-service serve` or `node dist/gateway/main.js` the",
+    "# variables in their environment (under systemd: Environment= or EnvironmentFile=).",
     ...SETTINGS.map((s) => `\n# ${s.allowed}\n# default: ${s.default}\n# ${s.name}=`),
     "",
   ].join("\n");

@@ -4,7 +4,8 @@
 #
 # Why trixie: bookworm (this image) packages nats-server 2.9, which has no
 # `jetstream { sync_interval: always }` (an fsync of every write before the publish is acknowledged);
-# the cluster mode's durability promise relies on it, so 2.10 is the minimum (shared/notes/nats.md).
+# the cluster mode's durability promise relies on it, so 2.10 is the minimum (docs/cluster.md,
+# "Durability: what an acknowledgement means").
 #
 # Nothing is installed on the machine and its apt configuration is not changed: apt's ordinary client
 # reads a trixie source list from a temporary directory (the machine's own first Debian entry, with its

@@ -20,9 +20,9 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, writeFileSync } from "node:fs";
-import * as net from "node:net";
 import * as path from "node:path";
 import { MetaGroupWatch } from "./nats-meta-group.js";
+import { freePort, portFree } from "./free-port.js";
 import { clusterSigningKeyFile } from "./cluster-signing-key.js";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "..");
@@ -104,42 +104,13 @@ function installExitHook(): void {
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Whether `port` can be bound on 127.0.0.1 now. */
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-  });
-}
-
 async function choosePorts(choice: PortChoice, natsNodes: number, serviceNodes: number): Promise<{ nats: Array<[number, number, number]>; services: number[] }> {
   if (choice.kind === "free") {
-    const taken = new Set<number>();
-    const next = async (): Promise<number> => {
-      for (;;) {
-        const port = await freePort();
-        if (!taken.has(port)) {
-          taken.add(port);
-          return port;
-        }
-      }
-    };
+    // freePort never returns a port twice in one process: every port here is distinct.
     const nats: Array<[number, number, number]> = [];
-    for (let i = 0; i < natsNodes; i += 1) nats.push([await next(), await next(), await next()]);
+    for (let i = 0; i < natsNodes; i += 1) nats.push([await freePort(), await freePort(), await freePort()]);
     const services: number[] = [];
-    for (let i = 0; i < serviceNodes; i += 1) services.push(await next());
+    for (let i = 0; i < serviceNodes; i += 1) services.push(await freePort());
     return { nats, services };
   }
   const nats = Array.from({ length: natsNodes }, (_, i): [number, number, number] => [choice.natsClientBase + i, choice.natsClusterBase + i, choice.natsMonitorBase + i]);

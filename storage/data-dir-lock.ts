@@ -15,14 +15,16 @@
  *   a holder in another namespace (a container sharing the volume) is caught by this file instead:
  *   it is trusted only while that exact process (same boot, same pid, same start time) is alive and
  *   only for the directory it was written in (device and inode), so a reused pid, a reboot or a
- *   copy of a live directory never makes a stale file look held.
+ *   copy of a live directory never makes a stale file look held. A holder killed and not yet reaped
+ *   by its parent (a zombie) is not alive: it holds nothing, so a supervisor's immediate restart
+ *   succeeds.
  *
  * Linux only, like the rest of the service (/proc and abstract sockets).
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import * as path from "node:path";
-import { bootId, processStat } from "./process-stat.js";
+import { bootId, isAlive, processStat } from "./process-stat.js";
 
 export const LOCK_FILE_NAME = "market-service.pid";
 
@@ -126,10 +128,13 @@ export function readLockHolder(dataDir: string): LockHolder | undefined {
   }
 }
 
-/** True only if the very process the holder names is alive: same boot, same pid, same start time. */
+/**
+ * True only if the very process the holder names is alive: same boot, same pid, same start time,
+ * and not a zombie (a killed holder its parent has not reaped yet holds nothing; process-stat.ts).
+ */
 export function isRunning(holder: Pick<LockHolder, "pid" | "bootId" | "startTicks">): boolean {
   if (holder.bootId !== bootId()) return false;
-  return processStat(holder.pid)?.startTicks === holder.startTicks;
+  return isAlive(holder.pid, holder.startTicks);
 }
 
 function bindAbstract(server: Server, name: string): Promise<void> {

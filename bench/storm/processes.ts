@@ -3,6 +3,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
+import { portFree } from "../../scripts/free-port.js";
 
 export const REPO = path.resolve(import.meta.dirname, "..", "..");
 
@@ -10,6 +11,14 @@ export interface Started {
   process: ChildProcess;
   stop: () => Promise<number | null>;
   stderr: () => string;
+}
+
+/**
+ * Refuses a port something already listens on: the child would exit ("address in use") while
+ * waitForHealth might get its 200 from that other program, and the bench would measure it.
+ */
+async function requirePortFree(port: number): Promise<void> {
+  if (!(await portFree(port))) throw new Error(`port ${port} on 127.0.0.1 is in use: stop what holds it, or choose another port (the storms: --port)`);
 }
 
 async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
@@ -55,6 +64,7 @@ function track(child: ChildProcess): Started {
 export async function startService(env: Record<string, string>, port: number, extraNodeArgs: readonly string[] = [], distDir?: string): Promise<Started & { url: string }> {
   const nodeArgs = [...extraNodeArgs, ...(process.env["STORM_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")];
   const dist = path.resolve(REPO, distDir ?? process.env["STORM_DIST"] ?? "dist");
+  await requirePortFree(port);
   const child = spawn(process.execPath, [...nodeArgs, path.join(dist, "gateway", "main.js")], {
     cwd: REPO,
     env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "warn", ...env },
@@ -72,6 +82,7 @@ export function startFloor(port: number): Promise<Started & { url: string }> {
 
 /** A bench server of bench/storm/ (run by tsx) answering `/healthz` on `port`: the floor, the ceiling. */
 export async function startBenchServer(script: string, args: readonly string[], port: number): Promise<Started & { url: string }> {
+  await requirePortFree(port);
   const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO, "bench", "storm", script), ...args], {
     cwd: REPO,
     stdio: ["ignore", "ignore", "pipe"],

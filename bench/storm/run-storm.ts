@@ -38,6 +38,7 @@ import { writeReport, type ScenarioResult } from "./report.js";
 import { commitLatencyBetween, readCommitBuckets } from "./commit-latency.js";
 import { numberArg, stringArg } from "../args.js";
 import { freshResultStem } from "../result-stem.js";
+import { pairedRounds, type PairedSummary } from "./paired-rounds.js";
 
 const SCENARIO = stringArg("scenario", "all");
 const PARTICIPANTS = numberArg("participants", 20_000);
@@ -135,15 +136,18 @@ async function runP1(setup: Setup, floor: WrkResult): Promise<ScenarioResult[]> 
 async function runHeads(): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = [];
   const rounds = numberArg("rounds", 2);
-  const peaks: Record<"off" | "on", number[]> = { off: [], on: [] };
   const setups = {
     off: await setUpService({ workDir: WORK, label: "heads-off", participants: PARTICIPANTS, port: PORT, env: { AUDIT_HEADS: "off" } }),
     on: await setUpService({ workDir: WORK, label: "heads-on", participants: PARTICIPANTS, port: PORT + 2, env: { AUDIT_HEADS: "on", AUDIT_HEAD_EVERY_SECONDS: "1" } }),
   };
+  let summary: PairedSummary<WrkResult>;
   try {
     for (const heads of ["off", "on"] as const) await warmUp(setups[heads], WORK, `heads-${heads}`, WARM_UP_SECONDS, CONNECTIONS);
-    for (let round = 1; round <= rounds; round += 1) {
-      for (const heads of round % 2 === 1 ? (["off", "on"] as const) : (["on", "off"] as const)) {
+    summary = await pairedRounds({
+      rounds,
+      score: (peak: WrkResult) => peak.requestsPerSecond,
+      measure: async (side, round) => {
+        const heads = side === "a" ? "off" : "on";
         const setup = setups[heads];
         const marketId = `hot-heads-${heads}-${round}`;
         await createMarket(setup, marketId, setup.participants);
@@ -154,22 +158,22 @@ async function runHeads(): Promise<ScenarioResult[]> {
           ...transportChecks(peak),
           { name: "accepted replies match the allocation (+ those in flight at the deadline)", ok: allocated >= accepted && allocated <= accepted + CONNECTIONS, detail: `${accepted} accepted, ${allocated} allocated` },
         ];
-        peaks[heads].push(peak.requestsPerSecond);
         results.push({ name: `Signed heads ${heads}, round ${round}: P1 hot market, capacity = participants`, peak, checks });
         process.stderr.write(`heads ${heads} round ${round}: ${Math.round(peak.requestsPerSecond)} req/s, p50 ${peak.latencyUs.p50} µs, p99 ${peak.latencyUs.p99} µs; checks ${checks.every((c) => c.ok) ? "passed" : "FAILED"}\n`);
-      }
-    }
+        return peak;
+      },
+    });
   } finally {
     await Promise.all([setups.off.stop(), setups.on.stop()]);
   }
   const mean = (values: number[]): number => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
-  const ratios = peaks.on.map((on, i) => on / (peaks.off[i] as number)).sort((a, b) => a - b);
-  const median = ratios.length === 0 ? 0 : ((ratios[Math.floor((ratios.length - 1) / 2)] as number) + (ratios[Math.ceil((ratios.length - 1) / 2)] as number)) / 2;
+  const on = summary.rounds.map((r) => r.b.requestsPerSecond);
+  const off = summary.rounds.map((r) => r.a.requestsPerSecond);
   const last = results.at(-1);
   if (last !== undefined) {
     last.notes =
-      `Signed heads on ÷ off, ${rounds} rounds (same two services, order alternating): median of the rounds' ratios **${median.toFixed(3)}×** ` +
-      `(rounds: ${ratios.map((r) => r.toFixed(3)).join(", ")}); ratio of means ${(mean(peaks.on) / mean(peaks.off)).toFixed(3)}× (${Math.round(mean(peaks.on))} vs ${Math.round(mean(peaks.off))} req/s).`;
+      `Signed heads on ÷ off, ${rounds} rounds (same two services, order alternating): median of the rounds' ratios **${summary.median.toFixed(3)}×** ` +
+      `(rounds: ${summary.rounds.map((r) => r.ratio.toFixed(3)).join(", ")}); ratio of means ${(mean(on) / mean(off)).toFixed(3)}× (${Math.round(mean(on))} vs ${Math.round(mean(off))} req/s).`;
     process.stderr.write(`${last.notes}\n`);
   }
   return results;

@@ -45,6 +45,10 @@ export async function setUpService(options: {
   participants: number;
   port: number;
   env?: Record<string, string>;
+  /** Another build's directory to run instead of `dist/` (processes.ts startService). */
+  dist?: string;
+  /** Node flags for the service (e.g. a CPU profile). */
+  nodeArgs?: readonly string[];
 }): Promise<Setup> {
   const { workDir, label, participants, port } = options;
   const dir = path.join(workDir, label);
@@ -54,6 +58,8 @@ export async function setUpService(options: {
   const service = await startService(
     { DATA_DIR: path.join(dir, "data"), SERVICE_HMAC_SECRETS: `operator=${secret}`, SERVICE_OPERATOR_ACTORS: "operator", AUTH_TOKEN_TTL: "3600", METRICS_TOKEN: metricsToken, ...options.env },
     port,
+    options.nodeArgs,
+    options.dist,
   );
   const client = new MarketClient({ baseUrl: service.url });
   const operator = { actorId: "operator", secret };

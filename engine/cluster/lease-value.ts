@@ -6,7 +6,7 @@
  * - `node.<id>`: `{ node, expiresAtMs }`, a node's heartbeat: the node is live until that instant.
  *
  * Expiry is an instant in the value, judged by each reader's clock: per-key TTL is accepted and
- * ignored by nats-server 2.10 (shared/notes/nats.md), and a bucket-wide max age would drop a
+ * ignored by nats-server 2.10 (docs/cluster.md, "Ownership: leases"), and a bucket-wide max age would drop a
  * released lease's epoch.
  */
 

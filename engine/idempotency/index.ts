@@ -24,14 +24,16 @@ export interface CommandLocation {
   position: number;
 }
 
-interface PendingEntry {
-  fingerprint: string;
-  /** Waiters of identical commands that arrived while this one is in flight (usually none). */
-  waiters: Array<(location: CommandLocation | undefined) => void> | undefined;
+
+/** The caller executes the command, then says where it was logged (`complete`) or that it was not (`abandon`). */
+export interface FreshClaim {
+  readonly kind: "fresh";
+  complete(location: CommandLocation): void;
+  abandon(): void;
 }
 
 export type ClaimResult =
-  | { kind: "fresh"; complete: (location: CommandLocation) => void; abandon: () => void }
+  | FreshClaim
   | { kind: "replay"; location: CommandLocation }
   | { kind: "pending"; settled: Promise<CommandLocation | undefined> }
   | { kind: "conflict" };
@@ -53,7 +55,7 @@ export class IdempotencyIndex {
   private readonly shardOwned: SettledTable;
   private readonly identityOwned: SettledTable;
   /** Commands in flight: few at any time, so a Map keyed by the joined key is fine. */
-  private readonly pending = new Map<string, PendingEntry>();
+  private readonly pending = new Map<string, PendingClaim>();
 
   /** `seed` for the key hash: random unless a test fixes it (an imported snapshot brings its own). */
   constructor(options: { seed?: number } = {}) {
@@ -83,29 +85,18 @@ export class IdempotencyIndex {
       const settled = new Promise<CommandLocation | undefined>((resolve) => (inFlight.waiters ??= []).push(resolve));
       return { kind: "pending", settled };
     }
-    const entry: PendingEntry = { fingerprint, waiters: undefined };
-    this.pending.set(key, entry);
-    let finished = false;
-    const settle = (location: CommandLocation | undefined) => {
-      this.pending.delete(key);
-      // `hash` is still valid: the seed only changes on a snapshot import, which happens at start
-      // with nothing in flight (restoreImage asserts it).
-      if (location !== undefined) this.tableOf(location.owner).insert(actorId, commandId, hash, fingerprint, ownerCode(location.owner), location.position);
-      for (const wake of entry.waiters ?? []) wake(location);
-    };
-    return {
-      kind: "fresh",
-      complete: (location) => {
-        if (finished) throw new Error("idempotency claim finished twice");
-        finished = true;
-        settle(location);
-      },
-      abandon: () => {
-        if (finished) return;
-        finished = true;
-        settle(undefined); // waiters retry as fresh claims
-      },
-    };
+    const claim = new PendingClaim(this, key, actorId, commandId, hash, fingerprint);
+    this.pending.set(key, claim);
+    return claim;
+  }
+
+  /** A pending claim finished: logged at `location`, or not logged (undefined: its waiters retry as fresh claims). */
+  settle(claim: PendingClaim, location: CommandLocation | undefined): void {
+    this.pending.delete(claim.key);
+    // `hash` is still valid: the seed only changes on a snapshot import, which happens at start
+    // with nothing in flight (restoreImage asserts it).
+    if (location !== undefined) this.tableOf(location.owner).insert(claim.actorId, claim.commandId, claim.hash, claim.fingerprint, ownerCode(location.owner), location.position);
+    for (const wake of claim.waiters ?? []) wake(location);
   }
 
   /**
@@ -184,4 +175,36 @@ function ownerCode(owner: CommandOwner): number {
   if (owner === "identity") return IDENTITY_OWNER;
   if (!Number.isInteger(owner) || owner < 0 || owner >= IDENTITY_OWNER) throw new Error(`idempotency index: shard index ${owner} out of range`);
   return owner;
+}
+
+/**
+ * A command in flight under its key: the fresh claim its caller finishes, and the entry identical
+ * commands arriving meanwhile wait on. One object per command (no closures per claim).
+ */
+class PendingClaim implements FreshClaim {
+  readonly kind = "fresh";
+  /** Waiters of identical commands that arrived while this one is in flight (usually none). */
+  waiters: Array<(location: CommandLocation | undefined) => void> | undefined;
+  private finished = false;
+
+  constructor(
+    private readonly index: IdempotencyIndex,
+    readonly key: string,
+    readonly actorId: string,
+    readonly commandId: string,
+    readonly hash: number,
+    readonly fingerprint: string,
+  ) {}
+
+  complete(location: CommandLocation): void {
+    if (this.finished) throw new Error("idempotency claim finished twice");
+    this.finished = true;
+    this.index.settle(this, location);
+  }
+
+  abandon(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.index.settle(this, undefined);
+  }
 }

@@ -10,7 +10,7 @@
  */
 import { Point } from "@noble/ed25519";
 import type { Rejection } from "../rules/types/errors.js";
-import { AUTHORITY_SCOPES, MAX_IDENTIFIER_LENGTH, type AuthorityScope } from "../rules/types/shared.js";
+import { AUTHORITY_SCOPES, isDotSegment, MAX_IDENTIFIER_LENGTH, type AuthorityScope } from "../rules/types/shared.js";
 import { isoFromMs, parseDateTimeMs } from "../rules/time.js";
 import type { IssueDelegationBody, ProvisionIdentityBody, RevokeDelegationBody } from "./bodies.js";
 import type { IssueDelegationArgs, ProvisionArgs, RevokeDelegationArgs } from "../rules/identity/types.js";
@@ -130,6 +130,10 @@ export function prepareIssueDelegation(body: IssueDelegationBody): Prepared<Issu
     ["delegateActorId", body.delegateActorId],
   ]);
   if (problem !== undefined) return { ok: false, rejection: problem };
+  if (isDotSegment(body.delegationId)) {
+    // Its revoke path could never be named (shared.ts PathIdentifier).
+    return { ok: false, rejection: invalid('delegationId may not be "." or ".."') };
+  }
   const scopes = normalizeScopes(body.scopes);
   if (scopes === undefined) {
     return {

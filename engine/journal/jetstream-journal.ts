@@ -79,7 +79,7 @@ const HEADER_ALLOWANCE_BYTES = 512;
 
 export const DEFAULT_SNAPSHOT_BUCKET = "journal-snapshots";
 const DEFAULT_REQUEST_TIMEOUT_MS = 2_000;
-/** Longer than a stream's leader election after its leader's death (shared/notes/nats.md). */
+/** Longer than a stream's leader election after its leader's death (docs/decisions.md I26, "Fencing and retries"). */
 const DEFAULT_RETRY_DEADLINE_MS = 15_000;
 
 export interface JetStreamJournalOptions {

@@ -171,12 +171,16 @@ export class MarketRuntime implements Markets {
    * Run a command once per (actor, commandId): an identical retry gets the original reply (also
    * while the first is still in flight, and after a restart); other content is a conflict.
    */
-  async submit(command: Command, fingerprint: string): Promise<SubmitResult> {
-    if (this.closed) throw new Error("the market runtime is closed");
-    const result = await submitOnce(this.idempotency, this.executor, command, fingerprint);
+  submit(command: Command, fingerprint: string): Promise<SubmitResult> {
+    if (this.closed) return Promise.reject(new Error("the market runtime is closed"));
+    return submitOnce(this.idempotency, this.executor, command, fingerprint).then(this.counted);
+  }
+
+  /** Counts an executed command towards the next checkpoint, once its idempotency entry is complete. */
+  private readonly counted = (result: SubmitResult): SubmitResult => {
     if (result.disposition === "executed") this.countCommand();
     return result;
-  }
+  };
 
   /** How this runtime executes a command and finds an old reply (submit-once.ts). */
   private readonly executor: Executor = {

@@ -8,16 +8,37 @@ import * as path from "node:path";
 import { explainProvisionRefusal } from "./provision-refusal.js";
 import type { IdentityFile } from "./credentials.js";
 import { MarketClient } from "./market-client.js";
+import { DEFAULT_RETRY } from "./retry-policy.js";
 import { MarketServiceError } from "./service-error.js";
 
 /** The CLI gives up on one attempt after this long rather than hang. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
-/** The CLI's client of the service at `url`: the SDK, with its retries. */
+/**
+ * The CLI's client of the service at `url`: the SDK, with its retries. The first retry is announced
+ * on stderr, so a person knows why the command waits (a service restarting, say).
+ */
 export function cliClient(url: string): MarketClient {
-  return new MarketClient({ baseUrl: url, timeoutMs: REQUEST_TIMEOUT_MS });
+  let announced = false;
+  return new MarketClient({
+    baseUrl: url,
+    timeoutMs: REQUEST_TIMEOUT_MS,
+    onRetry: ({ failure }) => {
+      if (announced) return;
+      announced = true;
+      process.stderr.write(`market-service: ${failure.message} — trying again for up to ${DEFAULT_RETRY.maxElapsedMs / 1000} s\n`);
+    },
+  });
 }
 export const DEFAULT_URL = "http://127.0.0.1:8080";
+/** The environment variable that names the service when `--url` does not. */
+export const URL_ENV = "MARKET_SERVICE_URL";
+
+/** Where the CLI sends requests: `--url`, else $MARKET_SERVICE_URL, else the identity file's URL, else DEFAULT_URL. */
+export function serviceUrl(option: string | undefined, identity?: Pick<IdentityFile, "url">): string {
+  const env = process.env[URL_ENV];
+  return (option ?? (env === undefined || env === "" ? undefined : env) ?? identity?.url ?? DEFAULT_URL).replace(/\/+$/, "");
+}
 /** Where `provision` writes when no --out is given: `identities/<principal>.identity.json`. */
 export const IDENTITIES_DIR = "identities";
 
@@ -57,13 +78,13 @@ export function writePrivateFile(file: string, text: string): void {
   }
 }
 
-export async function provisionCommand(options: { principal: string; actor?: string; keyId?: string; out?: string; url: string; operatorSecretFile?: string }): Promise<void> {
+export async function provisionCommand(options: { principal: string; actor?: string; keyId?: string; out?: string; url?: string; operatorSecretFile?: string }): Promise<void> {
   const out = options.out ?? defaultIdentityPath(options.principal);
   if (existsSync(out)) throw new Error(`${out} exists; refusing to overwrite an identity file`);
   // Only the default folder is created (private to the user); a folder named in --out must exist.
   if (options.out === undefined) mkdirSync(IDENTITIES_DIR, { recursive: true, mode: 0o700 });
   else if (!existsSync(path.dirname(out))) throw new Error(`cannot write ${out}: folder ${path.dirname(out)} does not exist`);
-  const client = cliClient(options.url);
+  const client = cliClient(serviceUrl(options.url));
   const operator = operatorCredentials(options.operatorSecretFile);
   const actorId = options.actor ?? options.principal;
   const keyId = options.keyId ?? `${actorId}-key-1`;
@@ -96,7 +117,7 @@ export function readIdentityFile(file: string): IdentityFile {
 
 export async function tokenCommand(options: { identity: string; url?: string }): Promise<void> {
   const identity = readIdentityFile(options.identity);
-  const url = (options.url ?? identity.url ?? DEFAULT_URL).replace(/\/+$/, "");
+  const url = serviceUrl(options.url, identity);
   let grant: { accessToken: string };
   try {
     grant = await cliClient(url).signIn(identity);

@@ -87,6 +87,17 @@ export class Ed25519Session {
   }
 }
 
+/**
+ * After the service refused `credentials` (401): drop what it refused so that the next request
+ * gets new ones. True for an Ed25519 session (it signs in again); false for fixed credentials,
+ * which a repeat cannot change.
+ */
+export function renewAfterRefusal(credentials: Credentials): boolean {
+  if (credentials.kind !== "ed25519") return false;
+  credentials.invalidate();
+  return true;
+}
+
 /** The authentication headers of one request. */
 export async function authorizationHeaders(credentials: Credentials, request: SignableRequest, source: TokenSource, nowMs: number): Promise<Record<string, string>> {
   switch (credentials.kind) {

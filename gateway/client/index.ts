@@ -2,7 +2,7 @@
  * market-service/client: the typed client SDK (docs/client.md). Node 20 and browsers: `fetch`, Web
  * Crypto and the @noble packages only (test/client/import-graph.test.ts).
  */
-export { MarketClient, RECEIPT_HEADER, type Accepted, type CallOptions, type ClientClock, type CommandInput, type MarketClientOptions, type ServiceResponse, type SubscribeOptions } from "./market-client.js";
+export { MarketClient, RECEIPT_HEADER, type Accepted, type CallOptions, type ClientClock, type CommandInput, type MarketClientOptions, type RetryNotice, type ServiceResponse, type SubscribeOptions } from "./market-client.js";
 export { MarketEventsError, subscribeMarketEvents, type MarketEventEnvelope, type MarketEventsBackoff, type MarketEventsOptions, type MarketEventSubscription, type MarketStreamEvent } from "./market-events.js";
 export { DEFAULT_REFRESH_BEFORE_MS, Ed25519Session, type Credentials, type IdentityFile } from "./credentials.js";
 export { DEFAULT_RETRY, type RetryOptions } from "./retry-policy.js";

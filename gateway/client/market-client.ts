@@ -19,11 +19,12 @@ import type { AuthenticationChallenge, AuthenticationTokenGrant } from "../auth/
 import type { MarketOutcome } from "../mcp/tool-outputs.js";
 import type { LogConsistencyProof, LogHead, LogInclusionProof } from "../routes/audit-log-routes.js";
 import type { AuditKeyList } from "../routes/audit-routes.js";
-import { authorizationHeaders, type Credentials, type IdentityFile } from "./credentials.js";
+import { authorizationHeaders, renewAfterRefusal, type Credentials, type IdentityFile } from "./credentials.js";
 import { subscribeMarketEvents, type MarketEventsOptions, type MarketEventSubscription } from "./market-events.js";
 import { generateKeyPair, signSigningPayload } from "./ed25519.js";
 import { checkReceiptProof, publicKeysOf, type PublicKeys, type ReceiptCheck, type ReceiptCommand } from "./receipt-check.js";
 import { backoffMs, isRetryableStatus, retryAfterMs, retryOptionsOf, type RetryOptions } from "./retry-policy.js";
+import { pathSegment } from "./path-segment.js";
 import { MarketServiceError, REQUEST_ID_HEADER } from "./service-error.js";
 import { ServiceUnreachableError, unreachable } from "./unreachable.js";
 
@@ -54,6 +55,20 @@ export interface MarketClientOptions {
   readonly random?: () => number;
   /** A command id for a command given none (default: Web Crypto's randomUUID). */
   readonly newCommandId?: () => string;
+  /** Told before each wait for a retry: what failed, and how long until the next attempt. */
+  readonly onRetry?: (retry: RetryNotice) => void;
+}
+
+/** What `onRetry` is told. */
+export interface RetryNotice {
+  /** What the client was doing, e.g. `POST /v1/markets/m/direct-claims`. */
+  readonly action: string;
+  /** The attempt that failed (1 for the first). */
+  readonly attempt: number;
+  /** The wait before the next attempt. */
+  readonly delayMs: number;
+  /** Why: the 503 or 429 reply (MarketServiceError), or no answer (ServiceUnreachableError). */
+  readonly failure: Error;
 }
 
 /** Per call: other credentials than the client's, and extra request headers. */
@@ -63,7 +78,7 @@ export interface CallOptions {
 }
 
 /** What `subscribe` takes: the stream's options, and other credentials than the client's. */
-export type SubscribeOptions = Omit<MarketEventsOptions, "baseUrl" | "marketId" | "headers" | "fetch"> & { readonly credentials?: Credentials };
+export type SubscribeOptions = Omit<MarketEventsOptions, "baseUrl" | "marketId" | "headers" | "fetch" | "renewCredentials"> & { readonly credentials?: Credentials };
 
 /** One HTTP exchange as it happened: the low-level `request` answers with it. */
 export interface ServiceResponse {
@@ -110,8 +125,6 @@ interface Exchange {
   /** 2xx statuses that mean success. */
   success: readonly number[];
 }
-
-const segment = (id: string): string => encodeURIComponent(id);
 
 export class MarketClient {
   readonly baseUrl: string;
@@ -169,7 +182,7 @@ export class MarketClient {
 
   /** POST /v1/admin/identities (operator actors, HMAC). */
   provisionIdentity(body: CommandInput<ProvisionIdentityBody>, options: CallOptions = {}): Promise<Accepted<ProvisionedIdentity>> {
-    return this.command("/v1/admin/identities", body, [201], options);
+    return this.command(() => "/v1/admin/identities", body, [201], options);
   }
 
   /**
@@ -187,12 +200,12 @@ export class MarketClient {
 
   /** POST /v1/delegations. */
   issueDelegation(body: CommandInput<IssueDelegationBody>, options: CallOptions = {}): Promise<Accepted<Delegation>> {
-    return this.command("/v1/delegations", body, [201], options);
+    return this.command(() => "/v1/delegations", body, [201], options);
   }
 
   /** POST /v1/delegations/{delegationId}/revoke. */
   revokeDelegation(delegationId: string, body: CommandInput<RevokeDelegationBody>, options: CallOptions = {}): Promise<Accepted<Delegation>> {
-    return this.command(`/v1/delegations/${segment(delegationId)}/revoke`, body, [200], options);
+    return this.command(() => `/v1/delegations/${pathSegment("delegationId", delegationId)}/revoke`, body, [200], options);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -201,55 +214,57 @@ export class MarketClient {
 
   /** POST /v1/markets: a draft. */
   createMarket(body: CommandInput<CreateMarketBody>, options: CallOptions = {}): Promise<Accepted<MarketResult>> {
-    return this.command("/v1/markets", body, [201], options);
+    return this.command(() => "/v1/markets", body, [201], options);
   }
 
   /** POST /v1/markets/{marketId}/publish. */
   publishMarket(marketId: string, body: CommandInput<PublishMarketBody>, options: CallOptions = {}): Promise<Accepted<MarketResult>> {
-    return this.command(`/v1/markets/${segment(marketId)}/publish`, body, [200], options);
+    return this.command(() => `/v1/markets/${pathSegment("marketId", marketId)}/publish`, body, [200], options);
   }
 
   /** POST /v1/markets/{marketId}/direct-claims. */
   submitDirectClaim(marketId: string, body: CommandInput<DirectClaimBody>, options: CallOptions = {}): Promise<Accepted<MarketActionResult>> {
-    return this.command(`/v1/markets/${segment(marketId)}/direct-claims`, body, [200], options);
+    return this.command(() => `/v1/markets/${pathSegment("marketId", marketId)}/direct-claims`, body, [200], options);
   }
 
   /** POST /v1/markets/{marketId}/sealed-bids. */
   submitSealedBid(marketId: string, body: CommandInput<SealedBidBody>, options: CallOptions = {}): Promise<Accepted<MarketActionResult>> {
-    return this.command(`/v1/markets/${segment(marketId)}/sealed-bids`, body, [200], options);
+    return this.command(() => `/v1/markets/${pathSegment("marketId", marketId)}/sealed-bids`, body, [200], options);
   }
 
   /** POST /v1/commitments/{commitmentId}/confirm. */
   confirmCommitment(commitmentId: string, body: CommandInput<CommitmentActionBody>, options: CallOptions = {}): Promise<Accepted<MarketActionResult>> {
-    return this.command(`/v1/commitments/${segment(commitmentId)}/confirm`, body, [200], options);
+    return this.command(() => `/v1/commitments/${pathSegment("commitmentId", commitmentId)}/confirm`, body, [200], options);
   }
 
   /** POST /v1/commitments/{commitmentId}/decline. */
   declineCommitment(commitmentId: string, body: CommandInput<CommitmentActionBody>, options: CallOptions = {}): Promise<Accepted<MarketActionResult>> {
-    return this.command(`/v1/commitments/${segment(commitmentId)}/decline`, body, [200], options);
+    return this.command(() => `/v1/commitments/${pathSegment("commitmentId", commitmentId)}/decline`, body, [200], options);
   }
 
   /** GET /v1/markets/{marketId}. */
-  getMarket(marketId: string, options: CallOptions = {}): Promise<Market> {
-    return this.read(`/v1/markets/${segment(marketId)}`, options);
+  async getMarket(marketId: string, options: CallOptions = {}): Promise<Market> {
+    return this.read(`/v1/markets/${pathSegment("marketId", marketId)}`, options);
   }
 
   /** GET /v1/markets/{marketId}/record (the creator only). */
-  getMarketRecord(marketId: string, options: CallOptions = {}): Promise<MarketRecord> {
-    return this.read(`/v1/markets/${segment(marketId)}/record`, options);
+  async getMarketRecord(marketId: string, options: CallOptions = {}): Promise<MarketRecord> {
+    return this.read(`/v1/markets/${pathSegment("marketId", marketId)}/record`, options);
   }
 
   /** GET /v1/markets/{marketId}/my-outcome (docs/endpoints.md): the actor's own principal, or one that delegated to it. */
-  getMyOutcome(marketId: string, forPrincipal?: { principalId: string; authorityRef: string }, options: CallOptions = {}): Promise<MarketOutcome> {
+  async getMyOutcome(marketId: string, forPrincipal?: { principalId: string; authorityRef: string }, options: CallOptions = {}): Promise<MarketOutcome> {
     const query = forPrincipal === undefined ? "" : `?principalId=${encodeURIComponent(forPrincipal.principalId)}&authorityRef=${encodeURIComponent(forPrincipal.authorityRef)}`;
-    return this.read(`/v1/markets/${segment(marketId)}/my-outcome${query}`, options);
+    return this.read(`/v1/markets/${pathSegment("marketId", marketId)}/my-outcome${query}`, options);
   }
 
   /**
    * GET /v1/markets/{marketId}/events: the market's live events (docs/events.md), as this client's
    * credentials may see them, resuming after the last sequence seen across reconnects. Iterate the
    * result, or pass `onEvent`. Every (re)connection is authorized as the methods above are (a
-   * session's token renewed, HMAC signed over the request it makes).
+   * session's token renewed, HMAC signed over the request it makes), and a 401 is met as a command
+   * meets it: a session signs in again once, and the subscription goes on. A market id no URL can
+   * name (`.`, `..`) throws MarketEventsError `invalid_request` before anything is sent.
    */
   subscribe(marketId: string, options: SubscribeOptions = {}): MarketEventSubscription {
     const credentials = options.credentials ?? this.options.credentials ?? { kind: "none" };
@@ -259,6 +274,7 @@ export class MarketClient {
       marketId,
       fetch: this.fetchImpl,
       headers: (request) => authorizationHeaders(credentials, { method: request.method, pathAndQuery: request.pathAndQuery, body: undefined }, (identity) => this.signIn(identity), this.clock.nowMs()),
+      renewCredentials: () => renewAfterRefusal(credentials),
     });
   }
 
@@ -272,18 +288,18 @@ export class MarketClient {
   }
 
   /** GET /v1/audit/logs/{logId}/head: a head signed now over the log's whole tree. */
-  logHead(logId: string, options: CallOptions = {}): Promise<LogHead> {
-    return this.read(`/v1/audit/logs/${segment(logId)}/head`, options);
+  async logHead(logId: string, options: CallOptions = {}): Promise<LogHead> {
+    return this.read(`/v1/audit/logs/${pathSegment("logId", logId)}/head`, options);
   }
 
   /** GET /v1/audit/logs/{logId}/inclusion: leaf `leafIndex`'s path in the tree of `treeSize` entries. */
-  inclusionProof(logId: string, leafIndex: number, treeSize: number, options: CallOptions = {}): Promise<LogInclusionProof> {
-    return this.read(`/v1/audit/logs/${segment(logId)}/inclusion?leafIndex=${leafIndex}&treeSize=${treeSize}`, options);
+  async inclusionProof(logId: string, leafIndex: number, treeSize: number, options: CallOptions = {}): Promise<LogInclusionProof> {
+    return this.read(`/v1/audit/logs/${pathSegment("logId", logId)}/inclusion?leafIndex=${leafIndex}&treeSize=${treeSize}`, options);
   }
 
   /** GET /v1/audit/logs/{logId}/consistency: the tree of `from` entries is a prefix of the tree of `to`. */
-  consistencyProof(logId: string, from: number, to: number, options: CallOptions = {}): Promise<LogConsistencyProof> {
-    return this.read(`/v1/audit/logs/${segment(logId)}/consistency?from=${from}&to=${to}`, options);
+  async consistencyProof(logId: string, from: number, to: number, options: CallOptions = {}): Promise<LogConsistencyProof> {
+    return this.read(`/v1/audit/logs/${pathSegment("logId", logId)}/consistency?from=${from}&to=${to}`, options);
   }
 
   /**
@@ -355,10 +371,20 @@ export class MarketClient {
     return (await this.exchange<Body>({ ...this.plain("GET", pathAndQuery, undefined, options), idempotent: true, success: [200] })).body;
   }
 
-  private async command<Body>(pathAndQuery: string, input: { commandId?: string }, success: readonly number[], options: CallOptions): Promise<Accepted<Body>> {
-    // The id is fixed once, into the body bytes every attempt sends again.
+  /**
+   * A command: its id fixed once, into the body bytes every attempt sends again. Every error the
+   * SDK throws for it carries that id (`commandId`), so the caller can repeat the command safely to
+   * learn its outcome. `pathAndQuery` is computed inside, so a refused id does too.
+   */
+  private async command<Body>(pathAndQuery: () => string, input: { commandId?: string }, success: readonly number[], options: CallOptions): Promise<Accepted<Body>> {
     const commandId = input.commandId ?? this.newCommandId();
-    const reply = await this.exchange<Body>({ ...this.plain("POST", pathAndQuery, { ...input, commandId }, options), idempotent: true, success });
+    let reply: { body: Body; response: Response; attempts: number };
+    try {
+      reply = await this.exchange<Body>({ ...this.plain("POST", pathAndQuery(), { ...input, commandId }, options), idempotent: true, success });
+    } catch (error) {
+      if (error instanceof MarketServiceError || error instanceof ServiceUnreachableError) error.commandId ??= commandId;
+      throw error;
+    }
     const receiptText = reply.response.headers.get(RECEIPT_HEADER);
     const parsed = receiptText === null ? undefined : parseReceipt(receiptText);
     return {
@@ -382,24 +408,24 @@ export class MarketClient {
       let failure: Error;
       try {
         const { response, text } = await this.attempt(exchange);
-        if (exchange.success.includes(response.status)) return { body: JSON.parse(text) as Body, response, attempts };
+        if (exchange.success.includes(response.status)) return { body: successBody<Body>(action, response, text), response, attempts };
         failure = MarketServiceError.fromReply(action, response.status, response.headers, text);
-        if (response.status === 401 && exchange.credentials.kind === "ed25519" && !refreshedToken) {
+        if (response.status === 401 && !refreshedToken && renewAfterRefusal(exchange.credentials)) {
           // A token the service no longer takes (expired by its clock, or revoked): get another once.
           refreshedToken = true;
-          exchange.credentials.invalidate();
           attempts -= 1;
           continue;
         }
         if (!isRetryableStatus(response.status)) throw failure;
         waitMs = retryAfterMs(response.headers.get("retry-after"), this.clock.nowMs());
       } catch (error) {
-        if (!(error instanceof ServiceUnreachableError) || !exchange.idempotent) throw error;
+        if (!(error instanceof ServiceUnreachableError) || !exchange.idempotent || error.lasting) throw error;
         failure = error;
       }
       if (attempts >= this.retry.maxAttempts) throw failure;
       const delay = waitMs ?? backoffMs(this.retry, attempts, this.random);
       if (this.clock.nowMs() + delay - startedMs > this.retry.maxElapsedMs) throw failure;
+      this.options.onRetry?.({ action, attempt: attempts, delayMs: delay, failure });
       await this.sleep(delay);
     }
   }
@@ -425,5 +451,14 @@ export class MarketClient {
       throw unreachable(this.baseUrl, error, timeoutMs);
     }
     return { response, text };
+  }
+}
+
+/** A success reply's JSON; a body that is not JSON (a proxy's page) is a MarketServiceError without a code. */
+function successBody<Body>(action: string, response: Response, text: string): Body {
+  try {
+    return JSON.parse(text) as Body;
+  } catch {
+    throw MarketServiceError.fromReply(action, response.status, response.headers, text);
   }
 }

@@ -9,8 +9,11 @@
  * `event: end`) delivers no event twice and skips none; the server's `resumeAfter` and the stream's
  * opening `id` keep that true even before the first event. Failed connections are retried with a
  * bounded exponential backoff; a refusal that retrying cannot change (400, 401, 403, 404) ends the
- * subscription with a MarketEventsError.
+ * subscription with a MarketEventsError. A 401 is the exception when the credentials can be renewed
+ * (`renewCredentials`: a session signs in again, as a command does after a 401): the subscription
+ * then reconnects at once, and ends only if the renewed credentials are refused too.
  */
+import { dotSegmentProblem } from "./path-segment.js";
 import { SseParser, type ServerSentEvent } from "./sse-parser.js";
 import type { Event } from "../../engine/rules/types/event.js";
 import type { PublicMarketEvent } from "../../engine/events/public-event.js";
@@ -50,6 +53,12 @@ export interface MarketEventsOptions {
   /** Credentials for each connection (called again for every reconnect). */
   headers: (request: MarketEventsRequest) => Record<string, string> | Promise<Record<string, string>>;
   fetch?: typeof fetch;
+  /**
+   * Called when the service refuses the credentials (401, or a stream ended `unauthenticated`):
+   * drop them and return true when the next `headers()` call brings new ones. Default: none, and a
+   * 401 ends the subscription.
+   */
+  renewCredentials?: () => boolean;
   /** Start after this sequence (0: from the market's first event); default: live only. */
   after?: number;
   signal?: AbortSignal;
@@ -124,8 +133,13 @@ function parseObject(text: string): Record<string, unknown> | undefined {
   }
 }
 
-/** Subscribes to a market's live events: iterate the result, or pass `onEvent`. */
+/**
+ * Subscribes to a market's live events: iterate the result, or pass `onEvent`. A market id no URL
+ * can name (`.`, `..`) throws MarketEventsError `invalid_request` (status 0) before anything is sent.
+ */
 export function subscribeMarketEvents(options: MarketEventsOptions): MarketEventSubscription {
+  const problem = dotSegmentProblem("marketId", options.marketId);
+  if (problem !== undefined) throw new MarketEventsError(problem, 0, "invalid_request");
   const control = new AbortController();
   const outer = options.signal;
   const abort = () => control.abort();
@@ -171,9 +185,18 @@ async function* run(options: MarketEventsOptions, state: { after: number | undef
   const maxAttempts = options.backoff?.maxAttempts ?? 10;
   const base = options.baseUrl.replace(/\/+$/, "");
   let failures = 0;
+  /** Credentials were renewed after a 401 and have not connected since: another 401 is final. */
+  let renewed = false;
   let reason = "";
   /** The last stream ended cleanly with a reason to come back at once (overflow, owner change). */
   let resumeNow = false;
+  /** After a refusal of the credentials: renew them once and reconnect at once, if they can be. */
+  const renew = (): boolean => {
+    if (renewed || options.renewCredentials?.() !== true) return false;
+    renewed = true;
+    resumeNow = true;
+    return true;
+  };
   for (;;) {
     if (signal.aborted) return;
     if (resumeNow) {
@@ -204,12 +227,17 @@ async function* run(options: MarketEventsOptions, state: { after: number | undef
       const error = body?.["error"] as { code?: unknown; message?: unknown } | undefined;
       const code = typeof error?.code === "string" ? error.code : `http_${response.status}`;
       const message = typeof error?.message === "string" ? error.message : `HTTP ${response.status}`;
+      if (response.status === 401 && renew()) {
+        reason = `401 ${code}: ${message}`;
+        continue;
+      }
       if (!RETRIED_STATUSES.has(response.status)) throw new MarketEventsError(message, response.status, code);
       reason = `${response.status} ${code}: ${message}`;
       continue;
     }
-    // Connected: failures in a row start over.
+    // Connected: failures in a row start over, and a later 401 may renew the credentials again.
     failures = 0;
+    renewed = false;
     reason = "the stream ended without a reason (the connection was cut)";
     const reader = response.body.getReader();
     const decoder = new TextDecoder();
@@ -227,8 +255,9 @@ async function* run(options: MarketEventsOptions, state: { after: number | undef
         if (chunk.done) break;
         const outcome = yield* handleFrames(parser.push(decoder.decode(chunk.value, { stream: true })), state);
         if (outcome !== undefined) {
-          if (FINAL_END_CODES.has(outcome.code)) throw new MarketEventsError(outcome.message, 0, outcome.code);
           reason = `${outcome.code}: ${outcome.message}`;
+          if (outcome.code === "unauthenticated" && renew()) break;
+          if (FINAL_END_CODES.has(outcome.code)) throw new MarketEventsError(outcome.message, 0, outcome.code);
           resumeNow = IMMEDIATE_RESUME_CODES.has(outcome.code);
           break;
         }

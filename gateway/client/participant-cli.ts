@@ -10,7 +10,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { readPublicKeys } from "../public-keys-file.js";
-import { cliClient, DEFAULT_URL, readIdentityFile } from "./cli-commands.js";
+import { cliClient, readIdentityFile, serviceUrl } from "./cli-commands.js";
 import { Ed25519Session, type IdentityFile } from "./credentials.js";
 import type { Accepted, MarketClient } from "./market-client.js";
 import { checkReceiptProof, type ReceiptCheck } from "./receipt-check.js";
@@ -30,7 +30,7 @@ interface ParticipantOptions {
 
 /** The client acting with `identity`'s key: tokens come (and are renewed) from its challenge flow. */
 function participantClient(identity: IdentityFile, url: string | undefined): MarketClient {
-  return cliClient(url ?? identity.url ?? DEFAULT_URL).withCredentials(new Ed25519Session(identity));
+  return cliClient(serviceUrl(url, identity)).withCredentials(new Ed25519Session(identity));
 }
 
 /** Refuse before sending a command whose receipt could then not be kept. */
@@ -62,14 +62,30 @@ function acting(options: ParticipantOptions, identity: IdentityFile): { commandI
   };
 }
 
+/**
+ * A command whose outcome is unknown (no answer, or a 5xx) fails with how to learn it safely: the
+ * SDK puts the command's id on its errors, and the same id sent again returns the original result.
+ */
+async function withOutcomeHint<T>(sending: Promise<T>): Promise<T> {
+  try {
+    return await sending;
+  } catch (error) {
+    const unknown = error instanceof ServiceUnreachableError || (error instanceof MarketServiceError && error.status >= 500);
+    if (!unknown || error.commandId === undefined) throw error;
+    throw new Error(`${error.message} (the command may or may not have been recorded: run it again with --command-id ${error.commandId} to learn which, without doing it twice)`);
+  }
+}
+
 export async function claimCommand(options: ParticipantOptions & { expectedVersion?: number }): Promise<void> {
   checkReceiptOut(options.receiptOut);
   const identity = readIdentityFile(options.identity);
   const client = participantClient(identity, options.url);
-  const accepted = await client.submitDirectClaim(options.market, {
-    ...acting(options, identity),
-    ...(options.expectedVersion === undefined ? {} : { expectedVersion: options.expectedVersion }),
-  });
+  const accepted = await withOutcomeHint(
+    client.submitDirectClaim(options.market, {
+      ...acting(options, identity),
+      ...(options.expectedVersion === undefined ? {} : { expectedVersion: options.expectedVersion }),
+    }),
+  );
   report(`claim on market ${JSON.stringify(options.market)}`, accepted, options.receiptOut, { type: "direct_claim.submit", marketId: options.market, commandId: accepted.commandId, actorId: identity.actorId });
 }
 
@@ -77,7 +93,7 @@ export async function bidCommand(options: ParticipantOptions & { amountMinor: nu
   checkReceiptOut(options.receiptOut);
   const identity = readIdentityFile(options.identity);
   const client = participantClient(identity, options.url);
-  const accepted = await client.submitSealedBid(options.market, { ...acting(options, identity), amountMinor: options.amountMinor, currency: options.currency });
+  const accepted = await withOutcomeHint(client.submitSealedBid(options.market, { ...acting(options, identity), amountMinor: options.amountMinor, currency: options.currency }));
   report(`bid on market ${JSON.stringify(options.market)}`, accepted, options.receiptOut, { type: "sealed_auction.submit_bid", marketId: options.market, commandId: accepted.commandId, actorId: identity.actorId });
 }
 

@@ -19,7 +19,13 @@ export interface RetryOptions {
   readonly maxDelayMs?: number;
 }
 
-export const DEFAULT_RETRY: Required<RetryOptions> = Object.freeze({ maxAttempts: 5, maxElapsedMs: 30_000, baseDelayMs: 200, maxDelayMs: 5_000 });
+/**
+ * Long enough to ride out a restart of the service (docs/client.md, "Retries"): the 20 s bound on
+ * time, not the attempts, ends the retries (with these delays 30 attempts take longer than 20 s),
+ * so a request keeps trying for more than 18 s; with waits of at most 2 s a service that is back
+ * is tried again soon.
+ */
+export const DEFAULT_RETRY: Required<RetryOptions> = Object.freeze({ maxAttempts: 30, maxElapsedMs: 20_000, baseDelayMs: 200, maxDelayMs: 2_000 });
 
 /** The statuses a retry is for: nothing was done, try later. */
 export function isRetryableStatus(status: number): boolean {

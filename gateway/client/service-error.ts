@@ -20,10 +20,15 @@ export const REQUEST_ID_HEADER = "x-request-id";
 
 export class MarketServiceError extends Error {
   override readonly name = "MarketServiceError";
+  /**
+   * The command's id when a command method threw this (set by MarketClient): send the command again
+   * with it to learn its outcome without doing it twice.
+   */
+  commandId: string | undefined = undefined;
   constructor(
     /** The spec's code; undefined when the reply was not a spec error body (a proxy's page, say). */
     readonly code: ServiceErrorCode | undefined,
-    /** The HTTP status of the reply. */
+    /** The HTTP status of the reply; 0 when the client refused the request before sending it. */
     readonly status: number,
     /** The service's message (or the start of the body when it was not an error body). */
     readonly serviceMessage: string,
@@ -32,7 +37,11 @@ export class MarketServiceError extends Error {
     /** What the client was doing, e.g. `POST /v1/markets`. */
     readonly action: string,
   ) {
-    super(`${action} failed: ${status}${code === undefined ? "" : ` ${code}`}: ${serviceMessage}${requestId === undefined ? "" : ` (request id ${requestId})`}`);
+    super(
+      status === 0
+        ? `${action} was not sent: ${code ?? "refused"}: ${serviceMessage}`
+        : `${action} failed: ${status}${code === undefined ? "" : ` ${code}`}: ${serviceMessage}${requestId === undefined ? "" : ` (request id ${requestId})`}`,
+    );
   }
 
   /** The error of a non-success reply: its body's code and message when it is a spec error body. */

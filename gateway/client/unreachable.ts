@@ -4,10 +4,14 @@
  * (`ECONNREFUSED`, `ENOTFOUND`, a TLS code, a timeout).
  */
 
-/** Cause code → what it means, and what to try. */
-const CAUSES: Readonly<Record<string, { what: string; hint: string }>> = {
+/**
+ * Cause code → what it means, and what to try. `lasting`: trying again soon cannot help (a name that
+ * does not resolve, a TLS certificate or protocol mismatch), so the client does not retry it; every
+ * other cause may pass (a service restarting refuses or resets connections for a while).
+ */
+const CAUSES: Readonly<Record<string, { what: string; hint: string; lasting?: true }>> = {
   ECONNREFUSED: { what: "connection refused", hint: "is the service running, and on this port?" },
-  ENOTFOUND: { what: "host not found", hint: "check the host name in the URL" },
+  ENOTFOUND: { what: "host not found", hint: "check the host name in the URL", lasting: true },
   EAI_AGAIN: { what: "host name lookup failed for now", hint: "check DNS, then try again" },
   ETIMEDOUT: { what: "connection timed out", hint: "is the host reachable, and the port open?" },
   UND_ERR_CONNECT_TIMEOUT: { what: "connection timed out", hint: "is the host reachable, and the port open?" },
@@ -15,13 +19,13 @@ const CAUSES: Readonly<Record<string, { what: string; hint: string }>> = {
   UND_ERR_SOCKET: { what: "connection closed by the other side", hint: "does the URL's scheme (http or https) match the service?" },
   EHOSTUNREACH: { what: "host unreachable", hint: "check the network route to the host" },
   ENETUNREACH: { what: "network unreachable", hint: "check the network route to the host" },
-  EPROTO: { what: "TLS handshake failed", hint: "does the URL's scheme (http or https) match the service?" },
-  ERR_SSL_WRONG_VERSION_NUMBER: { what: "TLS handshake failed", hint: "the service may speak plain http: check the URL's scheme" },
-  DEPTH_ZERO_SELF_SIGNED_CERT: { what: "self-signed TLS certificate", hint: "trust it with NODE_EXTRA_CA_CERTS" },
-  SELF_SIGNED_CERT_IN_CHAIN: { what: "TLS certificate chain not trusted", hint: "trust its CA with NODE_EXTRA_CA_CERTS" },
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: { what: "TLS certificate not trusted", hint: "trust its CA with NODE_EXTRA_CA_CERTS" },
-  CERT_HAS_EXPIRED: { what: "TLS certificate expired", hint: "renew the service's certificate" },
-  ERR_TLS_CERT_ALTNAME_INVALID: { what: "TLS certificate is for another host name", hint: "use the host name the certificate names" },
+  EPROTO: { what: "TLS handshake failed", hint: "does the URL's scheme (http or https) match the service?", lasting: true },
+  ERR_SSL_WRONG_VERSION_NUMBER: { what: "TLS handshake failed", hint: "the service may speak plain http: check the URL's scheme", lasting: true },
+  DEPTH_ZERO_SELF_SIGNED_CERT: { what: "self-signed TLS certificate", hint: "trust it with NODE_EXTRA_CA_CERTS", lasting: true },
+  SELF_SIGNED_CERT_IN_CHAIN: { what: "TLS certificate chain not trusted", hint: "trust its CA with NODE_EXTRA_CA_CERTS", lasting: true },
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: { what: "TLS certificate not trusted", hint: "trust its CA with NODE_EXTRA_CA_CERTS", lasting: true },
+  CERT_HAS_EXPIRED: { what: "TLS certificate expired", hint: "renew the service's certificate", lasting: true },
+  ERR_TLS_CERT_ALTNAME_INVALID: { what: "TLS certificate is for another host name", hint: "use the host name the certificate names", lasting: true },
 };
 
 /** The first error code found on `error` or its causes (fetch wraps the socket error). */
@@ -53,10 +57,17 @@ function causeText(error: unknown): string {
 /** A request to the service that got no HTTP answer at all. */
 export class ServiceUnreachableError extends Error {
   override readonly name = "ServiceUnreachableError";
+  /**
+   * The command's id when a command method threw this (set by MarketClient): the command may or may
+   * not have been recorded; send it again with this id to learn which, without doing it twice.
+   */
+  commandId: string | undefined = undefined;
   constructor(
     readonly url: string,
     readonly causeCode: string | undefined,
     message: string,
+    /** True when trying again soon cannot help (host not found, a TLS mismatch): not retried. */
+    readonly lasting = false,
   ) {
     super(message);
   }
@@ -74,7 +85,7 @@ export function unreachable(url: string, error: unknown, timeoutMs: number | und
   }
   const code = causeCode(error);
   const known = code === undefined ? undefined : CAUSES[code];
-  if (known !== undefined) return new ServiceUnreachableError(url, code, `cannot reach ${url} (${known.what}, ${code}): ${known.hint}`);
+  if (known !== undefined) return new ServiceUnreachableError(url, code, `cannot reach ${url} (${known.what}, ${code}): ${known.hint}`, known.lasting === true);
   const detail = code === undefined ? causeText(error) : `${code}: ${causeText(error)}`;
   return new ServiceUnreachableError(url, code, `cannot reach ${url} (${detail})`);
 }

@@ -25,12 +25,12 @@ export interface BodyCallbacks {
   onFailure(thrown: unknown): void;
 }
 
-/** How much of a refused body the server reads (and drops) so that the client sees the answer. */
+/** How much of a refused body the server reads (and drops) so that the client sees the answer: the server's limits (server.ts HttpLimits). */
 export interface DiscardBounds {
   /** Bytes dropped after the refusal; a declared Content-Length above this is not read at all. */
-  maxBytes: number;
+  maxDiscardBytes: number;
   /** Time from the refusal to the last chunk. */
-  maxMs: number;
+  maxDiscardMs: number;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -49,8 +49,6 @@ export function readBody(
   refusal?: string,
 ): void {
   const reader = new BodyReader(exchange, maxBodyBytes, declaredBytes, bounds, callbacks);
-  // A timer must not outlive a client that left (nor keep its closure alive).
-  exchange.onAbort(() => reader.stop());
   if (refusal !== undefined) reader.refuse(refusal);
   else if (declaredBytes !== undefined && declaredBytes > 0) reader.preallocate(declaredBytes);
   exchange.res.onData((chunk, isLast) => reader.onData(chunk, isLast));
@@ -129,8 +127,8 @@ class BodyReader {
   /** Counts a chunk of a refused body; after the last, the refusal is answered. */
   private discard(chunkBytes: number, isLast: boolean): void {
     this.discardedBytes += chunkBytes;
-    if (this.discardedBytes > this.bounds.maxBytes) {
-      this.abandon(`request body went on past ${describeBytes(this.bounds.maxBytes)} after it was refused`);
+    if (this.discardedBytes > this.bounds.maxDiscardBytes) {
+      this.abandon(`request body went on past ${describeBytes(this.bounds.maxDiscardBytes)} after it was refused`);
       return;
     }
     if (!isLast) return;
@@ -139,16 +137,19 @@ class BodyReader {
     this.callbacks.onRefused(message);
   }
 
-  /** From now on chunks are counted and dropped; the last one must come within `bounds.maxMs`. */
+  /** From now on chunks are counted and dropped; the last one must come within `bounds.maxDiscardMs`. */
   refuse(message: string): void {
     this.refusedWith = message;
     this.preallocated = undefined;
     this.chunks = undefined;
-    const { maxMs } = this.bounds;
+    const maxMs = this.bounds.maxDiscardMs;
     this.timer = setTimeout(() => {
       if (!this.finished && this.exchange.open) this.abandon(`request body still arriving ${maxMs} ms after it was refused`);
     }, maxMs);
     this.timer.unref();
+    // The timer must not outlive a client that left (nor keep its closure alive). A body being kept
+    // needs no hook: uWS drops its data handler, and with it the reader, when the client leaves.
+    this.exchange.onAbort(() => this.stop());
   }
 
   private abandon(reason: string): void {

@@ -21,7 +21,7 @@ import { describeThrown, type LogFn, safeLog } from "./log.js";
 import type { LoopTurn } from "./loop-turn.js";
 import type { PausableReads, PausedReads } from "./paused-reads.js";
 import { REQUEST_ID_HEADER } from "./request-id.js";
-import type { HttpReply, OpenStream, OpenStreamReply, ResponseObserver, StaticReply, StreamReply } from "./route.js";
+import type { HttpReply, OpenStream, OpenStreamReply, ResponseInfo, ResponseObserver, StaticReply, StreamReply } from "./route.js";
 import { statusLine } from "./status-line.js";
 import type { HttpResponse } from "./uws.js";
 
@@ -163,15 +163,9 @@ export class Exchange implements TrackedReply, PausableReads {
     const observer = this.context.observer;
     if (observer === undefined) return;
     try {
-      observer({
-        requestId: this.requestId,
-        method: this.method,
-        route: this.route,
-        status,
-        durationMs,
-        aborted,
-        ...(droppedStatus === undefined ? {} : { droppedStatus }),
-      });
+      const info: ResponseInfo = { requestId: this.requestId, method: this.method, route: this.route, status, durationMs, aborted };
+      if (droppedStatus !== undefined) info.droppedStatus = droppedStatus;
+      observer(info);
     } catch (error) {
       safeLog(this.log, "error", "response observer failed", { requestId: this.requestId, error: describeThrown(error) });
     }

@@ -3,7 +3,7 @@
  * crash-proof dispatch. Request lifecycle and the rules behind it: docs/http.md.
  */
 import { accessSync, constants as fsConstants } from "node:fs";
-import { type DiscardBounds, describeBytes, readBody } from "./body.js";
+import { type BodyCallbacks, type DiscardBounds, describeBytes, readBody } from "./body.js";
 import { DeliveryTracker } from "./delivery.js";
 import { type ErrorCode } from "./errors.js";
 import { Exchange, type ExchangeContext } from "./exchange.js";
@@ -27,7 +27,7 @@ import {
   type us_listen_socket,
 } from "./uws.js";
 
-export interface HttpLimits {
+export interface HttpLimits extends DiscardBounds {
   /** Default body limit per request (spec §4, §8: 1 MiB); a route may set its own. */
   maxBodyBytes: number;
   /** Sum of header name and value lengths; uWS itself drops connections above ~100 KiB. */
@@ -258,17 +258,35 @@ function handleRoute(exchange: Exchange, req: HttpRequest, route: PreparedRoute,
     if (declaredBytes !== undefined && declaredBytes > route.maxBodyBytes) {
       return refuse(exchange, framing, limits, "invalid_request", `request body exceeds ${describeBytes(route.maxBodyBytes)}`);
     }
-    readBody(exchange, route.maxBodyBytes, declaredBytes, discardBounds(limits), {
-      onBody: (bytes) => {
-        // The body is complete: if the answer waits on the event loop, pause reading until then.
-        if (invoke(route, makeContext(bytes), exchange)) exchange.awaitAnswer();
-      },
-      onRefused: (message) => exchange.writeError("invalid_request", message, true),
-      onAbandoned: (reason) => exchange.closeConnection(reason),
-      onFailure: (thrown) => exchange.writeInternalError(thrown, "reading the request body failed", true),
-    });
+    readBody(exchange, route.maxBodyBytes, declaredBytes, limits, new RoutedBody(exchange, route, makeContext));
   } catch (error) {
     exchange.writeInternalError(error, "request dispatch failed", true);
+  }
+}
+
+/** What becomes of a routed request's body (body.ts): one object per request, not a closure per outcome. */
+class RoutedBody implements BodyCallbacks {
+  constructor(
+    private readonly exchange: Exchange,
+    private readonly route: PreparedRoute,
+    private readonly contextOf: (bodyBytes: Buffer) => HttpRequestContext,
+  ) {}
+
+  onBody(bytes: Buffer): void {
+    // The body is complete: if the answer waits on the event loop, pause reading until then.
+    if (invoke(this.route, this.contextOf(bytes), this.exchange)) this.exchange.awaitAnswer();
+  }
+
+  onRefused(message: string): void {
+    this.exchange.writeError("invalid_request", message, true);
+  }
+
+  onAbandoned(reason: string): void {
+    this.exchange.closeConnection(reason);
+  }
+
+  onFailure(thrown: unknown): void {
+    this.exchange.writeInternalError(thrown, "reading the request body failed", true);
   }
 }
 
@@ -339,7 +357,7 @@ function refuse(
     exchange,
     0,
     framing.kind === "length" ? framing.bytes : undefined,
-    discardBounds(limits),
+    limits,
     {
       onBody: answer,
       onRefused: answer,
@@ -359,9 +377,6 @@ function awaitDrop(exchange: Exchange): void {
   exchange.awaitDrop(() => exchange.writeError("invalid_request", "invalid Content-Length", true));
 }
 
-function discardBounds(limits: HttpLimits): DiscardBounds {
-  return { maxBytes: limits.maxDiscardBytes, maxMs: limits.maxDiscardMs };
-}
 
 // ---- helpers ----
 

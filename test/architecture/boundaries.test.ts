@@ -87,5 +87,5 @@ describe("imports", () => {
       excludeRegExp: [/\/generated\//],
     });
     expect(graph.circular()).toEqual([]);
-  }, 60_000);
+  });
 });

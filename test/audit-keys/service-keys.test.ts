@@ -16,13 +16,10 @@ import { startService, type RunningService } from "../../gateway/service.js";
 import { checkKeyHistory } from "../../engine/audit/signing/key-history.js";
 import { keyIdOf } from "../../engine/audit/signing/key-id.js";
 import { rawEd25519PublicKey } from "../../engine/audit/signing/audit-signer.js";
-import { listeningUrl, spawnCaptured } from "../process/support.js";
+import { CLI_JS, MAIN_JS, listeningUrl, spawnCaptured } from "../process/support.js";
 import { killOnExit } from "../support/kill-on-exit.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
-const CLI = path.join(ROOT, "gateway/cli.ts");
-const MAIN = path.join(ROOT, "gateway/main.ts");
-const TSX = import.meta.resolve("tsx");
 const SECRET = "operator-secret-0123456789-abcdefghijklmnop";
 
 let work: string;
@@ -114,7 +111,7 @@ interface Ran {
 /** `market-service <args>` as a process, in `cwd`. */
 function cli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", TSX, CLI, ...args], { cwd: options.cwd ?? work, env: { ...process.env, ...options.env }, timeout: 60_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, [CLI_JS, ...args], { cwd: options.cwd ?? work, env: { ...process.env, ...options.env }, timeout: 60_000 }, (error, stdout, stderr) =>
       resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }),
     );
   });
@@ -191,11 +188,11 @@ describe("quick start: no AUDIT_SIGNING_KEY_FILE", () => {
 describe("the service's own log output (pino, a real process)", () => {
   it("holds the quick-start warning and no private key material, at debug level, through a request and a stop", async () => {
     const dataDir = path.join(freshDir("process-log"), "data");
-    const spawned = spawnCaptured(process.execPath, ["--import", TSX, MAIN], {
+    const spawned = spawnCaptured(process.execPath, [MAIN_JS], {
       env: { ...process.env, DATA_DIR: dataDir, HOST: "127.0.0.1", PORT: "0", SHARDS: "1", LOG_LEVEL: "debug" },
     });
     killOnExit(spawned.child);
-    const url = await listeningUrl(spawned, 60_000);
+    const url = await listeningUrl(spawned);
     const published = await publishedKeys(url);
     const openapi = await (await fetch(`${url}/openapi.json`)).text();
     spawned.child.kill("SIGTERM");
@@ -211,7 +208,7 @@ describe("the service's own log output (pino, a real process)", () => {
       expect(output).not.toContain(material);
       expect(JSON.stringify(published) + openapi).not.toContain(material);
     }
-  }, 90_000);
+  });
 });
 
 describe("AUDIT_SIGNING_KEY_FILE", () => {
@@ -303,7 +300,7 @@ describe("AUDIT_SIGNING_KEY_FILE", () => {
     it("as a process: exit status 2 and one line naming the variable and the path", async () => {
       const open = opensslKey(path.join(keys, "process-open.pem"), "ed25519", 0o640);
       const ran = await new Promise<Ran>((resolve) => {
-        execFile(process.execPath, ["--import", TSX, MAIN], { env: { ...process.env, DATA_DIR: dataDir, PORT: "0", SHARDS: "1", AUDIT_SIGNING_KEY_FILE: open }, timeout: 60_000 }, (error, stdout, stderr) =>
+        execFile(process.execPath, [MAIN_JS], { env: { ...process.env, DATA_DIR: dataDir, PORT: "0", SHARDS: "1", AUDIT_SIGNING_KEY_FILE: open }, timeout: 60_000 }, (error, stdout, stderr) =>
           resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }),
         );
       });

@@ -25,7 +25,7 @@ import { msgpackSamples, packedDigest } from "../../gateway/sea/msgpack-samples.
 import { SERVICE_VERSION } from "../../gateway/version.js";
 import { PAGE_FILES, PAGE_HTML } from "../../gateway/page/generated/page-assets.js";
 import { T0, commands, directClaim, request } from "../runtime/support.js";
-import { freePort } from "../support/free-port.js";
+import { freePort } from "../../scripts/free-port.js";
 import { NatsCluster } from "../cluster/support/nats-cluster.js";
 import { clusterSigningKeyFile } from "../../scripts/cluster-signing-key.js";
 

@@ -178,3 +178,43 @@ describe("every method: a success and a spec error", () => {
     expect(refusedReply.body.error.code).toBe("method_not_allowed");
   });
 });
+
+describe("ids no URL can name", () => {
+  it("refuses . and .. as path ids before sending anything, with invalid_request naming the field; the service refuses them as new ids", async () => {
+    let sent = 0;
+    const counting = new MarketClient({ baseUrl: h.url, retry: false, fetch: (input, init) => ((sent += 1), fetch(input, init)) });
+    for (const id of [".", ".."]) {
+      const calls: Array<[string, Promise<unknown>]> = [
+        ["marketId", counting.getMarketRecord(id, as(alice))],
+        ["marketId", counting.getMarket(id, as(alice))],
+        ["marketId", counting.getMyOutcome(id, undefined, as(alice))],
+        ["marketId", counting.publishMarket(id, { principalId: "alice", expectedVersion: 1, commandId: `dots-${id}` }, as(alice))],
+        ["commitmentId", counting.confirmCommitment(id, { principalId: "alice" }, as(alice))],
+        ["delegationId", counting.revokeDelegation(id, { principalId: "alice" }, as(alice))],
+        ["logId", counting.logHead(id, as(alice))],
+      ];
+      for (const [field, call] of calls) {
+        const error = await call.then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        );
+        expect(error).toBeInstanceOf(MarketServiceError);
+        expect(error).toMatchObject({ code: "invalid_request", status: 0, requestId: undefined });
+        expect((error as MarketServiceError).serviceMessage).toBe(`${field} may not be "." or "..": URL parsers remove such a segment from a path, so no request can name it`);
+      }
+      expect(() => counting.subscribe(id, as(alice))).toThrow(expect.objectContaining({ name: "MarketEventsError", code: "invalid_request", status: 0 }));
+      // A command method's refusal carries the command id, like every error of a command.
+      await expect(counting.publishMarket(id, { principalId: "alice", expectedVersion: 1, commandId: "dots-cmd" }, as(alice))).rejects.toMatchObject({ commandId: "dots-cmd" });
+      expect(sent).toBe(0);
+
+      // The service: 400 invalid_request naming the field, for a new market or delegation.
+      const market = await refused(client.createMarket({ marketId: id, principalId: "alice", subject: { schema: "s.v1", data: {} }, mechanism: DIRECT }, as(alice)), "invalid_request", 400);
+      expect(market.serviceMessage).toBe(`marketId: must be a string of 1–128 characters with no control characters, and not "." or ".." (got a string of ${id.length} character${id.length === 1 ? "" : "s"} in another form)`);
+      const delegation = await refused(client.issueDelegation({ delegationId: id, principalId: "alice", delegateActorId: "bob", scopes: ["market:claim"] }, as(alice)), "invalid_request", 400);
+      expect(delegation.serviceMessage).toContain("delegationId: must be");
+    }
+    // Dots inside an id are ordinary characters.
+    await client.createMarket({ marketId: "...", principalId: "alice", subject: { schema: "s.v1", data: {} }, mechanism: DIRECT }, as(alice));
+    expect((await client.getMarket("...", as(alice))).id).toBe("...");
+  });
+});

@@ -16,7 +16,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Ed25519Session, MarketClient, MarketServiceError, ServiceUnreachableError, errorGuards, type Credentials } from "../../gateway/client/index.js";
 import { startService } from "../../gateway/service.js";
-import { freePort } from "../support/free-port.js";
+import { freePort } from "../../scripts/free-port.js";
 import { gatedWorkers } from "../support/gated-workers.js";
 import { Harness, type Principal } from "../http-api/support/harness.js";
 import { eventually, OPERATOR, startServer, tempDataDir, type Spawned } from "../process/support.js";
@@ -25,41 +25,63 @@ import { startFront, type Front, type Refusal } from "./support/front.js";
 
 const DIRECT = { presetId: "direct-claim.v1", config: { capacity: 2, pricing: { mode: "free" }, confirmation: "none" } } as const;
 
-describe("retries across a real restart of the service", () => {
-  let server: (Spawned & { url: string }) | undefined;
-  const dataDir = tempDataDir("sdk-restart");
-  afterAll(async () => {
-    if (server !== undefined && server.child.exitCode === null) {
+/** The built service as a process; each test's last one is stopped after the file. */
+const servers: Array<Spawned & { url: string }> = [];
+const restartDirs: string[] = [];
+afterAll(async () => {
+  for (const server of servers) {
+    if (server.child.exitCode === null && server.child.signalCode === null) {
       server.child.kill("SIGTERM");
       await server.exited;
     }
-    rmSync(path.dirname(dataDir), { recursive: true, force: true });
-  });
+  }
+  for (const dir of restartDirs) rmSync(path.dirname(dir), { recursive: true, force: true });
+});
 
+/**
+ * The built service on a data directory of its own, with a creator, bob and an open market of two
+ * places; its clients share a fetch whose idle connections the test closes before the stop
+ * (support/closing-fetch.ts says why).
+ */
+async function serviceWithMarket(name: string, marketId: string) {
+  const dataDir = tempDataDir(name);
+  restartDirs.push(dataDir);
+  const server = await startServer(dataDir);
+  servers.push(server);
+  const connections = closingFetch();
+  const admin = new MarketClient({ baseUrl: server.url, fetch: connections.fetch, credentials: { kind: "hmac", ...OPERATOR } });
+  const creator = await admin.provisionNewIdentity({ principalId: "creator" });
+  const bob = await admin.provisionNewIdentity({ principalId: "bob" });
+  const asCreator = admin.withCredentials(new Ed25519Session(creator));
+  await asCreator.createMarket({ marketId, principalId: "creator", subject: { schema: "seat.v1", data: {} }, mechanism: DIRECT });
+  await asCreator.publishMarket(marketId, { principalId: "creator", expectedVersion: 1 });
+  /** Stops the service (after closing the clients' idle connections) and says how to start it again on the same port and directory. */
+  const stop = async (signal: NodeJS.Signals): Promise<() => Promise<void>> => {
+    connections.closeIdle();
+    server.child.kill(signal);
+    await server.exited;
+    return async () => void servers.push(await startServer(dataDir, { PORT: new URL(server.url).port }));
+  };
+  return { url: server.url, fetch: connections.fetch, asCreator, bob, stop };
+}
+
+describe("retries across a real restart of the service", () => {
   it("retries a claim after connection refused, with the same commandId, and the record shows it once", async () => {
-    server = await startServer(dataDir);
-    const port = new URL(server.url).port;
-    const connections = closingFetch();
-    const admin = new MarketClient({ baseUrl: server.url, fetch: connections.fetch, credentials: { kind: "hmac", ...OPERATOR } });
-    const creator = await admin.provisionNewIdentity({ principalId: "creator" });
-    const bob = await admin.provisionNewIdentity({ principalId: "bob" });
-    const asCreator = admin.withCredentials(new Ed25519Session(creator));
-    await asCreator.createMarket({ marketId: "restart-m", principalId: "creator", subject: { schema: "seat.v1", data: {} }, mechanism: DIRECT });
-    await asCreator.publishMarket("restart-m", { principalId: "creator", expectedVersion: 1 });
-
+    const service = await serviceWithMarket("sdk-restart", "restart-m");
     const sleeps: number[] = [];
+    let start: (() => Promise<void>) | undefined;
     let restarted = false;
     const bobClient = new MarketClient({
-      baseUrl: server.url,
-      fetch: connections.fetch,
-      credentials: new Ed25519Session(bob),
+      baseUrl: service.url,
+      fetch: service.fetch,
+      credentials: new Ed25519Session(service.bob),
       retry: { maxAttempts: 10, maxElapsedMs: 60_000 },
       // The first wait is where the service comes back: on the same port and data directory.
       sleep: async (ms) => {
         sleeps.push(ms);
-        if (!restarted) {
+        if (!restarted && start !== undefined) {
           restarted = true;
-          server = await startServer(dataDir, { PORT: port });
+          await start();
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, ms));
@@ -67,9 +89,7 @@ describe("retries across a real restart of the service", () => {
     });
     // A token first, so the claim itself is what meets the stopped service.
     await bobClient.getMarket("restart-m");
-    connections.closeIdle();
-    server.child.kill("SIGTERM");
-    await server.exited;
+    start = await service.stop("SIGTERM");
 
     const claimed = await bobClient.submitDirectClaim("restart-m", { principalId: "bob" });
     expect(restarted).toBe(true);
@@ -79,10 +99,71 @@ describe("retries across a real restart of the service", () => {
     // Sent once more with the same commandId: the original result, not a second command.
     const again = await bobClient.submitDirectClaim("restart-m", { principalId: "bob", commandId: claimed.commandId });
     expect(again.body).toEqual(claimed.body);
-    const record = await asCreator.getMarketRecord("restart-m");
+    const record = await service.asCreator.getMarketRecord("restart-m");
     expect(record.commands.filter((command) => command.id === claimed.commandId)).toHaveLength(1);
     expect(record.commands.filter((command) => command.type === "direct_claim.submit")).toHaveLength(1);
   }, 120_000);
+});
+
+describe("the default retry budget rides out a restart", () => {
+  it("a claim sent while the service is killed and started again (same port, same data directory) succeeds with the default options", async () => {
+    const service = await serviceWithMarket("sdk-default-budget", "budget-m");
+    // Nothing about retries is set: the defaults, the real clock and the real timer.
+    const retries: number[] = [];
+    const bobClient = new MarketClient({ baseUrl: service.url, fetch: service.fetch, credentials: new Ed25519Session(service.bob), onRetry: ({ delayMs }) => retries.push(delayMs) });
+    await bobClient.getMarket("budget-m");
+    const start = await service.stop("SIGKILL");
+
+    // The claim goes out to a dead service; the service is started again meanwhile, as a supervisor would.
+    const claiming = bobClient.submitDirectClaim("budget-m", { principalId: "bob" });
+    await start();
+    const claimed = await claiming;
+    expect(claimed.attempts).toBeGreaterThanOrEqual(2);
+    expect(retries.length).toBe(claimed.attempts - 1);
+    expect(claimed.body.commitments[0]?.participantPrincipalId).toBe("bob");
+    const record = await service.asCreator.getMarketRecord("budget-m");
+    expect(record.commands.filter((command) => command.id === claimed.commandId)).toHaveLength(1);
+  }, 120_000);
+
+  it("by default a service that does not answer is tried for more than 18 s and never past 20 s; the error carries the command id", async () => {
+    for (const random of [() => 0, () => 0.999]) {
+      let nowMs = 0;
+      const starts: number[] = [];
+      const client = new MarketClient({
+        baseUrl: "http://127.0.0.1:9",
+        clock: { nowMs: () => nowMs },
+        sleep: async (ms) => void (nowMs += ms),
+        random,
+        fetch: async () => {
+          starts.push(nowMs);
+          throw new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) });
+        },
+      });
+      const error = await client.submitDirectClaim("m", { principalId: "bob", commandId: "bob-lost" }).catch((thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(ServiceUnreachableError);
+      expect((error as ServiceUnreachableError).commandId).toBe("bob-lost");
+      const last = starts[starts.length - 1] ?? 0;
+      expect(last).toBeGreaterThan(18_000);
+      expect(last).toBeLessThanOrEqual(20_000);
+    }
+  });
+
+  it("does not retry a cause that waiting cannot fix (host not found)", async () => {
+    const sleeps: number[] = [];
+    let calls = 0;
+    const client = new MarketClient({
+      baseUrl: "http://no-such-host.invalid",
+      sleep: async (ms) => void sleeps.push(ms),
+      fetch: async () => {
+        calls += 1;
+        throw new TypeError("fetch failed", { cause: Object.assign(new Error("getaddrinfo ENOTFOUND"), { code: "ENOTFOUND" }) });
+      },
+    });
+    const error = await client.getMarket("m").catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ name: "ServiceUnreachableError", causeCode: "ENOTFOUND", lasting: true });
+    expect(calls).toBe(1);
+    expect(sleeps).toEqual([]);
+  });
 });
 
 describe("503 and 429 with Retry-After", () => {
@@ -140,7 +221,7 @@ describe("503 and 429 with Retry-After", () => {
     const port = await freePort();
     const starting = startService({ env: { DATA_DIR: dataDir, HOST: "127.0.0.1", PORT: String(port), SHARDS: "2", LOG_LEVEL: "silent" }, workerSource: gate.source });
     const url = `http://127.0.0.1:${port}`;
-    await eventually(async () => (await fetch(`${url}/livez`).then((r) => r.status).catch(() => 0)) === 200, 20_000, "/livez");
+    await eventually(async () => (await fetch(`${url}/livez`).then((r) => r.status).catch(() => 0)) === 200, 60_000, "/livez");
     // health's spec error: the 503 of a service not ready yet, with the service's request id.
     const health = await new MarketClient({ baseUrl: url, retry: false }).health().catch((thrown: unknown) => thrown);
     expect(errorGuards.service_unavailable(health)).toBe(true);
@@ -212,6 +293,8 @@ describe("503 and 429 with Retry-After", () => {
     const error = await client.submitDirectClaim("m-bounded", { principalId: "bob" }).catch((thrown: unknown) => thrown);
     expect(errorGuards.service_unavailable(error)).toBe(true);
     expect((error as MarketServiceError).status).toBe(503);
+    // The id the client made is on the error: the same command can be sent again safely.
+    expect((error as MarketServiceError).commandId).toBe(JSON.parse(front.seen[0]?.body ?? "{}").commandId);
     expect(front.seen).toHaveLength(3);
     expect(sleeps).toHaveLength(2);
     // Equal jitter of 200 ms doubled: the first wait in [100, 200], the second in [200, 400].
@@ -239,6 +322,7 @@ describe("503 and 429 with Retry-After", () => {
     await conflict.client.submitDirectClaim("m-409", { principalId: "bob", commandId: "bob-409" });
     const error = await conflict.client.submitDirectClaim("m-409", { principalId: "bob", commandId: "bob-409", expectedVersion: 99 }).catch((thrown: unknown) => thrown);
     expect(errorGuards.idempotency_conflict(error)).toBe(true);
+    expect((error as MarketServiceError).commandId).toBe("bob-409");
     expect(conflict.front.seen).toHaveLength(2);
     expect(conflict.sleeps).toEqual([]);
   });

@@ -1,11 +1,13 @@
 /**
  * `MarketClient.subscribe` (issue 28, live events) against the real service: the client's own
  * credentials authorize the stream; the creator gets the record's events in order from `after: 0`,
- * another actor the public views; closing the subscription ends the iteration.
+ * another actor the public views; closing the subscription ends the iteration. A 401 on a
+ * reconnection (a token the service's clock says has expired) is met as a command meets it: the
+ * session signs in again and the subscription goes on.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MarketClient, type MarketStreamEvent, type MarketEventSubscription } from "../../gateway/client/index.js";
-import { Harness } from "../http-api/support/harness.js";
+import { Ed25519Session, MarketClient, type MarketStreamEvent, type MarketEventSubscription } from "../../gateway/client/index.js";
+import { Harness, START_MS } from "../http-api/support/harness.js";
 
 const DIRECT = { presetId: "direct-claim.v1", config: { capacity: 5, pricing: { mode: "free" }, confirmation: "none" } } as const;
 
@@ -51,5 +53,52 @@ describe("MarketClient.subscribe", () => {
     expect(seen.map((e) => e.event.type)).toEqual(["market.draft_created", "market.published", "direct_claim.accepted", "direct_claim.accepted"]);
     expect(seen.map((e) => e.event.data)).toContainEqual({ allocated: 2, capacity: 5 });
     expect(JSON.stringify(seen)).not.toContain("sub-carol");
+  });
+});
+
+describe("MarketClient.subscribe after a 401", () => {
+  it("renews an Ed25519 session's token as commands do, and goes on without a gap", async () => {
+    const short = await Harness.start({ env: { SHARDS: "1", AUTH_TOKEN_TTL: "600" } });
+    try {
+      const [creator, bob] = await short.principals("renew-creator", "renew-bob");
+      // A fetch whose open streams the test can cut, so the subscription has to connect again.
+      let cut = new AbortController();
+      const cuttable: typeof fetch = (input, init) => {
+        const signal = cut.signal;
+        return fetch(input, { ...init, signal: init?.signal == null ? signal : AbortSignal.any([init.signal, signal]) });
+      };
+      // The client's clock stays at the start: by it the token never nears its expiry, so only the
+      // service's 401 can tell the session to sign in again.
+      const session = new Ed25519Session(creator.identity);
+      const asCreator = new MarketClient({ baseUrl: short.url, credentials: session, clock: { nowMs: () => START_MS }, fetch: cuttable });
+      await asCreator.createMarket({ marketId: "renew-1", principalId: "renew-creator", subject: { schema: "s.v1", data: {} }, mechanism: DIRECT });
+      await asCreator.publishMarket("renew-1", { principalId: "renew-creator", expectedVersion: 1 });
+      const firstExpiry = session.expiresAtMs as number;
+
+      const reconnects: string[] = [];
+      const subscription = asCreator.subscribe("renew-1", { after: 0, sleep: async () => undefined, onReconnect: ({ reason }) => reconnects.push(reason) });
+      const seen: string[] = [];
+      const next = async (): Promise<void> => {
+        const result = await subscription.next();
+        if (result.done === true) throw new Error("the subscription ended");
+        seen.push(`${result.value.sequence} ${result.value.event.type}`);
+      };
+      await next();
+      await next();
+
+      // The service's clock passes the token's expiry; the stream is cut; the reconnection meets a 401.
+      short.advance(601_000);
+      const old = cut;
+      cut = new AbortController();
+      old.abort();
+      await new MarketClient({ baseUrl: short.url }).submitDirectClaim("renew-1", { principalId: "renew-bob" }, { credentials: await short.freshToken(bob) });
+      await next();
+      subscription.close();
+      expect(seen).toEqual(["1 market.draft_created", "2 market.published", "3 direct_claim.accepted"]);
+      expect(reconnects.filter((reason) => reason.startsWith("401 unauthenticated")), reconnects.join("\n")).toHaveLength(1);
+      expect(session.expiresAtMs).toBeGreaterThan(firstExpiry);
+    } finally {
+      await short.close();
+    }
   });
 });

@@ -129,7 +129,7 @@ afterAll(async () => {
   }
   for (const [child, ticks] of started) if (stillRunning(child, ticks)) process.kill(child, "SIGKILL");
   rmSync(dir, { recursive: true, force: true });
-}, 30_000);
+});
 
 describe("npm run cluster:demo", () => {
   it("says it is ready and prints three service URLs, the NATS URLs, the operator credentials' file and the one signing key", async () => {
@@ -185,7 +185,7 @@ describe("npm run cluster:demo", () => {
     const { code } = await exited;
     expect(code, output).toBe(0);
     expect(output).toContain("cluster-demo: stopped");
-    const deadline = performance.now() + 10_000;
+    const deadline = performance.now() + 60_000;
     let left = [...started].filter(([child, ticks]) => stillRunning(child, ticks));
     // A child that exited with the demo may take a moment to be reaped by init.
     while (left.length > 0 && performance.now() < deadline) {
@@ -193,5 +193,5 @@ describe("npm run cluster:demo", () => {
       left = left.filter(([child, ticks]) => stillRunning(child, ticks));
     }
     expect(left.map(([child]) => child)).toEqual([]);
-  }, 60_000);
+  });
 });

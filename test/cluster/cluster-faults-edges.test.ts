@@ -15,19 +15,19 @@
  * (a request left on the paused owner waits out the whole forwarding timeout; a retry refused
  * while the lease lapsed is answered only after the lease is renewed).
  */
-import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
+import type { JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { homeOf } from "../../engine/cluster/key-bindings.js";
 import { partitionStream } from "../../engine/cluster/partition-host.js";
-import { connectForJournals } from "../../engine/messaging/nats/connect.js";
 import { MarketClient } from "../../gateway/client/index.js";
 import { decided, outage, Prober, type Answer } from "../../bench/cluster-prober.js";
 import { eventually } from "../process/support.js";
 import { plainWordsProblem } from "../support/plain-words.js";
-import { NatsCluster } from "./support/nats-cluster.js";
-import { ServiceCluster, saveNodeLogs } from "./support/service-cluster.js";
-import { openDirectClaimMarket, provisionPrincipal, request, type ClusterPrincipal } from "./support/cluster-clients.js";
+import type { NatsCluster } from "./support/nats-cluster.js";
+import { startFaultCluster, stopFaultCluster } from "./support/fault-cluster.js";
+import type { ServiceCluster } from "./support/service-cluster.js";
+import { openDirectClaimMarket, provisionPrincipal, requestOnce, type ClusterPrincipal } from "./support/cluster-clients.js";
 import { provisionMany, readRecord } from "./support/claim-storm.js";
 import { everyPartitionServedOnce, marketIdOnPartition, ownerOnce } from "./support/partition-owners.js";
 
@@ -51,21 +51,11 @@ let inspector: NatsConnection;
 let jsm: JetStreamManager;
 
 beforeAll(async () => {
-  nats = await NatsCluster.start();
-  nodes = await ServiceCluster.start(nats.urls, 3, { env: { CLUSTER_PARTITIONS: String(PARTITIONS), CLUSTER_LEASE_MS: "1500", CLUSTER_FORWARD_TIMEOUT_MS: String(FORWARD_TIMEOUT_MS) } });
-  await everyPartitionServedOnce(nodes, PARTITIONS);
-  creator = await provisionPrincipal(nodes, 0, "edges-creator");
-  inspector = await connectForJournals(nats.urls);
-  jsm = await jetstreamManager(inspector);
-}, 120_000);
+  ({ nats, nodes, creator, inspector, jsm } = await startFaultCluster(PARTITIONS, { CLUSTER_LEASE_MS: "1500", CLUSTER_FORWARD_TIMEOUT_MS: String(FORWARD_TIMEOUT_MS) }, "edges-creator"));
+});
 
-afterAll(async () => {
-  await inspector?.close();
-  await nodes?.stop();
-  await nats?.stop();
-  // KEEP_NODE_LOGS=1 keeps them after a pass too (to look at a run's figures in detail).
-  if ((failed || process.env["KEEP_NODE_LOGS"] !== undefined) && nodes !== undefined) console.error(`node logs: ${saveNodeLogs(nodes, "cluster-faults-edges")}`);
-}, 60_000);
+// KEEP_NODE_LOGS=1 keeps the nodes' logs after a pass too (to look at a run's figures in detail).
+afterAll(() => stopFaultCluster({ inspector, nodes, nats }, "cluster-faults-edges", failed));
 
 let failed = false;
 beforeEach(({ onTestFailed }) => {
@@ -107,7 +97,7 @@ async function claimUntilNot503(node: number, marketId: string, who: ClusterPrin
   let answer = { status: 0, text: "" };
   const refusals: string[] = [];
   await eventually(async () => {
-    const reply = await request(nodes, node, "POST", `/v1/markets/${marketId}/direct-claims`, who, { commandId, principalId: who.principalId });
+    const reply = await requestOnce(nodes, node, "POST", `/v1/markets/${marketId}/direct-claims`, who, { commandId, principalId: who.principalId });
     answer = { status: reply.status, text: reply.text };
     if (reply.status === 503) refusals.push((reply.body as { error: { message: string } }).error.message);
     return reply.status !== 503;
@@ -134,7 +124,7 @@ describe("an owner paused with SIGSTOP, then resumed", () => {
     let resumedAtMs = 0;
     const takeoverAtMs = new Map<number, number>();
     try {
-      await eventually(() => markets.every((marketId) => decidedOn(marketId, 0)), 30_000, "a claim decided on every market before the pause");
+      await eventually(() => markets.every((marketId) => decidedOn(marketId, 0)), 60_000, "a claim decided on every market before the pause");
       pausedAtMs = performance.now();
       nodes.pause(paused);
       await eventually(() => itsPartitions.every((p) => others.some((i) => nodes.serves(i, p))), 60_000, "the paused node's partitions served by the others");
@@ -143,7 +133,7 @@ describe("an owner paused with SIGSTOP, then resumed", () => {
         takeoverAtMs.set(p, Math.min(...acquired.map((e) => e.atMs)));
       }
       const lastTakeoverMs = Math.max(...takeoverAtMs.values());
-      await eventually(() => itsPartitions.every((p) => decidedOn(markets[p] as string, lastTakeoverMs)), 30_000, "claims decided on the taken-over partitions");
+      await eventually(() => itsPartitions.every((p) => decidedOn(markets[p] as string, lastTakeoverMs)), 60_000, "claims decided on the taken-over partitions");
 
       resumedAtMs = performance.now();
       nodes.resume(paused);
@@ -151,7 +141,7 @@ describe("an owner paused with SIGSTOP, then resumed", () => {
       await eventually(() => Array.from({ length: PARTITIONS }, (_, p) => p).some((p) => partitionLog(paused).some((e) => e.msg === "partition acquired" && e.partition === p && e.atMs >= resumedAtMs)), 60_000, "the resumed node taking a partition back");
       await everyPartitionServedOnce(nodes, PARTITIONS, 60_000);
       const settledAtMs = performance.now();
-      await eventually(() => markets.every((marketId) => decidedOn(marketId, settledAtMs)), 30_000, "claims decided on every market after the hand-back");
+      await eventually(() => markets.every((marketId) => decidedOn(marketId, settledAtMs)), 60_000, "claims decided on every market after the hand-back");
     } finally {
       await prober.stop();
     }
@@ -226,7 +216,7 @@ describe("the NATS server leading the lease bucket killed", () => {
       // The owner's lease lapses by its clock: it answers no read of the current state.
       let lapsed = "";
       await eventually(async () => {
-        const read = await request(nodes, owner, "GET", `/v1/markets/${marketId}`, creator);
+        const read = await requestOnce(nodes, owner, "GET", `/v1/markets/${marketId}`, creator);
         if (read.status === 503) lapsed = (read.body as { error: { message: string } }).error.message;
         return read.status === 503;
       }, 30_000, "the owner refusing reads (its lease lapsed)");
@@ -239,7 +229,7 @@ describe("the NATS server leading the lease bucket killed", () => {
       const retries = await Promise.all([0, 1, 2].map((node) => claimUntilNot503(node, marketId, who, commandId)));
       const retriedAtMs = performance.now();
       // ...while the lease still cannot be renewed: reads are still refused.
-      const readAfter = await request(nodes, owner, "GET", `/v1/markets/${marketId}`, creator);
+      const readAfter = await requestOnce(nodes, owner, "GET", `/v1/markets/${marketId}`, creator);
       const refusals = [...first.refusals, ...retries.flatMap((retry) => retry.refusals)];
       console.info(
         `[figures] lease bucket leader ${leasesLeader} killed: the owner's reads refused ${Math.round(lapsedAtMs - killedAtMs)} ms after the kill; ` +

@@ -7,17 +7,17 @@
  *
  * Timings are printed for the report (kill → first success on the market), never asserted.
  */
-import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
+import type { JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { connectForJournals } from "../../engine/messaging/nats/connect.js";
 import { partitionStream } from "../../engine/cluster/partition-host.js";
 import { eventually } from "../process/support.js";
-import { NatsCluster } from "./support/nats-cluster.js";
-import { ServiceCluster, saveNodeLogs } from "./support/service-cluster.js";
-import { openDirectClaimMarket, provisionPrincipal, type ClusterPrincipal } from "./support/cluster-clients.js";
+import type { NatsCluster } from "./support/nats-cluster.js";
+import { startFaultCluster, stopFaultCluster } from "./support/fault-cluster.js";
+import type { ServiceCluster } from "./support/service-cluster.js";
+import { openDirectClaimMarket, type ClusterPrincipal } from "./support/cluster-clients.js";
 import { claimStorm, provisionMany, stormProblems, stormSummary, type ClaimAttempt, type ClaimOutcome } from "./support/claim-storm.js";
-import { everyPartitionServedOnce, marketIdOnPartition, ownerOnce } from "./support/partition-owners.js";
+import { everyPartitionServedOnce, marketIdOnPartition, ownerOnce, ownershipLines } from "./support/partition-owners.js";
 
 /** Which run of the current test this is (vitest retries a failed test): ids differ per run. */
 let runs = 0;
@@ -40,20 +40,10 @@ let jsm: JetStreamManager;
 let creator: ClusterPrincipal;
 
 beforeAll(async () => {
-  nats = await NatsCluster.start();
-  nodes = await ServiceCluster.start(nats.urls, 3, { env: { CLUSTER_PARTITIONS: String(PARTITIONS), CLUSTER_LEASE_MS: "1500", CLUSTER_FORWARD_TIMEOUT_MS: "2000" } });
-  await everyPartitionServedOnce(nodes, PARTITIONS);
-  creator = await provisionPrincipal(nodes, 0, "storm-creator");
-  inspector = await connectForJournals(nats.urls);
-  jsm = await jetstreamManager(inspector);
-}, 120_000);
+  ({ nats, nodes, creator, inspector, jsm } = await startFaultCluster(PARTITIONS, { CLUSTER_FORWARD_TIMEOUT_MS: "2000" }, "storm-creator"));
+});
 
-afterAll(async () => {
-  await inspector?.close();
-  await nodes?.stop();
-  await nats?.stop();
-  if (failed && nodes !== undefined) console.error(`node logs: ${saveNodeLogs(nodes, "cluster-faults-storm")}`);
-}, 60_000);
+afterAll(() => stopFaultCluster({ inspector, nodes, nats }, "cluster-faults-storm", failed));
 
 let failed = false;
 beforeEach(({ onTestFailed }) => {
@@ -71,7 +61,7 @@ function firstSuccessAfter(outcomes: readonly ClaimOutcome[], sinceMs: number): 
 
 /** The logs' lines about partitions, leases and errors, for a failure message. */
 function clusterLog(): string {
-  return [0, 1, 2].map((i) => `--- node ${nodes.nodeId(i)}\n${nodes.output(i).split("\n").filter((l) => /partition|lease|error|warn/i.test(l)).slice(-20).join("\n")}`).join("\n");
+  return ownershipLines(nodes, 20);
 }
 
 describe("a claim storm on a hot market", () => {
@@ -158,6 +148,6 @@ describe("a claim storm on a hot market", () => {
     await nats.restart(natsIndex);
     await everyPartitionServedOnce(nodes, PARTITIONS);
     // The restarted node catches up as a replica of the stream again.
-    await eventually(async () => (await jsm.streams.info(partitionStream(partition))).cluster?.replicas?.filter((replica) => replica.current).length === 2, 30_000, "the restarted NATS node current again as the stream's replica");
+    await eventually(async () => (await jsm.streams.info(partitionStream(partition))).cluster?.replicas?.filter((replica) => replica.current).length === 2, 60_000, "the restarted NATS node current again as the stream's replica");
   }, 170_000);
 });

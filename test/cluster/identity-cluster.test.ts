@@ -37,7 +37,7 @@ import { NatsCluster } from "./support/nats-cluster.js";
 const T0 = Date.parse("2026-03-01T12:00:00.000Z");
 const OPERATOR = "op-admin";
 /** How long a test waits for an entry to reach another node (an event; the measured delay is far below). */
-const PROPAGATION_TIMEOUT_MS = 10_000;
+const PROPAGATION_TIMEOUT_MS = 60_000;
 
 let cluster: NatsCluster;
 let inspector: NatsConnection;
@@ -51,7 +51,7 @@ beforeAll(async () => {
   cluster = await NatsCluster.start();
   inspector = await connectForJournals(cluster.urls);
   jsm = await jetstreamManager(inspector);
-}, 60_000);
+});
 
 afterEach(async () => {
   for (const store of stores.splice(0)) await store.close().catch(() => undefined);
@@ -527,7 +527,7 @@ describe("identities when the log is lost", () => {
 
     // The journal is reopened in the background; the same command is then logged (or, had the
     // refused attempt been stored after all, replayed), and reaches B.
-    await waitFor("node A's identity journal reopened", () => a.store.writable, 30_000);
+    await waitFor("node A's identity journal reopened", () => a.store.writable, 60_000);
     const reply = await a.store.revokeKey(OPERATOR, { commandId: "revoke-ivan", keyId: ivan.keyId });
     expect(reply).toMatchObject({ ok: true, status: 200 });
     expect(a.store.stats.shared?.reopens).toBeGreaterThanOrEqual(1);
@@ -541,7 +541,7 @@ describe("identities when the log is lost", () => {
     expect(challenge).toBeDefined();
     const retried = await a.auth.issueToken(signedBy(challenge as AuthenticationChallenge, kate), a.clock.nowMs());
     expect(retried).toMatchObject({ ok: true, status: 201, body: { actorId: "kate" } });
-  }, 90_000);
+  });
 
   it("answers sign-in 503 while the challenge bucket has no quorum, never 401; the same requests succeed once it is back", async () => {
     const stream = freshStream();
@@ -568,9 +568,9 @@ describe("identities when the log is lost", () => {
 
     // Quorum is back: the 503s used nothing up, so the same token request, sent again as a client
     // does after a 503, gets the token (once the bucket and the identity log answer again).
-    await waitFor("node B's identity journal reopened", () => b.store.writable, 30_000);
+    await waitFor("node B's identity journal reopened", () => b.store.writable, 60_000);
     let grant = await b.auth.issueToken(request, b.clock.nowMs());
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 60_000;
     while (!grant.ok && grant.code === "service_unavailable" && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       grant = await b.auth.issueToken(request, b.clock.nowMs());
@@ -578,5 +578,5 @@ describe("identities when the log is lost", () => {
     expect(grant).toMatchObject({ ok: true, status: 201, body: { actorId: "lena" } });
     expect(await a.auth.issueToken(request, a.clock.nowMs())).toEqual(AUTHENTICATION_FAILED);
     expect(await b.auth.createChallenge({ actorId: "nobody", keyId: "nobody-key" }, b.clock.nowMs())).toEqual(AUTHENTICATION_FAILED);
-  }, 120_000);
+  });
 });

@@ -32,7 +32,7 @@ beforeAll(async () => {
   cluster = await NatsCluster.start();
   connection = await connectForJournals(cluster.urls);
   jsm = await jetstreamManager(connection);
-}, 60_000);
+});
 
 afterEach(async () => {
   for (const journal of journals.splice(0)) await journal.close().catch(() => undefined);
@@ -93,7 +93,7 @@ async function refusalOf(promise: Promise<unknown>): Promise<unknown> {
 }
 
 /** Polls `check` until it holds; fails naming `what` after `timeoutMs` (a real event, bounded). */
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -143,7 +143,7 @@ class Followed {
     for (const waiter of this.waiters.filter((w) => this.entries.length >= w.count)) waiter.wake();
   }
 
-  until(count: number, timeoutMs = 10_000): Promise<void> {
+  until(count: number, timeoutMs = 60_000): Promise<void> {
     if (this.entries.length >= count) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`followed ${this.entries.length} entries, not ${count}, within ${timeoutMs} ms`)), timeoutMs);
@@ -218,7 +218,7 @@ describe("JetStreamJournal on a 3-node cluster", () => {
     } finally {
       if (!cluster.isRunning(victim)) await cluster.restart(victim);
     }
-  }, 60_000);
+  });
 
   it("keeps appending when the node it is connected to, the stream's leader, is paused (SIGSTOP), and after it resumes", async () => {
     const name = freshName();
@@ -251,7 +251,7 @@ describe("JetStreamJournal on a 3-node cluster", () => {
     for (let i = 0; i < 5; i++) await append(`after-${i}`);
     const reader = await openJournal({ name, connection: await newConnection() });
     expect((await readAll(reader)).map(([, payload]) => payload)).toEqual(acknowledged);
-  }, 60_000);
+  });
 
   it("retries a publish whose ack was lost with the same id: the batch is stored once", async () => {
     const name = freshName();
@@ -314,15 +314,17 @@ describe("JetStreamJournal on a 3-node cluster", () => {
     expect(text((await journal.readAt(second as number)).payload)).toBe("second");
 
     // Count the stream's message reads (the JetStream API's MSG.GET requests) while both entries of the first batch are read at once.
+    // The watcher sits on the journal connection's own server: its flushed subscription is then
+    // known there before the reads are sent (interest reaches the other servers over the cluster's
+    // routes later, which on a loaded machine outlasted the reads).
     const gets: string[] = [];
-    const watcher = await newConnection();
+    const watcher = await newConnection([`nats://${connection.getServer()}`]);
     const subscription = watcher.subscribe(`$JS.API.STREAM.MSG.GET.${name}`, { callback: (_error, message) => void gets.push(message.subject) });
     await watcher.flush();
     const entries = await Promise.all(first.map((position) => journal.readAt(position)));
     await connection.flush();
-    // The watcher may sit on another server than the journal's connection: the copy of the request
-    // reaches it over the cluster's routes, after the flushes; wait for it (bounded), then once more.
-    const deadline = Date.now() + 5_000;
+    // The copy of the request reaches the watcher after the flushes; wait for it (bounded), then once more.
+    const deadline = Date.now() + 60_000;
     while (gets.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     await watcher.flush();
     subscription.unsubscribe();
@@ -448,14 +450,14 @@ describe("JetStreamJournal on a 3-node cluster", () => {
         await writer.append([bytes(`after-${i}`)], { expectedLastSequence: writer.lastSequence });
         labels.push(`after-${i}`);
       }
-      await followed.until(labels.length, 30_000);
+      await followed.until(labels.length, 60_000);
       expect(followed.entries.map(([, payload]) => payload)).toEqual(labels);
       expect(followed.entries.map(([sequence]) => sequence)).toEqual(labels.map((_, i) => i + 1));
     } finally {
       await follower.stop();
       if (!cluster.isRunning(victim)) await cluster.restart(victim);
     }
-  }, 60_000);
+  });
 });
 
 describe("owners, epochs and the hash chain on a 3-node cluster", () => {

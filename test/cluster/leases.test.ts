@@ -24,6 +24,12 @@ const LEASE_MS = 1500;
 const RENEW_MS = 500;
 const MARGIN_MS = 150;
 const START_MS = Date.UTC(2026, 0, 1);
+/**
+ * How long one request to NATS may take, in real time. The leases' time is the ManualClock, so this
+ * only bounds waiting for NATS (and how long a request held by a proxy takes to fail); the default
+ * (renewEveryMs, 500 ms here) failed every round on this 2-core machine at a load average near 35.
+ */
+const REQUEST_TIMEOUT_MS = 5_000;
 
 let cluster: NatsCluster;
 /** The test's own connection, to read and write the bucket behind the managers' backs. */
@@ -36,14 +42,14 @@ let buckets = 0;
 beforeAll(async () => {
   cluster = await NatsCluster.start();
   observer = await connectForJournals(cluster.urls);
-}, 60_000);
+});
 
 afterEach(async () => {
   // Managers of a test whose NATS is gone close within their request timeouts.
   for (const manager of managers.splice(0)) await manager.close();
   for (const connection of connections.splice(0)) await connection.close().catch(() => undefined);
   for (const proxy of proxies.splice(0)) await proxy.close();
-}, 30_000);
+});
 
 afterAll(async () => {
   await observer?.close().catch(() => undefined);
@@ -95,6 +101,7 @@ async function startNode(name: string, { bucket, clock, servers = cluster.urls, 
     leaseMs: LEASE_MS,
     renewEveryMs: RENEW_MS,
     safetyMarginMs: MARGIN_MS,
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
     manualRounds: true,
     onAcquired: async (lease) => {
       acquired.push(lease);
@@ -170,7 +177,7 @@ async function rounds(clock: ManualClock, nodes: readonly TestNode[], count = 1)
 }
 
 /** Polls `check` until it holds; fails naming `what` after `timeoutMs` (a real event, bounded). */
-async function waitFor(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
+async function waitFor(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -203,7 +210,7 @@ class EpochHistory {
   /** Waits (bounded) until the watch has seen every partition key at its current revision. */
   async caughtUp(kv: KV): Promise<void> {
     const stored = await storedLeases(kv);
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 60_000;
     while (!stored.every((lease, partition) => this.values.get(partition)?.at(-1)?.revision === lease.revision)) {
       if (Date.now() > deadline) throw new Error("the watch on the lease bucket did not catch up");
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -504,7 +511,7 @@ describe("LeaseManager", () => {
     await b.manager.settled();
     expect(b.acquired).toEqual([]);
     await a.manager.close();
-    await eventually(() => b.acquired.length === PARTITIONS, 15_000, "b taking the partitions a released");
+    await eventually(() => b.acquired.length === PARTITIONS, 60_000, "b taking the partitions a released");
     expect(b.acquired.map((lease) => lease.partition).sort()).toEqual([0, 1, 2, 3, 4, 5]);
   });
 

@@ -33,7 +33,7 @@ beforeAll(async () => {
   cluster = await NatsCluster.start();
   connection = await connectForJournals(cluster.urls);
   pool = new WorkerPool(1);
-}, 60_000);
+});
 
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();

@@ -1,7 +1,8 @@
 /**
  * The README's walkthroughs cannot rot (issue 25 §4): this test takes the two ```sh blocks marked
  * `<!-- walkthrough: … -->` out of README.md and runs them, as they are printed, in bash against a
- * real service: the real CLI for `npx market-service`, real curl, real files. Two substitutions
+ * real service: the real CLI for `npx market-service`, real curl, real files (each curl reply on a
+ * line of its own). Two substitutions
  * only: the service listens on a free port instead of 8080, and `sleep N` (waiting for the
  * auction's closesAt) moves the service's clock N seconds past the present instead of sleeping.
  * Then the service's own state is checked: the direct claim committed, the auction resolved at the
@@ -14,9 +15,9 @@ import * as path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Harness } from "../http-api/support/harness.js";
+import { CLI_JS } from "../process/support.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
-const TSX = import.meta.resolve("tsx");
 
 let h: Harness;
 let work: string;
@@ -30,41 +31,26 @@ function walkthroughs(): Map<string, string> {
 }
 
 /**
- * The JSON documents curl printed one after another (the service's replies end without a newline):
- * split where a top-level object closes.
+ * The JSON documents curl printed, one a line: the walkthroughs' `curl -w '\n'` ends each reply with a
+ * newline (the service's replies end without one), so a person reads them apart. A line that is not
+ * one whole document (two replies run together) fails the parse.
  */
-function jsonDocuments(text: string): unknown[] {
-  const documents: unknown[] = [];
-  let depth = 0;
-  let inString = false;
-  let start = -1;
-  for (let i = 0; i < text.length; i += 1) {
-    const char = text[i];
-    if (inString) {
-      if (char === "\\") i += 1;
-      else if (char === '"') inString = false;
-      continue;
-    }
-    if (char === '"') inString = true;
-    else if (char === "{") {
-      if (depth === 0) start = i;
-      depth += 1;
-    } else if (char === "}") {
-      depth -= 1;
-      if (depth === 0) documents.push(JSON.parse(text.slice(start, i + 1)));
-    }
-  }
-  return documents;
+function jsonLines(text: string): unknown[] {
+  return text
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as unknown);
 }
 
 /**
- * Runs `script` in bash in `work`. `npx market-service` is this repository's CLI; `sleep` asks the
- * test (over fd 3, answer on fd 4) to move the service's clock instead of waiting.
+ * Runs `script` in bash in `work`. `npx market-service` is this repository's CLI as npx runs it (the
+ * package's bin, dist/gateway/cli.js); `sleep` asks the test (over fd 3, answer on fd 4) to move the
+ * service's clock instead of waiting.
  */
 function runBash(script: string, onSleep: (seconds: number) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const prelude = [
     "set -eu",
-    `npx() { if [ "$1" = market-service ]; then shift; node --import "${TSX}" "${path.join(ROOT, "gateway/cli.ts")}" "$@"; else command npx "$@"; fi; }`,
+    `npx() { if [ "$1" = market-service ]; then shift; node "${CLI_JS}" "$@"; else command npx "$@"; fi; }`,
     'sleep() { echo "$1" >&3; read -r _ <&4; }',
   ].join("\n");
   return new Promise((resolve) => {
@@ -124,7 +110,7 @@ describe("README walkthroughs", () => {
     expect(ran.code, ran.stderr).toBe(0);
     expect(sleeps).toEqual([10]);
 
-    const replies = jsonDocuments(ran.stdout) as Array<Record<string, any>>;
+    const replies = jsonLines(ran.stdout) as Array<Record<string, any>>;
     for (const reply of replies) expect(reply["error"], JSON.stringify(reply)).toBeUndefined();
     // Identity files where the README says, private.
     for (const who of ["alice", "bob", "carol"]) expect(statSync(path.join(work, "identities", `${who}.identity.json`)).mode & 0o777).toBe(0o600);

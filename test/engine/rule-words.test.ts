@@ -72,6 +72,9 @@ describe("rule words", () => {
     expect(ruleWords('(string & MinLength<1> & MaxLength<128> & Pattern<"^[^\\\\u0000-\\\\u001F\\\\u007F]+$">)')).toBe(
       "a string of 1–128 characters with no control characters",
     );
+    expect(ruleWords('(string & MinLength<1> & MaxLength<128> & Pattern<"^(?!\\\\.\\\\.?$)[^\\\\u0000-\\\\u001F\\\\u007F]+$">)')).toBe(
+      'a string of 1–128 characters with no control characters, and not "." or ".."',
+    );
     expect(ruleWords('(number & Type<"uint32"> & Minimum<1>)')).toBe("an integer from 1 to 4294967295");
     expect(ruleWords('((number & Type<"int64"> & Minimum<1> & Maximum<9007199254740991>) | undefined)')).toBe(
       "an integer from 1 to 9007199254740991, or omitted",
@@ -99,7 +102,7 @@ describe("rule words", () => {
     expect(checked.success).toBe(false);
     if (checked.success) return;
     expect(validationMessage(validateCreateMarketBody, tooLong, checked.errors)).toBe(
-      "marketId: must be a string of 1–128 characters with no control characters (got a string of 129 characters)",
+      'marketId: must be a string of 1–128 characters with no control characters, and not "." or ".." (got a string of 129 characters)',
     );
     const zero = { commandId: "c", principalId: "p", expectedVersion: 0 };
     const publish = validatePublishMarketBody(zero);

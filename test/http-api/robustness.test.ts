@@ -239,8 +239,8 @@ describe("bodies and connections", () => {
 });
 
 describe("paths", () => {
-  it("%2F and .. are ordinary characters of a market id; no normalization happens", async () => {
-    for (const marketId of ["a/b", "..", ".", "../record", "x%2Fy"]) {
+  it("%2F and dots are ordinary characters of a market id; no normalization happens; . and .. are no market id", async () => {
+    for (const marketId of ["a/b", "...", ".x", "../record", "x%2Fy"]) {
       const created = await h.post("/v1/markets", { commandId: uid("c"), marketId, principalId: "alice", subject: SUBJECT, mechanism: directClaimMechanism({}) }, alice.auth);
       expectStatus(created, 201);
       const target = `/v1/markets/${encodeURIComponent(marketId)}`;
@@ -251,10 +251,17 @@ describe("paths", () => {
       expect(record.status).toBe(200);
       expect(JSON.parse(record.body).market.id).toBe(marketId);
     }
-    // Raw, unencoded `..`: the segment is the market id "..", not a step up.
+    // `.` and `..` are refused as new market ids (URL parsers drop them from a path, so no client could name the market).
+    for (const marketId of [".", ".."]) {
+      const created = await h.post("/v1/markets", { commandId: uid("c"), marketId, principalId: "alice", subject: SUBJECT, mechanism: directClaimMechanism({}) }, alice.auth);
+      expectStatus(created, 400);
+      expect(created.body.error.code).toBe("invalid_request");
+      expect(created.body.error.message).toContain('marketId: must be a string of 1–128 characters with no control characters, and not "." or ".."');
+    }
+    // Raw, unencoded `..`: the segment is the market id "..", not a step up, and no market has it.
     const dots = await rawGet("/v1/markets/../record");
-    expect(dots.status).toBe(200);
-    expect(JSON.parse(dots.body).market.id).toBe("..");
+    expect(dots.status).toBe(404);
+    expect(JSON.parse(dots.body).error.code).toBe("market_not_found");
     // A raw `..` cannot reach another route either.
     expectRawError(await rawGet("/v1/markets/../../healthz"), 404, "not_found");
     // HMAC signs the raw target, escapes included.

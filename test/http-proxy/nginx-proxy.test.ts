@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MarketClient } from "../../gateway/client/index.js";
 import { startService, type RunningService } from "../../gateway/service.js";
 import { parseResponses, type RawResponse } from "../http-api/support/raw.js";
-import { freePort } from "../support/free-port.js";
+import { freePort } from "../../scripts/free-port.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const NGINX = process.env["NGINX_BIN"] ?? path.join(ROOT, ".tools/nginx/nginx");

@@ -2,8 +2,8 @@
  * A body over the limit is read to its last chunk and dropped, then answered 400 and closed, so
  * that the client sees the status whatever its HTTP stack (docs/http.md, "Request lifecycle").
  * Answering and closing while the client was still sending made fetch/undici report a network
- * error instead (chunked 2 MiB: 4 of 8 lost; 16 MiB: 4 of 5, /work/shared/notes/uws-http-limits.md
- * §3h). Real server, raw sockets and fetch (undici); several tries each, since the failure was
+ * error instead (chunked 2 MiB: 4 of 8 lost; 16 MiB: 4 of 5; docs/http.md, "Request lifecycle").
+ * Real server, raw sockets and fetch (undici); several tries each, since the failure was
  * intermittent. The discarding is bounded: past its bytes or time the connection is closed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -2,7 +2,7 @@
  * What this uWebSockets.js build (uws-js-unofficial 20.30, uWS v20.43.0) does at the HTTP/1.1 edge
  * that no application code can change, pinned against the real project server: each case sends
  * the exact bytes and asserts what comes back and how the connection ends. docs/http.md ("HTTP/1.1
- * at the edge") has the table; /work/shared/notes/uws-http-limits.md the original measurements. A
+ * at the edge") has the table. A
  * uWS upgrade that changes any of them (v20.44.0 adds 505/431/400 pages, for one) fails here: then
  * update the table, and check whether the proxy configuration in docs/deploy.md is still needed.
  *

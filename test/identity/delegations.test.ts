@@ -118,6 +118,10 @@ describe("issuing delegations", () => {
     }
     expect(await h.store.issueDelegation("alice", issueBody({ delegateActorId: "alice" }))).toMatchObject({ code: "invalid_command" });
     expect(await h.store.issueDelegation("alice", issueBody({ delegateActorId: "@system" }))).toMatchObject({ code: "invalid_command" });
+    // A delegation id that no revoke path could name (decisions.md I44), for callers past the HTTP validators.
+    for (const delegationId of [".", ".."]) {
+      expect(await h.store.issueDelegation("alice", issueBody({ delegationId }))).toMatchObject({ code: "invalid_command", message: 'delegationId may not be "." or ".."' });
+    }
   });
 
   it("forbids a disabled principal (403, recorded)", async () => {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MarketClient } from "../../gateway/client/index.js";
 import { ManualClock } from "../../engine/clock.js";
 import { startService, type RunningService } from "../../gateway/service.js";
+import { CLI_JS, MAIN_JS } from "../process/support.js";
 import { envExample, SETTINGS } from "../../gateway/settings.js";
 import { loadServiceConfig } from "../../gateway/config.js";
 import { ConfigError } from "../../gateway/auth/config-error.js";
@@ -32,7 +33,7 @@ beforeAll(async () => {
       throw new Error(m);
     },
   });
-}, 30_000);
+});
 
 afterAll(async () => {
   await service?.close();
@@ -177,17 +178,15 @@ describe("configuration", () => {
   });
 
   it("exits with status 2 on a bad setting", async () => {
-    const main = path.join(import.meta.dirname, "../../gateway/main.ts");
-    await expect(run(process.execPath, ["--import", "tsx", main], { env: { ...process.env, PORT: "99999", DATA_DIR: dataDir } })).rejects.toMatchObject({
+    await expect(run(process.execPath, [MAIN_JS], { env: { ...process.env, PORT: "99999", DATA_DIR: dataDir } })).rejects.toMatchObject({
       code: 2,
       stderr: expect.stringContaining("PORT"),
     });
-  }, 30_000);
+  });
 
   it("documents every setting in .env.example and --help", async () => {
     expect(readFileSync(path.join(import.meta.dirname, "../../.env.example"), "utf8")).toBe(envExample());
-    const cli = path.join(import.meta.dirname, "../../gateway/cli.ts");
-    const help = await run(process.execPath, ["--import", "tsx", cli, "serve", "--help"]);
+    const help = await run(process.execPath, [CLI_JS, "serve", "--help"]);
     for (const setting of SETTINGS) expect(help.stdout).toContain(setting.name);
-  }, 30_000);
+  });
 });

@@ -5,7 +5,7 @@
  * writes, stops it, and starts the service again on the same directory to check they were kept.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
@@ -42,7 +42,7 @@ afterEach(async () => {
 });
 
 /** `npm start` (or a shell line) in a new process group, as a terminal runs it, serving on `dataDir`. */
-async function launch(shellLine: string | undefined, dataDir: string, cwd = REPO_ROOT, startTimeoutMs = 20_000): Promise<{ launched: Spawned; url: string; servicePid: number }> {
+async function launch(shellLine: string | undefined, dataDir: string, cwd = REPO_ROOT, startTimeoutMs = 60_000): Promise<{ launched: Spawned; url: string; servicePid: number }> {
   const launched =
     shellLine === undefined
       ? spawnCaptured("npm", ["start"], { env: serverEnv(dataDir), detached: true, cwd })
@@ -57,7 +57,7 @@ async function launch(shellLine: string | undefined, dataDir: string, cwd = REPO
 /** After the stop: nothing of the group is left, the service logged a clean stop, and a new start on the directory has the writes. */
 async function expectCleanStop(launched: Spawned, dataDir: string, marketId: string, name: string): Promise<void> {
   const pgid = launched.child.pid as number;
-  await eventually(() => groupGone(pgid), 15_000, "every process of the start command to exit");
+  await eventually(() => groupGone(pgid), 60_000, "every process of the start command to exit");
   expect(launched.output()).toContain('"msg":"stopped"');
   expect(launched.output()).not.toContain("exiting now without draining");
   const again = await startServer(dataDir);
@@ -133,7 +133,7 @@ describe("the README's start command (npm start)", () => {
     socket.on("error", () => undefined);
     await new Promise((resolve) => setTimeout(resolve, 100));
     process.kill(servicePid, "SIGTERM");
-    await eventually(() => launched.output().includes("SIGTERM received, stopping"), 5000, "the first stop");
+    await eventually(() => launched.output().includes("SIGTERM received, stopping"), 60_000, "the first stop");
     process.kill(servicePid, "SIGINT");
     const exit = await launched.exited;
     socket.destroy();
@@ -144,6 +144,29 @@ describe("the README's start command (npm start)", () => {
     const again = await startServer(dataDir);
     started.push(again);
     expect(await publishedVersion(again.url, marketId, "gus")).toBe(2);
+  });
+});
+
+describe("npm start reads .env", () => {
+  it("takes settings from .env in the package folder; a variable already in the environment wins", async () => {
+    // The package as npm sees it (package.json), with the built service beside it.
+    const folder = mkdtempSync(path.join(tmpdir(), "life-dotenv-"));
+    cpSync(path.join(REPO_ROOT, "package.json"), path.join(folder, "package.json"));
+    symlinkSync(path.join(REPO_ROOT, "dist"), path.join(folder, "dist"));
+    const dataDir = tempDataDir("life-dotenv");
+    // DATA_DIR only in the file; PORT in both (the file's is out of range and would refuse to start).
+    writeFileSync(path.join(folder, ".env"), `DATA_DIR=${dataDir}\nPORT=99999\n`);
+    const env = serverEnv(dataDir);
+    delete env["DATA_DIR"];
+    const launched = spawnCaptured("npm", ["start"], { env, detached: true, cwd: folder });
+    groups.push(launched.child.pid as number);
+    const url = await listeningUrl(launched);
+    expect(new URL(url).port).not.toBe("99999");
+    expect(readLockHolder(dataDir)?.pid).toBeDefined();
+    const { marketId } = await acknowledgedWrites(url, "dot");
+    launched.child.kill("SIGTERM");
+    expect(await launched.exited).toMatchObject({ code: 0, signal: null });
+    await expectCleanStop(launched, dataDir, marketId, "dot");
   });
 });
 

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { STARTING_MESSAGE, STOPPING_MESSAGE } from "../../gateway/readiness.js";
 import { startService, type RunningService } from "../../gateway/service.js";
 import { eventually } from "./support.js";
-import { freePort } from "../support/free-port.js";
+import { freePort } from "../../scripts/free-port.js";
 import { gatedWorkers } from "../support/gated-workers.js";
 
 async function get(base: string, route: string): Promise<{ status: number; retryAfter: string | null; body: { status?: string; error?: { code: string; message: string } } }> {
@@ -37,7 +37,7 @@ describe("readiness", () => {
       env: { DATA_DIR: path.join(dir, "data"), HOST: "127.0.0.1", PORT: String(port), SHARDS: "2", LOG_LEVEL: "silent" },
       workerSource: workers.source,
     });
-    await eventually(async () => (await fetch(`${base}/livez`).then((r) => r.status).catch(() => 0)) === 200, 10_000, "/livez");
+    await eventually(async () => (await fetch(`${base}/livez`).then((r) => r.status).catch(() => 0)) === 200, 60_000, "/livez");
 
     const ready = await get(base, "/readyz");
     expect(ready).toMatchObject({ status: 503, retryAfter: "1", body: { error: { code: "service_unavailable" } } });
@@ -68,7 +68,7 @@ describe("readiness", () => {
     });
     expect((await get(service.url, "/readyz")).status).toBe(200);
     workers.crash(1);
-    await eventually(() => fatal.length > 0, 10_000, "the shard's exit");
+    await eventually(() => fatal.length > 0, 60_000, "the shard's exit");
     const ready = await get(service.url, "/readyz");
     expect(ready).toMatchObject({ status: 503, body: { error: { code: "service_unavailable", message: "shard 1 not accepting commands" } } });
   });
@@ -86,12 +86,12 @@ describe("readiness", () => {
     let received = "";
     asker.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
     asker.write("GET /livez HTTP/1.1\r\nHost: x\r\n\r\n");
-    await eventually(() => received.includes('{"status":"ok"}'), 5000, "a first answer on the keep-alive connection");
+    await eventually(() => received.includes('{"status":"ok"}'), 60_000, "a first answer on the keep-alive connection");
 
     const closing = running.close();
     received = "";
     asker.write("GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n");
-    await eventually(() => received.includes("\r\n\r\n{"), 5000, "the /readyz answer");
+    await eventually(() => received.includes("\r\n\r\n{"), 60_000, "the /readyz answer");
     expect(received).toMatch(/^HTTP\/1\.1 503 /);
     expect(received.toLowerCase()).toContain("retry-after: 1");
     expect(received).toContain(`"message":"${STOPPING_MESSAGE}"`);

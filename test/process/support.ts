@@ -36,24 +36,21 @@ export interface Spawned {
   child: ChildProcess;
   /** Everything written to stdout and stderr so far. */
   output(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; afterMs: number }>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /** Spawns `command args` with its output captured; `detached` puts it in a process group of its own. */
 export function spawnCaptured(command: string, args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; detached?: boolean }): Spawned {
-  const startedMs = performance.now();
   const child = spawn(command, args, { cwd: options.cwd ?? REPO_ROOT, env: options.env, detached: options.detached ?? false, stdio: ["ignore", "pipe", "pipe"] });
   let text = "";
   child.stdout?.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
   child.stderr?.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; afterMs: number }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal, afterMs: performance.now() - startedMs })),
-  );
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
   return { child, output: () => text, exited };
 }
 
 /** Resolves with the service's URL once it logged "listening"; rejects if it exits first or after `timeoutMs`. */
-export function listeningUrl(spawned: Spawned, timeoutMs = 20_000): Promise<string> {
+export function listeningUrl(spawned: Spawned, timeoutMs = 60_000): Promise<string> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => finish(new Error(`not listening after ${timeoutMs} ms:\n${spawned.output()}`)), timeoutMs);
     const check = () => {

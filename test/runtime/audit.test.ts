@@ -13,10 +13,10 @@ import { shardOfMarket } from "../../engine/runtime/shard-routing.js";
 import { decodeShardSnapshot, encodeShardSnapshot } from "../../engine/runtime/shard-snapshot.js";
 import { snapshotPayloadOf } from "../../engine/journal/file-journal.js";
 import { T0, auction, commands, directClaim, tempDir } from "./support.js";
+import { CLI_JS } from "../process/support.js";
 import { jsonText } from "../../engine/runtime/shard-protocol.js";
 
 const run = promisify(execFile);
-const CLI = path.join(import.meta.dirname, "../../gateway/cli.ts");
 const fp = (c: Command) => {
   const { occurredAtMs: _t, ...content } = c;
   return commandFingerprint(c.type, content);
@@ -57,7 +57,7 @@ beforeAll(async () => {
   }
   // Stop without the final snapshot so the newest snapshots are older than the log.
   await runtime.close();
-}, 60_000);
+});
 
 afterAll(() => base.cleanup());
 
@@ -178,26 +178,26 @@ describe.each([1, 2])("audit replay and verify, %i thread(s)", (threads) => {
 
   it("runs as a CLI: verify exits 0, replay --market prints the record, corruption exits 1", async () => {
     await withCopyOfBase(async (copy) => {
-      const verified = await run(process.execPath, ["--import", "tsx", CLI, "verify", "--data", copy.dir, "--threads", String(threads)]);
+      const verified = await run(process.execPath, [CLI_JS, "verify", "--data", copy.dir, "--threads", String(threads)]);
       expect(verified.stderr).toMatch(/verified 60 commands from 2 shard\(s\)/);
       expect(verified.stdout).toContain(liveHashes.get("m3"));
-      const record = await run(process.execPath, ["--import", "tsx", CLI, "replay", "--data", copy.dir, "--market", "m3", "--json", "--threads", String(threads)]);
+      const record = await run(process.execPath, [CLI_JS, "replay", "--data", copy.dir, "--market", "m3", "--json", "--threads", String(threads)]);
       expect(JSON.parse(record.stdout).integrity.recordHash).toBe(liveHashes.get("m3"));
       damage(copy.dir, "01");
-      await expect(run(process.execPath, ["--import", "tsx", CLI, "verify", "--data", copy.dir, "--threads", String(threads)])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/verify: FAILED: shard 1/) });
+      await expect(run(process.execPath, [CLI_JS, "verify", "--data", copy.dir, "--threads", String(threads)])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/verify: FAILED: shard 1/) });
     });
-  }, 60_000);
+  });
 });
 
 describe("audit across shards", () => {
   it("refuses a --threads that is not an integer from 1 to 256", async () => {
     for (const threads of ["0", "257", "two", "1.5"]) {
-      await expect(run(process.execPath, ["--import", "tsx", CLI, "replay", "--data", base.dir, "--threads", threads])).rejects.toMatchObject({
+      await expect(run(process.execPath, [CLI_JS, "replay", "--data", base.dir, "--threads", threads])).rejects.toMatchObject({
         code: 1,
         stderr: expect.stringMatching(/--threads.*an integer from 1 to 256 is required/),
       });
     }
-  }, 60_000);
+  });
 
   it("replays one market from the shard the service placed it on, without reading a damaged other shard", async () => {
     await withCopyOfBase(async (copy) => {
@@ -243,7 +243,7 @@ describe("audit across shards", () => {
     } finally {
       data.cleanup();
     }
-  }, 60_000);
+  });
 
   it("reports the lowest shard's divergence whatever the thread count", async () => {
     await withCopyOfBase(async (copy) => {

@@ -12,12 +12,12 @@ import * as path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auctionMechanism, directClaimMechanism, Harness, openMarket, uid, type Principal } from "../http-api/support/harness.js";
-import { freePort } from "../support/free-port.js";
+import { freePort } from "../../scripts/free-port.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 /**
- * Flags for a headless Chromium on this closed network (/work/.library/env/machines/node.md):
- * without the background-networking ones it tries Google's hosts at every start. `--no-sandbox`:
+ * Flags for a headless Chromium on a closed network: without the background-networking ones it
+ * tries Google's hosts at every start. `--no-sandbox`:
  * the tests run as root, where Chromium's sandbox refuses to start.
  */
 const CHROMIUM_FLAGS = [
@@ -48,8 +48,8 @@ beforeAll(async () => {
   // A fixed port: the restart test starts the service again where the page reconnects.
   h = await Harness.start({ startMs: Math.floor(Date.now() / 1000) * 1000, env: { PORT: String(await freePort()) } });
   [alice, bob, carol] = await h.principals("alice", "bob", "carol");
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS, timeout: 30_000 });
-}, 60_000);
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS, timeout: 60_000 });
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -112,6 +112,51 @@ async function claim(who: Principal, marketId: string): Promise<void> {
   expect(response.status, response.text).toBe(200);
 }
 
+/** The winning bid's id, from the market as its creator reads it. */
+async function winningBidId(marketId: string): Promise<string> {
+  const market = await h.get(`/v1/markets/${encodeURIComponent(marketId)}`, alice.auth);
+  return market.body.mechanismState.winningBidId as string;
+}
+
+/**
+ * At this width no visible word is split across two lines (each word's text range has one box) and
+ * nothing is wider than the screen. Ids may wrap (they are not words), but the ones here fit.
+ */
+async function expectReadableAtWidth(page: Page, width: number): Promise<void> {
+  const found = await page.evaluate(() => {
+    // Runs in the page; this file is type-checked without the DOM's types.
+    interface TextNode {
+      textContent: string | null;
+      parentElement: { closest(selector: string): unknown } | null;
+    }
+    const { document, window } = globalThis as unknown as {
+      document: {
+        body: unknown;
+        documentElement: { scrollWidth: number };
+        createTreeWalker(root: unknown, what: number): { nextNode(): TextNode | null };
+        createRange(): { setStart(node: TextNode, offset: number): void; setEnd(node: TextNode, offset: number): void; getClientRects(): { length: number } };
+      };
+      window: { innerWidth: number };
+    };
+    const split: string[] = [];
+    const walker = document.createTreeWalker(document.body, 4 /* NodeFilter.SHOW_TEXT */);
+    for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+      if (node.parentElement?.closest("[hidden], .visually-hidden, script, style") !== null) continue;
+      const text = node.textContent ?? "";
+      for (const match of text.matchAll(/\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, match.index ?? 0);
+        range.setEnd(node, (match.index ?? 0) + match[0].length);
+        if (range.getClientRects().length > 1) split.push(match[0]);
+      }
+    }
+    return { split, scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth };
+  });
+  expect(found.innerWidth).toBe(width);
+  expect(found.split, "words split across lines").toEqual([]);
+  expect(found.scrollWidth).toBeLessThanOrEqual(width);
+}
+
 function expectNoTokenInUrls(watched: Watched, tokens: readonly string[]): void {
   expect(watched.urls.length).toBeGreaterThan(0);
   for (const url of watched.urls) for (const token of tokens) expect(url).not.toContain(token);
@@ -138,6 +183,10 @@ describe("the live page in Chromium", () => {
     await waitForText(page, "#commitment-count", `(${claimants.length})`);
     expect(await page.locator("#commitments tr").count()).toBe(claimants.length);
     await page.screenshot({ path: path.join(shots, "direct-claim.png"), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expectReadableAtWidth(page, 390);
+    await page.screenshot({ path: path.join(shots, "direct-claim-390.png"), fullPage: true });
+    await page.setViewportSize({ width: 900, height: 1000 });
 
     // One more, after the page has settled: the count moves again, to the exact number.
     await claim(await h.principal(uid("claimant")), marketId);
@@ -192,9 +241,17 @@ describe("the live page in Chromium", () => {
     h.advance(600_000 + 1_000);
     await waitForText(page, "#result", /^Resolved: winner selected/);
     expect(await page.getAttribute("#result", "data-outcome")).toBe("winner_selected");
-    expect(await textOf(page, "#result")).toContain("9000 EUR"); // second price
+    // The second price, 9000 minor units of EUR, as a person reads it.
+    expect(await textOf(page, "#result")).toBe(`Resolved: winner selected to bob at 90.00 EUR (the second price); winning bid ${await winningBidId(marketId)}.`);
     await waitForText(page, "#countdown", "closed");
+    // The winner's commitment names its claimant.
+    await waitForText(page, "#commitment-count", "(1)");
+    expect(await page.locator("#commitments td").allTextContents()).toEqual([expect.stringMatching(/^c\./), "awaiting_confirmations", "bob", expect.stringMatching(/^\d{4}-/)]);
     await page.screenshot({ path: path.join(shots, "auction-resolved.png"), fullPage: true });
+    // On a phone's width: every word whole, nothing wider than the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expectReadableAtWidth(page, 390);
+    await page.screenshot({ path: path.join(shots, "auction-resolved-390.png"), fullPage: true });
 
     expectNoTokenInUrls(watched, [alice.auth.token]);
     expect(watched.problems).toEqual([]);

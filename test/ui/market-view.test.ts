@@ -1,6 +1,7 @@
 /**
  * The live page's pure parts, without a browser: the fold of a market and its events
- * (gateway/page/src/market-view.ts) and the countdown text (countdown.ts); and the page's module is
+ * (gateway/page/src/market-view.ts), the countdown text (countdown.ts) and amounts in minor units
+ * as a person reads them (money.ts); and the page's module is
  * built from the current sources (build/build-page.ts), so the browser test and the server serve
  * what gateway/page/src/ says.
  */
@@ -9,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { PAGE_ASSETS_MODULE, pageAssetsModuleText } from "../../build/build-page.js";
 import { remainingText } from "../../gateway/page/src/countdown.js";
 import { MarketView, MAX_COMMITMENT_ROWS, type MarketEvent, parseMarketEvent } from "../../gateway/page/src/market-view.js";
+import { currencyDigits, formatMinorUnits } from "../../gateway/page/src/money.js";
 
 const T = "2026-05-01T10:00:00.000Z";
 
@@ -108,6 +110,11 @@ describe("MarketView", () => {
     expect(view.bidCount).toBe(1);
     expect(view.applyEvent(event(4, "sealed_auction.resolved", 4, { outcome: "winner_selected", winningBidId: "b1", winnerPrincipalId: "bob", clearingPrice: { rule: "second_price", amountMinor: 0, currency: "EUR" } }))).toBe("refetch-market");
     expect(view.result).toEqual({ outcome: "winner_selected", winningBidId: "b1", winnerPrincipalId: "bob", clearingPrice: { amountMinor: 0, currency: "EUR" } });
+    // The winner's commitment, created by the same command (the service's, so its envelope names no
+    // participant), shows the winner as its claimant, and keeps it through later changes.
+    view.applyEvent(event(5, "commitment.awaiting_confirmations", 4, { commitmentId: "c1", state: "awaiting_confirmations" }, { principalId: "@system" }));
+    view.applyEvent(event(6, "commitment.committed", 5, { commitmentId: "c1", state: "committed" }, { principalId: "bob" }));
+    expect(view.commitmentRows()).toEqual([{ id: "c1", state: "committed", updatedAt: T, claimant: "bob" }]);
 
     const publicView = new MarketView();
     publicView.applyMarket(auction);
@@ -163,5 +170,18 @@ describe("remainingText", () => {
 describe("the page's module", () => {
   it("is built from the current gateway/page/src/ (npm run build rebuilds it)", async () => {
     expect(fs.readFileSync(PAGE_ASSETS_MODULE, "utf8") === (await pageAssetsModuleText()), "gateway/page/generated/page-assets.ts is stale: run npm run build:page").toBe(true);
+  });
+});
+
+describe("formatMinorUnits", () => {
+  it("places the currency's own number of decimals: EUR 1800 is 18.00 EUR", () => {
+    expect(formatMinorUnits(1800, "EUR")).toBe("18.00 EUR");
+    expect(formatMinorUnits(5, "EUR")).toBe("0.05 EUR");
+    expect(formatMinorUnits(0, "EUR")).toBe("0.00 EUR");
+    expect(formatMinorUnits(1800, "JPY")).toBe("1800 JPY");
+    expect(formatMinorUnits(1800, "BHD")).toBe("1.800 BHD");
+    // No float on the way: the largest amount the service takes keeps every digit.
+    expect(formatMinorUnits(9_007_199_254_740_991, "EUR")).toBe("90071992547409.91 EUR");
+    expect(currencyDigits("XQQ")).toBe(2);
   });
 });

@@ -23,12 +23,27 @@ export type Identifier = string &
   tags.MaxLength<128> &
   tags.Pattern<"^[^\\u0000-\\u001F\\u007F]+$">;
 
+/**
+ * An identifier that is also a URL path segment (`/v1/markets/{marketId}`,
+ * `/v1/delegations/{delegationId}/revoke`): an Identifier that is not `.` or `..`, which URL parsers
+ * remove from a path as dot segments (`%2e` too), so a resource with such an id could never be named.
+ */
+export type PathIdentifier = string &
+  tags.MinLength<1> &
+  tags.MaxLength<128> &
+  tags.Pattern<"^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$">;
+
+/** `.` or `..`: what a PathIdentifier may not be. */
+export function isDotSegment(value: string): boolean {
+  return value === "." || value === "..";
+}
+
 export type CommandId = Identifier;
 export type PrincipalId = Identifier;
 export type ActorId = Identifier;
 export type AuthorityRef = Identifier;
-export type MarketId = Identifier;
-export type DelegationId = Identifier;
+export type MarketId = PathIdentifier;
+export type DelegationId = PathIdentifier;
 export type KeyId = Identifier;
 
 /** An id the service generated (commitment, bid, event). Longer, because it embeds a market id. */

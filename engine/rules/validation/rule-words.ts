@@ -173,6 +173,7 @@ const INTEGER_RANGES: Readonly<Record<string, readonly [number, number]>> = {
  */
 const PATTERN_WORDS: Readonly<Record<string, string>> = {
   "^[^\\u0000-\\u001F\\u007F]+$": "with no control characters",
+  "^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$": 'with no control characters, and not "." or ".."',
   "^[A-Z]{3}$": "three capital letters, a currency code such as EUR",
   "^[A-Za-z0-9_-]{43}$": "of the unpadded base64url alphabet A–Z, a–z, 0–9, _ and -",
   "^sha256:[0-9a-f]{64}$": "of the form sha256: followed by 64 lowercase hex digits",

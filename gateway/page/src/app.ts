@@ -11,6 +11,7 @@ import { remainingText } from "./countdown.js";
 import { readMarket } from "./market-read.js";
 import { type ConnectionStatus, StreamRefused, watchMarketEvents } from "./market-stream.js";
 import { MarketView } from "./market-view.js";
+import { formatMinorUnits } from "./money.js";
 
 const TOKEN_KEY = "market-service.live-page.token";
 const MARKET_KEY = "market-service.live-page.market";
@@ -128,7 +129,7 @@ function render(): void {
     ui.result.dataset["outcome"] = result?.outcome ?? "";
     if (result === undefined) ui.result.textContent = "Not resolved yet.";
     else if (result.outcome === "winner_selected") {
-      const price = result.clearingPrice === undefined ? "" : ` at ${result.clearingPrice.amountMinor} ${result.clearingPrice.currency} (minor units, second price)`;
+      const price = result.clearingPrice === undefined ? "" : ` at ${formatMinorUnits(result.clearingPrice.amountMinor, result.clearingPrice.currency)} (the second price)`;
       const winner = result.winnerPrincipalId === undefined ? "" : ` to ${result.winnerPrincipalId}`;
       ui.result.textContent = `Resolved: winner selected${winner}${price}; winning bid ${result.winningBidId ?? "(not shown to this token)"}.`;
     } else if (result.outcome === "no_trade") ui.result.textContent = "Resolved: no trade (no eligible bid).";
@@ -141,8 +142,16 @@ function render(): void {
   const fragment = document.createDocumentFragment();
   for (const row of rows) {
     const tr = document.createElement("tr");
-    for (const text of [row.id, row.state, row.claimant ?? "—", row.updatedAt]) {
+    const cells: Array<[label: string, text: string]> = [
+      ["Commitment", row.id],
+      ["State", row.state],
+      ["Claimant", row.claimant ?? "not shown to this token"],
+      ["Changed at", row.updatedAt],
+    ];
+    for (const [label, text] of cells) {
       const td = document.createElement("td");
+      // The column's name, shown before the value where a narrow screen stacks the cells (style.css).
+      td.dataset["label"] = label;
       td.textContent = text;
       tr.append(td);
     }

@@ -65,6 +65,12 @@ export class MarketView {
   commitmentCount = 0;
   /** Newest last; at most MAX_COMMITMENT_ROWS. */
   private readonly commitments = new Map<string, CommitmentRow>();
+  /**
+   * The winner a resolution just named: the commitment event that follows it in the same command
+   * is the winner's (its own data names no participant; its envelope names the service, which
+   * resolved the auction).
+   */
+  private resolvedWinner: { principalId: string; marketVersion: number } | undefined;
 
   /** Applies a market snapshot (`GET /v1/markets/{id}`). Throws on a body that is not a market. */
   applyMarket(body: unknown): void {
@@ -138,12 +144,15 @@ export class MarketView {
         return "applied";
       case "sealed_auction.resolved": {
         this.result = auctionResultOf(data);
+        const winner = this.result.winnerPrincipalId;
+        this.resolvedWinner = winner === undefined ? undefined : { principalId: winner, marketVersion: event.marketVersion };
         return "refetch-market";
       }
       default:
         if (event.type.startsWith("commitment.")) {
           const commitmentId = stringMember(data, "commitmentId");
-          if (commitmentId !== undefined) this.noteCommitment(commitmentId, stringMember(data, "state"), event, undefined);
+          const winner = this.resolvedWinner?.marketVersion === event.marketVersion ? this.resolvedWinner.principalId : undefined;
+          if (commitmentId !== undefined) this.noteCommitment(commitmentId, stringMember(data, "state"), event, winner);
           return event.type === "commitment.declined" || event.type === "commitment.expired" ? "refetch-market" : "applied";
         }
         return "applied";

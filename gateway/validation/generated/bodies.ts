@@ -135,7 +135,7 @@ export const validateProvisionIdentityBody = (() => { const _io0 = (input: any, 
         data: input
     } as any;
 }); })();
-export const validateIssueDelegationBody = (() => { const _io0 = (input: any, _exceptionable: boolean = true): boolean => "string" === typeof input.commandId && (1 <= input.commandId.length && input.commandId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.commandId)) && ("string" === typeof input.delegationId && (1 <= input.delegationId.length && input.delegationId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.delegationId))) && ("string" === typeof input.principalId && (1 <= input.principalId.length && input.principalId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.principalId))) && ("string" === typeof input.delegateActorId && (1 <= input.delegateActorId.length && input.delegateActorId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.delegateActorId))) && (Array.isArray(input.scopes) && (1 <= input.scopes.length && __typia_transform__isUniqueItems._isUniqueItems(input.scopes) && input.scopes.length <= 7 && input.scopes.every((elem: any, _index1: number) => "market:create" === elem || "market:publish" === elem || "market:claim" === elem || "market:bid" === elem || "commitment:confirm" === elem || "commitment:decline" === elem || "credential:issue" === elem))) && (undefined === input.validUntil || "string" === typeof input.validUntil && __typia_transform__isFormatDateTime._isFormatDateTime(input.validUntil)) && (5 === Object.keys(input).length || Object.keys(input).every((key: any) => {
+export const validateIssueDelegationBody = (() => { const _io0 = (input: any, _exceptionable: boolean = true): boolean => "string" === typeof input.commandId && (1 <= input.commandId.length && input.commandId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.commandId)) && ("string" === typeof input.delegationId && (1 <= input.delegationId.length && input.delegationId.length <= 128 && RegExp("^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$").test(input.delegationId))) && ("string" === typeof input.principalId && (1 <= input.principalId.length && input.principalId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.principalId))) && ("string" === typeof input.delegateActorId && (1 <= input.delegateActorId.length && input.delegateActorId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.delegateActorId))) && (Array.isArray(input.scopes) && (1 <= input.scopes.length && __typia_transform__isUniqueItems._isUniqueItems(input.scopes) && input.scopes.length <= 7 && input.scopes.every((elem: any, _index1: number) => "market:create" === elem || "market:publish" === elem || "market:claim" === elem || "market:bid" === elem || "commitment:confirm" === elem || "commitment:decline" === elem || "credential:issue" === elem))) && (undefined === input.validUntil || "string" === typeof input.validUntil && __typia_transform__isFormatDateTime._isFormatDateTime(input.validUntil)) && (5 === Object.keys(input).length || Object.keys(input).every((key: any) => {
     if (["commandId", "delegationId", "principalId", "delegateActorId", "scopes", "validUntil"].some((prop: any) => key === prop))
         return true;
     const value = input[key];
@@ -166,13 +166,13 @@ export const validateIssueDelegationBody = (() => { const _io0 = (input: any, _e
         path: _path + ".delegationId",
         expected: "string & MaxLength<128>",
         value: input.delegationId
-    })) && (RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.delegationId) || _report(_exceptionable, {
+    })) && (RegExp("^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$").test(input.delegationId) || _report(_exceptionable, {
         path: _path + ".delegationId",
-        expected: "string & Pattern<\"^[^\\\\u0000-\\\\u001F\\\\u007F]+$\">",
+        expected: "string & Pattern<\"^(?!\\\\.\\\\.?$)[^\\\\u0000-\\\\u001F\\\\u007F]+$\">",
         value: input.delegationId
     })) || _report(_exceptionable, {
         path: _path + ".delegationId",
-        expected: "(string & MinLength<1> & MaxLength<128> & Pattern<\"^[^\\\\u0000-\\\\u001F\\\\u007F]+$\">)",
+        expected: "(string & MinLength<1> & MaxLength<128> & Pattern<\"^(?!\\\\.\\\\.?$)[^\\\\u0000-\\\\u001F\\\\u007F]+$\">)",
         value: input.delegationId
     }), "string" === typeof input.principalId && (1 <= input.principalId.length || _report(_exceptionable, {
         path: _path + ".principalId",

@@ -8,7 +8,7 @@ import type { Market } from "../../../engine/rules/types/market.js";
 import type { MarketRecord } from "../../../engine/rules/types/record.js";
 import type { MarketActionResult, MarketResult } from "../../../engine/rules/types/results.js";
 import type { MarketOutcome } from "../../mcp/tool-outputs.js";
-export const validateCreateMarketInput = (() => { const _io0 = (input: any, _exceptionable: boolean = true): boolean => "string" === typeof input.marketId && (1 <= input.marketId.length && input.marketId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.marketId)) && ("object" === typeof input.subject && null !== input.subject && _io1(input.subject, true && _exceptionable)) && ("object" === typeof input.mechanism && null !== input.mechanism && _io3(input.mechanism, true && _exceptionable)) && ("string" === typeof input.commandId && (1 <= input.commandId.length && input.commandId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.commandId))) && ("string" === typeof input.principalId && (1 <= input.principalId.length && input.principalId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.principalId))) && (undefined === input.authorityRef || "string" === typeof input.authorityRef && (1 <= input.authorityRef.length && input.authorityRef.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.authorityRef))) && (5 === Object.keys(input).length || Object.keys(input).every((key: any) => {
+export const validateCreateMarketInput = (() => { const _io0 = (input: any, _exceptionable: boolean = true): boolean => "string" === typeof input.marketId && (1 <= input.marketId.length && input.marketId.length <= 128 && RegExp("^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$").test(input.marketId)) && ("object" === typeof input.subject && null !== input.subject && _io1(input.subject, true && _exceptionable)) && ("object" === typeof input.mechanism && null !== input.mechanism && _io3(input.mechanism, true && _exceptionable)) && ("string" === typeof input.commandId && (1 <= input.commandId.length && input.commandId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.commandId))) && ("string" === typeof input.principalId && (1 <= input.principalId.length && input.principalId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.principalId))) && (undefined === input.authorityRef || "string" === typeof input.authorityRef && (1 <= input.authorityRef.length && input.authorityRef.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.authorityRef))) && (5 === Object.keys(input).length || Object.keys(input).every((key: any) => {
     if (["marketId", "subject", "mechanism", "commandId", "principalId", "authorityRef"].some((prop: any) => key === prop))
         return true;
     const value = input[key];
@@ -42,13 +42,13 @@ export const validateCreateMarketInput = (() => { const _io0 = (input: any, _exc
         path: _path + ".marketId",
         expected: "string & MaxLength<128>",
         value: input.marketId
-    })) && (RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.marketId) || _report(_exceptionable, {
+    })) && (RegExp("^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$").test(input.marketId) || _report(_exceptionable, {
         path: _path + ".marketId",
-        expected: "string & Pattern<\"^[^\\\\u0000-\\\\u001F\\\\u007F]+$\">",
+        expected: "string & Pattern<\"^(?!\\\\.\\\\.?$)[^\\\\u0000-\\\\u001F\\\\u007F]+$\">",
         value: input.marketId
     })) || _report(_exceptionable, {
         path: _path + ".marketId",
-        expected: "(string & MinLength<1> & MaxLength<128> & Pattern<\"^[^\\\\u0000-\\\\u001F\\\\u007F]+$\">)",
+        expected: "(string & MinLength<1> & MaxLength<128> & Pattern<\"^(?!\\\\.\\\\.?$)[^\\\\u0000-\\\\u001F\\\\u007F]+$\">)",
         value: input.marketId
     }), ("object" === typeof input.subject && null !== input.subject || _report(_exceptionable, {
         path: _path + ".subject",
@@ -235,7 +235,7 @@ export const validateCreateMarketInput = (() => { const _io0 = (input: any, _exc
         data: input
     } as any;
 }); })();
-export const validatePublishMarketInput = (() => { const _io0 = (input: any, _exceptionable: boolean = true): boolean => "number" === typeof input.expectedVersion && (__typia_transform__isTypeUint64._isTypeUint64(input.expectedVersion) && input.expectedVersion <= 9007199254740991 && 1 <= input.expectedVersion) && ("string" === typeof input.commandId && (1 <= input.commandId.length && input.commandId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.commandId))) && ("string" === typeof input.principalId && (1 <= input.principalId.length && input.principalId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.principalId))) && (undefined === input.authorityRef || "string" === typeof input.authorityRef && (1 <= input.authorityRef.length && input.authorityRef.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.authorityRef))) && ("string" === typeof input.marketId && (1 <= input.marketId.length && input.marketId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.marketId))) && (4 === Object.keys(input).length || Object.keys(input).every((key: any) => {
+export const validatePublishMarketInput = (() => { const _io0 = (input: any, _exceptionable: boolean = true): boolean => "number" === typeof input.expectedVersion && (__typia_transform__isTypeUint64._isTypeUint64(input.expectedVersion) && input.expectedVersion <= 9007199254740991 && 1 <= input.expectedVersion) && ("string" === typeof input.commandId && (1 <= input.commandId.length && input.commandId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.commandId))) && ("string" === typeof input.principalId && (1 <= input.principalId.length && input.principalId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.principalId))) && (undefined === input.authorityRef || "string" === typeof input.authorityRef && (1 <= input.authorityRef.length && input.authorityRef.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.authorityRef))) && ("string" === typeof input.marketId && (1 <= input.marketId.length && input.marketId.length <= 128 && RegExp("^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$").test(input.marketId))) && (4 === Object.keys(input).length || Object.keys(input).every((key: any) => {
     if (["expectedVersion", "commandId", "principalId", "authorityRef", "marketId"].some((prop: any) => key === prop))
         return true;
     const value = input[key];
@@ -314,13 +314,13 @@ export const validatePublishMarketInput = (() => { const _io0 = (input: any, _ex
         path: _path + ".marketId",
         expected: "string & MaxLength<128>",
         value: input.marketId
-    })) && (RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.marketId) || _report(_exceptionable, {
+    })) && (RegExp("^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$").test(input.marketId) || _report(_exceptionable, {
         path: _path + ".marketId",
-        expected: "string & Pattern<\"^[^\\\\u0000-\\\\u001F\\\\u007F]+$\">",
+        expected: "string & Pattern<\"^(?!\\\\.\\\\.?$)[^\\\\u0000-\\\\u001F\\\\u007F]+$\">",
         value: input.marketId
     })) || _report(_exceptionable, {
         path: _path + ".marketId",
-        expected: "(string & MinLength<1> & MaxLength<128> & Pattern<\"^[^\\\\u0000-\\\\u001F\\\\u007F]+$\">)",
+        expected: "(string & MinLength<1> & MaxLength<128> & Pattern<\"^(?!\\\\.\\\\.?$)[^\\\\u0000-\\\\u001F\\\\u007F]+$\">)",
         value: input.marketId
     }), 4 === Object.keys(input).length || (false === _exceptionable || Object.keys(input).map((key: any) => {
         if (["expectedVersion", "commandId", "principalId", "authorityRef", "marketId"].some((prop: any) => key === prop))
@@ -366,7 +366,7 @@ export const validatePublishMarketInput = (() => { const _io0 = (input: any, _ex
         data: input
     } as any;
 }); })();
-export const validateSubmitDirectClaimInput = (() => { const _io0 = (input: any, _exceptionable: boolean = true): boolean => (undefined === input.expectedVersion || "number" === typeof input.expectedVersion && (__typia_transform__isTypeUint64._isTypeUint64(input.expectedVersion) && input.expectedVersion <= 9007199254740991)) && ("string" === typeof input.commandId && (1 <= input.commandId.length && input.commandId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.commandId))) && ("string" === typeof input.principalId && (1 <= input.principalId.length && input.principalId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.principalId))) && (undefined === input.authorityRef || "string" === typeof input.authorityRef && (1 <= input.authorityRef.length && input.authorityRef.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.authorityRef))) && ("string" === typeof input.marketId && (1 <= input.marketId.length && input.marketId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.marketId))) && (3 === Object.keys(input).length || Object.keys(input).every((key: any) => {
+export const validateSubmitDirectClaimInput = (() => { const _io0 = (input: any, _exceptionable: boolean = true): boolean => (undefined === input.expectedVersion || "number" === typeof input.expectedVersion && (__typia_transform__isTypeUint64._isTypeUint64(input.expectedVersion) && input.expectedVersion <= 9007199254740991)) && ("string" === typeof input.commandId && (1 <= input.commandId.length && input.commandId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.commandId))) && ("string" === typeof input.principalId && (1 <= input.principalId.length && input.principalId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.principalId))) && (undefined === input.authorityRef || "string" === typeof input.authorityRef && (1 <= input.authorityRef.length && input.authorityRef.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.authorityRef))) && ("string" === typeof input.marketId && (1 <= input.marketId.length && input.marketId.length <= 128 && RegExp("^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$").test(input.marketId))) && (3 === Object.keys(input).length || Object.keys(input).every((key: any) => {
     if (["expectedVersion", "commandId", "principalId", "authorityRef", "marketId"].some((prop: any) => key === prop))
         return true;
     const value = input[key];
@@ -441,13 +441,13 @@ export const validateSubmitDirectClaimInput = (() => { const _io0 = (input: any,
         path: _path + ".marketId",
         expected: "string & MaxLength<128>",
         value: input.marketId
-    })) && (RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.marketId) || _report(_exceptionable, {
+    })) && (RegExp("^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$").test(input.marketId) || _report(_exceptionable, {
         path: _path + ".marketId",
-        expected: "string & Pattern<\"^[^\\\\u0000-\\\\u001F\\\\u007F]+$\">",
+        expected: "string & Pattern<\"^(?!\\\\.\\\\.?$)[^\\\\u0000-\\\\u001F\\\\u007F]+$\">",
         value: input.marketId
     })) || _report(_exceptionable, {
         path: _path + ".marketId",
-        expected: "(string & MinLength<1> & MaxLength<128> & Pattern<\"^[^\\\\u0000-\\\\u001F\\\\u007F]+$\">)",
+        expected: "(string & MinLength<1> & MaxLength<128> & Pattern<\"^(?!\\\\.\\\\.?$)[^\\\\u0000-\\\\u001F\\\\u007F]+$\">)",
         value: input.marketId
     }), 3 === Object.keys(input).length || (false === _exceptionable || Object.keys(input).map((key: any) => {
         if (["expectedVersion", "commandId", "principalId", "authorityRef", "marketId"].some((prop: any) => key === prop))
@@ -493,7 +493,7 @@ export const validateSubmitDirectClaimInput = (() => { const _io0 = (input: any,
         data: input
     } as any;
 }); })();
-export const validateSubmitSealedBidInput = (() => { const _io0 = (input: any, _exceptionable: boolean = true): boolean => "number" === typeof input.amountMinor && (__typia_transform__isTypeInt64._isTypeInt64(input.amountMinor) && 1 <= input.amountMinor && input.amountMinor <= 9007199254740991) && ("string" === typeof input.currency && RegExp("^[A-Z]{3}$").test(input.currency)) && ("string" === typeof input.commandId && (1 <= input.commandId.length && input.commandId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.commandId))) && ("string" === typeof input.principalId && (1 <= input.principalId.length && input.principalId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.principalId))) && (undefined === input.authorityRef || "string" === typeof input.authorityRef && (1 <= input.authorityRef.length && input.authorityRef.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.authorityRef))) && ("string" === typeof input.marketId && (1 <= input.marketId.length && input.marketId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.marketId))) && (5 === Object.keys(input).length || Object.keys(input).every((key: any) => {
+export const validateSubmitSealedBidInput = (() => { const _io0 = (input: any, _exceptionable: boolean = true): boolean => "number" === typeof input.amountMinor && (__typia_transform__isTypeInt64._isTypeInt64(input.amountMinor) && 1 <= input.amountMinor && input.amountMinor <= 9007199254740991) && ("string" === typeof input.currency && RegExp("^[A-Z]{3}$").test(input.currency)) && ("string" === typeof input.commandId && (1 <= input.commandId.length && input.commandId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.commandId))) && ("string" === typeof input.principalId && (1 <= input.principalId.length && input.principalId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.principalId))) && (undefined === input.authorityRef || "string" === typeof input.authorityRef && (1 <= input.authorityRef.length && input.authorityRef.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.authorityRef))) && ("string" === typeof input.marketId && (1 <= input.marketId.length && input.marketId.length <= 128 && RegExp("^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$").test(input.marketId))) && (5 === Object.keys(input).length || Object.keys(input).every((key: any) => {
     if (["amountMinor", "currency", "commandId", "principalId", "authorityRef", "marketId"].some((prop: any) => key === prop))
         return true;
     const value = input[key];
@@ -580,13 +580,13 @@ export const validateSubmitSealedBidInput = (() => { const _io0 = (input: any, _
         path: _path + ".marketId",
         expected: "string & MaxLength<128>",
         value: input.marketId
-    })) && (RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.marketId) || _report(_exceptionable, {
+    })) && (RegExp("^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$").test(input.marketId) || _report(_exceptionable, {
         path: _path + ".marketId",
-        expected: "string & Pattern<\"^[^\\\\u0000-\\\\u001F\\\\u007F]+$\">",
+        expected: "string & Pattern<\"^(?!\\\\.\\\\.?$)[^\\\\u0000-\\\\u001F\\\\u007F]+$\">",
         value: input.marketId
     })) || _report(_exceptionable, {
         path: _path + ".marketId",
-        expected: "(string & MinLength<1> & MaxLength<128> & Pattern<\"^[^\\\\u0000-\\\\u001F\\\\u007F]+$\">)",
+        expected: "(string & MinLength<1> & MaxLength<128> & Pattern<\"^(?!\\\\.\\\\.?$)[^\\\\u0000-\\\\u001F\\\\u007F]+$\">)",
         value: input.marketId
     }), 5 === Object.keys(input).length || (false === _exceptionable || Object.keys(input).map((key: any) => {
         if (["amountMinor", "currency", "commandId", "principalId", "authorityRef", "marketId"].some((prop: any) => key === prop))
@@ -854,7 +854,7 @@ export const validateDeclineCommitmentInput = (() => { const _io0 = (input: any,
         data: input
     } as any;
 }); })();
-export const validateGetMarketInput = (() => { const _io0 = (input: any, _exceptionable: boolean = true): boolean => "string" === typeof input.marketId && (1 <= input.marketId.length && input.marketId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.marketId)) && (1 === Object.keys(input).length || Object.keys(input).every((key: any) => {
+export const validateGetMarketInput = (() => { const _io0 = (input: any, _exceptionable: boolean = true): boolean => "string" === typeof input.marketId && (1 <= input.marketId.length && input.marketId.length <= 128 && RegExp("^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$").test(input.marketId)) && (1 === Object.keys(input).length || Object.keys(input).every((key: any) => {
     if (["marketId"].some((prop: any) => key === prop))
         return true;
     const value = input[key];
@@ -869,13 +869,13 @@ export const validateGetMarketInput = (() => { const _io0 = (input: any, _except
         path: _path + ".marketId",
         expected: "string & MaxLength<128>",
         value: input.marketId
-    })) && (RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.marketId) || _report(_exceptionable, {
+    })) && (RegExp("^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$").test(input.marketId) || _report(_exceptionable, {
         path: _path + ".marketId",
-        expected: "string & Pattern<\"^[^\\\\u0000-\\\\u001F\\\\u007F]+$\">",
+        expected: "string & Pattern<\"^(?!\\\\.\\\\.?$)[^\\\\u0000-\\\\u001F\\\\u007F]+$\">",
         value: input.marketId
     })) || _report(_exceptionable, {
         path: _path + ".marketId",
-        expected: "(string & MinLength<1> & MaxLength<128> & Pattern<\"^[^\\\\u0000-\\\\u001F\\\\u007F]+$\">)",
+        expected: "(string & MinLength<1> & MaxLength<128> & Pattern<\"^(?!\\\\.\\\\.?$)[^\\\\u0000-\\\\u001F\\\\u007F]+$\">)",
         value: input.marketId
     }), 1 === Object.keys(input).length || (false === _exceptionable || Object.keys(input).map((key: any) => {
         if (["marketId"].some((prop: any) => key === prop))
@@ -921,7 +921,7 @@ export const validateGetMarketInput = (() => { const _io0 = (input: any, _except
         data: input
     } as any;
 }); })();
-export const validateGetMarketRecordInput = (() => { const _io0 = (input: any, _exceptionable: boolean = true): boolean => "string" === typeof input.marketId && (1 <= input.marketId.length && input.marketId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.marketId)) && (1 === Object.keys(input).length || Object.keys(input).every((key: any) => {
+export const validateGetMarketRecordInput = (() => { const _io0 = (input: any, _exceptionable: boolean = true): boolean => "string" === typeof input.marketId && (1 <= input.marketId.length && input.marketId.length <= 128 && RegExp("^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$").test(input.marketId)) && (1 === Object.keys(input).length || Object.keys(input).every((key: any) => {
     if (["marketId"].some((prop: any) => key === prop))
         return true;
     const value = input[key];
@@ -936,13 +936,13 @@ export const validateGetMarketRecordInput = (() => { const _io0 = (input: any, _
         path: _path + ".marketId",
         expected: "string & MaxLength<128>",
         value: input.marketId
-    })) && (RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.marketId) || _report(_exceptionable, {
+    })) && (RegExp("^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$").test(input.marketId) || _report(_exceptionable, {
         path: _path + ".marketId",
-        expected: "string & Pattern<\"^[^\\\\u0000-\\\\u001F\\\\u007F]+$\">",
+        expected: "string & Pattern<\"^(?!\\\\.\\\\.?$)[^\\\\u0000-\\\\u001F\\\\u007F]+$\">",
         value: input.marketId
     })) || _report(_exceptionable, {
         path: _path + ".marketId",
-        expected: "(string & MinLength<1> & MaxLength<128> & Pattern<\"^[^\\\\u0000-\\\\u001F\\\\u007F]+$\">)",
+        expected: "(string & MinLength<1> & MaxLength<128> & Pattern<\"^(?!\\\\.\\\\.?$)[^\\\\u0000-\\\\u001F\\\\u007F]+$\">)",
         value: input.marketId
     }), 1 === Object.keys(input).length || (false === _exceptionable || Object.keys(input).map((key: any) => {
         if (["marketId"].some((prop: any) => key === prop))
@@ -988,7 +988,7 @@ export const validateGetMarketRecordInput = (() => { const _io0 = (input: any, _
         data: input
     } as any;
 }); })();
-export const validateGetMyMarketOutcomeInput = (() => { const _io0 = (input: any, _exceptionable: boolean = true): boolean => (undefined === input.principalId || "string" === typeof input.principalId && (1 <= input.principalId.length && input.principalId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.principalId))) && (undefined === input.authorityRef || "string" === typeof input.authorityRef && (1 <= input.authorityRef.length && input.authorityRef.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.authorityRef))) && ("string" === typeof input.marketId && (1 <= input.marketId.length && input.marketId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.marketId))) && (1 === Object.keys(input).length || Object.keys(input).every((key: any) => {
+export const validateGetMyMarketOutcomeInput = (() => { const _io0 = (input: any, _exceptionable: boolean = true): boolean => (undefined === input.principalId || "string" === typeof input.principalId && (1 <= input.principalId.length && input.principalId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.principalId))) && (undefined === input.authorityRef || "string" === typeof input.authorityRef && (1 <= input.authorityRef.length && input.authorityRef.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.authorityRef))) && ("string" === typeof input.marketId && (1 <= input.marketId.length && input.marketId.length <= 128 && RegExp("^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$").test(input.marketId))) && (1 === Object.keys(input).length || Object.keys(input).every((key: any) => {
     if (["principalId", "authorityRef", "marketId"].some((prop: any) => key === prop))
         return true;
     const value = input[key];
@@ -1035,13 +1035,13 @@ export const validateGetMyMarketOutcomeInput = (() => { const _io0 = (input: any
         path: _path + ".marketId",
         expected: "string & MaxLength<128>",
         value: input.marketId
-    })) && (RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.marketId) || _report(_exceptionable, {
+    })) && (RegExp("^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$").test(input.marketId) || _report(_exceptionable, {
         path: _path + ".marketId",
-        expected: "string & Pattern<\"^[^\\\\u0000-\\\\u001F\\\\u007F]+$\">",
+        expected: "string & Pattern<\"^(?!\\\\.\\\\.?$)[^\\\\u0000-\\\\u001F\\\\u007F]+$\">",
         value: input.marketId
     })) || _report(_exceptionable, {
         path: _path + ".marketId",
-        expected: "(string & MinLength<1> & MaxLength<128> & Pattern<\"^[^\\\\u0000-\\\\u001F\\\\u007F]+$\">)",
+        expected: "(string & MinLength<1> & MaxLength<128> & Pattern<\"^(?!\\\\.\\\\.?$)[^\\\\u0000-\\\\u001F\\\\u007F]+$\">)",
         value: input.marketId
     }), 1 === Object.keys(input).length || (false === _exceptionable || Object.keys(input).map((key: any) => {
         if (["principalId", "authorityRef", "marketId"].some((prop: any) => key === prop))
@@ -1092,7 +1092,7 @@ export const createMarketInputSchema = {
     type: "object",
     properties: {
         marketId: {
-            $ref: "#/$defs/Identifier"
+            $ref: "#/$defs/PathIdentifier"
         },
         subject: {
             $ref: "#/$defs/Subject"
@@ -1122,12 +1122,12 @@ export const createMarketInputSchema = {
     ],
     additionalProperties: false,
     $defs: {
-        Identifier: {
-            description: "A client- or operator-chosen identifier: 1..128 characters, no C0 control characters or DEL\n(they would corrupt logs and terminals), no leading/trailing constraints beyond that.",
+        PathIdentifier: {
+            description: "An identifier that is also a URL path segment (`/v1/markets/{marketId}`,\n`/v1/delegations/{delegationId}/revoke`): an Identifier that is not `.` or `..`, which URL parsers\nremove from a path as dot segments (`%2e` too), so a resource with such an id could never be named.",
             type: "string",
             minLength: 1,
             maxLength: 128,
-            pattern: "^[^\\u0000-\\u001F\\u007F]+$"
+            pattern: "^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$"
         },
         Subject: {
             description: "Spec \u00A72.1 Subject: `data` is any JSON object; the gateway bounds its size and nesting depth.",
@@ -1175,6 +1175,13 @@ export const createMarketInputSchema = {
                 "presetId",
                 "config"
             ]
+        },
+        Identifier: {
+            description: "A client- or operator-chosen identifier: 1..128 characters, no C0 control characters or DEL\n(they would corrupt logs and terminals), no leading/trailing constraints beyond that.",
+            type: "string",
+            minLength: 1,
+            maxLength: 128,
+            pattern: "^[^\\u0000-\\u001F\\u007F]+$"
         }
     }
 } satisfies import("typia").ILlmSchema.IParameters as import("typia").ILlmSchema.IParameters;
@@ -1200,7 +1207,7 @@ export const publishMarketInputSchema = {
         },
         marketId: {
             description: "Id of the market, as chosen by its creator.",
-            $ref: "#/$defs/Identifier"
+            $ref: "#/$defs/PathIdentifier"
         }
     },
     required: [
@@ -1222,6 +1229,13 @@ export const publishMarketInputSchema = {
             minLength: 1,
             maxLength: 128,
             pattern: "^[^\\u0000-\\u001F\\u007F]+$"
+        },
+        PathIdentifier: {
+            description: "An identifier that is also a URL path segment (`/v1/markets/{marketId}`,\n`/v1/delegations/{delegationId}/revoke`): an Identifier that is not `.` or `..`, which URL parsers\nremove from a path as dot segments (`%2e` too), so a resource with such an id could never be named.",
+            type: "string",
+            minLength: 1,
+            maxLength: 128,
+            pattern: "^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$"
         }
     }
 } satisfies import("typia").ILlmSchema.IParameters as import("typia").ILlmSchema.IParameters;
@@ -1247,7 +1261,7 @@ export const submitDirectClaimInputSchema = {
         },
         marketId: {
             description: "Id of the market, as chosen by its creator.",
-            $ref: "#/$defs/Identifier"
+            $ref: "#/$defs/PathIdentifier"
         }
     },
     required: [
@@ -1269,6 +1283,13 @@ export const submitDirectClaimInputSchema = {
             minLength: 1,
             maxLength: 128,
             pattern: "^[^\\u0000-\\u001F\\u007F]+$"
+        },
+        PathIdentifier: {
+            description: "An identifier that is also a URL path segment (`/v1/markets/{marketId}`,\n`/v1/delegations/{delegationId}/revoke`): an Identifier that is not `.` or `..`, which URL parsers\nremove from a path as dot segments (`%2e` too), so a resource with such an id could never be named.",
+            type: "string",
+            minLength: 1,
+            maxLength: 128,
+            pattern: "^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$"
         }
     }
 } satisfies import("typia").ILlmSchema.IParameters as import("typia").ILlmSchema.IParameters;
@@ -1296,7 +1317,7 @@ export const submitSealedBidInputSchema = {
         },
         marketId: {
             description: "Id of the market, as chosen by its creator.",
-            $ref: "#/$defs/Identifier"
+            $ref: "#/$defs/PathIdentifier"
         }
     },
     required: [
@@ -1324,6 +1345,13 @@ export const submitSealedBidInputSchema = {
             minLength: 1,
             maxLength: 128,
             pattern: "^[^\\u0000-\\u001F\\u007F]+$"
+        },
+        PathIdentifier: {
+            description: "An identifier that is also a URL path segment (`/v1/markets/{marketId}`,\n`/v1/delegations/{delegationId}/revoke`): an Identifier that is not `.` or `..`, which URL parsers\nremove from a path as dot segments (`%2e` too), so a resource with such an id could never be named.",
+            type: "string",
+            minLength: 1,
+            maxLength: 128,
+            pattern: "^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$"
         }
     }
 } satisfies import("typia").ILlmSchema.IParameters as import("typia").ILlmSchema.IParameters;
@@ -1419,7 +1447,7 @@ export const getMarketInputSchema = {
     properties: {
         marketId: {
             description: "Id of the market, as chosen by its creator.",
-            $ref: "#/$defs/Identifier"
+            $ref: "#/$defs/PathIdentifier"
         }
     },
     required: [
@@ -1427,12 +1455,12 @@ export const getMarketInputSchema = {
     ],
     additionalProperties: false,
     $defs: {
-        Identifier: {
-            description: "A client- or operator-chosen identifier: 1..128 characters, no C0 control characters or DEL\n(they would corrupt logs and terminals), no leading/trailing constraints beyond that.",
+        PathIdentifier: {
+            description: "An identifier that is also a URL path segment (`/v1/markets/{marketId}`,\n`/v1/delegations/{delegationId}/revoke`): an Identifier that is not `.` or `..`, which URL parsers\nremove from a path as dot segments (`%2e` too), so a resource with such an id could never be named.",
             type: "string",
             minLength: 1,
             maxLength: 128,
-            pattern: "^[^\\u0000-\\u001F\\u007F]+$"
+            pattern: "^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$"
         }
     }
 } satisfies import("typia").ILlmSchema.IParameters as import("typia").ILlmSchema.IParameters;
@@ -1442,7 +1470,7 @@ export const getMarketRecordInputSchema = {
     properties: {
         marketId: {
             description: "Id of the market, as chosen by its creator.",
-            $ref: "#/$defs/Identifier"
+            $ref: "#/$defs/PathIdentifier"
         }
     },
     required: [
@@ -1450,12 +1478,12 @@ export const getMarketRecordInputSchema = {
     ],
     additionalProperties: false,
     $defs: {
-        Identifier: {
-            description: "A client- or operator-chosen identifier: 1..128 characters, no C0 control characters or DEL\n(they would corrupt logs and terminals), no leading/trailing constraints beyond that.",
+        PathIdentifier: {
+            description: "An identifier that is also a URL path segment (`/v1/markets/{marketId}`,\n`/v1/delegations/{delegationId}/revoke`): an Identifier that is not `.` or `..`, which URL parsers\nremove from a path as dot segments (`%2e` too), so a resource with such an id could never be named.",
             type: "string",
             minLength: 1,
             maxLength: 128,
-            pattern: "^[^\\u0000-\\u001F\\u007F]+$"
+            pattern: "^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$"
         }
     }
 } satisfies import("typia").ILlmSchema.IParameters as import("typia").ILlmSchema.IParameters;
@@ -1473,7 +1501,7 @@ export const getMyMarketOutcomeInputSchema = {
         },
         marketId: {
             description: "Id of the market, as chosen by its creator.",
-            $ref: "#/$defs/Identifier"
+            $ref: "#/$defs/PathIdentifier"
         }
     },
     required: [
@@ -1487,6 +1515,13 @@ export const getMyMarketOutcomeInputSchema = {
             minLength: 1,
             maxLength: 128,
             pattern: "^[^\\u0000-\\u001F\\u007F]+$"
+        },
+        PathIdentifier: {
+            description: "An identifier that is also a URL path segment (`/v1/markets/{marketId}`,\n`/v1/delegations/{delegationId}/revoke`): an Identifier that is not `.` or `..`, which URL parsers\nremove from a path as dot segments (`%2e` too), so a resource with such an id could never be named.",
+            type: "string",
+            minLength: 1,
+            maxLength: 128,
+            pattern: "^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$"
         }
     }
 } satisfies import("typia").ILlmSchema.IParameters as import("typia").ILlmSchema.IParameters;
@@ -1514,7 +1549,7 @@ export const marketResultSchema = {
             type: "object",
             properties: {
                 id: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 version: {
                     $ref: "#/$defs/PositiveSafeUint64"
@@ -1553,12 +1588,12 @@ export const marketResultSchema = {
                 "updatedAt"
             ]
         },
-        Identifier: {
-            description: "A client- or operator-chosen identifier: 1..128 characters, no C0 control characters or DEL\n(they would corrupt logs and terminals), no leading/trailing constraints beyond that.",
+        PathIdentifier: {
+            description: "An identifier that is also a URL path segment (`/v1/markets/{marketId}`,\n`/v1/delegations/{delegationId}/revoke`): an Identifier that is not `.` or `..`, which URL parsers\nremove from a path as dot segments (`%2e` too), so a resource with such an id could never be named.",
             type: "string",
             minLength: 1,
             maxLength: 128,
-            pattern: "^[^\\u0000-\\u001F\\u007F]+$"
+            pattern: "^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$"
         },
         PositiveSafeUint64: {
             type: "integer",
@@ -1594,6 +1629,13 @@ export const marketResultSchema = {
                 "principalId",
                 "actorId"
             ]
+        },
+        Identifier: {
+            description: "A client- or operator-chosen identifier: 1..128 characters, no C0 control characters or DEL\n(they would corrupt logs and terminals), no leading/trailing constraints beyond that.",
+            type: "string",
+            minLength: 1,
+            maxLength: 128,
+            pattern: "^[^\\u0000-\\u001F\\u007F]+$"
         },
         Subject: {
             description: "Spec \u00A72.1 Subject: `data` is any JSON object; the gateway bounds its size and nesting depth.",
@@ -1943,7 +1985,7 @@ export const marketResultSchema = {
                     ]
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     description: "Market version after the command that emitted this event.",
@@ -2021,7 +2063,7 @@ export const marketResultSchema = {
                     ]
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     description: "Market version after the command that emitted this event.",
@@ -2097,7 +2139,7 @@ export const marketResultSchema = {
                     ]
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     description: "Market version after the command that emitted this event.",
@@ -2172,7 +2214,7 @@ export const marketResultSchema = {
                     ]
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     description: "Market version after the command that emitted this event.",
@@ -2243,7 +2285,7 @@ export const marketResultSchema = {
                     ]
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     description: "Market version after the command that emitted this event.",
@@ -2381,7 +2423,7 @@ export const marketResultSchema = {
                     $ref: "#/$defs/CommitmentEventType"
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     description: "Market version after the command that emitted this event.",
@@ -2514,7 +2556,7 @@ export const marketActionResultSchema = {
             type: "object",
             properties: {
                 id: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 version: {
                     $ref: "#/$defs/PositiveSafeUint64"
@@ -2553,12 +2595,12 @@ export const marketActionResultSchema = {
                 "updatedAt"
             ]
         },
-        Identifier: {
-            description: "A client- or operator-chosen identifier: 1..128 characters, no C0 control characters or DEL\n(they would corrupt logs and terminals), no leading/trailing constraints beyond that.",
+        PathIdentifier: {
+            description: "An identifier that is also a URL path segment (`/v1/markets/{marketId}`,\n`/v1/delegations/{delegationId}/revoke`): an Identifier that is not `.` or `..`, which URL parsers\nremove from a path as dot segments (`%2e` too), so a resource with such an id could never be named.",
             type: "string",
             minLength: 1,
             maxLength: 128,
-            pattern: "^[^\\u0000-\\u001F\\u007F]+$"
+            pattern: "^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$"
         },
         PositiveSafeUint64: {
             type: "integer",
@@ -2594,6 +2636,13 @@ export const marketActionResultSchema = {
                 "principalId",
                 "actorId"
             ]
+        },
+        Identifier: {
+            description: "A client- or operator-chosen identifier: 1..128 characters, no C0 control characters or DEL\n(they would corrupt logs and terminals), no leading/trailing constraints beyond that.",
+            type: "string",
+            minLength: 1,
+            maxLength: 128,
+            pattern: "^[^\\u0000-\\u001F\\u007F]+$"
         },
         Subject: {
             description: "Spec \u00A72.1 Subject: `data` is any JSON object; the gateway bounds its size and nesting depth.",
@@ -2913,7 +2962,7 @@ export const marketActionResultSchema = {
                     $ref: "#/$defs/PositiveSafeUint64"
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     description: "Market version as of this commitment's latest change.",
@@ -3092,7 +3141,7 @@ export const marketActionResultSchema = {
                     ]
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     description: "Market version after the command that emitted this event.",
@@ -3170,7 +3219,7 @@ export const marketActionResultSchema = {
                     ]
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     description: "Market version after the command that emitted this event.",
@@ -3246,7 +3295,7 @@ export const marketActionResultSchema = {
                     ]
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     description: "Market version after the command that emitted this event.",
@@ -3321,7 +3370,7 @@ export const marketActionResultSchema = {
                     ]
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     description: "Market version after the command that emitted this event.",
@@ -3392,7 +3441,7 @@ export const marketActionResultSchema = {
                     ]
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     description: "Market version after the command that emitted this event.",
@@ -3501,7 +3550,7 @@ export const marketActionResultSchema = {
                     $ref: "#/$defs/CommitmentEventType"
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     description: "Market version after the command that emitted this event.",
@@ -3588,7 +3637,7 @@ export const marketActionResultSchema = {
                     $ref: "#/$defs/GeneratedId"
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     $ref: "#/$defs/PositiveSafeUint64"
@@ -3618,7 +3667,7 @@ export const marketSchema = {
     type: "object",
     properties: {
         id: {
-            $ref: "#/$defs/Identifier"
+            $ref: "#/$defs/PathIdentifier"
         },
         version: {
             $ref: "#/$defs/PositiveSafeUint64"
@@ -3658,12 +3707,12 @@ export const marketSchema = {
     ],
     additionalProperties: false,
     $defs: {
-        Identifier: {
-            description: "A client- or operator-chosen identifier: 1..128 characters, no C0 control characters or DEL\n(they would corrupt logs and terminals), no leading/trailing constraints beyond that.",
+        PathIdentifier: {
+            description: "An identifier that is also a URL path segment (`/v1/markets/{marketId}`,\n`/v1/delegations/{delegationId}/revoke`): an Identifier that is not `.` or `..`, which URL parsers\nremove from a path as dot segments (`%2e` too), so a resource with such an id could never be named.",
             type: "string",
             minLength: 1,
             maxLength: 128,
-            pattern: "^[^\\u0000-\\u001F\\u007F]+$"
+            pattern: "^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$"
         },
         PositiveSafeUint64: {
             type: "integer",
@@ -3699,6 +3748,13 @@ export const marketSchema = {
                 "principalId",
                 "actorId"
             ]
+        },
+        Identifier: {
+            description: "A client- or operator-chosen identifier: 1..128 characters, no C0 control characters or DEL\n(they would corrupt logs and terminals), no leading/trailing constraints beyond that.",
+            type: "string",
+            minLength: 1,
+            maxLength: 128,
+            pattern: "^[^\\u0000-\\u001F\\u007F]+$"
         },
         Subject: {
             description: "Spec \u00A72.1 Subject: `data` is any JSON object; the gateway bounds its size and nesting depth.",
@@ -4052,7 +4108,7 @@ export const marketRecordSchema = {
             type: "object",
             properties: {
                 id: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 version: {
                     $ref: "#/$defs/PositiveSafeUint64"
@@ -4091,12 +4147,12 @@ export const marketRecordSchema = {
                 "updatedAt"
             ]
         },
-        Identifier: {
-            description: "A client- or operator-chosen identifier: 1..128 characters, no C0 control characters or DEL\n(they would corrupt logs and terminals), no leading/trailing constraints beyond that.",
+        PathIdentifier: {
+            description: "An identifier that is also a URL path segment (`/v1/markets/{marketId}`,\n`/v1/delegations/{delegationId}/revoke`): an Identifier that is not `.` or `..`, which URL parsers\nremove from a path as dot segments (`%2e` too), so a resource with such an id could never be named.",
             type: "string",
             minLength: 1,
             maxLength: 128,
-            pattern: "^[^\\u0000-\\u001F\\u007F]+$"
+            pattern: "^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$"
         },
         PositiveSafeUint64: {
             type: "integer",
@@ -4132,6 +4188,13 @@ export const marketRecordSchema = {
                 "principalId",
                 "actorId"
             ]
+        },
+        Identifier: {
+            description: "A client- or operator-chosen identifier: 1..128 characters, no C0 control characters or DEL\n(they would corrupt logs and terminals), no leading/trailing constraints beyond that.",
+            type: "string",
+            minLength: 1,
+            maxLength: 128,
+            pattern: "^[^\\u0000-\\u001F\\u007F]+$"
         },
         Subject: {
             description: "Spec \u00A72.1 Subject: `data` is any JSON object; the gateway bounds its size and nesting depth.",
@@ -4547,7 +4610,7 @@ export const marketRecordSchema = {
                     $ref: "#/$defs/PositiveSafeUint64"
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     description: "Market version as of this commitment's latest change.",
@@ -4726,7 +4789,7 @@ export const marketRecordSchema = {
                     ]
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     description: "Market version after the command that emitted this event.",
@@ -4804,7 +4867,7 @@ export const marketRecordSchema = {
                     ]
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     description: "Market version after the command that emitted this event.",
@@ -4880,7 +4943,7 @@ export const marketRecordSchema = {
                     ]
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     description: "Market version after the command that emitted this event.",
@@ -4955,7 +5018,7 @@ export const marketRecordSchema = {
                     ]
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     description: "Market version after the command that emitted this event.",
@@ -5026,7 +5089,7 @@ export const marketRecordSchema = {
                     ]
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     description: "Market version after the command that emitted this event.",
@@ -5135,7 +5198,7 @@ export const marketRecordSchema = {
                     $ref: "#/$defs/CommitmentEventType"
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     description: "Market version after the command that emitted this event.",
@@ -5244,7 +5307,7 @@ export const marketOutcomeSchema = {
     type: "object",
     properties: {
         marketId: {
-            $ref: "#/$defs/Identifier"
+            $ref: "#/$defs/PathIdentifier"
         },
         principalId: {
             $ref: "#/$defs/Identifier"
@@ -5272,6 +5335,13 @@ export const marketOutcomeSchema = {
     ],
     additionalProperties: false,
     $defs: {
+        PathIdentifier: {
+            description: "An identifier that is also a URL path segment (`/v1/markets/{marketId}`,\n`/v1/delegations/{delegationId}/revoke`): an Identifier that is not `.` or `..`, which URL parsers\nremove from a path as dot segments (`%2e` too), so a resource with such an id could never be named.",
+            type: "string",
+            minLength: 1,
+            maxLength: 128,
+            pattern: "^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$"
+        },
         Identifier: {
             description: "A client- or operator-chosen identifier: 1..128 characters, no C0 control characters or DEL\n(they would corrupt logs and terminals), no leading/trailing constraints beyond that.",
             type: "string",
@@ -5287,7 +5357,7 @@ export const marketOutcomeSchema = {
                     $ref: "#/$defs/GeneratedId"
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     $ref: "#/$defs/PositiveSafeUint64"
@@ -5336,7 +5406,7 @@ export const marketOutcomeSchema = {
                     $ref: "#/$defs/PositiveSafeUint64"
                 },
                 marketId: {
-                    $ref: "#/$defs/Identifier"
+                    $ref: "#/$defs/PathIdentifier"
                 },
                 marketVersion: {
                     description: "Market version as of this commitment's latest change.",

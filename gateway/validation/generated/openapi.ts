@@ -264,7 +264,7 @@ export const openApiComponents = {
                         $ref: "#/components/schemas/Identifier"
                     },
                     delegationId: {
-                        $ref: "#/components/schemas/Identifier"
+                        $ref: "#/components/schemas/PathIdentifier"
                     },
                     principalId: {
                         $ref: "#/components/schemas/Identifier"
@@ -295,6 +295,13 @@ export const openApiComponents = {
                     "scopes"
                 ],
                 description: "POST /v1/delegations (self-representing principal only)."
+            },
+            PathIdentifier: {
+                type: "string",
+                minLength: 1,
+                maxLength: 128,
+                pattern: "^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$",
+                description: "An identifier that is also a URL path segment (`/v1/markets/{marketId}`,\n`/v1/delegations/{delegationId}/revoke`): an Identifier that is not `.` or `..`, which URL parsers\nremove from a path as dot segments (`%2e` too), so a resource with such an id could never be named."
             },
             AuthorityScope: {
                 oneOf: [
@@ -383,7 +390,7 @@ export const openApiComponents = {
                 type: "object",
                 properties: {
                     marketId: {
-                        $ref: "#/components/schemas/Identifier"
+                        $ref: "#/components/schemas/PathIdentifier"
                     },
                     subject: {
                         $ref: "#/components/schemas/Subject"
@@ -608,7 +615,7 @@ export const openApiComponents = {
                 type: "object",
                 properties: {
                     id: {
-                        $ref: "#/components/schemas/Identifier"
+                        $ref: "#/components/schemas/PathIdentifier"
                     },
                     version: {
                         $ref: "#/components/schemas/PositiveSafeUint64"
@@ -979,7 +986,7 @@ export const openApiComponents = {
                         "const": "market.draft_created"
                     },
                     marketId: {
-                        $ref: "#/components/schemas/Identifier"
+                        $ref: "#/components/schemas/PathIdentifier"
                     },
                     marketVersion: {
                         $ref: "#/components/schemas/PositiveSafeUint64",
@@ -1054,7 +1061,7 @@ export const openApiComponents = {
                         "const": "market.published"
                     },
                     marketId: {
-                        $ref: "#/components/schemas/Identifier"
+                        $ref: "#/components/schemas/PathIdentifier"
                     },
                     marketVersion: {
                         $ref: "#/components/schemas/PositiveSafeUint64",
@@ -1121,7 +1128,7 @@ export const openApiComponents = {
                         "const": "direct_claim.accepted"
                     },
                     marketId: {
-                        $ref: "#/components/schemas/Identifier"
+                        $ref: "#/components/schemas/PathIdentifier"
                     },
                     marketVersion: {
                         $ref: "#/components/schemas/PositiveSafeUint64",
@@ -1193,7 +1200,7 @@ export const openApiComponents = {
                         "const": "sealed_auction.bid_submitted"
                     },
                     marketId: {
-                        $ref: "#/components/schemas/Identifier"
+                        $ref: "#/components/schemas/PathIdentifier"
                     },
                     marketVersion: {
                         $ref: "#/components/schemas/PositiveSafeUint64",
@@ -1261,7 +1268,7 @@ export const openApiComponents = {
                         "const": "sealed_auction.resolved"
                     },
                     marketId: {
-                        $ref: "#/components/schemas/Identifier"
+                        $ref: "#/components/schemas/PathIdentifier"
                     },
                     marketVersion: {
                         $ref: "#/components/schemas/PositiveSafeUint64",
@@ -1390,7 +1397,7 @@ export const openApiComponents = {
                         $ref: "#/components/schemas/CommitmentEventType"
                     },
                     marketId: {
-                        $ref: "#/components/schemas/Identifier"
+                        $ref: "#/components/schemas/PathIdentifier"
                     },
                     marketVersion: {
                         $ref: "#/components/schemas/PositiveSafeUint64",
@@ -1547,7 +1554,7 @@ export const openApiComponents = {
                         $ref: "#/components/schemas/PositiveSafeUint64"
                     },
                     marketId: {
-                        $ref: "#/components/schemas/Identifier"
+                        $ref: "#/components/schemas/PathIdentifier"
                     },
                     marketVersion: {
                         $ref: "#/components/schemas/PositiveSafeUint64",
@@ -1653,7 +1660,7 @@ export const openApiComponents = {
                         $ref: "#/components/schemas/GeneratedId"
                     },
                     marketId: {
-                        $ref: "#/components/schemas/Identifier"
+                        $ref: "#/components/schemas/PathIdentifier"
                     },
                     marketVersion: {
                         $ref: "#/components/schemas/PositiveSafeUint64"
@@ -1897,7 +1904,7 @@ export const openApiComponents = {
                 type: "object",
                 properties: {
                     marketId: {
-                        $ref: "#/components/schemas/Identifier"
+                        $ref: "#/components/schemas/PathIdentifier"
                     },
                     principalId: {
                         $ref: "#/components/schemas/Identifier"

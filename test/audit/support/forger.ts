@@ -10,15 +10,13 @@ import * as path from "node:path";
 import { Packr } from "msgpackr";
 import { decodeLogEntry } from "../../../engine/runtime/logged-head.js";
 import { SegmentLog } from "../../../storage/index.js";
+import { CLI_JS } from "../../process/support.js";
 
-const ROOT = path.resolve(import.meta.dirname, "../../..");
-const CLI = path.join(ROOT, "gateway/cli.ts");
-const TSX = import.meta.resolve("tsx");
 
 /** `market-service <args>` as a process in `cwd`: its exit status and output. */
 export function cli(args: string[], cwd: string): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", TSX, CLI, ...args], { cwd, timeout: 120_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [CLI_JS, ...args], { cwd, timeout: 120_000 }, (error, stdout, stderr) => {
       resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr });
     });
   });

@@ -11,7 +11,7 @@
  */
 import { MarketClient } from "../../../gateway/client/index.js";
 import { OPERATOR, eventually } from "../../process/support.js";
-import { claimBody, request, type ClusterPrincipal } from "./cluster-clients.js";
+import { claimBody, request, requestOnce, type ClusterPrincipal } from "./cluster-clients.js";
 import type { ServiceCluster } from "./service-cluster.js";
 
 /** One answer a claim got (a definitive one, or a 503 / network failure that was retried). */
@@ -81,7 +81,7 @@ export async function claimStorm(options: StormOptions): Promise<ClaimOutcome[]>
       let status = 0;
       let text = "";
       try {
-        const answer = await request(cluster, node, "POST", `/v1/markets/${marketId}/direct-claims`, outcome.who, claimBody(outcome.commandId, outcome.who));
+        const answer = await requestOnce(cluster, node, "POST", `/v1/markets/${marketId}/direct-claims`, outcome.who, claimBody(outcome.commandId, outcome.who));
         status = answer.status;
         text = answer.text;
       } catch (error) {
@@ -156,7 +156,7 @@ export async function everyNodeAccepts(cluster: ServiceCluster, principals: read
     Array.from({ length: concurrency }, async () => {
       while (next < checks.length) {
         const { node, who } = checks[next++] as { node: number; who: ClusterPrincipal };
-        await eventually(async () => (await request(cluster, node, "GET", "/v1/markets/no-such-market", who)).status !== 401, 10_000, `node ${node} accepting ${who.principalId}'s token`);
+        await eventually(async () => (await request(cluster, node, "GET", "/v1/markets/no-such-market", who)).status !== 401, 60_000, `node ${node} accepting ${who.principalId}'s token`);
       }
     }),
   );
@@ -195,7 +195,7 @@ export async function readRecord(cluster: ServiceCluster, node: number, creator:
     if (answer.status === 200) found = { text: answer.text, record: answer.body as MarketRecordView };
     else if (!retryable(answer.status)) throw new Error(`record of ${marketId} via node ${node}: ${last}`);
     return found !== undefined;
-  }, 30_000, `the record of ${marketId} via node ${node}`).catch((error: unknown) => {
+  }, 60_000, `the record of ${marketId} via node ${node}`).catch((error: unknown) => {
     throw new Error(`${String(error)}; last answer ${last}`);
   });
   return found as { text: string; record: MarketRecordView };
@@ -217,7 +217,7 @@ export async function readMarket(cluster: ServiceCluster, node: number, who: Clu
     if (answer.status === 200) found = { text: answer.text, body: answer.body as MarketView };
     else if (!retryable(answer.status)) throw new Error(`market ${marketId} via node ${node}: ${last}`);
     return found !== undefined;
-  }, 30_000, `market ${marketId} via node ${node}`).catch((error: unknown) => {
+  }, 60_000, `market ${marketId} via node ${node}`).catch((error: unknown) => {
     throw new Error(`${String(error)}; last answer ${last}`);
   });
   return found as { text: string; body: MarketView };
@@ -289,7 +289,7 @@ export async function stormProblems(cluster: ServiceCluster, creator: ClusterPri
         if (final === undefined) continue;
         const node = running[(running.indexOf(final.node) + 1 + (i % Math.max(1, running.length - 1))) % running.length] as number;
         // A 503 says "retry" (the partition may be changing owner): only a definitive answer is compared.
-        const [retried] = await claimStorm({ cluster, marketId, claimers: [outcome.who], through: [node], concurrency: 1, retryForMs: 30_000, commandPrefix: outcome.commandId, commandIds: [outcome.commandId] });
+        const [retried] = await claimStorm({ cluster, marketId, claimers: [outcome.who], through: [node], concurrency: 1, retryForMs: 60_000, commandPrefix: outcome.commandId, commandIds: [outcome.commandId] });
         const again = retried?.final ?? retried?.attempts.at(-1) ?? { status: 0, text: "no attempt" };
         if (again.status !== final.status || again.text !== final.text) {
           problems.push(`retry of ${outcome.commandId} via node ${node}: ${again.status} ${again.text.slice(0, 200)}; original ${final.status} ${final.text.slice(0, 200)}`);

@@ -17,7 +17,7 @@ import * as http from "node:http";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../../support/free-port.js";
+import { freePort } from "../../../scripts/free-port.js";
 import { killOnExit } from "../../support/kill-on-exit.js";
 import { MetaGroupWatch } from "../../../scripts/nats-meta-group.js";
 
@@ -56,10 +56,11 @@ interface RunningNode {
   output: string;
 }
 
-async function distinctFreePorts(count: number): Promise<number[]> {
-  const ports = new Set<number>();
-  while (ports.size < count) ports.add(await freePort());
-  return [...ports];
+/** `count` ports; freePort never returns a port twice in one process, so they are distinct. */
+async function freePorts(count: number): Promise<number[]> {
+  const ports: number[] = [];
+  while (ports.length < count) ports.push(await freePort());
+  return ports;
 }
 
 function configuration(node: NatsNode, clusterName: string, routes: readonly number[], maxPayloadBytes: number): string {
@@ -145,7 +146,7 @@ export class NatsCluster {
   private static async startOnce(options: NatsClusterOptions): Promise<NatsCluster> {
     const count = options.nodes ?? 3;
     const root = mkdtempSync(path.join(tmpdir(), "nats-cluster-"));
-    const ports = await distinctFreePorts(count * 3);
+    const ports = await freePorts(count * 3);
     const nodes: NatsNode[] = Array.from({ length: count }, (_, i) => {
       const name = `n${i + 1}`;
       const clientPort = ports[i * 3] as number;
@@ -165,7 +166,7 @@ export class NatsCluster {
       const routes = nodes.map((other) => other.clusterPort);
       writeFileSync(node.configFile, configuration(node, clusterName, routes, options.maxPayloadBytes ?? 8 * 1024 * 1024));
     }
-    const cluster = new NatsCluster(nodes, root, options.readyTimeoutMs ?? 20_000);
+    const cluster = new NatsCluster(nodes, root, options.readyTimeoutMs ?? 60_000);
     try {
       for (let i = 0; i < count; i++) cluster.spawnNode(i);
       await cluster.waitUntilReady();

@@ -4,10 +4,18 @@
  */
 import { shardOfMarket } from "../../../engine/runtime/shard-routing.js";
 import { eventually } from "../../process/support.js";
-import type { ServiceCluster } from "./service-cluster.js";
+import { saveNodeLogs, type ServiceCluster } from "./service-cluster.js";
+
+/** Each node's last lines about partitions, leases, warnings and errors: what a failure message can quote. */
+export function ownershipLines(cluster: ServiceCluster, perNode = 15): string {
+  return Array.from({ length: cluster.size }, (_, i) => {
+    const lines = cluster.output(i).split("\n").filter((line) => /partition|lease|error|warn/i.test(line));
+    return `--- node ${cluster.nodeId(i)}${cluster.running(i) ? "" : " (not running)"}\n${lines.slice(-perNode).join("\n")}`;
+  }).join("\n");
+}
 
 /** Waits until every partition is served by exactly one running node and the running nodes serve as evenly as they can. */
-export async function everyPartitionServedOnce(cluster: ServiceCluster, partitions: number, timeoutMs = 30_000): Promise<void> {
+export async function everyPartitionServedOnce(cluster: ServiceCluster, partitions: number, timeoutMs = 60_000): Promise<void> {
   const all = Array.from({ length: partitions }, (_, p) => p);
   const running = () => Array.from({ length: cluster.size }, (_, i) => i).filter((i) => cluster.running(i));
   const settled = (): boolean => {
@@ -19,12 +27,12 @@ export async function everyPartitionServedOnce(cluster: ServiceCluster, partitio
   };
   await eventually(settled, timeoutMs, "every partition served by exactly one node, evenly").catch((error: unknown) => {
     const owners = all.map((p) => `${p}:${running().filter((i) => cluster.serves(i, p)).map((i) => cluster.nodeId(i)).join("+") || "-"}`).join(" ");
-    throw new Error(`${String(error)} (owners ${owners})`);
+    throw new Error(`${String(error)} (owners ${owners}; logs in ${saveNodeLogs(cluster, "partitions-unsettled")})\n${ownershipLines(cluster)}`);
   });
 }
 
 /** The owner of `partition` by the logs, once exactly one running node serves it. */
-export async function ownerOnce(cluster: ServiceCluster, partition: number, timeoutMs = 30_000): Promise<number> {
+export async function ownerOnce(cluster: ServiceCluster, partition: number, timeoutMs = 60_000): Promise<number> {
   let owner: number | undefined;
   await eventually(() => {
     const serving = Array.from({ length: cluster.size }, (_, i) => i).filter((i) => cluster.serves(i, partition));

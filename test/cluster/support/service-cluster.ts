@@ -10,9 +10,17 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { OPERATOR, listeningUrl, spawnCaptured, tempDataDir, MAIN_JS, type Spawned } from "../../process/support.js";
-import { freePort } from "../../support/free-port.js";
+import { freePort } from "../../../scripts/free-port.js";
 import { clusterSigningKeyFile } from "../../../scripts/cluster-signing-key.js";
 import { killOnExit } from "../../support/kill-on-exit.js";
+
+/**
+ * Every node's CLUSTER_LEASE_MS unless a test sets its own. With the service's default (1.5 s) each
+ * lease round's requests to NATS must answer within 0.5 s; on this 2-core machine at a load average
+ * near 30 they did not, leases expired before they could be renewed, and partitions went unowned for
+ * a minute. The tests wait for takeovers on conditions, so a longer lease only makes a takeover later.
+ */
+export const TEST_LEASE_MS = "10000";
 
 export interface ServiceNodeOptions {
   /** Extra environment (e.g. CLUSTER_PARTITIONS, CLUSTER_LEASE_MS). */
@@ -22,7 +30,8 @@ export interface ServiceNodeOptions {
 interface RunningServiceNode {
   readonly nodeId: string;
   readonly dataDir: string;
-  readonly port: number;
+  /** Chosen by freePort; a fresh one if another program took it (launch). */
+  port: number;
   spawned: Spawned | undefined;
   url: string;
   /** Output of earlier runs of this node (restarts), for failure messages. */
@@ -129,17 +138,35 @@ export class ServiceCluster {
       CLUSTER_NATS_URLS: this.natsUrls.join(","),
       CLUSTER_NODE_ID: node.nodeId,
       AUDIT_SIGNING_KEY_FILE: this.signingKeyFile,
+      CLUSTER_LEASE_MS: TEST_LEASE_MS,
       ...this.options.env,
       ...node.env,
     };
   }
 
+  /**
+   * Starts node `index` on its port and waits until it listens. freePort chooses ports no outgoing
+   * connection or listen(0) can take, but another program binding ports by number could still take
+   * this one first (or take a restarted node's port while it was down): then the node starts again
+   * on a fresh port, a few times, as NatsCluster.start does; its url changes with it.
+   */
   private async launch(index: number): Promise<void> {
     const node = this.node(index);
-    const spawned = spawnCaptured(process.execPath, [MAIN_JS], { env: this.env(node) });
-    killOnExit(spawned.child);
-    node.spawned = spawned;
-    node.url = await listeningUrl(spawned, 30_000);
+    for (let attempt = 1; ; attempt += 1) {
+      const spawned = spawnCaptured(process.execPath, [MAIN_JS], { env: this.env(node) });
+      killOnExit(spawned.child);
+      node.spawned = spawned;
+      try {
+        node.url = await listeningUrl(spawned);
+        return;
+      } catch (error) {
+        if (!/cannot listen on .*address in use/.test(spawned.output()) || attempt >= 3) throw error;
+        await spawned.exited;
+        node.history += `${spawned.output()}\n[service-cluster] port ${node.port} was taken: starting node ${node.nodeId} on another\n`;
+        node.spawned = undefined;
+        node.port = await freePort();
+      }
+    }
   }
 
   /** Restarts node `index` with `env` over the cluster's environment, kept for its later restarts. */

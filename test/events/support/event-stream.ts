@@ -77,7 +77,7 @@ export class EventStream {
   }
 
   /** Resolves once `condition` holds, or rejects after `timeoutMs` with what arrived. */
-  waitFor(condition: (stream: EventStream) => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  waitFor(condition: (stream: EventStream) => boolean, what: string, timeoutMs = 60_000): Promise<void> {
     return new Promise((resolve, reject) => {
       const check = () => {
         if (condition(this)) {

@@ -12,12 +12,16 @@ import { MarketClient, type Credentials, type IdentityFile, type ServiceResponse
 import { ManualClock } from "../../../engine/clock.js";
 import { startService, type RunningService } from "../../../gateway/service.js";
 import { conformingFetch } from "./openapi-conformance.js";
+import { readOrCommand, repeatAfterNoAnswer } from "../../support/repeat-after-no-answer.js";
 
 export const OPERATOR_SECRET = "operator-secret-0123456789-abcdefghijklmnop";
 export const STATIC_MCP_TOKEN = "static-mcp-token-0123456789-abcdefghijklmnopq";
 export const STATIC_MCP_ACTOR = "mcp-agent";
 /** A fixed, round start time keeps timestamps in assertions readable. */
 export const START_MS = Date.parse("2026-05-01T10:00:00.000Z");
+
+/** Every reply checked against the OpenAPI document; a read or command that got no answer sent again (repeat-after-no-answer.ts). */
+const harnessFetch = repeatAfterNoAnswer(conformingFetch, readOrCommand);
 
 export type Env = Record<string, string | undefined>;
 
@@ -77,7 +81,7 @@ export class Harness {
 
   get client(): MarketClient {
     // Every reply is checked against GET /openapi.json's schemas (support/openapi-conformance.ts).
-    return new MarketClient({ baseUrl: this.service.url, fetch: conformingFetch });
+    return new MarketClient({ baseUrl: this.service.url, fetch: harnessFetch });
   }
 
   nowSeconds(): number {

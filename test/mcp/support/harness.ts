@@ -18,6 +18,7 @@ import { expect } from "vitest";
 import { MarketClient, type Credentials, type IdentityFile, type ServiceResponse } from "../../../gateway/client/index.js";
 import { ManualClock } from "../../../engine/clock.js";
 import { startService, type RunningService } from "../../../gateway/service.js";
+import { repeatAfterNoAnswer } from "../../support/repeat-after-no-answer.js";
 
 export const OPERATOR_SECRET = "mcp-suite-operator-secret-0123456789-abcdef";
 /** Static MCP token of actor `agent` (an actor that is never provisioned: self-action needs none). */
@@ -115,7 +116,9 @@ export class McpHarness {
   /** An official SDK client connected to /mcp with `Authorization: Bearer <token>`, tools listed. */
   async connect(token: string, name = "mcp-suite"): Promise<Agent> {
     const client = new Client({ name, version: "1.0.0" });
-    const transport = new StreamableHTTPClientTransport(this.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    // Every /mcp request may be sent again after no answer (repeat-after-no-answer.ts): the tools are
+    // reads, or commands whose required commandId makes a repeat return the first result.
+    const transport = new StreamableHTTPClientTransport(this.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${token}` } }, fetch: repeatAfterNoAnswer(fetch, () => true) });
     await client.connect(transport);
     this.clients.push(client);
     // Listing the tools makes the SDK client validate every later structuredContent against the
@@ -267,7 +270,7 @@ export function expectHttpStatus(response: ServiceResponse, status: number): voi
 }
 
 /** Polls a read until the predicate holds (shards fire deadlines asynchronously after publishTime). */
-export async function waitFor<T>(read: () => Promise<T>, predicate: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+export async function waitFor<T>(read: () => Promise<T>, predicate: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
