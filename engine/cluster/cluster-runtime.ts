@@ -386,11 +386,15 @@ export class ClusterRuntime implements Markets {
     return this.answers.proofCacheStats;
   }
 
-  private submitHere(command: Command, fingerprint: string): Promise<SubmitResult> {
+  private async submitHere(command: Command, fingerprint: string): Promise<SubmitResult> {
     const { actorId } = command.identity;
-    // A command executing in its key's home: no binding was made, but one made for another market must win.
-    if (homeOf(actorId, command.commandId, this.options.partitions) === this.partitionOf(command) && this.keys.boundOtherwise(actorId, command.commandId, fingerprint)) {
-      return Promise.resolve({ disposition: "replayed", reply: IDEMPOTENCY_CONFLICT });
+    const { commandId } = command;
+    if (homeOf(actorId, commandId, this.options.partitions) === this.partitionOf(command)) {
+      // A command executing in its key's home: no binding was made, but one made for another market
+      // must win. One in flight decides first (abandoned: it wins nothing); the last check and the
+      // claim below then run in one turn, so no bind passes between them.
+      for (let binding = this.keys.bindingInFlightOtherwise(actorId, commandId, fingerprint); binding !== undefined; binding = this.keys.bindingInFlightOtherwise(actorId, commandId, fingerprint)) await binding;
+      if (this.keys.boundOtherwise(actorId, commandId, fingerprint)) return { disposition: "replayed", reply: IDEMPOTENCY_CONFLICT };
     }
     return submitOnce(this.options.idempotency, this.executor, command, fingerprint);
   }

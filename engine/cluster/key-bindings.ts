@@ -100,12 +100,23 @@ export class KeyBindings {
     return this.bindings.usedOtherwise(actorId, commandId, fingerprint);
   }
 
+  /** A binding of another fingerprint in flight: settles with its outcome (IdempotencyIndex.inFlightOtherwise). */
+  bindingInFlightOtherwise(actorId: string, commandId: string, fingerprint: string): Promise<unknown> | undefined {
+    return this.bindings.inFlightOtherwise(actorId, commandId, fingerprint);
+  }
+
   /** Binds the key at home partition `home` (which this node must serve): "bound" once durable, or "conflict". */
   async bind(home: number, actorId: string, commandId: string, fingerprint: string, marketPartition: number): Promise<BindVerdict> {
-    const log = this.homes.get(home);
-    if (log === undefined || log.failure !== undefined) throw new UnavailableError(`this node does not bind keys for partition ${home} now; retry shortly`);
-    if (this.marketIndex.usedOtherwise(actorId, commandId, fingerprint)) return "conflict";
     for (;;) {
+      // Another content executing under the key here: its outcome decides (abandoned: bind afresh).
+      const executing = this.marketIndex.inFlightOtherwise(actorId, commandId, fingerprint);
+      if (executing !== undefined) {
+        await executing;
+        continue;
+      }
+      const log = this.homes.get(home);
+      if (log === undefined || log.failure !== undefined) throw new UnavailableError(`this node does not bind keys for partition ${home} now; retry shortly`);
+      if (this.marketIndex.usedOtherwise(actorId, commandId, fingerprint)) return "conflict";
       const claim = this.bindings.claim(actorId, commandId, fingerprint);
       switch (claim.kind) {
         case "conflict":
@@ -114,7 +125,7 @@ export class KeyBindings {
           return "bound";
         case "pending":
           if ((await claim.settled) === undefined) continue;
-          return "bound";
+          return claim.sameContent ? "bound" : "conflict";
         case "fresh":
           try {
             const position = await this.append(log, packr.pack([actorId, commandId, fingerprint, marketPartition] satisfies LoggedBinding));

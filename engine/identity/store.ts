@@ -377,6 +377,7 @@ export class IdentityStore {
         case "pending": {
           const location = await claim.settled;
           if (location === undefined) continue; // the first attempt was abandoned: try afresh
+          if (!claim.sameContent) return IDEMPOTENCY_CONFLICT;
           return this.replyAtLocation(location.owner, location.position);
         }
         case "fresh": {
