@@ -37,7 +37,7 @@ import { randomBytes } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import * as path from "node:path";
-import { connectForJournals } from "../engine/journal/jetstream-connection.js";
+import { connectForJournals } from "../engine/messaging/nats/connect.js";
 import { shardOfMarket } from "../engine/runtime/shard-routing.js";
 import { MarketClient } from "../gateway/client/index.js";
 import { LocalCluster } from "../scripts/local-cluster.js";

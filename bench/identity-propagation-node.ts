@@ -18,7 +18,8 @@ import * as path from "node:path";
 import { systemClock } from "../engine/clock.js";
 import { IdempotencyIndex } from "../engine/idempotency/index.js";
 import { IdentityStore } from "../engine/identity/store.js";
-import { connectForJournals } from "../engine/journal/jetstream-connection.js";
+import { connectForJournals } from "../engine/messaging/nats/connect.js";
+import { NatsMessaging } from "../engine/messaging/nats/nats-messaging.js";
 import { JetStreamJournal } from "../engine/journal/jetstream-journal.js";
 import { AuthService, loadAuthConfig } from "../gateway/auth/index.js";
 import { tokenStorm, type StormOrder, type StormOutcome } from "./identity-token-storm.js";
@@ -42,7 +43,7 @@ const store = await IdentityStore.open({
   clock: systemClock,
   idempotency: new IdempotencyIndex(),
   isOperator: () => false,
-  openJournal: () => JetStreamJournal.open({ connection, name: stream }),
+  openJournal: () => JetStreamJournal.open({ messaging: new NatsMessaging(connection), name: stream }),
 });
 const auth = new AuthService(loadAuthConfig({}, dir), store);
 

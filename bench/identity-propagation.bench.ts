@@ -28,7 +28,8 @@ import * as path from "node:path";
 import { systemClock } from "../engine/clock.js";
 import { IdempotencyIndex } from "../engine/idempotency/index.js";
 import { IdentityStore } from "../engine/identity/store.js";
-import { connectForJournals } from "../engine/journal/jetstream-connection.js";
+import { connectForJournals } from "../engine/messaging/nats/connect.js";
+import { NatsMessaging } from "../engine/messaging/nats/nats-messaging.js";
 import { JetStreamJournal } from "../engine/journal/jetstream-journal.js";
 import { AuthService, loadAuthConfig } from "../gateway/auth/index.js";
 import { generateKeyPair, signSigningPayload } from "../gateway/client/index.js";
@@ -113,7 +114,7 @@ try {
     clock: systemClock,
     idempotency: new IdempotencyIndex(),
     isOperator: (actorId) => actorId === OPERATOR,
-    openJournal: () => JetStreamJournal.open({ connection, name: STREAM }),
+    openJournal: () => JetStreamJournal.open({ messaging: new NatsMessaging(connection), name: STREAM }),
   });
   const auth = new AuthService(loadAuthConfig({ SERVICE_OPERATOR_ACTORS: OPERATOR }, dir), store);
   const nodeScript = path.join(import.meta.dirname, "identity-propagation-node.ts");

@@ -12,7 +12,8 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import * as path from "node:path";
 import { FileJournal } from "../engine/journal/file-journal.js";
-import { connectForJournals } from "../engine/journal/jetstream-connection.js";
+import { connectForJournals } from "../engine/messaging/nats/connect.js";
+import { NatsMessaging } from "../engine/messaging/nats/nats-messaging.js";
 import { JetStreamJournal } from "../engine/journal/jetstream-journal.js";
 import type { Journal } from "../engine/journal/journal.js";
 import { NatsCluster } from "../test/cluster/support/nats-cluster.js";
@@ -71,7 +72,7 @@ try {
     const file = FileJournal.open({ dir: path.join(dir, `file-${entries}`) });
     rows.push(await measure("FileJournal", file, entries));
     await file.close();
-    const stream = await JetStreamJournal.open({ connection, name: `bench-${entries}` });
+    const stream = await JetStreamJournal.open({ messaging: new NatsMessaging(connection), name: `bench-${entries}` });
     rows.push(await measure("JetStreamJournal R3", stream, entries));
     await stream.close();
   }

@@ -14,7 +14,8 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { systemClock } from "../engine/clock.js";
 import { LeaseManager } from "../engine/cluster/leases.js";
-import { connectForJournals } from "../engine/journal/jetstream-connection.js";
+import { connectForJournals } from "../engine/messaging/nats/connect.js";
+import { NatsMessaging } from "../engine/messaging/nats/nats-messaging.js";
 import { NatsCluster } from "../test/cluster/support/nats-cluster.js";
 import { numberArg } from "./args.js";
 
@@ -36,7 +37,7 @@ try {
     connections.push(connection);
     managers.push(
       await LeaseManager.open({
-        connection,
+        messaging: new NatsMessaging(connection),
         nodeId,
         partitions: PARTITIONS,
         clock: systemClock,

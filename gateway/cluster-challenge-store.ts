@@ -23,18 +23,9 @@
  * - Every request gives up after `requestTimeoutMs`; a failure is "unavailable" (503 with
  *   Retry-After to the client), never a refusal.
  */
-import {
-  DiscardPolicy,
-  JetStreamApiCodes,
-  JetStreamApiError,
-  RetentionPolicy,
-  StorageType,
-  jetstream,
-  jetstreamManager,
-  type JetStreamManager,
-} from "@nats-io/jetstream";
-import { Kvm, type KV } from "@nats-io/kv";
-import type { NatsConnection } from "@nats-io/transport-node";
+import type { KvBucket } from "../engine/messaging/kv.js";
+import { isMessagingFailure } from "../engine/messaging/messaging-error.js";
+import type { Messaging } from "../engine/messaging/messaging.js";
 import { withRetries } from "../engine/journal/jetstream-retry.js";
 import { isoFromMs } from "../engine/rules/time.js";
 import type { ChallengeStore, FoundChallenge, PendingChallenge } from "./auth/challenge-store.js";
@@ -44,12 +35,12 @@ export const CHALLENGE_BUCKET = "auth-challenges";
 const RECORD_VERSION = 1;
 /** Longer than any challenge lives (AUTH_CHALLENGE_TTL at most), with a margin for clocks apart. */
 const RETAIN_MS = (MAX_CHALLENGE_TTL_SECONDS + 60) * 1_000;
-const NANOS_PER_MS = 1_000_000;
 /** How long a node waits for the bucket at start (a cluster starting together elects its leaders meanwhile). */
 const OPEN_DEADLINE_MS = 15_000;
 
 export interface ClusterChallengeStoreOptions {
-  readonly connection: NatsConnection;
+  /** The node's connection (the caller's; never closed here). */
+  readonly messaging: Messaging;
   /** The bound on messages the bucket keeps (AuthConfig.maxChallenges). */
   readonly maxChallenges: number;
   /** Each request's deadline: the node's reply deadline (CLUSTER_FORWARD_TIMEOUT_MS). */
@@ -97,68 +88,31 @@ function decodeRecord(bytes: Uint8Array): PendingChallenge | undefined {
   return { actorId, keyId, audience, nonceHash: Buffer.from(nonceHash, "base64url"), expiresAtMs, expiresAt: isoFromMs(expiresAtMs) };
 }
 
-/** Creates the bucket's stream unless it exists: a KV bucket's layout, with our bounds and discard policy. */
-async function ensureStream(jsm: JetStreamManager, bucket: string, replicas: number, maxChallenges: number): Promise<void> {
-  const name = `KV_${bucket}`;
-  try {
-    await jsm.streams.info(name);
-    return;
-  } catch (error) {
-    if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound)) throw error;
-  }
-  // Two nodes may race here; adding a stream with the same configuration is idempotent.
-  await jsm.streams.add({
-    name,
-    subjects: [`$KV.${bucket}.>`],
-    storage: StorageType.File,
-    num_replicas: replicas,
-    retention: RetentionPolicy.Limits,
-    max_msgs_per_subject: 1,
-    max_msgs: maxChallenges,
-    max_age: RETAIN_MS * NANOS_PER_MS,
-    discard: DiscardPolicy.Old,
-    allow_rollup_hdrs: true,
-    // Reads go to the stream's leader, which holds every acknowledged write.
-    allow_direct: false,
-  });
-}
-
 /** Opens (creating if need be) the cluster's challenge bucket; retried until a start-up deadline. */
 export async function openClusterChallengeStore(options: ClusterChallengeStoreOptions): Promise<ClusterChallengeStore> {
-  const { connection, maxChallenges, requestTimeoutMs } = options;
+  const { messaging, maxChallenges, requestTimeoutMs } = options;
   const replicas = options.replicas ?? 3;
   const bucket = options.bucket ?? CHALLENGE_BUCKET;
-  const js = jetstream(connection, { timeout: requestTimeoutMs });
-  const jsm = await jetstreamManager(connection, { timeout: requestTimeoutMs, checkAPI: false });
-  const kv = await withRetries(`opening the challenge bucket ${bucket}`, OPEN_DEADLINE_MS, async () => {
-    await ensureStream(jsm, bucket, replicas, maxChallenges);
-    return new Kvm(js).create(bucket, { allow_direct: false });
-  });
-  // A bucket just created answers nothing until its stream has a leader: wait for one read to go through.
-  await withRetries(`reading the challenge bucket ${bucket}`, OPEN_DEADLINE_MS, () => kv.get("absent"));
-  return new ClusterChallengeStore(kv, requestTimeoutMs);
-}
-
-function isWrongLastSequence(error: unknown): boolean {
-  return (
-    error instanceof JetStreamApiError &&
-    (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+  const { timers } = messaging;
+  const kv = await withRetries(timers, `opening the challenge bucket ${bucket}`, OPEN_DEADLINE_MS, () =>
+    messaging.jetStream(requestTimeoutMs).kv.open(bucket, { replicas, history: 1, bounds: { maxMessages: maxChallenges, maxAgeMs: RETAIN_MS } }),
   );
+  // A bucket just created answers nothing until its stream has a leader: wait for one read to go through.
+  await withRetries(timers, `reading the challenge bucket ${bucket}`, OPEN_DEADLINE_MS, () => kv.get("absent"));
+  return new ClusterChallengeStore(kv);
 }
 
 export class ClusterChallengeStore implements ChallengeStore {
   /** The bucket's messages are not counted here: `nats kv status auth-challenges` shows them. */
   readonly size = undefined;
 
-  constructor(
-    private readonly kv: KV,
-    private readonly requestTimeoutMs: number,
-  ) {}
+  /** `kv`'s requests give up after the store's request timeout (the bucket was opened with it). */
+  constructor(private readonly kv: KvBucket) {}
 
   async add(id: string, challenge: PendingChallenge): Promise<"added" | "unavailable"> {
     try {
-      // previousSeq 0: only if the key has never been written (the id is new).
-      await this.kv.put(id, encodeRecord(challenge), { previousSeq: 0, timeout: this.requestTimeoutMs });
+      // Revision 0: only if the key has never been written (the id is new).
+      await this.kv.update(id, Buffer.from(encodeRecord(challenge)), 0);
       return "added";
     } catch {
       return "unavailable";
@@ -179,11 +133,11 @@ export class ClusterChallengeStore implements ChallengeStore {
 
   async consume(id: string, found: FoundChallenge): Promise<"consumed" | "gone" | "unavailable"> {
     try {
-      await this.kv.delete(id, { previousSeq: found.version });
+      await this.kv.delete(id, found.version);
       return "consumed";
     } catch (error) {
       // Another attempt, on this node or another, consumed it first.
-      if (isWrongLastSequence(error)) return "gone";
+      if (isMessagingFailure(error, "wrong-last-sequence")) return "gone";
       return "unavailable";
     }
   }

@@ -4,7 +4,7 @@
  * embedded default: service.ts takes this path only when CLUSTER_NATS_URLS is set.
  */
 import type { ShardHeadsSpec } from "../engine/runtime/worker-messages.js";
-import type { NatsConnection } from "@nats-io/transport-node";
+import type { Messaging } from "../engine/messaging/messaging.js";
 import type { Clock } from "../engine/clock.js";
 import type { ClusterSettings } from "../engine/cluster/cluster-settings.js";
 import { openClusterLayout, type ClusterLayout } from "../engine/cluster/cluster-layout.js";
@@ -17,6 +17,8 @@ import { ClusterRuntime } from "../engine/cluster/cluster-runtime.js";
 import { LeaseManager } from "../engine/cluster/leases.js";
 import type { IdempotencyIndex } from "../engine/idempotency/index.js";
 import type { ShardWorkerSource } from "../engine/runtime/shard-host.js";
+import type { ShardThreadStarter } from "../engine/runtime/shard-thread.js";
+import type { Replays } from "../engine/runtime/shard-answers.js";
 import type { BatchStats } from "../engine/runtime/shard-protocol.js";
 import type { LogFn } from "./http/log.js";
 import { JetStreamJournal } from "../engine/journal/jetstream-journal.js";
@@ -24,7 +26,8 @@ import { openClusterChallengeStore, type ClusterChallengeStore } from "./cluster
 
 export interface ClusterConnection {
   readonly settings: ClusterSettings;
-  readonly connection: NatsConnection;
+  /** The node's NATS connection, as the cluster's modules take it (engine/messaging/). */
+  readonly messaging: Messaging;
   readonly layout: ClusterLayout;
   /** The cluster's audit key history (the same on every node): what GET /v1/audit/keys publishes. */
   readonly auditKeyHistory: KeyHistory;
@@ -35,13 +38,13 @@ export interface ClusterConnection {
  * then checks this node's audit signing key against the cluster's (refusing a different one).
  */
 export async function joinCluster(settings: ClusterSettings, clock: Clock, keys: AuditKeys, log: LogFn): Promise<ClusterConnection> {
-  const connection = await connectClusterNode(settings.natsUrls, settings.nodeId);
+  const messaging = await connectClusterNode(settings.natsUrls, settings.nodeId);
   try {
-    const layout = await openClusterLayout(connection, settings.partitions, clock.nowMs());
-    const auditKeyHistory = clusterKeyHistory(await openClusterKeyHistory(connection, keys.history), keys, log);
-    return { settings, connection, layout, auditKeyHistory };
+    const layout = await openClusterLayout(messaging, settings.partitions, clock.nowMs());
+    const auditKeyHistory = clusterKeyHistory(await openClusterKeyHistory(messaging, keys.history), keys, log);
+    return { settings, messaging, layout, auditKeyHistory };
   } catch (error) {
-    await connection.close();
+    await messaging.close();
     throw error;
   }
 }
@@ -108,10 +111,10 @@ export const IDENTITY_STREAM = "identity";
  * writer of the shared log. Its appends give up after the reply deadline, so an identity command or
  * a token request is answered (503 + Retry-After, the log is reopened) rather than kept waiting.
  */
-export function identityJournalOpener(cluster: ClusterConnection): () => Promise<JetStreamJournal> {
+export function identityJournalOpener(cluster: Pick<ClusterConnection, "messaging" | "settings">): () => Promise<JetStreamJournal> {
   return () =>
     JetStreamJournal.open({
-      connection: cluster.connection,
+      messaging: cluster.messaging,
       name: IDENTITY_STREAM,
       retryDeadlineMs: cluster.settings.forwardTimeoutMs,
       // Opening may wait for the stream's creation and first leader while the cluster starts.
@@ -124,7 +127,7 @@ export function identityJournalOpener(cluster: ClusterConnection): () => Promise
  * redeemed at any node, once. Its requests give up after the reply deadline (503 + Retry-After).
  */
 export function openChallengeStore(cluster: ClusterConnection, maxChallenges: number): Promise<ClusterChallengeStore> {
-  return openClusterChallengeStore({ connection: cluster.connection, maxChallenges, requestTimeoutMs: cluster.settings.forwardTimeoutMs });
+  return openClusterChallengeStore({ messaging: cluster.messaging, maxChallenges, requestTimeoutMs: cluster.settings.forwardTimeoutMs });
 }
 
 export interface ClusterRuntimeParts {
@@ -135,17 +138,23 @@ export interface ClusterRuntimeParts {
   /** Each worker pool thread's bound for log trees kept between proofs (AUDIT_PROOF_CACHE_BYTES). */
   proofCacheBytes?: number;
   workerSource?: ShardWorkerSource;
+  /** How owned partitions' shards run (default: worker threads; the simulation's run in-process). */
+  startThread?: ShardThreadStarter;
+  /** Where record reads and old replies are replayed (default: the worker pool). */
+  replays?: Replays;
+  /** How often an owned partition's shard checks its timer wheel (default 100 ms). */
+  tickIntervalMs?: number;
   log: LogFn;
   onBatch: (partition: number, stats: BatchStats) => void;
   heads?: ShardHeadsSpec;
 }
 
 /** The cluster runtime with its leases: from here on this node takes partitions and serves them. */
-export async function openClusterRuntime(cluster: ClusterConnection, parts: ClusterRuntimeParts): Promise<ClusterRuntime> {
-  const { settings, connection, layout } = cluster;
+export async function openClusterRuntime(cluster: Pick<ClusterConnection, "messaging" | "settings" | "layout">, parts: ClusterRuntimeParts): Promise<ClusterRuntime> {
+  const { settings, messaging, layout } = cluster;
   const runtime = new ClusterRuntime({
     settings,
-    connection,
+    messaging,
     partitions: layout.partitions,
     clock: parts.clock,
     controlledClock: parts.controlledClock,
@@ -155,10 +164,13 @@ export async function openClusterRuntime(cluster: ClusterConnection, parts: Clus
     log: (level, message, fields) => parts.log(level, message, fields),
     onBatch: parts.onBatch,
     ...(parts.workerSource === undefined ? {} : { workerSource: parts.workerSource }),
+    ...(parts.startThread === undefined ? {} : { startThread: parts.startThread }),
+    ...(parts.replays === undefined ? {} : { replays: parts.replays }),
+    ...(parts.tickIntervalMs === undefined ? {} : { tickIntervalMs: parts.tickIntervalMs }),
     ...(parts.heads === undefined ? {} : { heads: parts.heads }),
   });
   const leases = await LeaseManager.open({
-    connection,
+    messaging,
     nodeId: settings.nodeId,
     partitions: layout.partitions,
     clock: parts.clock,

@@ -41,7 +41,7 @@ import { Readiness } from "./readiness.js";
 import { shardCountFor } from "../engine/runtime/cluster-meta.js";
 import { SERVICE_VERSION } from "./version.js";
 import { IdentityCatchUp, retryUnknownTokens } from "./cluster-auth.js";
-import type { NatsConnection } from "@nats-io/transport-node";
+import type { Messaging } from "../engine/messaging/messaging.js";
 import type { ClusterRuntime } from "../engine/cluster/cluster-runtime.js";
 import type { ClusterConnection, ClusterRuntimeParts } from "./cluster-node.js";
 
@@ -164,7 +164,7 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
     port = await server.listen(config.host, config.port);
   } catch (error) {
     await identity.close();
-    await cluster?.connection.close();
+    await cluster?.messaging.close();
     throw error;
   }
   let liveRuntime: MarketRuntime | ClusterRuntime;
@@ -181,14 +181,14 @@ async function startLocked(options: ServiceOptions, config: ServiceConfig, basic
   } catch (error) {
     server.close();
     await identity.close();
-    await cluster?.connection.close();
+    await cluster?.messaging.close();
     throw error;
   }
   const { api, mcp, events } = openApis(late, liveRuntime, auth, clock, config, log);
   readiness.ready(() => liveRuntime.notAcceptingShards());
   const url = serviceUrl(config, port);
   log("info", "listening", { url, dataDir: config.dataDir, shards, tls: config.tlsCertFile !== undefined });
-  const close = closeOnce({ readiness, server, runtime: liveRuntime, events, identity, lock, log, flushLogs, ...(cluster === undefined ? {} : { nats: cluster.connection }) });
+  const close = closeOnce({ readiness, server, runtime: liveRuntime, events, identity, lock, log, flushLogs, ...(cluster === undefined ? {} : { nats: cluster.messaging }) });
   return {
     config,
     port,
@@ -390,7 +390,7 @@ interface OpenParts {
   /** Live event streams: ended (event: end) before the server waits for requests in flight. */
   events: EventHub;
   /** Cluster mode: the node's NATS connection, closed last. */
-  nats?: NatsConnection;
+  nats?: Messaging;
   identity: IdentityStore;
   lock: DataDirLock;
   log: LogFn;

@@ -10,9 +10,9 @@
  * claims, last epoch, chain head) on stderr; `--json` prints the result object on stdout.
  */
 import { existsSync } from "node:fs";
-import type { NatsConnection } from "@nats-io/transport-node";
 import { exportedStream, replayStream, replayStreamMarketRecord, verifyStream, type AuditedStream, type StreamAuditOptions, type StreamFacts } from "../engine/audit/stream-audit.js";
-import { connectForJournals } from "../engine/journal/jetstream-connection.js";
+import { connectMessaging } from "../engine/messaging/nats/nats-messaging.js";
+import type { Messaging } from "../engine/messaging/messaging.js";
 import { LiveStream } from "../engine/journal/jetstream-stream-source.js";
 import { StreamExportReader, StreamExportWriter, exportHeader } from "../engine/journal/stream-export.js";
 import { auditSummary, printMarkets, printVerify } from "./audit-output.js";
@@ -24,9 +24,9 @@ function describeFacts(facts: StreamFacts): string {
   return `stream ${facts.stream} (partition ${facts.partition}): ${facts.messages.toLocaleString("en-US")} message(s), ${facts.claims} owner claim(s), last epoch ${facts.lastEpoch}, chain head ${facts.chainHead}`;
 }
 
-async function connectTo(servers: string[]): Promise<NatsConnection> {
+async function connectTo(servers: string[]): Promise<Messaging> {
   try {
-    return await connectForJournals(servers, "market-service audit");
+    return await connectMessaging(servers, "market-service audit");
   } catch (error) {
     throw new Error(`cannot connect to NATS at ${servers.join(",")}: ${error instanceof Error ? error.message : String(error)}`);
   }

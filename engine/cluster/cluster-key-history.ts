@@ -13,7 +13,7 @@
  * This module decides and records; the caller (gateway/cluster-node.ts) words the refusal, since only
  * it knows where the node's key came from.
  */
-import type { NatsConnection } from "@nats-io/transport-node";
+import type { Messaging } from "../messaging/messaging.js";
 import { ClusterConfigError } from "../runtime/cluster-meta.js";
 import { withRetries } from "../journal/jetstream-retry.js";
 import { clusterMetaBucket } from "./cluster-layout.js";
@@ -75,10 +75,10 @@ function parseRecorded(bytes: Uint8Array): KeyHistory {
  * Records `own` as the cluster's history when there is none, else judges it against the record and
  * records a rotation. Never throws for a conflict: the verdict says so and the caller refuses.
  */
-export async function openClusterKeyHistory(connection: NatsConnection, own: KeyHistory, replicas = 3): Promise<ClusterKeyVerdict> {
-  return withRetries("reading the cluster's audit key history", OPEN_DEADLINE_MS, async () => {
-    const kv = await clusterMetaBucket(connection, replicas);
-    const encoded = JSON.stringify(own);
+export async function openClusterKeyHistory(messaging: Messaging, own: KeyHistory, replicas = 3): Promise<ClusterKeyVerdict> {
+  return withRetries(messaging.timers, "reading the cluster's audit key history", OPEN_DEADLINE_MS, async () => {
+    const kv = await clusterMetaBucket(messaging, replicas);
+    const encoded = new TextEncoder().encode(JSON.stringify(own));
     for (let attempt = 1; ; attempt += 1) {
       const existing = await kv.get(KEY);
       if (existing === null || existing.operation !== "PUT") {

@@ -6,8 +6,8 @@
  * engine/runtime/cluster-meta.ts). Kept in KV bucket `cluster-meta`, key `layout`, created with
  * KV's create (exactly one creator wins a race; the others read what it wrote).
  */
-import { Kvm, type KV } from "@nats-io/kv";
-import type { NatsConnection } from "@nats-io/transport-node";
+import type { KvBucket } from "../messaging/kv.js";
+import type { Messaging } from "../messaging/messaging.js";
 import { ClusterConfigError } from "../runtime/cluster-meta.js";
 import { withRetries } from "../journal/jetstream-retry.js";
 import { DEFAULT_PARTITIONS, MAX_PARTITIONS } from "./cluster-settings.js";
@@ -16,6 +16,8 @@ export const CLUSTER_LAYOUT_VERSION = 1;
 const BUCKET = "cluster-meta";
 const KEY = "layout";
 const OPEN_DEADLINE_MS = 15_000;
+/** How long one request to the bucket waits (the NATS client's default). */
+const REQUEST_TIMEOUT_MS = 5_000;
 
 export interface ClusterLayout {
   readonly formatVersion: number;
@@ -36,23 +38,23 @@ function parseLayout(bytes: Uint8Array): ClusterLayout {
 }
 
 /** The `cluster-meta` bucket: the layout and the audit key history (cluster-key-history.ts). */
-export async function clusterMetaBucket(connection: NatsConnection, replicas: number): Promise<KV> {
-  // Reads go to the stream's leader (allow_direct off), which holds a record once it was written.
-  return new Kvm(connection).create(BUCKET, { replicas, history: 1, allow_direct: false });
+export async function clusterMetaBucket(messaging: Messaging, replicas: number): Promise<KvBucket> {
+  // Reads go to the stream's leader, which holds a record once it was written.
+  return messaging.jetStream(REQUEST_TIMEOUT_MS).kv.open(BUCKET, { replicas, history: 1 });
 }
 
 /**
  * The cluster's layout: the recorded one, or, for a new cluster, `requested` (else the default)
  * recorded now. An explicit `requested` that differs from the recorded count is refused.
  */
-export async function openClusterLayout(connection: NatsConnection, requested: number | undefined, nowMs: number, replicas = 3): Promise<ClusterLayout> {
-  const layout = await withRetries("reading the cluster layout", OPEN_DEADLINE_MS, async () => {
-    const kv = await clusterMetaBucket(connection, replicas);
+export async function openClusterLayout(messaging: Messaging, requested: number | undefined, nowMs: number, replicas = 3): Promise<ClusterLayout> {
+  const layout = await withRetries(messaging.timers, "reading the cluster layout", OPEN_DEADLINE_MS, async () => {
+    const kv = await clusterMetaBucket(messaging, replicas);
     const existing = await kv.get(KEY);
     if (existing !== null && existing.operation === "PUT") return parseLayout(existing.value);
     const created: ClusterLayout = { formatVersion: CLUSTER_LAYOUT_VERSION, partitions: requested ?? DEFAULT_PARTITIONS, createdAt: new Date(nowMs).toISOString() };
     try {
-      await kv.create(KEY, JSON.stringify(created));
+      await kv.create(KEY, new TextEncoder().encode(JSON.stringify(created)));
       return created;
     } catch (error) {
       // Another node created it first: theirs is the layout.

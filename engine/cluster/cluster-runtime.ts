@@ -14,14 +14,16 @@
  * follows the lease: if the lease moves while the owner has not answered (the owner paused or cut
  * off, its successor took over), the request is sent again to the new owner (`routed`).
  */
-import type { NatsConnection } from "@nats-io/transport-node";
 import type { Clock } from "../clock.js";
+import type { Messaging } from "../messaging/messaging.js";
+import type { TimerHandle, Timers } from "../timers.js";
 import type { IdempotencyIndex, CommandLocation } from "../idempotency/index.js";
 import { marketIdOfCommand } from "../rules/handle-command.js";
 import type { Command } from "../rules/types/command.js";
 import type { MarketEventListener, Markets } from "../runtime/markets.js";
 import { ShardAnswers, type ShardAnswersOptions } from "../runtime/shard-answers.js";
 import type { ShardWorkerSource } from "../runtime/shard-host.js";
+import type { ShardThreadStarter } from "../runtime/shard-thread.js";
 import type { ShardHeadsSpec } from "../runtime/worker-messages.js";
 import type { ProofCacheStats } from "../audit/proof-tree-cache.js";
 import {
@@ -69,13 +71,15 @@ export type ClusterLog = (level: "info" | "warn" | "error", message: string, fie
 
 export interface ClusterRuntimeOptions extends ShardAnswersOptions {
   settings: ClusterSettings;
-  /** The node's NATS connection (forwarding); the caller's, closed by the caller. */
-  connection: NatsConnection;
+  /** The node's NATS connection (forwarding, key bindings, live events); the caller's, closed by the caller. Its timers run the runtime's. */
+  messaging: Messaging;
   /** The cluster's recorded partition count (cluster-layout.ts). */
   partitions: number;
   clock: Clock;
   controlledClock?: boolean;
   workerSource?: ShardWorkerSource;
+  /** How an owned partition's shard thread is started (default: a worker thread; the simulation's run in-process). */
+  startThread?: ShardThreadStarter;
   tickIntervalMs?: number;
   idempotency: IdempotencyIndex;
   /** Snapshot the owned partitions this often when anything changed (0: only on close or hand-over). */
@@ -106,7 +110,8 @@ export class ClusterRuntime implements Markets {
   private readonly forwarder: Forwarder;
   private readonly answers: ShardAnswers;
   private readonly keys: KeyBindings;
-  private readonly checkpointTimer: NodeJS.Timeout | undefined;
+  private readonly checkpointTimer: TimerHandle | undefined;
+  private readonly timers: Timers;
   private commandsSinceCheckpoint = 0;
   /** The epoch each partition was last acquired at (a reopen after a failure keeps it). */
   private readonly lastEpoch = new Map<number, number>();
@@ -125,24 +130,27 @@ export class ClusterRuntime implements Markets {
   private readonly relay: EventRelay;
 
   constructor(private readonly options: ClusterRuntimeOptions) {
-    void this.watchConnection().catch(() => undefined);
+    this.timers = options.messaging.timers;
+    this.watchConnection();
     this.relay = new EventRelay(
-      options.connection,
+      options.messaging.transport,
       { events: (events) => this.eventListener?.events(events), moved: (partition) => this.moved(partition) },
       (error) => options.log("warn", "relaying live events failed", { error: error instanceof Error ? error.message : String(error) }),
     );
     this.answers = new ShardAnswers(options);
-    this.keys = new KeyBindings(options.connection, options.idempotency);
-    this.forwarder = new Forwarder(options.connection, options.settings.forwardTimeoutMs, (partition, error) =>
+    this.keys = new KeyBindings(options.messaging, options.idempotency);
+    this.forwarder = new Forwarder(options.messaging.transport, this.timers, options.settings.forwardTimeoutMs, (partition, error) =>
       options.log("error", "answering a forwarded request failed", { partition, error: error instanceof Error ? error.message : String(error) }),
     );
     this.host = new PartitionHost({
       natsUrls: options.settings.natsUrls,
       nodeId: options.settings.nodeId,
       clock: options.clock,
+      timers: this.timers,
       controlledClock: options.controlledClock ?? false,
       ...(options.tickIntervalMs === undefined ? {} : { tickIntervalMs: options.tickIntervalMs }),
       ...(options.workerSource === undefined ? {} : { workerSource: options.workerSource }),
+      ...(options.startThread === undefined ? {} : { startThread: options.startThread }),
       onStopped: (partition, reason) => this.stopped(partition, reason),
       onEvents: (partition, events) => {
         this.eventListener?.events(events);
@@ -153,8 +161,7 @@ export class ClusterRuntime implements Markets {
     });
     const everySeconds = options.checkpointEverySeconds ?? 60;
     if (everySeconds > 0) {
-      this.checkpointTimer = setInterval(() => void this.checkpoint(), everySeconds * 1000);
-      this.checkpointTimer.unref();
+      this.checkpointTimer = this.timers.every(everySeconds * 1000, () => void this.checkpoint()).unref();
     }
   }
 
@@ -364,11 +371,11 @@ export class ClusterRuntime implements Markets {
    */
   private answerWithin<T>(work: Promise<T>): Promise<T> {
     const deadlineMs = this.options.settings.forwardTimeoutMs;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: TimerHandle | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new UnavailableError(`no acknowledgement within ${deadlineMs} ms (NATS or a partition's owner is slow or out of reach); retry with the same commandId`)), deadlineMs);
+      timer = this.timers.after(deadlineMs, () => reject(new UnavailableError(`no acknowledgement within ${deadlineMs} ms (NATS or a partition's owner is slow or out of reach); retry with the same commandId`)));
     });
-    return Promise.race([work, late]).finally(() => clearTimeout(timer));
+    return Promise.race([work, late]).finally(() => timer?.cancel());
   }
 
   private async readHere(partition: number, request: ReadRequest): Promise<ShardReply> {
@@ -382,11 +389,15 @@ export class ClusterRuntime implements Markets {
     return this.answers.proofCacheStats;
   }
 
-  private submitHere(command: Command, fingerprint: string): Promise<SubmitResult> {
+  private async submitHere(command: Command, fingerprint: string): Promise<SubmitResult> {
     const { actorId } = command.identity;
-    // A command executing in its key's home: no binding was made, but one made for another market must win.
-    if (homeOf(actorId, command.commandId, this.options.partitions) === this.partitionOf(command) && this.keys.boundOtherwise(actorId, command.commandId, fingerprint)) {
-      return Promise.resolve({ disposition: "replayed", reply: IDEMPOTENCY_CONFLICT });
+    const { commandId } = command;
+    if (homeOf(actorId, commandId, this.options.partitions) === this.partitionOf(command)) {
+      // A command executing in its key's home: no binding was made, but one made for another market
+      // must win. One in flight decides first (abandoned: it wins nothing); the last check and the
+      // claim below then run in one turn, so no bind passes between them.
+      for (let binding = this.keys.bindingInFlightOtherwise(actorId, commandId, fingerprint); binding !== undefined; binding = this.keys.bindingInFlightOtherwise(actorId, commandId, fingerprint)) await binding;
+      if (this.keys.boundOtherwise(actorId, commandId, fingerprint)) return { disposition: "replayed", reply: IDEMPOTENCY_CONFLICT };
     }
     return submitOnce(this.options.idempotency, this.executor, command, fingerprint);
   }
@@ -449,6 +460,13 @@ export class ClusterRuntime implements Markets {
   /** This node acquired `partition`'s lease at `epoch`: recover the partition and serve it. */
   async acquired(partition: number, epoch: number): Promise<void> {
     if (this.closed) return;
+    // One open of a partition at a time: a reopen's timer and the leases may both ask for it at
+    // the same epoch, and of two opens at once one is refused (the stream's claim) and closes the
+    // key bindings the other opened, leaving the partition served without them (simulation, seed 970).
+    for (let earlier = this.opening.get(partition); earlier !== undefined; earlier = this.opening.get(partition)) {
+      await earlier.catch(() => undefined);
+      if (this.closed || (this.recovered.has(partition) && this.host.epochOf(partition) === epoch)) return;
+    }
     const opening = this.open(partition, epoch);
     this.opening.set(partition, opening);
     try {
@@ -468,8 +486,8 @@ export class ClusterRuntime implements Markets {
 
   private async open(partition: number, epoch: number): Promise<void> {
     this.lastEpoch.set(partition, epoch);
-    const startedMs = performance.now();
-    const timed = async <T>(work: Promise<T>): Promise<{ value: T; ms: number }> => ({ value: await work, ms: Math.round(performance.now() - startedMs) });
+    const startedMs = this.timers.nowMs();
+    const timed = async <T>(work: Promise<T>): Promise<{ value: T; ms: number }> => ({ value: await work, ms: Math.round(this.timers.nowMs() - startedMs) });
     // Two streams, each claimed at `epoch` and read, independent of each other: at once. The
     // partition is served only once both are done.
     const [shard, keys] = await Promise.allSettled([timed(this.host.open(partition, epoch)), timed(this.keys.open(partition, epoch))]);
@@ -513,13 +531,13 @@ export class ClusterRuntime implements Markets {
       shardOpenMs: shard.value.ms,
       shardRecoveryMs: opened.report.elapsedMs,
       keyBindingsOpenMs: keys.value.ms,
-      elapsedMs: Math.round(performance.now() - startedMs),
+      elapsedMs: Math.round(this.timers.nowMs() - startedMs),
     });
   }
 
   /** This node gives `partition` up (its lease was lost or is handed to another node): stop serving it. */
   async lost(partition: number, reason: string): Promise<void> {
-    const startedMs = performance.now();
+    const startedMs = this.timers.nowMs();
     this.lastEpoch.delete(partition);
     this.recovered.delete(partition);
     this.forwarder.stopServing(partition);
@@ -528,7 +546,7 @@ export class ClusterRuntime implements Markets {
     await this.host.close(partition);
     await this.keys.close(partition);
     // elapsedMs: from the moment it stopped serving (a hand-over's time without an owner starts there).
-    this.options.log("info", "partition released", { partition, reason, elapsedMs: Math.round(performance.now() - startedMs) });
+    this.options.log("info", "partition released", { partition, reason, elapsedMs: Math.round(this.timers.nowMs() - startedMs) });
   }
 
   /** A partition stopped on its own (fenced, or its journal failed): stop answering for it, and open it again while the lease lasts. */
@@ -539,7 +557,7 @@ export class ClusterRuntime implements Markets {
     this.relay.publishMoved(partition);
     void this.keys.close(partition);
     this.options.log("warn", "partition stopped", { partition, reason });
-    setTimeout(() => void this.reopen(partition), REOPEN_DELAY_MS).unref();
+    this.timers.after(REOPEN_DELAY_MS, () => void this.reopen(partition)).unref();
   }
 
   /**
@@ -555,7 +573,7 @@ export class ClusterRuntime implements Markets {
       await this.acquired(partition, epoch);
     } catch (error) {
       this.options.log("warn", "reopening a partition failed", { partition, error: error instanceof Error ? error.message : String(error) });
-      setTimeout(() => void this.reopen(partition), REOPEN_DELAY_MS).unref();
+      this.timers.after(REOPEN_DELAY_MS, () => void this.reopen(partition)).unref();
     }
   }
 
@@ -584,18 +602,17 @@ export class ClusterRuntime implements Markets {
   }
 
   /** Follows the node's NATS connection: while it is down, requests are answered 503 at once. */
-  private async watchConnection(): Promise<void> {
-    for await (const status of this.options.connection.status()) {
-      if (status.type === "disconnect") this.natsProblem = "disconnected";
-      else if (status.type === "reconnect") this.natsProblem = undefined;
-    }
+  private watchConnection(): void {
+    this.options.messaging.transport.watchStatus((status) => {
+      this.natsProblem = status === "disconnected" ? "disconnected" : undefined;
+    });
   }
 
   /** Gives up every lease (others take the partitions at once), drains and snapshots what it owned. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.checkpointTimer !== undefined) clearInterval(this.checkpointTimer);
+    this.checkpointTimer?.cancel();
     await this.ownership?.close();
     this.relay.close();
     this.forwarder.close();

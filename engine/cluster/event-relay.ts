@@ -10,7 +10,7 @@
  * NATS core delivers at most once: a lost message shows as a gap in a market's sequence, which the
  * event hub answers by ending that market's streams for a resume from the record.
  */
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { Subscription, Transport } from "../messaging/transport.js";
 import { Packr } from "msgpackr";
 import type { EmittedEvent } from "../runtime/shard-protocol.js";
 
@@ -32,7 +32,7 @@ export class EventRelay {
   private readonly followed = new Map<number, { subscription: Subscription; watches: number }>();
 
   constructor(
-    private readonly connection: NatsConnection,
+    private readonly transport: Transport,
     private readonly listener: RelayListener,
     private readonly onError: (error: unknown) => void,
   ) {}
@@ -49,7 +49,7 @@ export class EventRelay {
 
   private publish(partition: number, message: RelayMessage): void {
     try {
-      this.connection.publish(eventsSubject(partition), packr.pack(message));
+      this.transport.publish(eventsSubject(partition), packr.pack(message));
     } catch (error) {
       // A closed or draining connection: the node is stopping, or NATS is out of reach (a gap, then a resume).
       this.onError(error);
@@ -63,17 +63,14 @@ export class EventRelay {
       current.watches += 1;
       return;
     }
-    const subscription = this.connection.subscribe(eventsSubject(partition), {
-      callback: (error, message) => {
-        if (error !== null) return; // the subscription is closing
-        try {
-          const decoded = packr.unpack(message.data) as RelayMessage;
-          if (decoded.k === "events") this.listener.events(decoded.events);
-          else this.listener.moved(partition);
-        } catch (failure) {
-          this.onError(failure);
-        }
-      },
+    const subscription = this.transport.subscribe(eventsSubject(partition), {}, (message) => {
+      try {
+        const decoded = packr.unpack(message.data) as RelayMessage;
+        if (decoded.k === "events") this.listener.events(decoded.events);
+        else this.listener.moved(partition);
+      } catch (failure) {
+        this.onError(failure);
+      }
     });
     this.followed.set(partition, { subscription, watches: 1 });
   }

@@ -29,7 +29,9 @@
  * client. None of them acknowledges anything: a command that did execute is found by its retry
  * (same commandId) through idempotency.
  */
-import { headers as natsHeaders, NoRespondersError, RequestError, TimeoutError, type Msg, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import type { IncomingMessage, ReceivedMessage, Subscription, Transport } from "../messaging/transport.js";
+import { isMessagingFailure } from "../messaging/messaging-error.js";
+import type { Timers } from "../timers.js";
 import { envelope } from "../runtime/worker-messages.js";
 import { packRequests, packResponses, unpackRequests, unpackResponses } from "../runtime/wire.js";
 import { errorReply, okReply, readResponse, type ShardReply, type ShardRequest } from "../runtime/shard-protocol.js";
@@ -100,7 +102,9 @@ export class Forwarder {
   private readonly inFlight = new Map<number, Set<InFlight>>();
 
   constructor(
-    private readonly connection: NatsConnection,
+    private readonly transport: Transport,
+    /** Requests gathered in one turn leave in the next (`soon`). */
+    private readonly timers: Timers,
     private readonly timeoutMs: number,
     /** Where an unexpected failure of a handler is reported (the sender gets a 503 either way). */
     private readonly onHandlerError: (partition: number, error: unknown) => void,
@@ -163,17 +167,11 @@ export class Forwarder {
   }
 
   private subscribe(partition: number, subject: string, answer: (data: Uint8Array) => Promise<{ body: Uint8Array; unavailable: number[]; reason: string }>): Subscription {
-    return this.connection.subscribe(subject, {
-      queue: QUEUE,
-      callback: (error, message) => {
-        if (error !== null) return; // the subscription is closing
-        void this.respond(partition, message, answer);
-      },
-    });
+    return this.transport.subscribe(subject, { queue: QUEUE }, (message) => void this.respond(partition, message, answer));
   }
 
-  private async respond(partition: number, message: Msg, answer: (data: Uint8Array) => Promise<{ body: Uint8Array; unavailable: number[]; reason: string }>): Promise<void> {
-    const header = natsHeaders();
+  private async respond(partition: number, message: IncomingMessage, answer: (data: Uint8Array) => Promise<{ body: Uint8Array; unavailable: number[]; reason: string }>): Promise<void> {
+    const header = new Map<string, string>();
     try {
       const { body, unavailable, reason } = await answer(message.data);
       if (unavailable.length > 0) {
@@ -182,10 +180,10 @@ export class Forwarder {
       } else if (reason !== "") {
         header.set(UNAVAILABLE_HEADER, reason);
       }
-      message.respond(body, { headers: header });
+      message.respond(body, header);
     } catch (error) {
       header.set(UNAVAILABLE_HEADER, this.reasonOf(partition, error));
-      message.respond(new Uint8Array(0), { headers: header });
+      message.respond(new Uint8Array(0), header);
     }
   }
 
@@ -198,7 +196,7 @@ export class Forwarder {
   }
 
   /** Sends `data` to `subject` (the owner of `partition` at `epoch`); resolves with the answer, or OWNER_MOVED. */
-  private async call(partition: number, epoch: number, subject: string, data: Uint8Array): Promise<Msg | OwnerMoved> {
+  private async call(partition: number, epoch: number, subject: string, data: Uint8Array): Promise<ReceivedMessage | OwnerMoved> {
     const calls = this.inFlight.get(partition) ?? new Set<InFlight>();
     this.inFlight.set(partition, calls);
     let call: InFlight | undefined;
@@ -206,9 +204,9 @@ export class Forwarder {
       call = { epoch, abandon: () => resolve(OWNER_MOVED) };
       calls.add(call);
     });
-    let message: Msg | OwnerMoved;
+    let message: ReceivedMessage | OwnerMoved;
     try {
-      message = await Promise.race([this.connection.request(subject, data, { timeout: this.timeoutMs }), moved]);
+      message = await Promise.race([this.transport.request(subject, data, this.timeoutMs), moved]);
     } catch (error) {
       throw new UnavailableError(ownerNotAnswering(partition, error, this.timeoutMs));
     } finally {
@@ -237,7 +235,7 @@ export class Forwarder {
     if (outgoing === undefined) {
       const fresh: Outgoing<Request, Answer> = { partition, epoch, items: [] };
       queues.set(key, fresh);
-      setImmediate(() => {
+      this.timers.soon(() => {
         queues.delete(key);
         flush(fresh).catch((error: unknown) => {
           for (const item of fresh.items) item.reject(error);
@@ -299,11 +297,11 @@ export class Forwarder {
  * The client's words for a NATS request to a partition's owner that failed: nobody serves the
  * epoch it was sent to (a handover, or the owner died), the owner did not answer in time, or the
  * request could not be sent (NATS out of reach). NATS's own error text goes to the log, not here.
+ * `error` is the transport's (a MessagingError of kind no-responders or timeout, or anything else).
  */
 export function ownerNotAnswering(partition: number, error: unknown, timeoutMs: number): string {
-  const noResponders = error instanceof NoRespondersError || (error instanceof RequestError && error.isNoResponders());
-  if (noResponders) return `partition ${partition} has no owner right now (it is changing hands); retry shortly`;
-  if (error instanceof TimeoutError) return `the owner of partition ${partition} did not answer within ${timeoutMs} ms; retry with the same commandId`;
+  if (isMessagingFailure(error, "no-responders")) return `partition ${partition} has no owner right now (it is changing hands); retry shortly`;
+  if (isMessagingFailure(error, "timeout")) return `the owner of partition ${partition} did not answer within ${timeoutMs} ms; retry with the same commandId`;
   return `the owner of partition ${partition} cannot be reached now; retry shortly`;
 }
 

@@ -17,7 +17,7 @@
  * A new owner of a home partition rebuilds its bindings from the stream before it serves; a bind
  * it had not made durable was never answered, and the sender's retry binds afresh.
  */
-import type { NatsConnection } from "@nats-io/transport-node";
+import type { Messaging } from "../messaging/messaging.js";
 import { Packr } from "msgpackr";
 import { IdempotencyIndex } from "../idempotency/index.js";
 import { JetStreamJournal } from "../journal/jetstream-journal.js";
@@ -60,7 +60,7 @@ export class KeyBindings {
   private readonly homes = new Map<number, HomeLog>();
 
   constructor(
-    private readonly connection: NatsConnection,
+    private readonly messaging: Messaging,
     /** The node's index of executed commands (the partitions it owns). */
     private readonly marketIndex: IdempotencyIndex,
   ) {}
@@ -69,7 +69,7 @@ export class KeyBindings {
   async open(partition: number, epoch: number): Promise<number> {
     // Reopened at the epoch this owner claimed before (a failure while it kept the lease): it goes on
     // writing in that epoch, as the partition's journal does (partition-journal.ts).
-    const journal = await JetStreamJournal.open({ connection: this.connection, name: keysStream(partition), epoch });
+    const journal = await JetStreamJournal.open({ messaging: this.messaging, name: keysStream(partition), epoch });
     let restored = 0;
     try {
       if (journal.lastEpoch !== epoch) await journal.claim(epoch);
@@ -100,12 +100,23 @@ export class KeyBindings {
     return this.bindings.usedOtherwise(actorId, commandId, fingerprint);
   }
 
+  /** A binding of another fingerprint in flight: settles with its outcome (IdempotencyIndex.inFlightOtherwise). */
+  bindingInFlightOtherwise(actorId: string, commandId: string, fingerprint: string): Promise<unknown> | undefined {
+    return this.bindings.inFlightOtherwise(actorId, commandId, fingerprint);
+  }
+
   /** Binds the key at home partition `home` (which this node must serve): "bound" once durable, or "conflict". */
   async bind(home: number, actorId: string, commandId: string, fingerprint: string, marketPartition: number): Promise<BindVerdict> {
-    const log = this.homes.get(home);
-    if (log === undefined || log.failure !== undefined) throw new UnavailableError(`this node does not bind keys for partition ${home} now; retry shortly`);
-    if (this.marketIndex.usedOtherwise(actorId, commandId, fingerprint)) return "conflict";
     for (;;) {
+      // Another content executing under the key here: its outcome decides (abandoned: bind afresh).
+      const executing = this.marketIndex.inFlightOtherwise(actorId, commandId, fingerprint);
+      if (executing !== undefined) {
+        await executing;
+        continue;
+      }
+      const log = this.homes.get(home);
+      if (log === undefined || log.failure !== undefined) throw new UnavailableError(`this node does not bind keys for partition ${home} now; retry shortly`);
+      if (this.marketIndex.usedOtherwise(actorId, commandId, fingerprint)) return "conflict";
       const claim = this.bindings.claim(actorId, commandId, fingerprint);
       switch (claim.kind) {
         case "conflict":
@@ -114,7 +125,7 @@ export class KeyBindings {
           return "bound";
         case "pending":
           if ((await claim.settled) === undefined) continue;
-          return "bound";
+          return claim.sameContent ? "bound" : "conflict";
         case "fresh":
           try {
             const position = await this.append(log, packr.pack([actorId, commandId, fingerprint, marketPartition] satisfies LoggedBinding));
@@ -137,6 +148,10 @@ export class KeyBindings {
   }
 
   private async flush(log: HomeLog): Promise<void> {
+    // First a turn of the microtask queue, so that `append` has stored this flush in `log.appending`
+    // before the loop below can end and clear it: a home that failed awaits nothing, and a settled
+    // flush left in `appending` would make `close` (which awaits it until it is cleared) spin for ever.
+    await undefined;
     while (log.staged.length > 0) {
       const batch = log.staged;
       log.staged = [];

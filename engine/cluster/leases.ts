@@ -26,10 +26,12 @@
  * gives the partition takes it without waiting up to a period (a hand-over's time without an owner
  * is then the old owner's drain and the new one's recovery). A lost message costs only that wait.
  */
-import { jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from "@nats-io/jetstream";
-import { Kvm, type KV } from "@nats-io/kv";
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Clock } from "../clock.js";
+import type { KvBucket } from "../messaging/kv.js";
+import type { Messaging } from "../messaging/messaging.js";
+import type { Subscription } from "../messaging/transport.js";
+import { isMessagingFailure } from "../messaging/messaging-error.js";
+import type { TimerHandle, Timers } from "../timers.js";
 import { errorText, withRetries } from "../journal/jetstream-retry.js";
 import {
   decodeHeartbeat,
@@ -43,14 +45,17 @@ import {
 } from "./lease-value.js";
 import { compareIds, placePartitions } from "./placement.js";
 
+/** A release announcement carries nothing: its subject says it all. */
+const NO_DATA = new Uint8Array(0);
+
 export interface PartitionLease {
   readonly partition: number;
   readonly epoch: number;
 }
 
 export interface LeaseManagerOptions {
-  /** The caller's connection; the manager never closes it. */
-  connection: NatsConnection;
+  /** The caller's connection; the manager never closes it. Its timers run the rounds and request deadlines. */
+  messaging: Messaging;
   /** This node's id, unique in the cluster: [A-Za-z0-9_-]{1,64}. */
   nodeId: string;
   /** The cluster's fixed partition count. */
@@ -134,10 +139,7 @@ type CasOutcome =
 
 /** A write refused because the key is not at the revision given (create on an existing key, stale CAS). */
 function refused(error: unknown): boolean {
-  return (
-    error instanceof JetStreamApiError &&
-    (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
-  );
+  return isMessagingFailure(error, "wrong-last-sequence");
 }
 
 function positiveInteger(name: string, value: number): number {
@@ -171,7 +173,8 @@ export class LeaseManager {
    */
   private lastRoundSawBucket = true;
   private rounds: Promise<void> = Promise.resolve();
-  private timer: NodeJS.Timeout | undefined;
+  private timer: TimerHandle | undefined;
+  private readonly timers: Timers;
   /** A release was announced while a timer round ran: the next one starts as soon as it ends. */
   private roundWanted = false;
   /** Other nodes' release announcements (`releasedSubject`). */
@@ -182,11 +185,10 @@ export class LeaseManager {
 
   private constructor(
     private readonly options: LeaseManagerOptions,
-    private readonly kv: KV,
-    private readonly jsm: JetStreamManager,
-    private readonly streamName: string,
+    private readonly kv: KvBucket,
     private readonly bucket: string,
   ) {
+    this.timers = options.messaging.timers;
     this.nodeId = options.nodeId;
     this.partitions = options.partitions;
     this.clock = options.clock;
@@ -214,21 +216,19 @@ export class LeaseManager {
     if (!/^[-\w]+$/.test(bucket)) throw new RangeError(`bucket must be letters, digits, '_' or '-', got ${JSON.stringify(bucket)}`);
 
     const openTimeoutMs = positiveInteger("openTimeoutMs", options.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS);
-    const js = jetstream(options.connection, { timeout: requestTimeoutMs });
-    // No API check here: the bucket's creation below is the first request, and it is retried.
-    const jsm = await jetstreamManager(options.connection, { timeout: requestTimeoutMs, checkAPI: false });
-    // Reads go to the stream's leader (allow_direct off), which has applied every acknowledged
-    // write: a node sees another node's heartbeat or lease as soon as that node's write returned.
-    // Nothing depends on it for safety (every decision is a CAS), but rounds converge in one step.
-    const kv = await withRetries(`opening the lease bucket ${bucket}`, openTimeoutMs, () =>
-      new Kvm(js).create(bucket, { replicas, history: 1, allow_direct: false }),
+    const { timers } = options.messaging;
+    // Reads go to the stream's leader, which has applied every acknowledged write: a node sees
+    // another node's heartbeat or lease as soon as that node's write returned. Nothing depends on
+    // it for safety (every decision is a CAS), but rounds converge in one step.
+    const kv = await withRetries(timers, `opening the lease bucket ${bucket}`, openTimeoutMs, () =>
+      options.messaging.jetStream(requestTimeoutMs).kv.open(bucket, { replicas, history: 1 }),
     );
-    const manager = new LeaseManager(options, kv, jsm, `KV_${bucket}`, bucket);
+    const manager = new LeaseManager(options, kv, bucket);
     manager.listenForReleases();
     // A bucket just created answers nothing until its stream has a leader and the servers know
     // its subjects: wait for one write and one read to go through, so the first round counts.
-    await withRetries(`writing this node's heartbeat in ${bucket}`, openTimeoutMs, () => manager.putHeartbeat(options.clock.nowMs()));
-    await withRetries(`reading the lease bucket ${bucket}`, openTimeoutMs, () => kv.get(partitionKey(0)));
+    await withRetries(timers, `writing this node's heartbeat in ${bucket}`, openTimeoutMs, () => manager.putHeartbeat(options.clock.nowMs()));
+    await withRetries(timers, `reading the lease bucket ${bucket}`, openTimeoutMs, () => kv.get(partitionKey(0)));
     await manager.round();
     manager.schedule();
     return manager;
@@ -316,7 +316,7 @@ export class LeaseManager {
     }
     await this.settled();
     this.closed = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     this.releases?.unsubscribe();
     // A timer round still renewing: the caller may close the connection once this resolves.
@@ -326,9 +326,8 @@ export class LeaseManager {
   /** The next timer round, `delayMs` from now (a round starts a period after the previous one started). */
   private schedule(delayMs = this.renewEveryMs): void {
     if (this.closed || this.options.manualRounds === true) return;
-    this.timer = setTimeout(() => this.timedRound(), delayMs);
     // The timer alone does not keep the process alive; the runtime's servers do.
-    this.timer.unref();
+    this.timer = this.timers.after(delayMs, () => this.timedRound()).unref();
   }
 
   private timedRound(): void {
@@ -350,16 +349,14 @@ export class LeaseManager {
   /** Runs a round at once when another node released a lease: this node may be the one to take it. */
   private listenForReleases(): void {
     if (this.options.manualRounds === true) return;
-    this.releases = this.options.connection.subscribe(this.releasedSubject, {
-      callback: (error) => {
-        if (error !== null || this.closed || this.closing !== undefined) return;
-        if (this.timer === undefined) {
-          this.roundWanted = true; // a round is running: the next one follows it at once
-          return;
-        }
-        clearTimeout(this.timer);
-        this.timedRound();
-      },
+    this.releases = this.options.messaging.transport.subscribe(this.releasedSubject, {}, () => {
+      if (this.closed || this.closing !== undefined) return;
+      if (this.timer === undefined) {
+        this.roundWanted = true; // a round is running: the next one follows it at once
+        return;
+      }
+      this.timer.cancel();
+      this.timedRound();
     });
   }
 
@@ -444,11 +441,9 @@ export class LeaseManager {
     }
   }
 
-  /** The heartbeat keys present (from the stream's subject list, answered by its leader), then each one. */
+  /** The heartbeat keys present (as the bucket's leader knows them), then each one. */
   private async readHeartbeats(): Promise<Map<string, number>> {
-    const prefix = `$KV.${this.bucket}.`;
-    const info = await this.jsm.streams.info(this.streamName, { subjects_filter: `${prefix}${heartbeatKey("*")}` });
-    const keys = Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
+    const keys = await this.kv.keys(heartbeatKey("*"));
     const heartbeats = new Map<string, number>();
     await Promise.all(
       keys.map(async (key) => {
@@ -641,7 +636,7 @@ export class LeaseManager {
     if (outcome.kind === "failed") this.report(`releasing lease ${partitionKey(lease.partition)}`, outcome.error);
     if (outcome.kind !== "written") return;
     try {
-      this.options.connection.publish(this.releasedSubject);
+      this.options.messaging.transport.publish(this.releasedSubject, NO_DATA);
     } catch (error) {
       this.report("announcing a released lease", error); // the others take it at their next round
     }

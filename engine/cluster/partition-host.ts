@@ -4,8 +4,10 @@
  * partition's lease, closed when it gives the lease up or loses it.
  */
 import type { Clock } from "../clock.js";
+import type { Timers } from "../timers.js";
 import { ShardChannel } from "../runtime/shard-channel.js";
 import { defaultShardWorkerSource, type ShardWorkerSource } from "../runtime/shard-host.js";
+import { workerThreads, type ShardThreadStarter } from "../runtime/shard-thread.js";
 import type { BatchStats, EmittedEvent, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "../runtime/shard-protocol.js";
 import { UnavailableError } from "../runtime/unavailable.js";
 import type { ShardHeadsSpec, ShardWorkerData } from "../runtime/worker-messages.js";
@@ -18,10 +20,14 @@ export interface PartitionHostOptions {
   natsUrls: readonly string[];
   nodeId: string;
   clock: Clock;
+  /** What the shard channels' per-turn batching runs by. */
+  timers: Timers;
   /** true: workers take their time from `clock` via messages (tests). */
   controlledClock: boolean;
   tickIntervalMs?: number;
   workerSource?: ShardWorkerSource;
+  /** How a partition's shard thread is started (default: a worker thread running `workerSource`). */
+  startThread?: ShardThreadStarter;
   /** Sign each partition log's heads (log id `partition-<p>`, valid across owners); undefined: none. */
   heads?: ShardHeadsSpec;
   /** A partition stopped on its own: fenced by a newer owner, or its journal failed. */
@@ -61,12 +67,13 @@ export class PartitionHost {
       tickIntervalMs: options.tickIntervalMs ?? 100,
       ...(options.heads === undefined ? {} : { heads: options.heads }),
     };
-    const started = await ShardChannel.start(options.workerSource ?? defaultShardWorkerSource(), data, options.clock, {
+    const startThread = options.startThread ?? workerThreads(options.workerSource ?? defaultShardWorkerSource());
+    const started = await ShardChannel.start(startThread, data, options.clock, {
       onFatal: (message) => this.stopped(partition, `its journal failed: ${message}`),
       onFenced: (message) => this.stopped(partition, `another owner took it: ${message}`),
       ...(options.onBatch === undefined ? {} : { onBatch: (stats: BatchStats) => options.onBatch?.(partition, stats) }),
       ...(options.onEvents === undefined ? {} : { onEvents: (events: readonly EmittedEvent[]) => options.onEvents?.(partition, events) }),
-    });
+    }, options.timers);
     this.owned.set(partition, { epoch, channel: started.channel });
     return { report: started.report, idempotency: started.idempotency };
   }

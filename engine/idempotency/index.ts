@@ -35,7 +35,13 @@ export interface FreshClaim {
 export type ClaimResult =
   | FreshClaim
   | { kind: "replay"; location: CommandLocation }
-  | { kind: "pending"; settled: Promise<CommandLocation | undefined> }
+  /**
+   * A command under this key is in flight: wait for it. Settled with its location (the same content:
+   * replay it; other content: a conflict, now that the other command is durable), or undefined (it
+   * was not logged: claim again). A conflict is answered only once the other content is logged: an
+   * attempt that is then abandoned must not have turned this command away for good.
+   */
+  | { kind: "pending"; sameContent: boolean; settled: Promise<CommandLocation | undefined> }
   | { kind: "conflict" };
 
 /** Separator that cannot occur in identifiers (they exclude C0 controls). */
@@ -80,10 +86,9 @@ export class IdempotencyIndex {
     const key = idempotencyKey(actorId, commandId);
     const inFlight = this.pending.get(key);
     if (inFlight !== undefined) {
-      if (inFlight.fingerprint !== fingerprint) return { kind: "conflict" };
-      // The promise exists only for duplicates in flight: a fresh claim allocates none.
+      // The promise exists only for commands meeting one in flight: a fresh claim allocates none.
       const settled = new Promise<CommandLocation | undefined>((resolve) => (inFlight.waiters ??= []).push(resolve));
-      return { kind: "pending", settled };
+      return { kind: "pending", sameContent: inFlight.fingerprint === fingerprint, settled };
     }
     const claim = new PendingClaim(this, key, actorId, commandId, hash, fingerprint);
     this.pending.set(key, claim);
@@ -109,6 +114,17 @@ export class IdempotencyIndex {
     if (found !== undefined) return !found.table.fingerprintIs(found.entry, fingerprint);
     const inFlight = this.pending.get(idempotencyKey(actorId, commandId));
     return inFlight !== undefined && inFlight.fingerprint !== fingerprint;
+  }
+
+  /**
+   * When a command with another fingerprint is in flight under (actorId, commandId): a promise that
+   * settles with it (logged or abandoned), after which `usedOtherwise` answers for good; else
+   * undefined. A cluster node waits on it before it turns a command away as a conflict.
+   */
+  inFlightOtherwise(actorId: string, commandId: string, fingerprint: string): Promise<unknown> | undefined {
+    const inFlight = this.pending.get(idempotencyKey(actorId, commandId));
+    if (inFlight === undefined || inFlight.fingerprint === fingerprint) return undefined;
+    return new Promise((resolve) => (inFlight.waiters ??= []).push(resolve));
   }
 
   /** Rebuild from an owner's durable log at start-up (later entries for a key never differ). */

@@ -43,6 +43,7 @@
  */
 import { assert } from "../rules/assert.js";
 import type { Clock } from "../clock.js";
+import { pauseFor, type TimerHandle, type Timers } from "../timers.js";
 import { idempotencyKey, type IdempotencyIndex } from "../idempotency/index.js";
 import { canFollow, type FollowingJournal, type JournalFollower } from "../journal/following-journal.js";
 import { JournalFencedError, type Journal, type JournalEntry, type JournalPosition } from "../journal/journal.js";
@@ -67,9 +68,6 @@ const TAIL_WAIT_MS = 500;
 const reopenPauseMs = (attempt: number): number => Math.min(1_000, 50 * 2 ** Math.min(attempt, 5));
 /** The pause before a catch-up read that failed is tried again. */
 const CATCH_UP_RETRY_MS = 200;
-// Not jetstream-retry.ts's helpers: this module is loaded in the embedded default too, which must
-// not load the NATS client.
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 const INTERNAL_ERROR: ErrorReply = { ok: false, code: "internal_error", message: "identity store is unavailable" };
 const IDEMPOTENCY_CONFLICT: ErrorReply = {
@@ -123,6 +121,8 @@ export interface SharedLogOptions {
   readonly fold: IdentityFold;
   readonly appliedSequence: number;
   readonly clock: Clock;
+  /** What its waits, retries and deadlines run by. */
+  readonly timers: Timers;
   readonly idempotency: IdempotencyIndex;
   readonly snapshotEveryCommands: number;
   readonly snapshotsKept: number;
@@ -165,8 +165,8 @@ export class SharedIdentityLog {
   private ownTailWaiter: (() => void) | undefined;
   /** The batch loop, while it runs (at most one). */
   private busy: Promise<void> | undefined;
-  private flushHandle: NodeJS.Immediate | undefined;
-  private retryHandle: NodeJS.Timeout | undefined;
+  private flushScheduled = false;
+  private retryHandle: TimerHandle | undefined;
   /** Why the journal failed, while it is being opened again. */
   private broken: unknown = undefined;
   private reopening: Promise<void> | undefined;
@@ -247,14 +247,14 @@ export class SharedIdentityLog {
   whenApplied(sequence: number, timeoutMs: number): Promise<void> {
     if (this.applied >= sequence) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const timer = this.options.timers.after(timeoutMs, () => {
         this.appliedWaiters = this.appliedWaiters.filter((waiter) => waiter !== entry);
         reject(new Error(`identity entry ${sequence} not applied within ${timeoutMs} ms (applied: ${this.applied})`));
-      }, timeoutMs);
+      });
       const entry = {
         sequence,
         resolve: () => {
-          clearTimeout(timer);
+          timer.cancel();
           resolve();
         },
       };
@@ -303,9 +303,7 @@ export class SharedIdentityLog {
   /** Logs what is staged (as far as the log lets it), stops following and closes the journal. */
   async close(): Promise<void> {
     if (this.closed) return;
-    if (this.flushHandle !== undefined) clearImmediate(this.flushHandle);
-    this.flushHandle = undefined;
-    if (this.retryHandle !== undefined) clearTimeout(this.retryHandle);
+    this.retryHandle?.cancel();
     this.retryHandle = undefined;
     this.kick();
     while (this.busy !== undefined) await this.busy;
@@ -323,9 +321,10 @@ export class SharedIdentityLog {
   private stage(request: Request): void {
     this.staged.push(request);
     // Staged in this turn: appended after it, unless a batch is being appended (then right after it).
-    if (this.busy === undefined && this.flushHandle === undefined) {
-      this.flushHandle = setImmediate(() => {
-        this.flushHandle = undefined;
+    if (this.busy === undefined && !this.flushScheduled) {
+      this.flushScheduled = true;
+      this.options.timers.soon(() => {
+        this.flushScheduled = false;
         this.kick();
       });
     }
@@ -352,10 +351,10 @@ export class SharedIdentityLog {
         } catch (error) {
           // The tail's entries wait in the inbox; try again shortly (the batch below waits too).
           this.noteProblem(error);
-          this.retryHandle ??= setTimeout(() => {
+          this.retryHandle ??= this.options.timers.after(CATCH_UP_RETRY_MS, () => {
             this.retryHandle = undefined;
             this.kick();
-          }, CATCH_UP_RETRY_MS);
+          });
           return;
         }
       }
@@ -382,9 +381,9 @@ export class SharedIdentityLog {
   private async afterOwnTail(): Promise<void> {
     if (this.followedUpTo >= this.ownTail) return;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, TAIL_WAIT_MS);
+      const timer = this.options.timers.after(TAIL_WAIT_MS, done);
       function done(): void {
-        clearTimeout(timer);
+        timer.cancel();
         resolve();
       }
       this.ownTailWaiter = done;
@@ -431,7 +430,7 @@ export class SharedIdentityLog {
   }
 
   private async commit(batch: Request[]): Promise<void> {
-    const deadline = Date.now() + CONTENTION_DEADLINE_MS;
+    const deadline = this.options.timers.nowMs() + CONTENTION_DEADLINE_MS;
     for (;;) {
       const live = batch.filter((request) => !request.settled);
       if (live.length === 0) return;
@@ -457,7 +456,7 @@ export class SharedIdentityLog {
           continue; // answers the batch: the journal is no longer writable
         }
         this.fences++;
-        if (Date.now() >= deadline) {
+        if (this.options.timers.nowMs() >= deadline) {
           for (const request of batch) if (!request.settled) this.settleUnavailable(request, LOG_CONTENDED);
           return;
         }
@@ -656,7 +655,7 @@ export class SharedIdentityLog {
         this.noteProblem(error);
         await opened?.close().catch(() => undefined);
       }
-      await pause(reopenPauseMs(attempt));
+      await pauseFor(this.options.timers, reopenPauseMs(attempt));
     }
   }
 

@@ -33,6 +33,7 @@ import { WorkerJournal } from "../journal/worker-journal.js";
 import type { Journal, JournalPosition, JournalRecovery } from "../journal/journal.js";
 import { canFollow } from "../journal/following-journal.js";
 import type { Clock } from "../clock.js";
+import { systemTimers, type Timers } from "../timers.js";
 import { commandFingerprint } from "../idempotency/fingerprint.js";
 import type { IdempotencyIndex } from "../idempotency/index.js";
 import type {
@@ -82,6 +83,8 @@ export interface IdentityStoreOptions {
   readonly dir: string;
   /** Source of server command times. */
   readonly clock: Clock;
+  /** Cluster mode: the timers the shared log's waits and retries run by (default Node's). */
+  readonly timers?: Timers;
   /** The service-wide idempotency index; logged commands are restored into it at open. */
   readonly idempotency: IdempotencyIndex;
   /** Operator allowlist (spec §5.4): who may provision identities and run the other operator commands. */
@@ -211,6 +214,7 @@ export class IdentityStore {
             fold: recovered.fold,
             appliedSequence: recovered.appliedSequence,
             clock: options.clock,
+            timers: options.timers ?? systemTimers,
             idempotency: options.idempotency,
             snapshotEveryCommands: snapshotEvery(options),
             snapshotsKept: SNAPSHOTS_KEPT,
@@ -373,6 +377,7 @@ export class IdentityStore {
         case "pending": {
           const location = await claim.settled;
           if (location === undefined) continue; // the first attempt was abandoned: try afresh
+          if (!claim.sameContent) return IDEMPOTENCY_CONFLICT;
           return this.replyAtLocation(location.owner, location.position);
         }
         case "fresh": {
@@ -589,7 +594,8 @@ function snapshotEvery(options: IdentityStoreOptions): number {
   return every;
 }
 
-function prepareRequest(request: IdentityRequest): Prepared<unknown> {
+/** A request's static checks and its normalized arguments (what its idempotency fingerprint is of). */
+export function prepareRequest(request: IdentityRequest): Prepared<unknown> {
   switch (request.operation) {
     case "identity.provision":
       return prepareProvision(request.body);

@@ -51,22 +51,14 @@
  *
  * The connection is the caller's: the journal never closes it, so a node's partitions share one.
  */
-import { randomBytes } from "node:crypto";
-import {
-  JetStreamApiError,
-  RetentionPolicy,
-  StorageType,
-  jetstream,
-  jetstreamManager,
-  type JetStreamClient,
-  type JetStreamManager,
-  type StreamInfo,
-} from "@nats-io/jetstream";
-import type { NatsConnection } from "@nats-io/transport-node";
+import type { Messaging } from "../messaging/messaging.js";
+import { MessagingError, isMessagingFailure } from "../messaging/messaging-error.js";
+import type { StreamInfo, Streams } from "../messaging/streams.js";
+import { pauseFor, type Timers } from "../timers.js";
 import { BatchCache, type CachedBatch } from "./batch-cache.js";
 import { MAX_BATCH_ENTRIES, MAX_STREAM_SEQUENCE, decodeBatch, encodeBatch, lastSequenceOf, locate, positionOf } from "./jetstream-batch.js";
-import { errorText, pause, backoffMs, retryable, withRetries } from "./jetstream-retry.js";
-import { MSG_ID_HEADER, readStreamMessages } from "./jetstream-stream-reader.js";
+import { errorText, backoffMs, retryable, withRetries } from "./jetstream-retry.js";
+import { readStreamMessages } from "./jetstream-stream-reader.js";
 import { StreamContinuity } from "./stream-continuity.js";
 import { genesisChainHash } from "../../storage/hash-chain.js";
 import { followStream } from "./jetstream-follow.js";
@@ -82,8 +74,6 @@ import {
   type JournalSnapshot,
 } from "./journal.js";
 
-/** JetStream's "wrong last sequence" API error: the publish's expected last sequence is not the stream's. */
-const WRONG_LAST_SEQUENCE = 10071;
 /** Room for a batch message's headers (its id and expected last sequence) within max_payload. */
 const HEADER_ALLOWANCE_BYTES = 512;
 
@@ -93,8 +83,8 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 2_000;
 const DEFAULT_RETRY_DEADLINE_MS = 15_000;
 
 export interface JetStreamJournalOptions {
-  /** An open connection, the caller's (the journal does not close it). */
-  readonly connection: NatsConnection;
+  /** An open connection, the caller's (the journal does not close it); its timers run the journal's deadlines and pauses. */
+  readonly messaging: Messaging;
   /** The stream's name (letters, digits, `-`, `_`); its one subject is `journal.<name>`. */
   readonly name: string;
   /** Replicas of the stream and of the snapshot bucket when the journal creates them (default 3). */
@@ -191,7 +181,8 @@ export class JetStreamJournal implements FollowingJournal {
   private readonly subject: string;
   private readonly cache: BatchCache;
   /** Unique to this journal object: the first half of every batch id it publishes. */
-  private readonly writerId = randomBytes(12).toString("base64url");
+  private readonly writerId: string;
+  private readonly timers: Timers;
   private batchCounter = 0;
   private appendQueue: Promise<unknown> = Promise.resolve();
   private appendsPending = 0;
@@ -206,8 +197,7 @@ export class JetStreamJournal implements FollowingJournal {
 
   private constructor(
     private readonly options: JetStreamJournalOptions,
-    private readonly js: JetStreamClient,
-    private readonly jsm: JetStreamManager,
+    private readonly streams: Streams,
     private readonly snapshots: JetStreamSnapshots,
     /** The last message this journal knows of. */
     private tail: Tail,
@@ -221,6 +211,8 @@ export class JetStreamJournal implements FollowingJournal {
     this.subject = `journal.${options.name}`;
     this.cache = cache;
     this.writerEpoch = options.epoch ?? 0;
+    this.writerId = options.messaging.uniqueId();
+    this.timers = options.messaging.timers;
   }
 
   /**
@@ -233,34 +225,31 @@ export class JetStreamJournal implements FollowingJournal {
     if (options.epoch !== undefined) checkEpoch(options.epoch, "a journal's epoch");
     // Every step is a read or an idempotent create: an open that met an election starts over.
     const deadlineMs = options.openDeadlineMs ?? options.retryDeadlineMs ?? DEFAULT_RETRY_DEADLINE_MS;
-    return withRetries(`opening the JetStream journal ${options.name}`, deadlineMs, () => JetStreamJournal.openOnce(options));
+    return withRetries(options.messaging.timers, `opening the JetStream journal ${options.name}`, deadlineMs, () => JetStreamJournal.openOnce(options));
   }
 
   private static async openOnce(options: JetStreamJournalOptions): Promise<JetStreamJournal> {
     const replicas = options.replicas ?? 3;
-    const connection = options.connection;
-    const clientOptions = { timeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS };
-    const jsm = await jetstreamManager(connection, clientOptions);
-    const js = jetstream(connection, clientOptions);
-    const info = await JetStreamJournal.ensureStream(jsm, options.name, replicas);
+    const { streams, objects } = options.messaging.jetStream(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
+    const info = await JetStreamJournal.ensureStream(streams, options.name, replicas);
     const cache = new BatchCache(options.cacheBytes ?? 8 * 1024 * 1024);
     const state = info.state;
-    if (state.messages > 0 && state.first_seq !== 1) {
-      throw new Error(`stream ${options.name} starts at message ${state.first_seq}: messages were removed from it, so its journal is not whole`);
+    if (state.messages > 0 && state.firstSequence !== 1) {
+      throw new Error(`stream ${options.name} starts at message ${state.firstSequence}: messages were removed from it, so its journal is not whole`);
     }
     let tail = EMPTY_TAIL;
     let lastBatchCount = 0;
-    if (state.last_seq > 0) {
-      const message = await jsm.streams.getMessage(options.name, { seq: state.last_seq });
-      if (message === null) throw new Error(`stream ${options.name} reports last message ${state.last_seq} but does not return it`);
-      const batch = decodeBatch(message.data, state.last_seq);
-      cache.put({ ...batch, streamSequence: state.last_seq });
+    if (state.lastSequence > 0) {
+      const message = await streams.getMessage(options.name, state.lastSequence);
+      if (message === null) throw new Error(`stream ${options.name} reports last message ${state.lastSequence} but does not return it`);
+      const batch = decodeBatch(message.data, state.lastSequence);
+      cache.put({ ...batch, streamSequence: state.lastSequence });
       // The epoch and the chain continue from here: a new owner's batches chain onto the last owner's.
-      tail = tailOf(state.last_seq, message.header.get(MSG_ID_HEADER), batch);
+      tail = tailOf(state.lastSequence, message.msgId, batch);
       lastBatchCount = batch.count;
     }
 
-    const snapshots = await JetStreamSnapshots.open(js, options.snapshotBucket ?? DEFAULT_SNAPSHOT_BUCKET, replicas);
+    const snapshots = await JetStreamSnapshots.open(objects, options.snapshotBucket ?? DEFAULT_SNAPSHOT_BUCKET, replicas);
     const stored = await snapshots.newest(options.name);
     let snapshot: JournalSnapshot | undefined;
     let snapshotMark: SnapshotMark | undefined;
@@ -270,7 +259,7 @@ export class JetStreamJournal implements FollowingJournal {
       if (mark.streamSequence > tail.streamSequence || mark.sequence > tail.lastSequence) {
         throw new Error(`snapshot of sequence ${mark.sequence} (message ${mark.streamSequence}) is newer than stream ${options.name} (last sequence ${tail.lastSequence}, message ${tail.streamSequence})`);
       }
-      const problem = await JetStreamJournal.checkMark(jsm, options.name, mark, cache);
+      const problem = await JetStreamJournal.checkMark(streams, options.name, mark, cache);
       if (problem === undefined) {
         snapshot = { sequence: mark.sequence, payload: stored.payload };
         snapshotMark = mark;
@@ -280,34 +269,23 @@ export class JetStreamJournal implements FollowingJournal {
     }
     // Open reads only the last batch: the entries before it are taken on the replicated stream's word.
     const recovery: JournalRecovery = { truncatedBytes: 0, entriesTrusted: tail.lastSequence - lastBatchCount, snapshotIgnored };
-    return new JetStreamJournal(options, js, jsm, snapshots, tail, state.bytes, snapshot, snapshotMark, recovery, cache);
+    return new JetStreamJournal(options, streams, snapshots, tail, state.bytes, snapshot, snapshotMark, recovery, cache);
   }
 
-  private static async ensureStream(jsm: JetStreamManager, name: string, replicas: number): Promise<StreamInfo> {
+  private static async ensureStream(streams: Streams, name: string, replicas: number): Promise<StreamInfo> {
     const subject = `journal.${name}`;
     let info: StreamInfo;
     try {
-      info = await jsm.streams.info(name);
+      info = await streams.info(name);
     } catch (error) {
-      if (!(error instanceof JetStreamApiError && error.code === 10059)) throw error;
-      // Two openers may race here; adding a stream with the same configuration is idempotent.
-      info = await jsm.streams.add({
-        name,
-        subjects: [subject],
-        storage: StorageType.File,
-        num_replicas: replicas,
-        retention: RetentionPolicy.Limits,
-        // A journal only grows: nobody deletes or purges its entries.
-        deny_delete: true,
-        deny_purge: true,
-        // Reads go to the stream leader, which holds every acknowledged batch; a direct get may be
-        // answered by a follower that has not stored the latest one yet.
-        allow_direct: false,
-      });
+      if (!isMessagingFailure(error, "not-found")) throw error;
+      // Two openers may race here; adding a stream with the same configuration is idempotent. A
+      // journal only grows: nobody deletes or purges its entries. (Reads go to the stream's leader.)
+      info = await streams.add({ name, subjects: [subject], storage: "file", replicas, denyDelete: true, denyPurge: true });
     }
     const config = info.config;
-    if (!config.subjects?.includes(subject) || config.num_replicas !== replicas || config.storage !== StorageType.File) {
-      throw new Error(`stream ${name} exists with another configuration (subjects ${JSON.stringify(config.subjects)}, ${config.num_replicas} replicas, ${config.storage} storage) than a journal's (${subject}, ${replicas}, file)`);
+    if (!config.subjects.includes(subject) || config.replicas !== replicas || config.storage !== "file") {
+      throw new Error(`stream ${name} exists with another configuration (subjects ${JSON.stringify(config.subjects)}, ${config.replicas} replicas, ${config.storage} storage) than a journal's (${subject}, ${replicas}, file)`);
     }
     return info;
   }
@@ -317,11 +295,11 @@ export class JetStreamJournal implements FollowingJournal {
    * be a claim (a snapshot taken right after one): it ends where the entries before it end. The
    * message is cached: a read after the snapshot starts with the chain it records.
    */
-  private static async checkMark(jsm: JetStreamManager, name: string, mark: SnapshotMark, cache: BatchCache): Promise<string | undefined> {
+  private static async checkMark(streams: Streams, name: string, mark: SnapshotMark, cache: BatchCache): Promise<string | undefined> {
     if (mark.streamSequence === 0) return mark.sequence === 0 ? undefined : `snapshot of sequence ${mark.sequence} names no message`;
-    const message = await jsm.streams.getMessage(name, { seq: mark.streamSequence });
+    const message = await streams.getMessage(name, mark.streamSequence);
     if (message === null) return `snapshot at sequence ${mark.sequence}: the stream has no message ${mark.streamSequence}`;
-    if (message.header.get(MSG_ID_HEADER) !== mark.batchId) return `snapshot at sequence ${mark.sequence}: message ${mark.streamSequence} is another batch than the one it was taken after`;
+    if (message.msgId !== mark.batchId) return `snapshot at sequence ${mark.sequence}: message ${mark.streamSequence} is another batch than the one it was taken after`;
     const batch = decodeBatch(message.data, mark.streamSequence);
     if (lastSequenceOf(batch) !== mark.sequence) return `snapshot at sequence ${mark.sequence}: message ${mark.streamSequence} ends at sequence ${lastSequenceOf(batch)}`;
     cache.put({ ...batch, streamSequence: mark.streamSequence });
@@ -430,7 +408,7 @@ export class JetStreamJournal implements FollowingJournal {
       const streamSequence = this.tail.streamSequence + 1;
       if (streamSequence > MAX_STREAM_SEQUENCE) throw new RangeError(`stream ${this.options.name} is full: message ${streamSequence} would have positions past the safe integers`);
       const body = encodeBatch({ epoch, firstSequence: this.tail.lastSequence + 1, previousChain: this.tail.chain }, payloads);
-      const maxPayload = this.options.connection.info?.max_payload;
+      const maxPayload = this.options.messaging.maxPayload;
       if (maxPayload !== undefined && body.length + HEADER_ALLOWANCE_BYTES > maxPayload) {
         throw new RangeError(`a batch of ${body.length} bytes does not fit the NATS servers' max_payload (${maxPayload} bytes with its headers): nothing was appended`);
       }
@@ -454,7 +432,7 @@ export class JetStreamJournal implements FollowingJournal {
       // Another writer appended: learn the stream's tail (unless following it already brought it), then let the caller decide.
       try {
         if (this.tail.streamSequence < outcome.lastStreamSequence) {
-          await withRetries(`reading the tail of stream ${this.options.name}`, this.retryDeadlineMs, () => this.learnTail(outcome.lastStreamSequence));
+          await withRetries(this.timers, `reading the tail of stream ${this.options.name}`, this.retryDeadlineMs, () => this.learnTail(outcome.lastStreamSequence));
         }
       } catch (error) {
         this.failure = new Error(`the JetStream journal ${this.options.name} failed: ${errorText(error)}`, { cause: error });
@@ -470,26 +448,26 @@ export class JetStreamJournal implements FollowingJournal {
    * message if another writer's batch is there.
    */
   private async publish(body: Uint8Array, batchId: string, expectedStreamSequence: number): Promise<PublishOutcome> {
-    const deadline = Date.now() + this.retryDeadlineMs;
+    const deadline = this.timers.nowMs() + this.retryDeadlineMs;
     const timeout = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     let outcomeUnknown = false;
     for (let attempt = 1; ; attempt++) {
       let reason: string;
       try {
-        const ack = await this.js.publish(this.subject, body, { msgID: batchId, expect: { lastSequence: expectedStreamSequence }, timeout });
-        if (ack.seq === 0) {
+        const ack = await this.streams.publish(this.subject, body, { msgId: batchId, expectedLastSequence: expectedStreamSequence, timeoutMs: timeout });
+        if (ack.sequence === 0) {
           // Seen from a stream without quorum: an acknowledgement naming no message. Nothing is
           // known of the batch; the next attempt (same id, same expectation) finds out safely.
           outcomeUnknown = true;
           reason = `batch ${batchId} acknowledged as message 0 of stream ${ack.stream} (no quorum?)`;
-        } else if (ack.stream !== this.options.name || ack.seq !== expectedStreamSequence + 1) {
-          throw new Error(`JetStream acknowledged batch ${batchId} as message ${ack.seq} of stream ${ack.stream}, not message ${expectedStreamSequence + 1} of ${this.options.name}`);
+        } else if (ack.stream !== this.options.name || ack.sequence !== expectedStreamSequence + 1) {
+          throw new Error(`JetStream acknowledged batch ${batchId} as message ${ack.sequence} of stream ${ack.stream}, not message ${expectedStreamSequence + 1} of ${this.options.name}`);
         } else {
           if (ack.duplicate) this.duplicates += 1;
-          return { stored: true, streamSequence: ack.seq };
+          return { stored: true, streamSequence: ack.sequence };
         }
       } catch (error) {
-        if (error instanceof JetStreamApiError && error.code === WRONG_LAST_SEQUENCE) {
+        if (isMessagingFailure(error, "wrong-last-sequence")) {
           try {
             return await this.afterRefusal(error, batchId, expectedStreamSequence, outcomeUnknown);
           } catch (checkError) {
@@ -504,13 +482,13 @@ export class JetStreamJournal implements FollowingJournal {
           reason = errorText(error);
         }
       }
-      if (Date.now() >= deadline) {
+      if (this.timers.nowMs() >= deadline) {
         throw new Error(`batch ${batchId} not acknowledged within the append deadline${outcomeUnknown ? " (it may have been stored)" : ""}; last error ${reason}`);
       }
       this.retries += 1;
       this.options.onRetry?.({ attempt: attempt + 1, outcomeUnknown, reason });
       // Back off a little: a stream without a leader answers at once, and an election takes seconds.
-      await pause(backoffMs(attempt));
+      await pauseFor(this.timers, backoffMs(attempt));
     }
   }
 
@@ -519,31 +497,30 @@ export class JetStreamJournal implements FollowingJournal {
    * stored after all if an earlier, timed-out attempt of it is the message after the expected one;
    * otherwise another writer's batch is there.
    */
-  private async afterRefusal(refusal: JetStreamApiError, batchId: string, expectedStreamSequence: number, outcomeUnknown: boolean): Promise<PublishOutcome> {
-    const stated = /wrong last sequence: (\d+)/.exec(refusal.message)?.[1];
-    const last = stated !== undefined ? Number(stated) : (await this.jsm.streams.info(this.options.name)).state.last_seq;
+  private async afterRefusal(refusal: MessagingError, batchId: string, expectedStreamSequence: number, outcomeUnknown: boolean): Promise<PublishOutcome> {
+    const last = refusal.lastSequence ?? (await this.streams.info(this.options.name)).state.lastSequence;
     if (outcomeUnknown && last > expectedStreamSequence) {
-      const next = await this.jsm.streams.getMessage(this.options.name, { seq: expectedStreamSequence + 1 });
-      if (next !== null && next.header.get(MSG_ID_HEADER) === batchId) return { stored: true, streamSequence: expectedStreamSequence + 1 };
+      const next = await this.streams.getMessage(this.options.name, expectedStreamSequence + 1);
+      if (next !== null && next.msgId === batchId) return { stored: true, streamSequence: expectedStreamSequence + 1 };
     }
     return { stored: false, lastStreamSequence: last };
   }
 
   /** Makes the batch at `streamSequence` this journal's tail (after another writer appended). */
   private async learnTail(streamSequence: number): Promise<void> {
-    const message = await this.jsm.streams.getMessage(this.options.name, { seq: streamSequence });
+    const message = await this.streams.getMessage(this.options.name, streamSequence);
     if (message === null) throw new Error(`stream ${this.options.name} has no message ${streamSequence}`);
     const batch: CachedBatch = { ...decodeBatch(message.data, streamSequence), streamSequence };
     this.cache.put(batch);
-    this.tail = tailOf(streamSequence, message.header.get(MSG_ID_HEADER), batch);
+    this.tail = tailOf(streamSequence, message.msgId, batch);
   }
 
   /** Learns the stream's last batch as this journal's tail (a failure to, as in any append, fails the journal). */
   private async refreshTail(): Promise<void> {
     const name = this.options.name;
     try {
-      await withRetries(`reading the tail of stream ${name}`, this.retryDeadlineMs, async () => {
-        const last = (await this.jsm.streams.info(name)).state.last_seq;
+      await withRetries(this.timers, `reading the tail of stream ${name}`, this.retryDeadlineMs, async () => {
+        const last = (await this.streams.info(name)).state.lastSequence;
         if (last > this.tail.streamSequence) await this.learnTail(last);
       });
     } catch (error) {
@@ -572,8 +549,8 @@ export class JetStreamJournal implements FollowingJournal {
   }
 
   private async fetchBatch(streamSequence: number): Promise<CachedBatch> {
-    const message = await withRetries(`reading message ${streamSequence} of stream ${this.options.name}`, this.retryDeadlineMs, () =>
-      this.jsm.streams.getMessage(this.options.name, { seq: streamSequence }),
+    const message = await withRetries(this.timers, `reading message ${streamSequence} of stream ${this.options.name}`, this.retryDeadlineMs, () =>
+      this.streams.getMessage(this.options.name, streamSequence),
     );
     if (message === null) throw new Error(`stream ${this.options.name} has no message ${streamSequence}`);
     const batch: CachedBatch = { ...decodeBatch(message.data, streamSequence), streamSequence };
@@ -621,7 +598,7 @@ export class JetStreamJournal implements FollowingJournal {
   async read(afterSequence: number, onEntry: (entry: JournalEntry) => void): Promise<void> {
     if (this.closed) throw new Error(`the JetStream journal ${this.options.name} is closed`);
     const name = this.options.name;
-    const last = (await withRetries(`reading the state of stream ${name}`, this.retryDeadlineMs, () => this.jsm.streams.info(name))).state.last_seq;
+    const last = (await withRetries(this.timers, `reading the state of stream ${name}`, this.retryDeadlineMs, () => this.streams.info(name))).state.lastSequence;
     const start = await this.batchHolding(afterSequence + 1, last);
     if (start === undefined) return;
     const continuity = start === 1 ? StreamContinuity.fromStart(name) : StreamContinuity.after(name, start - 1, await this.batchAt(start - 1));
@@ -649,7 +626,7 @@ export class JetStreamJournal implements FollowingJournal {
       emit(await this.batchAt(last));
       return;
     }
-    await readStreamMessages(this.js, name, next, last, this.retryDeadlineMs, (message) => {
+    await readStreamMessages(this.streams, this.timers, name, next, last, this.retryDeadlineMs, (message) => {
       const batch: CachedBatch = { ...decodeBatch(message.data, message.streamSequence), streamSequence: message.streamSequence };
       this.cache.put(batch);
       emit(batch);
@@ -660,7 +637,7 @@ export class JetStreamJournal implements FollowingJournal {
   async latestSequence(): Promise<number> {
     if (this.closed) throw new Error(`the JetStream journal ${this.options.name} is closed`);
     const name = this.options.name;
-    const last = (await withRetries(`reading the state of stream ${name}`, this.retryDeadlineMs, () => this.jsm.streams.info(name))).state.last_seq;
+    const last = (await withRetries(this.timers, `reading the state of stream ${name}`, this.retryDeadlineMs, () => this.streams.info(name))).state.lastSequence;
     return last === 0 ? 0 : lastSequenceOf(await this.batchAt(last));
   }
 
@@ -680,11 +657,12 @@ export class JetStreamJournal implements FollowingJournal {
   async follow(afterSequence: number, onEntry: (entry: JournalEntry) => void, onProblem?: (error: unknown) => void): Promise<JournalFollower> {
     if (this.closed) throw new Error(`the JetStream journal ${this.options.name} is closed`);
     const name = this.options.name;
-    const last = (await withRetries(`reading the state of stream ${name}`, this.retryDeadlineMs, () => this.jsm.streams.info(name))).state.last_seq;
+    const last = (await withRetries(this.timers, `reading the state of stream ${name}`, this.retryDeadlineMs, () => this.streams.info(name))).state.lastSequence;
     const from = (await this.batchHolding(afterSequence + 1, last)) ?? last + 1;
     let handedOver = afterSequence;
     return followStream({
-      js: this.js,
+      streams: this.streams,
+      timers: this.timers,
       stream: name,
       fromStreamSequence: from,
       ...(onProblem === undefined ? {} : { onProblem }),
@@ -729,7 +707,7 @@ export class JetStreamJournal implements FollowingJournal {
     // A succeeded owner's state does not hold its successor's entries that the tail now covers.
     this.refuseIfSucceeded(undefined);
     const mark: SnapshotMark = { sequence: this.tail.lastSequence, streamSequence: this.tail.streamSequence, batchId: this.tail.batchId };
-    const sizeBytes = await withRetries(`writing a snapshot of ${this.options.name}`, this.retryDeadlineMs, () => this.snapshots.write(this.options.name, mark, payload, keep));
+    const sizeBytes = await withRetries(this.timers, `writing a snapshot of ${this.options.name}`, this.retryDeadlineMs, () => this.snapshots.write(this.options.name, mark, payload, keep));
     return { sequence: mark.sequence, sizeBytes };
   }
 

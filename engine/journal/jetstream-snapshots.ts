@@ -13,11 +13,8 @@
  * that entry ends; `batch id` is that message's Nats-Msg-Id, unique to the batch, so a snapshot of
  * another stream of the same name (deleted and made again) does not pass for this one's.
  */
-import { Objm, type ObjectStore } from "@nats-io/obj";
-import { JetStreamApiError, StorageType, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
+import type { ObjectStore, ObjectStores } from "../messaging/object-store.js";
 
-/** JetStream's "stream not found" API error. */
-const STREAM_NOT_FOUND = 10059;
 /** "JSS1" */
 const ENVELOPE_MAGIC = 0x3153534a;
 const FIXED_BYTES = 4 + 8 + 8 + 2;
@@ -80,8 +77,8 @@ export class JetStreamSnapshots {
   private constructor(private readonly store: ObjectStore) {}
 
   /** Opens the bucket, creating it (file storage, `replicas`) if it does not exist yet. */
-  static async open(js: JetStreamClient, bucket: string, replicas: number): Promise<JetStreamSnapshots> {
-    const store = await new Objm(js).create(bucket, { replicas, storage: StorageType.File, description: "journal snapshots (engine/journal/jetstream-snapshots.ts)" });
+  static async open(objects: ObjectStores, bucket: string, replicas: number): Promise<JetStreamSnapshots> {
+    const store = await objects.create(bucket, { replicas, description: "journal snapshots (engine/journal/jetstream-snapshots.ts)" });
     return new JetStreamSnapshots(store);
   }
 
@@ -89,15 +86,9 @@ export class JetStreamSnapshots {
    * Opens the bucket if it exists, creating nothing (an audit reads a cluster, never changes it);
    * undefined if there is no such bucket.
    */
-  static async openExisting(js: JetStreamClient, jsm: JetStreamManager, bucket: string): Promise<JetStreamSnapshots | undefined> {
-    try {
-      // The object store's stream (the client's naming: OBJ_<bucket>).
-      await jsm.streams.info(`OBJ_${bucket}`);
-    } catch (error) {
-      if (error instanceof JetStreamApiError && error.code === STREAM_NOT_FOUND) return undefined;
-      throw error;
-    }
-    return new JetStreamSnapshots(await new Objm(js).open(bucket));
+  static async openExisting(objects: ObjectStores, bucket: string): Promise<JetStreamSnapshots | undefined> {
+    const store = await objects.openExisting(bucket);
+    return store === undefined ? undefined : new JetStreamSnapshots(store);
   }
 
   /** The sequences of `journal`'s stored snapshots, newest first. */
@@ -125,7 +116,7 @@ export class JetStreamSnapshots {
   /** Stores a snapshot of `journal`, then deletes all but its newest `keep`; resolves with the stored bytes. */
   async write(journal: string, mark: SnapshotMark, payload: Uint8Array, keep: number): Promise<number> {
     const envelope = wrap(mark, payload);
-    await this.store.putBlob({ name: objectName(journal, mark.sequence) }, envelope);
+    await this.store.putBlob(objectName(journal, mark.sequence), envelope);
     const stale = (await this.sequences(journal)).slice(Math.max(1, keep));
     for (const sequence of stale) await this.store.delete(objectName(journal, sequence));
     return envelope.length;

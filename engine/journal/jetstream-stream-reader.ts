@@ -6,27 +6,22 @@
  * gives up after `deadlineMs` without progress. The JetStream journal's `read`, the audit of a
  * stream and `export-stream` all read through this.
  */
-import { DeliverPolicy, type JetStreamClient } from "@nats-io/jetstream";
-import { backoffMs, errorText, pause, retryable } from "./jetstream-retry.js";
-import { ORDERED_CONSUME_SETTINGS, closeWhenStuck } from "./jetstream-consumer.js";
+import type { Streams, StoredMessage } from "../messaging/streams.js";
+import { pauseFor, type TimerHandle, type Timers } from "../timers.js";
+import { backoffMs, errorText, retryable } from "./jetstream-retry.js";
 
-export const MSG_ID_HEADER = "Nats-Msg-Id";
 /** How long a consumer may deliver nothing, while messages are due, before it is replaced. */
 const STALL_MS = 5_000;
 
-export interface StreamMessage {
-  readonly streamSequence: number;
-  readonly data: Uint8Array;
-  /** The message's Nats-Msg-Id ("" if it has none). */
-  readonly msgId: string;
-}
+export type StreamMessage = StoredMessage;
 
 /**
  * Hands messages `from`…`last` of `stream` to `onMessage` in order, as they arrive. A throw from
  * `onMessage` stops the read and rejects with it.
  */
 export async function readStreamMessages(
-  js: JetStreamClient,
+  streams: Streams,
+  timers: Timers,
   stream: string,
   from: number,
   last: number,
@@ -34,42 +29,65 @@ export async function readStreamMessages(
   onMessage: (message: StreamMessage) => void,
 ): Promise<void> {
   let next = from;
-  let progressDeadline = Date.now() + deadlineMs;
+  let progressDeadline = timers.nowMs() + deadlineMs;
   for (let attempt = 1; next <= last; attempt++) {
     let problem = "the consumer stopped early";
     try {
-      const consumer = await js.consumers.get(stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: next });
-      const messages = await consumer.consume({ max_messages: 256, ...ORDERED_CONSUME_SETTINGS });
-      closeWhenStuck(messages, stream, (reason) => (problem = reason.message));
-      // Closing the messages ends the iteration below (the time between messages only: handing one
-      // over may take long, and is not a stall).
+      let failure: { error: unknown } | undefined;
+      let gap: string | undefined;
       let stalled = false;
-      const watch = (): NodeJS.Timeout =>
-        setTimeout(() => {
+      let timer: TimerHandle | undefined;
+      let finish: () => void = () => undefined;
+      const done = new Promise<void>((resolve) => (finish = resolve));
+      // A stall ends the wait below (the time between messages only: handing one over may take
+      // long, and is not a stall).
+      const watch = (): TimerHandle =>
+        timers.after(STALL_MS, () => {
           stalled = true;
-          void messages.close();
-        }, STALL_MS);
-      let timer = watch();
-      try {
-        for await (const message of messages) {
-          clearTimeout(timer);
-          onMessage({ streamSequence: message.seq, data: message.data, msgId: message.headers?.get(MSG_ID_HEADER) ?? "" });
-          next = message.seq + 1;
-          progressDeadline = Date.now() + deadlineMs;
-          if (message.seq >= last) break;
-          timer = watch();
+          finish();
+        });
+      const consumer = await streams.consume(stream, next, (message) => {
+        if (failure !== undefined || gap !== undefined || message.streamSequence < next || next > last) return;
+        timer?.cancel();
+        if (message.streamSequence !== next) {
+          // Another consumer starts at the first message not handed over.
+          gap = `message ${message.streamSequence} arrived while ${next} was expected`;
+          finish();
+          return;
         }
-      } finally {
-        clearTimeout(timer);
-        await messages.close();
+        try {
+          onMessage(message);
+        } catch (error) {
+          failure = { error };
+          finish();
+          return;
+        }
+        next = message.streamSequence + 1;
+        progressDeadline = timers.nowMs() + deadlineMs;
+        if (next > last) finish();
+        else timer = watch();
+      });
+      // Messages may have come before the consumer was handed over: the wait starts now.
+      timer?.cancel();
+      timer = next > last ? undefined : watch();
+      const ended = await Promise.race([done.then(() => undefined), consumer.ended]);
+      timer?.cancel();
+      await consumer.close();
+      // What `onMessage` threw ends the read.
+      if (failure !== undefined) throw failure.error;
+      if (gap !== undefined) {
+        problem = gap;
+      } else if (stalled) {
+        problem = `the consumer delivered nothing for ${STALL_MS} ms`;
+      } else if (ended instanceof Error) {
+        problem = ended.message;
       }
-      if (stalled) problem = `the consumer delivered nothing for ${STALL_MS} ms`;
     } catch (error) {
       if (!retryable(error).retry) throw error;
       problem = errorText(error);
     }
     if (next > last) return;
-    if (Date.now() >= progressDeadline) throw new Error(`reading stream ${stream}: no progress within ${deadlineMs} ms at message ${next}; last: ${problem}`);
-    await pause(backoffMs(attempt));
+    if (timers.nowMs() >= progressDeadline) throw new Error(`reading stream ${stream}: no progress within ${deadlineMs} ms at message ${next}; last: ${problem}`);
+    await pauseFor(timers, backoffMs(attempt));
   }
 }

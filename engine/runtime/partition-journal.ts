@@ -1,13 +1,12 @@
 /**
- * A cluster partition's journal as its owner's shard worker opens it: a NATS connection of the
- * worker's own (a worker thread cannot share the gateway thread's) and the partition's JetStream
- * stream on it, claimed for the owner's lease epoch BEFORE the shard reads it: from the claim on,
- * no earlier owner can append, so what the shard recovers is everything the stream will ever hold
- * before this owner's own batches. The connection is closed after the journal.
+ * A cluster partition's journal as its owner's shard opens it: on a connection of the shard's own
+ * (a worker thread cannot share the gateway thread's), the partition's JetStream stream, claimed for
+ * the owner's lease epoch BEFORE the shard reads it: from the claim on, no earlier owner can append,
+ * so what the shard recovers is everything the stream will ever hold before this owner's own
+ * batches. The connection is closed after the journal.
  */
-import type { NatsConnection } from "@nats-io/transport-node";
-import { connectForJournals } from "../journal/jetstream-connection.js";
 import { JetStreamJournal } from "../journal/jetstream-journal.js";
+import type { Messaging } from "../messaging/messaging.js";
 import type { ShardJournalSpec } from "./worker-messages.js";
 
 export interface PartitionJournal {
@@ -15,12 +14,12 @@ export interface PartitionJournal {
   close(): Promise<void>;
 }
 
-export async function openPartitionJournal(spec: Extract<ShardJournalSpec, { kind: "jetstream" }>): Promise<PartitionJournal> {
-  const connection: NatsConnection = await connectForJournals(spec.natsUrls, spec.connectionName);
+/** Opens and claims the partition's stream on `messaging`, which becomes the journal's: `close` closes both. */
+export async function openPartitionJournal(messaging: Messaging, spec: Pick<Extract<ShardJournalSpec, { kind: "jetstream" }>, "stream" | "epoch">): Promise<PartitionJournal> {
   try {
     // Reopened at the epoch this owner claimed before (its journal failed while it kept the
     // lease): it goes on writing in that epoch; a claim must raise the stream's epoch.
-    const journal = await JetStreamJournal.open({ connection, name: spec.stream, epoch: spec.epoch });
+    const journal = await JetStreamJournal.open({ messaging, name: spec.stream, epoch: spec.epoch });
     try {
       if (journal.lastEpoch !== spec.epoch) await journal.claim(spec.epoch);
     } catch (error) {
@@ -31,11 +30,11 @@ export async function openPartitionJournal(spec: Extract<ShardJournalSpec, { kin
       journal,
       close: async () => {
         await journal.close();
-        await connection.close();
+        await messaging.close();
       },
     };
   } catch (error) {
-    await connection.close();
+    await messaging.close();
     throw error;
   }
 }

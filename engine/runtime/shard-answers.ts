@@ -6,6 +6,7 @@
  */
 import { WorkerPool } from "../pool/worker-pool.js";
 import type { ProofCacheStats } from "../audit/proof-tree-cache.js";
+import type { ProofEntriesWanted } from "../audit/cached-log-proofs.js";
 import { RecordCache, type RecordCacheStats } from "./record-cache.js";
 import { okReply, type ReplayWork, type ShardReply, type ShardResponse } from "./shard-protocol.js";
 
@@ -18,7 +19,20 @@ export type ProofReask = (after: number) => Promise<ShardResponse>;
 /** How often one proof may be asked again: once for the thread's kept size, once more from the start if that tree then fails its check. */
 const PROOF_REASKS = 2;
 
+/**
+ * Where replays run: the worker pool (production: engine/pool/worker-pool.ts); the simulation
+ * replays in-process with the same functions (engine/runtime/replay-work.ts).
+ */
+export interface Replays {
+  replay(work: ReplayWork): Promise<ShardReply>;
+  proof(work: Extract<ReplayWork, { kind: "proof" }>): Promise<ShardReply | ProofEntriesWanted>;
+  readonly proofCacheStats: ProofCacheStats;
+  close(): Promise<void>;
+}
+
 export interface ShardAnswersOptions {
+  /** Where replays run (default: a worker pool of `replayThreads` threads). */
+  replays?: Replays;
   /** Worker pool threads for record reads and old replies (default 1; engine/pool/worker-pool.ts). */
   replayThreads?: number;
   /** Bytes of rendered records kept for reads of unchanged records (default 64 MiB; 0 keeps none; record-cache.ts). */
@@ -30,11 +44,11 @@ export interface ShardAnswersOptions {
 }
 
 export class ShardAnswers {
-  private readonly replays: WorkerPool;
+  private readonly replays: Replays;
   private readonly records: RecordCache;
 
   constructor(options: ShardAnswersOptions) {
-    this.replays = new WorkerPool(options.replayThreads, undefined, options.proofCacheBytes);
+    this.replays = options.replays ?? new WorkerPool(options.replayThreads, undefined, options.proofCacheBytes);
     this.records = new RecordCache(options.recordCacheBytes, options.recordCacheMinLength);
   }
 

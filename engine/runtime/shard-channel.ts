@@ -4,13 +4,13 @@
  * (toolchain.md: never terminate a worker mid-write). ShardHost keeps a fixed set of these (the
  * embedded default); a cluster node keeps one per partition it owns (engine/cluster/partition-host.ts).
  */
-import type { Worker } from "node:worker_threads";
 import type { Clock } from "../clock.js";
+import { systemTimers, type Timers } from "../timers.js";
 import type { BatchStats, EmittedEvent, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
 import { envelope, type Envelope, type FromShard, type ShardWorkerData, type ToShard } from "./worker-messages.js";
 import { packRequests, unpackResponses } from "./wire.js";
-import { startWorker, type WorkerSource } from "../../gateway/sea/embedded-worker.js";
 import { UnavailableError } from "./unavailable.js";
+import type { ShardThread, ShardThreadStarter } from "./shard-thread.js";
 
 
 export interface ShardChannelEvents {
@@ -70,16 +70,18 @@ export class ShardChannel {
   private constructor(
     /** "shard <i>", or "partition <p>" on a cluster node: how refusals name it. */
     private readonly name: string,
-    private readonly worker: Worker,
+    private readonly worker: ShardThread,
     private readonly clock: Clock,
     private readonly events: ShardChannelEvents,
     /** Resolves with the worker's exit code. */
     readonly exited: Promise<number>,
+    /** A turn's requests leave together in the next (`soon`). */
+    private readonly timers: Timers,
   ) {}
 
-  /** Starts the worker and resolves once it has recovered its journal (rejects if it cannot). */
-  static async start(source: WorkerSource, data: ShardWorkerData, clock: Clock, events: ShardChannelEvents): Promise<StartedShard> {
-    const worker = startWorker(source, { workerData: data });
+  /** Starts the shard's thread and resolves once it has recovered its journal (rejects if it cannot). */
+  static async start(startThread: ShardThreadStarter, data: ShardWorkerData, clock: Clock, events: ShardChannelEvents, timers: Timers = systemTimers): Promise<StartedShard> {
+    const worker = startThread(data);
     const exited = new Promise<number>((resolve) => worker.once("exit", resolve));
     const ready = new Promise<{ report: ShardRecoveryReport; idempotency: IdempotencyEntries }>((resolve, reject) => {
       const onEarlyExit = (code: number) => reject(new Error(`shard ${data.shardIndex} exited during start-up (code ${code})`));
@@ -104,7 +106,7 @@ export class ShardChannel {
       await worker.terminate();
       throw error;
     }
-    const channel = new ShardChannel(`${data.journal.kind === "jetstream" ? "partition" : "shard"} ${data.shardIndex}`, worker, clock, events, exited);
+    const channel = new ShardChannel(`${data.journal.kind === "jetstream" ? "partition" : "shard"} ${data.shardIndex}`, worker, clock, events, exited, timers);
     channel.attach();
     return { channel, ...started };
   }
@@ -185,7 +187,7 @@ export class ShardChannel {
     this.outbox.push(envelope(id, body));
     if (!this.flushScheduled) {
       this.flushScheduled = true;
-      setImmediate(() => this.flush());
+      this.timers.soon(() => this.flush());
     }
     return reply;
   }

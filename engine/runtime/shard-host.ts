@@ -8,6 +8,7 @@ import type { Clock } from "../clock.js";
 import type { BatchStats, EmittedEvent, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
 import type { ShardHeadsSpec, ShardWorkerData } from "./worker-messages.js";
 import { ShardChannel, type StartedShard } from "./shard-channel.js";
+import { workerThreads } from "./shard-thread.js";
 import { SHARD_WORKER_ASSET } from "../../gateway/sea/assets.js";
 import { workerSource, type WorkerSource } from "../../gateway/sea/embedded-worker.js";
 
@@ -58,7 +59,7 @@ export class ShardHost {
   private constructor(private readonly channels: ShardChannel[]) {}
 
   static async start(options: ShardHostOptions): Promise<StartedShards> {
-    const source = options.workerSource ?? defaultShardWorkerSource();
+    const startThread = workerThreads(options.workerSource ?? defaultShardWorkerSource());
     const starts: Array<Promise<StartedShard>> = [];
     for (let shardIndex = 0; shardIndex < options.shardCount; shardIndex += 1) {
       const data: ShardWorkerData = {
@@ -75,7 +76,7 @@ export class ShardHost {
         ...(options.heads === undefined ? {} : { heads: options.heads }),
       };
       starts.push(
-        ShardChannel.start(source, data, options.clock, {
+        ShardChannel.start(startThread, data, options.clock, {
           onFatal: (message) => options.onFatal(shardIndex, message),
           // A file journal has one writer (the data directory's lock): it is never fenced.
           onFenced: (message) => options.onFatal(shardIndex, message),

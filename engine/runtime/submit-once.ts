@@ -36,6 +36,7 @@ export async function submitOnce(index: IdempotencyIndex, executor: Executor, co
       case "pending": {
         const location = await claim.settled;
         if (location === undefined) continue; // the first attempt failed before logging: try afresh
+        if (!claim.sameContent) return { disposition: "replayed", reply: IDEMPOTENCY_CONFLICT };
         return { disposition: "replayed", reply: await executor.replyAt(location) };
       }
       case "fresh": {

@@ -16,7 +16,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../engine/clock.js";
 import { IdempotencyIndex } from "../../engine/idempotency/index.js";
 import { IdentityStore } from "../../engine/identity/store.js";
-import { connectForJournals } from "../../engine/journal/jetstream-connection.js";
+import { connectForJournals } from "../../engine/messaging/nats/connect.js";
+import { NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
 import { JetStreamJournal } from "../../engine/journal/jetstream-journal.js";
 import { IDENTITY_STREAM } from "../../gateway/cluster-node.js";
 import { OPERATOR, eventually } from "../process/support.js";
@@ -161,7 +162,7 @@ describe("revocation across nodes", () => {
         clock: systemClock,
         idempotency: new IdempotencyIndex(),
         isOperator: (actorId) => actorId === OPERATOR.actorId,
-        openJournal: () => JetStreamJournal.open({ connection: opened, name: IDENTITY_STREAM }),
+        openJournal: () => JetStreamJournal.open({ messaging: new NatsMessaging(opened), name: IDENTITY_STREAM }),
       });
       const revokedKey = await store.revokeKey(OPERATOR.actorId, { commandId: "revoke-victim-key", keyId: `${keyVictim.principalId}-key-1` });
       const revokedAtMs = performance.now();

@@ -22,7 +22,8 @@ import { IdempotencyIndex } from "../../engine/idempotency/index.js";
 import { decodeIdentityFrame } from "../../engine/identity/frame.js";
 import { IdentityStore } from "../../engine/identity/store.js";
 import type { TemporarilyUnavailable } from "../../engine/identity/unavailable.js";
-import { connectForJournals } from "../../engine/journal/jetstream-connection.js";
+import { connectForJournals } from "../../engine/messaging/nats/connect.js";
+import { NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
 import { JetStreamJournal } from "../../engine/journal/jetstream-journal.js";
 import type { IdentityState } from "../../engine/rules/identity/state.js";
 import type { Reply } from "../../engine/rules/identity/types.js";
@@ -103,7 +104,7 @@ async function openNode(stream: string, options: NodeOptions = {}): Promise<Iden
     ...(options.snapshotEveryCommands === undefined ? {} : { snapshotEveryCommands: options.snapshotEveryCommands }),
     openJournal: () =>
       JetStreamJournal.open({
-        connection,
+        messaging: new NatsMessaging(connection),
         name: stream,
         ...(options.retryDeadlineMs === undefined ? {} : { retryDeadlineMs: options.retryDeadlineMs }),
         ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
@@ -113,7 +114,7 @@ async function openNode(stream: string, options: NodeOptions = {}): Promise<Iden
   const config = loadAuthConfig({ SERVICE_OPERATOR_ACTORS: OPERATOR }, dir, { maxChallenges: options.maxChallenges ?? DEFAULT_MAX_CHALLENGES });
   if (options.challengeBucket === undefined) return { store, index, clock, auth: new AuthService(config, store) };
   const challenges = await openClusterChallengeStore({
-    connection,
+    messaging: new NatsMessaging(connection),
     maxChallenges: config.maxChallenges,
     requestTimeoutMs: options.requestTimeoutMs ?? 5_000,
     bucket: options.challengeBucket,
@@ -174,7 +175,7 @@ async function waitFor(what: string, check: () => boolean, timeoutMs: number): P
 
 /** The identity commands logged in `stream`, in order (token records left out). */
 async function loggedCommands(stream: string): Promise<Array<{ actorId: string; commandId: string; type: string }>> {
-  const journal = await JetStreamJournal.open({ connection: inspector, name: stream });
+  const journal = await JetStreamJournal.open({ messaging: new NatsMessaging(inspector), name: stream });
   const commands: Array<{ actorId: string; commandId: string; type: string }> = [];
   try {
     await journal.read(0, (entry) => {
@@ -349,7 +350,7 @@ describe("identities on a shared JetStream stream", () => {
       for (const { hash } of outcomes) expect(node.store.state.tokens.has(hash), hash).toBe(true);
       expect(describeState(node.store.state)).toEqual(describeState(a.store.state));
     }
-    const journal = await JetStreamJournal.open({ connection: inspector, name: stream });
+    const journal = await JetStreamJournal.open({ messaging: new NatsMessaging(inspector), name: stream });
     const logged: string[] = [];
     await journal.read(0, (entry) => {
       const frame = decodeIdentityFrame(entry.payload);

@@ -11,7 +11,7 @@ import { jetstream, jetstreamManager, StorageType, type JetStreamManager } from 
 import { Objm } from "@nats-io/obj";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { JOURNAL_CONNECTION_SETTINGS, connectForJournals } from "../../engine/journal/jetstream-connection.js";
+import { JOURNAL_CONNECTION_SETTINGS, connectForJournals } from "../../engine/messaging/nats/connect.js";
 import { JetStreamJournal, JournalEpochFencedError, type JetStreamJournalOptions, type PublishRetry } from "../../engine/journal/jetstream-journal.js";
 import { JournalFencedError, type Journal } from "../../engine/journal/journal.js";
 import { chainAfter, decodeBatch, encodeBatch, type DecodedBatch } from "../../engine/journal/jetstream-batch.js";
@@ -19,6 +19,7 @@ import { StreamBreakError } from "../../engine/journal/stream-continuity.js";
 import { genesisChainHash } from "../../storage/hash-chain.js";
 import { HoldingProxy } from "./support/holding-proxy.js";
 import { NatsCluster } from "./support/nats-cluster.js";
+import { NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
 
 let cluster: NatsCluster;
 let connection: NatsConnection;
@@ -51,8 +52,10 @@ function freshName(): string {
   return `jsj-${process.pid}-${streams}`;
 }
 
-async function openJournal(options: Partial<JetStreamJournalOptions> & { name: string }): Promise<JetStreamJournal> {
-  const journal = await JetStreamJournal.open({ connection, ...options });
+/** A journal on `connection` (the shared one unless given), as the cluster's modules take it (NatsMessaging). */
+async function openJournal(options: Partial<Omit<JetStreamJournalOptions, "messaging">> & { name: string; connection?: NatsConnection }): Promise<JetStreamJournal> {
+  const { connection: given, ...rest } = options;
+  const journal = await JetStreamJournal.open({ messaging: new NatsMessaging(given ?? connection), ...rest });
   journals.push(journal);
   return journal;
 }

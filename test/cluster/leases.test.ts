@@ -10,8 +10,11 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../engine/clock.js";
 import { LeaseManager, type LeaseManagerOptions, type PartitionLease } from "../../engine/cluster/leases.js";
-import { connectForJournals } from "../../engine/journal/jetstream-connection.js";
+import { connectForJournals } from "../../engine/messaging/nats/connect.js";
+import { NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
 import { withRetries } from "../../engine/journal/jetstream-retry.js";
+import { viaNats } from "../../engine/messaging/nats/nats-errors.js";
+import { systemTimers } from "../../engine/timers.js";
 import { eventually } from "../process/support.js";
 import { HoldingProxy } from "./support/holding-proxy.js";
 import { NatsCluster } from "./support/nats-cluster.js";
@@ -90,7 +93,7 @@ async function startNode(name: string, { bucket, clock, servers = cluster.urls, 
   const lost: Lost[] = [];
   const errors: string[] = [];
   const manager = await LeaseManager.open({
-    connection,
+    messaging: new NatsMessaging(connection),
     nodeId: name,
     partitions: PARTITIONS,
     clock,
@@ -237,7 +240,7 @@ class EpochHistory {
 describe("LeaseManager", () => {
   it("refuses options it cannot work with, naming the option", async () => {
     const base: LeaseManagerOptions = {
-      connection: observer,
+      messaging: new NatsMessaging(observer),
       nodeId: "a",
       partitions: PARTITIONS,
       clock: new ManualClock(START_MS),
@@ -259,9 +262,9 @@ describe("LeaseManager", () => {
     // in which it is alone, and tries to create every partition it does not hold, b's included.
     const bucket = freshBucket();
     const clock = new ManualClock(START_MS);
-    const kv = await withRetries("creating the bucket", 15_000, () => new Kvm(observer).create(bucket, { replicas: 3, history: 1, allow_direct: false }));
+    const kv = await withRetries(systemTimers, "creating the bucket", 15_000, () => viaNats(() => new Kvm(observer).create(bucket, { replicas: 3, history: 1, allow_direct: false })));
     // A node z, live only at first, so that a's first round takes half (0, 2, 4), not everything.
-    await withRetries("writing z's heartbeat", 15_000, () => kv.put("node.z", JSON.stringify({ node: "z", expiresAtMs: START_MS + RENEW_MS })));
+    await withRetries(systemTimers, "writing z's heartbeat", 15_000, () => viaNats(() => kv.put("node.z", JSON.stringify({ node: "z", expiresAtMs: START_MS + RENEW_MS }))));
     const proxy = await HoldingProxy.start(cluster.nodes[0]?.clientPort as number);
     proxies.push(proxy);
     // No pings while the replies are held: the connection must survive the hold.
@@ -630,7 +633,7 @@ describe("LeaseManager", () => {
       // Opening while NATS is down gives up after its open timeout, naming the bucket.
       const connection = connections[0] as NatsConnection;
       await expect(
-        LeaseManager.open({ connection, nodeId: "c", partitions: PARTITIONS, clock, bucket, openTimeoutMs: 1_000, onAcquired: async () => undefined, onLost: async () => undefined }),
+        LeaseManager.open({ messaging: new NatsMessaging(connection), nodeId: "c", partitions: PARTITIONS, clock, bucket, openTimeoutMs: 1_000, onAcquired: async () => undefined, onLost: async () => undefined }),
       ).rejects.toThrow(new RegExp(`opening the lease bucket ${bucket}: no answer within 1000 ms`));
       expect(rejections).toEqual([]);
     } finally {

@@ -11,7 +11,8 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../engine/clock.js";
 import { isoFromMs } from "../../engine/index.js";
-import { connectForJournals } from "../../engine/journal/jetstream-connection.js";
+import { connectForJournals } from "../../engine/messaging/nats/connect.js";
+import { NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
 import { JetStreamJournal } from "../../engine/journal/jetstream-journal.js";
 import { WorkerPool } from "../../engine/pool/worker-pool.js";
 import { completeReplayWork } from "../../engine/runtime/replay-work.js";
@@ -48,7 +49,7 @@ const HOLD_SECONDS = 60;
 
 /** A shard on a fresh JetStream stream (or on `name` again: a cold journal object on the same stream). */
 async function jetStreamShard(clock: ManualClock, name: string, cacheBytes?: number): Promise<ShardCore> {
-  const journal = await JetStreamJournal.open({ connection, name, ...(cacheBytes === undefined ? {} : { cacheBytes }) });
+  const journal = await JetStreamJournal.open({ messaging: new NatsMessaging(connection), name, ...(cacheBytes === undefined ? {} : { cacheBytes }) });
   const { core } = await ShardCore.open({ journal, shardIndex: 0, clock, replyCacheEntries: 0 });
   cleanups.push(() => core.close());
   return core;

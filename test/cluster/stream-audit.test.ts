@@ -19,7 +19,8 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isoFromMs } from "../../engine/index.js";
 import { ManualClock } from "../../engine/clock.js";
-import { connectForJournals } from "../../engine/journal/jetstream-connection.js";
+import { connectForJournals } from "../../engine/messaging/nats/connect.js";
+import { NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
 import { JetStreamJournal } from "../../engine/journal/jetstream-journal.js";
 import { decodeBatch, encodeBatch } from "../../engine/journal/jetstream-batch.js";
 import { openFileShard, ShardCore } from "../../engine/runtime/shard-core.js";
@@ -71,7 +72,7 @@ async function both(file: ShardCore, stream: ShardCore, requests: ShardRequest[]
 
 async function openStreamOwner(epoch: number, clock: ManualClock): Promise<{ journal: JetStreamJournal; core: ShardCore; connection: NatsConnection }> {
   const own = await connectForJournals(cluster.urls);
-  const journal = await JetStreamJournal.open({ connection: own, name: STREAM });
+  const journal = await JetStreamJournal.open({ messaging: new NatsMessaging(own), name: STREAM });
   // A new owner claims first, then reads the state it serves from.
   await journal.claim(epoch);
   const { core } = await ShardCore.open({ journal, shardIndex: 0, clock });
@@ -126,7 +127,7 @@ beforeAll(async () => {
   await owner.connection.close();
   // A third owner takes over and has not written yet: the stream ends with its claim.
   const third = await connectForJournals(cluster.urls);
-  const last = await JetStreamJournal.open({ connection: third, name: STREAM });
+  const last = await JetStreamJournal.open({ messaging: new NatsMessaging(third), name: STREAM });
   await last.claim(3);
   await last.close();
   await third.close();
@@ -240,7 +241,7 @@ describe("replay and verify from a partition's stream", () => {
 
   it("fails verify of a live stream whose chain breaks or whose claim does not raise the epoch, naming the stream sequence", async () => {
     const forge = async (name: string, body: Uint8Array): Promise<void> => {
-      const journal = await JetStreamJournal.open({ connection, name });
+      const journal = await JetStreamJournal.open({ messaging: new NatsMessaging(connection), name });
       await journal.claim(1);
       await journal.close();
       // A message stored by something that is not a journal, after the claim.

@@ -7,6 +7,7 @@
 import { NoRespondersError, RequestError, TimeoutError } from "@nats-io/transport-node";
 import { describe, expect, it } from "vitest";
 import { ownerNotAnswering } from "../../engine/cluster/forwarding.js";
+import { messagingErrorOf } from "../../engine/messaging/nats/nats-errors.js";
 import { shardRefusal, type ShardStop } from "../../engine/runtime/shard-channel.js";
 import { plainWordsProblem } from "../support/plain-words.js";
 
@@ -57,20 +58,20 @@ describe("a partition's owner not answering a forwarded request", () => {
 
   it("says that nobody owns the partition for now, without NATS's words, when nobody listens at the lease's epoch", () => {
     for (const error of [noResponders, new NoRespondersError("cluster.keys.1.7")]) {
-      const message = ownerNotAnswering(1, error, 5000);
+      const message = ownerNotAnswering(1, messagingErrorOf(error), 5000);
       expect(message).toBe("partition 1 has no owner right now (it is changing hands); retry shortly");
       expect(plainWordsProblem(message), message).toBeUndefined();
     }
   });
 
   it("says how long it waited when the owner did not answer in time, and that the same commandId is the way to retry", () => {
-    const message = ownerNotAnswering(2, new TimeoutError(), 5000);
+    const message = ownerNotAnswering(2, messagingErrorOf(new TimeoutError()), 5000);
     expect(message).toBe("the owner of partition 2 did not answer within 5000 ms; retry with the same commandId");
     expect(plainWordsProblem(message), message).toBeUndefined();
   });
 
   it("says only that the owner cannot be reached for any other failure, whatever the error says", () => {
-    const message = ownerNotAnswering(3, new Error("DrainingConnectionError: connection draining at Object.<anonymous> (nats.js:12)"), 5000);
+    const message = ownerNotAnswering(3, messagingErrorOf(new Error("DrainingConnectionError: connection draining at Object.<anonymous> (nats.js:12)")), 5000);
     expect(message).toBe("the owner of partition 3 cannot be reached now; retry shortly");
     expect(plainWordsProblem(message), message).toBeUndefined();
   });

@@ -12,7 +12,8 @@ import type { Worker } from "node:worker_threads";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FileJournal } from "../../engine/journal/file-journal.js";
-import { connectForJournals } from "../../engine/journal/jetstream-connection.js";
+import { connectForJournals } from "../../engine/messaging/nats/connect.js";
+import { NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
 import { JetStreamJournal } from "../../engine/journal/jetstream-journal.js";
 import { JournalFencedError, type Journal, type JournalEntry } from "../../engine/journal/journal.js";
 import { WorkerJournal } from "../../engine/journal/worker-journal.js";
@@ -69,7 +70,7 @@ const implementations: Array<[string, Implementation]> = [
       openAt: (dir) => {
         if (nats.connection === undefined) throw new Error("the NATS cluster did not start");
         // The stream is the journal's "directory": a test's reopen finds the same stream.
-        return JetStreamJournal.open({ connection: nats.connection, name: `contract-${path.basename(dir).replace(/[^A-Za-z0-9]/g, "")}` });
+        return JetStreamJournal.open({ messaging: new NatsMessaging(nats.connection), name: `contract-${path.basename(dir).replace(/[^A-Za-z0-9]/g, "")}` });
       },
     },
   ],

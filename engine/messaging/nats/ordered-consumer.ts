@@ -1,6 +1,6 @@
 /**
  * Ordered consumers that notice when they are stuck, for the JetStream journal's reads and its
- * follower.
+ * follower (the NATS adapter's `consume`, nats-streams.ts).
  *
  * An ordered consumer is created by the client when it first pulls, and recreated after a gap. A
  * pull that meets no responder (the consumer not created yet on a busy cluster, or lost with its

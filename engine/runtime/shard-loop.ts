@@ -1,0 +1,142 @@
+/**
+ * A shard's message loop around ShardCore: what a shard thread does with the messages its channel
+ * sends (shard-channel.ts). Requests that arrive while a batch is being processed (while its append
+ * becomes durable) queue up and become the next batch, so group commit falls out of the loop;
+ * replies of a batch are posted in one message, after its commit. Everything the core does runs one
+ * task at a time, in order (appends are awaited).
+ *
+ * A failed write or fdatasync is fatal: the loop reports it and the thread stops. A fenced append
+ * (cluster mode: another owner took the partition) is reported as such and the thread stops the
+ * same way, its batch unacknowledged; the node stops serving that partition only.
+ *
+ * The worker thread (shard-worker.ts) runs this on Node's timers and message port; the simulation
+ * runs the same loop in-process on its scheduler (test/simulation/, docs/simulation.md).
+ */
+import type { ManualClock } from "../clock.js";
+import { JournalFencedError } from "../journal/journal.js";
+import type { Timers } from "../timers.js";
+import type { OpenedShard, ShardCore } from "./shard-core.js";
+import type { ShardRequest } from "./shard-protocol.js";
+import { packResponses, unpackRequests } from "./wire.js";
+import { envelope, type Envelope, type FromShard, type ToShard } from "./worker-messages.js";
+
+export interface ShardLoopOptions {
+  /** Opens the shard on its journal (recovery); `close` releases what it opened beside the core (a partition's connection). */
+  open(): Promise<{ opened: OpenedShard; close(): Promise<void> }>;
+  /** Posts to the channel; `transfer` buffers are moved, not copied. */
+  post(message: FromShard, transfer?: ArrayBuffer[]): void;
+  /** The loop has stopped for good: `failed` after a fatal error or a fence was posted, else after "closed". The thread ends. */
+  exit(failed: boolean): void;
+  timers: Timers;
+  /** Controlled clock mode: time arrives in messages and moves this clock; no ticker. */
+  controlled: ManualClock | undefined;
+  /** How often the timer wheel is checked when the clock is not controlled. */
+  tickIntervalMs: number;
+}
+
+export class ShardLoop {
+  /** Everything the core does runs in this order, one task at a time (appends are awaited). */
+  private work: Promise<void> = Promise.resolve();
+  private core: ShardCore | undefined;
+  private closeOpened: (() => Promise<void>) | undefined;
+  private inbox: Array<Envelope<ShardRequest>> = [];
+  private scheduled = false;
+  private closing = false;
+  private readonly ticker;
+
+  constructor(private readonly options: ShardLoopOptions) {
+    this.enqueue(async () => {
+      const { opened, close } = await options.open();
+      this.core = opened.core;
+      this.closeOpened = close;
+      options.post({ t: "ready", report: opened.report, idempotency: opened.idempotency });
+    });
+    this.ticker = options.controlled === undefined ? options.timers.every(options.tickIntervalMs, () => this.enqueue(() => this.tick())) : undefined;
+  }
+
+  private fatal(error: unknown): void {
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    this.ticker?.cancel();
+    this.options.post(error instanceof JournalFencedError ? { t: "fenced", message } : { t: "fatal", message });
+    this.options.exit(true);
+  }
+
+  private enqueue(task: () => Promise<void>): void {
+    this.work = this.work.then(task).catch((error: unknown) => this.fatal(error));
+  }
+
+  private opened(): ShardCore {
+    if (this.core === undefined) throw new Error("the shard is not open");
+    return this.core;
+  }
+
+  /** One batch: everything that arrived since the last one (group commit falls out of this). */
+  private async processInbox(): Promise<void> {
+    this.scheduled = false;
+    if (this.inbox.length === 0) return;
+    const items = this.inbox;
+    this.inbox = [];
+    const shard = this.opened();
+    const responses = await shard.processBatch(items.map((item) => item.body));
+    this.postEvents(shard);
+    const packed = packResponses(responses.map((body, index) => envelope((items[index] as Envelope<ShardRequest>).id, body)));
+    this.options.post({ t: "batch", items: packed, stats: shard.lastBatch }, [packed.buffer as ArrayBuffer]);
+  }
+
+  /**
+   * Events of watched markets from the batch just committed, before its replies (docs/events.md): a
+   * watch answered in this batch counts these events in its `lastSequence`, so its subscriber drops them.
+   */
+  private postEvents(shard: ShardCore): void {
+    const events = shard.takeEvents();
+    if (events.length > 0) this.options.post({ t: "events", events });
+  }
+
+  private async tick(): Promise<void> {
+    const shard = this.opened();
+    const fired = await shard.tick();
+    this.postEvents(shard);
+    if (fired > 0) this.options.post({ t: "stats", stats: shard.lastBatch });
+  }
+
+  receive(message: ToShard): void {
+    const { controlled } = this.options;
+    switch (message.t) {
+      case "batch":
+        if (this.closing) return;
+        controlled?.set(Math.max(controlled.nowMs(), message.nowMs));
+        for (const item of unpackRequests(message.items)) this.inbox.push(item);
+        if (!this.scheduled) {
+          this.scheduled = true;
+          this.options.timers.soon(() => this.enqueue(() => this.processInbox()));
+        }
+        return;
+      case "time":
+        if (controlled !== undefined) {
+          controlled.set(Math.max(controlled.nowMs(), message.nowMs));
+          this.enqueue(() => this.tick());
+        }
+        return;
+      case "snapshot":
+        this.enqueue(async () => {
+          await this.processInbox();
+          const written = await this.opened().snapshot();
+          this.options.post({ t: "snapshot", id: message.id, lsn: written.lsn, sizeBytes: written.sizeBytes });
+        });
+        return;
+      case "close":
+        this.closing = true;
+        this.ticker?.cancel();
+        this.enqueue(async () => {
+          await this.processInbox();
+          const shard = this.opened();
+          if (shard.commandsSinceLastSnapshot > 0) await shard.snapshot();
+          await shard.close();
+          await this.closeOpened?.();
+          this.options.post({ t: "closed", lsn: shard.lastLsn });
+          this.options.exit(false);
+        });
+        return;
+    }
+  }
+}
