@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { IdempotencyIndex } from "../../engine/idempotency/index.js";
-import { IDEMPOTENCY_CONFLICT, submitOnce, type Executor } from "../../engine/runtime/submit-once.js";
+import { IDEMPOTENCY_CONFLICT, submitOnce, type Executor, type SubmitResult } from "../../engine/runtime/submit-once.js";
 import { commandResponse, errorReply, type CommandResponse } from "../../engine/runtime/shard-protocol.js";
 import { commands } from "./support.js";
 
@@ -38,16 +38,25 @@ function heldExecutor(): { executor: Executor; executed: string[]; finish: (fing
   };
 }
 
+/**
+ * Given: an empty index and a held executor. `send(market, content)` submits bob's command `c-1` for
+ * `market` with that content (its fingerprint), as a client sending the same commandId would.
+ */
+function given(): ReturnType<typeof heldExecutor> & { send: (marketId: string, content: string) => Promise<SubmitResult> } {
+  const index = new IdempotencyIndex({ seed: 1 });
+  const held = heldExecutor();
+  return { ...held, send: (marketId, content) => submitOnce(index, held.executor, commands.claim("bob", marketId, "c-1"), content) };
+}
+
 /** Lets every settled promise's continuations run. */
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe("a command meeting another content under its key in flight", () => {
   it("is refused as a conflict once that content is logged, not before", async () => {
-    const index = new IdempotencyIndex({ seed: 1 });
-    const { executor, executed, finish } = heldExecutor();
-    const first = submitOnce(index, executor, commands.claim("bob", "m-1", "c-1"), "content-a");
+    const { send, executed, finish } = given();
+    const first = send("m-1", "content-a");
     let answered: unknown;
-    const second = submitOnce(index, executor, commands.claim("bob", "m-2", "c-1"), "content-b").then((result) => (answered = result));
+    const second = send("m-2", "content-b").then((result) => (answered = result));
     await settle();
     expect(answered, "no answer while the other content may still be abandoned").toBeUndefined();
     finish("content-a", "logged");
@@ -57,25 +66,23 @@ describe("a command meeting another content under its key in flight", () => {
   });
 
   it("is executed when that content is abandoned, and a later retry gets its reply, not a conflict", async () => {
-    const index = new IdempotencyIndex({ seed: 1 });
-    const { executor, executed, finish } = heldExecutor();
-    const first = submitOnce(index, executor, commands.claim("bob", "m-1", "c-1"), "content-a");
-    const second = submitOnce(index, executor, commands.claim("bob", "m-2", "c-1"), "content-b");
+    const { send, executed, finish } = given();
+    const first = send("m-1", "content-a");
+    const second = send("m-2", "content-b");
     finish("content-a", "failed");
     await expect(first).rejects.toThrow(/failed before logging/);
     await settle();
     expect(executed).toEqual(["content-a", "content-b"]);
     finish("content-b", "logged");
     expect(await second).toMatchObject({ disposition: "executed", reply: ACCEPTED });
-    expect(await submitOnce(index, executor, commands.claim("bob", "m-2", "c-1"), "content-b")).toEqual({ disposition: "replayed", reply: ACCEPTED });
-    expect(await submitOnce(index, executor, commands.claim("bob", "m-1", "c-1"), "content-a")).toEqual({ disposition: "replayed", reply: IDEMPOTENCY_CONFLICT });
+    expect(await send("m-2", "content-b")).toEqual({ disposition: "replayed", reply: ACCEPTED });
+    expect(await send("m-1", "content-a")).toEqual({ disposition: "replayed", reply: IDEMPOTENCY_CONFLICT });
   });
 
   it("waits on an identical command in flight and gets its reply", async () => {
-    const index = new IdempotencyIndex({ seed: 1 });
-    const { executor, executed, finish } = heldExecutor();
-    const first = submitOnce(index, executor, commands.claim("bob", "m-1", "c-1"), "content-a");
-    const retry = submitOnce(index, executor, commands.claim("bob", "m-1", "c-1"), "content-a");
+    const { send, executed, finish } = given();
+    const first = send("m-1", "content-a");
+    const retry = send("m-1", "content-a");
     finish("content-a", "logged");
     expect(await first).toMatchObject({ disposition: "executed" });
     expect(await retry).toEqual({ disposition: "replayed", reply: ACCEPTED });
