@@ -16,6 +16,7 @@ import { shardOfMarket } from "../../engine/runtime/shard-routing.js";
 import { hashFromHex } from "../../engine/audit/merkle/proof-format.js";
 import { checkConsistency, checkInclusion } from "../../engine/audit/merkle/proof-verify.js";
 import { eventually } from "../process/support.js";
+import { everyPartitionServedOnce } from "./support/partition-owners.js";
 
 const PARTITIONS = 3;
 const PARTITION = 1;
@@ -28,14 +29,10 @@ let creator: ClusterPrincipal;
 beforeAll(async () => {
   nats = await NatsCluster.start();
   nodes = await ServiceCluster.start(nats.urls, 3, { env: { CLUSTER_PARTITIONS: String(PARTITIONS), METRICS_TOKEN } });
-  const all = Array.from({ length: PARTITIONS }, (_, p) => p);
   // Balanced, not only served: with one node over its share, the placement would hand a partition
-  // over mid-test (docs/cluster.md, "Placement: balanced and sticky"), and the counters read below are one owner's.
-  await eventually(
-    () => all.every((p) => [0, 1, 2].filter((i) => nodes.serves(i, p)).length === 1) && [0, 1, 2].every((i) => all.filter((p) => nodes.serves(i, p)).length === 1),
-    60_000,
-    "every partition served by exactly one node, one partition per node",
-  );
+  // over mid-test (docs/cluster.md, "Placement: balanced and sticky"), and the counters read below
+  // are one owner's.
+  await everyPartitionServedOnce(nodes, PARTITIONS);
   creator = await provisionPrincipal(nodes, 0, "proof-cache-creator");
 }, 120_000);
 
