@@ -433,15 +433,17 @@ describe("JetStreamJournal on a 3-node cluster", () => {
     expect((await readAll(writer)).map(([, payload]) => payload)).toEqual(["w1", "w2", "w3", "l4"]);
   });
 
-  it("keeps following through kill -9 of the stream's leader: every entry acknowledged meanwhile is handed over once, in order", async () => {
+  async function followThroughLeaderKill(readerOnTheLeader: boolean): Promise<void> {
     const name = freshName();
     const writer = await openJournal({ name, connection: await newConnection(), requestTimeoutMs: 1_000, retryDeadlineMs: 20_000 });
-    const reader = await openJournal({ name, connection: await newConnection() });
+    const leader = (await jsm.streams.info(name)).cluster?.leader as string;
+    const victim = cluster.indexOf(leader);
+    // Connected to the leader alone at first (the client learns the others from it), the follower's
+    // connection drops with it, and its consumer (on the leader) is lost with it.
+    const reader = await openJournal({ name, connection: await newConnection(readerOnTheLeader ? [cluster.urls[victim] as string] : cluster.urls) });
     await writer.append([bytes("before")], { expectedLastSequence: 0 });
     const followed = new Followed();
     const follower = await reader.follow(0, (entry) => followed.add(entry));
-    const leader = (await jsm.streams.info(name)).cluster?.leader as string;
-    const victim = cluster.indexOf(leader);
     try {
       await followed.until(1);
       await cluster.kill(victim);
@@ -457,6 +459,14 @@ describe("JetStreamJournal on a 3-node cluster", () => {
       await follower.stop();
       if (!cluster.isRunning(victim)) await cluster.restart(victim);
     }
+  }
+
+  it("keeps following through kill -9 of the stream's leader: every entry acknowledged meanwhile is handed over once, in order", async () => {
+    await followThroughLeaderKill(false);
+  });
+
+  it("keeps following through kill -9 of the stream's leader its own connection is on", async () => {
+    await followThroughLeaderKill(true);
   });
 });
 

@@ -2,7 +2,7 @@
 import { DeliverPolicy, RetentionPolicy, StorageType, type JetStreamClient, type JetStreamManager, type StreamInfo as NatsStreamInfo } from "@nats-io/jetstream";
 import type { NewStream, OrderedConsumer, PublishAck, PublishOptions, StoredMessage, StreamInfo, Streams } from "../streams.js";
 import { viaNats } from "./nats-errors.js";
-import { ORDERED_CONSUME_SETTINGS, closeWhenStuck } from "./ordered-consumer.js";
+import { ORDERED_CONSUME_SETTINGS, closeWhenStuck, type StuckWatch } from "./ordered-consumer.js";
 
 export const MSG_ID_HEADER = "Nats-Msg-Id";
 /** Messages an ordered consumer asks for at a time (its client refills the request below a threshold). */
@@ -68,12 +68,16 @@ export class NatsStreams implements Streams {
       const consumer = await this.js.consumers.get(name, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: fromSequence });
       let closedHere = false;
       let stuck: Error | undefined;
+      let watch: StuckWatch | undefined;
       const messages = await consumer.consume({
         max_messages: PULL_MESSAGES,
         ...ORDERED_CONSUME_SETTINGS,
-        callback: (message) => onMessage({ streamSequence: message.seq, data: message.data, msgId: message.headers?.get(MSG_ID_HEADER) ?? "" }),
+        callback: (message) => {
+          watch?.delivered();
+          onMessage({ streamSequence: message.seq, data: message.data, msgId: message.headers?.get(MSG_ID_HEADER) ?? "" });
+        },
       });
-      closeWhenStuck(messages, name, (reason) => (stuck ??= reason));
+      watch = closeWhenStuck(messages, name, (reason) => (stuck ??= reason));
       const ended = messages.closed().then((result): Error | undefined => {
         if (stuck !== undefined) return stuck;
         if (result instanceof Error) return result;
