@@ -9,3 +9,8 @@ export function stringArg(name: string, fallback: string): string {
   const at = process.argv.indexOf(`--${name}`);
   return at > 0 ? (process.argv[at + 1] ?? fallback) : fallback;
 }
+
+/** `--name` given (a switch without a value). */
+export function flagArg(name: string): boolean {
+  return process.argv.includes(`--${name}`);
+}

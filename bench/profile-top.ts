@@ -9,28 +9,14 @@
 import { readdirSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { numberArg, stringArg } from "./args.js";
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  hitCount?: number;
-  children?: number[];
-}
-
-interface CpuProfile {
-  nodes: ProfileNode[];
-  startTime: number;
-  endTime: number;
-  samples: number[];
-  timeDeltas: number[];
-}
+import { selfTimes, type CpuProfile, type CpuProfileNode } from "./storm/cpu-profile.js";
 
 const dir = process.argv[2];
 if (dir === undefined || dir.startsWith("--")) throw new Error("usage: profile-top.ts <dir> [--top N] [--by function|file]");
 const TOP = numberArg("top", 25);
 const BY = stringArg("by", "function");
 
-function frameKey(node: ProfileNode): string {
+function frameKey(node: CpuProfileNode): string {
   const { functionName, url, lineNumber } = node.callFrame;
   const file = url === "" ? "" : url.replace(/^file:\/\//, "").replace(/^.*?\/(dist|node_modules)\//, "$1/");
   if (BY === "file") return file === "" ? `(${functionName || "native"})` : file;
@@ -39,21 +25,9 @@ function frameKey(node: ProfileNode): string {
 
 for (const file of readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).sort()) {
   const profile = JSON.parse(readFileSync(path.join(dir, file), "utf8")) as CpuProfile;
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const selfUs = new Map<string, number>();
-  let totalUs = 0;
-  let idleUs = 0;
-  profile.samples.forEach((id, i) => {
-    const delta = profile.timeDeltas[i] ?? 0;
-    const node = byId.get(id);
-    if (node === undefined) return;
-    const key = frameKey(node);
-    totalUs += delta;
-    if (node.callFrame.functionName === "(idle)") idleUs += delta;
-    selfUs.set(key, (selfUs.get(key) ?? 0) + delta);
-  });
+  const { byFrame: selfUs, totalUs, idleUs } = selfTimes(profile, frameKey);
   const busyUs = totalUs - idleUs;
   console.log(`\n## ${file}: ${(totalUs / 1e6).toFixed(2)} s sampled, ${(busyUs / 1e6).toFixed(2)} s not idle`);
-  const rows = [...selfUs.entries()].filter(([k]) => !k.startsWith("(idle)")).sort((a, b) => b[1] - a[1]).slice(0, TOP);
+  const rows = [...selfUs.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP);
   for (const [key, us] of rows) console.log(`${(us / 1e3).toFixed(0).padStart(8)} ms ${((100 * us) / Math.max(1, busyUs)).toFixed(1).padStart(5)}%  ${key}`);
 }

@@ -74,8 +74,8 @@ export class Exchange implements TrackedReply, PausableReads {
   requestId = "";
   /** The route pattern, for logs ("-" until a route is known). */
   route = "-";
-  /** The peer's IP address as text (the proxy's, behind a proxy). */
-  readonly peer: string;
+  /** The peer's address, read only when the delivery tracker compares it (see `peer`). */
+  private peerText: string | undefined;
   /** The event-loop turn the request arrived in (loop-turn.ts). */
   readonly turn: number;
   repliedInItsTurn = false;
@@ -116,10 +116,25 @@ export class Exchange implements TrackedReply, PausableReads {
       // A client gone before any reply: report it now (a streaming reply reports when it stops).
       if (!this.responded) this.report(0);
     });
-    // Copied now: `res` may not be touched once answered or aborted.
-    this.peer = Buffer.from(res.getRemoteAddressAsText()).toString("latin1");
     this.turn = context.turn.id;
     context.delivery.arrived(this);
+  }
+
+  /**
+   * The peer's IP address as text (the proxy's, behind a proxy), for the delivery tracker
+   * (delivery.ts), which compares it only for a request that just arrived and for one answered in
+   * its own turn. Reading it costs a native call and a copy, so it is read only then: on arrival when
+   * asked, and before a reply written in the request's turn (`res` may not be touched once answered
+   * or aborted; a reply in a later turn never needs it, and reads "").
+   */
+  get peer(): string {
+    if (this.peerText === undefined) this.peerText = this.responded || this.aborted ? "" : Buffer.from(this.res.getRemoteAddressAsText()).toString("latin1");
+    return this.peerText;
+  }
+
+  /** A reply is about to be written: if it is in the request's own turn, the tracker may still ask for the peer. */
+  private keepPeerForItsTurn(): void {
+    if (this.turn === this.context.turn.id) void this.peer;
   }
 
   /** Runs `hook` when the client goes away (never after the reply was fully written). */
@@ -248,6 +263,7 @@ export class Exchange implements TrackedReply, PausableReads {
       this.write(500, INTERNAL_ERROR_JSON, undefined, closeConnection);
       return;
     }
+    this.keepPeerForItsTurn();
     this.responded = true;
     const res = this.res;
     const requestId = this.requestId;
@@ -385,6 +401,7 @@ export class Exchange implements TrackedReply, PausableReads {
         this.writeInternalError(new Error("invalid stream reply"), "handler returned an invalid reply");
         return;
       }
+      this.keepPeerForItsTurn();
       this.responded = true;
       res.cork(() => this.writeStreamHead(line, reply.contentType, reply.headers));
       for (;;) {
@@ -468,6 +485,7 @@ export class Exchange implements TrackedReply, PausableReads {
       this.writeInternalError(new Error("invalid open stream reply"), "handler returned an invalid reply");
       return;
     }
+    this.keepPeerForItsTurn();
     this.responded = true;
     const res = this.res;
     let ended = false;

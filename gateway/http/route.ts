@@ -21,8 +21,6 @@ export interface HttpRequestContext {
   readonly bodyBytes: Buffer;
   /** Echoed incoming `x-request-id` when sane, else generated; on the response and in every log. */
   readonly requestId: string;
-  /** The peer's IP address as text (the proxy's, behind a proxy). */
-  readonly remoteAddress: string;
   /** The route pattern that matched, for logs and metrics (`/v1/markets/:marketId/publish`). */
   readonly route: string;
 }

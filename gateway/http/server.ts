@@ -230,7 +230,6 @@ function handleRoute(exchange: Exchange, req: HttpRequest, route: PreparedRoute,
       if (!decoded.ok) return refuse(exchange, framing, limits, "not_found", decoded.message);
       params[name] = decoded.value;
     }
-    const remoteAddress = exchange.peer;
     const makeContext = (bodyBytes: Buffer): HttpRequestContext => ({
       method: route.method,
       url: query === undefined ? path : `${path}?${query}`,
@@ -240,7 +239,6 @@ function handleRoute(exchange: Exchange, req: HttpRequest, route: PreparedRoute,
       headers,
       bodyBytes,
       requestId: exchange.requestId,
-      remoteAddress,
       route: route.compiled.pattern,
     });
 

@@ -120,7 +120,6 @@ export async function startTestServer(extraRoutes: HttpRoute[] = [], options: Te
             query: request.query,
             route: request.route,
             requestId: request.requestId,
-            remoteAddress: request.remoteAddress,
             probe: request.headers.get("x-probe") ?? null,
             bodyLength: request.bodyBytes.length,
           },
