@@ -1,29 +1,51 @@
 // Loaded into a benchmarked service (bench/gateway-sample.ts, `--import`): SIGUSR2 starts sampling
 // on the main thread, the next SIGUSR2 writes the result to $SAMPLE_FILE. $SAMPLE_KIND says what:
-// "heap" (V8's sampling heap profiler, garbage included) or "cpu" (V8's CPU profiler, a sample every
-// 100 µs). Nothing else changes in the service.
+// "heap" (V8's sampling heap profiler, garbage included), "retained" (the same, only what is still
+// alive when sampling stops) or "cpu" (V8's CPU profiler, a sample every 100 µs). Either way the garbage collections of the window are counted per kind, into
+// $SAMPLE_FILE.gc.json. Nothing else changes in the service.
 import { Session } from "node:inspector";
-import { writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
+import { PerformanceObserver, constants } from "node:perf_hooks";
+
+const GC_KINDS = { [constants.NODE_PERFORMANCE_GC_MINOR]: "scavenge", [constants.NODE_PERFORMANCE_GC_MAJOR]: "mark-compact", [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: "incremental marking", [constants.NODE_PERFORMANCE_GC_WEAKCB]: "weak callbacks" };
+let collections = {};
+const gcObserver = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = GC_KINDS[entry.detail?.kind] ?? "other";
+    const seen = (collections[kind] ??= { count: 0, ms: 0 });
+    seen.count += 1;
+    seen.ms += entry.duration;
+  }
+});
 
 const session = new Session();
 session.connect();
 const cpu = process.env.SAMPLE_KIND === "cpu";
+const garbageToo = process.env.SAMPLE_KIND !== "retained";
 let sampling = false;
 
 function write(error, result) {
+  gcObserver.disconnect();
+  writeFileSync(`${process.env.SAMPLE_FILE}.gc.json`, JSON.stringify(collections));
   if (error) process.stderr.write(`sampler: ${error.message}\n`);
-  else writeFileSync(process.env.SAMPLE_FILE, JSON.stringify(result.profile));
+  else {
+    // Renamed into place: the bench reads the file as soon as it exists.
+    writeFileSync(`${process.env.SAMPLE_FILE}.partial`, JSON.stringify(result.profile));
+    renameSync(`${process.env.SAMPLE_FILE}.partial`, process.env.SAMPLE_FILE);
+  }
 }
 
 process.on("SIGUSR2", () => {
   if (!sampling) {
     sampling = true;
+    collections = {};
+    gcObserver.observe({ entryTypes: ["gc"] });
     if (cpu) {
       session.post("Profiler.enable");
       session.post("Profiler.setSamplingInterval", { interval: 100 });
       session.post("Profiler.start");
     } else {
-      session.post("HeapProfiler.startSampling", { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      session.post("HeapProfiler.startSampling", { samplingInterval: 1024, includeObjectsCollectedByMajorGC: garbageToo, includeObjectsCollectedByMinorGC: garbageToo });
     }
     return;
   }
