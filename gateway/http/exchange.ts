@@ -19,7 +19,7 @@ import { errorBody, type ErrorCode, HttpError, INTERNAL_ERROR_MESSAGE, statusFor
 import { UnavailableError } from "../../engine/runtime/unavailable.js";
 import { describeThrown, type LogFn, safeLog } from "./log.js";
 import type { LoopTurn } from "./loop-turn.js";
-import type { PausableReads, PausedReads } from "./paused-reads.js";
+import { NOT_PAUSED, type PausableReads, type PausedReads } from "./paused-reads.js";
 import { REQUEST_ID_HEADER } from "./request-id.js";
 import type { HttpReply, OpenStream, OpenStreamReply, ResponseInfo, ResponseObserver, StaticReply, StreamReply } from "./route.js";
 import { statusLine } from "./status-line.js";
@@ -82,6 +82,8 @@ export class Exchange implements TrackedReply, PausableReads {
   private readonly log: LogFn;
   /** Reading is paused until the answer is written (paused-reads.ts). */
   private paused = false;
+  /** PausedReads's record of when this exchange was paused. */
+  pausedAtMs = NOT_PAUSED;
   /** Called once when the client goes away (before or during the reply). */
   private abortHooks: (() => void)[] | undefined;
   /** A reply written in the request's turn, whose report waits for the turn's end (delivery.ts). */

@@ -23,14 +23,25 @@ import type { LoopTurn } from "./loop-turn.js";
 export interface PausableReads {
   /** Still waiting for its answer. */
   readonly open: boolean;
+  /** When its reads were paused (`performance.now()`), or NOT_PAUSED: PausedReads's own field, kept on the exchange. */
+  pausedAtMs: number;
   pauseReading(): void;
   resumeReading(): void;
 }
 
+export const NOT_PAUSED = -1;
+
+/**
+ * Paused exchanges wait in a queue in the order they were paused (so by age), each holding the time
+ * it was paused; one that answered (`forget`) is marked NOT_PAUSED where it stands and dropped when
+ * the sweep reaches it. So pausing and answering cost a field write each, no map of exchanges.
+ */
 export class PausedReads {
   private candidates: PausableReads[] = [];
-  /** Paused exchanges with the time they were paused; insertion order is age order. */
-  private readonly paused = new Map<PausableReads, number>();
+  private queue: PausableReads[] = [];
+  /** Queue entries before this one were swept. */
+  private head = 0;
+  private pausedCount = 0;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -46,11 +57,13 @@ export class PausedReads {
 
   /** The exchange answered or went away: forget it (it resumed itself if needed). */
   forget(exchange: PausableReads): void {
-    this.paused.delete(exchange);
+    if (exchange.pausedAtMs === NOT_PAUSED) return;
+    exchange.pausedAtMs = NOT_PAUSED;
+    this.pausedCount -= 1;
   }
 
   get size(): number {
-    return this.paused.size;
+    return this.pausedCount;
   }
 
   private readonly pauseStillPending = (): void => {
@@ -58,18 +71,27 @@ export class PausedReads {
     this.candidates = [];
     const now = performance.now();
     for (const exchange of candidates) {
-      if (!exchange.open) continue;
+      if (!exchange.open || exchange.pausedAtMs !== NOT_PAUSED) continue;
       exchange.pauseReading();
-      this.paused.set(exchange, now);
+      exchange.pausedAtMs = now;
+      this.pausedCount += 1;
+      this.queue.push(exchange);
     }
     this.arm();
   };
 
+  /** Drops answered exchanges from the front; the timer waits for the oldest one still paused. */
   private arm(): void {
     if (this.timer !== undefined) return;
-    const oldest = this.paused.values().next();
-    if (oldest.done === true) return;
-    const waitMs = Math.max(0, oldest.value + this.maxPausedMs - performance.now());
+    const queue = this.queue;
+    while (this.head < queue.length && (queue[this.head] as PausableReads).pausedAtMs === NOT_PAUSED) this.head += 1;
+    if (this.head === queue.length) {
+      this.queue = [];
+      this.head = 0;
+      return;
+    }
+    const oldest = queue[this.head] as PausableReads;
+    const waitMs = Math.max(0, oldest.pausedAtMs + this.maxPausedMs - performance.now());
     this.timer = setTimeout(this.sweep, waitMs);
     this.timer.unref();
   }
@@ -77,10 +99,18 @@ export class PausedReads {
   private readonly sweep = (): void => {
     this.timer = undefined;
     const cutoff = performance.now() - this.maxPausedMs;
-    for (const [exchange, pausedAt] of this.paused) {
-      if (pausedAt > cutoff) break;
-      this.paused.delete(exchange);
+    const queue = this.queue;
+    while (this.head < queue.length) {
+      const exchange = queue[this.head] as PausableReads;
+      if (exchange.pausedAtMs > cutoff) break;
+      this.head += 1;
+      if (exchange.pausedAtMs === NOT_PAUSED) continue;
+      this.forget(exchange);
       if (exchange.open) exchange.resumeReading();
+    }
+    if (this.head > 0 && this.head * 2 >= queue.length) {
+      this.queue = queue.slice(this.head);
+      this.head = 0;
     }
     this.arm();
   };

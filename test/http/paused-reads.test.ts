@@ -1,0 +1,105 @@
+/**
+ * PausedReads's bookkeeping (gateway/http/paused-reads.ts) on its own, with fake exchanges and fake
+ * time: pauses at the end of the turn only what is still pending, forgets what answered, resumes
+ * what stayed paused past maxPausedMs (oldest first, each once), and counts what is paused.
+ * test/http/pipelining.test.ts covers the same on real uWS connections.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { LoopTurn } from "../../gateway/http/loop-turn.js";
+import { NOT_PAUSED, PausedReads, type PausableReads } from "../../gateway/http/paused-reads.js";
+
+const MAX_PAUSED_MS = 1_000;
+
+class FakeExchange implements PausableReads {
+  open = true;
+  pausedAtMs = NOT_PAUSED;
+  pauses = 0;
+  resumes = 0;
+  constructor(private readonly reads: PausedReads) {}
+  pauseReading(): void {
+    this.pauses += 1;
+  }
+  resumeReading(): void {
+    this.resumes += 1;
+    this.reads.forget(this);
+  }
+  /** The answer is written: as exchange.ts does, resume (which forgets it) if it was paused. */
+  answer(): void {
+    this.open = false;
+    if (this.pauses > this.resumes) this.resumeReading();
+  }
+}
+
+describe("PausedReads", () => {
+  let turn: LoopTurn;
+  let reads: PausedReads;
+
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setImmediate", "performance"] });
+    turn = new LoopTurn((error) => {
+      throw error;
+    });
+    reads = new PausedReads(turn, MAX_PAUSED_MS);
+  });
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const exchanges = (count: number): FakeExchange[] => Array.from({ length: count }, () => new FakeExchange(reads));
+  const endTurn = (): void => void vi.advanceTimersToNextTimer();
+
+  it("given requests still pending at the end of their turn, when the turn ends, then each is paused once and counted", () => {
+    const [a, b, c] = exchanges(3) as [FakeExchange, FakeExchange, FakeExchange];
+    for (const exchange of [a, b, c]) reads.pauseAtTurnEnd(exchange);
+    b.open = false; // answered within its turn: no pause
+    endTurn();
+    expect([a.pauses, b.pauses, c.pauses]).toEqual([1, 0, 1]);
+    expect(reads.size).toBe(2);
+  });
+
+  it("given paused requests, when they are answered, then they are forgotten and never resumed by the sweep", () => {
+    const all = exchanges(5);
+    for (const exchange of all) reads.pauseAtTurnEnd(exchange);
+    endTurn();
+    for (const exchange of all) exchange.answer();
+    expect(reads.size).toBe(0);
+    vi.advanceTimersByTime(10 * MAX_PAUSED_MS);
+    expect(all.map((e) => e.resumes)).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  it("given pauses of different ages, when maxPausedMs passes for each, then each is resumed at its own deadline, oldest first", () => {
+    const [early, answered, late] = exchanges(3) as [FakeExchange, FakeExchange, FakeExchange];
+    reads.pauseAtTurnEnd(early);
+    reads.pauseAtTurnEnd(answered);
+    endTurn();
+    vi.advanceTimersByTime(400);
+    reads.pauseAtTurnEnd(late);
+    endTurn();
+    answered.answer();
+    expect(reads.size).toBe(2);
+
+    vi.advanceTimersByTime(MAX_PAUSED_MS - 400);
+    expect([early.resumes, answered.resumes, late.resumes]).toEqual([1, 1, 0]);
+    expect(reads.size).toBe(1);
+    vi.advanceTimersByTime(400);
+    expect(late.resumes).toBe(1);
+    expect(reads.size).toBe(0);
+    // Once resumed, an exchange is never resumed again.
+    vi.advanceTimersByTime(10 * MAX_PAUSED_MS);
+    expect([early.resumes, answered.resumes, late.resumes]).toEqual([1, 1, 1]);
+  });
+
+  it("given a storm of short pauses, when the sweep runs, then the queue of answered exchanges does not stay behind", () => {
+    for (let round = 0; round < 50; round++) {
+      const batch = exchanges(100);
+      for (const exchange of batch) reads.pauseAtTurnEnd(exchange);
+      endTurn();
+      for (const exchange of batch) exchange.answer();
+      vi.advanceTimersByTime(MAX_PAUSED_MS / 10);
+    }
+    vi.advanceTimersByTime(2 * MAX_PAUSED_MS);
+    expect(reads.size).toBe(0);
+    expect((reads as unknown as { queue: unknown[] }).queue.length).toBe(0);
+  });
+});
