@@ -3,9 +3,10 @@
  * profiler, counting what the garbage collector already took too: the scavenger's work is what a
  * claim's garbage costs) or, with `--cpu`, its CPU time (V8's CPU profiler), sampled only while wrk
  * runs the guard's storm (bench/guard.ts), not while the service starts and provisions; with
- * `--retained`, only the allocations still alive when the storm ends (what the gateway keeps). Prints the
+ * `--retained`, only the allocations still alive when the storm ends (what the gateway keeps); with
+ * `--promoted`, those that outlived the young generation (what makes its collections slow). Prints the
  * bytes or microseconds per answered request, in all and per function.
- *   node --import tsx bench/gateway-sample.ts [--cpu | --retained] [--dist <dir>] [--capacity 1000] [--seconds 5] [--top 30]
+ *   node --import tsx bench/gateway-sample.ts [--cpu | --retained | --promoted] [--dist <dir>] [--capacity 1000] [--seconds 5] [--top 30]
  *
  * The service loads bench/storm/sampler.mjs (`--import`): SIGUSR2 starts sampling, the next SIGUSR2
  * writes the profile and the window's garbage collections per kind. Samples are estimates (one per
@@ -22,6 +23,8 @@ const DIST = path.resolve(stringArg("dist", path.join(REPO, "dist")));
 const CPU = flagArg("cpu");
 /** Allocations still alive when sampling stops (what the gateway keeps per claim), not all of them. */
 const RETAINED = flagArg("retained");
+/** Allocations that outlived the young generation (what the scavenger copies and promotes), alive or not. */
+const PROMOTED = flagArg("promoted");
 const CAPACITY = numberArg("capacity", 1000);
 const SECONDS = numberArg("seconds", 5);
 const TOP = numberArg("top", 30);
@@ -56,7 +59,7 @@ function report(answered: number, requestsPerSecond: number): void {
   const totals = CPU ? selfTimes(profile as CpuProfile, (node) => frameKey(node.callFrame)).byFrame : bytesPerFunction((profile as { head: SampledNode }).head);
   const rows = [...totals].sort((a, b) => b[1] - a[1]);
   const all = rows.reduce((sum, [, amount]) => sum + amount, 0);
-  const unit = CPU ? "µs of CPU (not idle)" : RETAINED ? "bytes allocated and still alive at the end" : "bytes allocated";
+  const unit = CPU ? "µs of CPU (not idle)" : RETAINED ? "bytes allocated and still alive at the end" : PROMOTED ? "bytes allocated that outlived the young generation" : "bytes allocated";
   console.log(`${DIST}: ${answered} requests answered in ${SECONDS} s (${Math.round(requestsPerSecond)} req/s); sampled ${(all / answered).toFixed(CPU ? 1 : 0)} ${unit} per request on the gateway thread`);
   const collections = JSON.parse(readFileSync(`${OUT}.gc.json`, "utf8")) as Record<string, { count: number; ms: number }>;
   console.log(`garbage collections: ${Object.entries(collections).map(([kind, { count, ms }]) => `${kind} ${count}× ${ms.toFixed(0)} ms`).join(", ") || "none"}`);
@@ -68,7 +71,7 @@ async function main(): Promise<void> {
   rmSync(WORK, { recursive: true, force: true });
   mkdirSync(WORK, { recursive: true });
   const sampler = path.join(REPO, "bench", "storm", "sampler.mjs");
-  const env = { SAMPLE_FILE: OUT, SAMPLE_KIND: CPU ? "cpu" : RETAINED ? "retained" : "heap" };
+  const env = { SAMPLE_FILE: OUT, SAMPLE_KIND: CPU ? "cpu" : RETAINED ? "retained" : PROMOTED ? "promoted" : "heap" };
   const setup = await setUpService({ workDir: WORK, label: "service", participants: 2_000, port: numberArg("port", 18_291), dist: DIST, nodeArgs: [`--import=${sampler}`], env });
   try {
     await warmUp(setup, WORK, "service", 3, 64);

@@ -1,7 +1,8 @@
 // Loaded into a benchmarked service (bench/gateway-sample.ts, `--import`): SIGUSR2 starts sampling
 // on the main thread, the next SIGUSR2 writes the result to $SAMPLE_FILE. $SAMPLE_KIND says what:
 // "heap" (V8's sampling heap profiler, garbage included), "retained" (the same, only what is still
-// alive when sampling stops) or "cpu" (V8's CPU profiler, a sample every 100 µs). Either way the garbage collections of the window are counted per kind, into
+// alive when sampling stops), "promoted" (only what outlived the young generation, alive or not) or
+// "cpu" (V8's CPU profiler, a sample every 100 µs). Either way the garbage collections of the window are counted per kind, into
 // $SAMPLE_FILE.gc.json. Nothing else changes in the service.
 import { Session } from "node:inspector";
 import { renameSync, writeFileSync } from "node:fs";
@@ -21,7 +22,8 @@ const gcObserver = new PerformanceObserver((list) => {
 const session = new Session();
 session.connect();
 const cpu = process.env.SAMPLE_KIND === "cpu";
-const garbageToo = process.env.SAMPLE_KIND !== "retained";
+const youngGarbage = process.env.SAMPLE_KIND === "heap";
+const oldGarbage = process.env.SAMPLE_KIND !== "retained";
 let sampling = false;
 
 function write(error, result) {
@@ -45,7 +47,7 @@ process.on("SIGUSR2", () => {
       session.post("Profiler.setSamplingInterval", { interval: 100 });
       session.post("Profiler.start");
     } else {
-      session.post("HeapProfiler.startSampling", { samplingInterval: 1024, includeObjectsCollectedByMajorGC: garbageToo, includeObjectsCollectedByMinorGC: garbageToo });
+      session.post("HeapProfiler.startSampling", { samplingInterval: 1024, includeObjectsCollectedByMajorGC: oldGarbage, includeObjectsCollectedByMinorGC: youngGarbage });
     }
     return;
   }

@@ -82,8 +82,9 @@ export class Exchange implements TrackedReply, PausableReads {
   private readonly log: LogFn;
   /** Reading is paused until the answer is written (paused-reads.ts). */
   private paused = false;
-  /** PausedReads's record of when this exchange was paused. */
+  /** PausedReads's record of this exchange's pause. */
   pausedAtMs = NOT_PAUSED;
+  pausedIndex = NOT_PAUSED;
   /** Called once when the client goes away (before or during the reply). */
   private abortHooks: (() => void)[] | undefined;
   /** A reply written in the request's turn, whose report waits for the turn's end (delivery.ts). */

@@ -23,8 +23,9 @@ import type { LoopTurn } from "./loop-turn.js";
 export interface PausableReads {
   /** Still waiting for its answer. */
   readonly open: boolean;
-  /** When its reads were paused (`performance.now()`), or NOT_PAUSED: PausedReads's own field, kept on the exchange. */
+  /** PausedReads's own fields, kept on the exchange: when its reads were paused (`performance.now()`), and where it is in the list of paused ones (NOT_PAUSED when not paused). */
   pausedAtMs: number;
+  pausedIndex: number;
   pauseReading(): void;
   resumeReading(): void;
 }
@@ -32,16 +33,15 @@ export interface PausableReads {
 export const NOT_PAUSED = -1;
 
 /**
- * Paused exchanges wait in a queue in the order they were paused (so by age), each holding the time
- * it was paused; one that answered (`forget`) is marked NOT_PAUSED where it stands and dropped when
- * the sweep reaches it. So pausing and answering cost a field write each, no map of exchanges.
+ * The paused exchanges are a plain list, each knowing its index: pausing appends, answering moves
+ * the last one into its place. So an answered exchange is let go at once (a claim's objects are not
+ * kept alive past its answer, where the garbage collector would have to copy them) and neither costs
+ * a hash-table write. The timer waits for the oldest pause's deadline; a sweep scans the list, which
+ * holds no more than the requests waiting for answers.
  */
 export class PausedReads {
   private candidates: PausableReads[] = [];
-  private queue: PausableReads[] = [];
-  /** Queue entries before this one were swept. */
-  private head = 0;
-  private pausedCount = 0;
+  private readonly paused: PausableReads[] = [];
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -57,13 +57,18 @@ export class PausedReads {
 
   /** The exchange answered or went away: forget it (it resumed itself if needed). */
   forget(exchange: PausableReads): void {
-    if (exchange.pausedAtMs === NOT_PAUSED) return;
-    exchange.pausedAtMs = NOT_PAUSED;
-    this.pausedCount -= 1;
+    const index = exchange.pausedIndex;
+    if (index === NOT_PAUSED) return;
+    exchange.pausedIndex = NOT_PAUSED;
+    const last = this.paused.pop() as PausableReads;
+    if (last !== exchange) {
+      this.paused[index] = last;
+      last.pausedIndex = index;
+    }
   }
 
   get size(): number {
-    return this.pausedCount;
+    return this.paused.length;
   }
 
   private readonly pauseStillPending = (): void => {
@@ -71,47 +76,35 @@ export class PausedReads {
     this.candidates = [];
     const now = performance.now();
     for (const exchange of candidates) {
-      if (!exchange.open || exchange.pausedAtMs !== NOT_PAUSED) continue;
+      if (!exchange.open || exchange.pausedIndex !== NOT_PAUSED) continue;
       exchange.pauseReading();
       exchange.pausedAtMs = now;
-      this.pausedCount += 1;
-      this.queue.push(exchange);
+      exchange.pausedIndex = this.paused.length;
+      this.paused.push(exchange);
     }
-    this.arm();
+    // Those just paused are the youngest: a timer already set waits for an older deadline.
+    if (this.timer === undefined && this.paused.length > 0) this.armAt(now + this.maxPausedMs);
   };
 
-  /** Drops answered exchanges from the front; the timer waits for the oldest one still paused. */
-  private arm(): void {
-    if (this.timer !== undefined) return;
-    const queue = this.queue;
-    while (this.head < queue.length && (queue[this.head] as PausableReads).pausedAtMs === NOT_PAUSED) this.head += 1;
-    if (this.head === queue.length) {
-      this.queue = [];
-      this.head = 0;
-      return;
-    }
-    const oldest = queue[this.head] as PausableReads;
-    const waitMs = Math.max(0, oldest.pausedAtMs + this.maxPausedMs - performance.now());
-    this.timer = setTimeout(this.sweep, waitMs);
+  private armAt(deadlineMs: number): void {
+    this.timer = setTimeout(this.sweep, Math.max(0, deadlineMs - performance.now()));
     this.timer.unref();
   }
 
   private readonly sweep = (): void => {
     this.timer = undefined;
     const cutoff = performance.now() - this.maxPausedMs;
-    const queue = this.queue;
-    while (this.head < queue.length) {
-      const exchange = queue[this.head] as PausableReads;
-      if (exchange.pausedAtMs > cutoff) break;
-      this.head += 1;
-      if (exchange.pausedAtMs === NOT_PAUSED) continue;
+    let oldestLeftMs = Number.POSITIVE_INFINITY;
+    // Backwards: forgetting moves the last one into the slot being left, which was visited already.
+    for (let i = this.paused.length - 1; i >= 0; i--) {
+      const exchange = this.paused[i] as PausableReads;
+      if (exchange.pausedAtMs > cutoff) {
+        oldestLeftMs = Math.min(oldestLeftMs, exchange.pausedAtMs);
+        continue;
+      }
       this.forget(exchange);
       if (exchange.open) exchange.resumeReading();
     }
-    if (this.head > 0 && this.head * 2 >= queue.length) {
-      this.queue = queue.slice(this.head);
-      this.head = 0;
-    }
-    this.arm();
+    if (oldestLeftMs !== Number.POSITIVE_INFINITY) this.armAt(oldestLeftMs + this.maxPausedMs);
   };
 }
