@@ -25,31 +25,46 @@ export interface Executor {
 /** The spec's answer to a commandId reused with other content. */
 export const IDEMPOTENCY_CONFLICT: ShardReply = errorReply("idempotency_conflict", "commandId was already used by this actor with different content");
 
-export async function submitOnce(index: IdempotencyIndex, executor: Executor, command: Command, fingerprint: string): Promise<SubmitResult> {
-  for (;;) {
-    const claim = index.claim(command.identity.actorId, command.commandId, fingerprint);
-    switch (claim.kind) {
-      case "conflict":
-        return { disposition: "replayed", reply: IDEMPOTENCY_CONFLICT };
-      case "replay":
-        return { disposition: "replayed", reply: await executor.replyAt(claim.location) };
-      case "pending": {
-        const location = await claim.settled;
-        if (location === undefined) continue; // the first attempt failed before logging: try afresh
-        if (!claim.sameContent) return { disposition: "replayed", reply: IDEMPOTENCY_CONFLICT };
-        return { disposition: "replayed", reply: await executor.replyAt(location) };
+const CONFLICT: SubmitResult = Object.freeze({ disposition: "replayed", reply: IDEMPOTENCY_CONFLICT });
+
+const replayed = (reply: ShardReply): SubmitResult => ({ disposition: "replayed", reply });
+
+/**
+ * Claims the command's key and answers by what the index says. Promise chains rather than an async
+ * function: a fresh claim (every claim of a storm) then costs two callbacks, not a suspended frame
+ * kept alive, with its promises, until the shard's commit.
+ */
+export function submitOnce(index: IdempotencyIndex, executor: Executor, command: Command, fingerprint: string): Promise<SubmitResult> {
+  const claim = index.claim(command.identity.actorId, command.commandId, fingerprint);
+  switch (claim.kind) {
+    case "conflict":
+      return Promise.resolve(CONFLICT);
+    case "replay":
+      return executor.replyAt(claim.location).then(replayed);
+    case "pending":
+      return claim.settled.then((location) => {
+        if (location === undefined) return submitOnce(index, executor, command, fingerprint); // the first attempt failed before logging: try afresh
+        if (!claim.sameContent) return CONFLICT;
+        return executor.replyAt(location).then(replayed);
+      });
+    case "fresh": {
+      let executing: Promise<{ owner: number; response: CommandResponse }>;
+      try {
+        executing = executor.execute(command, fingerprint);
+      } catch (error) {
+        claim.abandon();
+        return Promise.reject(error);
       }
-      case "fresh": {
-        let executed;
-        try {
-          executed = await executor.execute(command, fingerprint);
-        } catch (error) {
+      return executing.then(
+        (executed): SubmitResult => {
+          claim.complete({ owner: executed.owner, position: executed.response.position });
+          return { disposition: "executed", reply: executed.response.reply };
+        },
+        (error: unknown) => {
           claim.abandon();
           throw error;
-        }
-        claim.complete({ owner: executed.owner, position: executed.response.position });
-        return { disposition: "executed", reply: executed.response.reply };
-      }
+        },
+      );
     }
   }
 }
