@@ -10,6 +10,8 @@ import type { DecodedBatch } from "./jetstream-batch.js";
 
 export interface CachedBatch extends DecodedBatch {
   readonly streamSequence: number;
+  /** The message's Nats-Msg-Id (a snapshot's mark names the batch it was taken after by it). */
+  readonly batchId: string;
 }
 
 export class BatchCache {

@@ -158,8 +158,8 @@ interface Tail {
 
 const EMPTY_TAIL: Tail = { streamSequence: 0, lastSequence: 0, batchId: "", epoch: 0, chain: genesisChainHash() };
 
-function tailOf(streamSequence: number, batchId: string, header: { firstSequence: number; count: number; epoch: number; chain: Uint8Array }): Tail {
-  return { streamSequence, lastSequence: lastSequenceOf(header), batchId, epoch: header.epoch, chain: header.chain };
+function tailOf(batch: CachedBatch): Tail {
+  return { streamSequence: batch.streamSequence, lastSequence: lastSequenceOf(batch), batchId: batch.batchId, epoch: batch.epoch, chain: batch.chain };
 }
 
 function checkEpoch(epoch: number, what: string): void {
@@ -242,10 +242,10 @@ export class JetStreamJournal implements FollowingJournal {
     if (state.lastSequence > 0) {
       const message = await streams.getMessage(options.name, state.lastSequence);
       if (message === null) throw new Error(`stream ${options.name} reports last message ${state.lastSequence} but does not return it`);
-      const batch = decodeBatch(message.data, state.lastSequence);
-      cache.put({ ...batch, streamSequence: state.lastSequence });
+      const batch: CachedBatch = { ...decodeBatch(message.data, state.lastSequence), streamSequence: state.lastSequence, batchId: message.msgId };
+      cache.put(batch);
       // The epoch and the chain continue from here: a new owner's batches chain onto the last owner's.
-      tail = tailOf(state.lastSequence, message.msgId, batch);
+      tail = tailOf(batch);
       lastBatchCount = batch.count;
     }
 
@@ -302,7 +302,7 @@ export class JetStreamJournal implements FollowingJournal {
     if (message.msgId !== mark.batchId) return `snapshot at sequence ${mark.sequence}: message ${mark.streamSequence} is another batch than the one it was taken after`;
     const batch = decodeBatch(message.data, mark.streamSequence);
     if (lastSequenceOf(batch) !== mark.sequence) return `snapshot at sequence ${mark.sequence}: message ${mark.streamSequence} ends at sequence ${lastSequenceOf(batch)}`;
-    cache.put({ ...batch, streamSequence: mark.streamSequence });
+    cache.put({ ...batch, streamSequence: mark.streamSequence, batchId: message.msgId });
     return undefined;
   }
 
@@ -369,6 +369,18 @@ export class JetStreamJournal implements FollowingJournal {
     return run;
   }
 
+  /**
+   * A message read or followed that comes right after the tail becomes the tail, whoever wrote it:
+   * what this journal's caller has folded must never be ahead of what a snapshot is marked with,
+   * nor may a successor's claim seen in a read go unnoticed (its epoch refuses this writer's
+   * appends and snapshots from then on). An owner that stalled between its claim and its recovery
+   * read folded its successor's entries and then stored them in a snapshot marked with its own,
+   * older tail: the next owner folded them twice (simulation seed 2081866).
+   */
+  private extendTail(batch: CachedBatch): void {
+    if (batch.streamSequence === this.tail.streamSequence + 1 && batch.firstSequence === this.tail.lastSequence + 1) this.tail = tailOf(batch);
+  }
+
   /** Refuses to write once the stream records a later owner (a greater epoch) than this journal. */
   private refuseIfSucceeded(expected: number | undefined): void {
     if (this.tail.epoch > this.writerEpoch) {
@@ -422,10 +434,10 @@ export class JetStreamJournal implements FollowingJournal {
         throw this.failure;
       }
       if (outcome.stored) {
-        const batch: CachedBatch = { ...decodeBatch(body, outcome.streamSequence), streamSequence: outcome.streamSequence };
+        const batch: CachedBatch = { ...decodeBatch(body, outcome.streamSequence), streamSequence: outcome.streamSequence, batchId };
         this.cache.put(batch);
         // A follower may have seen this batch, and later ones, before its acknowledgement came.
-        if (outcome.streamSequence > this.tail.streamSequence) this.tail = tailOf(outcome.streamSequence, batchId, batch);
+        if (outcome.streamSequence > this.tail.streamSequence) this.tail = tailOf(batch);
         this.bytes += body.length;
         return outcome.streamSequence;
       }
@@ -510,9 +522,9 @@ export class JetStreamJournal implements FollowingJournal {
   private async learnTail(streamSequence: number): Promise<void> {
     const message = await this.streams.getMessage(this.options.name, streamSequence);
     if (message === null) throw new Error(`stream ${this.options.name} has no message ${streamSequence}`);
-    const batch: CachedBatch = { ...decodeBatch(message.data, streamSequence), streamSequence };
+    const batch: CachedBatch = { ...decodeBatch(message.data, streamSequence), streamSequence, batchId: message.msgId };
     this.cache.put(batch);
-    this.tail = tailOf(streamSequence, message.msgId, batch);
+    this.tail = tailOf(batch);
   }
 
   /** Learns the stream's last batch as this journal's tail (a failure to, as in any append, fails the journal). */
@@ -553,7 +565,7 @@ export class JetStreamJournal implements FollowingJournal {
       this.streams.getMessage(this.options.name, streamSequence),
     );
     if (message === null) throw new Error(`stream ${this.options.name} has no message ${streamSequence}`);
-    const batch: CachedBatch = { ...decodeBatch(message.data, streamSequence), streamSequence };
+    const batch: CachedBatch = { ...decodeBatch(message.data, streamSequence), streamSequence, batchId: message.msgId };
     this.cache.put(batch);
     return batch;
   }
@@ -604,6 +616,7 @@ export class JetStreamJournal implements FollowingJournal {
     const continuity = start === 1 ? StreamContinuity.fromStart(name) : StreamContinuity.after(name, start - 1, await this.batchAt(start - 1));
     const emit = (batch: CachedBatch): void => {
       continuity.check(batch.streamSequence, batch);
+      this.extendTail(batch);
       batch.payloads.forEach((payload, index) => {
         const sequence = batch.firstSequence + index;
         if (sequence > afterSequence) onEntry({ sequence, position: positionOf(batch.streamSequence, index), payload });
@@ -627,7 +640,7 @@ export class JetStreamJournal implements FollowingJournal {
       return;
     }
     await readStreamMessages(this.streams, this.timers, name, next, last, this.retryDeadlineMs, (message) => {
-      const batch: CachedBatch = { ...decodeBatch(message.data, message.streamSequence), streamSequence: message.streamSequence };
+      const batch: CachedBatch = { ...decodeBatch(message.data, message.streamSequence), streamSequence: message.streamSequence, batchId: message.msgId };
       this.cache.put(batch);
       emit(batch);
     });
@@ -670,11 +683,9 @@ export class JetStreamJournal implements FollowingJournal {
         if (batch.firstSequence > handedOver + 1) {
           throw new Error(`stream ${name}: message ${streamSequence} starts at sequence ${batch.firstSequence}, after ${handedOver + 1} (batches are not contiguous)`);
         }
-        const cached: CachedBatch = { ...batch, streamSequence };
+        const cached: CachedBatch = { ...batch, streamSequence, batchId };
         this.cache.put(cached);
-        if (streamSequence === this.tail.streamSequence + 1 && batch.firstSequence === this.tail.lastSequence + 1) {
-          this.tail = tailOf(streamSequence, batchId, batch);
-        }
+        this.extendTail(cached);
         batch.payloads.forEach((payload, index) => {
           const sequence = batch.firstSequence + index;
           if (sequence <= handedOver) return;

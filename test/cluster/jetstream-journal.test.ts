@@ -515,6 +515,35 @@ describe("owners, epochs and the hash chain on a 3-node cluster", () => {
     ]);
   });
 
+  it("an owner whose read reaches its successor's entries learns them: it can store no snapshot of them under its older tail", async () => {
+    // Simulation seed 2081866: an owner stalled between its claim and its recovery read; its
+    // successor claimed and appended; the stalled owner folded those entries, then stored them in a
+    // snapshot marked with its own claim, and every later owner folded them twice.
+    const name = freshName();
+    const first = await openJournal({ name });
+    await first.claim(1);
+    await first.append([bytes("a1")], { expectedLastSequence: 0 });
+    const stalled = await openJournal({ name, connection: await newConnection() });
+    await stalled.claim(2);
+    expect(stalled.lastSequence).toBe(1);
+    const successor = await openJournal({ name, connection: await newConnection() });
+    await successor.claim(3);
+    await successor.append([bytes("c1"), bytes("c2")], { expectedLastSequence: 1 });
+
+    // The stalled owner's recovery read: everything in the stream, its successor's entries too.
+    expect(await readAll(stalled)).toEqual([
+      [1, "a1"],
+      [2, "c1"],
+      [3, "c2"],
+    ]);
+    expect(stalled.lastSequence).toBe(3);
+    await expect(stalled.writeSnapshot(bytes("state through c2"), 2)).rejects.toBeInstanceOf(JournalEpochFencedError);
+    await expect(stalled.append([bytes("late")], { expectedLastSequence: 3 })).rejects.toBeInstanceOf(JournalEpochFencedError);
+    // The next owner finds no snapshot to fold twice.
+    const next = await openJournal({ name, connection: await newConnection() });
+    expect(next.snapshot).toBeUndefined();
+  });
+
   it("refuses a claim that does not raise the stream's epoch (an old owner cannot claim back), and claims after a lower epoch's batch", async () => {
     const name = freshName();
     const first = await openJournal({ name });

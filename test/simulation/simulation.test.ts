@@ -13,6 +13,13 @@ describe("the simulation", () => {
     expect(run.output).toContain(`${BUDGET_SEEDS} seeds from 0 on 1 thread(s): 0 failed`);
   }, 300_000);
 
+  it("passes the seeds of long runs that once found a bug in the product", async () => {
+    // 1027615: a conflict answered while the other content was in flight (submit-once.ts).
+    // 2081866: a stalled owner's snapshot marked older than what it folded (jetstream-journal.ts `extendTail`).
+    const runs = await Promise.all([1027615, 2081866].map((seed) => runSim(["--seed", String(seed), "--quiet"])));
+    for (const run of runs) expect(run.output).toMatch(/^seed \d+: passed$/m);
+  }, 180_000);
+
   it("gives one seed the same trace twice in one process, and again in another process", async () => {
     const twice = await runSim(["--seeds", "12", "--from", "960", "--twice"]);
     expect(failures(twice), twice.output).toEqual([]);
