@@ -95,7 +95,49 @@ interface StormResult {
   idleCpuPerSecond: { service: number; nats: number };
   /** The services' group commits during the storm (summed over nodes). */
   commits: CommitLatency & { commandsPerCommit: number };
+  /**
+   * Messages and bytes the NATS servers received and sent during the storm (their /varz counters,
+   * summed over the servers, so a message crossing a route counts at both ends), per answered
+   * request; absent for a single node.
+   */
+  nats?: NatsTraffic;
   checks: Check[];
+}
+
+interface NatsCounters {
+  inMsgs: number;
+  outMsgs: number;
+  inBytes: number;
+  outBytes: number;
+}
+
+interface NatsTraffic {
+  messagesInPerRequest: number;
+  messagesOutPerRequest: number;
+  bytesInPerRequest: number;
+  bytesOutPerRequest: number;
+}
+
+/** The servers' /varz message and byte counters, summed (a server that does not answer counts 0: it was killed). */
+async function natsCounters(monitors: readonly string[]): Promise<NatsCounters> {
+  const total: NatsCounters = { inMsgs: 0, outMsgs: 0, inBytes: 0, outBytes: 0 };
+  for (const monitor of monitors) {
+    try {
+      const varz = (await (await fetch(`${monitor}/varz`)).json()) as { in_msgs: number; out_msgs: number; in_bytes: number; out_bytes: number };
+      total.inMsgs += varz.in_msgs;
+      total.outMsgs += varz.out_msgs;
+      total.inBytes += varz.in_bytes;
+      total.outBytes += varz.out_bytes;
+    } catch {
+      // not running
+    }
+  }
+  return total;
+}
+
+function natsTrafficPerRequest(before: NatsCounters, after: NatsCounters, requests: number): NatsTraffic {
+  const per = (key: keyof NatsCounters, digits: number) => Number(((after[key] - before[key]) / Math.max(1, requests)).toFixed(digits));
+  return { messagesInPerRequest: per("inMsgs", 2), messagesOutPerRequest: per("outMsgs", 2), bytesInPerRequest: per("inBytes", 0), bytesOutPerRequest: per("outBytes", 0) };
 }
 
 /** The commits' p99 as the histogram tells it: at most a bucket bound, or above its last one (100 ms). */
@@ -155,6 +197,8 @@ function drive(drivers: readonly Driver[], paths: string, seconds: number): Prom
 
 interface StormSubject {
   mode: StormResult["mode"];
+  /** The NATS servers' monitoring URLs (none for a single node). */
+  natsMonitors: readonly string[];
   drivers: readonly Driver[];
   /** The node URLs whose metrics hold the commits. */
   urls: readonly string[];
@@ -179,8 +223,10 @@ async function storm(name: string, subject: StormSubject, paths: string): Promis
   const pids = subject.pids();
   const cpuBefore = cpuOf(pids);
   const commitsBefore = await commitBuckets(subject.urls, subject.metricsToken);
+  const natsBefore = await natsCounters(subject.natsMonitors);
   const results = await drive(subject.drivers, paths, SECONDS);
   const cpuAfter = cpuOf(pids);
+  const natsAfter = await natsCounters(subject.natsMonitors);
   const commits = commitLatencyBetween(commitsBefore, await commitBuckets(subject.urls, subject.metricsToken));
   const raw = merge(results);
   const done = answered(raw);
@@ -202,11 +248,13 @@ async function storm(name: string, subject: StormSubject, paths: string): Promis
     },
     idleCpuPerSecond: subject.idle ?? { service: Number.NaN, nats: Number.NaN },
     commits: { ...commits, commandsPerCommit: round2(done / Math.max(1, commits.commits)) },
+    ...(subject.natsMonitors.length === 0 ? {} : { nats: natsTrafficPerRequest(natsBefore, natsAfter, done) }),
     raw,
   };
   log(
     `${subject.mode}, ${name}: ${result.requestsPerSecond} req/s, p50 ${(raw.latencyUs.p50 / 1000).toFixed(2)} ms, p99 ${(raw.latencyUs.p99 / 1000).toFixed(2)} ms (worst driver); ` +
-      `CPU per request: service ${result.cpu.serviceUsPerRequest} µs, NATS ${result.cpu.natsUsPerRequest} µs; ${commits.commits} commits (${result.commits.commandsPerCommit} claims each), p99 ${commitP99(commits)}`,
+      `CPU per request: service ${result.cpu.serviceUsPerRequest} µs, NATS ${result.cpu.natsUsPerRequest} µs; ${commits.commits} commits (${result.commits.commandsPerCommit} claims each), p99 ${commitP99(commits)}` +
+      (result.nats === undefined ? "" : `; NATS per request: ${result.nats.messagesInPerRequest} messages in, ${result.nats.messagesOutPerRequest} out, ${result.nats.bytesInPerRequest} B in, ${result.nats.bytesOutPerRequest} B out`),
   );
   return result;
 }
@@ -261,6 +309,7 @@ async function singleNode(): Promise<StormResult[]> {
       mode: "single node",
       drivers: [{ url: setup.url, tokensFile: setup.tokensFile }],
       urls: [setup.url],
+      natsMonitors: [],
       metricsToken: setup.metricsToken,
       pids: () => ({ service: [pid], nats: [] }),
     };
@@ -352,6 +401,7 @@ function clusterSubject(setup: ClusterSetup, nodes: readonly number[] = [0, 1, 2
     drivers: nodes.map((k) => ({ url: cluster.services[k]?.url ?? "", tokensFile: setup.tokensFiles[k] ?? "" })),
     urls: cluster.services.filter((_, k) => cluster.serviceRunningNow(k)).map((node) => node.url),
     metricsToken: setup.metricsToken,
+    natsMonitors: cluster.nats.map((node) => `http://127.0.0.1:${node.monitorPort}`),
     pids: () => ({
       service: cluster.services.flatMap((_, k) => cluster.servicePid(k) ?? []),
       nats: cluster.nats.flatMap((_, k) => cluster.natsPid(k) ?? []),
@@ -582,7 +632,7 @@ function markdown(stem: string, result: Record<string, unknown>, stormResults: r
   const ms = (us: number) => (us / 1000).toFixed(2);
   const rows = stormResults.map(
     (s) =>
-      `| ${s.mode} | ${s.name} | ${s.checks.every((c) => c.ok) ? s.requestsPerSecond.toLocaleString("en-US") : "FAILED"} | ${ms(s.latencyUs.p50)} | ${ms(s.latencyUs.p99)} | ${s.cpu.serviceUsPerRequest} | ${s.cpu.natsUsPerRequest} | ${s.commits.commits.toLocaleString("en-US")} (${s.commits.commandsPerCommit}/commit, p99 ${commitP99(s.commits)}) |`,
+      `| ${s.mode} | ${s.name} | ${s.checks.every((c) => c.ok) ? s.requestsPerSecond.toLocaleString("en-US") : "FAILED"} | ${ms(s.latencyUs.p50)} | ${ms(s.latencyUs.p99)} | ${s.cpu.serviceUsPerRequest} | ${s.cpu.natsUsPerRequest} | ${s.commits.commits.toLocaleString("en-US")} (${s.commits.commandsPerCommit}/commit, p99 ${commitP99(s.commits)}) | ${s.nats === undefined ? "" : `${s.nats.messagesInPerRequest} / ${s.nats.messagesOutPerRequest}`} | ${s.nats === undefined ? "" : `${s.nats.bytesInPerRequest} / ${s.nats.bytesOutPerRequest}`} |`,
   );
   const failover = result["failover"] as { hotMarket: ReturnType<typeof summary>; allMarkets: ReturnType<typeof summary> };
   return [
@@ -591,8 +641,8 @@ function markdown(stem: string, result: Record<string, unknown>, stormResults: r
     `Machine: ${JSON.stringify(result["machine"])}`,
     `Settings: ${JSON.stringify(result["settings"])}`,
     "",
-    "| mode | storm | req/s | p50 ms | p99 ms | service CPU µs/req | NATS CPU µs/req | group commits |",
-    "|---|---|---:|---:|---:|---:|---:|---|",
+    "| mode | storm | req/s | p50 ms | p99 ms | service CPU µs/req | NATS CPU µs/req | group commits | NATS messages in / out per req | NATS bytes in / out per req |",
+    "|---|---|---:|---:|---:|---:|---:|---|---|---|",
     ...rows,
     "",
     `CPU with no requests (leases, heartbeats, the identity stream's tail, timers): ${stormResults.map((s) => `${s.mode} service ${s.idleCpuPerSecond.service} s/s${s.mode === "cluster" ? `, NATS ${s.idleCpuPerSecond.nats} s/s` : ""}`).filter((line, i, all) => all.indexOf(line) === i).join("; ")}.`,
