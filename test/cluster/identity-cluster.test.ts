@@ -546,6 +546,8 @@ describe("identities when the log is lost", () => {
   it("answers sign-in 503 while the challenge bucket has no quorum, never 401; the same requests succeed once it is back", async () => {
     const stream = freshStream();
     const options = { retryDeadlineMs: 1_500, requestTimeoutMs: 500, challengeBucket: `challenges-${stream}` };
+    // The test before restarted two nodes: the nodes open with short deadlines, on a settled cluster.
+    await cluster.waitUntilReady();
     const a = await openNode(stream, options);
     const b = await openNode(stream, options);
     const lena = await provision(a, "lena");
