@@ -20,11 +20,17 @@ import { REPO, requireWrk, runWrk } from "./storm/processes.js";
 import { createMarket, pathsFile, setUpService, warmUp } from "./storm/setup.js";
 
 const DIST = path.resolve(stringArg("dist", path.join(REPO, "dist")));
-const CPU = flagArg("cpu");
-/** Allocations still alive when sampling stops (what the gateway keeps per claim), not all of them. */
-const RETAINED = flagArg("retained");
-/** Allocations that outlived the young generation (what the scavenger copies and promotes), alive or not. */
-const PROMOTED = flagArg("promoted");
+/** What is sampled, and how the per-request figure reads (bench/storm/sampler.mjs's $SAMPLE_KIND). */
+const KINDS = {
+  heap: "bytes allocated",
+  /** Allocations still alive when sampling stops (what the gateway keeps per claim), not all of them. */
+  retained: "bytes allocated and still alive at the end",
+  /** Allocations that outlived the young generation (what the scavenger copies and promotes), alive or not. */
+  promoted: "bytes allocated that outlived the young generation",
+  cpu: "µs of CPU (not idle)",
+} as const;
+const KIND = (["cpu", "retained", "promoted"] as const).find((kind) => flagArg(kind)) ?? "heap";
+const CPU = KIND === "cpu";
 const CAPACITY = numberArg("capacity", 1000);
 const SECONDS = numberArg("seconds", 5);
 const TOP = numberArg("top", 30);
@@ -59,8 +65,7 @@ function report(answered: number, requestsPerSecond: number): void {
   const totals = CPU ? selfTimes(profile as CpuProfile, (node) => frameKey(node.callFrame)).byFrame : bytesPerFunction((profile as { head: SampledNode }).head);
   const rows = [...totals].sort((a, b) => b[1] - a[1]);
   const all = rows.reduce((sum, [, amount]) => sum + amount, 0);
-  const unit = CPU ? "µs of CPU (not idle)" : RETAINED ? "bytes allocated and still alive at the end" : PROMOTED ? "bytes allocated that outlived the young generation" : "bytes allocated";
-  console.log(`${DIST}: ${answered} requests answered in ${SECONDS} s (${Math.round(requestsPerSecond)} req/s); sampled ${(all / answered).toFixed(CPU ? 1 : 0)} ${unit} per request on the gateway thread`);
+  console.log(`${DIST}: ${answered} requests answered in ${SECONDS} s (${Math.round(requestsPerSecond)} req/s); sampled ${(all / answered).toFixed(CPU ? 1 : 0)} ${KINDS[KIND]} per request on the gateway thread`);
   const collections = JSON.parse(readFileSync(`${OUT}.gc.json`, "utf8")) as Record<string, { count: number; ms: number }>;
   console.log(`garbage collections: ${Object.entries(collections).map(([kind, { count, ms }]) => `${kind} ${count}× ${ms.toFixed(0)} ms`).join(", ") || "none"}`);
   for (const [where, amount] of rows.slice(0, TOP)) console.log(`${(amount / answered).toFixed(CPU ? 2 : 1).padStart(8)} ${CPU ? "µs" : "B"}/req  ${where}`);
@@ -71,7 +76,7 @@ async function main(): Promise<void> {
   rmSync(WORK, { recursive: true, force: true });
   mkdirSync(WORK, { recursive: true });
   const sampler = path.join(REPO, "bench", "storm", "sampler.mjs");
-  const env = { SAMPLE_FILE: OUT, SAMPLE_KIND: CPU ? "cpu" : RETAINED ? "retained" : PROMOTED ? "promoted" : "heap" };
+  const env = { SAMPLE_FILE: OUT, SAMPLE_KIND: KIND };
   const setup = await setUpService({ workDir: WORK, label: "service", participants: 2_000, port: numberArg("port", 18_291), dist: DIST, nodeArgs: [`--import=${sampler}`], env });
   try {
     await warmUp(setup, WORK, "service", 3, 64);

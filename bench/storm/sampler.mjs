@@ -2,8 +2,8 @@
 // on the main thread, the next SIGUSR2 writes the result to $SAMPLE_FILE. $SAMPLE_KIND says what:
 // "heap" (V8's sampling heap profiler, garbage included), "retained" (the same, only what is still
 // alive when sampling stops), "promoted" (only what outlived the young generation, alive or not) or
-// "cpu" (V8's CPU profiler, a sample every 100 µs). Either way the garbage collections of the window are counted per kind, into
-// $SAMPLE_FILE.gc.json. Nothing else changes in the service.
+// "cpu" (V8's CPU profiler, a sample every 100 µs). Either way the garbage collections of the
+// window are counted per kind, into $SAMPLE_FILE.gc.json. Nothing else changes in the service.
 import { Session } from "node:inspector";
 import { renameSync, writeFileSync } from "node:fs";
 import { PerformanceObserver, constants } from "node:perf_hooks";

@@ -23,7 +23,7 @@ import type { ConsumerMessages } from "@nats-io/jetstream";
 export const ORDERED_CONSUME_SETTINGS = { expires: 2_000, idle_heartbeat: 1_000 } as const;
 
 /** Silence (no message, no heartbeat) after which a consumer counts as stuck: several missed heartbeats and a pull's expiry. */
-export const STUCK_AFTER_SILENCE_MS = 3 * (ORDERED_CONSUME_SETTINGS.expires + ORDERED_CONSUME_SETTINGS.idle_heartbeat);
+const STUCK_AFTER_SILENCE_MS = 3 * (ORDERED_CONSUME_SETTINGS.expires + ORDERED_CONSUME_SETTINGS.idle_heartbeat);
 
 /** What the consumer's callback tells the watch: a message arrived (a sign of life, like a heartbeat). */
 export interface StuckWatch {

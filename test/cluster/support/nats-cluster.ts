@@ -103,6 +103,31 @@ function monitor(port: number, pathAndQuery: string): Promise<{ status: number; 
 const NOT_CURRENT_RESTART_MS = 20_000;
 const NOT_CURRENT_RESTARTS = 2;
 
+/**
+ * A node whose /healthz keeps saying "not current with the meta leader" (seen in a loaded test run
+ * after two of three nodes came back, for as long as the ready timeout) is restarted on its store,
+ * as MetaGroupWatch does for a node left out of the meta group.
+ */
+class NotCurrentWatch {
+  private readonly sinceMs = new Map<string, number>();
+  private restarts = 0;
+
+  constructor(private readonly restart: (name: string) => Promise<void>) {}
+
+  async check(name: string, health: { status: number; body: string } | undefined): Promise<void> {
+    if (health?.status !== 503 || !health.body.includes("not current with the meta leader")) {
+      this.sinceMs.delete(name);
+      return;
+    }
+    const since = this.sinceMs.get(name) ?? Date.now();
+    this.sinceMs.set(name, since);
+    if (Date.now() - since < NOT_CURRENT_RESTART_MS || this.restarts >= NOT_CURRENT_RESTARTS) return;
+    this.restarts += 1;
+    this.sinceMs.delete(name);
+    await this.restart(name);
+  }
+}
+
 /** The cluster did not become ready in time. */
 class NotReadyError extends Error {}
 
@@ -233,21 +258,19 @@ export class NatsCluster {
    * Resolves once every running node's /healthz says JetStream is healthy (the meta group has a
    * leader and the node is current with it) and the meta leader lists every running node as a
    * member. A node left out of the meta group (scripts/nats-meta-group.ts says why that
-   * happens) is restarted on its store, at most a few times. Polls the real endpoints, bounded by
-   * the ready timeout.
+   * happens), or one that stays not current with the meta leader (NotCurrentWatch), is restarted
+   * on its store, at most a few times. Polls the real endpoints, bounded by the ready timeout.
    */
   async waitUntilReady(): Promise<void> {
     const deadline = Date.now() + this.readyTimeoutMs;
-    const watch = new MetaGroupWatch(async (name) => {
+    const restartOnStore = async (name: string, why: string): Promise<void> => {
       const index = this.indexOf(name);
-      this.entry(index).output += `\n[nats-cluster] ${name} was left out of the meta group: restarting it\n`;
+      this.entry(index).output += `\n[nats-cluster] ${name} ${why}: restarting it\n`;
       await this.kill(index);
       this.spawnNode(index);
-    });
-    // A restarted node that stays "not current with the meta leader" (seen for a whole minute in a
-    // loaded test run after two of three nodes came back) is restarted on its store, at most twice.
-    const notCurrentSinceMs = new Map<string, number>();
-    let notCurrentRestarts = 0;
+    };
+    const watch = new MetaGroupWatch((name) => restartOnStore(name, "was left out of the meta group"));
+    const notCurrent = new NotCurrentWatch((name) => restartOnStore(name, `was not current with the meta leader for ${NOT_CURRENT_RESTART_MS} ms`));
     let last = "";
     for (;;) {
       const gone = this.running.find((entry) => entry.wanted && entry.process === undefined);
@@ -256,22 +279,8 @@ export class NatsCluster {
         this.running.map(async (entry) => {
           if (entry.process === undefined) return { ok: true, detail: `${entry.node.name}: not running` };
           const reply = await monitor(entry.node.monitorPort, "/healthz");
-          const name = entry.node.name;
-          if (reply?.status === 503 && reply.body.includes("not current with the meta leader")) {
-            const since = notCurrentSinceMs.get(name) ?? Date.now();
-            notCurrentSinceMs.set(name, since);
-            if (Date.now() - since >= NOT_CURRENT_RESTART_MS && notCurrentRestarts < NOT_CURRENT_RESTARTS) {
-              notCurrentRestarts += 1;
-              notCurrentSinceMs.delete(name);
-              entry.output += `\n[nats-cluster] ${name} not current with the meta leader for ${NOT_CURRENT_RESTART_MS} ms: restarting it\n`;
-              const index = this.indexOf(name);
-              await this.kill(index);
-              this.spawnNode(index);
-            }
-          } else {
-            notCurrentSinceMs.delete(name);
-          }
-          return { ok: reply?.status === 200, detail: `${name}: ${reply === undefined ? "unreachable" : `${reply.status} ${reply.body.trim()}`}` };
+          await notCurrent.check(entry.node.name, reply);
+          return { ok: reply?.status === 200, detail: `${entry.node.name}: ${reply === undefined ? "unreachable" : `${reply.status} ${reply.body.trim()}`}` };
         }),
       );
       last = states.map((state) => state.detail).join("; ");
