@@ -71,26 +71,46 @@ const LEFT_OUT_RESTARTS = 3;
  * grace, at most a few times per wait. One per wait; both launchers use it.
  */
 export class MetaGroupWatch {
-  private readonly absentSinceMs = new Map<string, number>();
-  private restarts = 0;
+  private readonly leftOut: GraceRestarts;
 
-  constructor(
-    private readonly restart: (name: string) => Promise<void>,
-    private readonly nowMs: () => number = () => performance.now(),
-  ) {}
+  constructor(restart: (name: string) => Promise<void>, nowMs: () => number = () => performance.now()) {
+    this.leftOut = new GraceRestarts(LEFT_OUT_GRACE_MS, LEFT_OUT_RESTARTS, restart, nowMs);
+  }
 
   /** Undefined once a leader lists every running server as a member; otherwise what is missing. */
   async check(running: readonly MonitoredServer[]): Promise<string | undefined> {
     const meta = await metaGroupState(running);
     if (meta.leader !== undefined && meta.absent.length === 0) return undefined;
-    for (const name of meta.absent) {
-      const since = this.absentSinceMs.get(name) ?? this.nowMs();
-      this.absentSinceMs.set(name, since);
-      if (this.nowMs() - since < LEFT_OUT_GRACE_MS || this.restarts >= LEFT_OUT_RESTARTS) continue;
-      this.restarts += 1;
-      this.absentSinceMs.delete(name);
-      await this.restart(name);
-    }
+    for (const name of meta.absent) await this.leftOut.still(name);
     return `meta leader ${meta.leader ?? "unknown"}; not members: ${meta.absent.join(", ") || "none"}; not current: ${meta.lagging.join(", ") || "none"}`;
+  }
+}
+
+/**
+ * Restarts a server once a condition has held for it longer than `graceMs`, at most `maxRestarts`
+ * times in all: `still(name)` each time the condition is seen, `clear(name)` when it is not.
+ */
+export class GraceRestarts {
+  private readonly sinceMs = new Map<string, number>();
+  private restarts = 0;
+
+  constructor(
+    private readonly graceMs: number,
+    private readonly maxRestarts: number,
+    private readonly restart: (name: string) => Promise<void>,
+    private readonly nowMs: () => number = () => performance.now(),
+  ) {}
+
+  async still(name: string): Promise<void> {
+    const since = this.sinceMs.get(name) ?? this.nowMs();
+    this.sinceMs.set(name, since);
+    if (this.nowMs() - since < this.graceMs || this.restarts >= this.maxRestarts) return;
+    this.restarts += 1;
+    this.sinceMs.delete(name);
+    await this.restart(name);
+  }
+
+  clear(name: string): void {
+    this.sinceMs.delete(name);
   }
 }

@@ -19,7 +19,7 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../../scripts/free-port.js";
 import { killOnExit } from "../../support/kill-on-exit.js";
-import { MetaGroupWatch } from "../../../scripts/nats-meta-group.js";
+import { GraceRestarts, MetaGroupWatch } from "../../../scripts/nats-meta-group.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 export const NATS_SERVER_BIN = process.env["NATS_SERVER_BIN"] ?? path.join(ROOT, ".tools/nats-server/nats-server");
@@ -109,22 +109,15 @@ const NOT_CURRENT_RESTARTS = 2;
  * as MetaGroupWatch does for a node left out of the meta group.
  */
 class NotCurrentWatch {
-  private readonly sinceMs = new Map<string, number>();
-  private restarts = 0;
+  private readonly grace: GraceRestarts;
 
-  constructor(private readonly restart: (name: string) => Promise<void>) {}
+  constructor(restart: (name: string) => Promise<void>) {
+    this.grace = new GraceRestarts(NOT_CURRENT_RESTART_MS, NOT_CURRENT_RESTARTS, restart);
+  }
 
   async check(name: string, health: { status: number; body: string } | undefined): Promise<void> {
-    if (health?.status !== 503 || !health.body.includes("not current with the meta leader")) {
-      this.sinceMs.delete(name);
-      return;
-    }
-    const since = this.sinceMs.get(name) ?? Date.now();
-    this.sinceMs.set(name, since);
-    if (Date.now() - since < NOT_CURRENT_RESTART_MS || this.restarts >= NOT_CURRENT_RESTARTS) return;
-    this.restarts += 1;
-    this.sinceMs.delete(name);
-    await this.restart(name);
+    if (health?.status === 503 && health.body.includes("not current with the meta leader")) await this.grace.still(name);
+    else this.grace.clear(name);
   }
 }
 
