@@ -64,7 +64,11 @@ export interface OrderedConsumer {
 }
 
 export interface Streams {
-  /** Rejects with "not-found" when there is no such stream. */
+  /**
+   * The stream's state as its leader holds it. Rejects with "not-found" when there is no such
+   * stream, and with a retryable failure when it has no leader (a follower's state may lack
+   * acknowledged messages).
+   */
   info(name: string): Promise<StreamInfo>;
   /** Creates the stream; the same configuration again is not an error. */
   add(stream: NewStream): Promise<StreamInfo>;

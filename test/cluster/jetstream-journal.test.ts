@@ -468,6 +468,26 @@ describe("JetStreamJournal on a 3-node cluster", () => {
   it("keeps following through kill -9 of the stream's leader its own connection is on", async () => {
     await followThroughLeaderKill(true);
   });
+
+  it("does not take a follower's state for the stream's once the stream has lost its leader: 'how far is the log' fails, it is not answered short", async () => {
+    const name = freshName();
+    const writer = await openJournal({ name, retryDeadlineMs: 1_000, requestTimeoutMs: 500, openDeadlineMs: 30_000 });
+    await writer.append([bytes("one")], { expectedLastSequence: 0 });
+    expect(await writer.latestSequence()).toBe(1);
+    const down = [0, 1];
+    for (const index of down) await cluster.kill(index);
+    try {
+      // The survivor, a follower now without a leader, starts answering stream info itself.
+      await waitFor("a follower answering stream info without a leader", async () => {
+        const info = await jsm.streams.info(name).catch(() => undefined);
+        return info?.cluster !== undefined && !info.cluster.leader;
+      });
+      await expect(writer.latestSequence()).rejects.toThrow(/no leader/);
+    } finally {
+      await Promise.all(down.map((index) => cluster.restart(index)));
+    }
+    await waitFor("the stream's leader answering again", async () => (await writer.latestSequence().catch(() => -1)) === 1);
+  });
 });
 
 describe("owners, epochs and the hash chain on a 3-node cluster", () => {
