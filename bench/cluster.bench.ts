@@ -17,7 +17,8 @@
  * The ratio cluster ÷ single node is printed for both storms. Every process's CPU (service nodes,
  * NATS nodes) is read from /proc before and after each storm, and each storm's group commits from
  * the services' `market_shard_commit_seconds` (on a cluster node: the batch's publish until
- * JetStream's quorum ack), to show where the time goes. Every storm is checked like the storm
+ * JetStream's quorum ack), the NATS servers' message counters and every stream's writes by kind
+ * (partition, keys, leases…), to show where the time goes. Every storm is checked like the storm
  * bench's (no 5xx, no connection error, allocation = accepted replies + what was in flight, the
  * hot market's record holds every claim with its hash recomputed); in every failover round, every
  * claim acknowledged is in the allocation afterwards. A failed check fails the run (exit 1).
@@ -116,6 +117,38 @@ interface NatsTraffic {
   messagesOutPerRequest: number;
   bytesInPerRequest: number;
   bytesOutPerRequest: number;
+  /**
+   * JetStream writes (messages stored, each replicated and fsynced on a quorum) per answered
+   * request, by kind of stream: a stream's name without its partition number (`partition`, `keys`,
+   * `KV_cluster-leases`, `identity`…).
+   */
+  streamWritesPerRequest: Record<string, number>;
+}
+
+/** Each stream's last sequence (messages ever stored), as the first server that answers has them. */
+async function streamSequences(monitors: readonly string[]): Promise<Map<string, number>> {
+  for (const monitor of monitors) {
+    try {
+      const jsz = (await (await fetch(`${monitor}/jsz?streams=true`)).json()) as {
+        account_details?: Array<{ stream_detail?: Array<{ name: string; state: { last_seq: number } }> }>;
+      };
+      const sequences = new Map<string, number>();
+      for (const account of jsz.account_details ?? []) for (const stream of account.stream_detail ?? []) sequences.set(stream.name, stream.state.last_seq);
+      return sequences;
+    } catch {
+      // not running: ask the next
+    }
+  }
+  return new Map();
+}
+
+function streamWritesPerRequest(before: Map<string, number>, after: Map<string, number>, requests: number): Record<string, number> {
+  const byKind: Record<string, number> = {};
+  for (const [name, last] of after) {
+    const kind = name.replace(/-\d+$/, "");
+    byKind[kind] = (byKind[kind] ?? 0) + last - (before.get(name) ?? 0);
+  }
+  return Object.fromEntries(Object.entries(byKind).filter(([, writes]) => writes > 0).map(([kind, writes]) => [kind, Number((writes / Math.max(1, requests)).toFixed(3))]));
 }
 
 /** The servers' /varz message and byte counters, summed (a server that does not answer counts 0: it was killed). */
@@ -135,9 +168,24 @@ async function natsCounters(monitors: readonly string[]): Promise<NatsCounters> 
   return total;
 }
 
-function natsTrafficPerRequest(before: NatsCounters, after: NatsCounters, requests: number): NatsTraffic {
-  const per = (key: keyof NatsCounters, digits: number) => Number(((after[key] - before[key]) / Math.max(1, requests)).toFixed(digits));
-  return { messagesInPerRequest: per("inMsgs", 2), messagesOutPerRequest: per("outMsgs", 2), bytesInPerRequest: per("inBytes", 0), bytesOutPerRequest: per("outBytes", 0) };
+function natsTrafficPerRequest(before: NatsSnapshot, after: NatsSnapshot, requests: number): NatsTraffic {
+  const per = (key: keyof NatsCounters, digits: number) => Number(((after.counters[key] - before.counters[key]) / Math.max(1, requests)).toFixed(digits));
+  return {
+    messagesInPerRequest: per("inMsgs", 2),
+    messagesOutPerRequest: per("outMsgs", 2),
+    bytesInPerRequest: per("inBytes", 0),
+    bytesOutPerRequest: per("outBytes", 0),
+    streamWritesPerRequest: streamWritesPerRequest(before.streams, after.streams, requests),
+  };
+}
+
+interface NatsSnapshot {
+  counters: NatsCounters;
+  streams: Map<string, number>;
+}
+
+async function natsSnapshot(monitors: readonly string[]): Promise<NatsSnapshot> {
+  return { counters: await natsCounters(monitors), streams: await streamSequences(monitors) };
 }
 
 /** The commits' p99 as the histogram tells it: at most a bucket bound, or above its last one (100 ms). */
@@ -223,10 +271,10 @@ async function storm(name: string, subject: StormSubject, paths: string): Promis
   const pids = subject.pids();
   const cpuBefore = cpuOf(pids);
   const commitsBefore = await commitBuckets(subject.urls, subject.metricsToken);
-  const natsBefore = await natsCounters(subject.natsMonitors);
+  const natsBefore = await natsSnapshot(subject.natsMonitors);
   const results = await drive(subject.drivers, paths, SECONDS);
   const cpuAfter = cpuOf(pids);
-  const natsAfter = await natsCounters(subject.natsMonitors);
+  const natsAfter = await natsSnapshot(subject.natsMonitors);
   const commits = commitLatencyBetween(commitsBefore, await commitBuckets(subject.urls, subject.metricsToken));
   const raw = merge(results);
   const done = answered(raw);
@@ -254,7 +302,7 @@ async function storm(name: string, subject: StormSubject, paths: string): Promis
   log(
     `${subject.mode}, ${name}: ${result.requestsPerSecond} req/s, p50 ${(raw.latencyUs.p50 / 1000).toFixed(2)} ms, p99 ${(raw.latencyUs.p99 / 1000).toFixed(2)} ms (worst driver); ` +
       `CPU per request: service ${result.cpu.serviceUsPerRequest} µs, NATS ${result.cpu.natsUsPerRequest} µs; ${commits.commits} commits (${result.commits.commandsPerCommit} claims each), p99 ${commitP99(commits)}` +
-      (result.nats === undefined ? "" : `; NATS per request: ${result.nats.messagesInPerRequest} messages in, ${result.nats.messagesOutPerRequest} out, ${result.nats.bytesInPerRequest} B in, ${result.nats.bytesOutPerRequest} B out`),
+      (result.nats === undefined ? "" : `; NATS per request: ${result.nats.messagesInPerRequest} messages in, ${result.nats.messagesOutPerRequest} out, ${result.nats.bytesInPerRequest} B in, ${result.nats.bytesOutPerRequest} B out; stream writes per request ${JSON.stringify(result.nats.streamWritesPerRequest)}`),
   );
   return result;
 }
@@ -632,7 +680,7 @@ function markdown(stem: string, result: Record<string, unknown>, stormResults: r
   const ms = (us: number) => (us / 1000).toFixed(2);
   const rows = stormResults.map(
     (s) =>
-      `| ${s.mode} | ${s.name} | ${s.checks.every((c) => c.ok) ? s.requestsPerSecond.toLocaleString("en-US") : "FAILED"} | ${ms(s.latencyUs.p50)} | ${ms(s.latencyUs.p99)} | ${s.cpu.serviceUsPerRequest} | ${s.cpu.natsUsPerRequest} | ${s.commits.commits.toLocaleString("en-US")} (${s.commits.commandsPerCommit}/commit, p99 ${commitP99(s.commits)}) | ${s.nats === undefined ? "" : `${s.nats.messagesInPerRequest} / ${s.nats.messagesOutPerRequest}`} | ${s.nats === undefined ? "" : `${s.nats.bytesInPerRequest} / ${s.nats.bytesOutPerRequest}`} |`,
+      `| ${s.mode} | ${s.name} | ${s.checks.every((c) => c.ok) ? s.requestsPerSecond.toLocaleString("en-US") : "FAILED"} | ${ms(s.latencyUs.p50)} | ${ms(s.latencyUs.p99)} | ${s.cpu.serviceUsPerRequest} | ${s.cpu.natsUsPerRequest} | ${s.commits.commits.toLocaleString("en-US")} (${s.commits.commandsPerCommit}/commit, p99 ${commitP99(s.commits)}) | ${s.nats === undefined ? "" : `${s.nats.messagesInPerRequest} / ${s.nats.messagesOutPerRequest}`} | ${s.nats === undefined ? "" : `${s.nats.bytesInPerRequest} / ${s.nats.bytesOutPerRequest}`} | ${s.nats === undefined ? "" : Object.entries(s.nats.streamWritesPerRequest).map(([kind, writes]) => `${kind} ${writes}`).join(", ")} |`,
   );
   const failover = result["failover"] as { hotMarket: ReturnType<typeof summary>; allMarkets: ReturnType<typeof summary> };
   return [
@@ -641,8 +689,8 @@ function markdown(stem: string, result: Record<string, unknown>, stormResults: r
     `Machine: ${JSON.stringify(result["machine"])}`,
     `Settings: ${JSON.stringify(result["settings"])}`,
     "",
-    "| mode | storm | req/s | p50 ms | p99 ms | service CPU µs/req | NATS CPU µs/req | group commits | NATS messages in / out per req | NATS bytes in / out per req |",
-    "|---|---|---:|---:|---:|---:|---:|---|---|---|",
+    "| mode | storm | req/s | p50 ms | p99 ms | service CPU µs/req | NATS CPU µs/req | group commits | NATS messages in / out per req | NATS bytes in / out per req | stream writes per req |",
+    "|---|---|---:|---:|---:|---:|---:|---|---|---|---|",
     ...rows,
     "",
     `CPU with no requests (leases, heartbeats, the identity stream's tail, timers): ${stormResults.map((s) => `${s.mode} service ${s.idleCpuPerSecond.service} s/s${s.mode === "cluster" ? `, NATS ${s.idleCpuPerSecond.nats} s/s` : ""}`).filter((line, i, all) => all.indexOf(line) === i).join("; ")}.`,
