@@ -40,7 +40,7 @@ export interface ClusterConnection {
 export async function joinCluster(settings: ClusterSettings, clock: Clock, keys: AuditKeys, log: LogFn): Promise<ClusterConnection> {
   const messaging = await connectClusterNode(settings.natsUrls, settings.nodeId);
   try {
-    const layout = await openClusterLayout(messaging, settings.partitions, clock.nowMs());
+    const layout = await openClusterLayout(messaging, { partitions: settings.partitions, keyHomes: settings.keyHomes }, clock.nowMs());
     const auditKeyHistory = clusterKeyHistory(await openClusterKeyHistory(messaging, keys.history), keys, log);
     return { settings, messaging, layout, auditKeyHistory };
   } catch (error) {
@@ -156,6 +156,7 @@ export async function openClusterRuntime(cluster: Pick<ClusterConnection, "messa
     settings,
     messaging,
     partitions: layout.partitions,
+    keyHomes: layout.keyHomes,
     clock: parts.clock,
     controlledClock: parts.controlledClock,
     idempotency: parts.idempotency,

@@ -24,6 +24,8 @@
  * | CLUSTER_NODE_ID            | [A-Za-z0-9_-]{1,64}, unique per node     | required in cluster mode|
  * | CLUSTER_PARTITIONS         | integer 1..256; read when the cluster is | 6                       |
  * |                            | created, then the recorded count is used |                         |
+ * | CLUSTER_KEY_HOMES          | integer 1..CLUSTER_PARTITIONS; read when | 1                       |
+ * |                            | the cluster is created, like the count   |                         |
  * | CLUSTER_LEASE_MS           | integer 300..60,000                      | 1500                    |
  * | CLUSTER_FORWARD_TIMEOUT_MS | integer 100..60,000                      | 5000                    |
  * | AUDIT_SIGNING_KEY_FILE     | PEM PKCS#8 Ed25519 private key, mode 0600,| unset: generated at     |
@@ -181,7 +183,7 @@ function isSet(env: Env, name: string): boolean {
 function clusterSettings(env: Env): ClusterSettings | undefined {
   const urls = env["CLUSTER_NATS_URLS"];
   if (urls === undefined || urls === "") {
-    for (const name of ["CLUSTER_NODE_ID", "CLUSTER_PARTITIONS", "CLUSTER_LEASE_MS", "CLUSTER_FORWARD_TIMEOUT_MS"]) {
+    for (const name of ["CLUSTER_NODE_ID", "CLUSTER_PARTITIONS", "CLUSTER_KEY_HOMES", "CLUSTER_LEASE_MS", "CLUSTER_FORWARD_TIMEOUT_MS"]) {
       if (isSet(env, name)) throw new ConfigError(name, "is a cluster setting: set CLUSTER_NATS_URLS too, or unset it");
     }
     return undefined;
@@ -198,6 +200,7 @@ function clusterSettings(env: Env): ClusterSettings | undefined {
     natsUrls,
     nodeId,
     partitions: isSet(env, "CLUSTER_PARTITIONS") ? integer(env, "CLUSTER_PARTITIONS", 1, 1, MAX_PARTITIONS) : undefined,
+    keyHomes: isSet(env, "CLUSTER_KEY_HOMES") ? integer(env, "CLUSTER_KEY_HOMES", 1, 1, MAX_PARTITIONS) : undefined,
     leaseMs: integer(env, "CLUSTER_LEASE_MS", DEFAULT_LEASE_MS, 300, 60_000),
     forwardTimeoutMs: integer(env, "CLUSTER_FORWARD_TIMEOUT_MS", DEFAULT_FORWARD_TIMEOUT_MS, 100, 60_000),
   };

@@ -1,18 +1,25 @@
 /**
- * The cluster's layout, recorded once in NATS when the cluster is created: its partition count.
- * Markets are placed by `hash(marketId) mod partitions`, so the count belongs to the cluster's data,
- * never to a node's configuration or core count: a node that joins uses the recorded count, and one
- * whose explicit CLUSTER_PARTITIONS disagrees is refused (as SHARDS is for a data directory:
+ * The cluster's layout, recorded once in NATS when the cluster is created: its partition count, and
+ * how many of the partitions are key homes (the first `keyHomes`: their owners bind idempotency
+ * keys, key-bindings.ts). Markets are placed by `hash(marketId) mod partitions` and keys by
+ * `hash(key) mod keyHomes`, so both counts belong to the cluster's data, never to a node's
+ * configuration or core count: a node that joins uses the recorded counts, and one whose explicit
+ * CLUSTER_PARTITIONS or CLUSTER_KEY_HOMES disagrees is refused (as SHARDS is for a data directory:
  * engine/runtime/cluster-meta.ts). Kept in KV bucket `cluster-meta`, key `layout`, created with
  * KV's create (exactly one creator wins a race; the others read what it wrote).
+ *
+ * Format 1 had no key homes: every partition was one (its clusters keep that). A build that knows
+ * only format 1 refuses format 2 rather than look for keys where they are not.
  */
 import type { KvBucket } from "../messaging/kv.js";
 import type { Messaging } from "../messaging/messaging.js";
 import { ClusterConfigError } from "../runtime/cluster-meta.js";
 import { withRetries } from "../journal/jetstream-retry.js";
-import { DEFAULT_PARTITIONS, MAX_PARTITIONS } from "./cluster-settings.js";
+import { DEFAULT_KEY_HOMES, DEFAULT_PARTITIONS, MAX_PARTITIONS } from "./cluster-settings.js";
 
-export const CLUSTER_LAYOUT_VERSION = 1;
+export const CLUSTER_LAYOUT_VERSION = 2;
+/** The format before key homes: every partition a key home. */
+const LAYOUT_VERSION_ALL_HOMES = 1;
 const BUCKET = "cluster-meta";
 const KEY = "layout";
 const OPEN_DEADLINE_MS = 15_000;
@@ -22,19 +29,31 @@ const REQUEST_TIMEOUT_MS = 5_000;
 export interface ClusterLayout {
   readonly formatVersion: number;
   readonly partitions: number;
+  /** Partitions 0..keyHomes-1 are the key homes (1..partitions). */
+  readonly keyHomes: number;
   readonly createdAt: string;
+}
+
+/** What a node asks for when it may be the one creating the cluster (unset: the defaults). */
+export interface RequestedLayout {
+  readonly partitions: number | undefined;
+  readonly keyHomes: number | undefined;
 }
 
 function parseLayout(bytes: Uint8Array): ClusterLayout {
   const value = JSON.parse(new TextDecoder().decode(bytes)) as Partial<ClusterLayout>;
-  if (value.formatVersion !== CLUSTER_LAYOUT_VERSION) {
-    throw new ClusterConfigError(`the cluster's layout has format version ${String(value.formatVersion)}; this build reads ${CLUSTER_LAYOUT_VERSION}`);
+  if (value.formatVersion !== CLUSTER_LAYOUT_VERSION && value.formatVersion !== LAYOUT_VERSION_ALL_HOMES) {
+    throw new ClusterConfigError(`the cluster's layout has format version ${String(value.formatVersion)}; this build reads ${LAYOUT_VERSION_ALL_HOMES} and ${CLUSTER_LAYOUT_VERSION}`);
   }
   const partitions = value.partitions;
   if (typeof partitions !== "number" || !Number.isInteger(partitions) || partitions < 1 || partitions > MAX_PARTITIONS) {
     throw new ClusterConfigError(`the cluster's layout records an invalid partition count (${String(partitions)})`);
   }
-  return { formatVersion: CLUSTER_LAYOUT_VERSION, partitions, createdAt: String(value.createdAt) };
+  const keyHomes = value.formatVersion === LAYOUT_VERSION_ALL_HOMES ? partitions : value.keyHomes;
+  if (typeof keyHomes !== "number" || !Number.isInteger(keyHomes) || keyHomes < 1 || keyHomes > partitions) {
+    throw new ClusterConfigError(`the cluster's layout records an invalid key home count (${String(keyHomes)} for ${partitions} partitions)`);
+  }
+  return { formatVersion: CLUSTER_LAYOUT_VERSION, partitions, keyHomes, createdAt: String(value.createdAt) };
 }
 
 /** The `cluster-meta` bucket: the layout and the audit key history (cluster-key-history.ts). */
@@ -44,15 +63,15 @@ export async function clusterMetaBucket(messaging: Messaging, replicas: number):
 }
 
 /**
- * The cluster's layout: the recorded one, or, for a new cluster, `requested` (else the default)
- * recorded now. An explicit `requested` that differs from the recorded count is refused.
+ * The cluster's layout: the recorded one, or, for a new cluster, `requested` (else the defaults)
+ * recorded now. An explicit request that differs from the recorded layout is refused.
  */
-export async function openClusterLayout(messaging: Messaging, requested: number | undefined, nowMs: number, replicas = 3): Promise<ClusterLayout> {
+export async function openClusterLayout(messaging: Messaging, requested: RequestedLayout, nowMs: number, replicas = 3): Promise<ClusterLayout> {
   const layout = await withRetries(messaging.timers, "reading the cluster layout", OPEN_DEADLINE_MS, async () => {
     const kv = await clusterMetaBucket(messaging, replicas);
     const existing = await kv.get(KEY);
     if (existing !== null && existing.operation === "PUT") return parseLayout(existing.value);
-    const created: ClusterLayout = { formatVersion: CLUSTER_LAYOUT_VERSION, partitions: requested ?? DEFAULT_PARTITIONS, createdAt: new Date(nowMs).toISOString() };
+    const created = newLayout(requested, nowMs);
     try {
       await kv.create(KEY, new TextEncoder().encode(JSON.stringify(created)));
       return created;
@@ -63,11 +82,24 @@ export async function openClusterLayout(messaging: Messaging, requested: number 
       return parseLayout(raced.value);
     }
   });
-  if (requested !== undefined && requested !== layout.partitions) {
+  if (requested.partitions !== undefined && requested.partitions !== layout.partitions) {
     throw new ClusterConfigError(
-      `the cluster was created with CLUSTER_PARTITIONS=${layout.partitions}; this node sets ${requested}, which would misplace markets. ` +
+      `the cluster was created with CLUSTER_PARTITIONS=${layout.partitions}; this node sets ${requested.partitions}, which would misplace markets. ` +
         `Unset CLUSTER_PARTITIONS (the cluster's own count is used) or set it to ${layout.partitions} (re-partitioning is not supported).`,
     );
   }
+  if (requested.keyHomes !== undefined && requested.keyHomes !== layout.keyHomes) {
+    throw new ClusterConfigError(
+      `the cluster was created with CLUSTER_KEY_HOMES=${layout.keyHomes}; this node sets ${requested.keyHomes}, which would look for idempotency keys where they are not. ` +
+        `Unset CLUSTER_KEY_HOMES (the cluster's own count is used) or set it to ${layout.keyHomes}.`,
+    );
+  }
   return layout;
+}
+
+function newLayout(requested: RequestedLayout, nowMs: number): ClusterLayout {
+  const partitions = requested.partitions ?? DEFAULT_PARTITIONS;
+  const keyHomes = requested.keyHomes ?? Math.min(DEFAULT_KEY_HOMES, partitions);
+  if (keyHomes > partitions) throw new ClusterConfigError(`CLUSTER_KEY_HOMES (${keyHomes}) must be at most the partition count (${partitions})`);
+  return { formatVersion: CLUSTER_LAYOUT_VERSION, partitions, keyHomes, createdAt: new Date(nowMs).toISOString() };
 }

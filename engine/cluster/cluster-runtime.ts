@@ -75,6 +75,8 @@ export interface ClusterRuntimeOptions extends ShardAnswersOptions {
   messaging: Messaging;
   /** The cluster's recorded partition count (cluster-layout.ts). */
   partitions: number;
+  /** The cluster's recorded key homes: partitions 0..keyHomes-1 bind keys (cluster-layout.ts). */
+  keyHomes: number;
   clock: Clock;
   controlledClock?: boolean;
   workerSource?: ShardWorkerSource;
@@ -244,7 +246,7 @@ export class ClusterRuntime implements Markets {
     this.refuseIfClosed();
     const partition = this.partitionOf(command);
     const { actorId } = command.identity;
-    const home = homeOf(actorId, command.commandId, this.options.partitions);
+    const home = homeOf(actorId, command.commandId, this.options.keyHomes);
     // A key whose home is another partition is bound there first (key-bindings.ts).
     if (home !== partition && (await this.bind(home, { actorId, commandId: command.commandId, fingerprint, marketPartition: partition })) === "conflict") {
       return { disposition: "replayed", reply: IDEMPOTENCY_CONFLICT };
@@ -392,7 +394,7 @@ export class ClusterRuntime implements Markets {
   private async submitHere(command: Command, fingerprint: string): Promise<SubmitResult> {
     const { actorId } = command.identity;
     const { commandId } = command;
-    if (homeOf(actorId, commandId, this.options.partitions) === this.partitionOf(command)) {
+    if (homeOf(actorId, commandId, this.options.keyHomes) === this.partitionOf(command)) {
       // A command executing in its key's home: no binding was made, but one made for another market
       // must win. One in flight decides first (abandoned: it wins nothing); the last check and the
       // claim below then run in one turn, so no bind passes between them.
@@ -490,7 +492,9 @@ export class ClusterRuntime implements Markets {
     const timed = async <T>(work: Promise<T>): Promise<{ value: T; ms: number }> => ({ value: await work, ms: Math.round(this.timers.nowMs() - startedMs) });
     // Two streams, each claimed at `epoch` and read, independent of each other: at once. The
     // partition is served only once both are done.
-    const [shard, keys] = await Promise.allSettled([timed(this.host.open(partition, epoch)), timed(this.keys.open(partition, epoch))]);
+    // Only a key home has bindings to open.
+    const keysOpened = partition < this.options.keyHomes ? this.keys.open(partition, epoch) : Promise.resolve(0);
+    const [shard, keys] = await Promise.allSettled([timed(this.host.open(partition, epoch)), timed(keysOpened)]);
     if (shard.status === "rejected" || keys.status === "rejected") {
       if (shard.status === "fulfilled") await this.host.close(partition);
       if (keys.status === "fulfilled") await this.keys.close(partition);

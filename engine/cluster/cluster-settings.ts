@@ -12,6 +12,11 @@ export interface ClusterSettings {
    * cluster's count is the recorded one (cluster-layout.ts).
    */
   readonly partitions: number | undefined;
+  /**
+   * Key homes of a cluster created by this node (the partitions whose owners bind idempotency keys:
+   * key-bindings.ts). Only read when no layout is recorded yet, like `partitions`.
+   */
+  readonly keyHomes: number | undefined;
   /** How long a partition lease stays valid without renewal (the failover detection time). */
   readonly leaseMs: number;
   /** How long a forwarded request waits for the owner's answer before the client gets a 503. */
@@ -20,6 +25,12 @@ export interface ClusterSettings {
 
 export const NODE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const DEFAULT_PARTITIONS = 6;
+/**
+ * One home: every binding goes to one stream, whose group commits then gather the bindings of
+ * every market (docs/cluster.md, "Idempotency across partitions": a JetStream write costs this
+ * machine's NATS servers milliseconds of CPU, so how many bindings share one is what counts).
+ */
+export const DEFAULT_KEY_HOMES = 1;
 export const MAX_PARTITIONS = 256;
 export const DEFAULT_LEASE_MS = 1_500;
 export const DEFAULT_FORWARD_TIMEOUT_MS = 5_000;

@@ -36,9 +36,9 @@ export function keysStream(partition: number): string {
   return `keys-${partition}`;
 }
 
-/** The home partition of (actorId, commandId). */
-export function homeOf(actorId: string, commandId: string, partitions: number): number {
-  return fnv1a32(`${actorId}\u0000${commandId}`) % partitions;
+/** The home partition of (actorId, commandId): one of the cluster's first `keyHomes` partitions. */
+export function homeOf(actorId: string, commandId: string, keyHomes: number): number {
+  return fnv1a32(`${actorId}\u0000${commandId}`) % keyHomes;
 }
 
 interface Staged {

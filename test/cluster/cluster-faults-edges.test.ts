@@ -51,7 +51,12 @@ let inspector: NatsConnection;
 let jsm: JetStreamManager;
 
 beforeAll(async () => {
-  ({ nats, nodes, creator, inspector, jsm } = await startFaultCluster(PARTITIONS, { CLUSTER_LEASE_MS: "1500", CLUSTER_FORWARD_TIMEOUT_MS: String(FORWARD_TIMEOUT_MS) }, "edges-creator"));
+  ({ nats, nodes, creator, inspector, jsm } = await startFaultCluster(
+    PARTITIONS,
+    // Every partition a key home: a test below needs a key whose home is a given market's partition.
+    { CLUSTER_LEASE_MS: "1500", CLUSTER_FORWARD_TIMEOUT_MS: String(FORWARD_TIMEOUT_MS), CLUSTER_KEY_HOMES: String(PARTITIONS) },
+    "edges-creator",
+  ));
 });
 
 // KEEP_NODE_LOGS=1 keeps the nodes' logs after a pass too (to look at a run's figures in detail).

@@ -10,6 +10,8 @@ import { drawIdentityPlan } from "./identity-workload.js";
 export interface Scenario {
   readonly nodes: ReadonlyArray<{ readonly name: string; readonly skewMs: number }>;
   readonly partitions: number;
+  /** The partitions that bind idempotency keys (cluster-layout.ts): 1..partitions. */
+  readonly keyHomes: number;
   readonly leaseMs: number;
   readonly forwardTimeoutMs: number;
   readonly checkpointEverySeconds: number;
@@ -28,9 +30,10 @@ export function drawScenario(random: Random): Scenario {
   const leaseMs = 1_500;
   const nodes = names.map((name) => ({ name, skewMs: drawSkew(random, leaseMs) }));
   const activeMs = random.int(4_000, 16_000);
-  return {
+  const partitions = random.int(1, 6);
+  const scenario = {
     nodes,
-    partitions: random.int(1, 6),
+    partitions,
     leaseMs,
     forwardTimeoutMs: 5_000,
     checkpointEverySeconds: random.pick([0, 2, 5]),
@@ -41,13 +44,15 @@ export function drawScenario(random: Random): Scenario {
     // Drawn last: the draws before it are those of seeds before identity commands were simulated.
     workload: drawWorkload(random.fork("workload"), activeMs, drawIdentityPlan(random.fork("identity"), activeMs)),
   };
+  // Drawn after the workload, for the same reason.
+  return { ...scenario, keyHomes: random.fork("key-homes").int(1, partitions) };
 }
 
 export function describeScenario(scenario: Scenario): string {
   const nodes = scenario.nodes.map((node) => `${node.name} (clock ${node.skewMs >= 0 ? "+" : ""}${node.skewMs} ms)`).join(", ");
   const w = scenario.workload;
   return (
-    `${scenario.nodes.length} nodes: ${nodes}; ${scenario.partitions} partitions; lease ${scenario.leaseMs} ms; checkpoints every ${scenario.checkpointEverySeconds} s; ` +
+    `${scenario.nodes.length} nodes: ${nodes}; ${scenario.partitions} partitions (${scenario.keyHomes} key home${scenario.keyHomes === 1 ? "" : "s"}); lease ${scenario.leaseMs} ms; checkpoints every ${scenario.checkpointEverySeconds} s; ` +
     `faults for ${scenario.activeMs} ms; ${w.markets.length} markets (${w.markets.map((m) => `${m.id} ${m.mechanism}${m.mechanism === "direct" ? ` cap ${m.capacity} ${m.confirmation}` : ""}`).join(", ")}), ` +
     `${w.participants.length} participants${w.hot ? ", hot first market" : ""}` +
     (w.identity.principals.length > 0 ? `; ${w.identity.principals.length} principals provisioned, ${w.identity.delegationsEach} delegation(s) each` : "")

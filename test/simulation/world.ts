@@ -56,6 +56,7 @@ export class World {
     const { scenario } = this;
     const settings = {
       partitions: scenario.partitions,
+      keyHomes: scenario.keyHomes,
       leaseMs: scenario.leaseMs,
       forwardTimeoutMs: scenario.forwardTimeoutMs,
       checkpointEverySeconds: scenario.checkpointEverySeconds,

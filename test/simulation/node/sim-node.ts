@@ -27,6 +27,7 @@ import { SimShardThread, type ShardThreadHost } from "./sim-shard-thread.js";
 
 export interface NodeSettings {
   readonly partitions: number;
+  readonly keyHomes: number;
   readonly leaseMs: number;
   readonly forwardTimeoutMs: number;
   readonly checkpointEverySeconds: number;
@@ -120,11 +121,12 @@ export class SimNode implements ShardThreadHost {
   private async boot(): Promise<{ runtime: ClusterRuntime; identity: IdentityStore }> {
     const { settings } = this;
     const messaging = this.connect("main");
-    const layout = await openClusterLayout(messaging, settings.partitions, this.clock.nowMs(), 3);
+    const layout = await openClusterLayout(messaging, { partitions: settings.partitions, keyHomes: settings.keyHomes }, this.clock.nowMs(), 3);
     const cluster: ClusterSettings = {
       natsUrls: ["sim://nats"],
       nodeId: this.name,
       partitions: settings.partitions,
+      keyHomes: settings.keyHomes,
       leaseMs: settings.leaseMs,
       forwardTimeoutMs: settings.forwardTimeoutMs,
     };

@@ -1,0 +1,72 @@
+/**
+ * The cluster's layout (engine/cluster/cluster-layout.ts) on a real 3-node nats-server cluster: what
+ * a new cluster records, what a node that joins reads, and what it refuses: another partition or
+ * key home count than the recorded one, a key home count above the partitions. A layout written
+ * before key homes existed (format 1) reads as every partition a key home, where its keys are.
+ */
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clusterMetaBucket, openClusterLayout } from "../../engine/cluster/cluster-layout.js";
+import { NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
+import { ClusterConfigError } from "../../engine/runtime/cluster-meta.js";
+import { loadServiceConfig } from "../../gateway/config.js";
+import { NatsCluster } from "./support/nats-cluster.js";
+
+let cluster: NatsCluster;
+let connection: NatsConnection;
+const NOW_MS = Date.UTC(2026, 10, 29);
+
+beforeAll(async () => {
+  cluster = await NatsCluster.start();
+  connection = await connect({ servers: cluster.urls });
+});
+
+afterAll(async () => {
+  await connection?.close();
+  await cluster?.stop();
+});
+
+/** The layout bucket emptied: the next open creates the cluster's layout. */
+async function freshLayout(): Promise<NatsMessaging> {
+  const messaging = new NatsMessaging(connection);
+  const bucket = await clusterMetaBucket(messaging, 3);
+  await bucket.delete("layout").catch(() => undefined);
+  return messaging;
+}
+
+describe("the cluster layout", () => {
+  it("records one key home by default, and a node that joins reads the recorded counts", async () => {
+    const messaging = await freshLayout();
+    const created = await openClusterLayout(messaging, { partitions: 6, keyHomes: undefined }, NOW_MS);
+    expect(created).toMatchObject({ formatVersion: 2, partitions: 6, keyHomes: 1 });
+    expect(await openClusterLayout(messaging, { partitions: undefined, keyHomes: undefined }, NOW_MS)).toMatchObject({ partitions: 6, keyHomes: 1 });
+  });
+
+  it("records the key homes asked for, and refuses a node that asks for another count, naming both", async () => {
+    const messaging = await freshLayout();
+    expect(await openClusterLayout(messaging, { partitions: 4, keyHomes: 4 }, NOW_MS)).toMatchObject({ partitions: 4, keyHomes: 4 });
+    const refused = openClusterLayout(messaging, { partitions: undefined, keyHomes: 1 }, NOW_MS);
+    await expect(refused).rejects.toBeInstanceOf(ClusterConfigError);
+    await expect(refused).rejects.toThrow(/CLUSTER_KEY_HOMES=4; this node sets 1/);
+  });
+
+  it("refuses more key homes than partitions for a new cluster", async () => {
+    const messaging = await freshLayout();
+    await expect(openClusterLayout(messaging, { partitions: 2, keyHomes: 3 }, NOW_MS)).rejects.toThrow(/CLUSTER_KEY_HOMES \(3\) must be at most the partition count \(2\)/);
+  });
+
+  it("reads a layout of format 1 (before key homes) as every partition a key home", async () => {
+    const messaging = await freshLayout();
+    const bucket = await clusterMetaBucket(messaging, 3);
+    await bucket.create("layout", new TextEncoder().encode(JSON.stringify({ formatVersion: 1, partitions: 5, createdAt: "2026-11-01T00:00:00.000Z" })));
+    expect(await openClusterLayout(messaging, { partitions: undefined, keyHomes: undefined }, NOW_MS)).toMatchObject({ partitions: 5, keyHomes: 5 });
+  });
+
+  it("takes CLUSTER_KEY_HOMES from the environment, in cluster mode only", () => {
+    const cluster = { CLUSTER_NATS_URLS: "nats://127.0.0.1:4222", CLUSTER_NODE_ID: "a" };
+    expect(loadServiceConfig({ ...cluster, CLUSTER_KEY_HOMES: "3" }).cluster?.keyHomes).toBe(3);
+    expect(loadServiceConfig(cluster).cluster?.keyHomes).toBeUndefined();
+    expect(() => loadServiceConfig({ ...cluster, CLUSTER_KEY_HOMES: "0" })).toThrow(/CLUSTER_KEY_HOMES/);
+    expect(() => loadServiceConfig({ CLUSTER_KEY_HOMES: "2" })).toThrow(/CLUSTER_KEY_HOMES: is a cluster setting/);
+  });
+});
