@@ -44,8 +44,10 @@ export function drawScenario(random: Random): Scenario {
     // Drawn last: the draws before it are those of seeds before identity commands were simulated.
     workload: drawWorkload(random.fork("workload"), activeMs, drawIdentityPlan(random.fork("identity"), activeMs)),
   };
-  // Drawn after the workload, for the same reason.
-  return { ...scenario, keyHomes: random.fork("key-homes").int(1, partitions) };
+  // Drawn after the workload, for the same reason. Half the seeds make every partition a key home
+  // (a cluster created before key homes, the most bindings in flight at once), half any count.
+  const homes = random.fork("key-homes");
+  return { ...scenario, keyHomes: homes.chance(0.5) ? partitions : homes.int(1, partitions) };
 }
 
 export function describeScenario(scenario: Scenario): string {
