@@ -25,7 +25,7 @@
  *
  *   npm run bench:cluster -- [--participants 3000] [--markets 1000] [--seconds 10] [--warm-up 5]
  *     [--connections 63] [--partitions 6] [--failover-rounds 5] [--failover-storm-seconds 8]
- *     [--kill-after-ms 2000]
+ *     [--kill-after-ms 2000] [--key-homes K (the cluster's CLUSTER_KEY_HOMES; default: the service's)]
  *
  * Needs wrk (apt-get install wrk) and nats-server (bash scripts/fetch-nats-server.sh). Writes
  * bench/results/<date>-cluster.{json,md} and two SVG charts.
@@ -57,6 +57,8 @@ const PARTITIONS = numberArg("partitions", 6);
 const FAILOVER_ROUNDS = numberArg("failover-rounds", 5);
 const FAILOVER_STORM_SECONDS = numberArg("failover-storm-seconds", 8);
 const KILL_AFTER_MS = numberArg("kill-after-ms", 2_000);
+/** CLUSTER_KEY_HOMES of the cluster the bench creates (0: the service's default). */
+const KEY_HOMES = numberArg("key-homes", 0);
 /** How long a failover round waits for the killed owner's markets before it counts as failed. */
 const FAILOVER_GIVE_UP_MS = 30_000;
 const NODES = 3;
@@ -405,7 +407,7 @@ async function startCluster(): Promise<ClusterSetup> {
     ports: { kind: "free" },
     operatorSecret,
     metricsToken,
-    serviceEnv: { LOG_LEVEL: "warn", AUTH_TOKEN_TTL: "3600" },
+    serviceEnv: { LOG_LEVEL: "warn", AUTH_TOKEN_TTL: "3600", ...(KEY_HOMES > 0 ? { CLUSTER_KEY_HOMES: String(KEY_HOMES) } : {}) },
     // As the storm's services (bench/storm/processes.ts): STORM_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles every node.
     serviceNodeArgs: (process.env["STORM_NODE_ARGS"] ?? "").split(" ").filter((arg) => arg !== ""),
     onUnexpectedExit: (name, code, signal) => log(`cluster: ${name} exited unexpectedly (${signal ?? `code ${code}`})`),
@@ -728,6 +730,7 @@ async function main(): Promise<void> {
     warmUpSeconds: WARM_UP_SECONDS,
     connections: CONNECTIONS,
     partitions: PARTITIONS,
+    keyHomes: KEY_HOMES > 0 ? KEY_HOMES : "service default",
     failoverRounds: FAILOVER_ROUNDS,
     failoverStormSeconds: FAILOVER_STORM_SECONDS,
     killAfterMs: KILL_AFTER_MS,
