@@ -7,6 +7,9 @@
  *
  *   npm run bench:journal-jetstream -- [--appends 1000] [--entries 64] [--entry-bytes 200]
  *
+ * For the JetStream journal it also prints the CPU the three NATS servers spent per append (user +
+ * system, from /proc): what one replicated, fsynced write costs the servers, whatever it holds.
+ *
  * Needs scripts/fetch-nats-server.sh. Prints p50/p90/p99/max per shape and journal; writes nothing.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -19,6 +22,7 @@ import type { Journal } from "../engine/journal/journal.js";
 import { NatsCluster } from "../test/cluster/support/nats-cluster.js";
 import { numberArg } from "./args.js";
 import { percentile } from "./percentile.js";
+import { cpuSecondsOfStat } from "./storm/processes.js";
 
 const APPENDS = numberArg("appends", 1_000);
 const ENTRIES = numberArg("entries", 64);
@@ -33,13 +37,24 @@ interface Row {
   p99Ms: number;
   maxMs: number;
   entriesPerSecond: number;
+  /** CPU of the NATS servers per append (JetStream only). */
+  natsCpuUsPerAppend?: number;
 }
 
-async function measure(label: string, journal: Journal, entriesPerBatch: number): Promise<Row> {
+/** CPU seconds the processes `pids` have used so far. */
+function cpuSeconds(pids: readonly number[]): number {
+  return pids.reduce((total, pid) => {
+    const { user, system } = cpuSecondsOfStat(`/proc/${pid}/stat`);
+    return total + user + system;
+  }, 0);
+}
+
+async function measure(label: string, journal: Journal, entriesPerBatch: number, natsPids: readonly number[] = []): Promise<Row> {
   const batch = Array.from({ length: entriesPerBatch }, (_, i) => new Uint8Array(ENTRY_BYTES).fill(i & 0xff));
   // Warm-up: connections, the stream's leader, the page cache.
   for (let i = 0; i < 20; i++) await journal.append(batch, { expectedLastSequence: journal.lastSequence });
   const latencies: number[] = [];
+  const natsCpuBefore = cpuSeconds(natsPids);
   const started = performance.now();
   for (let i = 0; i < APPENDS; i++) {
     const t0 = performance.now();
@@ -47,6 +62,7 @@ async function measure(label: string, journal: Journal, entriesPerBatch: number)
     latencies.push(performance.now() - t0);
   }
   const seconds = (performance.now() - started) / 1000;
+  const natsCpu = cpuSeconds(natsPids) - natsCpuBefore;
   latencies.sort((a, b) => a - b);
   const round = (ms: number): number => Math.round(ms * 100) / 100;
   return {
@@ -58,6 +74,7 @@ async function measure(label: string, journal: Journal, entriesPerBatch: number)
     p99Ms: round(percentile(latencies, 99)),
     maxMs: round(latencies[latencies.length - 1] ?? Number.NaN),
     entriesPerSecond: Math.round((APPENDS * entriesPerBatch) / seconds),
+    ...(natsPids.length === 0 ? {} : { natsCpuUsPerAppend: Math.round((natsCpu * 1e6) / APPENDS) }),
   };
 }
 
@@ -73,7 +90,7 @@ try {
     rows.push(await measure("FileJournal", file, entries));
     await file.close();
     const stream = await JetStreamJournal.open({ messaging: new NatsMessaging(connection), name: `bench-${entries}` });
-    rows.push(await measure("JetStreamJournal R3", stream, entries));
+    rows.push(await measure("JetStreamJournal R3", stream, entries, cluster.pids()));
     await stream.close();
   }
 } finally {

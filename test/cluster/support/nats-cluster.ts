@@ -210,6 +210,11 @@ export class NatsCluster {
     return index;
   }
 
+  /** The process ids of the nodes running now (benches read their CPU from /proc). */
+  pids(): number[] {
+    return this.running.flatMap((entry) => (entry.process?.pid === undefined ? [] : [entry.process.pid]));
+  }
+
   /** Whether node `index` has a live process (a paused one counts). */
   isRunning(index: number): boolean {
     return this.entry(index).process !== undefined;
