@@ -490,11 +490,12 @@ export class ClusterRuntime implements Markets {
     this.lastEpoch.set(partition, epoch);
     const startedMs = this.timers.nowMs();
     const timed = async <T>(work: Promise<T>): Promise<{ value: T; ms: number }> => ({ value: await work, ms: Math.round(this.timers.nowMs() - startedMs) });
-    // Two streams, each claimed at `epoch` and read, independent of each other: at once. The
-    // partition is served only once both are done.
-    // Only a key home has bindings to open.
-    const keysOpened = partition < this.options.keyHomes ? this.keys.open(partition, epoch) : Promise.resolve(0);
-    const [shard, keys] = await Promise.allSettled([timed(this.host.open(partition, epoch)), timed(keysOpened)]);
+    // The partition's stream and, for a key home, its bindings' stream: each claimed at `epoch` and
+    // read, independent of each other, so at once. The partition is served only once both are done.
+    const keyHome = partition < this.options.keyHomes;
+    const shardOpened = timed(this.host.open(partition, epoch));
+    const keysOpened = timed(keyHome ? this.keys.open(partition, epoch) : Promise.resolve(0));
+    const [shard, keys] = await Promise.allSettled([shardOpened, keysOpened]);
     if (shard.status === "rejected" || keys.status === "rejected") {
       if (shard.status === "fulfilled") await this.host.close(partition);
       if (keys.status === "fulfilled") await this.keys.close(partition);
@@ -530,11 +531,11 @@ export class ClusterRuntime implements Markets {
       commandsReplayed: opened.report.framesReplayed,
       lastSequence: opened.report.lastLsn,
       headsChecked: opened.report.headsChecked,
-      keyBindings: bindings,
+      ...(keyHome ? { keyBindings: bindings } : {}),
       // The shard's open: its worker's start, NATS connection, claim, and its recovery proper (shardRecoveryMs).
       shardOpenMs: shard.value.ms,
       shardRecoveryMs: opened.report.elapsedMs,
-      keyBindingsOpenMs: keys.value.ms,
+      ...(keyHome ? { keyBindingsOpenMs: keys.value.ms } : {}),
       elapsedMs: Math.round(this.timers.nowMs() - startedMs),
     });
   }
