@@ -52,7 +52,9 @@ import { DEFAULT_PROOF_CACHE_BYTES } from "../engine/audit/proof-tree-cache.js";
 import { ACCEPT_UNSIGNED_TAIL_SETTING, DEFAULT_HEAD_INTERVAL, parseAcceptedTails, type HeadInterval } from "../engine/audit/heads/unsigned-tail.js";
 import {
   DEFAULT_FORWARD_TIMEOUT_MS,
+  DEFAULT_KEY_HOMES,
   DEFAULT_LEASE_MS,
+  DEFAULT_PARTITIONS,
   MAX_PARTITIONS,
   NODE_ID_PATTERN,
   type ClusterSettings,
@@ -196,11 +198,14 @@ function clusterSettings(env: Env): ClusterSettings | undefined {
   }
   const nodeId = env["CLUSTER_NODE_ID"] ?? "";
   if (!NODE_ID_PATTERN.test(nodeId)) throw new ConfigError("CLUSTER_NODE_ID", "must be set in cluster mode: 1 to 64 letters, digits, '-' or '_', unique per node");
+  const partitions = isSet(env, "CLUSTER_PARTITIONS") ? integer(env, "CLUSTER_PARTITIONS", DEFAULT_PARTITIONS, 1, MAX_PARTITIONS) : undefined;
+  // At most the partitions: the explicit count here, else whatever the cluster records (checked there).
+  const keyHomes = isSet(env, "CLUSTER_KEY_HOMES") ? integer(env, "CLUSTER_KEY_HOMES", DEFAULT_KEY_HOMES, 1, partitions ?? MAX_PARTITIONS) : undefined;
   return {
     natsUrls,
     nodeId,
-    partitions: isSet(env, "CLUSTER_PARTITIONS") ? integer(env, "CLUSTER_PARTITIONS", 1, 1, MAX_PARTITIONS) : undefined,
-    keyHomes: isSet(env, "CLUSTER_KEY_HOMES") ? integer(env, "CLUSTER_KEY_HOMES", 1, 1, MAX_PARTITIONS) : undefined,
+    partitions,
+    keyHomes,
     leaseMs: integer(env, "CLUSTER_LEASE_MS", DEFAULT_LEASE_MS, 300, 60_000),
     forwardTimeoutMs: integer(env, "CLUSTER_FORWARD_TIMEOUT_MS", DEFAULT_FORWARD_TIMEOUT_MS, 100, 60_000),
   };

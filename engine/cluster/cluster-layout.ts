@@ -42,18 +42,24 @@ export interface RequestedLayout {
 
 function parseLayout(bytes: Uint8Array): ClusterLayout {
   const value = JSON.parse(new TextDecoder().decode(bytes)) as Partial<ClusterLayout>;
-  if (value.formatVersion !== CLUSTER_LAYOUT_VERSION && value.formatVersion !== LAYOUT_VERSION_ALL_HOMES) {
-    throw new ClusterConfigError(`the cluster's layout has format version ${String(value.formatVersion)}; this build reads ${LAYOUT_VERSION_ALL_HOMES} and ${CLUSTER_LAYOUT_VERSION}`);
+  const formatVersion = value.formatVersion;
+  if (formatVersion !== CLUSTER_LAYOUT_VERSION && formatVersion !== LAYOUT_VERSION_ALL_HOMES) {
+    throw new ClusterConfigError(`the cluster's layout has format version ${String(formatVersion)}; this build reads ${LAYOUT_VERSION_ALL_HOMES} and ${CLUSTER_LAYOUT_VERSION}`);
   }
   const partitions = value.partitions;
-  if (typeof partitions !== "number" || !Number.isInteger(partitions) || partitions < 1 || partitions > MAX_PARTITIONS) {
+  if (!isCount(partitions, MAX_PARTITIONS)) {
     throw new ClusterConfigError(`the cluster's layout records an invalid partition count (${String(partitions)})`);
   }
-  const keyHomes = value.formatVersion === LAYOUT_VERSION_ALL_HOMES ? partitions : value.keyHomes;
-  if (typeof keyHomes !== "number" || !Number.isInteger(keyHomes) || keyHomes < 1 || keyHomes > partitions) {
+  const keyHomes = formatVersion === LAYOUT_VERSION_ALL_HOMES ? partitions : value.keyHomes;
+  if (!isCount(keyHomes, partitions)) {
     throw new ClusterConfigError(`the cluster's layout records an invalid key home count (${String(keyHomes)} for ${partitions} partitions)`);
   }
-  return { formatVersion: CLUSTER_LAYOUT_VERSION, partitions, keyHomes, createdAt: String(value.createdAt) };
+  return { formatVersion, partitions, keyHomes, createdAt: String(value.createdAt) };
+}
+
+/** An integer from 1 to `max`. */
+function isCount(value: unknown, max: number): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= max;
 }
 
 /** The `cluster-meta` bucket: the layout and the audit key history (cluster-key-history.ts). */
@@ -89,8 +95,12 @@ export async function openClusterLayout(messaging: Messaging, requested: Request
     );
   }
   if (requested.keyHomes !== undefined && requested.keyHomes !== layout.keyHomes) {
+    const created =
+      layout.formatVersion === LAYOUT_VERSION_ALL_HOMES
+        ? `the cluster was created before key homes existed, so each of its ${layout.partitions} partitions is one for good`
+        : `the cluster was created with CLUSTER_KEY_HOMES=${layout.keyHomes}`;
     throw new ClusterConfigError(
-      `the cluster was created with CLUSTER_KEY_HOMES=${layout.keyHomes}; this node sets ${requested.keyHomes}, which would look for idempotency keys where they are not. ` +
+      `${created}; this node sets ${requested.keyHomes}, which would look for idempotency keys where they are not. ` +
         `Unset CLUSTER_KEY_HOMES (the cluster's own count is used) or set it to ${layout.keyHomes}.`,
     );
   }
@@ -100,6 +110,7 @@ export async function openClusterLayout(messaging: Messaging, requested: Request
 function newLayout(requested: RequestedLayout, nowMs: number): ClusterLayout {
   const partitions = requested.partitions ?? DEFAULT_PARTITIONS;
   const keyHomes = requested.keyHomes ?? Math.min(DEFAULT_KEY_HOMES, partitions);
-  if (keyHomes > partitions) throw new ClusterConfigError(`CLUSTER_KEY_HOMES (${keyHomes}) must be at most the partition count (${partitions})`);
+  if (!isCount(partitions, MAX_PARTITIONS)) throw new ClusterConfigError(`CLUSTER_PARTITIONS (${partitions}) must be an integer from 1 to ${MAX_PARTITIONS}`);
+  if (!isCount(keyHomes, partitions)) throw new ClusterConfigError(`CLUSTER_KEY_HOMES (${keyHomes}) must be an integer from 1 to the partition count (${partitions})`);
   return { formatVersion: CLUSTER_LAYOUT_VERSION, partitions, keyHomes, createdAt: new Date(nowMs).toISOString() };
 }

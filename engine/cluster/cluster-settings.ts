@@ -27,7 +27,7 @@ export const NODE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const DEFAULT_PARTITIONS = 6;
 /**
  * One home: every binding goes to one stream, whose group commits then gather the bindings of
- * every market (docs/cluster.md, "Idempotency across partitions": a JetStream write costs this
+ * every market (docs/cluster.md, "Idempotency across the cluster": a JetStream write costs this
  * machine's NATS servers milliseconds of CPU, so how many bindings share one is what counts).
  */
 export const DEFAULT_KEY_HOMES = 1;

@@ -52,21 +52,41 @@ describe("the cluster layout", () => {
 
   it("refuses more key homes than partitions for a new cluster", async () => {
     const messaging = await freshLayout();
-    await expect(openClusterLayout(messaging, { partitions: 2, keyHomes: 3 }, NOW_MS)).rejects.toThrow(/CLUSTER_KEY_HOMES \(3\) must be at most the partition count \(2\)/);
+    await expect(openClusterLayout(messaging, { partitions: 2, keyHomes: 3 }, NOW_MS)).rejects.toThrow(/CLUSTER_KEY_HOMES \(3\) must be an integer from 1 to the partition count \(2\)/);
   });
 
-  it("reads a layout of format 1 (before key homes) as every partition a key home", async () => {
+  it("reads a layout of format 1 (before key homes) as every partition a key home, leaves it as it is, and refuses another count", async () => {
     const messaging = await freshLayout();
     const bucket = await clusterMetaBucket(messaging, 3);
-    await bucket.create("layout", new TextEncoder().encode(JSON.stringify({ formatVersion: 1, partitions: 5, createdAt: "2026-11-01T00:00:00.000Z" })));
-    expect(await openClusterLayout(messaging, { partitions: undefined, keyHomes: undefined }, NOW_MS)).toMatchObject({ partitions: 5, keyHomes: 5 });
+    const written = JSON.stringify({ formatVersion: 1, partitions: 5, createdAt: "2026-11-01T00:00:00.000Z" });
+    await bucket.create("layout", new TextEncoder().encode(written));
+    expect(await openClusterLayout(messaging, { partitions: undefined, keyHomes: undefined }, NOW_MS)).toMatchObject({ formatVersion: 1, partitions: 5, keyHomes: 5 });
+    expect(new TextDecoder().decode((await bucket.get("layout"))?.value)).toBe(written);
+    await expect(openClusterLayout(messaging, { partitions: undefined, keyHomes: 1 }, NOW_MS)).rejects.toThrow(/created before key homes existed, so each of its 5 partitions is one for good; this node sets 1/);
+  });
+
+  it("refuses a recorded layout it cannot trust: an unknown format, or key homes missing, 0 or above the partitions", async () => {
+    for (const layout of [
+      { formatVersion: 3, partitions: 4, keyHomes: 1 },
+      { formatVersion: 2, partitions: 4 },
+      { formatVersion: 2, partitions: 4, keyHomes: 0 },
+      { formatVersion: 2, partitions: 4, keyHomes: 5 },
+      { formatVersion: 2, partitions: 4, keyHomes: 1.5 },
+    ]) {
+      const messaging = await freshLayout();
+      await (await clusterMetaBucket(messaging, 3)).create("layout", new TextEncoder().encode(JSON.stringify({ ...layout, createdAt: "2026-11-29T00:00:00.000Z" })));
+      await expect(openClusterLayout(messaging, { partitions: undefined, keyHomes: undefined }, NOW_MS), JSON.stringify(layout)).rejects.toBeInstanceOf(ClusterConfigError);
+    }
   });
 
   it("takes CLUSTER_KEY_HOMES from the environment, in cluster mode only", () => {
     const cluster = { CLUSTER_NATS_URLS: "nats://127.0.0.1:4222", CLUSTER_NODE_ID: "a" };
     expect(loadServiceConfig({ ...cluster, CLUSTER_KEY_HOMES: "3" }).cluster?.keyHomes).toBe(3);
     expect(loadServiceConfig(cluster).cluster?.keyHomes).toBeUndefined();
-    expect(() => loadServiceConfig({ ...cluster, CLUSTER_KEY_HOMES: "0" })).toThrow(/CLUSTER_KEY_HOMES/);
+    expect(() => loadServiceConfig({ ...cluster, CLUSTER_KEY_HOMES: "0" })).toThrow(/CLUSTER_KEY_HOMES: must be an integer from 1 to 256/);
+    expect(() => loadServiceConfig({ ...cluster, CLUSTER_KEY_HOMES: "257" })).toThrow(/CLUSTER_KEY_HOMES: must be an integer from 1 to 256/);
+    expect(() => loadServiceConfig({ ...cluster, CLUSTER_KEY_HOMES: "two" })).toThrow(/CLUSTER_KEY_HOMES: must be an integer/);
+    expect(() => loadServiceConfig({ ...cluster, CLUSTER_PARTITIONS: "4", CLUSTER_KEY_HOMES: "5" })).toThrow(/CLUSTER_KEY_HOMES: must be an integer from 1 to 4/);
     expect(() => loadServiceConfig({ CLUSTER_KEY_HOMES: "2" })).toThrow(/CLUSTER_KEY_HOMES: is a cluster setting/);
   });
 });

@@ -125,10 +125,12 @@ describe("cluster mode", () => {
   });
 
   it("runs one command per (actor, commandId) across partitions: the same key for two markets at once on two nodes, one executes, the other conflicts", async () => {
-    // Two markets in different partitions, each with room for everyone.
+    // Two markets in different partitions, each with room for everyone; x in partition 0, the
+    // cluster's one key home (CLUSTER_KEY_HOMES is left at its default, 1): each round races a
+    // command executing in its key's home (x) against a binding of the same key for y.
     const markets = ["key-market-x", "key-market-y"];
     let suffix = 0;
-    while (shardOfMarket(`${markets[0]}${suffix}`, PARTITIONS) === shardOfMarket(`${markets[1]}${suffix}`, PARTITIONS)) suffix += 1;
+    while (shardOfMarket(`${markets[0]}${suffix}`, PARTITIONS) !== 0 || shardOfMarket(`${markets[1]}${suffix}`, PARTITIONS) === 0) suffix += 1;
     const [x, y] = markets.map((id) => `${id}${suffix}`) as [string, string];
     await openDirectClaimMarket(nodes, 0, creator, x, 20);
     await openDirectClaimMarket(nodes, 1, creator, y, 20);

@@ -31,7 +31,7 @@ export function drawScenario(random: Random): Scenario {
   const nodes = names.map((name) => ({ name, skewMs: drawSkew(random, leaseMs) }));
   const activeMs = random.int(4_000, 16_000);
   const partitions = random.int(1, 6);
-  const scenario = {
+  const scenario: Omit<Scenario, "keyHomes"> = {
     nodes,
     partitions,
     leaseMs,
