@@ -107,7 +107,9 @@ async function openNode(stream: string, options: NodeOptions = {}): Promise<Iden
       JetStreamJournal.open({
         messaging: new NatsMessaging(connection),
         name: stream,
-        ...(options.retryDeadlineMs === undefined ? {} : { retryDeadlineMs: options.retryDeadlineMs }),
+        // A short retry deadline is for appends during an outage; creating and opening the stream
+        // on a loaded machine (or as the file's first test) may take longer.
+        ...(options.retryDeadlineMs === undefined ? {} : { retryDeadlineMs: options.retryDeadlineMs, openDeadlineMs: 60_000 }),
         ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
       }),
   });
