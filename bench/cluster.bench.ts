@@ -44,7 +44,7 @@ import { percentile } from "./percentile.js";
 import { freshResultStem, RESULTS_DIR } from "./result-stem.js";
 import { allocatedOf, answered, recordChecks, transportChecks, type Check, type CheckTarget } from "./storm/checks.js";
 import { commitLatencyBetween, readCommitBuckets, type CommitBuckets, type CommitLatency } from "./storm/commit-latency.js";
-import { cpuSecondsOfStat, REPO, requireWrk, runWrk, type WrkResult } from "./storm/processes.js";
+import { cpuSecondsOf, REPO, requireWrk, runWrk, type WrkResult } from "./storm/processes.js";
 import { svg } from "./storm/report.js";
 import { createMarket, pathsFile, pool, setUpService, warmUp } from "./storm/setup.js";
 
@@ -196,16 +196,7 @@ function commitP99(commits: CommitLatency): string {
 }
 
 function cpuOf(pids: { service: readonly number[]; nats: readonly number[] }): CpuSample {
-  const sum = (list: readonly number[]) =>
-    list.reduce((total, pid) => {
-      try {
-        const { user, system } = cpuSecondsOfStat(`/proc/${pid}/stat`);
-        return total + user + system;
-      } catch {
-        return total; // exited
-      }
-    }, 0);
-  return { service: sum(pids.service), nats: sum(pids.nats) };
+  return { service: cpuSecondsOf(pids.service), nats: cpuSecondsOf(pids.nats) };
 }
 
 async function commitBuckets(urls: readonly string[], metricsToken: string): Promise<CommitBuckets> {

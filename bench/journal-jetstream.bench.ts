@@ -22,7 +22,7 @@ import type { Journal } from "../engine/journal/journal.js";
 import { NatsCluster } from "../test/cluster/support/nats-cluster.js";
 import { numberArg } from "./args.js";
 import { percentile } from "./percentile.js";
-import { cpuSecondsOfStat } from "./storm/processes.js";
+import { cpuSecondsOf } from "./storm/processes.js";
 
 const APPENDS = numberArg("appends", 1_000);
 const ENTRIES = numberArg("entries", 64);
@@ -41,20 +41,13 @@ interface Row {
   natsCpuUsPerAppend?: number;
 }
 
-/** CPU seconds the processes `pids` have used so far. */
-function cpuSeconds(pids: readonly number[]): number {
-  return pids.reduce((total, pid) => {
-    const { user, system } = cpuSecondsOfStat(`/proc/${pid}/stat`);
-    return total + user + system;
-  }, 0);
-}
 
 async function measure(label: string, journal: Journal, entriesPerBatch: number, natsPids: readonly number[] = []): Promise<Row> {
   const batch = Array.from({ length: entriesPerBatch }, (_, i) => new Uint8Array(ENTRY_BYTES).fill(i & 0xff));
   // Warm-up: connections, the stream's leader, the page cache.
   for (let i = 0; i < 20; i++) await journal.append(batch, { expectedLastSequence: journal.lastSequence });
   const latencies: number[] = [];
-  const natsCpuBefore = cpuSeconds(natsPids);
+  const natsCpuBefore = cpuSecondsOf(natsPids);
   const started = performance.now();
   for (let i = 0; i < APPENDS; i++) {
     const t0 = performance.now();
@@ -62,7 +55,7 @@ async function measure(label: string, journal: Journal, entriesPerBatch: number,
     latencies.push(performance.now() - t0);
   }
   const seconds = (performance.now() - started) / 1000;
-  const natsCpu = cpuSeconds(natsPids) - natsCpuBefore;
+  const natsCpu = cpuSecondsOf(natsPids) - natsCpuBefore;
   latencies.sort((a, b) => a - b);
   const round = (ms: number): number => Math.round(ms * 100) / 100;
   return {

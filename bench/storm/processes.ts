@@ -102,6 +102,18 @@ export function cpuSecondsOfStat(statPath: string): { user: number; system: numb
   return { user: Number(fields[11]) / ticksPerSecond, system: Number(fields[12]) / ticksPerSecond };
 }
 
+/** User + system CPU seconds the processes `pids` have used so far (one that exited counts 0). */
+export function cpuSecondsOf(pids: readonly number[]): number {
+  return pids.reduce((total, pid) => {
+    try {
+      const { user, system } = cpuSecondsOfStat(`/proc/${pid}/stat`);
+      return total + user + system;
+    } catch {
+      return total; // exited
+    }
+  }, 0);
+}
+
 export function requireWrk(): string {
   const found = spawnSync("sh", ["-c", "command -v wrk"], { encoding: "utf8" });
   const wrk = found.stdout.trim();

@@ -27,8 +27,8 @@ export const NODE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const DEFAULT_PARTITIONS = 6;
 /**
  * One home: every binding goes to one stream, whose group commits then gather the bindings of
- * every market (docs/cluster.md, "Idempotency across the cluster": a JetStream write costs this
- * machine's NATS servers milliseconds of CPU, so how many bindings share one is what counts).
+ * every market (docs/cluster.md, "Idempotency across the cluster": a replicated, fsynced write
+ * costs the NATS servers the same whatever it holds, so how many bindings share one is what counts).
  */
 export const DEFAULT_KEY_HOMES = 1;
 export const MAX_PARTITIONS = 256;

@@ -25,9 +25,9 @@ export class NatsStreams implements Streams {
 
   /**
    * The stream's state as its leader knows it. A replicated stream that has had no leader for a
-   * while has its followers answer with their own state and no leader named (measured with
-   * nats-server 2.10: about 10 s after two of three nodes died); a follower may not have every
-   * acknowledged message, so that answer is refused as a stream without a leader is: retried.
+   * while has its followers answer with their own state and no leader named (nats-server 2.10;
+   * docs/auth.md); a follower may not have every acknowledged message, so that answer is refused
+   * as a stream without a leader is: retried.
    */
   info(name: string): Promise<StreamInfo> {
     return viaNats(async () => {
