@@ -75,7 +75,7 @@ export class EventHub {
   private closed = false;
 
   constructor(
-    private readonly markets: Markets,
+    private readonly markets: Pick<Markets, "listenForEvents" | "watchMarket" | "readRecord">,
     private readonly options: EventHubOptions,
   ) {
     markets.listenForEvents({
@@ -134,11 +134,13 @@ export class EventHub {
       try {
         answer = await feed.watch;
       } catch (error) {
+        // No longer joining before the drop: a feed whose watch failed (the owner not reachable
+        // yet) must not stay, or every later subscriber would get the same failure.
+        feed.joining -= 1;
         this.dropIfIdle(feed);
         throw error;
-      } finally {
-        feed.joining -= 1;
       }
+      feed.joining -= 1;
       if (!("lastSequence" in answer)) {
         this.dropIfIdle(feed);
         return answer;
