@@ -61,9 +61,9 @@ describe("the event hub's watch of a market", () => {
   });
 
   it("watches afresh after a watch answered with an error reply", async () => {
-    const markets = scriptedMarkets([() => Promise.resolve(errorReply("service_unavailable", "not yet")), watched]);
+    const markets = scriptedMarkets([() => Promise.resolve(errorReply("not_found", "market m-1 does not exist")), watched]);
     const events = hubOver(markets);
-    expect((await events.subscribe("m-1", "a-someone", 0)).status).toBe(503);
+    expect((await events.subscribe("m-1", "a-someone", 0)).status).toBe(404);
     expect((await events.subscribe("m-1", "a-someone", 0)).status).toBe(200);
     expect(markets.watches).toEqual([true, true]);
   });
