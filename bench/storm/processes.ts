@@ -1,7 +1,7 @@
 /** Starting and stopping the processes a storm needs: the real service (as a user runs it) and the floor. */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
+import { openSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { portFree } from "../../scripts/free-port.js";
 
@@ -59,16 +59,17 @@ function track(child: ChildProcess): Started {
  * given). `extraNodeArgs`: node flags of the caller (the soak's --inspect); STORM_NODE_ARGS in the
  * environment adds more to every bench's service, e.g. "--cpu-prof --cpu-prof-dir=DIR" to profile
  * it (bench/README.md, "Profiling"). `distDir` (or else STORM_DIST) names another build directory to
- * run instead of `dist/` (an A/B against an older build).
+ * run instead of `dist/` (an A/B against an older build). `stdoutFile`: where its log goes (else nowhere).
  */
-export async function startService(env: Record<string, string>, port: number, extraNodeArgs: readonly string[] = [], distDir?: string): Promise<Started & { url: string }> {
+export async function startService(env: Record<string, string>, port: number, extraNodeArgs: readonly string[] = [], distDir?: string, stdoutFile?: string): Promise<Started & { url: string }> {
   const nodeArgs = [...extraNodeArgs, ...(process.env["STORM_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")];
   const dist = path.resolve(REPO, distDir ?? process.env["STORM_DIST"] ?? "dist");
   await requirePortFree(port);
   const child = spawn(process.execPath, [...nodeArgs, path.join(dist, "gateway", "main.js")], {
     cwd: REPO,
     env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "ignore", "pipe"],
+    // The service's log (stdout) is dropped unless a bench reads it (the access log's latencies).
+    stdio: ["ignore", stdoutFile === undefined ? "ignore" : openSync(stdoutFile, "w"), "pipe"],
   });
   const started = track(child);
   const url = `http://127.0.0.1:${port}`;

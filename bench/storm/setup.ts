@@ -49,6 +49,8 @@ export async function setUpService(options: {
   dist?: string;
   /** Node flags for the service (e.g. a CPU profile). */
   nodeArgs?: readonly string[];
+  /** Where the service's log goes (else nowhere): set LOG_LEVEL in `env` for what it holds. */
+  stdoutFile?: string;
 }): Promise<Setup> {
   const { workDir, label, participants, port } = options;
   const dir = path.join(workDir, label);
@@ -60,6 +62,7 @@ export async function setUpService(options: {
     port,
     options.nodeArgs,
     options.dist,
+    options.stdoutFile,
   );
   const client = new MarketClient({ baseUrl: service.url });
   const operator = { actorId: "operator", secret };
