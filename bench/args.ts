@@ -14,3 +14,13 @@ export function stringArg(name: string, fallback: string): string {
 export function flagArg(name: string): boolean {
   return process.argv.includes(`--${name}`);
 }
+
+/** `--name NAME=value,NAME=value`: settings for a service, as an environment (empty when absent). */
+export function settingsArg(name: string): Record<string, string> {
+  return Object.fromEntries(
+    stringArg(name, "")
+      .split(",")
+      .filter((pair) => pair !== "")
+      .map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+  ) as Record<string, string>;
+}

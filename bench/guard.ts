@@ -25,7 +25,7 @@ import { once } from "node:events";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus } from "node:os";
 import * as path from "node:path";
-import { numberArg, stringArg } from "./args.js";
+import { numberArg, settingsArg, stringArg } from "./args.js";
 import { buildOf, git } from "./builds.js";
 import { PINNED_REFERENCE } from "./guard-reference.js";
 import { freshResultStem, RESULTS_DIR } from "./result-stem.js";
@@ -49,12 +49,7 @@ const PROFILE_DIR = stringArg("profile", "");
 const PERF_DIR = stringArg("perf", "");
 const PORT = numberArg("port", 18_281);
 /** Settings for the candidate's service only, `NAME=value,NAME=value` (an A/B of a setting on one build). */
-const CANDIDATE_ENV = Object.fromEntries(
-  stringArg("candidate-env", "")
-    .split(",")
-    .filter((pair) => pair !== "")
-    .map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
-) as Record<string, string>;
+const CANDIDATE_ENV = settingsArg("candidate-env");
 const WORK = path.join(REPO, ".tmp", "guard-run");
 
 interface Storm {

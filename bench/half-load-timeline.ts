@@ -7,14 +7,14 @@
  * - the shards' group commits over the run (/metrics, as bench:storm reports them).
  * It prints the slowest claims with what overlapped each (a collection, a delayed loop turn), the
  * share of the claims over a threshold that such a stall explains, and the run's worst windows.
- *   node --import tsx bench/half-load-timeline.ts [--dist <dir>] [--capacity 1000] [--seconds 10] [--slow-ms 5] [--rate N]
+ *   node --import tsx bench/half-load-timeline.ts [--dist <dir>] [--capacity 1000] [--seconds 10] [--slow-ms 5] [--rate N] [--service-env NAME=value,…]
  *
  * The access log costs the gateway thread a write per claim: the half-rate run has the room, and
  * the wrk figures printed beside the log's say what the log itself changed.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import * as path from "node:path";
-import { numberArg, stringArg } from "./args.js";
+import { numberArg, settingsArg, stringArg } from "./args.js";
 import { commitLatencyBetween, readCommitBuckets } from "./storm/commit-latency.js";
 import { REPO, requireWrk, runWrk, type WrkResult } from "./storm/processes.js";
 import { createMarket, pathsFile, setUpService, warmUp, type Setup } from "./storm/setup.js";
@@ -28,6 +28,8 @@ const GIVEN_RATE = numberArg("rate", 0);
 const WORK = path.join(REPO, ".tmp", "half-load-timeline");
 const TIMELINE = path.join(WORK, "gateway-timeline.json");
 const LOG = path.join(WORK, "service.log");
+/** Settings of the service, `NAME=value,NAME=value` (e.g. CHECKPOINT_EVERY_COMMANDS to put a checkpoint in the run). */
+const SERVICE_ENV = settingsArg("service-env");
 
 interface Timeline {
   windowMs: number;
@@ -110,7 +112,7 @@ async function main(): Promise<void> {
   rmSync(WORK, { recursive: true, force: true });
   mkdirSync(WORK, { recursive: true });
   const recorder = path.join(REPO, "bench", "storm", "timeline.mjs");
-  const setup = await setUpService({ workDir: WORK, label: "service", participants: 2_000, port: numberArg("port", 18_293), dist: DIST, nodeArgs: [`--import=${recorder}`], env: { TIMELINE_FILE: TIMELINE, LOG_LEVEL: "info" }, stdoutFile: LOG });
+  const setup = await setUpService({ workDir: WORK, label: "service", participants: 2_000, port: numberArg("port", 18_293), dist: DIST, nodeArgs: [`--import=${recorder}`], env: { ...SERVICE_ENV, TIMELINE_FILE: TIMELINE, LOG_LEVEL: "info" }, stdoutFile: LOG });
   try {
     await warmUp(setup, WORK, "service", 3, 64);
     let rate = GIVEN_RATE;

@@ -27,7 +27,7 @@ import * as path from "node:path";
 import { ManualClock } from "../engine/clock.js";
 import { orderedFingerprint } from "../engine/idempotency/fingerprint.js";
 import { IdempotencyIndex } from "../engine/idempotency/index.js";
-import { openIndexSnapshot, writeIndexSnapshot } from "../engine/idempotency/index-snapshot.js";
+import { indexSnapshotStore, openIndexSnapshot, writeIndexSnapshot } from "../engine/idempotency/index-snapshot.js";
 import { LogFold } from "../engine/log-fold.js";
 import { decodeLoggedCommand } from "../engine/runtime/logged-command.js";
 import { openFileShard, type OpenedShard } from "../engine/runtime/shard-core.js";
@@ -86,13 +86,13 @@ async function phaseIndexLoad(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   let index: IdempotencyIndex | undefined = liveIndex(TOTAL_COMMANDS);
   let started = performance.now();
-  const sizeBytes = await writeIndexSnapshot(dataDir, index, [TOTAL_COMMANDS, 0]);
+  const sizeBytes = await writeIndexSnapshot(indexSnapshotStore(dataDir), index, [TOTAL_COMMANDS, 0]);
   const writeSeconds = (performance.now() - started) / 1000;
   index = undefined;
   gc?.();
   const loaded = new IdempotencyIndex();
   started = performance.now();
-  openIndexSnapshot(dataDir, 2).restoreInto(loaded);
+  openIndexSnapshot(indexSnapshotStore(dataDir), 2).restoreInto(loaded);
   const loadSeconds = (performance.now() - started) / 1000;
   if (loaded.size !== TOTAL_COMMANDS) throw new Error(`index snapshot restored ${loaded.size} entries`);
   figures.indexSnapshotBytes = sizeBytes;
@@ -221,7 +221,7 @@ async function phaseBuildReplayRecover(): Promise<void> {
 async function phaseServiceStart(claims: number, watermark: number): Promise<void> {
   let index: IdempotencyIndex | undefined = new IdempotencyIndex();
   for (let n = 0; n < claims; n += 1) index.restore(`participant-${n}`, `claim-${n}`, "AAAAAAAAAAAAAAAAAAAAAA", { owner: 0, position: n * 100 });
-  await writeIndexSnapshot(DATA_DIR, index, [watermark]);
+  await writeIndexSnapshot(indexSnapshotStore(DATA_DIR), index, [watermark]);
   index = undefined;
   gc?.();
   // A fresh process, as a user's start: the built runtime (`npm run bench:recovery` builds first),

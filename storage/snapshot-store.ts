@@ -77,6 +77,13 @@ export class SnapshotStore {
   readonly dir: string;
   private readonly storageFs: StorageFs;
   private readonly maxPayloadBytes: number;
+  /**
+   * Lsns of the snapshots this store wrote, or read and found valid: `prune` does not read them
+   * again. Reading back a file just written checks only the page cache, and it cost a checkpoint
+   * a read and CRC of every kept snapshot on the thread that serves (the gateway's for the
+   * idempotency index, a shard's for its state), stalling its requests.
+   */
+  private readonly knownValid = new Set<number>();
 
   constructor(options: SnapshotStoreOptions) {
     this.dir = path.resolve(options.dir);
@@ -111,6 +118,7 @@ export class SnapshotStore {
       // Leave the .tmp file (if any) behind: it never has a final name, prune() removes it.
       throw new SnapshotWriteError(`writing snapshot ${filePath} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     }
+    this.knownValid.add(input.lsn);
     return { filePath, sizeBytes: content.length };
   }
 
@@ -156,6 +164,7 @@ export class SnapshotStore {
     } catch (cause) {
       throw new SnapshotWriteError(`writing snapshot ${filePath} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     }
+    this.knownValid.add(input.lsn);
     return { filePath, sizeBytes: SNAPSHOT_HEADER_BYTES + payloadBytes };
   }
 
@@ -187,6 +196,7 @@ export class SnapshotStore {
         invalid.push({ filePath: entry.filePath, reason: result });
         continue;
       }
+      this.knownValid.add(entry.lsn);
       return { snapshot: result, invalid };
     }
     return { snapshot: null, invalid };
@@ -221,7 +231,9 @@ export class SnapshotStore {
   /**
    * Keeps the newest `keep` VALID snapshots and deletes every snapshot older than the oldest
    * kept one, plus leftover temp files. Invalid snapshots newer than that are left in place for
-   * inspection (loadNewestValid keeps reporting them). Returns the deleted paths.
+   * inspection (loadNewestValid keeps reporting them). A snapshot this store wrote or loaded counts
+   * as valid without being read again (`knownValid`). The deletions are not fsynced: one lost in a
+   * crash leaves an older snapshot that the next prune deletes. Returns the deleted paths.
    */
   prune(keep = 2): { deleted: string[] } {
     if (!Number.isSafeInteger(keep) || keep < 1) throw new RangeError(`keep must be an integer >= 1, got ${keep}`);
@@ -238,7 +250,8 @@ export class SnapshotStore {
     let cutoffIndex = entries.length;
     for (let index = 0; index < entries.length; index++) {
       const entry = entries[index] as { lsn: number; filePath: string };
-      if (typeof this.readValidated(entry.filePath, entry.lsn) === "string") continue;
+      if (!this.knownValid.has(entry.lsn) && typeof this.readValidated(entry.filePath, entry.lsn) === "string") continue;
+      this.knownValid.add(entry.lsn);
       validKept++;
       if (validKept === keep) {
         cutoffIndex = index + 1;
@@ -247,9 +260,9 @@ export class SnapshotStore {
     }
     for (const entry of entries.slice(cutoffIndex)) {
       this.storageFs.unlinkSync(entry.filePath);
+      this.knownValid.delete(entry.lsn);
       deleted.push(entry.filePath);
     }
-    if (deleted.length > 0) fsyncDirectory(this.storageFs, this.dir);
     return { deleted };
   }
 

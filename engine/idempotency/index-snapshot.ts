@@ -70,7 +70,12 @@ function releaseSource(): void {
   packr.unpack(NIL);
 }
 
-function store(dataDir: string): SnapshotStore {
+/**
+ * The index snapshots of the data directory `dataDir`. Its owner keeps it for as long as it runs:
+ * the store remembers the snapshots it wrote, so a checkpoint's prune does not read them back on
+ * the gateway thread (storage/snapshot-store.ts).
+ */
+export function indexSnapshotStore(dataDir: string): SnapshotStore {
   return new SnapshotStore({ dir: path.join(dataDir, "idempotency") });
 }
 
@@ -95,8 +100,8 @@ const WATERMARK_PEEK_BYTES = 4096;
  * hint only: undefined when they cannot be read that way (no snapshot, a v1 snapshot, a header
  * longer than the peek), and the caller compares them with `openIndexSnapshot`'s, which decide.
  */
-export function peekIndexWatermarks(dataDir: string, shardCount: number): number[] | undefined {
-  const peeked = store(dataDir).peekNewestPayload(WATERMARK_PEEK_BYTES);
+export function peekIndexWatermarks(snapshots: SnapshotStore, shardCount: number): number[] | undefined {
+  const peeked = snapshots.peekNewestPayload(WATERMARK_PEEK_BYTES);
   if (peeked === null) return undefined;
   let header: unknown;
   try {
@@ -114,8 +119,8 @@ export function peekIndexWatermarks(dataDir: string, shardCount: number): number
   return watermarks.every((lsn) => Number.isSafeInteger(lsn) && (lsn as number) >= 0) ? (watermarks as number[]) : undefined;
 }
 
-export function openIndexSnapshot(dataDir: string, shardCount: number): OpenedIndexSnapshot {
-  const loaded = store(dataDir).loadNewestValid().snapshot;
+export function openIndexSnapshot(snapshots: SnapshotStore, shardCount: number): OpenedIndexSnapshot {
+  const loaded = snapshots.loadNewestValid().snapshot;
   if (loaded === null) return { watermarks: new Array<number>(shardCount).fill(0), restoreInto: () => undefined };
   const payload = loaded.payload;
   let header: StoredIndexV1 | StoredIndexV2Header | StoredIndexV3Header | undefined;
@@ -165,8 +170,8 @@ export function openIndexSnapshot(dataDir: string, shardCount: number): OpenedIn
 }
 
 /** Load the newest index snapshot into `index`; returns the per-shard watermarks (zeros if none). */
-export function loadIndexSnapshot(dataDir: string, shardCount: number, index: IdempotencyIndex): number[] {
-  const opened = openIndexSnapshot(dataDir, shardCount);
+export function loadIndexSnapshot(snapshots: SnapshotStore, shardCount: number, index: IdempotencyIndex): number[] {
+  const opened = openIndexSnapshot(snapshots, shardCount);
   opened.restoreInto(index);
   return opened.watermarks;
 }
@@ -178,7 +183,7 @@ export function loadIndexSnapshot(dataDir: string, shardCount: number, index: Id
  * before this call), so a restart gets them from the shard logs. Identity-owned entries are in the
  * image but skipped on load: the identity store restores them from its own log.
  */
-export async function writeIndexSnapshot(dataDir: string, index: IdempotencyIndex, watermarks: readonly number[]): Promise<number> {
+export async function writeIndexSnapshot(snapshots: SnapshotStore, index: IdempotencyIndex, watermarks: readonly number[]): Promise<number> {
   const image = index.image();
   const header: StoredIndexV3Header = {
     v: VERSION,
@@ -189,7 +194,6 @@ export async function writeIndexSnapshot(dataDir: string, index: IdempotencyInde
     arenaPages: image.arenaPages,
     lastArenaPageBytes: image.lastArenaPageBytes,
   };
-  const snapshots = store(dataDir);
   // The snapshot store numbers files by lsn: use a counter that only grows (sum of watermarks).
   const sequence = watermarks.reduce((sum, lsn) => sum + lsn, 0);
   // The body starts at the next multiple of 8 after the header (zero padding), so a load can adopt

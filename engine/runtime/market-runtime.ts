@@ -8,7 +8,8 @@ import { marketIdOfCommand } from "../rules/handle-command.js";
 import type { Command } from "../rules/types/command.js";
 import type { Clock } from "../clock.js";
 import { IdempotencyIndex, type CommandLocation } from "../idempotency/index.js";
-import { openIndexSnapshot, peekIndexWatermarks, writeIndexSnapshot } from "../idempotency/index-snapshot.js";
+import { indexSnapshotStore, openIndexSnapshot, peekIndexWatermarks, writeIndexSnapshot } from "../idempotency/index-snapshot.js";
+import type { SnapshotStore } from "../../storage/index.js";
 import { ensureClusterMeta } from "./cluster-meta.js";
 import { ShardHost, type ShardWorkerSource } from "./shard-host.js";
 import type { ShardHeadsSpec } from "./worker-messages.js";
@@ -78,6 +79,8 @@ export class MarketRuntime implements Markets {
     private readonly options: MarketRuntimeOptions,
     private readonly host: ShardHost,
     readonly idempotency: IdempotencyIndex,
+    /** The idempotency index's snapshots, kept while this runs (each checkpoint writes and prunes them). */
+    private readonly indexSnapshots: SnapshotStore,
   ) {
     this.answers = new ShardAnswers(options);
   }
@@ -105,14 +108,15 @@ export class MarketRuntime implements Markets {
     // file's first bytes, so the shards open while this thread reads, checks and decodes the whole
     // file (a start takes the longer of the two, not the sum); if the checked snapshot disagrees
     // (the newest file was damaged, say), the shards are started again with its watermarks.
-    const hinted = peekIndexWatermarks(options.dataDir, options.shardCount);
+    const indexSnapshots = indexSnapshotStore(options.dataDir);
+    const hinted = peekIndexWatermarks(indexSnapshots, options.shardCount);
     let starting = hinted === undefined ? undefined : start(hinted);
     const stopStarted = async () => {
       const started = await starting?.catch(() => undefined);
       await started?.host.close();
     };
     try {
-      const indexSnapshot = openIndexSnapshot(options.dataDir, options.shardCount);
+      const indexSnapshot = openIndexSnapshot(indexSnapshots, options.shardCount);
       if (hinted === undefined || !sameNumbers(hinted, indexSnapshot.watermarks)) {
         await stopStarted();
         starting = start(indexSnapshot.watermarks);
@@ -132,7 +136,7 @@ export class MarketRuntime implements Markets {
         });
       }
     });
-    runtime = new MarketRuntime(options, host, index);
+    runtime = new MarketRuntime(options, host, index, indexSnapshots);
     const everySeconds = options.checkpointEverySeconds ?? 60;
     if (everySeconds > 0) {
       runtime.timer = setInterval(() => {
@@ -266,7 +270,7 @@ export class MarketRuntime implements Markets {
     this.checkpointing = (async () => {
       try {
         const lsns = await this.host.snapshotAll();
-        await writeIndexSnapshot(this.options.dataDir, this.idempotency, lsns);
+        await writeIndexSnapshot(this.indexSnapshots, this.idempotency, lsns);
       } finally {
         this.checkpointing = undefined;
       }
@@ -284,7 +288,7 @@ export class MarketRuntime implements Markets {
     await this.answers.close();
     // A shard that died reports no final position: the previous index snapshot stays, and the next
     // start rebuilds what is newer from the shards' logs.
-    if (lsns.every((lsn) => lsn !== undefined)) await writeIndexSnapshot(this.options.dataDir, this.idempotency, lsns);
+    if (lsns.every((lsn) => lsn !== undefined)) await writeIndexSnapshot(this.indexSnapshots, this.idempotency, lsns);
   }
 }
 

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyIndex } from "../../engine/idempotency/index.js";
-import { loadIndexSnapshot, openIndexSnapshot, peekIndexWatermarks, writeIndexSnapshot } from "../../engine/idempotency/index-snapshot.js";
+import { indexSnapshotStore, loadIndexSnapshot, openIndexSnapshot, peekIndexWatermarks, writeIndexSnapshot } from "../../engine/idempotency/index-snapshot.js";
 import { SnapshotStore } from "../../storage/index.js";
 
 const dirs: string[] = [];
@@ -33,10 +33,10 @@ describe("idempotency index snapshot", () => {
     const count = 40_000; // three entry pages of 16,384
     for (let n = 0; n < count; n += 1) index.restore(`actor-${n % 97}`, `command-${n}`, fingerprint(n), { owner: n % 3, position: n * 10 });
     index.restore("operator", "provision-1", "fp-identity", { owner: "identity", position: 5 });
-    await writeIndexSnapshot(dir, index, [11, 22, 33]);
+    await writeIndexSnapshot(indexSnapshotStore(dir), index, [11, 22, 33]);
 
     const back = new IdempotencyIndex();
-    expect(loadIndexSnapshot(dir, 3, back)).toEqual([11, 22, 33]);
+    expect(loadIndexSnapshot(indexSnapshotStore(dir), 3, back)).toEqual([11, 22, 33]);
     expect(back.size).toBe(count);
     for (const n of [0, 16_383, 16_384, 39_999]) {
       expect(back.claim(`actor-${n % 97}`, `command-${n}`, fingerprint(n))).toEqual({ kind: "replay", location: { owner: n % 3, position: n * 10 } });
@@ -49,10 +49,10 @@ describe("idempotency index snapshot", () => {
     const dir = dataDir();
     const index = new IdempotencyIndex({ seed: 11 });
     for (let n = 0; n < 1000; n += 1) index.restore(`actor-${n % 7}`, `command-${n}`, fingerprint(n), { owner: n % 2, position: n });
-    await writeIndexSnapshot(dir, index, [1, 2]);
+    await writeIndexSnapshot(indexSnapshotStore(dir), index, [1, 2]);
     const back = new IdempotencyIndex({ seed: 12 });
     back.restore("operator", "provision-1", "fp-identity", { owner: "identity", position: 5 });
-    loadIndexSnapshot(dir, 2, back);
+    loadIndexSnapshot(indexSnapshotStore(dir), 2, back);
     expect(back.size).toBe(1001);
     expect(back.claim("operator", "provision-1", "fp-identity")).toEqual({ kind: "replay", location: { owner: "identity", position: 5 } });
     expect(back.claim("actor-5", "command-999", fingerprint(999))).toEqual({ kind: "replay", location: { owner: 1, position: 999 } });
@@ -60,24 +60,24 @@ describe("idempotency index snapshot", () => {
 
   it("opens with the watermarks first and decodes the entries only when asked (start-up overlaps shard recovery)", async () => {
     const dir = dataDir();
-    expect(openIndexSnapshot(dir, 2).watermarks).toEqual([0, 0]); // no snapshot yet
-    expect(peekIndexWatermarks(dir, 2)).toBeUndefined();
+    expect(openIndexSnapshot(indexSnapshotStore(dir), 2).watermarks).toEqual([0, 0]); // no snapshot yet
+    expect(peekIndexWatermarks(indexSnapshotStore(dir), 2)).toBeUndefined();
     const index = new IdempotencyIndex();
     for (let n = 0; n < 20_000; n += 1) index.restore(`actor-${n % 13}`, `command-${n}`, fingerprint(n), { owner: n % 2, position: n });
-    await writeIndexSnapshot(dir, index, [7, 9]);
+    await writeIndexSnapshot(indexSnapshotStore(dir), index, [7, 9]);
 
-    const opened = openIndexSnapshot(dir, 2);
+    const opened = openIndexSnapshot(indexSnapshotStore(dir), 2);
     expect(opened.watermarks).toEqual([7, 9]);
     // The same watermarks from the file's first bytes, before it is read whole (a hint the
     // runtime starts the shards with; another shard count gives none).
-    expect(peekIndexWatermarks(dir, 2)).toEqual([7, 9]);
-    expect(peekIndexWatermarks(dir, 3)).toBeUndefined();
+    expect(peekIndexWatermarks(indexSnapshotStore(dir), 2)).toEqual([7, 9]);
+    expect(peekIndexWatermarks(indexSnapshotStore(dir), 3)).toBeUndefined();
     const back = new IdempotencyIndex();
     expect(back.size).toBe(0);
     opened.restoreInto(back);
     expect(back.size).toBe(20_000);
     expect(back.claim("actor-5", "command-19999", fingerprint(19_999))).toEqual({ kind: "replay", location: { owner: 1, position: 19_999 } });
-    expect(() => openIndexSnapshot(dir, 3)).toThrow(/SHARDS=3/);
+    expect(() => openIndexSnapshot(indexSnapshotStore(dir), 3)).toThrow(/SHARDS=3/);
   });
 
   it("keeps serving while the file is written; entries finished meanwhile are left to the shard logs", async () => {
@@ -90,11 +90,11 @@ describe("idempotency index snapshot", () => {
       const claim = index.claim("late", `c-${turns}`, "late-fp");
       if (claim.kind === "fresh") claim.complete({ owner: 1, position: turns });
     }, 0);
-    await writeIndexSnapshot(dir, index, [1, 2]);
+    await writeIndexSnapshot(indexSnapshotStore(dir), index, [1, 2]);
     clearInterval(ticker);
     expect(turns).toBeGreaterThan(0);
     const back = new IdempotencyIndex();
-    loadIndexSnapshot(dir, 2, back);
+    loadIndexSnapshot(indexSnapshotStore(dir), 2, back);
     // The snapshot holds the index as it was when the write began: the 50,000 entries, none of the
     // entries completed while it was being written (their shards' logs report them at the next start).
     expect(back.size).toBe(50_000);
@@ -107,7 +107,7 @@ describe("idempotency index snapshot", () => {
     const v1 = { v: 1, watermarks: [5, 6], actorIds: ["alice", "bob"], commandIds: ["c1", "c2"], fingerprints: ["f1", "f2"], owners: [0, 1], positions: [100, 200] };
     new SnapshotStore({ dir: path.join(dir, "idempotency") }).write({ lsn: 11, chainHead: Buffer.alloc(32), payload: new Packr({ useRecords: false }).pack(v1) });
     const back = new IdempotencyIndex();
-    expect(loadIndexSnapshot(dir, 2, back)).toEqual([5, 6]);
+    expect(loadIndexSnapshot(indexSnapshotStore(dir), 2, back)).toEqual([5, 6]);
     expect(back.claim("bob", "c2", "f2")).toEqual({ kind: "replay", location: { owner: 1, position: 200 } });
   });
 
@@ -121,7 +121,7 @@ describe("idempotency index snapshot", () => {
     ]);
     new SnapshotStore({ dir: path.join(dir, "idempotency") }).write({ lsn: 7, chainHead: Buffer.alloc(32), payload });
     const back = new IdempotencyIndex();
-    expect(loadIndexSnapshot(dir, 2, back)).toEqual([3, 4]);
+    expect(loadIndexSnapshot(indexSnapshotStore(dir), 2, back)).toEqual([3, 4]);
     expect(back.size).toBe(3);
     expect(back.claim("bob", "c2", "f2")).toEqual({ kind: "replay", location: { owner: 1, position: 200 } });
     expect(back.claim("carol", "c3", "f3")).toEqual({ kind: "replay", location: { owner: 1, position: 300 } });
@@ -132,7 +132,7 @@ describe("idempotency index snapshot", () => {
     const dir = dataDir();
     const index = new IdempotencyIndex();
     index.restore("a", "c", "f", { owner: 0, position: 1 });
-    await writeIndexSnapshot(dir, index, [1, 2]);
-    expect(() => loadIndexSnapshot(dir, 3, new IdempotencyIndex())).toThrow(/SHARDS=3/);
+    await writeIndexSnapshot(indexSnapshotStore(dir), index, [1, 2]);
+    expect(() => loadIndexSnapshot(indexSnapshotStore(dir), 3, new IdempotencyIndex())).toThrow(/SHARDS=3/);
   });
 });

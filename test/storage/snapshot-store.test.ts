@@ -73,16 +73,42 @@ describe("SnapshotStore", () => {
     fs.writeFileSync(path.join(dir, snapshotFileName(30) + ".tmp"), "partial");
     flipByte(path.join(dir, snapshotFileName(25)), 70); // newest is corrupt
 
-    const { deleted } = store.prune(2);
+    // A store that did not write them (the next start's) reads each one it keeps.
+    const restarted = new SnapshotStore({ dir });
+    const { deleted } = restarted.prune(2);
     expect(deleted.map((p) => path.basename(p)).sort()).toEqual([
       snapshotFileName(10), snapshotFileName(30) + ".tmp", snapshotFileName(5),
     ].sort());
     // The corrupt newer file stays for inspection; two valid ones remain.
-    expect(store.list().map((e) => e.lsn)).toEqual([25, 20, 15]);
-    expect(store.loadNewestValid().snapshot?.lsn).toBe(20);
-    expect(store.prune().deleted).toEqual([]);
-    expect(store.prune(1).deleted.map((p) => path.basename(p))).toEqual([snapshotFileName(15)]);
-    expect(() => store.prune(0)).toThrow(RangeError);
+    expect(restarted.list().map((e) => e.lsn)).toEqual([25, 20, 15]);
+    expect(restarted.loadNewestValid().snapshot?.lsn).toBe(20);
+    expect(restarted.prune().deleted).toEqual([]);
+    expect(restarted.prune(1).deleted.map((p) => path.basename(p))).toEqual([snapshotFileName(15)]);
+    expect(() => restarted.prune(0)).toThrow(RangeError);
+  });
+
+  it("prune does not read back the snapshots the store wrote or loaded", () => {
+    const dir = tempDir("snap");
+    let opened = 0;
+    const counting = fsWith({
+      openSync: (filePath, flags) => {
+        if (flags === "r" && path.basename(filePath).endsWith(".snap")) opened += 1;
+        return fs.openSync(filePath, flags);
+      },
+    });
+    const writer = new SnapshotStore({ dir, fs: counting });
+    for (const lsn of [5, 10, 15]) writer.write({ lsn, chainHead: chainFor(lsn), payload: payloadFor(lsn, 30) });
+    expect(writer.prune(2).deleted.map((p) => path.basename(p))).toEqual([snapshotFileName(5)]);
+    expect(opened).toBe(0);
+    // After a restart: the snapshot loaded is known; the older one kept is read once, then known.
+    const next = new SnapshotStore({ dir, fs: counting });
+    expect(next.loadNewestValid().snapshot?.lsn).toBe(15);
+    expect(opened).toBe(1);
+    next.write({ lsn: 20, chainHead: chainFor(20), payload: payloadFor(20, 30) });
+    expect(next.prune(3).deleted).toEqual([]);
+    expect(opened).toBe(2);
+    expect(next.prune(3).deleted).toEqual([]);
+    expect(opened).toBe(2);
   });
 
   it("a failed write leaves no snapshot under a final name", () => {
