@@ -12,11 +12,11 @@
  * writes the profile and the window's garbage collections per kind. Samples are estimates (one per
  * `samplingInterval` bytes or 100 µs on average); compare builds, not absolute figures.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import * as path from "node:path";
 import { flagArg, numberArg, stringArg } from "./args.js";
 import { selfTimes, type CpuProfile, type CpuProfileNode } from "./storm/cpu-profile.js";
-import { REPO, requireWrk, runWrk } from "./storm/processes.js";
+import { REPO, requireWrk, runWrk, untilWritten } from "./storm/processes.js";
 import { createMarket, pathsFile, setUpService, warmUp } from "./storm/setup.js";
 
 const DIST = path.resolve(stringArg("dist", path.join(REPO, "dist")));
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
     process.kill(pid, "SIGUSR2");
     const wrk = await runWrk({ url: setup.url, path: "/", threads: 1, connections: 64, durationSeconds: SECONDS, env: { STORM_TOKENS: setup.tokensFile, STORM_PATHS: pathsFile(WORK, marketId, [`/v1/markets/${marketId}/direct-claims`]) } });
     process.kill(pid, "SIGUSR2");
-    for (let waited = 0; !existsSync(OUT) && waited < 600; waited += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    await untilWritten(OUT);
     report(Object.values(wrk.statuses).reduce((a, b) => a + b, 0), wrk.requestsPerSecond);
   } finally {
     await setup.stop();

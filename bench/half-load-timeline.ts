@@ -12,11 +12,11 @@
  * The access log costs the gateway thread a write per claim: the half-rate run has the room, and
  * the wrk figures printed beside the log's say what the log itself changed.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import * as path from "node:path";
 import { numberArg, settingsArg, stringArg } from "./args.js";
 import { commitLatencyBetween, readCommitBuckets } from "./storm/commit-latency.js";
-import { REPO, requireWrk, runWrk, type WrkResult } from "./storm/processes.js";
+import { REPO, requireWrk, runWrk, untilWritten, type WrkResult } from "./storm/processes.js";
 import { createMarket, pathsFile, setUpService, warmUp, type Setup } from "./storm/setup.js";
 import { percentile } from "./percentile.js";
 
@@ -34,7 +34,7 @@ const SERVICE_ENV = settingsArg("service-env");
 interface Timeline {
   windowMs: number;
   collections: Array<{ atMs: number; durationMs: number; kind: string }>;
-  windows: Array<{ endMs: number; maxDelayMs: number; p99DelayMs: number; samples: number }>;
+  windows: Array<{ endMs: number; maxDelayMs: number }>;
 }
 
 /** One claim as the access log has it: when its reply left and how long it took (ms). */
@@ -102,7 +102,10 @@ function report(half: WrkResult, rate: number, claims: Claim[], timeline: Timeli
   }
   // Windows of 100 ms with the most slow claims: how they cluster in time.
   const buckets = new Map<number, number>();
-  for (const c of slow) buckets.set(Math.floor(c.endMs / 100) * 100, (buckets.get(Math.floor(c.endMs / 100) * 100) ?? 0) + 1);
+  for (const c of slow) {
+    const atMs = Math.floor(c.endMs / 100) * 100;
+    buckets.set(atMs, (buckets.get(atMs) ?? 0) + 1);
+  }
   const worst = [...buckets].sort((a, b) => b[1] - a[1]).slice(0, 8);
   console.log(`100 ms windows with the most slow claims: ${worst.map(([at, n]) => `${new Date(at).toISOString().slice(11, 23)} ${n}`).join(", ")}`);
 }
@@ -131,7 +134,7 @@ async function main(): Promise<void> {
     process.kill(pid, "SIGUSR2");
     const toMs = Date.now();
     const commits = commitLatencyBetween(commitsBefore, await readCommitBuckets(setup.url, setup.metricsToken));
-    for (let waited = 0; !existsSync(TIMELINE) && waited < 600; waited += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    await untilWritten(TIMELINE);
     const timeline = JSON.parse(readFileSync(TIMELINE, "utf8")) as Timeline;
     report(half, rate, claimsFromLog(fromMs, toMs), timeline, commits);
   } finally {

@@ -1,7 +1,7 @@
 /** Starting and stopping the processes a storm needs: the real service (as a user runs it) and the floor. */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { openSync, readFileSync } from "node:fs";
+import { existsSync, openSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { portFree } from "../../scripts/free-port.js";
 
@@ -178,4 +178,13 @@ export async function runWrk(options: {
   if (code !== 0 || line === undefined) throw new Error(`wrk failed (${code}): ${stderr}\n${stdout}`);
   const parsed = JSON.parse(line.slice("STORM_RESULT ".length)) as Omit<WrkResult, "requestsPerSecond">;
   return { ...parsed, requestsPerSecond: parsed.requests / (parsed.durationUs / 1e6) };
+}
+
+/** Resolves once `file` exists (a preload in the service writes it whole, then renames it into place), or throws after `timeoutMs`. */
+export async function untilWritten(file: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!existsSync(file)) {
+    if (performance.now() > deadline) throw new Error(`${file} was not written within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

@@ -6,9 +6,9 @@
 // window are counted per kind, into $SAMPLE_FILE.gc.json. Nothing else changes in the service.
 import { Session } from "node:inspector";
 import { renameSync, writeFileSync } from "node:fs";
-import { PerformanceObserver, constants } from "node:perf_hooks";
+import { PerformanceObserver } from "node:perf_hooks";
+import { GC_KINDS } from "./gc-kinds.mjs";
 
-const GC_KINDS = { [constants.NODE_PERFORMANCE_GC_MINOR]: "scavenge", [constants.NODE_PERFORMANCE_GC_MAJOR]: "mark-compact", [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: "incremental marking", [constants.NODE_PERFORMANCE_GC_WEAKCB]: "weak callbacks" };
 let collections = {};
 const gcObserver = new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {

@@ -2,14 +2,13 @@
 // SIGUSR2 starts recording, the next SIGUSR2 writes what was recorded to $TIMELINE_FILE as JSON.
 // It records, with wall-clock times (ms since the epoch, to compare with the access log's):
 // - every garbage collection of the gateway thread: start, duration, kind;
-// - the event loop's delay in windows of $TIMELINE_WINDOW_MS (default 50): its maximum and the
-//   count of turns measured, from `monitorEventLoopDelay` (10 ms resolution is too coarse for a
-//   5 ms target, so 1 ms).
+// - the event loop's delay in windows of $TIMELINE_WINDOW_MS (default 50): its maximum, from
+//   `monitorEventLoopDelay` (its default 10 ms resolution is too coarse for a 5 ms target, so 1 ms).
 // Worker threads (the shards) do not load `--import` modules; their commits are on /metrics.
 import { renameSync, writeFileSync } from "node:fs";
-import { PerformanceObserver, constants, monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { PerformanceObserver, monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { GC_KINDS } from "./gc-kinds.mjs";
 
-const GC_KINDS = { [constants.NODE_PERFORMANCE_GC_MINOR]: "scavenge", [constants.NODE_PERFORMANCE_GC_MAJOR]: "mark-compact", [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: "incremental marking", [constants.NODE_PERFORMANCE_GC_WEAKCB]: "weak callbacks" };
 const windowMs = Number(process.env.TIMELINE_WINDOW_MS ?? "50");
 
 let recording = false;
@@ -25,7 +24,7 @@ const gcObserver = new PerformanceObserver((list) => {
 });
 
 function closeWindow() {
-  windows.push({ endMs: Date.now(), maxDelayMs: delay.count > 0 ? delay.max / 1e6 : 0, p99DelayMs: delay.count > 0 ? delay.percentile(99) / 1e6 : 0, samples: delay.count });
+  windows.push({ endMs: Date.now(), maxDelayMs: delay.count > 0 ? delay.max / 1e6 : 0 });
   delay.reset();
 }
 
