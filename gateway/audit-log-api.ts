@@ -7,7 +7,7 @@
  */
 import { entryVisibility, marketFactsOf, visibleToCreator } from "../engine/audit/entry-visibility.js";
 import type { LogProofRequest } from "../engine/audit/log-proofs.js";
-import { base64UrlDecode } from "../engine/bytes-base64url.js";
+import { base64UrlDecode } from "../engine/rules/base64url.js";
 import type { Market } from "../engine/rules/types/market.js";
 import { decodeLogEntry } from "../engine/runtime/logged-head.js";
 import type { Markets } from "../engine/runtime/markets.js";

@@ -1,6 +1,7 @@
 /**
- * Unpadded base64url (RFC 4648 §5) over UTF-8, in plain code: the rules name generated ids after
- * their market's id this way and must not depend on Node's Buffer.
+ * The service's one base64url (RFC 4648 §5, unpadded), in plain code with no Node Buffer, so the
+ * rules (generated ids name their market this way), the audit key history, receipts and the client
+ * helpers all use it, in Node and in browsers alike.
  */
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 const VALUES = new Map([...ALPHABET].map((char, value) => [char, value]));
@@ -11,12 +12,11 @@ const decoder = new TextDecoder("utf-8");
 const ALPHABET_CODES = Uint8Array.from(ALPHABET, (char) => char.charCodeAt(0));
 
 /**
- * The unpadded base64url text of `text`'s UTF-8 bytes. Written as ASCII bytes and decoded once, so
- * the result is one flat string: appending piece by piece makes V8 keep a rope (an object per
- * piece), and a market keeps its reference for its whole life.
+ * The unpadded base64url text of `bytes`. Written as ASCII bytes and decoded once, so the result is
+ * one flat string: appending piece by piece makes V8 keep a rope (an object per piece), and a
+ * market keeps its reference for its whole life.
  */
-export function base64urlOfUtf8(text: string): string {
-  const bytes = encoder.encode(text);
+export function base64UrlEncode(bytes: Uint8Array): string {
   const out = new Uint8Array(Math.ceil((bytes.length * 4) / 3));
   let o = 0;
   let i = 0;
@@ -38,25 +38,49 @@ export function base64urlOfUtf8(text: string): string {
 }
 
 /**
- * The text whose UTF-8 bytes `encoded` is, or undefined when `encoded` is not base64url (a character
- * outside the alphabet, a length no encoding has). Bytes that are not UTF-8 decode to U+FFFD: callers
- * that need the canonical form compare `base64urlOfUtf8` of the result with `encoded`.
+ * The bytes `text` encodes, and whether its trailing bits are the canonical zeros; undefined when it
+ * is not base64url at all (a character outside the alphabet, a length no encoding has).
  */
-export function utf8OfBase64url(encoded: string): string | undefined {
-  if (encoded.length % 4 === 1) return undefined;
-  const bytes = new Uint8Array(Math.floor((encoded.length * 3) / 4));
+function decodeBytes(text: string): { bytes: Uint8Array; canonical: boolean } | undefined {
+  if (text.length % 4 === 1) return undefined;
+  const bytes = new Uint8Array(Math.floor((text.length * 3) / 4));
+  let buffer = 0;
   let bits = 0;
-  let bitCount = 0;
   let at = 0;
-  for (const char of encoded) {
+  for (const char of text) {
     const value = VALUES.get(char);
     if (value === undefined) return undefined;
-    bits = ((bits << 6) | value) & 0xffffff;
-    bitCount += 6;
-    if (bitCount >= 8) {
-      bitCount -= 8;
-      bytes[at++] = (bits >> bitCount) & 0xff;
+    buffer = (buffer << 6) | value;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes[at++] = (buffer >> bits) & 0xff;
     }
+    buffer &= (1 << bits) - 1;
   }
-  return decoder.decode(bytes.subarray(0, at));
+  return { bytes: bytes.subarray(0, at), canonical: buffer === 0 };
+}
+
+/** The bytes of unpadded base64url `text`; strict: URL alphabet only, no padding, canonical trailing bits. */
+export function base64UrlDecode(text: string): Uint8Array {
+  const decoded = decodeBytes(text);
+  if (decoded === undefined) throw new Error("not unpadded base64url: a character outside the alphabet, or a length no encoding has");
+  if (!decoded.canonical) throw new Error("not unpadded base64url: non-canonical trailing bits");
+  return decoded.bytes;
+}
+
+/** The unpadded base64url text of `text`'s UTF-8 bytes. */
+export function base64urlOfUtf8(text: string): string {
+  return base64UrlEncode(encoder.encode(text));
+}
+
+/**
+ * The text whose UTF-8 bytes `encoded` is, or undefined when `encoded` is not base64url (a character
+ * outside the alphabet, a length no encoding has). Bytes that are not UTF-8 decode to U+FFFD, and
+ * trailing bits are not checked: callers that need the canonical form compare `base64urlOfUtf8` of
+ * the result with `encoded`.
+ */
+export function utf8OfBase64url(encoded: string): string | undefined {
+  const decoded = decodeBytes(encoded);
+  return decoded === undefined ? undefined : decoder.decode(decoded.bytes);
 }

@@ -17,7 +17,7 @@ import { decodeLoggedCommand } from "./logged-command.js";
 import type { LogProof } from "../audit/log-proofs.js";
 import { cachedProofFromPayloads, cachedProofFromView, type ProofEntriesWanted } from "../audit/cached-log-proofs.js";
 import { threadProofCache, type ProofTreeCache } from "../audit/proof-tree-cache.js";
-import { base64UrlEncode } from "../bytes-base64url.js";
+import { base64UrlEncode } from "../rules/base64url.js";
 import { hashToHex } from "../audit/merkle/proof-format.js";
 import { NODE_TREE_HASHING } from "./node-tree-hashing.js";
 import { forEachPayload, payloadCount } from "./entry-payloads.js";

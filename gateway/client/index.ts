@@ -11,7 +11,7 @@ export { ServiceUnreachableError } from "./unreachable.js";
 export { checkReceiptProof, publicKeysOf, type PublicKeys, type ReceiptCheck, type ReceiptCommand } from "./receipt-check.js";
 export { parseReceipt, type Receipt } from "../../engine/audit/heads/receipt.js";
 export type { SignedHead } from "../../engine/audit/heads/signed-head.js";
-export { base64UrlDecode, base64UrlEncode } from "./base64url.js";
+export { base64UrlDecode, base64UrlEncode } from "../../engine/rules/base64url.js";
 export { generateKeyPair, publicKeyFromPrivateKey, signSigningPayload, type Ed25519KeyPair } from "./ed25519.js";
 export { canonicalHmacString, signHmacRequest, type HmacSigningInput, type ServiceHmacHeaders } from "./hmac.js";
 // The shapes of requests and replies: the service's own declarations.

@@ -5,7 +5,7 @@
  */
 import { checkProofFile } from "../../engine/audit/heads/proof-file.js";
 import { checkKeyHistory, KEY_HISTORY_VERSION } from "../../engine/audit/signing/key-history.js";
-import { base64UrlDecode } from "../../engine/bytes-base64url.js";
+import { base64UrlDecode } from "../../engine/rules/base64url.js";
 import type { AuditKeyList } from "../routes/audit-routes.js";
 
 /** keyId → raw 32-byte Ed25519 public key, or the key list `GET /v1/audit/keys` gives (a history). */

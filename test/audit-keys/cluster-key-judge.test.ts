@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { judgeKeyHistory } from "../../engine/cluster/cluster-key-history.js";
 import { endorsementMessage, extendKeyHistory, firstKeyHistory, type KeyHistory } from "../../engine/audit/signing/key-history.js";
 import { rawEd25519PublicKey } from "../../engine/audit/signing/audit-signer.js";
-import { base64UrlEncode } from "../../engine/bytes-base64url.js";
+import { base64UrlEncode } from "../../engine/rules/base64url.js";
 
 function newKey(): KeyObject {
   return generateKeyPairSync("ed25519").privateKey;

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { base64UrlDecode } from "../../engine/bytes-base64url.js";
+import { base64UrlDecode } from "../../engine/rules/base64url.js";
 import { hashFromHex } from "../../engine/audit/merkle/proof-format.js";
 import { checkConsistency, checkInclusion } from "../../engine/audit/merkle/proof-verify.js";
 import { leafHash } from "../../engine/audit/merkle/tree-hash.js";

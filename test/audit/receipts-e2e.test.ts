@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseReceipt } from "../../engine/audit/heads/receipt.js";
 import { verifyHead } from "../../engine/audit/heads/signed-head.js";
-import { base64UrlDecode } from "../../engine/bytes-base64url.js";
+import { base64UrlDecode } from "../../engine/rules/base64url.js";
 import { cli as runCli, forged, readShard, writeShard } from "./support/forger.js";
 import { Harness, directClaimMechanism, openMarket } from "../http-api/support/harness.js";
 

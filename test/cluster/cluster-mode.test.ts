@@ -11,7 +11,7 @@ import { claimBody, openDirectClaimMarket, provisionPrincipal, request, requestO
 import { shardOfMarket } from "../../engine/runtime/shard-routing.js";
 import { parseReceipt } from "../../engine/audit/heads/receipt.js";
 import { verifyHead } from "../../engine/audit/heads/signed-head.js";
-import { base64UrlDecode } from "../../engine/bytes-base64url.js";
+import { base64UrlDecode } from "../../engine/rules/base64url.js";
 import { hashFromHex } from "../../engine/audit/merkle/proof-format.js";
 import { checkConsistency, checkInclusion } from "../../engine/audit/merkle/proof-verify.js";
 import { leafHash, sameHash } from "../../engine/audit/merkle/tree-hash.js";

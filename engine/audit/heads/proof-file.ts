@@ -17,7 +17,7 @@
  *
  * Pure JavaScript (no Node API): the same check can run in a browser.
  */
-import { base64UrlDecode } from "../../bytes-base64url.js";
+import { base64UrlDecode } from "../../rules/base64url.js";
 import { decodeConsistencyProof, decodeInclusionProof, hashFromHex, hashToHex, ProofFormatError, type ConsistencyProof, type InclusionProof } from "../merkle/proof-format.js";
 import { checkConsistency, checkInclusion } from "../merkle/proof-verify.js";
 import { leafHash, sameHash } from "../merkle/tree-hash.js";

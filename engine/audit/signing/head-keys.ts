@@ -10,7 +10,7 @@
  */
 import { createPublicKey, verify, type KeyObject } from "node:crypto";
 import { headMessage, type SignedHead } from "../heads/signed-head.js";
-import { base64UrlDecode, base64UrlEncode } from "../../bytes-base64url.js";
+import { base64UrlDecode, base64UrlEncode } from "../../rules/base64url.js";
 import { ED25519_PUBLIC_KEY_BYTES, keyIdOf } from "./key-id.js";
 import type { KeyHistory } from "./key-history.js";
 
