@@ -6,7 +6,7 @@
  * and no duplicate.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NatsCluster } from "./support/nats-cluster.js";
+import { NatsCluster } from "../../scripts/nats-cluster.js";
 import { ServiceCluster } from "./support/service-cluster.js";
 import { claimBody, openDirectClaimMarket, provisionPrincipal, request, type ClusterPrincipal } from "./support/cluster-clients.js";
 import { everyPartitionServedOnce, marketIdOnPartition, ownerOnce } from "./support/partition-owners.js";

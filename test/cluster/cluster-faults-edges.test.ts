@@ -24,7 +24,7 @@ import { MarketClient } from "../../gateway/client/index.js";
 import { decided, outage, Prober, type Answer } from "../../bench/cluster-prober.js";
 import { eventually } from "../process/support.js";
 import { plainWordsProblem } from "../support/plain-words.js";
-import type { NatsCluster } from "./support/nats-cluster.js";
+import type { NatsCluster } from "../../scripts/nats-cluster.js";
 import { startFaultCluster, stopFaultCluster } from "./support/fault-cluster.js";
 import type { ServiceCluster } from "./support/service-cluster.js";
 import { openDirectClaimMarket, provisionPrincipal, requestOnce, type ClusterPrincipal } from "./support/cluster-clients.js";

@@ -12,7 +12,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { partitionStream } from "../../engine/cluster/partition-host.js";
 import { eventually } from "../process/support.js";
-import type { NatsCluster } from "./support/nats-cluster.js";
+import type { NatsCluster } from "../../scripts/nats-cluster.js";
 import { startFaultCluster, stopFaultCluster } from "./support/fault-cluster.js";
 import type { ServiceCluster } from "./support/service-cluster.js";
 import { openDirectClaimMarket, type ClusterPrincipal } from "./support/cluster-clients.js";
