@@ -41,7 +41,7 @@ import { connectForJournals } from "../engine/messaging/nats/connect.js";
 import { shardOfMarket } from "../engine/runtime/shard-routing.js";
 import { MarketClient } from "../gateway/client/index.js";
 import { LocalCluster } from "../scripts/local-cluster.js";
-import { marketIdOnPartition } from "../test/cluster/support/partition-owners.js";
+import { marketIdOnPartition } from "../engine/runtime/shard-routing.js";
 import { numberArg } from "./args.js";
 import { bySecond, decided, messages, notPlain, outage, Prober, retriesAfter, type Answer } from "./cluster-prober.js";
 import { freshResultStem, RESULTS_DIR } from "./result-stem.js";

@@ -29,7 +29,8 @@ import { startFaultCluster, stopFaultCluster } from "./support/fault-cluster.js"
 import type { ServiceCluster } from "./support/service-cluster.js";
 import { openDirectClaimMarket, provisionPrincipal, requestOnce, type ClusterPrincipal } from "./support/cluster-clients.js";
 import { provisionMany, readRecord } from "./support/claim-storm.js";
-import { everyPartitionServedOnce, marketIdOnPartition, ownerOnce } from "./support/partition-owners.js";
+import { marketIdOnPartition } from "../../engine/runtime/shard-routing.js";
+import { everyPartitionServedOnce, ownerOnce } from "./support/partition-owners.js";
 
 const PARTITIONS = 6;
 /**

@@ -13,7 +13,8 @@ import { NatsCluster } from "../../scripts/nats-cluster.js";
 import { ServiceCluster, saveNodeLogs } from "./support/service-cluster.js";
 import { openDirectClaimMarket, provisionPrincipal, request, requestOnce, type ClusterPrincipal } from "./support/cluster-clients.js";
 import { claimStorm, provisionMany, readMarket, readRecord, stormProblems, type ClaimOutcome, type MarketRecordView } from "./support/claim-storm.js";
-import { everyPartitionServedOnce, marketIdOnPartition, ownerOnce, ownershipLines } from "./support/partition-owners.js";
+import { marketIdOnPartition } from "../../engine/runtime/shard-routing.js";
+import { everyPartitionServedOnce, ownerOnce, ownershipLines } from "./support/partition-owners.js";
 
 const PARTITIONS = 6;
 

@@ -17,7 +17,8 @@ import { startFaultCluster, stopFaultCluster } from "./support/fault-cluster.js"
 import type { ServiceCluster } from "./support/service-cluster.js";
 import { openDirectClaimMarket, type ClusterPrincipal } from "./support/cluster-clients.js";
 import { claimStorm, provisionMany, stormProblems, stormSummary, type ClaimAttempt, type ClaimOutcome } from "./support/claim-storm.js";
-import { everyPartitionServedOnce, marketIdOnPartition, ownerOnce, ownershipLines } from "./support/partition-owners.js";
+import { marketIdOnPartition } from "../../engine/runtime/shard-routing.js";
+import { everyPartitionServedOnce, ownerOnce, ownershipLines } from "./support/partition-owners.js";
 
 /** Which run of the current test this is (vitest retries a failed test): ids differ per run. */
 let runs = 0;
