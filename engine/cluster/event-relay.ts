@@ -7,12 +7,15 @@
  * the same subject, so every node ends the streams on that partition's markets and their clients
  * resume at the new owner (a crashed owner announces nothing; its successor does).
  *
+ * Every message carries the inter-node wire version (inter-node-wire.ts).
+ *
  * NATS core delivers at most once: a lost message shows as a gap in a market's sequence, which the
  * event hub answers by ending that market's streams for a resume from the record.
  */
 import type { Subscription, Transport } from "../messaging/transport.js";
 import { Packr } from "msgpackr";
 import type { EmittedEvent } from "../runtime/shard-protocol.js";
+import { INTER_NODE_WIRE_VERSION, openInterNode, sealInterNode } from "./inter-node-wire.js";
 
 export function eventsSubject(partition: number): string {
   return `cluster.events.${partition}`;
@@ -35,6 +38,8 @@ export class EventRelay {
     private readonly transport: Transport,
     private readonly listener: RelayListener,
     private readonly onError: (error: unknown) => void,
+    /** The inter-node wire version this node speaks (inter-node-wire.ts); another only in tests of a mixed cluster. */
+    private readonly wireVersion: number = INTER_NODE_WIRE_VERSION,
   ) {}
 
   /** The owner of `partition` publishes its committed events of watched markets. */
@@ -49,7 +54,7 @@ export class EventRelay {
 
   private publish(partition: number, message: RelayMessage): void {
     try {
-      this.transport.publish(eventsSubject(partition), packr.pack(message));
+      this.transport.publish(eventsSubject(partition), sealInterNode(packr.pack(message), this.wireVersion));
     } catch (error) {
       // A closed or draining connection: the node is stopping, or NATS is out of reach (a gap, then a resume).
       this.onError(error);
@@ -64,8 +69,16 @@ export class EventRelay {
       return;
     }
     const subscription = this.transport.subscribe(eventsSubject(partition), {}, (message) => {
+      const opened = openInterNode(message.data, this.wireVersion);
+      if ("refused" in opened) {
+        // Events this node cannot read: its streams on the partition end as on a move, and their
+        // clients' resumes meet the same refusal as a forwarded request, in words (forwarding.ts).
+        this.onError(new Error(opened.refused));
+        this.listener.moved(partition);
+        return;
+      }
       try {
-        const decoded = packr.unpack(message.data) as RelayMessage;
+        const decoded = packr.unpack(opened.body) as RelayMessage;
         if (decoded.k === "events") this.listener.events(decoded.events);
         else this.listener.moved(partition);
       } catch (failure) {

@@ -9,7 +9,9 @@
  * the old owner unsubscribed, the new one recovering) NATS answers at once that nobody listens.
  * The bodies are the shard channel's own encoding (wire.ts): a forwarded request IS a shard request
  * (a command with its fingerprint, or a read) and the reply a read response carrying the reply;
- * every node runs the same build, so they agree on it.
+ * every body carries the inter-node wire version (inter-node-wire.ts), and a node refuses a
+ * message of another build's version instead of misreading it (the sender's client gets a 503
+ * saying so).
  *
  * When the lease moves to a new epoch while a request to the old one is unanswered (`ownerMoved`),
  * the request is abandoned: its sender gets OWNER_MOVED and sends it again to the new owner, the
@@ -38,6 +40,7 @@ import { errorReply, okReply, readResponse, type ShardReply, type ShardRequest }
 import { UnavailableError } from "../runtime/unavailable.js";
 import { Packr } from "msgpackr";
 import type { BindVerdict } from "./key-bindings.js";
+import { INTER_NODE_WIRE_VERSION, openInterNode, sealInterNode } from "./inter-node-wire.js";
 
 /** Header of a reply the owner could not give at all (its value says why, for the client's message). */
 const UNAVAILABLE_HEADER = "Market-Service-Unavailable";
@@ -108,6 +111,8 @@ export class Forwarder {
     private readonly timeoutMs: number,
     /** Where an unexpected failure of a handler is reported (the sender gets a 503 either way). */
     private readonly onHandlerError: (partition: number, error: unknown) => void,
+    /** The inter-node wire version this node speaks (inter-node-wire.ts); another only in tests of a mixed cluster. */
+    private readonly wireVersion: number = INTER_NODE_WIRE_VERSION,
   ) {}
 
   /**
@@ -172,15 +177,22 @@ export class Forwarder {
 
   private async respond(partition: number, message: IncomingMessage, answer: (data: Uint8Array) => Promise<{ body: Uint8Array; unavailable: number[]; reason: string }>): Promise<void> {
     const header = new Map<string, string>();
+    const opened = openInterNode(message.data, this.wireVersion);
+    if ("refused" in opened) {
+      this.onHandlerError(partition, new Error(opened.refused));
+      header.set(UNAVAILABLE_HEADER, opened.refused);
+      message.respond(new Uint8Array(0), header);
+      return;
+    }
     try {
-      const { body, unavailable, reason } = await answer(message.data);
+      const { body, unavailable, reason } = await answer(opened.body);
       if (unavailable.length > 0) {
         header.set(UNAVAILABLE_ITEMS_HEADER, unavailable.join(","));
         header.set(UNAVAILABLE_HEADER, reason);
       } else if (reason !== "") {
         header.set(UNAVAILABLE_HEADER, reason);
       }
-      message.respond(body, header);
+      message.respond(sealInterNode(body, this.wireVersion), header);
     } catch (error) {
       header.set(UNAVAILABLE_HEADER, this.reasonOf(partition, error));
       message.respond(new Uint8Array(0), header);
@@ -219,7 +231,9 @@ export class Forwarder {
     if (unavailable !== undefined && unavailable !== "" && (items === undefined || items === "") && message.data.length === 0) {
       throw new UnavailableError(unavailable);
     }
-    return message;
+    const opened = openInterNode(message.data, this.wireVersion);
+    if ("refused" in opened) throw new UnavailableError(opened.refused);
+    return { data: opened.body, headers: message.headers };
   }
 
   /** Queues `request` in this turn's message to the owner of `partition` at `epoch`. */
@@ -250,7 +264,7 @@ export class Forwarder {
   /** Sends `request` to the owner of `partition` at lease `epoch`; resolves with its reply, or OWNER_MOVED. */
   send(partition: number, epoch: number, request: ShardRequest): Promise<ShardReply | OwnerMoved> {
     return this.enqueue(this.forwards, partition, epoch, request, async (outgoing) => {
-      const message = await this.call(partition, epoch, partitionSubject(partition, epoch), packRequests(outgoing.items.map((item, id) => envelope(id, item.request))));
+      const message = await this.call(partition, epoch, partitionSubject(partition, epoch), sealInterNode(packRequests(outgoing.items.map((item, id) => envelope(id, item.request))), this.wireVersion));
       if (message === OWNER_MOVED) {
         for (const item of outgoing.items) item.resolve(OWNER_MOVED);
         return;
@@ -270,7 +284,7 @@ export class Forwarder {
   /** Binds a key at its home partition's owner at lease `epoch`; resolves with the verdict, or OWNER_MOVED. */
   sendBind(home: number, epoch: number, request: BindRequest): Promise<BindVerdict | OwnerMoved> {
     return this.enqueue(this.binds, home, epoch, request, async (outgoing) => {
-      const body = bindPackr.pack(outgoing.items.map(({ request: r }) => [r.actorId, r.commandId, r.fingerprint, r.marketPartition] satisfies LoggedBindRequest));
+      const body = sealInterNode(bindPackr.pack(outgoing.items.map(({ request: r }) => [r.actorId, r.commandId, r.fingerprint, r.marketPartition] satisfies LoggedBindRequest)), this.wireVersion);
       const message = await this.call(home, epoch, keysSubject(home, epoch), body);
       if (message === OWNER_MOVED) {
         for (const item of outgoing.items) item.resolve(OWNER_MOVED);
