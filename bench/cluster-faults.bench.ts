@@ -25,7 +25,7 @@
  *      deciding claims again.
  *
  * Every 503's message is checked against the plain-words rule of docs/errors.md
- * (test/support/plain-words.ts); the ones that break it are listed.
+ * (plainWordsProblem, engine/runtime/unavailable.ts); the ones that break it are listed.
  *
  *   npm run bench:cluster-faults -- [--quorum-seconds 20] [--watch-seconds 15] [--pause-seconds 8]
  *
@@ -41,7 +41,7 @@ import { connectForJournals } from "../engine/messaging/nats/connect.js";
 import { shardOfMarket } from "../engine/runtime/shard-routing.js";
 import { MarketClient } from "../gateway/client/index.js";
 import { LocalCluster } from "../scripts/local-cluster.js";
-import { marketIdOnPartition } from "../test/cluster/support/partition-owners.js";
+import { marketIdOnPartition } from "../engine/runtime/shard-routing.js";
 import { numberArg } from "./args.js";
 import { bySecond, decided, messages, notPlain, outage, Prober, retriesAfter, type Answer } from "./cluster-prober.js";
 import { freshResultStem, RESULTS_DIR } from "./result-stem.js";

@@ -1,7 +1,7 @@
 /**
  * `npm run bench:identity-propagation`: how long a revocation taken on one service node takes to
  * be enforced on the others (issue 27: goal ≤ 1 s), on a real 3-node nats-server cluster on this
- * machine (R3, `sync_interval: always`; test/cluster/support/nats-cluster.ts) and the identity
+ * machine (R3, `sync_interval: always`; scripts/nats-cluster.ts) and the identity
  * stream shared by the nodes (engine/identity/shared-log.ts).
  *
  * Node A is this process; the followers (`--followers`, default 2, so three service nodes) are
@@ -33,7 +33,7 @@ import { NatsMessaging } from "../engine/messaging/nats/nats-messaging.js";
 import { JetStreamJournal } from "../engine/journal/jetstream-journal.js";
 import { AuthService, loadAuthConfig } from "../gateway/auth/index.js";
 import { generateKeyPair, signSigningPayload } from "../gateway/client/index.js";
-import { NatsCluster } from "../test/cluster/support/nats-cluster.js";
+import { NatsCluster } from "../scripts/nats-cluster.js";
 import { numberArg } from "./args.js";
 import type { FromNode, ToNode } from "./identity-propagation-node.js";
 import { tokenStorm, type StormOutcome } from "./identity-token-storm.js";

@@ -1,7 +1,7 @@
 /**
  * `npm run bench:journal-jetstream`: append latency of the JetStream journal on a real 3-node
  * nats-server cluster on this machine (R3, file storage, `sync_interval: always`; the cluster of
- * test/cluster/support/nats-cluster.ts), beside the file journal on the same disk in the same run.
+ * scripts/nats-cluster.ts), beside the file journal on the same disk in the same run.
  * Appends are serial (one in flight, as a shard appends), each awaited before the next; two batch
  * shapes: one entry, and `--entries` entries (a group-commit batch under load).
  *
@@ -19,7 +19,7 @@ import { connectForJournals } from "../engine/messaging/nats/connect.js";
 import { NatsMessaging } from "../engine/messaging/nats/nats-messaging.js";
 import { JetStreamJournal } from "../engine/journal/jetstream-journal.js";
 import type { Journal } from "../engine/journal/journal.js";
-import { NatsCluster } from "../test/cluster/support/nats-cluster.js";
+import { NatsCluster } from "../scripts/nats-cluster.js";
 import { numberArg } from "./args.js";
 import { percentile } from "./percentile.js";
 import { cpuSecondsOf } from "./storm/processes.js";

@@ -16,7 +16,7 @@ import { systemClock } from "../engine/clock.js";
 import { LeaseManager } from "../engine/cluster/leases.js";
 import { connectForJournals } from "../engine/messaging/nats/connect.js";
 import { NatsMessaging } from "../engine/messaging/nats/nats-messaging.js";
-import { NatsCluster } from "../test/cluster/support/nats-cluster.js";
+import { NatsCluster } from "../scripts/nats-cluster.js";
 import { numberArg } from "./args.js";
 
 const RUNS = numberArg("runs", 3);

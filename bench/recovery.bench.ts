@@ -104,7 +104,8 @@ async function phaseIndexLoad(): Promise<void> {
 
 /** The data directory of a one-shard service, so a whole start (MarketRuntime.open) can be timed. */
 const DATA_DIR = path.join(ROOT, "data");
-const BUILT_RUNTIME = path.join(import.meta.dirname, "..", "dist", "engine", "runtime", "market-runtime.js");
+/** The build a whole start runs: service-start.mjs is told this directory and loads the runtime from it. */
+const BUILD_DIR = path.join(import.meta.dirname, "..", "dist");
 
 /**
  * The engine's replay of the log in `dir`, one step added at a time: what reading, decoding and
@@ -226,10 +227,10 @@ async function phaseServiceStart(claims: number, watermark: number): Promise<voi
   gc?.();
   // A fresh process, as a user's start: the built runtime (`npm run bench:recovery` builds first),
   // not this process with its heap of earlier phases and tsx compiling the worker's sources.
-  if (!existsSync(BUILT_RUNTIME)) throw new Error("start phase: run `npm run build` first (it measures the built service)");
+  if (!existsSync(path.join(BUILD_DIR, "engine", "runtime", "market-runtime.js"))) throw new Error("start phase: run `npm run build` first (it measures the built service)");
   // Three fresh processes on the same files (one start varies a lot on a shared machine): the median.
   const runs = [1, 2, 3].map(() => {
-    const output = execFileSync(process.execPath, [path.join(import.meta.dirname, "service-start.mjs"), DATA_DIR, "1"], { encoding: "utf8" });
+    const output = execFileSync(process.execPath, [path.join(import.meta.dirname, "service-start.mjs"), BUILD_DIR, DATA_DIR, "1"], { encoding: "utf8" });
     const result = JSON.parse(output.trim().split("\n").at(-1) ?? "{}") as { openSeconds: number; processSeconds: number; idempotencyEntries: number; fatal: string[] };
     if (result.fatal.length > 0 || result.idempotencyEntries !== claims + BATCH) throw new Error(`start: ${result.idempotencyEntries} index entries, fatal ${result.fatal.join("; ")}`);
     return result;

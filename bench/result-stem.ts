@@ -1,17 +1,30 @@
 /**
  * Where a bench writes its results: `bench/results/<date>-<name>`, and `<date>-<name>-2`, `-3`, …
  * when a file of that stem is already there. bench/README.md links the files behind its figures;
- * a second run on the same day must not replace them.
+ * a second run on the same day must not replace them. Older results are removed from the folder
+ * and live in git history, where the docs cite them by name and commit: a stem any commit held is
+ * taken too, so a new run never takes the name of an older one.
  */
+import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync } from "node:fs";
 import * as path from "node:path";
 
 export const RESULTS_DIR = path.join(import.meta.dirname, "results");
 
-/** A stem (`<date>-<name>[-n]`, no extension) that no file in the results directory uses yet. */
+/** The names of the result files any commit held (none outside a git checkout, e.g. an archive). */
+function committedResultFiles(): string[] {
+  try {
+    const names = execFileSync("git", ["log", "--all", "--format=", "--name-only", "--", "."], { cwd: RESULTS_DIR, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    return names.split("\n").filter((name) => name !== "").map((name) => path.basename(name));
+  } catch {
+    return [];
+  }
+}
+
+/** A stem (`<date>-<name>[-n]`, no extension) that no file in the results directory or its git history uses yet. */
 export function freshResultStem(name: string, date: Date = new Date()): string {
   mkdirSync(RESULTS_DIR, { recursive: true });
-  const taken = readdirSync(RESULTS_DIR).map((file) => (file.includes(".") ? file.slice(0, file.indexOf(".")) : file));
+  const taken = [...readdirSync(RESULTS_DIR), ...committedResultFiles()].map((file) => (file.includes(".") ? file.slice(0, file.indexOf(".")) : file));
   const base = `${date.toISOString().slice(0, 10)}-${name}`;
   // A stem is taken by its own files and by those that extend it (`<stem>-latency.svg`); a false
   // positive only moves the run to the next number.

@@ -2,11 +2,16 @@
 // directory, the way `npm start` does (built code, shard workers, index snapshot loaded while the
 // shards open), prints how long MarketRuntime.open took as JSON, then exits without closing: a
 // close would checkpoint, and the next run must start from the same files (the bench runs it 3 times).
-// Usage: node bench/service-start.mjs <dataDir> <shardCount>
+// Usage: node bench/service-start.mjs <buildDir> <dataDir> <shardCount>
+// The build directory (recovery.bench.ts passes the repository's dist/) is an argument, not an
+// import path: bench/ imports nothing from dist/ (test/architecture); it runs a build it is given.
+import * as path from "node:path";
 import { performance } from "node:perf_hooks";
-const [dataDir, shards] = process.argv.slice(2);
-const { MarketRuntime } = await import("../dist/engine/runtime/market-runtime.js");
-const { ManualClock } = await import("../dist/engine/clock.js");
+import { pathToFileURL } from "node:url";
+const [buildDir, dataDir, shards] = process.argv.slice(2);
+const built = (file) => pathToFileURL(path.join(buildDir, file)).href;
+const { MarketRuntime } = await import(built("engine/runtime/market-runtime.js"));
+const { ManualClock } = await import(built("engine/clock.js"));
 const fatal = [];
 const started = performance.now();
 const { runtime, recovery } = await MarketRuntime.open({

@@ -1,7 +1,7 @@
 /**
  * A free loopback port for a program that must be told its port before it starts: nats-server (its
  * configuration names every node's ports), nginx, a service restarted where its clients reconnect.
- * Used by the test launchers (test/cluster/support/, test/…), scripts/local-cluster.ts and the benches.
+ * Used by the launchers (scripts/nats-cluster.ts, test/cluster/support/, test/…), scripts/local-cluster.ts and the benches.
  *
  * Why not the port the kernel picks for listen(0): it comes from the ephemeral range
  * (net.ipv4.ip_local_port_range), the range every outgoing connection on the machine takes its local

@@ -7,7 +7,7 @@
  * without one of them (cluster_size 2 of 3). That server still reports healthy, yet no R3 stream can
  * be placed ("no suitable peers for placement"), and it stays so for minutes; restarting the
  * server left out brings it in (docs/cluster.md, "A server left out of the meta group").
- * Both launchers of local clusters (test/cluster/support/nats-cluster.ts, scripts/local-cluster.ts)
+ * Both launchers of local clusters (scripts/nats-cluster.ts, scripts/local-cluster.ts)
  * wait for this check, not only /healthz.
  */
 

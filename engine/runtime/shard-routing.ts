@@ -12,6 +12,19 @@ export function shardOfMarket(marketId: string, shardCount: number): number {
   return fnv1a32Utf8(marketId) % shardCount;
 }
 
+/**
+ * `<prefix>-<n>` for the first n whose market lands on `partition` among `partitions` (a cluster's
+ * partitions are routed as shards are): shardOfMarket read backwards, for the cluster's fault tests
+ * and bench:cluster-faults, which must hit one partition's owner. The service does not call it; it
+ * lives beside shardOfMarket so it cannot drift from it, and so bench/ need not import from test/.
+ */
+export function marketIdOnPartition(prefix: string, partition: number, partitions: number): string {
+  for (let n = 0; ; n += 1) {
+    const marketId = `${prefix}-${n}`;
+    if (shardOfMarket(marketId, partitions) === partition) return marketId;
+  }
+}
+
 /** A shard's log id in its signed heads (engine/audit/heads/signed-head.ts); a cluster's partitions are `partition-<p>`. */
 export function shardLogId(shardIndex: number): string {
   return `shard-${shardIndex}`;

@@ -3,7 +3,10 @@
  * - the rules (engine/rules/) import nothing outside themselves but typia's generated validators, and
  *   use no Node API, no clock and no randomness;
  * - the actor engine (engine/) and storage (storage/) do not reach into the protocol edge (gateway/);
- * - no module of engine/, gateway/ or storage/ takes part in an import cycle.
+ * - no module of engine/, gateway/ or storage/ takes part in an import cycle;
+ * - the benches (bench/) import nothing from test/ nor from dist/: what both benches and tests use
+ *   lives where both may import it (scripts/, the service's own modules), and a bench runs the
+ *   built service as a child process, never imports the build.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import * as path from "node:path";
@@ -13,11 +16,11 @@ import { describe, expect, it } from "vitest";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const RULES = path.join(ROOT, "engine/rules");
 
-function sourcesUnder(dir: string): string[] {
+function sourcesUnder(dir: string, extensions: readonly string[] = [".ts"]): string[] {
   return readdirSync(dir).flatMap((name) => {
     const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) return sourcesUnder(full);
-    return name.endsWith(".ts") ? [full] : [];
+    if (statSync(full).isDirectory()) return sourcesUnder(full, extensions);
+    return extensions.some((extension) => name.endsWith(extension)) ? [full] : [];
   });
 }
 
@@ -76,6 +79,27 @@ describe("engine/ and storage/", () => {
       }
     }
     expect(inward).toEqual([]);
+  });
+});
+
+describe("bench/", () => {
+  // Every form a module can name another in, either quote: `import … from`, `export … from`, a
+  // bare `import "…"`, and `import("…")`.
+  const ANY_IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*["']([^"']+)["']|(?:^|\n)\s*import\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+
+  it("imports nothing from test/ nor from dist/ (the built service is run, never imported)", () => {
+    const files = sourcesUnder(path.join(ROOT, "bench"), [".ts", ".mts", ".js", ".mjs"]);
+    expect(files.length).toBeGreaterThan(0);
+    const reaching: string[] = [];
+    for (const file of files) {
+      for (const match of readFileSync(file, "utf8").matchAll(ANY_IMPORT)) {
+        const specifier = (match[1] ?? match[2] ?? match[3]) as string;
+        // The package's own name resolves, through package.json "exports", to dist/.
+        const target = specifier.startsWith(".") ? path.relative(ROOT, path.resolve(path.dirname(file), specifier)) : specifier;
+        if (/^(?:test|dist)(?:\/|$)/.test(target) || /^market-service(?:\/|$)/.test(specifier)) reaching.push(`${path.relative(ROOT, file)} → ${specifier}`);
+      }
+    }
+    expect(reaching).toEqual([]);
   });
 });
 

@@ -17,7 +17,7 @@ import { checkKeyHistory } from "../../engine/audit/signing/key-history.js";
 import { keyIdOf } from "../../engine/audit/signing/key-id.js";
 import { rawEd25519PublicKey } from "../../engine/audit/signing/audit-signer.js";
 import { CLI_JS, MAIN_JS, listeningUrl, spawnCaptured } from "../process/support.js";
-import { killOnExit } from "../support/kill-on-exit.js";
+import { killOnExit } from "../../scripts/kill-on-exit.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const SECRET = "operator-secret-0123456789-abcdefghijklmnop";

@@ -26,7 +26,7 @@ import { SERVICE_VERSION } from "../../gateway/version.js";
 import { PAGE_FILES, PAGE_HTML } from "../../gateway/page/generated/page-assets.js";
 import { T0, commands, directClaim, request } from "../runtime/support.js";
 import { freePort } from "../../scripts/free-port.js";
-import { NatsCluster } from "../cluster/support/nats-cluster.js";
+import { NatsCluster } from "../../scripts/nats-cluster.js";
 import { clusterSigningKeyFile } from "../../scripts/cluster-signing-key.js";
 
 const ENABLED = process.env["MARKET_SERVICE_BINARY_TEST"] === "1";

@@ -6,10 +6,11 @@
  * and no duplicate.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NatsCluster } from "./support/nats-cluster.js";
+import { NatsCluster } from "../../scripts/nats-cluster.js";
 import { ServiceCluster } from "./support/service-cluster.js";
 import { claimBody, openDirectClaimMarket, provisionPrincipal, request, type ClusterPrincipal } from "./support/cluster-clients.js";
-import { everyPartitionServedOnce, marketIdOnPartition, ownerOnce } from "./support/partition-owners.js";
+import { marketIdOnPartition } from "../../engine/runtime/shard-routing.js";
+import { everyPartitionServedOnce, ownerOnce } from "./support/partition-owners.js";
 import { eventually } from "../process/support.js";
 import { EventStream } from "../events/support/event-stream.js";
 import { subscribeMarketEvents, type MarketStreamEvent } from "../../gateway/client/market-events.js";

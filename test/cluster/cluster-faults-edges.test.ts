@@ -9,7 +9,7 @@
  * - the NATS server leading the lease bucket killed: while no lease can be renewed, commands go
  *   on, and so must the retries of commands that did execute (their original reply is read from
  *   the owner's log as a command is executed, not as a read of the current state);
- * - every 503 in plain words (test/support/plain-words.ts).
+ * - every 503 in plain words (plainWordsProblem, engine/runtime/unavailable.ts).
  *
  * Timings are printed for the report ([figures]); what is asserted fails without the behaviour
  * (a request left on the paused owner waits out the whole forwarding timeout; a retry refused
@@ -23,13 +23,14 @@ import { partitionStream } from "../../engine/cluster/partition-host.js";
 import { MarketClient } from "../../gateway/client/index.js";
 import { decided, outage, Prober, type Answer } from "../../bench/cluster-prober.js";
 import { eventually } from "../process/support.js";
-import { plainWordsProblem } from "../support/plain-words.js";
-import type { NatsCluster } from "./support/nats-cluster.js";
+import { plainWordsProblem } from "../../engine/runtime/unavailable.js";
+import type { NatsCluster } from "../../scripts/nats-cluster.js";
 import { startFaultCluster, stopFaultCluster } from "./support/fault-cluster.js";
 import type { ServiceCluster } from "./support/service-cluster.js";
 import { openDirectClaimMarket, provisionPrincipal, requestOnce, type ClusterPrincipal } from "./support/cluster-clients.js";
 import { provisionMany, readRecord } from "./support/claim-storm.js";
-import { everyPartitionServedOnce, marketIdOnPartition, ownerOnce } from "./support/partition-owners.js";
+import { marketIdOnPartition } from "../../engine/runtime/shard-routing.js";
+import { everyPartitionServedOnce, ownerOnce } from "./support/partition-owners.js";
 
 const PARTITIONS = 6;
 /**

@@ -9,11 +9,12 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { eventually } from "../process/support.js";
-import { NatsCluster } from "./support/nats-cluster.js";
+import { NatsCluster } from "../../scripts/nats-cluster.js";
 import { ServiceCluster, saveNodeLogs } from "./support/service-cluster.js";
 import { openDirectClaimMarket, provisionPrincipal, request, requestOnce, type ClusterPrincipal } from "./support/cluster-clients.js";
 import { claimStorm, provisionMany, readMarket, readRecord, stormProblems, type ClaimOutcome, type MarketRecordView } from "./support/claim-storm.js";
-import { everyPartitionServedOnce, marketIdOnPartition, ownerOnce, ownershipLines } from "./support/partition-owners.js";
+import { marketIdOnPartition } from "../../engine/runtime/shard-routing.js";
+import { everyPartitionServedOnce, ownerOnce, ownershipLines } from "./support/partition-owners.js";
 
 const PARTITIONS = 6;
 

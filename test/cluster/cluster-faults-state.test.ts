@@ -21,11 +21,12 @@ import { NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
 import { JetStreamJournal } from "../../engine/journal/jetstream-journal.js";
 import { IDENTITY_STREAM } from "../../gateway/cluster-node.js";
 import { OPERATOR, eventually } from "../process/support.js";
-import { NatsCluster } from "./support/nats-cluster.js";
+import { NatsCluster } from "../../scripts/nats-cluster.js";
 import { ServiceCluster, saveNodeLogs } from "./support/service-cluster.js";
 import { openDirectClaimMarket, provisionPrincipal, request, type ClusterPrincipal } from "./support/cluster-clients.js";
 import { claimStorm, provisionMany, readMarket, readRecord, type ClaimOutcome } from "./support/claim-storm.js";
-import { everyPartitionServedOnce, marketIdOnPartition, ownerOnce } from "./support/partition-owners.js";
+import { marketIdOnPartition } from "../../engine/runtime/shard-routing.js";
+import { everyPartitionServedOnce, ownerOnce } from "./support/partition-owners.js";
 
 const PARTITIONS = 6;
 /** How long another node may take to enforce a revocation before the test fails (the measured delay is printed). */

@@ -12,12 +12,13 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { partitionStream } from "../../engine/cluster/partition-host.js";
 import { eventually } from "../process/support.js";
-import type { NatsCluster } from "./support/nats-cluster.js";
+import type { NatsCluster } from "../../scripts/nats-cluster.js";
 import { startFaultCluster, stopFaultCluster } from "./support/fault-cluster.js";
 import type { ServiceCluster } from "./support/service-cluster.js";
 import { openDirectClaimMarket, type ClusterPrincipal } from "./support/cluster-clients.js";
 import { claimStorm, provisionMany, stormProblems, stormSummary, type ClaimAttempt, type ClaimOutcome } from "./support/claim-storm.js";
-import { everyPartitionServedOnce, marketIdOnPartition, ownerOnce, ownershipLines } from "./support/partition-owners.js";
+import { marketIdOnPartition } from "../../engine/runtime/shard-routing.js";
+import { everyPartitionServedOnce, ownerOnce, ownershipLines } from "./support/partition-owners.js";
 
 /** Which run of the current test this is (vitest retries a failed test): ids differ per run. */
 let runs = 0;

@@ -13,11 +13,11 @@ import * as path from "node:path";
 import { Kvm } from "@nats-io/kv";
 import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NatsCluster } from "./support/nats-cluster.js";
+import { NatsCluster } from "../../scripts/nats-cluster.js";
 import { ServiceCluster } from "./support/service-cluster.js";
 import { CLI_JS, MAIN_JS, spawnCaptured, tempDataDir } from "../process/support.js";
 import { clusterSigningKeyFile } from "../../scripts/cluster-signing-key.js";
-import { killOnExit } from "../support/kill-on-exit.js";
+import { killOnExit } from "../../scripts/kill-on-exit.js";
 import { auditSignerFromPrivateKey } from "../../engine/audit/signing/audit-signer.js";
 
 let nats: NatsCluster;

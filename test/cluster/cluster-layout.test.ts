@@ -10,7 +10,7 @@ import { clusterMetaBucket, openClusterLayout } from "../../engine/cluster/clust
 import { NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
 import { ClusterConfigError } from "../../engine/runtime/cluster-meta.js";
 import { loadServiceConfig } from "../../gateway/config.js";
-import { NatsCluster } from "./support/nats-cluster.js";
+import { NatsCluster } from "../../scripts/nats-cluster.js";
 
 let cluster: NatsCluster;
 let connection: NatsConnection;

@@ -5,7 +5,7 @@
  * capacity is never exceeded, and no claim is acknowledged twice.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NatsCluster } from "./support/nats-cluster.js";
+import { NatsCluster } from "../../scripts/nats-cluster.js";
 import { ServiceCluster } from "./support/service-cluster.js";
 import { claimBody, openDirectClaimMarket, provisionPrincipal, request, requestOnce, type ClusterPrincipal } from "./support/cluster-clients.js";
 import { shardOfMarket } from "../../engine/runtime/shard-routing.js";

@@ -33,7 +33,7 @@ import { IdentityCatchUp } from "../../gateway/cluster-auth.js";
 import { openClusterChallengeStore } from "../../gateway/cluster-challenge-store.js";
 import { generateKeyPair, signSigningPayload, type Ed25519KeyPair } from "../../gateway/client/index.js";
 import { identityToHttpReply } from "../../gateway/routes/request-helpers.js";
-import { NatsCluster } from "./support/nats-cluster.js";
+import { NatsCluster } from "../../scripts/nats-cluster.js";
 
 const T0 = Date.parse("2026-03-01T12:00:00.000Z");
 const OPERATOR = "op-admin";

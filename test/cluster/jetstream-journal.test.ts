@@ -18,7 +18,7 @@ import { chainAfter, decodeBatch, encodeBatch, type DecodedBatch } from "../../e
 import { StreamBreakError } from "../../engine/journal/stream-continuity.js";
 import { genesisChainHash } from "../../storage/hash-chain.js";
 import { HoldingProxy } from "./support/holding-proxy.js";
-import { NatsCluster } from "./support/nats-cluster.js";
+import { NatsCluster } from "../../scripts/nats-cluster.js";
 import { NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
 
 let cluster: NatsCluster;

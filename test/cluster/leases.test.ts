@@ -17,7 +17,7 @@ import { viaNats } from "../../engine/messaging/nats/nats-errors.js";
 import { systemTimers } from "../../engine/timers.js";
 import { eventually } from "../process/support.js";
 import { HoldingProxy } from "./support/holding-proxy.js";
-import { NatsCluster } from "./support/nats-cluster.js";
+import { NatsCluster } from "../../scripts/nats-cluster.js";
 
 const PARTITIONS = 6;
 const LEASE_MS = 1500;

@@ -11,10 +11,9 @@ import { Forwarder } from "../../engine/cluster/forwarding.js";
 import { INTER_NODE_WIRE_VERSION } from "../../engine/cluster/inter-node-wire.js";
 import { connectMessaging, type NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
 import { marketRead, okReply, type EmittedEvent, type ShardRequest } from "../../engine/runtime/shard-protocol.js";
-import { UnavailableError } from "../../engine/runtime/unavailable.js";
+import { plainWordsProblem, UnavailableError } from "../../engine/runtime/unavailable.js";
 import { systemTimers } from "../../engine/timers.js";
-import { plainWordsProblem } from "../support/plain-words.js";
-import { NatsCluster } from "./support/nats-cluster.js";
+import { NatsCluster } from "../../scripts/nats-cluster.js";
 
 const OTHER_VERSION = INTER_NODE_WIRE_VERSION + 1;
 const TIMEOUT_MS = 5_000;

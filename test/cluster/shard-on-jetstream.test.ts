@@ -2,7 +2,7 @@
  * A shard on a JetStream journal answers reads that replay the journal exactly as a shard on the
  * file journal does: the same commands, the same ManualClock, and then every market's record and
  * every command's old reply (none kept in the reply cache: `replyCacheEntries: 0`) compared as
- * JSON text, byte for byte. Real nats-server cluster (3 nodes, R3 stream, test/cluster/support/
+ * JSON text, byte for byte. Real nats-server cluster (3 nodes, R3 stream, scripts/
  * nats-cluster.ts), real files for the file shard; the JetStream shard's work goes through the
  * shard channel's packing (wire.ts) and a real replay thread (WorkerPool), as in the service.
  * No nats-server binary is a failure (scripts/fetch-nats-server.sh), not a skip.
@@ -21,7 +21,7 @@ import { jsonText, type ReadRequest, type ReplayWork, type ShardReply, type Shar
 import { packResponses, unpackResponses } from "../../engine/runtime/wire.js";
 import { envelope } from "../../engine/runtime/worker-messages.js";
 import { T0, auction, commands, directClaim, request, tempDir } from "../runtime/support.js";
-import { NatsCluster } from "./support/nats-cluster.js";
+import { NatsCluster } from "../../scripts/nats-cluster.js";
 
 let cluster: NatsCluster;
 let connection: NatsConnection;

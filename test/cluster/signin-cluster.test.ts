@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MarketClient, MarketServiceError, signSigningPayload, type IdentityFile, type ServiceResponse } from "../../gateway/client/index.js";
 import type { AuthenticationChallenge } from "../../gateway/auth/index.js";
 import { eventually, OPERATOR } from "../process/support.js";
-import { NatsCluster } from "./support/nats-cluster.js";
+import { NatsCluster } from "../../scripts/nats-cluster.js";
 import { ServiceCluster } from "./support/service-cluster.js";
 
 const UNAUTHENTICATED = { error: { code: "unauthenticated", message: "request authentication failed" } };

@@ -30,7 +30,7 @@ import { SegmentLog } from "../../storage/index.js";
 import { genesisChainHash } from "../../storage/hash-chain.js";
 import { CLI_JS } from "../process/support.js";
 import { T0, auction, commands, directClaim, okJson, request } from "../runtime/support.js";
-import { NatsCluster } from "./support/nats-cluster.js";
+import { NatsCluster } from "../../scripts/nats-cluster.js";
 
 const STREAM = "partition-0";
 const MARKETS = ["dock-a", "dock-b", "lot-1"];

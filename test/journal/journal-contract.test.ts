@@ -2,7 +2,7 @@
  * What every Journal promises the runtime (engine/journal/journal.ts), checked against each
  * implementation on real storage: the file journal on the caller's thread (the shards'), the file
  * journal on a thread of its own (the identity log's), and the JetStream journal on a real 3-node
- * nats-server cluster (R3 streams, fsync per write; test/cluster/support/nats-cluster.ts; one stream
+ * nats-server cluster (R3 streams, fsync per write; scripts/nats-cluster.ts; one stream
  * per test, named after the test's directory). No nats-server binary fails the JetStream cases.
  */
 import * as fs from "node:fs";
@@ -17,7 +17,7 @@ import { NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
 import { JetStreamJournal } from "../../engine/journal/jetstream-journal.js";
 import { JournalFencedError, type Journal, type JournalEntry } from "../../engine/journal/journal.js";
 import { WorkerJournal } from "../../engine/journal/worker-journal.js";
-import { NatsCluster } from "../cluster/support/nats-cluster.js";
+import { NatsCluster } from "../../scripts/nats-cluster.js";
 
 const dirs: string[] = [];
 const open: Journal[] = [];

@@ -7,7 +7,7 @@
 import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { connectForJournals } from "../../../engine/messaging/nats/connect.js";
-import { NatsCluster } from "./nats-cluster.js";
+import { NatsCluster } from "../../../scripts/nats-cluster.js";
 import { ServiceCluster, saveNodeLogs } from "./service-cluster.js";
 import { provisionPrincipal, type ClusterPrincipal } from "./cluster-clients.js";
 import { everyPartitionServedOnce } from "./partition-owners.js";

@@ -1,8 +1,8 @@
 /**
- * Who serves which partition in a ServiceCluster (by the nodes' logs), and market ids chosen to
- * land on a given partition, for the fault tests that must hit one owner.
+ * Who serves which partition in a ServiceCluster (by the nodes' logs), for the fault tests that
+ * must hit one owner (a market id that lands on a given partition: marketIdOnPartition,
+ * engine/runtime/shard-routing.ts).
  */
-import { shardOfMarket } from "../../../engine/runtime/shard-routing.js";
 import { eventually } from "../../process/support.js";
 import { saveNodeLogs, type ServiceCluster } from "./service-cluster.js";
 
@@ -40,12 +40,4 @@ export async function ownerOnce(cluster: ServiceCluster, partition: number, time
     return owner !== undefined;
   }, timeoutMs, `one node serving partition ${partition}`);
   return owner as number;
-}
-
-/** `<prefix>-<n>` for the first n whose market lands on `partition`. */
-export function marketIdOnPartition(prefix: string, partition: number, partitions: number): string {
-  for (let n = 0; ; n += 1) {
-    const marketId = `${prefix}-${n}`;
-    if (shardOfMarket(marketId, partitions) === partition) return marketId;
-  }
 }

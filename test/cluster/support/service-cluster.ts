@@ -1,10 +1,10 @@
 /**
  * Real service nodes in cluster mode for the cluster tests: each a `node dist/gateway/main.js`
  * process with its own data directory and port, all on the same real NATS cluster
- * (nats-cluster.ts), the same operator secret, the same audit signing key (AUDIT_SIGNING_KEY_FILE, in a
+ * (scripts/nats-cluster.ts), the same operator secret, the same audit signing key (AUDIT_SIGNING_KEY_FILE, in a
  * temporary directory of its own, outside every DATA_DIR), and CLUSTER_NODE_ID a, b, c… Started, killed with
  * SIGKILL, paused with SIGSTOP and resumed, restarted: what a machine does to a node.
- * `stop()` ends every process (call it in afterAll); stragglers are SIGKILLed at exit (kill-on-exit.ts).
+ * `stop()` ends every process (call it in afterAll); stragglers are SIGKILLed at exit (scripts/kill-on-exit.ts).
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { OPERATOR, listeningUrl, spawnCaptured, tempDataDir, MAIN_JS, type Spawned } from "../../process/support.js";
 import { freePort } from "../../../scripts/free-port.js";
 import { clusterSigningKeyFile } from "../../../scripts/cluster-signing-key.js";
-import { killOnExit } from "../../support/kill-on-exit.js";
+import { killOnExit } from "../../../scripts/kill-on-exit.js";
 
 /**
  * Every node's CLUSTER_LEASE_MS unless a test sets its own. With the service's default (1.5 s) each

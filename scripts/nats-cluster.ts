@@ -1,5 +1,7 @@
 /**
- * A real nats-server cluster on loopback for the cluster tests: N nodes (3 by default), each with its
+ * A real nats-server cluster on loopback for the cluster tests and the benches that need JetStream
+ * (bench/journal-jetstream.bench.ts, identity-propagation.bench.ts, lease-leader-loss.bench.ts),
+ * here in scripts/ because benches import nothing from test/: N nodes (3 by default), each with its
  * own free ports (client, route, monitoring), its own temporary store directory and
  * `jetstream { sync_interval: always }`, the setting the cluster mode's durability promise relies on
  * (every write fsynced before JetStream acknowledges it).
@@ -17,11 +19,11 @@ import * as http from "node:http";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../../../scripts/free-port.js";
-import { killOnExit } from "../../support/kill-on-exit.js";
-import { GraceRestarts, MetaGroupWatch } from "../../../scripts/nats-meta-group.js";
+import { freePort } from "./free-port.js";
+import { killOnExit } from "./kill-on-exit.js";
+import { GraceRestarts, MetaGroupWatch } from "./nats-meta-group.js";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const NATS_SERVER_BIN = process.env["NATS_SERVER_BIN"] ?? path.join(ROOT, ".tools/nats-server/nats-server");
 
 /** The tail of a node's output kept for failure messages. */

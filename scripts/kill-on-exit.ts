@@ -1,7 +1,8 @@
 /**
- * No orphans: a child process a test started is SIGKILLed when the test process exits, if it is
- * still running then (a test file that ended without its `afterAll` stop). SIGKILL ends a paused
- * (SIGSTOPped) process too.
+ * No orphans: a child process a test or a bench started is SIGKILLed when that process exits, if it
+ * is still running then (a test file that ended without its `afterAll` stop). SIGKILL ends a paused
+ * (SIGSTOPped) process too. In scripts/ beside its user scripts/nats-cluster.ts, which the benches
+ * import as well as the tests.
  */
 import type { ChildProcess } from "node:child_process";
 
