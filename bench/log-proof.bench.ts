@@ -24,7 +24,7 @@ import { CompactRange } from "../engine/audit/merkle/compact-range.js";
 import { hashFromHex } from "../engine/audit/merkle/proof-format.js";
 import { verifyConsistency, verifyInclusion } from "../engine/audit/merkle/proof-verify.js";
 import { encodeLoggedCommand, loggedCommand } from "../engine/runtime/logged-command.js";
-import { NODE_TREE_HASHING } from "../engine/runtime/node-tree-hashing.js";
+import { NODE_TREE_HASHING } from "../engine/audit/node-tree-hashing.js";
 import { proofJson } from "../engine/runtime/replay-work.js";
 import type { Command } from "../engine/rules/types/command.js";
 import { SegmentLog } from "../storage/index.js";

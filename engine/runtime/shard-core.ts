@@ -19,7 +19,7 @@ import type { Journal, JournalPosition } from "../journal/journal.js";
 import type { Clock } from "../clock.js";
 import { decodeLoggedCommand, encodeLoggedCommand, loggedCommand } from "./logged-command.js";
 import { decodeLogEntry } from "./logged-head.js";
-import { LogHeads, type LogHeadsOptions, type LogTreeAnchor } from "./log-heads.js";
+import { LogHeads, type LogHeadsOptions, type LogTreeAnchor } from "../audit/heads/log-heads.js";
 import { headJson, receiptJson } from "../audit/heads/receipt.js";
 import type { SignedHead } from "../audit/heads/signed-head.js";
 import { recordedHeadProblem } from "../audit/heads/recorded-head.js";
@@ -27,7 +27,7 @@ import { ACCEPT_UNSIGNED_TAIL_SETTING, UnsignedTail } from "../audit/heads/unsig
 import type { HeadKeys } from "../audit/signing/head-keys.js";
 import { CompactRange } from "../audit/merkle/compact-range.js";
 import { sameHash } from "../audit/merkle/tree-hash.js";
-import { NODE_TREE_HASHING } from "./node-tree-hashing.js";
+import { NODE_TREE_HASHING } from "../audit/node-tree-hashing.js";
 import { LogFold, type ShardMarket } from "../log-fold.js";
 import { decodeShardSnapshot, encodeMarketImage, encodeShardSnapshot } from "./shard-snapshot.js";
 import { float64Bytes } from "./float64-bytes.js";

@@ -17,7 +17,7 @@ import type { ShardMarket } from "../log-fold.js";
 import type { SealedAuctionClearingPrice, SealedAuctionResolution } from "../rules/types/auction.js";
 import type { Market } from "../rules/types/market.js";
 import { float64Bytes, float64sOf } from "./float64-bytes.js";
-import type { LogTreeAnchor } from "./log-heads.js";
+import type { LogTreeAnchor } from "../audit/heads/log-heads.js";
 
 export const SHARD_SNAPSHOT_VERSION = 4;
 

@@ -9,14 +9,14 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { readPublicKeys } from "../public-keys-file.js";
-import { cliClient, readIdentityFile, serviceUrl } from "./cli-commands.js";
-import { Ed25519Session, type IdentityFile } from "./credentials.js";
-import type { Accepted, MarketClient } from "./market-client.js";
-import { checkReceiptProof, type ReceiptCheck } from "./receipt-check.js";
+import { readPublicKeys } from "./public-keys-file.js";
+import { cliClient, readIdentityFile, serviceUrl } from "./provision-token.js";
+import { Ed25519Session, type IdentityFile } from "../client/credentials.js";
+import type { Accepted, MarketClient } from "../client/market-client.js";
+import { checkReceiptProof, type ReceiptCheck } from "../client/receipt-check.js";
 import { parseReceiptCommand, type ReceiptCommand } from "../../engine/audit/heads/receipt-command.js";
-import { ServiceUnreachableError } from "./unreachable.js";
-import { MarketServiceError } from "./service-error.js";
+import { ServiceUnreachableError } from "../client/unreachable.js";
+import { MarketServiceError } from "../client/service-error.js";
 
 interface ParticipantOptions {
   identity: string;
@@ -98,7 +98,7 @@ export async function bidCommand(options: ParticipantOptions & { amountMinor: nu
 }
 
 
-/** What `check-receipt` is given (gateway/cli.ts). */
+/** What `check-receipt` is given (gateway/cli/cli.ts). */
 export interface CheckReceiptOptions {
   publicKey: string;
   /** Online: the identity to read the proofs with, and the service. */
