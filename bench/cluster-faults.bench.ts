@@ -25,7 +25,7 @@
  *      deciding claims again.
  *
  * Every 503's message is checked against the plain-words rule of docs/errors.md
- * (plainWordsProblem, engine/runtime/unavailable.ts); the ones that break it are listed.
+ * (plainWordsProblem, scripts/plain-words.ts); the ones that break it are listed.
  *
  *   npm run bench:cluster-faults -- [--quorum-seconds 20] [--watch-seconds 15] [--pause-seconds 8]
  *

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { MarketClient, MarketServiceError } from "../gateway/client/index.js";
-import { plainWordsProblem } from "../engine/runtime/unavailable.js";
+import { plainWordsProblem } from "../scripts/plain-words.js";
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const round1 = (n: number): number => Math.round(n * 10) / 10;

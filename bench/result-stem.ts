@@ -14,7 +14,8 @@ export const RESULTS_DIR = path.join(import.meta.dirname, "results");
 /** The names of the result files any commit held (none outside a git checkout, e.g. an archive). */
 function committedResultFiles(): string[] {
   try {
-    const names = execFileSync("git", ["log", "--all", "--format=", "--name-only", "--", "."], { cwd: RESULTS_DIR, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    // Only the files added (each once), with room for a long history: a cut-off list would hand out a stem again.
+    const names = execFileSync("git", ["log", "--all", "--diff-filter=A", "--format=", "--name-only", "--", "."], { cwd: RESULTS_DIR, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], maxBuffer: 256 * 1024 * 1024 });
     return names.split("\n").filter((name) => name !== "").map((name) => path.basename(name));
   } catch {
     return [];

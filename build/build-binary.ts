@@ -152,10 +152,10 @@ async function bundle(entry: string | { contents: string; name: string }, outfil
     platform: "node",
     format: "cjs",
     target: "node20",
-    // CommonJS has no import.meta. The uses in gateway/ are not reached in the binary: main.ts's
-    // "run when executed directly" check is false, shard-host.ts takes the embedded worker
-    // (sea/embedded-worker.ts) and pool/worker-file.ts the extracted pool module before they look at
-    // their own URL.
+    // CommonJS has no import.meta. Its uses are not reached in the binary: gateway/main.ts's "run
+    // when executed directly" check is false, engine/runtime/shard-host.ts and
+    // engine/journal/worker-journal.ts take the embedded worker (engine/binary/embedded-worker.ts)
+    // and engine/pool/worker-file.ts the extracted pool module before they look at their own URL.
     define: { "import.meta.url": "undefined" },
     plugins: [seaAliases],
     metafile: true,

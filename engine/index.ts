@@ -1,5 +1,5 @@
 /**
- * The actor engine (docs/architecture.md, "Layout"). This entry is its pure core: the rules
+ * The market engine (docs/architecture.md, "Layout"). This entry is its pure core: the rules
  * (rules/), how market state is kept (store/), the record and canonical hashing, with no clock, no
  * randomness and no I/O: same commands in, byte-identical records and hashes out. The runtime that
  * runs the core sits beside it and is imported from its own rooms: shards (runtime/), journals

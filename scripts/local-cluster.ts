@@ -14,9 +14,10 @@
  * Children run in process groups of their own, so a terminal's Ctrl-C reaches only the program
  * that started them, which then stops them in order (service nodes first, while NATS still
  * answers their last writes, then NATS). A process-exit hook SIGKILLs any child still running if
- * that program ends without `stop()`. (The test suite's own launchers, scripts/nats-cluster.ts
- * and test/cluster/support/, keep output in memory and parse the service's log for ownership; this
- * one reads ownership from /metrics and writes logs to files, which a long demo or a storm needs.)
+ * that program ends without `stop()` (scripts/kill-on-exit.ts). (The test suite's own launchers of
+ * service nodes, test/cluster/support/, keep output in memory and parse the service's log for
+ * ownership, and start their NATS nodes with scripts/nats-cluster.ts; this one reads ownership from
+ * /metrics and writes logs to files, which a long demo or a storm needs.)
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, writeFileSync } from "node:fs";

@@ -7,7 +7,7 @@
  * (every write fsynced before JetStream acknowledges it).
  *
  * The binary is Debian trixie's nats-server 2.10, fetched by scripts/fetch-nats-server.sh into
- * .tools/nats-server (NATS_SERVER_BIN overrides). Without it `startNatsCluster` throws, naming the
+ * .tools/nats-server (NATS_SERVER_BIN overrides). Without it `NatsCluster.start` throws, naming the
  * script: a cluster test that cannot run fails, it is never skipped.
  *
  * No orphans: `stop()` kills every node and removes the directories (call it in afterAll), and a

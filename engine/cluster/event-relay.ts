@@ -15,7 +15,7 @@
 import type { Subscription, Transport } from "../messaging/transport.js";
 import { Packr } from "msgpackr";
 import type { EmittedEvent } from "../runtime/shard-protocol.js";
-import { INTER_NODE_WIRE_VERSION, openInterNode, sealInterNode } from "./inter-node-wire.js";
+import { OWN_INTER_NODE_HEADER, openInterNode, sealInterNode } from "./inter-node-wire.js";
 
 export function eventsSubject(partition: number): string {
   return `cluster.events.${partition}`;
@@ -33,13 +33,15 @@ export interface RelayListener {
 export class EventRelay {
   /** Partitions followed for remote watches here, with how many watches need each. */
   private readonly followed = new Map<number, { subscription: Subscription; watches: number }>();
+  /** Refusals of another build's messages already reported (partition and words). */
+  private readonly refusalsReported = new Set<string>();
 
   constructor(
     private readonly transport: Transport,
     private readonly listener: RelayListener,
     private readonly onError: (error: unknown) => void,
-    /** The inter-node wire version this node speaks (inter-node-wire.ts); another only in tests of a mixed cluster. */
-    private readonly wireVersion: number = INTER_NODE_WIRE_VERSION,
+    /** The inter-node header this node's messages carry (inter-node-wire.ts); another only in tests of a mixed cluster. */
+    private readonly wireHeader: Uint8Array = OWN_INTER_NODE_HEADER,
   ) {}
 
   /** The owner of `partition` publishes its committed events of watched markets. */
@@ -54,7 +56,7 @@ export class EventRelay {
 
   private publish(partition: number, message: RelayMessage): void {
     try {
-      this.transport.publish(eventsSubject(partition), sealInterNode(packr.pack(message), this.wireVersion));
+      this.transport.publish(eventsSubject(partition), sealInterNode(packr.pack(message), this.wireHeader));
     } catch (error) {
       // A closed or draining connection: the node is stopping, or NATS is out of reach (a gap, then a resume).
       this.onError(error);
@@ -69,11 +71,16 @@ export class EventRelay {
       return;
     }
     const subscription = this.transport.subscribe(eventsSubject(partition), {}, (message) => {
-      const opened = openInterNode(message.data, this.wireVersion);
+      const opened = openInterNode(message.data, this.wireHeader);
       if ("refused" in opened) {
         // Events this node cannot read: its streams on the partition end as on a move, and their
         // clients' resumes meet the same refusal as a forwarded request, in words (forwarding.ts).
-        this.onError(new Error(opened.refused));
+        // Reported once per partition and kind: a mixed cluster refuses every message.
+        const reported = `${partition} ${opened.refused}`;
+        if (!this.refusalsReported.has(reported)) {
+          this.refusalsReported.add(reported);
+          this.onError(new Error(opened.refused));
+        }
         this.listener.moved(partition);
         return;
       }

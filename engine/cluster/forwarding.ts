@@ -40,7 +40,7 @@ import { errorReply, okReply, readResponse, type ShardReply, type ShardRequest }
 import { UnavailableError } from "../runtime/unavailable.js";
 import { Packr } from "msgpackr";
 import type { BindVerdict } from "./key-bindings.js";
-import { INTER_NODE_WIRE_VERSION, openInterNode, sealInterNode } from "./inter-node-wire.js";
+import { OWN_INTER_NODE_HEADER, openInterNode, sealInterNode } from "./inter-node-wire.js";
 
 /** Header of a reply the owner could not give at all (its value says why, for the client's message). */
 const UNAVAILABLE_HEADER = "Market-Service-Unavailable";
@@ -103,6 +103,8 @@ export class Forwarder {
   private readonly binds = new Map<string, Outgoing<BindRequest, BindVerdict>>();
   /** Requests sent and unanswered, by partition. */
   private readonly inFlight = new Map<number, Set<InFlight>>();
+  /** Refusals of another build's messages already reported (partition and words). */
+  private readonly refusalsReported = new Set<string>();
 
   constructor(
     private readonly transport: Transport,
@@ -111,8 +113,8 @@ export class Forwarder {
     private readonly timeoutMs: number,
     /** Where an unexpected failure of a handler is reported (the sender gets a 503 either way). */
     private readonly onHandlerError: (partition: number, error: unknown) => void,
-    /** The inter-node wire version this node speaks (inter-node-wire.ts); another only in tests of a mixed cluster. */
-    private readonly wireVersion: number = INTER_NODE_WIRE_VERSION,
+    /** The inter-node header this node's messages carry (inter-node-wire.ts); another only in tests of a mixed cluster. */
+    private readonly wireHeader: Uint8Array = OWN_INTER_NODE_HEADER,
   ) {}
 
   /**
@@ -177,9 +179,14 @@ export class Forwarder {
 
   private async respond(partition: number, message: IncomingMessage, answer: (data: Uint8Array) => Promise<{ body: Uint8Array; unavailable: number[]; reason: string }>): Promise<void> {
     const header = new Map<string, string>();
-    const opened = openInterNode(message.data, this.wireVersion);
+    const opened = openInterNode(message.data, this.wireHeader);
     if ("refused" in opened) {
-      this.onHandlerError(partition, new Error(opened.refused));
+      // Once per partition and kind of message refused: a mixed cluster refuses every message.
+      const reported = `${partition} ${opened.refused}`;
+      if (!this.refusalsReported.has(reported)) {
+        this.refusalsReported.add(reported);
+        this.onHandlerError(partition, new Error(opened.refused));
+      }
       header.set(UNAVAILABLE_HEADER, opened.refused);
       message.respond(new Uint8Array(0), header);
       return;
@@ -192,7 +199,7 @@ export class Forwarder {
       } else if (reason !== "") {
         header.set(UNAVAILABLE_HEADER, reason);
       }
-      message.respond(sealInterNode(body, this.wireVersion), header);
+      message.respond(sealInterNode(body, this.wireHeader), header);
     } catch (error) {
       header.set(UNAVAILABLE_HEADER, this.reasonOf(partition, error));
       message.respond(new Uint8Array(0), header);
@@ -231,7 +238,7 @@ export class Forwarder {
     if (unavailable !== undefined && unavailable !== "" && (items === undefined || items === "") && message.data.length === 0) {
       throw new UnavailableError(unavailable);
     }
-    const opened = openInterNode(message.data, this.wireVersion);
+    const opened = openInterNode(message.data, this.wireHeader);
     if ("refused" in opened) throw new UnavailableError(opened.refused);
     return { data: opened.body, headers: message.headers };
   }
@@ -264,7 +271,7 @@ export class Forwarder {
   /** Sends `request` to the owner of `partition` at lease `epoch`; resolves with its reply, or OWNER_MOVED. */
   send(partition: number, epoch: number, request: ShardRequest): Promise<ShardReply | OwnerMoved> {
     return this.enqueue(this.forwards, partition, epoch, request, async (outgoing) => {
-      const message = await this.call(partition, epoch, partitionSubject(partition, epoch), sealInterNode(packRequests(outgoing.items.map((item, id) => envelope(id, item.request))), this.wireVersion));
+      const message = await this.call(partition, epoch, partitionSubject(partition, epoch), sealInterNode(packRequests(outgoing.items.map((item, id) => envelope(id, item.request))), this.wireHeader));
       if (message === OWNER_MOVED) {
         for (const item of outgoing.items) item.resolve(OWNER_MOVED);
         return;
@@ -284,7 +291,7 @@ export class Forwarder {
   /** Binds a key at its home partition's owner at lease `epoch`; resolves with the verdict, or OWNER_MOVED. */
   sendBind(home: number, epoch: number, request: BindRequest): Promise<BindVerdict | OwnerMoved> {
     return this.enqueue(this.binds, home, epoch, request, async (outgoing) => {
-      const body = sealInterNode(bindPackr.pack(outgoing.items.map(({ request: r }) => [r.actorId, r.commandId, r.fingerprint, r.marketPartition] satisfies LoggedBindRequest)), this.wireVersion);
+      const body = sealInterNode(bindPackr.pack(outgoing.items.map(({ request: r }) => [r.actorId, r.commandId, r.fingerprint, r.marketPartition] satisfies LoggedBindRequest)), this.wireHeader);
       const message = await this.call(home, epoch, keysSubject(home, epoch), body);
       if (message === OWNER_MOVED) {
         for (const item of outgoing.items) item.resolve(OWNER_MOVED);

@@ -12,6 +12,7 @@ import { Point } from "@noble/ed25519";
 import type { Rejection } from "../rules/types/errors.js";
 import { AUTHORITY_SCOPES, isDotSegment, MAX_IDENTIFIER_LENGTH, type AuthorityScope } from "../rules/types/shared.js";
 import { isoFromMs, parseDateTimeMs } from "../rules/time.js";
+import { strictBytesOfBase64url } from "../rules/base64url.js";
 import type { IssueDelegationBody, ProvisionIdentityBody, RevokeDelegationBody } from "./bodies.js";
 import type { IssueDelegationArgs, ProvisionArgs, RevokeDelegationArgs } from "../rules/identity/types.js";
 
@@ -24,7 +25,6 @@ export const PUBLIC_KEY_TEXT_LENGTH = 43;
 // No C0 control character or DEL (decisions.md D10): they would corrupt logs, and the signing
 // payload and HMAC canonical string rely on identifiers never containing a newline.
 const IDENTIFIER_PATTERN = /^[^\u0000-\u001F\u007F]+$/;
-const BASE64URL_PATTERN = /^[A-Za-z0-9_-]*$/;
 
 export function isIdentifier(value: unknown): value is string {
   return (
@@ -36,13 +36,13 @@ export function isIdentifier(value: unknown): value is string {
 }
 
 /**
- * Strict unpadded base64url decode: only the URL alphabet, no padding, and the canonical encoding
- * (unused trailing bits zero), so one byte string has exactly one accepted text.
+ * Strict unpadded base64url decode (the one codec, engine/rules/base64url.ts): only the URL
+ * alphabet, no padding, and the canonical encoding (unused trailing bits zero), so one byte string
+ * has exactly one accepted text. A Buffer over the decoded bytes, for node:crypto.
  */
 export function decodeBase64UrlStrict(text: string): Buffer | undefined {
-  if (text.length % 4 === 1 || !BASE64URL_PATTERN.test(text)) return undefined;
-  const bytes = Buffer.from(text, "base64url");
-  return bytes.toString("base64url") === text ? bytes : undefined;
+  const bytes = strictBytesOfBase64url(text);
+  return bytes === undefined ? undefined : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /**

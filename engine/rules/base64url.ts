@@ -1,7 +1,7 @@
 /**
  * The service's one base64url (RFC 4648 §5, unpadded), in plain code with no Node Buffer, so the
- * rules (generated ids name their market this way), the audit key history, receipts and the client
- * helpers all use it, in Node and in browsers alike.
+ * rules (generated ids name their market this way), the audit key history, receipts, identities'
+ * keys and signatures and the client helpers all use it, in Node and in browsers alike.
  */
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 const VALUES = new Map([...ALPHABET].map((char, value) => [char, value]));
@@ -61,10 +61,16 @@ function decodeBytes(text: string): { bytes: Uint8Array; canonical: boolean } | 
   return { bytes: bytes.subarray(0, at), canonical: buffer === 0 };
 }
 
-/** The bytes of unpadded base64url `text`; strict: URL alphabet only, no padding, canonical trailing bits. */
+/** The bytes of unpadded base64url `text`, strictly (URL alphabet only, no padding, canonical trailing bits: one text per byte string), or undefined. */
+export function strictBytesOfBase64url(text: string): Uint8Array | undefined {
+  const decoded = decodeBytes(text);
+  return decoded?.canonical === true ? decoded.bytes : undefined;
+}
+
+/** The bytes of unpadded base64url `text`, strictly as `strictBytesOfBase64url`; throws saying why when it is not. */
 export function base64UrlDecode(text: string): Uint8Array {
   const decoded = decodeBytes(text);
-  if (decoded === undefined) throw new Error("not unpadded base64url: a character outside the alphabet, or a length no encoding has");
+  if (decoded === undefined) throw new Error(text.length % 4 === 1 ? "not unpadded base64url: a length no encoding has" : "not unpadded base64url: a character outside the URL alphabet");
   if (!decoded.canonical) throw new Error("not unpadded base64url: non-canonical trailing bits");
   return decoded.bytes;
 }

@@ -55,7 +55,7 @@ export interface MarketRuntimeOptions extends ShardAnswersOptions {
   onFatal: (message: string) => void;
   /** After every shard batch (metrics). */
   onBatch?: (shardIndex: number, stats: BatchStats) => void;
-  /** Sign each shard log's heads and give accepted commands receipts (log-heads.ts); undefined: none. */
+  /** Sign each shard log's heads and give accepted commands receipts (engine/audit/heads/log-heads.ts); undefined: none. */
   heads?: ShardHeadsSpec;
 }
 

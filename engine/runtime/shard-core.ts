@@ -78,7 +78,7 @@ export interface ShardCoreOptions {
    */
   fenced?: boolean;
   /**
-   * Sign the log's heads (log-heads.ts): a head recorded in the log at the configured interval, and
+   * Sign the log's heads (engine/audit/heads/log-heads.ts): a head recorded in the log at the configured interval, and
    * a receipt on every accepted command's reply. Without it the shard signs nothing (tests of other
    * concerns); head entries already in the log are still read past.
    */
@@ -387,7 +387,7 @@ export class ShardCore {
    * Appends everything staged as one batch (one write + one fdatasync for the file journal) and, once
    * it is durable, gives each command its position: in its market's record, in its response, in the
    * reply cache, and an accepted one its receipt. A batch ends with a head entry when one is due
-   * (log-heads.ts); a head alone is appended when one is due and nothing else is staged.
+   * (engine/audit/heads/log-heads.ts); a head alone is appended when one is due and nothing else is staged.
    */
   private async commit(nowMs: number, headNow = false, acceptedFrom?: number): Promise<void> {
     const staged = this.staged;

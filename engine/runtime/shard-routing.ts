@@ -19,6 +19,10 @@ export function shardOfMarket(marketId: string, shardCount: number): number {
  * lives beside shardOfMarket so it cannot drift from it, and so bench/ need not import from test/.
  */
 export function marketIdOnPartition(prefix: string, partition: number, partitions: number): string {
+  // Any other partition would never be found: the search would not end.
+  if (!Number.isInteger(partitions) || partitions < 1 || !Number.isInteger(partition) || partition < 0 || partition >= partitions) {
+    throw new RangeError(`partition ${partition} is not one of ${partitions} partitions`);
+  }
   for (let n = 0; ; n += 1) {
     const marketId = `${prefix}-${n}`;
     if (shardOfMarket(marketId, partitions) === partition) return marketId;

@@ -58,7 +58,7 @@ interface StoredShard {
    * rebuilt from the log's first entry, whose heads are all checked).
    */
   logTree?: unknown;
-  /** The last recorded head and the tree just before it (log-heads.ts); absent before the first head, or without heads. */
+  /** The last recorded head and the tree just before it (engine/audit/heads/log-heads.ts); absent before the first head, or without heads. */
   headAnchor?: LogTreeAnchor;
 }
 

@@ -9,8 +9,11 @@
  * to carry its shapes' definitions, and msgpackr compiled a new reader function for each shape of
  * each message after its third use, on both threads (decision I14 has the measurements). Any other
  * shape (or a known shape with other members, or in another order) is still defined inline in its
- * message, as before, so the agreed list is an optimisation, never a condition: both threads run the
- * same build, and nothing packed here is stored.
+ * message, as before. Within a process the agreed list is an optimisation, never a condition: both
+ * threads run the same build, and nothing packed here is stored. Between cluster nodes, which
+ * forward these bytes to each other, it is a condition: a node of another build may agree on other
+ * ids, so every message between nodes names a digest of CHANNEL_STRUCTURES in its header, and a node
+ * refuses a message whose digest is not its own (engine/cluster/inter-node-wire.ts).
  */
 import { Packr } from "msgpackr";
 import { COMMAND_TYPES, type Command } from "../rules/types/command.js";

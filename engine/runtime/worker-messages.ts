@@ -27,7 +27,7 @@ export interface ShardWorkerData {
   reportIdempotencyAfterLsn: number;
   /** How often the worker checks its timer wheel (system clock mode). */
   tickIntervalMs: number;
-  /** Sign the log's heads (log-heads.ts); undefined: no heads, no receipts. */
+  /** Sign the log's heads (engine/audit/heads/log-heads.ts); undefined: no heads, no receipts. */
   heads?: ShardHeadsSpec;
 }
 

@@ -9,7 +9,7 @@
  * - the NATS server leading the lease bucket killed: while no lease can be renewed, commands go
  *   on, and so must the retries of commands that did execute (their original reply is read from
  *   the owner's log as a command is executed, not as a read of the current state);
- * - every 503 in plain words (plainWordsProblem, engine/runtime/unavailable.ts).
+ * - every 503 in plain words (plainWordsProblem, scripts/plain-words.ts).
  *
  * Timings are printed for the report ([figures]); what is asserted fails without the behaviour
  * (a request left on the paused owner waits out the whole forwarding timeout; a retry refused
@@ -23,7 +23,7 @@ import { partitionStream } from "../../engine/cluster/partition-host.js";
 import { MarketClient } from "../../gateway/client/index.js";
 import { decided, outage, Prober, type Answer } from "../../bench/cluster-prober.js";
 import { eventually } from "../process/support.js";
-import { plainWordsProblem } from "../../engine/runtime/unavailable.js";
+import { plainWordsProblem } from "../../scripts/plain-words.js";
 import type { NatsCluster } from "../../scripts/nats-cluster.js";
 import { startFaultCluster, stopFaultCluster } from "./support/fault-cluster.js";
 import type { ServiceCluster } from "./support/service-cluster.js";

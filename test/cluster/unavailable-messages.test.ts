@@ -1,7 +1,7 @@
 /**
  * The 503 messages of the cluster's own making, in plain words (docs/errors.md): what a shard that
  * stopped, and a partition's owner that did not answer, tell the client, checked against the
- * plain-words rule (plainWordsProblem, engine/runtime/unavailable.ts) — and the rule itself
+ * plain-words rule (plainWordsProblem, scripts/plain-words.ts) — and the rule itself
  * against the messages issue 35 found in 503 bodies, which it must refuse.
  */
 import { NoRespondersError, RequestError, TimeoutError } from "@nats-io/transport-node";
@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { ownerNotAnswering } from "../../engine/cluster/forwarding.js";
 import { messagingErrorOf } from "../../engine/messaging/nats/nats-errors.js";
 import { shardRefusal, type ShardStop } from "../../engine/runtime/shard-channel.js";
-import { plainWordsProblem } from "../../engine/runtime/unavailable.js";
+import { plainWordsProblem } from "../../scripts/plain-words.js";
 
 describe("the plain-words rule", () => {
   it("refuses what issue 35 found in 503 bodies: class names, NATS's error text, doubled prefixes", () => {

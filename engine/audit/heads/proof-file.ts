@@ -17,7 +17,7 @@
  *
  * Pure JavaScript (no Node API): the same check can run in a browser.
  */
-import { base64UrlDecode } from "../../rules/base64url.js";
+import { strictBytesOfBase64url } from "../../rules/base64url.js";
 import { decodeConsistencyProof, decodeInclusionProof, hashFromHex, hashToHex, ProofFormatError, type ConsistencyProof, type InclusionProof } from "../merkle/proof-format.js";
 import { checkConsistency, checkInclusion } from "../merkle/proof-verify.js";
 import { leafHash, sameHash } from "../merkle/tree-hash.js";
@@ -69,8 +69,9 @@ function parseFile(value: unknown): ProofFile {
   const proof = withField("inclusion", () => decodeInclusionProof({ leafIndex: inclusion["leafIndex"], treeSize: inclusion["treeSize"], path: inclusion["path"] }));
   const leaf = withField("inclusion", () => hashFromHex(inclusion["leafHash"], "leafHash"));
   const entryValue = inclusion["entry"] ?? null;
-  if (entryValue !== null && (typeof entryValue !== "string" || !/^[A-Za-z0-9_-]*$/.test(entryValue))) throw new Unusable("inclusion.entry must be the entry's payload as unpadded base64url, or null");
-  const parsed: ProofFile = { receipt: receipt.receipt, inclusion: proof, leafHash: leaf, entry: entryValue === null ? null : base64UrlDecode(entryValue) };
+  const entry = typeof entryValue === "string" ? strictBytesOfBase64url(entryValue) : undefined;
+  if (entryValue !== null && entry === undefined) throw new Unusable("inclusion.entry must be the entry's payload as unpadded base64url, or null");
+  const parsed: ProofFile = { receipt: receipt.receipt, inclusion: proof, leafHash: leaf, entry: entry ?? null };
   if ("command" in file) {
     const command = parseReceiptCommand(file["command"]);
     if (!command.ok) throw new Unusable(command.message);
