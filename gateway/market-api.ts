@@ -10,15 +10,7 @@
  */
 import type { IValidation } from "typia";
 import type { Command } from "../engine/rules/types/command.js";
-import type { CommandIdentity } from "../engine/rules/types/shared.js";
-import type {
-  CommitmentActionBody,
-  CreateMarketBody,
-  DirectClaimBody,
-  PublishMarketBody,
-  SealedBidBody,
-} from "../engine/rules/types/command.js";
-import type { ErrorCode, Rejection } from "../engine/rules/types/errors.js";
+import type { CommandIdentity, CommitmentActionBody, CreateMarketBody, DirectClaimBody, ErrorCode, PublishMarketBody, Rejection, SealedBidBody } from "@market-service/client/wire";
 import { buildCommand, buildIdentity, CONTENT_MEMBERS, IDENTITY_LAYOUT } from "../engine/rules/types/command-layout.js";
 import {
   validateCommitmentActionBody,

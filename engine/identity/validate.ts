@@ -9,10 +9,9 @@
  * gets the same answers, and add what a schema cannot say.
  */
 import { Point } from "@noble/ed25519";
-import type { Rejection } from "../rules/types/errors.js";
-import { AUTHORITY_SCOPES, isDotSegment, MAX_IDENTIFIER_LENGTH, type AuthorityScope } from "../rules/types/shared.js";
+import type { IssueDelegationBody, ProvisionIdentityBody, Rejection, RevokeDelegationBody } from "@market-service/client/wire";
+import { AUTHORITY_SCOPES, isDotSegment, MAX_IDENTIFIER_LENGTH, type AuthorityScope } from "@market-service/client/wire";
 import { isoFromMs, parseDateTimeMs } from "../rules/time.js";
-import type { IssueDelegationBody, ProvisionIdentityBody, RevokeDelegationBody } from "./bodies.js";
 import type { IssueDelegationArgs, ProvisionArgs, RevokeDelegationArgs } from "../rules/identity/types.js";
 
 /** Identity of the service's own commands (decisions.md E8); it can never be provisioned or used. */

@@ -14,7 +14,7 @@
  * so later heads sign the acceptance too, and `verify` reports it.
  */
 import { Packr } from "msgpackr";
-import type { SignedHead } from "../audit/heads/signed-head.js";
+import type { SignedHead } from "@market-service/client/audit";
 import { decodeLoggedCommand, type LoggedCommand } from "./logged-command.js";
 
 export const LOGGED_HEAD_VERSION = 1;

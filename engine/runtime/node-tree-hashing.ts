@@ -6,7 +6,7 @@
  * Node only: the pure tree code and everything a browser runs keep noble's.
  */
 import { hash } from "node:crypto";
-import type { TreeHashing } from "../audit/merkle/tree-hash.js";
+import type { TreeHashing } from "@market-service/client/audit";
 
 const HASH_BYTES = 32;
 

@@ -8,7 +8,7 @@
  * constructors (wire.ts), and a literal elsewhere could drift from them.
  */
 import type { Command } from "../rules/types/command.js";
-import type { ErrorCode } from "../rules/types/errors.js";
+import type { ErrorCode } from "@market-service/client/wire";
 import type { LogReadView } from "../../storage/index.js";
 import type { LogProofRequest } from "../audit/log-proofs.js";
 import type { TreeAnchor } from "../audit/cached-log-proofs.js";

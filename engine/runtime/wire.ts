@@ -13,7 +13,8 @@
  * same build, and nothing packed here is stored.
  */
 import { Packr } from "msgpackr";
-import { COMMAND_TYPES, type Command } from "../rules/types/command.js";
+import { COMMAND_TYPES } from "@market-service/client/wire";
+import { type Command } from "../rules/types/command.js";
 import { COMMAND_LAYOUTS, IDENTITY_LAYOUT, REJECTION_LAYOUT } from "../rules/types/command-layout.js";
 import { presenceVariants } from "../rules/types/layout.js";
 import { packableCommand, restorePackedCommand } from "./logged-command.js";

@@ -8,17 +8,8 @@
  * types are the gateway's and the engine's own declarations, imported as types (no second copy of a
  * shape, and none of their runtime in the bundle). test/client/import-graph.test.ts keeps it so.
  */
-import { headJson, parseReceipt, receiptJson, type Receipt } from "../../engine/audit/heads/receipt.js";
-import type { CreateChallengeBody, IssueDelegationBody, IssueTokenBody, ProvisionIdentityBody, RevokeDelegationBody } from "../../engine/identity/bodies.js";
-import type { Delegation, ProvisionedIdentity } from "../../engine/rules/identity/types.js";
-import type { CommitmentActionBody, CreateMarketBody, DirectClaimBody, PublishMarketBody, SealedBidBody } from "../../engine/rules/types/command.js";
-import type { Market } from "../../engine/rules/types/market.js";
-import type { MarketRecord } from "../../engine/rules/types/record.js";
-import type { MarketActionResult, MarketResult } from "../../engine/rules/types/results.js";
-import type { AuthenticationChallenge, AuthenticationTokenGrant } from "../auth/types.js";
-import type { MarketOutcome } from "../mcp/tool-outputs.js";
-import type { LogConsistencyProof, LogHead, LogInclusionProof } from "../routes/audit-log-routes.js";
-import type { AuditKeyList } from "../routes/audit-routes.js";
+import { headJson, parseReceipt, receiptJson, type Receipt } from "@market-service/client/audit";
+import type { AuditKeyList, AuthenticationChallenge, AuthenticationTokenGrant, CommitmentActionBody, CreateChallengeBody, CreateMarketBody, Delegation, DirectClaimBody, IssueDelegationBody, IssueTokenBody, LogConsistencyProof, LogHead, LogInclusionProof, Market, MarketActionResult, MarketOutcome, MarketRecord, MarketResult, ProvisionedIdentity, ProvisionIdentityBody, PublishMarketBody, RevokeDelegationBody, SealedBidBody } from "@market-service/client/wire";
 import { authorizationHeaders, renewAfterRefusal, type Credentials, type IdentityFile } from "./credentials.js";
 import { subscribeMarketEvents, type MarketEventsOptions, type MarketEventSubscription } from "./market-events.js";
 import { generateKeyPair, signSigningPayload } from "./ed25519.js";

@@ -14,7 +14,7 @@ import { cliClient, readIdentityFile, serviceUrl } from "./cli-commands.js";
 import { Ed25519Session, type IdentityFile } from "./credentials.js";
 import type { Accepted, MarketClient } from "./market-client.js";
 import { checkReceiptProof, type ReceiptCheck } from "./receipt-check.js";
-import { parseReceiptCommand, type ReceiptCommand } from "../../engine/audit/heads/receipt-command.js";
+import { parseReceiptCommand, type ReceiptCommand } from "@market-service/client/audit";
 import { ServiceUnreachableError } from "./unreachable.js";
 import { MarketServiceError } from "./service-error.js";
 

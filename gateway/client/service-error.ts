@@ -7,7 +7,7 @@
  * A guard per code (`errorGuards.capacity_exhausted(error)`), built from one list: the engine's
  * ERROR_CODES (spec §7.1) plus the service's one extension, `service_unavailable` (docs/errors.md).
  */
-import { ERROR_CODES } from "../../engine/rules/types/errors.js";
+import { ERROR_CODES } from "@market-service/client/wire";
 import type { ErrorCode as ServiceErrorCode } from "../http/errors.js";
 
 export type { ServiceErrorCode };

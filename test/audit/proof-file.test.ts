@@ -5,12 +5,8 @@
  */
 import { generateKeyPairSync, sign as cryptoSign } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { checkProofFile } from "../../engine/audit/heads/proof-file.js";
-import { headJson, receiptJson } from "../../engine/audit/heads/receipt.js";
-import { headMessage, type SignedHead } from "../../engine/audit/heads/signed-head.js";
+import { checkProofFile, encodeConsistencyProof, encodeInclusionProof, hashToHex, headJson, headMessage, leafHash, receiptJson, type SignedHead } from "@market-service/client/audit";
 import { MerkleLog } from "../../engine/audit/merkle/merkle-log.js";
-import { encodeConsistencyProof, encodeInclusionProof, hashToHex } from "../../engine/audit/merkle/proof-format.js";
-import { leafHash } from "../../engine/audit/merkle/tree-hash.js";
 
 function key(keyId: string): { keyId: string; publicKey: Uint8Array; sign: (message: Uint8Array) => Uint8Array } {
   const pair = generateKeyPairSync("ed25519");

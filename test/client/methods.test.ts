@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorGuards, generateKeyPair, isMarketServiceError, MarketClient, MarketServiceError, SERVICE_ERROR_CODES, type Credentials, type ServiceErrorCode } from "../../gateway/client/index.js";
-import { ERROR_CODES } from "../../engine/rules/types/errors.js";
+import { ERROR_CODES } from "@market-service/client/wire";
 import { REQUEST_ID_HEADER as SERVER_REQUEST_ID_HEADER } from "../../gateway/http/request-id.js";
 import { RECEIPT_HEADER, REQUEST_ID_HEADER } from "../../gateway/client/index.js";
 import { RECEIPT_HEADER as SERVER_RECEIPT_HEADER } from "../../gateway/routes/request-helpers.js";

@@ -3,7 +3,7 @@
  * body, against a real service.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { base64UrlDecode } from "../../engine/rules/base64url.js";
+import { base64UrlDecode } from "@market-service/client/wire";
 import { generateKeyPair, signSigningPayload } from "../../gateway/client/ed25519.js";
 import {
   BASE64URL,

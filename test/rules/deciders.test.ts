@@ -5,8 +5,7 @@
  */
 import { describe, it } from "vitest";
 import type { Command } from "../../engine/rules/types/command.js";
-import type { MechanismSelectionInput } from "../../engine/rules/types/market.js";
-import type { CommandIdentity } from "../../engine/rules/types/shared.js";
+import type { CommandIdentity, MechanismSelectionInput } from "@market-service/client/wire";
 import type { AnyIdentityCommand } from "../../engine/rules/identity/types.js";
 import { isoFromMs } from "../../engine/rules/time.js";
 import { SYSTEM_IDENTITY } from "../../engine/rules/types/command.js";

@@ -10,7 +10,7 @@ import type {
   IssueTokenBody,
   ProvisionIdentityBody,
   RevokeDelegationBody,
-} from "../../../engine/identity/bodies.js";
+} from "@market-service/client/wire";
 
 export const validateProvisionIdentityBody = typia.createValidateEquals<ProvisionIdentityBody>();
 export const validateIssueDelegationBody = typia.createValidateEquals<IssueDelegationBody>();
