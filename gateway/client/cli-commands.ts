@@ -5,11 +5,8 @@
  */
 import { closeSync, existsSync, fchmodSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import * as path from "node:path";
-import { explainProvisionRefusal } from "./provision-refusal.js";
-import type { IdentityFile } from "./credentials.js";
-import { MarketClient } from "./market-client.js";
-import { DEFAULT_RETRY } from "./retry-policy.js";
-import { MarketServiceError } from "./service-error.js";
+import { DEFAULT_RETRY, explainProvisionRefusal, MarketClient, MarketServiceError } from "@market-service/client";
+import type { IdentityFile } from "@market-service/client";
 
 /** The CLI gives up on one attempt after this long rather than hang. */
 const REQUEST_TIMEOUT_MS = 30_000;

@@ -11,12 +11,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { readPublicKeys } from "../public-keys-file.js";
 import { cliClient, readIdentityFile, serviceUrl } from "./cli-commands.js";
-import { Ed25519Session, type IdentityFile } from "./credentials.js";
-import type { Accepted, MarketClient } from "./market-client.js";
-import { checkReceiptProof, type ReceiptCheck } from "./receipt-check.js";
+import { checkReceiptProof, Ed25519Session, type IdentityFile, MarketServiceError, type ReceiptCheck, ServiceUnreachableError } from "@market-service/client";
+import type { Accepted, MarketClient } from "@market-service/client";
 import { parseReceiptCommand, type ReceiptCommand } from "@market-service/client/audit";
-import { ServiceUnreachableError } from "./unreachable.js";
-import { MarketServiceError } from "./service-error.js";
 
 interface ParticipantOptions {
   identity: string;

@@ -19,7 +19,7 @@ import { dts } from "rollup-plugin-dts";
 const HERE = import.meta.dirname;
 const require = createRequire(import.meta.url);
 const TYPES = path.join(HERE, "build/types");
-const ENTRIES = { wire: "wire/index.d.ts", audit: "audit/index.d.ts" };
+const ENTRIES = { index: "index.d.ts", wire: "wire/index.d.ts", audit: "audit/index.d.ts" };
 const { dependencies } = JSON.parse(readFileSync(path.join(HERE, "package.json"), "utf8"));
 
 rmSync(path.join(HERE, "dist"), { recursive: true, force: true });
@@ -32,6 +32,6 @@ const bundle = await rollup({
   external: (id) => Object.keys(dependencies).some((name) => id === name || id.startsWith(`${name}/`)),
   plugins: [dts({ respectExternal: true })],
 });
-await bundle.write({ dir: path.join(HERE, "dist"), format: "es", entryFileNames: "[name].d.ts", chunkFileNames: "[name]-[hash].d.ts" });
+await bundle.write({ dir: path.join(HERE, "dist"), format: "es", entryFileNames: "[name].d.ts", chunkFileNames: "shared.d.ts" });
 await bundle.close();
 rmSync(path.join(HERE, "build"), { recursive: true, force: true });

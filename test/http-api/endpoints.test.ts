@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { base64UrlDecode } from "@market-service/client/wire";
-import { generateKeyPair, signSigningPayload } from "../../gateway/client/ed25519.js";
+import { generateKeyPair, signSigningPayload } from "@market-service/client";
 import {
   BASE64URL,
   Harness,

@@ -5,8 +5,8 @@
  * returns the same rejection. (Retries across a restart: restart.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateKeyPair } from "../../gateway/client/ed25519.js";
-import type { ServiceResponse } from "../../gateway/client/index.js";
+import { generateKeyPair } from "@market-service/client";
+import type { ServiceResponse } from "@market-service/client";
 import {
   Harness,
   SUBJECT,

@@ -5,7 +5,7 @@
  * service refuses them as market and delegation ids for the same reason (PathIdentifier,
  * engine/rules/types/shared.ts).
  */
-import { isDotSegment } from "@market-service/client/wire";
+import { isDotSegment } from "./wire/index.js";
 import { MarketServiceError } from "./service-error.js";
 
 /** Why `id` cannot be a path segment, or undefined when it can. */

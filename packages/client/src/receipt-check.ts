@@ -3,9 +3,9 @@
  * them with, and the check itself — the engine's own offline checker (engine/audit/heads/proof-file.ts,
  * pure JavaScript), so the SDK, the CLI's `check-proof` and `check-receipt` prove the same thing.
  */
-import { checkKeyHistory, checkProofFile, KEY_HISTORY_VERSION } from "@market-service/client/audit";
-import { base64UrlDecode } from "@market-service/client/wire";
-import type { AuditKeyList } from "@market-service/client/wire";
+import { checkKeyHistory, checkProofFile, KEY_HISTORY_VERSION } from "./audit/index.js";
+import { base64UrlDecode } from "./wire/index.js";
+import type { AuditKeyList } from "./wire/index.js";
 
 /** keyId → raw 32-byte Ed25519 public key, or the key list `GET /v1/audit/keys` gives (a history). */
 export type PublicKeys = ReadonlyMap<string, Uint8Array> | AuditKeyList;
@@ -23,7 +23,7 @@ export type ReceiptCheck =
   | { readonly outcome: "unconfirmed"; readonly reason: string; readonly proofFile: Readonly<Record<string, unknown>> }
   | { readonly outcome: "unusable"; readonly reason: string };
 
-export type { ReceiptCommand } from "@market-service/client/audit";
+export type { ReceiptCommand } from "./audit/index.js";
 
 /**
  * The keys as a map. A key list's endorsement chain is checked first (each key after the first is

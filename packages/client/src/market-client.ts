@@ -8,8 +8,8 @@
  * types are the gateway's and the engine's own declarations, imported as types (no second copy of a
  * shape, and none of their runtime in the bundle). test/client/import-graph.test.ts keeps it so.
  */
-import { headJson, parseReceipt, receiptJson, type Receipt } from "@market-service/client/audit";
-import type { AuditKeyList, AuthenticationChallenge, AuthenticationTokenGrant, CommitmentActionBody, CreateChallengeBody, CreateMarketBody, Delegation, DirectClaimBody, IssueDelegationBody, IssueTokenBody, LogConsistencyProof, LogHead, LogInclusionProof, Market, MarketActionResult, MarketOutcome, MarketRecord, MarketResult, ProvisionedIdentity, ProvisionIdentityBody, PublishMarketBody, RevokeDelegationBody, SealedBidBody } from "@market-service/client/wire";
+import { headJson, parseReceipt, receiptJson, type Receipt } from "./audit/index.js";
+import type { AuditKeyList, AuthenticationChallenge, AuthenticationTokenGrant, CommitmentActionBody, CreateChallengeBody, CreateMarketBody, Delegation, DirectClaimBody, IssueDelegationBody, IssueTokenBody, LogConsistencyProof, LogHead, LogInclusionProof, Market, MarketActionResult, MarketOutcome, MarketRecord, MarketResult, ProvisionedIdentity, ProvisionIdentityBody, PublishMarketBody, RevokeDelegationBody, SealedBidBody } from "./wire/index.js";
 import { authorizationHeaders, renewAfterRefusal, type Credentials, type IdentityFile } from "./credentials.js";
 import { subscribeMarketEvents, type MarketEventsOptions, type MarketEventSubscription } from "./market-events.js";
 import { generateKeyPair, signSigningPayload } from "./ed25519.js";
