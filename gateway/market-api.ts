@@ -29,7 +29,7 @@ import { validationMessage } from "../engine/rules/validation/field-message.js";
 import { AuditLogApi } from "./audit-log-api.js";
 
 /** A reply for either transport: JSON text made by the shard, or an error code and message. */
-/** `receipt`: an accepted command's receipt (JSON text, the `Market-Receipt` header; engine/audit/heads/receipt.ts). */
+/** `receipt`: an accepted command's receipt (JSON text, the `Market-Receipt` header; packages/client/src/audit/receipt.ts). */
 export type ApiReply = { ok: true; status: 200 | 201; json: string | Buffer; receipt?: string } | { ok: false; code: ErrorCode; message: string };
 
 export type MarketOperation = DelegableOperation;

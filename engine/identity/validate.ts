@@ -4,7 +4,7 @@
  * claimed and is not logged: the same body always fails the same way, so there is nothing to
  * remember (see docs/auth.md, "What is recorded").
  *
- * The HTTP layer has already validated the body's shape with typia (engine/identity/bodies.ts);
+ * The HTTP layer has already validated the body's shape with typia (packages/client/src/wire/identity.ts);
  * these checks repeat the rules that matter for safety so that any other caller (CLI, tests, MCP)
  * gets the same answers, and add what a schema cannot say.
  */

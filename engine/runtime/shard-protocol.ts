@@ -52,7 +52,7 @@ export type ShardReply =
       ok: true;
       json: string | Buffer;
       /**
-       * An accepted command's receipt (engine/audit/heads/receipt.ts: JSON text for the `Market-Receipt`
+       * An accepted command's receipt (packages/client/src/audit/receipt.ts: JSON text for the `Market-Receipt`
        * header), set once its batch is durable; "" or absent for reads and replies without one.
        */
       receipt?: string;

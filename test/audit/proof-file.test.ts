@@ -1,5 +1,5 @@
 /**
- * The proof file checker (engine/audit/heads/proof-file.ts) with real Ed25519 heads over a real tree:
+ * The proof file checker (packages/client/src/audit/proof-file.ts) with real Ed25519 heads over a real tree:
  * a good file is proven; changing any part of it fails the check that covers that part, named; a file
  * that is not a proof file is unusable. The end-to-end runs through the CLI are proofs-e2e.test.ts.
  */

@@ -1,4 +1,4 @@
-/** The one base64url (engine/rules/base64url.ts) agrees with Node's Buffer on every input tried. */
+/** The one base64url (packages/client/src/wire/base64url.ts) agrees with Node's Buffer on every input tried. */
 import { fc, test } from "@fast-check/vitest";
 import { expect } from "vitest";
 import { base64UrlDecode, base64UrlEncode, base64urlOfUtf8, utf8OfBase64url } from "@market-service/client/wire";

@@ -1,4 +1,4 @@
-/** The client's incremental text/event-stream parser (gateway/client/sse-parser.ts). */
+/** The client's incremental text/event-stream parser (packages/client/src/sse-parser.ts). */
 import { describe, expect, it } from "vitest";
 import { SseParser, type ServerSentEvent } from "../../packages/client/src/sse-parser.js";
 

@@ -5,7 +5,7 @@
  * built once: a pure-JavaScript Ed25519 verification costs about ten times as much, and a restart
  * checks every head recovery reads.
  *
- * The browser's check of a receipt (engine/audit/heads/proof-file.ts) uses signed-head.ts's pure
+ * The browser's check of a receipt (packages/client/src/audit/proof-file.ts) uses signed-head.ts's pure
  * `verifyHead`; both check the same bytes (`headMessage`).
  */
 import { createPublicKey, verify, type KeyObject } from "node:crypto";

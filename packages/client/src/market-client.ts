@@ -297,7 +297,7 @@ export class MarketClient {
    * Checks a receipt against the service's public keys (a map keyId → raw key, or the audit key list
    * you trust, whose endorsement chain is checked): fetches its inclusion proof and, unless
    * `laterHead: false`, a head signed now and the consistency proof to it, then runs the offline
-   * checker (engine/audit/heads/proof-file.ts), which also requires the proven entry to be `command`,
+   * checker (packages/client/src/audit/proof-file.ts), which also requires the proven entry to be `command`,
    * the command you sent (any leaf has a valid proof: only its content ties the receipt's index to
    * your command). Resolves with the outcome and the proof file to keep; a proof the service cannot
    * give (a log shorter than the receipt's head) is a failed check; a service out of reach rejects
