@@ -7,8 +7,7 @@
  */
 import { entryVisibility, marketFactsOf, visibleToCreator } from "../engine/audit/entry-visibility.js";
 import type { LogProofRequest } from "../engine/audit/log-proofs.js";
-import { base64UrlDecode } from "@market-service/client/wire";
-import type { ErrorCode, Market } from "@market-service/client/wire";
+import { base64UrlDecode, type ErrorCode, type Market } from "@market-service/client/wire";
 import { decodeLogEntry } from "../engine/runtime/logged-head.js";
 import type { Markets } from "../engine/runtime/markets.js";
 import { jsonText, logHeadRead, logProofRead, type ShardReply } from "../engine/runtime/shard-protocol.js";

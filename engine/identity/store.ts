@@ -28,7 +28,7 @@
  */
 import * as fs from "node:fs";
 import { assert } from "../rules/assert.js";
-import type { DisableActorBody, DisablePrincipalBody, IssueDelegationBody, ProvisionIdentityBody, Rejection, RevokeDelegationBody, RevokeKeyBody } from "@market-service/client/wire";
+import { type Actor, type ActorKey, type Delegation, type DisableActorBody, type DisablePrincipalBody, type IssueDelegationBody, type Principal, type ProvisionedIdentity, type ProvisionIdentityBody, type Rejection, type RevokeDelegationBody, type RevokeKeyBody } from "@market-service/client/wire";
 import { WorkerJournal } from "../journal/worker-journal.js";
 import type { Journal, JournalPosition, JournalRecovery } from "../journal/journal.js";
 import { canFollow } from "../journal/following-journal.js";
@@ -44,7 +44,6 @@ import { SharedIdentityLog, type SharedCommandReply, type SharedLogStats } from 
 import { temporarilyUnavailable, type TemporarilyUnavailable, type TokenRecording } from "./unavailable.js";
 import { actorView, delegationView, keyView, principalView, type IdentityState } from "../rules/identity/state.js";
 import { errorReply, type ErrorReply, type IdentityCommand, type IdentityReply, type Reply, type TokenRecord } from "../rules/identity/types.js";
-import { type Actor, type ActorKey, type Delegation, type Principal, type ProvisionedIdentity } from "@market-service/client/wire";
 import {
   prepareIssueDelegation,
   prepareProvision,

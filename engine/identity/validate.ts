@@ -9,8 +9,7 @@
  * gets the same answers, and add what a schema cannot say.
  */
 import { Point } from "@noble/ed25519";
-import type { IssueDelegationBody, ProvisionIdentityBody, Rejection, RevokeDelegationBody } from "@market-service/client/wire";
-import { AUTHORITY_SCOPES, isDotSegment, MAX_IDENTIFIER_LENGTH, type AuthorityScope } from "@market-service/client/wire";
+import { AUTHORITY_SCOPES, type AuthorityScope, isDotSegment, type IssueDelegationBody, MAX_IDENTIFIER_LENGTH, type ProvisionIdentityBody, type Rejection, type RevokeDelegationBody } from "@market-service/client/wire";
 import { isoFromMs, parseDateTimeMs } from "../rules/time.js";
 import type { IssueDelegationArgs, ProvisionArgs, RevokeDelegationArgs } from "../rules/identity/types.js";
 

@@ -5,8 +5,7 @@
  */
 import { SYSTEM_IDENTITY, type ExpireCommitmentCommand, type ResolveAuctionCommand } from "./types/command.js";
 import { buildCommand, buildIdentity } from "./types/command-layout.js";
-import type { Event } from "@market-service/client/wire";
-import { generatedIdOf, SEALED_AUCTION_PRESET } from "@market-service/client/wire";
+import { type Event, generatedIdOf, SEALED_AUCTION_PRESET } from "@market-service/client/wire";
 import type { MarketAggregate } from "./state.js";
 import { commitmentIndexOf } from "./state.js";
 import { msOfNormalized as msOf } from "./time.js";

@@ -8,11 +8,10 @@ import { decide } from "./decide.js";
 import { publicEvent, type Decision, type DomainEvent } from "./decision.js";
 import { deadlinesFromEvents, type Deadline } from "./deadlines.js";
 import { checkInvariants, evolve } from "./evolve.js";
-import { parseCommitmentId } from "@market-service/client/wire";
+import { type Commitment, type Event, type MarketActionResult, type MarketResult, parseCommitmentId, type Rejection, type SealedAuctionResolution, type SealedBidReceipt } from "@market-service/client/wire";
 import { findCommitment, snapshotMarket, type MarketAggregate } from "./state.js";
 import type { MarketStorage } from "./store.js";
 import { isoFromMs } from "./time.js";
-import type { Commitment, Event, MarketActionResult, MarketResult, Rejection, SealedAuctionResolution, SealedBidReceipt } from "@market-service/client/wire";
 import type { Command } from "./types/command.js";
 import { commandBody } from "./types/command-layout.js";
 

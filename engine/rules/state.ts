@@ -9,9 +9,8 @@
  *    is built on demand for a reply or a read and belongs to whoever asked for it;
  *  - objects shared with events (creator, subject, mechanism) are never edited.
  */
-import type { Commitment, CommitmentTerms, SealedAuctionResolution } from "@market-service/client/wire";
+import { type Commitment, type CommitmentTerms, DIRECT_CLAIM_PRESET, generatedIdOf, type Market, marketRef, ordinalWithin, SEALED_AUCTION_PRESET, type SealedAuctionResolution } from "@market-service/client/wire";
 import type { CommitmentStore, MarketStorage, PrincipalSet } from "./store.js";
-import { DIRECT_CLAIM_PRESET, generatedIdOf, type Market, marketRef, ordinalWithin, SEALED_AUCTION_PRESET } from "@market-service/client/wire";
 import { assert, assertNever } from "./assert.js";
 import { isoFromMs } from "./time.js";
 

@@ -17,8 +17,7 @@
  * Scopes per operation (spec: "not shown"): see SCOPE_FOR_OPERATION. `credential:issue` may be put
  * in a delegation but no v1 operation requires it, so it grants nothing.
  */
-import type { CommandType, Rejection } from "@market-service/client/wire";
-import { AUTHORITY_SCOPES, type AuthorityScope } from "@market-service/client/wire";
+import { AUTHORITY_SCOPES, type AuthorityScope, type CommandType, type Rejection } from "@market-service/client/wire";
 import type { IdentityState } from "../../engine/rules/identity/state.js";
 import type { DelegationRecord } from "../../engine/rules/identity/types.js";
 

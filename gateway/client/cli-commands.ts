@@ -5,8 +5,7 @@
  */
 import { closeSync, existsSync, fchmodSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import * as path from "node:path";
-import { DEFAULT_RETRY, explainProvisionRefusal, MarketClient, MarketServiceError } from "@market-service/client";
-import type { IdentityFile } from "@market-service/client";
+import { DEFAULT_RETRY, explainProvisionRefusal, type IdentityFile, MarketClient, MarketServiceError } from "@market-service/client";
 
 /** The CLI gives up on one attempt after this long rather than hang. */
 const REQUEST_TIMEOUT_MS = 30_000;

@@ -11,8 +11,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { readPublicKeys } from "../public-keys-file.js";
 import { cliClient, readIdentityFile, serviceUrl } from "./cli-commands.js";
-import { checkReceiptProof, Ed25519Session, type IdentityFile, MarketServiceError, type ReceiptCheck, ServiceUnreachableError } from "@market-service/client";
-import type { Accepted, MarketClient } from "@market-service/client";
+import { type Accepted, checkReceiptProof, Ed25519Session, type IdentityFile, type MarketClient, MarketServiceError, type ReceiptCheck, ServiceUnreachableError } from "@market-service/client";
 import { parseReceiptCommand, type ReceiptCommand } from "@market-service/client/audit";
 
 interface ParticipantOptions {

@@ -5,8 +5,7 @@
  * returns the same rejection. (Retries across a restart: restart.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateKeyPair } from "@market-service/client";
-import type { ServiceResponse } from "@market-service/client";
+import { generateKeyPair, type ServiceResponse } from "@market-service/client";
 import {
   Harness,
   SUBJECT,

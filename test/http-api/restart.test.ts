@@ -5,8 +5,7 @@
  * close) still fire by the clock afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateKeyPair } from "@market-service/client";
-import type { Credentials, ServiceResponse } from "@market-service/client";
+import { type Credentials, generateKeyPair, type ServiceResponse } from "@market-service/client";
 import {
   Harness,
   SUBJECT,

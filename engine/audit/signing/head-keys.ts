@@ -9,9 +9,8 @@
  * `verifyHead`; both check the same bytes (`headMessage`).
  */
 import { createPublicKey, verify, type KeyObject } from "node:crypto";
-import { ED25519_PUBLIC_KEY_BYTES, headMessage, keyIdOf, type SignedHead } from "@market-service/client/audit";
+import { ED25519_PUBLIC_KEY_BYTES, headMessage, type KeyHistory, keyIdOf, type SignedHead } from "@market-service/client/audit";
 import { base64UrlDecode, base64UrlEncode } from "@market-service/client/wire";
-import type { KeyHistory } from "@market-service/client/audit";
 
 /** A public key as it travels to a worker thread (plain data). */
 export interface PublicKeyEntry {

@@ -14,9 +14,8 @@
  * structures (engine/runtime/wire.ts), and the idempotency fingerprint's field order
  * (gateway/market-api.ts). Decision I27.
  */
-import { COMMAND_TYPES, type CommandType } from "@market-service/client/wire";
+import { COMMAND_TYPES, type CommandIdentity, type CommandType, type Rejection } from "@market-service/client/wire";
 import { type Command } from "./command.js";
-import type { CommandIdentity, Rejection } from "@market-service/client/wire";
 import {
   compileBuilder,
   constant,
