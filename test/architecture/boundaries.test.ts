@@ -1,8 +1,8 @@
 /**
  * The layout shows the architecture, and stays so:
  * - the rules (engine/rules/) import nothing outside themselves but typia's generated validators and
- *   the wire declarations of the client package (@market-service/client/wire), and use no Node API,
- *   no clock and no randomness;
+ *   the wire declarations of the client package (@market-service/client/wire), and they and the wire
+ *   modules use no Node API, no clock and no randomness;
  * - the client package (packages/client/) imports nothing of the service: the service imports it,
  *   never the reverse;
  * - the actor engine (engine/) and storage (storage/) do not reach into the protocol edge (gateway/);
@@ -56,9 +56,10 @@ describe("engine/rules", () => {
     expect(outside).toEqual([]);
   });
 
-  it("reads no clock, draws no randomness and touches no Node API", () => {
+  // The wire declarations and encodings the rules import (packages/client/src/wire/) are held to the same.
+  it("reads no clock, draws no randomness and touches no Node API, nor do the wire modules it imports", () => {
     const impure: string[] = [];
-    for (const file of files) {
+    for (const file of [...files, ...sourcesUnder(path.join(ROOT, "packages/client/src/wire"))]) {
       const code = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, "");
       for (const pattern of [/Date\.now\(/, /new Date\(\)/, /Math\.random\(/, /performance\.now\(/, /\bBuffer\b/, /\bprocess\./, /\brequire\(/, /crypto\./]) {
         if (pattern.test(code)) impure.push(`${path.relative(ROOT, file)}: ${pattern.source}`);
