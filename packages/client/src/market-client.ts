@@ -4,9 +4,10 @@
  * proofs), credentials (credentials.ts), command ids, safe retries (retry-policy.ts), one error class
  * (service-error.ts) and receipts (receipt-check.ts).
  *
- * Browser-safe: `fetch`, Web Crypto's `randomUUID` and the @noble packages only; request and response
- * types are the gateway's and the engine's own declarations, imported as types (no second copy of a
- * shape, and none of their runtime in the bundle). test/client/import-graph.test.ts keeps it so.
+ * Browser-safe: `fetch`, Web Crypto's `randomUUID`, the @noble packages and msgpackr's decoder only;
+ * request and response types are the wire declarations (./wire/), the very ones the service validates
+ * against and replies with (one declaration of each shape). test/client/import-graph.test.ts keeps
+ * it so.
  */
 import { headJson, parseReceipt, receiptJson, type Receipt } from "./audit/index.js";
 import type { AuditKeyList, AuthenticationChallenge, AuthenticationTokenGrant, CommitmentActionBody, CreateChallengeBody, CreateMarketBody, Delegation, DirectClaimBody, IssueDelegationBody, IssueTokenBody, LogConsistencyProof, LogHead, LogInclusionProof, Market, MarketActionResult, MarketOutcome, MarketRecord, MarketResult, ProvisionedIdentity, ProvisionIdentityBody, PublishMarketBody, RevokeDelegationBody, SealedBidBody } from "./wire/index.js";

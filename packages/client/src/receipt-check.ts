@@ -1,6 +1,6 @@
 /**
  * Receipts in the client (docs/proofs.md, "Receipts" and "Proof files"): the public keys to check
- * them with, and the check itself — the engine's own offline checker (packages/client/src/audit/proof-file.ts,
+ * them with, and the check itself — the offline checker the service's CLI uses too (./audit/proof-file.ts,
  * pure JavaScript), so the SDK, the CLI's `check-proof` and `check-receipt` prove the same thing.
  */
 import { checkKeyHistory, checkProofFile, KEY_HISTORY_VERSION } from "./audit/index.js";
