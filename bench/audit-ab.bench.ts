@@ -2,7 +2,7 @@
  * `npm run bench:audit-ab -- --a <dist dir> [--b dist]`: the audit CLI of two builds on ONE data
  * directory, alternating (a b, b a, a b, …) so that both see the same machine load over the
  * session: an A/B of a change to how audits run (the worker pool, decision I9, was measured so).
- * Each run is a fresh process, `node <dist>/gateway/cli.js verify|replay --data D --json --threads T`;
+ * Each run is a fresh process, `node <dist>/gateway/cli/cli.js verify|replay --data D --json --threads T`;
  * every run's output must name the same markets and record hashes. Reported per build and verb: the
  * wall times and the CPU times (user + system of the process, all its threads, from GNU time:
  * Debian's `time` package), their medians, and b's medians against a's. On a machine shared with
@@ -42,9 +42,14 @@ function markets(verb: Verb, stdout: string): string {
 
 const GNU_TIME = "/usr/bin/time";
 
+/** A build's command line: dist/gateway/cli/cli.js, or dist/gateway/cli.js in builds from before the CLI had a folder of its own. */
+function cliOf(dist: string): string | undefined {
+  return [path.join(dist, "gateway", "cli", "cli.js"), path.join(dist, "gateway", "cli.js")].find((file) => existsSync(file));
+}
+
 function runCli(dist: string, verb: Verb, dataDir: string, timesFile: string): { seconds: number; cpuSeconds: number; markets: string } {
   const started = performance.now();
-  const cli = [process.execPath, path.join(dist, "gateway", "cli.js"), verb, "--data", dataDir, "--json", "--threads", String(THREADS)];
+  const cli = [process.execPath, cliOf(dist) as string, verb, "--data", dataDir, "--json", "--threads", String(THREADS)];
   const run = spawnSync(GNU_TIME, ["-f", "%U %S", "-o", timesFile, ...cli], { encoding: "utf8", maxBuffer: 1 << 30 });
   const seconds = (performance.now() - started) / 1000;
   if (run.status !== 0) throw new Error(`${dist}: ${verb} exited ${run.status}: ${run.stderr}`);
@@ -55,7 +60,7 @@ function runCli(dist: string, verb: Verb, dataDir: string, timesFile: string): {
 }
 
 async function main(): Promise<void> {
-  for (const dist of [A, B]) if (!existsSync(path.join(dist, "gateway", "cli.js"))) throw new Error(`${dist}/gateway/cli.js is missing: pass --a (and --b) built dist directories`);
+  for (const dist of [A, B]) if (cliOf(dist) === undefined) throw new Error(`${dist} holds no built command line (gateway/cli/cli.js): pass --a (and --b) built dist directories`);
   if (!existsSync(GNU_TIME)) throw new Error(`${GNU_TIME} is missing (apt-get install time)`);
   const workDir = mkdtempSync(path.join(os.tmpdir(), "audit-ab-"));
   try {

@@ -3,7 +3,7 @@
  * case) on a data directory of `--shards` shards holding `--commands` claims over `--markets`
  * markets, each market on the shard the service would place it on. The directory is written
  * through ShardCore on the real log (batches of 1,000 commands, one fdatasync each) with a snapshot
- * per shard, like a stopped service's. Each command runs the built CLI (`dist/gateway/cli.js`) in a
+ * per shard, like a stopped service's. Each command runs the built CLI (`dist/gateway/cli/cli.js`) in a
  * fresh process (build first: `npm run bench:audit` does) with `--threads 1`, then `--threads <shards>`, and the outputs must agree: the same
  * markets and record hashes, every market reconstructed. Writes bench/results/<date>-audit-<commands>.json.
  *
@@ -22,7 +22,7 @@ const COMMANDS = numberArg("commands", 300_000);
 const MARKETS = numberArg("markets", 1_000);
 const SHARDS = numberArg("shards", 2);
 const REPO = path.resolve(import.meta.dirname, "..");
-const CLI = path.join(REPO, "dist", "gateway", "cli.js");
+const CLI = path.join(REPO, "dist", "gateway", "cli", "cli.js");
 
 interface Timed<T> {
   threads: number;

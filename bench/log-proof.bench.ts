@@ -23,7 +23,7 @@ import { ProofTreeCache } from "../engine/audit/proof-tree-cache.js";
 import { CompactRange } from "../engine/audit/merkle/compact-range.js";
 import { hashFromHex, verifyConsistency, verifyInclusion } from "@market-service/client/audit";
 import { encodeLoggedCommand, loggedCommand } from "../engine/runtime/logged-command.js";
-import { NODE_TREE_HASHING } from "../engine/runtime/node-tree-hashing.js";
+import { NODE_TREE_HASHING } from "../engine/audit/node-tree-hashing.js";
 import { proofJson } from "../engine/runtime/replay-work.js";
 import type { Command } from "../engine/rules/types/command.js";
 import { SegmentLog } from "../storage/index.js";

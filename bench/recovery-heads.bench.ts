@@ -23,7 +23,7 @@ import { ManualClock } from "../engine/clock.js";
 import { openFileShard, type ShardCoreOptions } from "../engine/runtime/shard-core.js";
 import { HeadKeys } from "../engine/audit/signing/head-keys.js";
 import { keyIdOf, type SignedHead, verifyHead } from "@market-service/client/audit";
-import type { LogHeadsOptions } from "../engine/runtime/log-heads.js";
+import type { LogHeadsOptions } from "../engine/audit/heads/log-heads.js";
 import { buildShard, T0 } from "./claim-log.js";
 import { decodeLogEntry } from "../engine/runtime/logged-head.js";
 import { SegmentLog } from "../storage/index.js";

@@ -5,16 +5,16 @@
  *  0. The live page's files are rebuilt into their module (build/build-page.ts), which main.cjs
  *     bundles like any other: the binary serves the page from memory.
  *  1. esbuild bundles the TypeScript sources (not dist/) into four CommonJS files:
- *       main.cjs          gateway/sea/main.ts → gateway/cli.ts (serve, replay, verify, provision, token)
+ *       main.cjs          gateway/sea/main.ts → gateway/cli/cli.ts (serve, replay, verify, provision, token)
  *       shard-worker.cjs  engine/runtime/shard-worker.ts (embedded as an asset, run with eval: true)
  *       journal-worker.cjs engine/journal/journal-worker.ts (the identity log's thread; likewise)
  *       pool-worker.cjs   the worker pool's threads (engine/pool/): the tasks of pool-tasks.ts as the
  *                         file's exports, then piscina's own thread runner (its dist/worker.js). piscina
  *                         starts a thread from a file only, so the binary extracts this one
- *                         (gateway/sea/pool-worker-file.ts), and the runner finds the tasks in it.
+ *                         (engine/binary/pool-worker-file.ts), and the runner finds the tasks in it.
  *     The SEA main script's `require` only loads builtins, so everything else is bundled. Some
  *     packages are substituted or patched (see `seaAliases`): the uWS and CRC-32 packages by loaders
- *     of the embedded addons (gateway/sea/uws-addon.ts, crc32-addon.ts); msgpackr's optional native
+ *     of the embedded addons (engine/binary/uws-addon.ts, crc32-addon.ts); msgpackr's optional native
  *     extractor by an empty module (msgpackr then decodes in pure JS, silently); piscina's optional
  *     @napi-rs/nice by a module that throws (piscina loads it only for its niceIncrement option, which
  *     is not used, and ignores a failure); and the one line where piscina names its runner file
@@ -40,7 +40,7 @@ import { createRequire } from "node:module";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
-import { CRC32_ASSET, JOURNAL_WORKER_ASSET, POOL_WORKER_ASSET, SHARD_WORKER_ASSET, uwsAssetName } from "../gateway/sea/assets.js";
+import { CRC32_ASSET, JOURNAL_WORKER_ASSET, POOL_WORKER_ASSET, SHARD_WORKER_ASSET, uwsAssetName } from "../engine/binary/assets.js";
 import { SERVICE_VERSION } from "../gateway/version.js";
 import { writePageAssets } from "./build-page.js";
 
@@ -106,12 +106,12 @@ const seaAliases: esbuild.Plugin = {
       const found = source.split(PISCINA_RUNNER_LINE).length - 1;
       // A piscina whose source differs would silently start threads from a missing file: refuse.
       if (found !== 1) throw new Error(`${args.path}: expected the line ${JSON.stringify(PISCINA_RUNNER_LINE)} once, found it ${found} times (piscina changed?)`);
-      const runner = `require(${JSON.stringify(path.join(ROOT, "gateway/sea/pool-worker-file.ts"))}).seaPoolWorkerFile()`;
+      const runner = `require(${JSON.stringify(path.join(ROOT, "engine/binary/pool-worker-file.ts"))}).seaPoolWorkerFile()`;
       return { contents: source.replace(PISCINA_RUNNER_LINE, `filename: ${runner},`), loader: "js", resolveDir: path.dirname(args.path) };
     });
     build.onResolve({ filter: /^@napi-rs\/nice$/ }, () => ({ path: "@napi-rs/nice", namespace: "sea-stub" }));
-    build.onResolve({ filter: /^@trufflesuite\/uws-js-unofficial$/ }, () => ({ path: path.join(ROOT, "gateway/sea/uws-addon.ts") }));
-    build.onResolve({ filter: /^@node-rs\/crc32$/ }, () => ({ path: path.join(ROOT, "gateway/sea/crc32-addon.ts") }));
+    build.onResolve({ filter: /^@trufflesuite\/uws-js-unofficial$/ }, () => ({ path: path.join(ROOT, "engine/binary/uws-addon.ts") }));
+    build.onResolve({ filter: /^@node-rs\/crc32$/ }, () => ({ path: path.join(ROOT, "engine/binary/crc32-addon.ts") }));
     build.onResolve({ filter: /^msgpackr-extract$/ }, () => ({ path: "msgpackr-extract", namespace: "sea-stub" }));
     build.onLoad({ filter: /.*/, namespace: "sea-stub" }, (args) =>
       args.path === "@napi-rs/nice"

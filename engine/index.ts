@@ -1,6 +1,10 @@
 /**
- * The deterministic market engine: a functional core with no clock, no randomness and no I/O.
- * Same commands in, byte-identical records and hashes out.
+ * The actor engine (docs/architecture.md, "Layout"). This entry is its pure core: the rules
+ * (rules/), how market state is kept (store/), the record and canonical hashing, with no clock, no
+ * randomness and no I/O: same commands in, byte-identical records and hashes out. The runtime that
+ * runs the core sits beside it and is imported from its own rooms: shards (runtime/), journals
+ * (journal/), the cluster (cluster/, messaging/), the worker pool (pool/), audits and the Merkle log
+ * (audit/), idempotency and identities, and the single binary's loaders (binary/).
  */
 export * from "./rules/types/index.js";
 export { buildCommand, buildIdentity, buildRejection, COMMAND_LAYOUTS, type CommandFields, type CommandOf } from "./rules/types/command-layout.js";

@@ -88,7 +88,7 @@ export interface ServiceConfig {
   auditSigningKeyFile: string | undefined;
   /** AUDIT_KEY_HISTORY_FILE resolved; undefined: the current key is the whole history. */
   auditKeyHistoryFile: string | undefined;
-  /** When each log records a signed head (engine/runtime/log-heads.ts); undefined: AUDIT_HEADS=off. */
+  /** When each log records a signed head (engine/audit/heads/log-heads.ts); undefined: AUDIT_HEADS=off. */
   auditHeads: HeadInterval | undefined;
   /**
    * AUDIT_ACCEPT_UNSIGNED_TAIL: the unsigned tails (`<logId>:<first entry>`) an operator accepts at

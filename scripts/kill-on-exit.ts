@@ -1,8 +1,8 @@
 /**
  * No orphans: a child process a test or a bench started is SIGKILLed when that process exits, if it
  * is still running then (a test file that ended without its `afterAll` stop). SIGKILL ends a paused
- * (SIGSTOPped) process too. In scripts/ beside its user scripts/nats-cluster.ts, which the benches
- * import as well as the tests.
+ * (SIGSTOPped) process too. In scripts/ beside its users, nats-cluster.ts and local-cluster.ts,
+ * which the benches, the demo and the tests import.
  */
 import type { ChildProcess } from "node:child_process";
 

@@ -24,6 +24,7 @@ import * as path from "node:path";
 import { MetaGroupWatch } from "./nats-meta-group.js";
 import { freePort, portFree } from "./free-port.js";
 import { clusterSigningKeyFile } from "./cluster-signing-key.js";
+import { killOnExit } from "./kill-on-exit.js";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "..");
 export const MAIN_JS = path.join(REPO_ROOT, "dist/gateway/main.js");
@@ -82,24 +83,6 @@ interface Running {
   exited: Promise<void>;
   /** Told to stop or killed on purpose: its exit is expected. */
   stopping: boolean;
-}
-
-/** Every child of any LocalCluster in this process that has not exited (for the exit hook). */
-const live = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on("exit", () => {
-    for (const child of live) {
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
-  });
 }
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -178,7 +161,6 @@ export class LocalCluster {
   static async start(options: LocalClusterOptions): Promise<LocalCluster> {
     if (!existsSync(NATS_SERVER_BIN)) throw new Error(`nats-server not found at ${NATS_SERVER_BIN}: run bash scripts/fetch-nats-server.sh (or set NATS_SERVER_BIN)`);
     if (!existsSync(MAIN_JS)) throw new Error(`${MAIN_JS} not found: run npm run build`);
-    installExitHook();
     const natsCount = options.natsNodes ?? 3;
     const serviceCount = options.serviceNodes ?? 3;
     const ports = await choosePorts(options.ports, natsCount, serviceCount);
@@ -250,11 +232,10 @@ export class LocalCluster {
     } finally {
       closeSync(fd); // the child has its own copy
     }
-    live.add(child);
+    killOnExit(child);
     const running: Running = { child, stopping: false, exited: Promise.resolve() };
     running.exited = new Promise((resolve) => {
       const done = (code: number | null, signal: NodeJS.Signals | null): void => {
-        live.delete(child);
         onExitSlot(undefined);
         if (!running.stopping && !this.stopped) this.options.onUnexpectedExit?.(name, code, signal);
         resolve();

@@ -5,7 +5,7 @@
  * node:zlib's `crc32` is CRC-32 (IEEE polynomial), a different checksum, so it is not usable here.
  *
  * Single binary (dist/market-service): the build aliases the `@node-rs/crc32` import to
- * gateway/sea/crc32-addon.ts, which loads the addon embedded in the executable (extracted once,
+ * engine/binary/crc32-addon.ts, which loads the addon embedded in the executable (extracted once,
  * process.dlopen'ed). Everywhere else this is the normal package import.
  */
 import { crc32c as nativeCrc32c } from "@node-rs/crc32";

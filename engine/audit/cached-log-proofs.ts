@@ -22,7 +22,7 @@
  * that fails is dropped and built again from the first entry.
  */
 import { LogView, FRAME_HEADER_BYTES, type LogReadView } from "../../storage/index.js";
-import { NODE_TREE_HASHING } from "../runtime/node-tree-hashing.js";
+import { NODE_TREE_HASHING } from "./node-tree-hashing.js";
 import { requestProblem, type LogProof, type LogProofRequest } from "./log-proofs.js";
 import { encodeConsistencyProof, encodeInclusionProof, sameHash } from "@market-service/client/audit";
 import type { CachedTree, ProofTreeCache } from "./proof-tree-cache.js";

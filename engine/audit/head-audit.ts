@@ -9,7 +9,7 @@
  * Tails an operator accepted at start (AUDIT_ACCEPT_UNSIGNED_TAIL) are reported, never hidden.
  */
 import { CompactRange } from "./merkle/compact-range.js";
-import { NODE_TREE_HASHING } from "../runtime/node-tree-hashing.js";
+import { NODE_TREE_HASHING } from "./node-tree-hashing.js";
 import type { LogEntry } from "../runtime/logged-head.js";
 import { recordedHeadProblem } from "./heads/recorded-head.js";
 import { DEFAULT_HEAD_INTERVAL, UnsignedTail, type HeadInterval } from "./heads/unsigned-tail.js";

@@ -20,7 +20,7 @@
  * recently used first, and a single log larger than the bound is not kept at all.
  */
 import { MerkleLog } from "./merkle/merkle-log.js";
-import { NODE_TREE_HASHING } from "../runtime/node-tree-hashing.js";
+import { NODE_TREE_HASHING } from "./node-tree-hashing.js";
 
 /** The default bound of one thread's cache (AUDIT_PROOF_CACHE_BYTES). */
 export const DEFAULT_PROOF_CACHE_BYTES = 256 * 1024 * 1024;

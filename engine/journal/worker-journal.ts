@@ -11,8 +11,8 @@
  */
 import type { Worker } from "node:worker_threads";
 import { LogView } from "../../storage/index.js";
-import { JOURNAL_WORKER_ASSET } from "../../gateway/sea/assets.js";
-import { startWorker, workerSource, type WorkerSource } from "../../gateway/sea/embedded-worker.js";
+import { JOURNAL_WORKER_ASSET } from "../binary/assets.js";
+import { startWorker, workerSource, type WorkerSource } from "../binary/embedded-worker.js";
 import {
   JournalFencedError,
   type AppendOptions,

@@ -2,13 +2,13 @@
  * Where the worker pool's threads find pool-tasks.ts, for piscina (which starts every thread from
  * its own runner file and then loads the task module from disk):
  *   - inside the single binary: the bundled module, extracted from the executable to a private,
- *     checked file (gateway/sea/pool-worker-file.ts);
+ *     checked file (engine/binary/pool-worker-file.ts);
  *   - from the built output: pool-tasks.js beside this module;
  *   - from TypeScript sources (tests, `node --import tsx`): pool-tasks.ts, with tsx loaded in the
  *     thread (`--import tsx`; piscina's runner then `require`s the .ts through tsx's hook).
  */
 import type * as Sea from "node:sea";
-import { seaPoolWorkerFile } from "../../gateway/sea/pool-worker-file.js";
+import { seaPoolWorkerFile } from "../binary/pool-worker-file.js";
 
 export interface PoolWorkerFile {
   /** The task module, as a path or file: URL. */

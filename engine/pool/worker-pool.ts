@@ -30,7 +30,7 @@ import { poolWorkerFile, type PoolWorkerFile } from "./worker-file.js";
 
 /** One thread by default: replays are rare, and on a small machine a second would only take CPU from the shards. */
 export const DEFAULT_POOL_THREADS = 1;
-/** The audit CLI's `--threads` bound (gateway/cli.ts). */
+/** The audit CLI's `--threads` bound (gateway/cli/cli.ts). */
 export const MAX_POOL_THREADS = 256;
 
 interface Started {

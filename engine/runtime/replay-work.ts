@@ -19,7 +19,7 @@ import { cachedProofFromPayloads, cachedProofFromView, type ProofEntriesWanted }
 import { threadProofCache, type ProofTreeCache } from "../audit/proof-tree-cache.js";
 import { base64UrlEncode } from "@market-service/client/wire";
 import { hashToHex } from "@market-service/client/audit";
-import { NODE_TREE_HASHING } from "./node-tree-hashing.js";
+import { NODE_TREE_HASHING } from "../audit/node-tree-hashing.js";
 import { forEachPayload, payloadCount } from "./entry-payloads.js";
 import { errorReply, okReply, type ReplaySource, type ReplayWork, type ShardReply } from "./shard-protocol.js";
 import { decodeMarketImage } from "./shard-snapshot.js";

@@ -9,8 +9,8 @@ import type { BatchStats, EmittedEvent, IdempotencyEntries, ShardRecoveryReport,
 import type { ShardHeadsSpec, ShardWorkerData } from "./worker-messages.js";
 import { ShardChannel, type StartedShard } from "./shard-channel.js";
 import { workerThreads } from "./shard-thread.js";
-import { SHARD_WORKER_ASSET } from "../../gateway/sea/assets.js";
-import { workerSource, type WorkerSource } from "../../gateway/sea/embedded-worker.js";
+import { SHARD_WORKER_ASSET } from "../binary/assets.js";
+import { workerSource, type WorkerSource } from "../binary/embedded-worker.js";
 
 /** No shard refusing commands (ShardHost.notAccepting). */
 const ALL_ACCEPTING: readonly number[] = Object.freeze([]);

@@ -16,7 +16,7 @@ import { newAggregate, type MarketAggregate, type SealedBid } from "../rules/sta
 import type { ShardMarket } from "../log-fold.js";
 import type { Market, SealedAuctionClearingPrice, SealedAuctionResolution } from "@market-service/client/wire";
 import { float64Bytes, float64sOf } from "./float64-bytes.js";
-import type { LogTreeAnchor } from "./log-heads.js";
+import type { LogTreeAnchor } from "../audit/heads/log-heads.js";
 
 export const SHARD_SNAPSHOT_VERSION = 4;
 

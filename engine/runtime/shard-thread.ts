@@ -3,7 +3,7 @@
  * exit. Node's Worker is one (production: shard-worker.ts in a worker thread); the simulation runs
  * the same loop (shard-loop.ts) in-process behind this shape, its messages carried by the scheduler.
  */
-import { startWorker, type WorkerSource } from "../../gateway/sea/embedded-worker.js";
+import { startWorker, type WorkerSource } from "../binary/embedded-worker.js";
 import type { FromShard, ShardWorkerData, ToShard } from "./worker-messages.js";
 
 export interface ShardThread {

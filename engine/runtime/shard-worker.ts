@@ -10,7 +10,7 @@ import { systemTimers } from "../timers.js";
 import { openFileShard, ShardCore, type OpenedShard } from "./shard-core.js";
 import { openPartitionJournal } from "./partition-journal.js";
 import type { ShardHeadsSpec, ShardWorkerData } from "./worker-messages.js";
-import type { LogHeadsOptions } from "./log-heads.js";
+import type { LogHeadsOptions } from "../audit/heads/log-heads.js";
 import { shardLogId } from "./shard-routing.js";
 import { auditSignerFromWorkerData } from "../audit/signing/audit-signer.js";
 import { ShardLoop } from "./shard-loop.js";

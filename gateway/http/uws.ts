@@ -9,7 +9,7 @@
  * The package is CommonJS; from ESM only the default import works (`import { App }` fails).
  *
  * Single binary (dist/market-service): the build aliases this package import to
- * gateway/sea/uws-addon.ts, which extracts the embedded addon once and process.dlopen's it, and
+ * engine/binary/uws-addon.ts, which extracts the embedded addon once and process.dlopen's it, and
  * throws (the binary refuses to start, one clear line) when it cannot; the package's loader and its
  * `ws` fallback are not in the binary. Everywhere else this is the normal package import.
  */

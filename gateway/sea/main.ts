@@ -1,6 +1,6 @@
 /**
  * Entry point of the single binary `dist/market-service` (build/build-binary.ts bundles this file
- * with esbuild into the SEA's main script). It runs the normal command line (gateway/cli.ts);
+ * with esbuild into the SEA's main script). It runs the normal command line (gateway/cli/cli.ts);
  * what differs inside the binary is wired by the build, not here:
  *   - uWebSockets.js and @node-rs/crc32 come from embedded addons (uws-addon.ts, crc32-addon.ts,
  *     native-addon.ts); msgpackr's optional native extractor is left out (pure-JS decoding);
@@ -26,5 +26,5 @@ if (!sea.isSea()) {
 if (process.env["MARKET_SERVICE_SELF_CHECK"] === "1") {
   import("./self-check.js").then((m) => m.runSelfCheck(), refuse);
 } else {
-  import("../cli.js").catch(refuse);
+  import("../cli/cli.js").catch(refuse);
 }

@@ -17,7 +17,7 @@ import { decodeLoggedCommand, encodeLoggedCommand, loggedCommand } from "../../e
 import { buildCommand, buildIdentity } from "../../engine/rules/types/command-layout.js";
 import { SERVICE_VERSION } from "../version.js";
 import { msgpackSamples, packedDigest } from "./msgpack-samples.js";
-import { addonCacheRoot, loadedAddons } from "./native-addon.js";
+import { addonCacheRoot, loadedAddons } from "../../engine/binary/native-addon.js";
 
 function crcCheck(): { checks: number; matchesPortable: boolean } {
   let state = 0x12345678;

@@ -8,7 +8,7 @@ import * as ed from "@noble/ed25519";
 import { describe, expect, it } from "vitest";
 import { auditSignerFromPrivateKey, auditSignerWorkerData } from "../../engine/audit/signing/audit-signer.js";
 import "@market-service/client/audit"; // sets noble's SHA-512
-import { startWorker, workerSource } from "../../gateway/sea/embedded-worker.js";
+import { startWorker, workerSource } from "../../engine/binary/embedded-worker.js";
 
 describe("an audit signer in a worker thread", () => {
   it("is rebuilt from its workerData and signs with the same key", async () => {

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { replayMarketRecord } from "../../engine/audit/audit-replay.js";
 import { ManualClock } from "../../engine/clock.js";
 import { openFileShard } from "../../engine/runtime/shard-core.js";
-import { CRC32_ASSET, POOL_WORKER_ASSET, uwsAssetName } from "../../gateway/sea/assets.js";
+import { CRC32_ASSET, POOL_WORKER_ASSET, uwsAssetName } from "../../engine/binary/assets.js";
 import { msgpackSamples, packedDigest } from "../../gateway/sea/msgpack-samples.js";
 import { SERVICE_VERSION } from "../../gateway/version.js";
 import { PAGE_FILES, PAGE_HTML } from "../../gateway/page/generated/page-assets.js";

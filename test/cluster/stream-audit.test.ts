@@ -1,6 +1,6 @@
 /**
  * Audit from a partition's stream (issue 27), through the built command line as a real process
- * (`node dist/gateway/cli.js`; `npm test` builds dist/ first, run `npm run build` before running
+ * (`node dist/gateway/cli/cli.js`; `npm test` builds dist/ first, run `npm run build` before running
  * this file alone) on a real 3-node nats-server cluster.
  *
  * The same commands go through two ShardCores with one ManualClock: one on a FileJournal (a data
@@ -80,7 +80,7 @@ async function openStreamOwner(epoch: number, clock: ManualClock): Promise<{ jou
 }
 
 beforeAll(async () => {
-  if (!existsSync(path.join(path.dirname(CLI_JS), "stream-audit-cli.js"))) throw new Error(`${CLI_JS} is not built with the stream audit: run npm run build`);
+  if (!existsSync(path.join(path.dirname(CLI_JS), "stream-audit.js"))) throw new Error(`${CLI_JS} is not built with the stream audit: run npm run build`);
   cluster = await NatsCluster.start();
   connection = await connectForJournals(cluster.urls);
   workDir = mkdtempSync(path.join(tmpdir(), "ms-stream-audit-"));

@@ -44,7 +44,7 @@ function jsonLines(text: string): unknown[] {
 
 /**
  * Runs `script` in bash in `work`. `npx market-service` is this repository's CLI as npx runs it (the
- * package's bin, dist/gateway/cli.js); `sleep` asks the test (over fd 3, answer on fd 4) to move the
+ * package's bin, dist/gateway/cli/cli.js); `sleep` asks the test (over fd 3, answer on fd 4) to move the
  * service's clock instead of waiting.
  */
 function runBash(script: string, onSleep: (seconds: number) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -11,7 +11,7 @@ import { MarketClient } from "@market-service/client";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 export const MAIN_JS = path.join(REPO_ROOT, "dist/gateway/main.js");
-export const CLI_JS = path.join(REPO_ROOT, "dist/gateway/cli.js");
+export const CLI_JS = path.join(REPO_ROOT, "dist/gateway/cli/cli.js");
 export const OPERATOR = { actorId: "operator", secret: "operator-secret-0123456789-abcdefghijklmnop" };
 
 export function tempDataDir(prefix: string): string {

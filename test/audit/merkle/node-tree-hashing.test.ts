@@ -1,7 +1,7 @@
 /** The shards' node:crypto tree hashes are the pure (noble) ones, byte for byte. */
 import { describe, expect } from "vitest";
 import { fc, it } from "@fast-check/vitest";
-import { NODE_TREE_HASHING } from "../../../engine/runtime/node-tree-hashing.js";
+import { NODE_TREE_HASHING } from "../../../engine/audit/node-tree-hashing.js";
 import { TREE_HASHING, sameHash } from "@market-service/client/audit";
 import { CompactRange } from "../../../engine/audit/merkle/compact-range.js";
 

@@ -12,7 +12,7 @@ import { Packr } from "msgpackr";
 import { decodeLogEntry, encodeLoggedHead } from "../../../engine/runtime/logged-head.js";
 import { CompactRange } from "../../../engine/audit/merkle/compact-range.js";
 import { keyIdOf, leafHash } from "@market-service/client/audit";
-import type { HeadSigner } from "../../../engine/runtime/log-heads.js";
+import type { HeadSigner } from "../../../engine/audit/heads/log-heads.js";
 import type { PublicKeyEntry } from "../../../engine/audit/signing/head-keys.js";
 import { SegmentLog } from "../../../storage/index.js";
 

@@ -9,10 +9,10 @@
  * Only the tree's right edge is kept (CompactRange: log n hashes), and the edge as of the last head for
  * the shard's snapshot; proofs are built by whoever reads the log.
  */
-import { CompactRange } from "../audit/merkle/compact-range.js";
-import { NODE_TREE_HASHING } from "./node-tree-hashing.js";
+import { CompactRange } from "../merkle/compact-range.js";
+import { NODE_TREE_HASHING } from "../node-tree-hashing.js";
 import { headMessage, type SignedHead, type UnsignedHead } from "@market-service/client/audit";
-import { encodeLoggedHead } from "./logged-head.js";
+import { encodeLoggedHead } from "../../runtime/logged-head.js";
 
 /** Signs head messages with the service's audit key (the key itself never reaches this code's callers). */
 export interface HeadSigner {

@@ -2,28 +2,28 @@
 /**
  * market-service command line: `serve` runs the service (the default); `replay` and `verify` audit a
  * data directory from its raw logs, or a cluster partition's stream (live or exported, see
- * stream-audit-cli.ts); `export-stream` writes a stream to an export file; `signing-key` rotates and
- * shows the audit signing key (signing-key-cli.ts); `proof` and `check-proof` build a log's proofs from
- * a data directory and check a saved proof file offline (proof-cli.ts); `provision`, `token`, `claim`,
- * `bid` and `check-receipt` talk to a running service through the client SDK (gateway/client/).
+ * stream-audit.ts); `export-stream` writes a stream to an export file; `signing-key` rotates and
+ * shows the audit signing key (signing-key.ts); `proof` and `check-proof` build a log's proofs from
+ * a data directory and check a saved proof file offline (proof.ts); `provision`, `token`, `claim`,
+ * `bid` and `check-receipt` talk to a running service through the client SDK (@market-service/client, packages/client/).
  */
 import { existsSync } from "node:fs";
-import type { StreamSourceChoice } from "./stream-audit-cli.js";
+import type { StreamSourceChoice } from "./stream-audit.js";
 import { availableParallelism } from "node:os";
 import * as path from "node:path";
-import { Command, InvalidArgumentError } from "commander";
-import { replayDataDir, replayMarketRecord, verifyDataDir, type AuditOptions } from "../engine/audit/audit-replay.js";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { replayDataDir, replayMarketRecord, verifyDataDir, type AuditOptions } from "../../engine/audit/audit-replay.js";
 import { publicKeysOption } from "./public-keys-file.js";
-import { headInterval } from "./config.js";
+import { headInterval } from "../config.js";
 import { auditSummary as summary, printMarkets, printVerify } from "./audit-output.js";
 import { progressReporter } from "./progress-bar.js";
-import { MAX_POOL_THREADS } from "../engine/pool/worker-pool.js";
-import { serve } from "./main.js";
-import { settingsHelp } from "./settings.js";
-import { DEFAULT_URL, provisionCommand, tokenCommand, URL_ENV } from "./client/cli-commands.js";
-import type { CheckReceiptOptions } from "./client/participant-cli.js";
-import { SERVICE_VERSION } from "./service.js";
-import { DataDirInUseError, lockDataDir } from "../storage/data-dir-lock.js";
+import { MAX_POOL_THREADS } from "../../engine/pool/worker-pool.js";
+import { serve } from "../main.js";
+import { settingsHelp } from "../settings.js";
+import { DEFAULT_URL, provisionCommand, tokenCommand, URL_ENV } from "./provision-token.js";
+import type { CheckReceiptOptions } from "./participant.js";
+import { SERVICE_VERSION } from "../service.js";
+import { DataDirInUseError, lockDataDir } from "../../storage/data-dir-lock.js";
 
 const program = new Command();
 program
@@ -138,7 +138,7 @@ program
     const stream = streamSource("replay", options, command.getOptionValueSource("data") === "cli");
     if (stream === null) return;
     if (stream !== undefined) {
-      const { replayFromStream } = await import("./stream-audit-cli.js");
+      const { replayFromStream } = await import("./stream-audit.js");
       await replayFromStream(stream, options);
       return;
     }
@@ -183,7 +183,7 @@ program
     if (publicKeys === null) return;
     const checks = publicKeys === undefined ? {} : { publicKeys, headInterval: headInterval(process.env) };
     if (stream !== undefined) {
-      const { verifyFromStream } = await import("./stream-audit-cli.js");
+      const { verifyFromStream } = await import("./stream-audit.js");
       await verifyFromStream(stream, options, checks);
       return;
     }
@@ -226,7 +226,7 @@ program
   .option("--consistency <sizes...>", "two sizes M N: prove the tree of M entries is a prefix of the tree of N")
   .option("--out <file>", "write the proof there (refused if it exists) instead of to stdout", nonEmpty("a file"))
   .action(async (options: { data: string; log: string; leaf?: number; treeSize?: number; consistency?: string[]; out?: string }) => {
-    const { proofFromDataDir, proofRequestOf } = await import("./proof-cli.js");
+    const { proofFromDataDir, proofRequestOf } = await import("./proof.js");
     let consistency: [number, number] | undefined;
     if (options.consistency !== undefined) {
       try {
@@ -255,7 +255,7 @@ program
   .argument("<file>", "the proof file: {receipt, inclusion, head?, consistency?}")
   .requiredOption("--public-key <file>", "the service's public key (PEM) or key history (JSON), as verify --public-key takes it", nonEmpty("a file"))
   .action(async (file: string, options: { publicKey: string }) => {
-    const { checkProofCommand } = await import("./proof-cli.js");
+    const { checkProofCommand } = await import("./proof.js");
     checkProofCommand(file, options.publicKey);
   });
 
@@ -272,7 +272,7 @@ program
       process.exitCode = 1;
       return;
     }
-    const { exportStream } = await import("./stream-audit-cli.js");
+    const { exportStream } = await import("./stream-audit.js");
     await exportStream({ servers, stream: options.stream, out: options.out });
   });
 
@@ -302,6 +302,16 @@ const positiveOption = (value: string): number => {
   if (!Number.isSafeInteger(n)) throw new InvalidArgumentError("an integer from 1 to 9007199254740991 (2^53 − 1) is required");
   return n;
 };
+/** The options every participant command (`claim`, `bid`) takes to say who acts and as which command: new objects for each command. */
+function commandIdOption(): Option {
+  return new Option("--command-id <id>", "the command id (default: a new UUID); send the same id again to repeat a command safely").argParser(nonEmpty("a command id"));
+}
+function principalOption(): Option {
+  return new Option("--principal <id>", "the principal represented (default: the identity's)").argParser(nonEmpty("a principal id"));
+}
+function authorityRefOption(): Option {
+  return new Option("--authority-ref <id>", "the delegation to act under, for another principal").argParser(nonEmpty("a delegation id"));
+}
 const RECEIPT_OUT_HELP = "write the command's receipt (the Market-Receipt header's JSON) to this file, refused if it exists; check it later with check-receipt";
 
 program
@@ -312,11 +322,11 @@ program
   .option("--url <url>", URL_HELP)
   .option("--receipt-out <file>", RECEIPT_OUT_HELP, nonEmpty("a file"))
   .option("--expected-version <n>", "claim only at this market version (optimistic check); default: server arrival order", positiveOption)
-  .option("--command-id <id>", "the command id (default: a new UUID); send the same id again to repeat a command safely", nonEmpty("a command id"))
-  .option("--principal <id>", "the principal represented (default: the identity's)", nonEmpty("a principal id"))
-  .option("--authority-ref <id>", "the delegation to act under, for another principal", nonEmpty("a delegation id"))
+  .addOption(commandIdOption())
+  .addOption(principalOption())
+  .addOption(authorityRefOption())
   .action(async (options) => {
-    const { claimCommand } = await import("./client/participant-cli.js");
+    const { claimCommand } = await import("./participant.js");
     await claimCommand(options);
   });
 
@@ -329,11 +339,11 @@ program
   .requiredOption("--currency <code>", "the market's currency (ISO 4217, e.g. EUR)", nonEmpty("a currency"))
   .option("--url <url>", URL_HELP)
   .option("--receipt-out <file>", RECEIPT_OUT_HELP, nonEmpty("a file"))
-  .option("--command-id <id>", "the command id (default: a new UUID); send the same id again to repeat a command safely", nonEmpty("a command id"))
-  .option("--principal <id>", "the principal represented (default: the identity's)", nonEmpty("a principal id"))
-  .option("--authority-ref <id>", "the delegation to act under, for another principal", nonEmpty("a delegation id"))
+  .addOption(commandIdOption())
+  .addOption(principalOption())
+  .addOption(authorityRefOption())
   .action(async (options) => {
-    const { bidCommand } = await import("./client/participant-cli.js");
+    const { bidCommand } = await import("./participant.js");
     await bidCommand(options);
   });
 
@@ -354,7 +364,7 @@ program
   .option("--command-id <id>", "bare receipt: the command id sent", nonEmpty("a command id"))
   .option("--actor <id>", "bare receipt: the actor that sent it", nonEmpty("an actor id"))
   .action(async (file: string, options: CheckReceiptOptions) => {
-    const { checkReceiptCommand } = await import("./client/participant-cli.js");
+    const { checkReceiptCommand } = await import("./participant.js");
     await checkReceiptCommand(file, options);
   });
 
@@ -370,7 +380,7 @@ signingKey
   .requiredOption("--history <file>", "the key history JSON to extend (created, starting with --key, if it does not exist)", nonEmpty("a file"))
   .option("--json", "print the new history's keys as JSON")
   .action(async (options: { key: string; new: string; history: string; json?: boolean }) => {
-    const { rotateSigningKey } = await import("./signing-key-cli.js");
+    const { rotateSigningKey } = await import("./signing-key.js");
     rotateSigningKey(options);
   });
 
@@ -381,7 +391,7 @@ signingKey
   .option("--history <file>", "a key history file: check its chain and print every key", nonEmpty("a file"))
   .option("--json", "machine-readable output: {keys: [...]}, the endpoint's body")
   .action(async (options: { key?: string; history?: string; json?: boolean }) => {
-    const { showSigningKeys } = await import("./signing-key-cli.js");
+    const { showSigningKeys } = await import("./signing-key.js");
     showSigningKeys(options);
   });
 

@@ -5,11 +5,11 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { checkProofFile } from "@market-service/client/audit";
-import { logProofFromView, LogProofRangeError, type LogProofRequest } from "../engine/audit/log-proofs.js";
-import { proofJson } from "../engine/runtime/replay-work.js";
-import { shardDirectory } from "../engine/runtime/shard-host.js";
-import { logIndexOf } from "../engine/runtime/shard-routing.js";
-import { SegmentLog } from "../storage/index.js";
+import { logProofFromView, LogProofRangeError, type LogProofRequest } from "../../engine/audit/log-proofs.js";
+import { proofJson } from "../../engine/runtime/replay-work.js";
+import { shardDirectory } from "../../engine/runtime/shard-host.js";
+import { logIndexOf } from "../../engine/runtime/shard-routing.js";
+import { SegmentLog } from "../../storage/index.js";
 import { readPublicKeys } from "./public-keys-file.js";
 
 export interface ProofOptions {

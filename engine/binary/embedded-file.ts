@@ -2,7 +2,7 @@
  * Files embedded in the single binary (`dist/market-service`, a Node single executable application)
  * that must exist on disk to be used: the SEA carries each as an asset, but the dynamic loader can
  * only map a file (native addons, native-addon.ts) and a worker thread is started from a file (the
- * worker pool's module, gateway/sea/pool-worker-file.ts). Each one is written ONCE to a private cache
+ * worker pool's module, engine/binary/pool-worker-file.ts). Each one is written ONCE to a private cache
  * directory and used from there:
  *
  *   directory  os.tmpdir()/market-service-<first 16 hex digits of the asset's SHA-256>/  mode 0700

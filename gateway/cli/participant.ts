@@ -9,8 +9,8 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { readPublicKeys } from "../public-keys-file.js";
-import { cliClient, readIdentityFile, serviceUrl } from "./cli-commands.js";
+import { readPublicKeys } from "./public-keys-file.js";
+import { cliClient, readIdentityFile, serviceUrl } from "./provision-token.js";
 import { type Accepted, checkReceiptProof, Ed25519Session, type IdentityFile, type MarketClient, MarketServiceError, type ReceiptCheck, ServiceUnreachableError } from "@market-service/client";
 import { parseReceiptCommand, type ReceiptCommand } from "@market-service/client/audit";
 
@@ -94,7 +94,7 @@ export async function bidCommand(options: ParticipantOptions & { amountMinor: nu
 }
 
 
-/** What `check-receipt` is given (gateway/cli.ts). */
+/** What `check-receipt` is given (gateway/cli/cli.ts). */
 export interface CheckReceiptOptions {
   publicKey: string;
   /** Online: the identity to read the proofs with, and the service. */

@@ -10,11 +10,11 @@
  * claims, last epoch, chain head) on stderr; `--json` prints the result object on stdout.
  */
 import { existsSync } from "node:fs";
-import { exportedStream, replayStream, replayStreamMarketRecord, verifyStream, type AuditedStream, type StreamAuditOptions, type StreamFacts } from "../engine/audit/stream-audit.js";
-import { connectMessaging } from "../engine/messaging/nats/nats-messaging.js";
-import type { Messaging } from "../engine/messaging/messaging.js";
-import { LiveStream } from "../engine/journal/jetstream-stream-source.js";
-import { StreamExportReader, StreamExportWriter, exportHeader } from "../engine/journal/stream-export.js";
+import { exportedStream, replayStream, replayStreamMarketRecord, verifyStream, type AuditedStream, type StreamAuditOptions, type StreamFacts } from "../../engine/audit/stream-audit.js";
+import { connectMessaging } from "../../engine/messaging/nats/nats-messaging.js";
+import type { Messaging } from "../../engine/messaging/messaging.js";
+import { LiveStream } from "../../engine/journal/jetstream-stream-source.js";
+import { StreamExportReader, StreamExportWriter, exportHeader } from "../../engine/journal/stream-export.js";
 import { auditSummary, printMarkets, printVerify } from "./audit-output.js";
 
 /** Where a stream audit reads: a live stream, or an export file. */
