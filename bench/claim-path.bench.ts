@@ -25,7 +25,7 @@ import { SCOPE_FOR_OPERATION } from "../gateway/auth/authority.js";
 import { commandRequest, commandResponse, errorReply } from "../engine/runtime/shard-protocol.js";
 import { envelope } from "../engine/runtime/worker-messages.js";
 import { packRequests, packResponses, unpackRequests, unpackResponses } from "../engine/runtime/wire.js";
-import { generateKeyPair } from "../gateway/client/index.js";
+import { generateKeyPair } from "@market-service/client";
 import { numberArg } from "./args.js";
 import { median } from "./storm/paired-rounds.js";
 

@@ -39,7 +39,7 @@ import { loadavg } from "node:os";
 import * as path from "node:path";
 import { connectForJournals } from "../engine/messaging/nats/connect.js";
 import { shardOfMarket } from "../engine/runtime/shard-routing.js";
-import { MarketClient } from "../gateway/client/index.js";
+import { MarketClient } from "@market-service/client";
 import { LocalCluster } from "../scripts/local-cluster.js";
 import { marketIdOnPartition } from "../engine/runtime/shard-routing.js";
 import { numberArg } from "./args.js";

@@ -8,7 +8,7 @@
  * decided again, and which 503 messages break the plain-words rule of docs/errors.md.
  */
 import { randomBytes } from "node:crypto";
-import { MarketClient, MarketServiceError } from "../gateway/client/index.js";
+import { MarketClient, MarketServiceError } from "@market-service/client";
 import { plainWordsProblem } from "../scripts/plain-words.js";
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

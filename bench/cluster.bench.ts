@@ -36,7 +36,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, release, totalmem } from "node:os";
 import * as path from "node:path";
 import { shardOfMarket } from "../engine/runtime/shard-routing.js";
-import { MarketClient } from "../gateway/client/index.js";
+import { MarketClient } from "@market-service/client";
 import { LocalCluster } from "../scripts/local-cluster.js";
 import { freePort } from "../scripts/free-port.js";
 import { numberArg } from "./args.js";

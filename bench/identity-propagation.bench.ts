@@ -32,7 +32,7 @@ import { connectForJournals } from "../engine/messaging/nats/connect.js";
 import { NatsMessaging } from "../engine/messaging/nats/nats-messaging.js";
 import { JetStreamJournal } from "../engine/journal/jetstream-journal.js";
 import { AuthService, loadAuthConfig } from "../gateway/auth/index.js";
-import { generateKeyPair, signSigningPayload } from "../gateway/client/index.js";
+import { generateKeyPair, signSigningPayload } from "@market-service/client";
 import { NatsCluster } from "../scripts/nats-cluster.js";
 import { numberArg } from "./args.js";
 import type { FromNode, ToNode } from "./identity-propagation-node.js";

@@ -21,8 +21,7 @@ import { logProofFromView, viewPayloads, type LogProof, type LogProofRequest } f
 import { cachedProofFromView } from "../engine/audit/cached-log-proofs.js";
 import { ProofTreeCache } from "../engine/audit/proof-tree-cache.js";
 import { CompactRange } from "../engine/audit/merkle/compact-range.js";
-import { hashFromHex } from "../engine/audit/merkle/proof-format.js";
-import { verifyConsistency, verifyInclusion } from "../engine/audit/merkle/proof-verify.js";
+import { hashFromHex, verifyConsistency, verifyInclusion } from "@market-service/client/audit";
 import { encodeLoggedCommand, loggedCommand } from "../engine/runtime/logged-command.js";
 import { NODE_TREE_HASHING } from "../engine/audit/node-tree-hashing.js";
 import { proofJson } from "../engine/runtime/replay-work.js";

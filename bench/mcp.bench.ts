@@ -37,7 +37,7 @@ import * as http from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import { MarketClient } from "../gateway/client/index.js";
+import { MarketClient } from "@market-service/client";
 import { percentile } from "./percentile.js";
 
 const THIS_FILE = fileURLToPath(import.meta.url);

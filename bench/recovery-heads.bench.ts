@@ -22,11 +22,10 @@ import { parseArgs } from "node:util";
 import { ManualClock } from "../engine/clock.js";
 import { openFileShard, type ShardCoreOptions } from "../engine/runtime/shard-core.js";
 import { HeadKeys } from "../engine/audit/signing/head-keys.js";
-import { keyIdOf } from "../engine/audit/signing/key-id.js";
+import { keyIdOf, type SignedHead, verifyHead } from "@market-service/client/audit";
 import type { LogHeadsOptions } from "../engine/audit/heads/log-heads.js";
 import { buildShard, T0 } from "./claim-log.js";
 import { decodeLogEntry } from "../engine/runtime/logged-head.js";
-import { verifyHead, type SignedHead } from "../engine/audit/heads/signed-head.js";
 import { SegmentLog } from "../storage/index.js";
 import { freshResultStem, RESULTS_DIR } from "./result-stem.js";
 

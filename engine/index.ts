@@ -23,6 +23,6 @@ export {
 } from "./rules/deadlines.js";
 export { newAggregate, findCommitment, commitmentAt, commitmentsOf, type MarketAggregate, type SealedBid } from "./rules/state.js";
 export { CommitmentTable, COMMITMENT_STATES, type CommitmentTableImage } from "./store/commitment-table.js";
-export { bidIdOf, commitmentIdOf, eventIdOf, marketRef, parseCommitmentId, parseGeneratedId } from "./rules/ids.js";
+export { bidIdOf, commitmentIdOf, eventIdOf, marketRef, parseCommitmentId, parseGeneratedId } from "@market-service/client/wire";
 export { isoFromMs, parseDateTimeMs } from "./rules/time.js";
 export { InvariantViolation } from "./rules/assert.js";

@@ -13,10 +13,7 @@ import { marketIdOfCommand, recordedRequestOf } from "./rules/handle-command.js"
 import { commitmentsOf, type MarketAggregate } from "./rules/state.js";
 import { isoFromMs } from "./rules/time.js";
 import type { Command } from "./rules/types/command.js";
-import type { Commitment } from "./rules/types/commitment.js";
-import type { Event } from "./rules/types/event.js";
-import { SEALED_AUCTION_PRESET, type Market, type SealedAuctionState } from "./rules/types/market.js";
-import type { MarketRecord, RecordedCommand } from "./rules/types/record.js";
+import { type Commitment, type Event, type Market, type MarketRecord, type RecordedCommand, SEALED_AUCTION_PRESET, type SealedAuctionState } from "@market-service/client/wire";
 import { tableStorage } from "./store/market-storage.js";
 
 export interface ReplayedMarket {

@@ -13,7 +13,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { Ed25519Session, MarketClient, type IdentityFile } from "market-service/client";
+import { Ed25519Session, MarketClient, type IdentityFile } from "@market-service/client";
 
 const { values } = parseArgs({
   options: {

@@ -16,7 +16,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { Ed25519Session, errorGuards, MarketClient, type IdentityFile } from "market-service/client";
+import { Ed25519Session, errorGuards, MarketClient, type IdentityFile } from "@market-service/client";
 
 const { values } = parseArgs({ options: { url: { type: "string", default: "http://127.0.0.1:8080" }, identity: { type: "string" }, market: { type: "string" }, "receipt-out": { type: "string" } } });
 if (values.identity === undefined || values.market === undefined) {

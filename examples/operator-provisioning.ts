@@ -13,7 +13,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { errorGuards, MarketClient } from "market-service/client";
+import { errorGuards, MarketClient } from "@market-service/client";
 
 const { values, positionals } = parseArgs({ options: { url: { type: "string", default: "http://127.0.0.1:8080" }, out: { type: "string", default: "example-identities" } }, allowPositionals: true });
 const actorId = process.env["SERVICE_HMAC_ACTOR"];

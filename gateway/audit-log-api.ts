@@ -7,12 +7,10 @@
  */
 import { entryVisibility, marketFactsOf, visibleToCreator } from "../engine/audit/entry-visibility.js";
 import type { LogProofRequest } from "../engine/audit/log-proofs.js";
-import { base64UrlDecode } from "../engine/rules/base64url.js";
-import type { Market } from "../engine/rules/types/market.js";
+import { base64UrlDecode, type ErrorCode, type Market } from "@market-service/client/wire";
 import { decodeLogEntry } from "../engine/runtime/logged-head.js";
 import type { Markets } from "../engine/runtime/markets.js";
 import { jsonText, logHeadRead, logProofRead, type ShardReply } from "../engine/runtime/shard-protocol.js";
-import type { ErrorCode } from "../engine/rules/types/errors.js";
 
 /** What a transport answers (market-api.ts's ApiReply narrowed to a read's: not imported, which would make a cycle). */
 type ApiReply = { ok: true; status: 200; json: string | Buffer } | { ok: false; code: ErrorCode; message: string };

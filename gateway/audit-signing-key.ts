@@ -19,7 +19,7 @@ import * as path from "node:path";
 import { ConfigError } from "./auth/config-error.js";
 import { writeFileAtomically } from "./atomic-file.js";
 import { auditSignerFromPrivateKey, type AuditSigner } from "../engine/audit/signing/audit-signer.js";
-import { checkKeyHistory, currentKey, firstKeyHistory, type KeyHistory } from "../engine/audit/signing/key-history.js";
+import { checkKeyHistory, currentKey, firstKeyHistory, type KeyHistory } from "@market-service/client/audit";
 
 export const SIGNING_KEY_SETTING = "AUDIT_SIGNING_KEY_FILE";
 export const KEY_HISTORY_SETTING = "AUDIT_KEY_HISTORY_FILE";

@@ -9,7 +9,7 @@ import type { Clock } from "../engine/clock.js";
 import type { ClusterSettings } from "../engine/cluster/cluster-settings.js";
 import { openClusterLayout, type ClusterLayout } from "../engine/cluster/cluster-layout.js";
 import { openClusterKeyHistory, type ClusterKeyVerdict } from "../engine/cluster/cluster-key-history.js";
-import { currentKey, type KeyHistory } from "../engine/audit/signing/key-history.js";
+import { currentKey, type KeyHistory } from "@market-service/client/audit";
 import { ConfigError } from "./auth/config-error.js";
 import { KEY_HISTORY_SETTING, SIGNING_KEY_SETTING, type AuditKeys } from "./audit-signing-key.js";
 import { connectClusterNode } from "../engine/cluster/nats-connection.js";

@@ -10,15 +10,7 @@
  */
 import type { IValidation } from "typia";
 import type { Command } from "../engine/rules/types/command.js";
-import type { CommandIdentity } from "../engine/rules/types/shared.js";
-import type {
-  CommitmentActionBody,
-  CreateMarketBody,
-  DirectClaimBody,
-  PublishMarketBody,
-  SealedBidBody,
-} from "../engine/rules/types/command.js";
-import type { ErrorCode, Rejection } from "../engine/rules/types/errors.js";
+import type { CommandIdentity, CommitmentActionBody, CreateMarketBody, DirectClaimBody, ErrorCode, PublishMarketBody, Rejection, SealedBidBody } from "@market-service/client/wire";
 import { buildCommand, buildIdentity, CONTENT_MEMBERS, IDENTITY_LAYOUT } from "../engine/rules/types/command-layout.js";
 import {
   validateCommitmentActionBody,
@@ -37,7 +29,7 @@ import { validationMessage } from "../engine/rules/validation/field-message.js";
 import { AuditLogApi } from "./audit-log-api.js";
 
 /** A reply for either transport: JSON text made by the shard, or an error code and message. */
-/** `receipt`: an accepted command's receipt (JSON text, the `Market-Receipt` header; engine/audit/heads/receipt.ts). */
+/** `receipt`: an accepted command's receipt (JSON text, the `Market-Receipt` header; packages/client/src/audit/receipt.ts). */
 export type ApiReply = { ok: true; status: 200 | 201; json: string | Buffer; receipt?: string } | { ok: false; code: ErrorCode; message: string };
 
 export type MarketOperation = DelegableOperation;

@@ -30,7 +30,7 @@ import { loadAuditKeys, type AuditKeys } from "./audit-signing-key.js";
 import { auditSignerWorkerData, type AuditSigner } from "../engine/audit/signing/audit-signer.js";
 import type { ShardHeadsSpec } from "../engine/runtime/worker-messages.js";
 import { historyPublicKeys } from "../engine/audit/signing/head-keys.js";
-import type { KeyHistory } from "../engine/audit/signing/key-history.js";
+import type { KeyHistory } from "@market-service/client/audit";
 import { mcpRoutes } from "./routes/mcp-routes.js";
 import { pageRoutes } from "./routes/page-routes.js";
 import { McpEndpoint } from "./mcp/mcp-endpoint.js";

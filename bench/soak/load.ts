@@ -17,8 +17,7 @@
  * counted as unexpected (with a few examples kept for the report).
  */
 import { randomBytes } from "node:crypto";
-import { generateKeyPair, signSigningPayload } from "../../gateway/client/ed25519.js";
-import { MarketClient, type Credentials, type ServiceResponse } from "../../gateway/client/index.js";
+import { type Credentials, generateKeyPair, MarketClient, type ServiceResponse, signSigningPayload } from "@market-service/client";
 import { rawAbandon, rawExchange } from "./raw-http.js";
 
 /** What a request is, for the mix counts: only `recorded` and `identity` may leave state behind. */

@@ -27,7 +27,7 @@ import { execSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createInterface } from "node:readline";
 import { publicEventView } from "../../engine/events/public-event.js";
-import type { Event } from "../../engine/rules/types/event.js";
+import type { Event } from "@market-service/client/wire";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, release, totalmem } from "node:os";
 import * as path from "node:path";

@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { MarketClient } from "../../gateway/client/index.js";
+import { MarketClient } from "@market-service/client";
 import { runWrk, startService, transportFailures, type Started } from "./processes.js";
 
 export interface Setup {

@@ -16,7 +16,7 @@
 import { createHash, type Hash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { SseParser } from "../../gateway/client/sse-parser.js";
+import { SseParser } from "../../packages/client/src/sse-parser.js";
 
 const [url, marketId, tokensFile, creatorToken, countText] = process.argv.slice(2);
 if (url === undefined || marketId === undefined || tokensFile === undefined || creatorToken === undefined || countText === undefined) {

@@ -14,7 +14,7 @@ import { existsSync, readdirSync } from "node:fs";
 import * as path from "node:path";
 import { buildMarketRecord } from "../record.js";
 import type { Command } from "../rules/types/command.js";
-import type { MarketRecord } from "../rules/types/record.js";
+import type { MarketRecord } from "@market-service/client/wire";
 import { LogCorruptError, SegmentLog, SnapshotStore } from "../../storage/index.js";
 import { decodeLoggedCommand } from "../runtime/logged-command.js";
 import { decodeLogEntry } from "../runtime/logged-head.js";

@@ -24,8 +24,7 @@
 import { LogView, FRAME_HEADER_BYTES, type LogReadView } from "../../storage/index.js";
 import { NODE_TREE_HASHING } from "./node-tree-hashing.js";
 import { requestProblem, type LogProof, type LogProofRequest } from "./log-proofs.js";
-import { encodeConsistencyProof, encodeInclusionProof } from "./merkle/proof-format.js";
-import { sameHash } from "./merkle/tree-hash.js";
+import { encodeConsistencyProof, encodeInclusionProof, sameHash } from "@market-service/client/audit";
 import type { CachedTree, ProofTreeCache } from "./proof-tree-cache.js";
 
 /** A root the log's writer vouches for: its tree of the log's first `size` entries. */

@@ -12,7 +12,7 @@
  *   actor and principal.
  */
 import { marketIdOfCommand } from "../rules/handle-command.js";
-import { SEALED_AUCTION_PRESET, type Market, type SealedAuctionState } from "../rules/types/market.js";
+import { SEALED_AUCTION_PRESET, type Market, type SealedAuctionState } from "@market-service/client/wire";
 import type { Command } from "../rules/types/command.js";
 import type { LogEntry } from "../runtime/logged-head.js";
 

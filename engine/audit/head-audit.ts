@@ -14,7 +14,7 @@ import type { LogEntry } from "../runtime/logged-head.js";
 import { recordedHeadProblem } from "./heads/recorded-head.js";
 import { DEFAULT_HEAD_INTERVAL, UnsignedTail, type HeadInterval } from "./heads/unsigned-tail.js";
 import { HeadKeys, type PublicKeyEntry } from "./signing/head-keys.js";
-import type { SignedHead } from "./heads/signed-head.js";
+import type { SignedHead } from "@market-service/client/audit";
 
 /** An unsigned tail an operator accepted at start, as the head recorded for it says. */
 export interface AcceptedTail {

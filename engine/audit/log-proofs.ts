@@ -8,7 +8,7 @@
  */
 import { LogView, type LogReadView } from "../../storage/index.js";
 import { MerkleLog } from "./merkle/merkle-log.js";
-import { encodeConsistencyProof, encodeInclusionProof, type ConsistencyProofJson, type InclusionProofJson } from "./merkle/proof-format.js";
+import { encodeConsistencyProof, encodeInclusionProof, type ConsistencyProofJson, type InclusionProofJson } from "@market-service/client/audit";
 import { NODE_TREE_HASHING } from "./node-tree-hashing.js";
 
 /** What to prove, with sizes already checked to be integers (the log's own size is checked here). */

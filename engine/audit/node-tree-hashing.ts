@@ -1,12 +1,12 @@
 /**
- * The Merkle tree's hashes (engine/audit/merkle/tree-hash.ts: leaf = SHA-256(0x00 ‖ bytes), node =
+ * The Merkle tree's hashes (packages/client/src/audit/tree-hash.ts: leaf = SHA-256(0x00 ‖ bytes), node =
  * SHA-256(0x01 ‖ left ‖ right)) computed with node:crypto's SHA-256 instead of @noble/hashes': the
  * same bytes (test/audit/merkle/node-tree-hashing.test.ts), at a fraction of the cost per hash, which a
  * shard pays for every entry it appends (bench:storm --scenario heads measures what heads cost).
  * Node only: the pure tree code and everything a browser runs keep noble's.
  */
 import { hash } from "node:crypto";
-import type { TreeHashing } from "./merkle/tree-hash.js";
+import type { TreeHashing } from "@market-service/client/audit";
 
 const HASH_BYTES = 32;
 

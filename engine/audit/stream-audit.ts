@@ -18,7 +18,7 @@
  * refused: its first entries are gone.
  */
 import type { Command } from "../rules/types/command.js";
-import type { MarketRecord } from "../rules/types/record.js";
+import type { MarketRecord } from "@market-service/client/wire";
 import { buildMarketRecord } from "../record.js";
 import { LogFold, type ShardMarket } from "../log-fold.js";
 import { decodeLoggedCommand } from "../runtime/logged-command.js";

@@ -17,7 +17,7 @@ import type { Messaging } from "../messaging/messaging.js";
 import { ClusterConfigError } from "../runtime/cluster-meta.js";
 import { withRetries } from "../journal/jetstream-retry.js";
 import { clusterMetaBucket } from "./cluster-layout.js";
-import { checkKeyHistory, currentKey, verifyKeyHistory, type KeyHistory, type KeyHistoryEntry } from "../audit/signing/key-history.js";
+import { checkKeyHistory, currentKey, verifyKeyHistory, type KeyHistory, type KeyHistoryEntry } from "@market-service/client/audit";
 
 const KEY = "audit-keys";
 const OPEN_DEADLINE_MS = 15_000;

@@ -10,19 +10,8 @@
  * its sequence number is simply skipped on that stream (resume works by "after N", so a gap in the
  * numbers is no gap in what that subscriber may see).
  */
-import type { Event } from "../rules/types/event.js";
+import type { Event, PublicMarketEvent } from "@market-service/client/wire";
 import type { EmittedEvent } from "../runtime/shard-protocol.js";
-
-/** The envelope of a public view: the market's own facts, none of the submitter's. */
-export interface PublicMarketEvent {
-  sequence: number;
-  id: string;
-  type: Event["type"];
-  marketId: string;
-  marketVersion: number;
-  occurredAt: string;
-  data: Record<string, unknown>;
-}
 
 /** The public payload of `event`, or undefined when nothing of it is public. */
 function publicData(event: Event): Record<string, unknown> | undefined {

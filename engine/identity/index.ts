@@ -19,19 +19,9 @@ export type {
   CreateChallengeBody,
   IssueTokenBody,
   PublicKeyText,
-} from "./bodies.js";
-export type {
-  Principal,
-  Actor,
-  ActorKey,
-  Delegation,
-  ProvisionedIdentity,
-  Reply,
-  OkReply,
-  ErrorReply,
-  IdentityReply,
-  TokenRecord,
-} from "../rules/identity/types.js";
+} from "@market-service/client/wire";
+export type { Principal, Actor, ActorKey, Delegation, ProvisionedIdentity } from "@market-service/client/wire";
+export type { Reply, OkReply, ErrorReply, IdentityReply, TokenRecord } from "../rules/identity/types.js";
 export { decide } from "../rules/identity/decide.js";
 export { evolve } from "../rules/identity/evolve.js";
 export { emptyIdentityState, MAX_LIVE_TOKENS_PER_KEY, type IdentityState } from "../rules/identity/state.js";

@@ -5,7 +5,7 @@
  */
 import { Packr } from "msgpackr";
 import { assert } from "../rules/assert.js";
-import type { AuthorityScope } from "../rules/types/shared.js";
+import type { AuthorityScope } from "@market-service/client/wire";
 import { emptyIdentityState, forgetExpiredTokens, tokenEntry, type IdentityState } from "../rules/identity/state.js";
 import type { TokenRecord } from "../rules/identity/types.js";
 

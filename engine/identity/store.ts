@@ -28,7 +28,7 @@
  */
 import * as fs from "node:fs";
 import { assert } from "../rules/assert.js";
-import type { Rejection } from "../rules/types/errors.js";
+import { type Actor, type ActorKey, type Delegation, type DisableActorBody, type DisablePrincipalBody, type IssueDelegationBody, type Principal, type ProvisionedIdentity, type ProvisionIdentityBody, type Rejection, type RevokeDelegationBody, type RevokeKeyBody } from "@market-service/client/wire";
 import { WorkerJournal } from "../journal/worker-journal.js";
 import type { Journal, JournalPosition, JournalRecovery } from "../journal/journal.js";
 import { canFollow } from "../journal/following-journal.js";
@@ -36,14 +36,6 @@ import type { Clock } from "../clock.js";
 import { systemTimers, type Timers } from "../timers.js";
 import { commandFingerprint } from "../idempotency/fingerprint.js";
 import type { IdempotencyIndex } from "../idempotency/index.js";
-import type {
-  DisableActorBody,
-  DisablePrincipalBody,
-  IssueDelegationBody,
-  ProvisionIdentityBody,
-  RevokeDelegationBody,
-  RevokeKeyBody,
-} from "./bodies.js";
 import { decide } from "../rules/identity/decide.js";
 import { evolve } from "../rules/identity/evolve.js";
 import { decodeIdentityFrame, encodeIdentityFrame, IDENTITY_FRAME_VERSION } from "./frame.js";
@@ -51,19 +43,7 @@ import { IdentityFold } from "./fold.js";
 import { SharedIdentityLog, type SharedCommandReply, type SharedLogStats } from "./shared-log.js";
 import { temporarilyUnavailable, type TemporarilyUnavailable, type TokenRecording } from "./unavailable.js";
 import { actorView, delegationView, keyView, principalView, type IdentityState } from "../rules/identity/state.js";
-import {
-  errorReply,
-  type Actor,
-  type ActorKey,
-  type Delegation,
-  type ErrorReply,
-  type IdentityCommand,
-  type IdentityReply,
-  type Principal,
-  type ProvisionedIdentity,
-  type Reply,
-  type TokenRecord,
-} from "../rules/identity/types.js";
+import { errorReply, type ErrorReply, type IdentityCommand, type IdentityReply, type Reply, type TokenRecord } from "../rules/identity/types.js";
 import {
   prepareIssueDelegation,
   prepareProvision,

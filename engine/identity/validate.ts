@@ -4,16 +4,13 @@
  * claimed and is not logged: the same body always fails the same way, so there is nothing to
  * remember (see docs/auth.md, "What is recorded").
  *
- * The HTTP layer has already validated the body's shape with typia (engine/identity/bodies.ts);
+ * The HTTP layer has already validated the body's shape with typia (packages/client/src/wire/identity.ts);
  * these checks repeat the rules that matter for safety so that any other caller (CLI, tests, MCP)
  * gets the same answers, and add what a schema cannot say.
  */
 import { Point } from "@noble/ed25519";
-import type { Rejection } from "../rules/types/errors.js";
-import { AUTHORITY_SCOPES, isDotSegment, MAX_IDENTIFIER_LENGTH, type AuthorityScope } from "../rules/types/shared.js";
+import { AUTHORITY_SCOPES, type AuthorityScope, isDotSegment, type IssueDelegationBody, MAX_IDENTIFIER_LENGTH, type ProvisionIdentityBody, type Rejection, type RevokeDelegationBody, strictBytesOfBase64url } from "@market-service/client/wire";
 import { isoFromMs, parseDateTimeMs } from "../rules/time.js";
-import { strictBytesOfBase64url } from "../rules/base64url.js";
-import type { IssueDelegationBody, ProvisionIdentityBody, RevokeDelegationBody } from "./bodies.js";
 import type { IssueDelegationArgs, ProvisionArgs, RevokeDelegationArgs } from "../rules/identity/types.js";
 
 /** Identity of the service's own commands (decisions.md E8); it can never be provisioned or used. */

@@ -5,11 +5,9 @@
  */
 import { SYSTEM_IDENTITY, type ExpireCommitmentCommand, type ResolveAuctionCommand } from "./types/command.js";
 import { buildCommand, buildIdentity } from "./types/command-layout.js";
-import type { Event } from "./types/event.js";
-import { SEALED_AUCTION_PRESET } from "./types/market.js";
+import { type Event, generatedIdOf, SEALED_AUCTION_PRESET } from "@market-service/client/wire";
 import type { MarketAggregate } from "./state.js";
 import { commitmentIndexOf } from "./state.js";
-import { generatedIdOf } from "./ids.js";
 import { msOfNormalized as msOf } from "./time.js";
 
 export type Deadline =

@@ -2,8 +2,7 @@
  * What `decide` returns: the events an accepted command emits, or a rejection with its code.
  * Rejections are decisions, not exceptions: they are recorded like accepted commands.
  */
-import type { BidSubmittedEvent, Event } from "./types/event.js";
-import type { ErrorCode, Rejection } from "./types/errors.js";
+import type { BidSubmittedEvent, ErrorCode, Event, Rejection } from "@market-service/client/wire";
 
 /** The private half of an accepted sealed bid; travels only inside the engine and the log. */
 export interface SealedBidAmount {

@@ -3,10 +3,9 @@
  * count, every event carries the command's identity, time and the market version after the command.
  */
 import type { DomainEvent } from "./decision.js";
-import { generatedIdOf, marketRef } from "./ids.js";
+import { type Event, type EventType, generatedIdOf, marketRef } from "@market-service/client/wire";
 import type { MarketAggregate } from "./state.js";
 import type { Command } from "./types/command.js";
-import type { Event, EventType } from "./types/event.js";
 import { isoFromMs } from "./time.js";
 
 /** The event type whose `type` field admits `T` (commitment events share one envelope type). */

@@ -11,7 +11,7 @@ import { evolveDraftCreated, evolvePublished } from "./market/evolve.js";
 import { evolveBidSubmitted, evolveResolved } from "./sealed-auction/evolve.js";
 import { principalCount, type MarketAggregate } from "./state.js";
 import type { MarketStorage } from "./store.js";
-import type { DirectClaimState } from "./types/market.js";
+import type { DirectClaimState } from "@market-service/client/wire";
 
 function advanceMarketVersion(agg: MarketAggregate, event: DomainEvent): void {
   const market = agg.market;

@@ -8,17 +8,12 @@ import { decide } from "./decide.js";
 import { publicEvent, type Decision, type DomainEvent } from "./decision.js";
 import { deadlinesFromEvents, type Deadline } from "./deadlines.js";
 import { checkInvariants, evolve } from "./evolve.js";
-import { parseCommitmentId } from "./ids.js";
+import { type Commitment, type Event, type MarketActionResult, type MarketResult, parseCommitmentId, type Rejection, type SealedAuctionResolution, type SealedBidReceipt } from "@market-service/client/wire";
 import { findCommitment, snapshotMarket, type MarketAggregate } from "./state.js";
 import type { MarketStorage } from "./store.js";
 import { isoFromMs } from "./time.js";
-import type { SealedAuctionResolution, SealedBidReceipt } from "./types/auction.js";
 import type { Command } from "./types/command.js";
 import { commandBody } from "./types/command-layout.js";
-import type { Commitment } from "./types/commitment.js";
-import type { Rejection } from "./types/errors.js";
-import type { Event } from "./types/event.js";
-import type { MarketActionResult, MarketResult } from "./types/results.js";
 
 export type CommandReply =
   | { ok: true; result: MarketResult | MarketActionResult }

@@ -9,11 +9,8 @@
  *    is built on demand for a reply or a read and belongs to whoever asked for it;
  *  - objects shared with events (creator, subject, mechanism) are never edited.
  */
-import type { SealedAuctionResolution } from "./types/auction.js";
+import { type Commitment, type CommitmentTerms, DIRECT_CLAIM_PRESET, generatedIdOf, type Market, marketRef, ordinalWithin, SEALED_AUCTION_PRESET, type SealedAuctionResolution } from "@market-service/client/wire";
 import type { CommitmentStore, MarketStorage, PrincipalSet } from "./store.js";
-import type { Commitment, CommitmentTerms } from "./types/commitment.js";
-import { DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET, type Market } from "./types/market.js";
-import { generatedIdOf, marketRef, ordinalWithin } from "./ids.js";
 import { assert, assertNever } from "./assert.js";
 import { isoFromMs } from "./time.js";
 

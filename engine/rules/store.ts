@@ -4,9 +4,7 @@
  * (engine/store/: typed-array rows, an id arena, an open-addressing index) is free to keep them
  * however is fastest. Only an implementation mutates its storage in place.
  */
-import type { SealedAuctionClearingPrice } from "./types/auction.js";
-import type { CommitmentState } from "./types/commitment.js";
-import type { DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET } from "./types/market.js";
+import type { CommitmentState, DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET, SealedAuctionClearingPrice } from "@market-service/client/wire";
 
 /** One commitment's stored fields; the public `Commitment` (spec §2.6) is built from it and the market. */
 export interface CommitmentRow {

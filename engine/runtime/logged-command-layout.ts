@@ -8,7 +8,7 @@
  */
 import type { Command } from "../rules/types/command.js";
 import { REJECTION_LAYOUT } from "../rules/types/command-layout.js";
-import type { Rejection } from "../rules/types/errors.js";
+import type { Rejection } from "@market-service/client/wire";
 import { command, compileBuilder, constant, object, optional, string, type FieldsOf, type LayoutFits } from "../rules/types/layout.js";
 
 export const LOGGED_COMMAND_VERSION = 1;

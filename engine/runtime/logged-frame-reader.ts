@@ -18,7 +18,7 @@
  * logged-frame-reader.test.ts checks that on frames of every command type and presence variant.
  */
 import { Packr } from "msgpackr";
-import { COMMAND_TYPES } from "../rules/types/command.js";
+import { COMMAND_TYPES } from "@market-service/client/wire";
 import { COMMAND_LAYOUTS } from "../rules/types/command-layout.js";
 import { objectLiteralSource, type Layout } from "../rules/types/layout.js";
 import { LOGGED_COMMAND_LAYOUT, type LoggedCommand } from "./logged-command-layout.js";

@@ -1,5 +1,5 @@
 /**
- * A log frame that holds a signed head instead of a command (engine/audit/heads/signed-head.ts): the
+ * A log frame that holds a signed head instead of a command (packages/client/src/audit/signed-head.ts): the
  * service records a head in the log it signs at a bounded interval, so a replay meets every head where
  * it was made and checks it against the entries before it. The head covers exactly the entries before
  * its own: a head at sequence n has `treeSize` n − 1 (it is then a leaf of later trees like any entry).
@@ -14,7 +14,7 @@
  * so later heads sign the acceptance too, and `verify` reports it.
  */
 import { Packr } from "msgpackr";
-import type { SignedHead } from "../audit/heads/signed-head.js";
+import type { SignedHead } from "@market-service/client/audit";
 import { decodeLoggedCommand, type LoggedCommand } from "./logged-command.js";
 
 export const LOGGED_HEAD_VERSION = 1;

@@ -10,23 +10,20 @@
 import { handleCommand, marketIdOfCommand } from "../rules/handle-command.js";
 import { isDeadlinePending, pendingDeadlines, systemCommandFor, type Deadline } from "../rules/deadlines.js";
 import { commitmentAt, snapshotMarket } from "../rules/state.js";
-import type { Commitment } from "../rules/types/commitment.js";
+import type { Commitment, Event, SealedBidReceipt } from "@market-service/client/wire";
 import { isoFromMs } from "../rules/time.js";
 import type { Command } from "../rules/types/command.js";
-import type { SealedBidReceipt } from "../rules/types/auction.js";
 import { FileJournal } from "../journal/file-journal.js";
 import type { Journal, JournalPosition } from "../journal/journal.js";
 import type { Clock } from "../clock.js";
 import { decodeLoggedCommand, encodeLoggedCommand, loggedCommand } from "./logged-command.js";
 import { decodeLogEntry } from "./logged-head.js";
 import { LogHeads, type LogHeadsOptions, type LogTreeAnchor } from "../audit/heads/log-heads.js";
-import { headJson, receiptJson } from "../audit/heads/receipt.js";
-import type { SignedHead } from "../audit/heads/signed-head.js";
+import { headJson, receiptJson, sameHash, type SignedHead } from "@market-service/client/audit";
 import { recordedHeadProblem } from "../audit/heads/recorded-head.js";
 import { ACCEPT_UNSIGNED_TAIL_SETTING, UnsignedTail } from "../audit/heads/unsigned-tail.js";
 import type { HeadKeys } from "../audit/signing/head-keys.js";
 import { CompactRange } from "../audit/merkle/compact-range.js";
-import { sameHash } from "../audit/merkle/tree-hash.js";
 import { NODE_TREE_HASHING } from "../audit/node-tree-hashing.js";
 import { LogFold, type ShardMarket } from "../log-fold.js";
 import { decodeShardSnapshot, encodeMarketImage, encodeShardSnapshot } from "./shard-snapshot.js";
@@ -61,7 +58,6 @@ import {
 import { TimerWheel } from "./timer-wheel.js";
 import { tableStorage } from "../store/market-storage.js";
 import { renderedEvent } from "../events/public-event.js";
-import type { Event } from "../rules/types/event.js";
 import type { EmittedEvent, WatchAnswer } from "./shard-protocol.js";
 
 export interface ShardCoreOptions {

@@ -8,7 +8,7 @@
  * constructors (wire.ts), and a literal elsewhere could drift from them.
  */
 import type { Command } from "../rules/types/command.js";
-import type { ErrorCode } from "../rules/types/errors.js";
+import type { ErrorCode } from "@market-service/client/wire";
 import type { LogReadView } from "../../storage/index.js";
 import type { LogProofRequest } from "../audit/log-proofs.js";
 import type { TreeAnchor } from "../audit/cached-log-proofs.js";
@@ -52,7 +52,7 @@ export type ShardReply =
       ok: true;
       json: string | Buffer;
       /**
-       * An accepted command's receipt (engine/audit/heads/receipt.ts: JSON text for the `Market-Receipt`
+       * An accepted command's receipt (packages/client/src/audit/receipt.ts: JSON text for the `Market-Receipt`
        * header), set once its batch is durable; "" or absent for reads and replies without one.
        */
       receipt?: string;

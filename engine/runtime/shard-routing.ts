@@ -29,7 +29,7 @@ export function marketIdOnPartition(prefix: string, partition: number, partition
   }
 }
 
-/** A shard's log id in its signed heads (engine/audit/heads/signed-head.ts); a cluster's partitions are `partition-<p>`. */
+/** A shard's log id in its signed heads (packages/client/src/audit/signed-head.ts); a cluster's partitions are `partition-<p>`. */
 export function shardLogId(shardIndex: number): string {
   return `shard-${shardIndex}`;
 }

@@ -14,8 +14,7 @@ import { CommitmentTable } from "../store/commitment-table.js";
 import { tableStorage } from "../store/market-storage.js";
 import { newAggregate, type MarketAggregate, type SealedBid } from "../rules/state.js";
 import type { ShardMarket } from "../log-fold.js";
-import type { SealedAuctionClearingPrice, SealedAuctionResolution } from "../rules/types/auction.js";
-import type { Market } from "../rules/types/market.js";
+import type { Market, SealedAuctionClearingPrice, SealedAuctionResolution } from "@market-service/client/wire";
 import { float64Bytes, float64sOf } from "./float64-bytes.js";
 import type { LogTreeAnchor } from "../audit/heads/log-heads.js";
 

@@ -16,7 +16,8 @@
  * refuses a message whose digest is not its own (engine/cluster/inter-node-wire.ts).
  */
 import { Packr } from "msgpackr";
-import { COMMAND_TYPES, type Command } from "../rules/types/command.js";
+import { COMMAND_TYPES } from "@market-service/client/wire";
+import { type Command } from "../rules/types/command.js";
 import { COMMAND_LAYOUTS, IDENTITY_LAYOUT, REJECTION_LAYOUT } from "../rules/types/command-layout.js";
 import { presenceVariants } from "../rules/types/layout.js";
 import { packableCommand, restorePackedCommand } from "./logged-command.js";

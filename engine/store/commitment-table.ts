@@ -14,8 +14,7 @@
  * normalized text, so `isoFromMs` gives the text back exactly.
  */
 import { assert } from "../rules/assert.js";
-import type { SealedAuctionClearingPrice } from "../rules/types/auction.js";
-import type { CommitmentState } from "../rules/types/commitment.js";
+import type { CommitmentState, SealedAuctionClearingPrice } from "@market-service/client/wire";
 import { NO_PRINCIPALS } from "../rules/commitment/confirmations.js";
 import { IdArena } from "./id-arena.js";
 import { grownCapacity } from "./capacity.js";

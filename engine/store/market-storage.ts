@@ -5,7 +5,7 @@
  */
 import { assert, assertNever } from "../rules/assert.js";
 import type { MarketStorage, PrincipalSet, PrincipalSource } from "../rules/store.js";
-import { DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET } from "../rules/types/market.js";
+import { DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET } from "@market-service/client/wire";
 import { CommitmentTable } from "./commitment-table.js";
 import { PrincipalIndex, stringKeys } from "./principal-index.js";
 

@@ -17,9 +17,7 @@
  * Scopes per operation (spec: "not shown"): see SCOPE_FOR_OPERATION. `credential:issue` may be put
  * in a delegation but no v1 operation requires it, so it grants nothing.
  */
-import type { CommandType } from "../../engine/rules/types/command.js";
-import type { Rejection } from "../../engine/rules/types/errors.js";
-import { AUTHORITY_SCOPES, type AuthorityScope } from "../../engine/rules/types/shared.js";
+import { AUTHORITY_SCOPES, type AuthorityScope, type CommandType, type Rejection } from "@market-service/client/wire";
 import type { IdentityState } from "../../engine/rules/identity/state.js";
 import type { DelegationRecord } from "../../engine/rules/identity/types.js";
 

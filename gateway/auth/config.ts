@@ -15,7 +15,7 @@
  * | METRICS_TOKEN / METRICS_TOKEN_FILE       | token / file holding the token            | none             |
  */
 import * as fs from "node:fs";
-import { MAX_IDENTIFIER_LENGTH } from "../../engine/rules/types/shared.js";
+import { MAX_IDENTIFIER_LENGTH } from "@market-service/client/wire";
 import { isIdentifier, SYSTEM_ID } from "../../engine/identity/validate.js";
 import { ConfigError, isValidSecretText, MAX_SECRET_LENGTH, MIN_SECRET_LENGTH } from "./config-error.js";
 import { loadOrCreateBootstrapOperator } from "./operator-bootstrap.js";

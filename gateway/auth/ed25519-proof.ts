@@ -14,7 +14,7 @@
  */
 import { hash, randomBytes, timingSafeEqual, verify } from "node:crypto";
 import { isoFromMs } from "../../engine/rules/time.js";
-import type { CreateChallengeBody, IssueTokenBody } from "../../engine/identity/bodies.js";
+import { type AuthenticationChallenge, type AuthenticationTokenGrant, type CreateChallengeBody, type IssueTokenBody } from "@market-service/client/wire";
 import type { ActorRecord, ErrorReply, KeyRecord, Reply } from "../../engine/rules/identity/types.js";
 import { decodeBase64UrlStrict, isIdentifier } from "../../engine/identity/validate.js";
 import { temporarilyUnavailable, type TemporarilyUnavailable } from "../../engine/identity/unavailable.js";
@@ -25,11 +25,7 @@ import { Ed25519KeyCache } from "./key-cache.js";
 import { MemoryChallengeStore } from "./memory-challenge-store.js";
 import { signingPayloadBytes } from "./signing-payload.js";
 import { hashTokenText } from "./token-hash.js";
-import {
-  AUTHENTICATION_FAILED,
-  type AuthenticationChallenge,
-  type AuthenticationTokenGrant,
-} from "./types.js";
+import { AUTHENTICATION_FAILED } from "./types.js";
 
 /** Challenge ids: 16 random bytes (128 bits), unpadded base64url (22 characters). */
 const CHALLENGE_ID_BYTES = 16;

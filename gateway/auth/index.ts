@@ -27,11 +27,5 @@ export type { IdentitySource } from "./identity-source.js";
 export type { ChallengeStore, FoundChallenge, PendingChallenge } from "./challenge-store.js";
 export { MemoryChallengeStore } from "./memory-challenge-store.js";
 export type { Ed25519ProofOptions } from "./ed25519-proof.js";
-export {
-  AUTHENTICATION_FAILED,
-  AUTHENTICATION_FAILED_MESSAGE,
-  type AuthenticatedActor,
-  type AuthenticationChallenge,
-  type AuthenticationTokenGrant,
-  type CredentialKind,
-} from "./types.js";
+export { AUTHENTICATION_FAILED, AUTHENTICATION_FAILED_MESSAGE, type AuthenticatedActor, type CredentialKind } from "./types.js";
+export { type AuthenticationChallenge, type AuthenticationTokenGrant } from "@market-service/client/wire";

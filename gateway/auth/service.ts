@@ -4,8 +4,7 @@
  * cluster's KV bucket in cluster mode); every method is a thin wrapper over a function in this
  * directory.
  */
-import type { Rejection } from "../../engine/rules/types/errors.js";
-import type { CreateChallengeBody, IssueTokenBody } from "../../engine/identity/bodies.js";
+import type { AuthenticationChallenge, AuthenticationTokenGrant, CreateChallengeBody, IssueTokenBody, Rejection } from "@market-service/client/wire";
 import type { Reply } from "../../engine/rules/identity/types.js";
 import type { TemporarilyUnavailable } from "../../engine/identity/unavailable.js";
 import {
@@ -21,7 +20,7 @@ import { verifyHmacRequest, type HmacRequest } from "./hmac.js";
 import type { IdentitySource } from "./identity-source.js";
 import { isMetricsToken } from "./metrics-token.js";
 import { authenticateStaticToken } from "./static-tokens.js";
-import type { AuthenticatedActor, AuthenticationChallenge, AuthenticationTokenGrant } from "./types.js";
+import type { AuthenticatedActor } from "./types.js";
 
 export interface AuthenticationRequest {
   /** Header lookup by lower-case name. */

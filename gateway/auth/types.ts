@@ -1,24 +1,8 @@
-/** Authentication resources (spec §2.2) and the result of authenticating a request. */
+/**
+ * The result of authenticating a request. (The authentication resources, challenge and token grant,
+ * are @market-service/client's wire declarations.)
+ */
 import type { ErrorReply } from "../../engine/rules/identity/types.js";
-
-export interface AuthenticationChallenge {
-  id: string;
-  actorId: string;
-  keyId: string;
-  audience: string;
-  /** Unpadded base64url of 32 random bytes. */
-  nonce: string;
-  expiresAt: string;
-  /** Unpadded base64url of the exact bytes to sign (layout: signing-payload.ts, docs/auth.md). */
-  signingPayload: string;
-}
-
-export interface AuthenticationTokenGrant {
-  accessToken: string;
-  tokenType: "Bearer";
-  actorId: string;
-  expiresAt: string;
-}
 
 export type CredentialKind = "hmac" | "bearer" | "static";
 

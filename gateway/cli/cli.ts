@@ -5,7 +5,7 @@
  * stream-audit.ts); `export-stream` writes a stream to an export file; `signing-key` rotates and
  * shows the audit signing key (signing-key.ts); `proof` and `check-proof` build a log's proofs from
  * a data directory and check a saved proof file offline (proof.ts); `provision`, `token`, `claim`,
- * `bid` and `check-receipt` talk to a running service through the client SDK (gateway/client/).
+ * `bid` and `check-receipt` talk to a running service through the client SDK (@market-service/client, packages/client/).
  */
 import { existsSync } from "node:fs";
 import type { StreamSourceChoice } from "./stream-audit.js";

@@ -11,12 +11,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { readPublicKeys } from "./public-keys-file.js";
 import { cliClient, readIdentityFile, serviceUrl } from "./provision-token.js";
-import { Ed25519Session, type IdentityFile } from "../client/credentials.js";
-import type { Accepted, MarketClient } from "../client/market-client.js";
-import { checkReceiptProof, type ReceiptCheck } from "../client/receipt-check.js";
-import { parseReceiptCommand, type ReceiptCommand } from "../../engine/audit/heads/receipt-command.js";
-import { ServiceUnreachableError } from "../client/unreachable.js";
-import { MarketServiceError } from "../client/service-error.js";
+import { type Accepted, checkReceiptProof, Ed25519Session, type IdentityFile, type MarketClient, MarketServiceError, type ReceiptCheck, ServiceUnreachableError } from "@market-service/client";
+import { parseReceiptCommand, type ReceiptCommand } from "@market-service/client/audit";
 
 interface ParticipantOptions {
   identity: string;

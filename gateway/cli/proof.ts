@@ -4,7 +4,7 @@
  * public keys alone). docs/proofs.md, "Proof endpoints" and "Proof files".
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { checkProofFile } from "../../engine/audit/heads/proof-file.js";
+import { checkProofFile } from "@market-service/client/audit";
 import { logProofFromView, LogProofRangeError, type LogProofRequest } from "../../engine/audit/log-proofs.js";
 import { proofJson } from "../../engine/runtime/replay-work.js";
 import { shardDirectory } from "../../engine/runtime/shard-host.js";

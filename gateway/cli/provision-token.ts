@@ -5,11 +5,7 @@
  */
 import { closeSync, existsSync, fchmodSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import * as path from "node:path";
-import { explainProvisionRefusal } from "../client/provision-refusal.js";
-import type { IdentityFile } from "../client/credentials.js";
-import { MarketClient } from "../client/market-client.js";
-import { DEFAULT_RETRY } from "../client/retry-policy.js";
-import { MarketServiceError } from "../client/service-error.js";
+import { DEFAULT_RETRY, explainProvisionRefusal, type IdentityFile, MarketClient, MarketServiceError } from "@market-service/client";
 
 /** The CLI gives up on one attempt after this long rather than hang. */
 const REQUEST_TIMEOUT_MS = 30_000;

@@ -7,8 +7,7 @@
  */
 import { createPublicKey } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { checkKeyHistory, KEY_HISTORY_VERSION } from "../../engine/audit/signing/key-history.js";
-import { keyIdOf } from "../../engine/audit/signing/key-id.js";
+import { checkKeyHistory, KEY_HISTORY_VERSION, keyIdOf } from "@market-service/client/audit";
 import { rawEd25519PublicKey } from "../../engine/audit/signing/audit-signer.js";
 import { historyPublicKeys, type PublicKeyEntry } from "../../engine/audit/signing/head-keys.js";
 

@@ -11,7 +11,7 @@ import { writeFileAtomically } from "../atomic-file.js";
 import { loadAuditKeys, readKeyHistoryFile, readPrivateKeyFile, writeKeyHistoryFile, KEY_HISTORY_SETTING, SIGNING_KEY_SETTING } from "../audit-signing-key.js";
 import { loadServiceConfig } from "../config.js";
 import { auditSignerFromPrivateKey } from "../../engine/audit/signing/audit-signer.js";
-import { currentKey, extendKeyHistory, firstKeyHistory, type KeyHistory } from "../../engine/audit/signing/key-history.js";
+import { currentKey, extendKeyHistory, firstKeyHistory, type KeyHistory } from "@market-service/client/audit";
 
 export interface RotateOptions {
   key: string;

@@ -18,7 +18,7 @@
 import type { Markets } from "../../engine/runtime/markets.js";
 import { jsonText, type EmittedEvent, type WatchAnswer } from "../../engine/runtime/shard-protocol.js";
 import { renderedEvent } from "../../engine/events/public-event.js";
-import type { Event } from "../../engine/rules/types/event.js";
+import type { Event } from "@market-service/client/wire";
 import { errorReply } from "../http/replies.js";
 import { serviceUnavailableReply } from "../readiness.js";
 import type { HttpReply } from "../http/route.js";

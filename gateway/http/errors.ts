@@ -3,16 +3,14 @@
  * and the error handlers throw to reply with one. docs/errors.md is the human-readable copy of the
  * table; test/http/errors.test.ts keeps the two in step.
  */
-import { ERROR_CODES, type ErrorCode as SpecErrorCode } from "../../engine/rules/types/errors.js";
+import { SERVICE_ERROR_CODES, type ServiceErrorCode as ErrorCode } from "@market-service/client/wire";
 
 /**
  * The spec's codes (§7.1), plus the service's one extension: `service_unavailable` (503 with
  * Retry-After) while the service starts or stops, before any command can be taken (docs/errors.md).
+ * Both are declared with the other wire shapes in @market-service/client.
  */
-export type ErrorCode = SpecErrorCode | "service_unavailable";
-
-/** Every code a reply may carry: the spec's, then the extension. */
-export const SERVICE_ERROR_CODES: readonly ErrorCode[] = [...ERROR_CODES, "service_unavailable"];
+export { SERVICE_ERROR_CODES, type ErrorCode };
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 422 | 500 | 503;
 

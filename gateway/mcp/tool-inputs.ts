@@ -3,14 +3,7 @@
  * the single source of the tools' JSON Schemas (typia, see gateway/validation/templates/mcp.ts) and
  * of their strict validation; the JSDoc here becomes the field descriptions a model reads.
  */
-import type {
-  CommitmentActionBody,
-  CreateMarketBody,
-  DirectClaimBody,
-  PublishMarketBody,
-  SealedBidBody,
-} from "../../engine/rules/types/command.js";
-import type { AuthorityRef, GeneratedId, MarketId, PrincipalId } from "../../engine/rules/types/shared.js";
+import type { AuthorityRef, CommitmentActionBody, CreateMarketBody, DirectClaimBody, GeneratedId, MarketId, PrincipalId, PublishMarketBody, SealedBidBody } from "@market-service/client/wire";
 
 interface MarketTarget {
   /** Id of the market, as chosen by its creator. */

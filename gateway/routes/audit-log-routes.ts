@@ -10,42 +10,6 @@ import type { HttpRequestContext, HttpRoute } from "../http/route.js";
 import type { MarketApi } from "../market-api.js";
 import { queryParam, requireActor, toHttpReply, type RouteParts } from "./request-helpers.js";
 
-/** GET /v1/audit/logs/{logId}/head: a head signed now over the log's whole tree (docs/proofs.md, "Signed heads"). */
-export interface LogHead {
-  /** `shard-<n>`, or `partition-<p>` in a cluster. */
-  logId: string;
-  /** Entries the tree holds. */
-  treeSize: number;
-  /** MTH of the log's entries 1…treeSize, 64 lowercase hex digits. */
-  rootHash: string;
-  /** When it was signed, milliseconds since the Unix epoch. */
-  timeMs: number;
-  /** Which published key (GET /v1/audit/keys) signed it. */
-  keyId: string;
-  /** Ed25519 signature over the head's bytes, 128 lowercase hex digits. */
-  signature: string;
-}
-
-/** GET /v1/audit/logs/{logId}/inclusion: leaf `leafIndex`'s audit path in the tree of `treeSize` entries. */
-export interface LogInclusionProof {
-  leafIndex: number;
-  treeSize: number;
-  /** RFC 9162 PATH, lowest node first, each 64 lowercase hex digits. */
-  path: string[];
-  /** SHA-256(0x00 ‖ entry payload), 64 lowercase hex digits: the leaf the path starts from. */
-  leafHash: string;
-  /** The entry's payload (unpadded base64url) when the caller may see it, else null. */
-  entry: string | null;
-}
-
-/** GET /v1/audit/logs/{logId}/consistency: the tree of `oldSize` entries is a prefix of the tree of `newSize`. */
-export interface LogConsistencyProof {
-  oldSize: number;
-  newSize: number;
-  /** RFC 9162 PROOF, each 64 lowercase hex digits. */
-  path: string[];
-}
-
 /** A required query parameter as an integer from 0 to 2^53 − 1 (JSON's exact integers), or a 400 naming it. */
 function countParam(request: HttpRequestContext, name: string): number {
   const text = queryParam(request, name);

@@ -1,5 +1,5 @@
 /** What every route handler does first: authenticate the actor, parse the strict JSON body. */
-import type { ErrorCode } from "../../engine/rules/types/errors.js";
+import type { ErrorCode } from "@market-service/client/wire";
 import type { AuthService } from "../auth/service.js";
 import type { AuthenticatedActor } from "../auth/types.js";
 import type { Clock } from "../../engine/clock.js";

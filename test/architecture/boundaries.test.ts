@@ -1,7 +1,10 @@
 /**
  * The layout shows the architecture, and stays so:
- * - the rules (engine/rules/) import nothing outside themselves but typia's generated validators, and
- *   use no Node API, no clock and no randomness;
+ * - the rules (engine/rules/) import nothing outside themselves but typia's generated validators and
+ *   the wire declarations of the client package (@market-service/client/wire), and they and the wire
+ *   modules use no Node API, no clock and no randomness;
+ * - the client package (packages/client/) imports nothing of the service: the service imports it,
+ *   never the reverse;
  * - the actor engine (engine/) and storage (storage/) do not reach into the protocol edge (gateway/);
  * - no module of engine/, gateway/ or storage/ takes part in an import cycle;
  * - the benches (bench/) import nothing from test/ nor from dist/: what both benches and tests use
@@ -37,7 +40,7 @@ describe("engine/rules", () => {
     }
   });
 
-  it("imports only engine/rules (and typia's runtime, from the generated validators)", () => {
+  it("imports only engine/rules, the wire declarations and typia's runtime (from the generated validators)", () => {
     const outside: string[] = [];
     for (const file of files) {
       for (const match of readFileSync(file, "utf8").matchAll(IMPORT)) {
@@ -45,7 +48,7 @@ describe("engine/rules", () => {
         if (specifier.startsWith(".")) {
           const target = path.resolve(path.dirname(file), specifier);
           if (!target.startsWith(`${RULES}${path.sep}`)) outside.push(`${path.relative(ROOT, file)} → ${specifier}`);
-        } else if (!(specifier === "typia" || specifier.startsWith("typia/lib/internal/"))) {
+        } else if (!(specifier === "typia" || specifier.startsWith("typia/lib/internal/") || specifier === "@market-service/client/wire")) {
           outside.push(`${path.relative(ROOT, file)} → ${specifier}`);
         }
       }
@@ -53,15 +56,40 @@ describe("engine/rules", () => {
     expect(outside).toEqual([]);
   });
 
-  it("reads no clock, draws no randomness and touches no Node API", () => {
+  // The wire declarations and encodings the rules import (packages/client/src/wire/) are held to the same.
+  it("reads no clock, draws no randomness and touches no Node API, nor do the wire modules it imports", () => {
     const impure: string[] = [];
-    for (const file of files) {
+    for (const file of [...files, ...sourcesUnder(path.join(ROOT, "packages/client/src/wire"))]) {
       const code = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, "");
       for (const pattern of [/Date\.now\(/, /new Date\(\)/, /Math\.random\(/, /performance\.now\(/, /\bBuffer\b/, /\bprocess\./, /\brequire\(/, /crypto\./]) {
         if (pattern.test(code)) impure.push(`${path.relative(ROOT, file)}: ${pattern.source}`);
       }
     }
     expect(impure).toEqual([]);
+  });
+});
+
+describe("packages/client", () => {
+  it("imports only its own modules and its declared dependencies (typia's tag types, as types only)", () => {
+    const CLIENT = path.join(ROOT, "packages/client");
+    const manifest = JSON.parse(readFileSync(path.join(CLIENT, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    const allowed = Object.keys(manifest.dependencies);
+    const files = sourcesUnder(path.join(CLIENT, "src"));
+    expect(files.length).toBeGreaterThan(10);
+    const outside: string[] = [];
+    for (const file of files) {
+      for (const match of readFileSync(file, "utf8").matchAll(IMPORT)) {
+        const specifier = (match[1] ?? match[2]) as string;
+        if (specifier.startsWith(".")) {
+          if (!path.resolve(path.dirname(file), specifier).startsWith(`${CLIENT}${path.sep}`)) outside.push(`${path.relative(ROOT, file)} → ${specifier}`);
+        } else if (specifier === "typia") {
+          if (match[0].trim() !== 'import type { tags } from "typia"') outside.push(`${path.relative(ROOT, file)} → typia, beyond its tag types: ${match[0].trim()}`);
+        } else if (!allowed.some((name) => specifier === name || specifier.startsWith(`${name}/`))) {
+          outside.push(`${path.relative(ROOT, file)} → ${specifier}`);
+        }
+      }
+    }
+    expect(outside).toEqual([]);
   });
 });
 

@@ -6,9 +6,9 @@
 import { generateKeyPairSync, sign, type KeyObject } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { judgeKeyHistory } from "../../engine/cluster/cluster-key-history.js";
-import { endorsementMessage, extendKeyHistory, firstKeyHistory, type KeyHistory } from "../../engine/audit/signing/key-history.js";
+import { endorsementMessage, extendKeyHistory, firstKeyHistory, type KeyHistory } from "@market-service/client/audit";
 import { rawEd25519PublicKey } from "../../engine/audit/signing/audit-signer.js";
-import { base64UrlEncode } from "../../engine/rules/base64url.js";
+import { base64UrlEncode } from "@market-service/client/wire";
 
 function newKey(): KeyObject {
   return generateKeyPairSync("ed25519").privateKey;

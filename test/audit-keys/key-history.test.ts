@@ -9,16 +9,7 @@ import * as path from "node:path";
 import { inspect } from "node:util";
 import * as ed from "@noble/ed25519";
 import { describe, expect, it } from "vitest";
-import { keyIdOf } from "../../engine/audit/signing/key-id.js";
-import {
-  checkKeyHistory,
-  endorsementMessage,
-  extendKeyHistory,
-  firstKeyHistory,
-  verifyKeyHistory,
-  type KeyHistory,
-  type KeyHistoryEntry,
-} from "../../engine/audit/signing/key-history.js";
+import { checkKeyHistory, endorsementMessage, extendKeyHistory, firstKeyHistory, type KeyHistory, type KeyHistoryEntry, keyIdOf, verifyKeyHistory } from "@market-service/client/audit";
 import { auditSignerFromPrivateKey, rawEd25519PublicKey } from "../../engine/audit/signing/audit-signer.js";
 
 function newKey(): KeyObject {

@@ -1,16 +1,12 @@
 /**
- * The proof file checker (engine/audit/heads/proof-file.ts) with real Ed25519 heads over a real tree:
+ * The proof file checker (packages/client/src/audit/proof-file.ts) with real Ed25519 heads over a real tree:
  * a good file is proven; changing any part of it fails the check that covers that part, named; a file
  * that is not a proof file is unusable. The end-to-end runs through the CLI are proofs-e2e.test.ts.
  */
 import { generateKeyPairSync, sign as cryptoSign } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { checkProofFile } from "../../engine/audit/heads/proof-file.js";
-import { headJson, receiptJson } from "../../engine/audit/heads/receipt.js";
-import { headMessage, type SignedHead } from "../../engine/audit/heads/signed-head.js";
+import { checkProofFile, encodeConsistencyProof, encodeInclusionProof, hashToHex, headJson, headMessage, leafHash, receiptJson, type SignedHead } from "@market-service/client/audit";
 import { MerkleLog } from "../../engine/audit/merkle/merkle-log.js";
-import { encodeConsistencyProof, encodeInclusionProof, hashToHex } from "../../engine/audit/merkle/proof-format.js";
-import { leafHash } from "../../engine/audit/merkle/tree-hash.js";
 
 function key(keyId: string): { keyId: string; publicKey: Uint8Array; sign: (message: Uint8Array) => Uint8Array } {
   const pair = generateKeyPairSync("ed25519");

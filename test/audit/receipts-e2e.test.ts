@@ -10,9 +10,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseReceipt } from "../../engine/audit/heads/receipt.js";
-import { verifyHead } from "../../engine/audit/heads/signed-head.js";
-import { base64UrlDecode } from "../../engine/rules/base64url.js";
+import { parseReceipt, verifyHead } from "@market-service/client/audit";
+import { base64UrlDecode } from "@market-service/client/wire";
 import { cli as runCli, forged, readShard, writeShard } from "./support/forger.js";
 import { Harness, directClaimMechanism, openMarket } from "../http-api/support/harness.js";
 

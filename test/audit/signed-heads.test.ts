@@ -10,12 +10,10 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../engine/clock.js";
 import { openFileShard } from "../../engine/runtime/shard-core.js";
 import { verifyDataDir } from "../../engine/audit/audit-replay.js";
-import { parseReceipt } from "../../engine/audit/heads/receipt.js";
-import { verifyHead } from "../../engine/audit/heads/signed-head.js";
+import { leafHash, parseReceipt, verifyHead } from "@market-service/client/audit";
 import { decodeLogEntry, encodeLoggedHead } from "../../engine/runtime/logged-head.js";
 import { forge, logEntries, shardDataDirs, swapParticipant, testKey, type TestKey } from "./support/heads.js";
 import { CompactRange } from "../../engine/audit/merkle/compact-range.js";
-import { leafHash } from "../../engine/audit/merkle/tree-hash.js";
 import { HeadKeys } from "../../engine/audit/signing/head-keys.js";
 import { T0, commands, directClaim, okJson, replyOf, request } from "../runtime/support.js";
 

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MarketClient, parseReceipt } from "../../gateway/client/index.js";
+import { MarketClient, parseReceipt } from "@market-service/client";
 import { Harness, type Principal } from "../http-api/support/harness.js";
 import { CLI_JS } from "../process/support.js";
 import { freePort } from "../../scripts/free-port.js";

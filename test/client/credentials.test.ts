@@ -6,7 +6,7 @@
  * as is; a static MCP token is accepted on /mcp only.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Ed25519Session, errorGuards, MarketClient } from "../../gateway/client/index.js";
+import { Ed25519Session, errorGuards, MarketClient } from "@market-service/client";
 import { Harness, OPERATOR_SECRET, STATIC_MCP_TOKEN, type Principal } from "../http-api/support/harness.js";
 
 const TTL_SECONDS = 600;

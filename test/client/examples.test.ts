@@ -1,6 +1,6 @@
 /**
  * The examples (examples/*.ts) run as their README says — `node --import tsx examples/<name>.ts`, as
- * processes importing `market-service/client` (the package's export, built to dist/) — against a real
+ * processes importing `@market-service/client` (the client package, built to packages/client/dist/) — against a real
  * service: provisioning writes identity files (to `example-identities/`, apart from the quick
  * start's `identities/`); a claim storm of five participants on a market of two places has exactly
  * two winners; two auction bidders learn who won at the second price, and the winner confirms; a
@@ -11,7 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MarketClient, parseReceipt } from "../../gateway/client/index.js";
+import { MarketClient, parseReceipt } from "@market-service/client";
 import { Harness, OPERATOR_SECRET, type Principal } from "../http-api/support/harness.js";
 import { eventually, REPO_ROOT } from "../process/support.js";
 

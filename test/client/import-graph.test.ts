@@ -1,20 +1,29 @@
 /**
- * The SDK runs in a browser: nothing in its import graph may need Node. Two checks:
- * - the built entry (dist/gateway/client/index.js, what `market-service/client` resolves to) and
- *   every module it imports, followed file by file: every import is relative, an @noble package or msgpackr (portable JavaScript: a receipt's
- *   proven entry is decoded to check it is the sender's command);
+ * The client package (packages/client, @market-service/client) runs in a browser: nothing in its
+ * import graph may need Node. Three checks:
+ * - the built entry (packages/client/dist/index.js, what `@market-service/client` resolves to) and
+ *   every module it imports, followed file by file: every import is relative and inside the
+ *   package's dist/, or one of the package's declared dependencies (@noble/ed25519, @noble/hashes,
+ *   msgpackr's portable decoder: a receipt's proven entry is decoded to check it is the sender's
+ *   command);
  * - esbuild bundles the source entry for the browser platform, where a `node:` import (or any Node
- *   built-in) cannot resolve and fails the build.
+ *   built-in) cannot resolve and fails the build;
+ * - that bundle, minified, is at most 34,494 bytes gzipped: the SDK's size when it was still
+ *   gateway/client/ in the service (esbuild --bundle --minify, gzip -9), before it became a package.
  * `npm test` builds dist/ before vitest runs.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import * as path from "node:path";
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
-const BUILT_ENTRY = path.join(REPO_ROOT, "dist/gateway/client/index.js");
-const SOURCE_ENTRY = path.join(REPO_ROOT, "gateway/client/index.ts");
+const PACKAGE = path.join(REPO_ROOT, "packages/client");
+const BUILT_ENTRY = path.join(PACKAGE, "dist/index.js");
+const SOURCE_ENTRY = path.join(PACKAGE, "src/index.ts");
+const DEPENDENCIES = Object.keys((JSON.parse(readFileSync(path.join(PACKAGE, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies);
+const GZIPPED_BUDGET = 34_494;
 
 /** Every module specifier of a built ES module: static imports and re-exports, and dynamic imports. */
 function specifiers(code: string): string[] {
@@ -42,16 +51,16 @@ function importGraph(entry: string): Map<string, string[]> {
 }
 
 describe("the SDK's import graph", () => {
-  it("from the built entry, imports only its own modules, @noble packages and msgpackr", () => {
+  it("from the built entry, imports only its own modules and its dependencies: @noble packages and msgpackr", () => {
     expect(existsSync(BUILT_ENTRY), "run npm run build first").toBe(true);
+    expect(DEPENDENCIES.sort()).toEqual(["@noble/ed25519", "@noble/hashes", "msgpackr"]);
     const graph = importGraph(BUILT_ENTRY);
     expect(graph.size).toBeGreaterThan(5);
-    const offending = [...graph].flatMap(([file, bare]) => bare.filter((specifier) => !/^(@noble\/(ed25519|hashes)|msgpackr)(\/|$)/.test(specifier)).map((specifier) => `${path.relative(REPO_ROOT, file)} imports ${specifier}`));
+    const offending = [...graph].flatMap(([file, bare]) => bare.filter((specifier) => !DEPENDENCIES.some((name) => specifier === name || specifier.startsWith(`${name}/`))).map((specifier) => `${path.relative(REPO_ROOT, file)} imports ${specifier}`));
     expect(offending).toEqual([]);
-    // It is the gateway's own code and the engine's pure parts: no server, runtime, storage or CLI module.
-    const files = [...graph.keys()].map((file) => path.relative(path.join(REPO_ROOT, "dist"), file)).sort();
-    expect(files.filter((file) => !/^(gateway\/client|engine\/(audit\/(heads|merkle|signing)|rules\/(types|ids|base64url)))/.test(file))).toEqual([]);
-    expect(files).not.toContain("gateway/cli/provision-token.js");
+    // Only the package's own build: nothing of the service.
+    const files = [...graph.keys()].map((file) => path.relative(REPO_ROOT, file)).sort();
+    expect(files.filter((file) => !file.startsWith("packages/client/dist/"))).toEqual([]);
   });
 
   it("the walker sees a node: import where there is one (the CLI's commands)", () => {
@@ -59,11 +68,15 @@ describe("the SDK's import graph", () => {
     expect([...graph.values()].flat()).toContain("node:fs");
   });
 
-  it("bundles from source for the browser platform", async () => {
-    const result = await build({ entryPoints: [SOURCE_ENTRY], bundle: true, platform: "browser", format: "esm", write: false, logLevel: "silent", metafile: true });
+  it("bundles from source for the browser platform, within its size budget", async () => {
+    const result = await build({ entryPoints: [SOURCE_ENTRY], bundle: true, minify: true, platform: "browser", format: "esm", write: false, logLevel: "silent", metafile: true });
     expect(result.errors).toEqual([]);
     const inputs = Object.keys(result.metafile.inputs);
-    expect(inputs.filter((input) => input.startsWith("node_modules/") && !input.startsWith("node_modules/@noble/") && !input.startsWith("node_modules/msgpackr/"))).toEqual([]);
-    await expect(build({ stdin: { contents: 'import "node:fs"; import "./gateway/client/index.ts";', resolveDir: REPO_ROOT, loader: "ts" }, bundle: true, platform: "browser", write: false, logLevel: "silent" })).rejects.toThrow(/node:fs/);
+    expect(inputs.filter((input) => !input.startsWith("packages/client/src/") && !input.startsWith("node_modules/@noble/") && !input.startsWith("node_modules/msgpackr/"))).toEqual([]);
+    // msgpackr's decoder only (msgpackr/unpack), not its encoder.
+    expect(inputs.filter((input) => input.startsWith("node_modules/msgpackr/"))).toEqual(["node_modules/msgpackr/unpack.js"]);
+    const gzipped = gzipSync((result.outputFiles[0] as { contents: Uint8Array }).contents, { level: 9 }).length;
+    expect(gzipped).toBeLessThanOrEqual(GZIPPED_BUDGET);
+    await expect(build({ stdin: { contents: 'import "node:fs"; import "./packages/client/src/index.ts";', resolveDir: REPO_ROOT, loader: "ts" }, bundle: true, platform: "browser", write: false, logLevel: "silent" })).rejects.toThrow(/node:fs/);
   });
 });

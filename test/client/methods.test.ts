@@ -5,10 +5,9 @@
  * MarketServiceError carries the code, status, message and request id, and whose guard says so.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorGuards, generateKeyPair, isMarketServiceError, MarketClient, MarketServiceError, SERVICE_ERROR_CODES, type Credentials, type ServiceErrorCode } from "../../gateway/client/index.js";
-import { ERROR_CODES } from "../../engine/rules/types/errors.js";
+import { type Credentials, errorGuards, generateKeyPair, isMarketServiceError, MarketClient, MarketServiceError, RECEIPT_HEADER, REQUEST_ID_HEADER, SERVICE_ERROR_CODES, type ServiceErrorCode } from "@market-service/client";
+import { ERROR_CODES } from "@market-service/client/wire";
 import { REQUEST_ID_HEADER as SERVER_REQUEST_ID_HEADER } from "../../gateway/http/request-id.js";
-import { RECEIPT_HEADER, REQUEST_ID_HEADER } from "../../gateway/client/index.js";
 import { RECEIPT_HEADER as SERVER_RECEIPT_HEADER } from "../../gateway/routes/request-helpers.js";
 import { Harness, OPERATOR_SECRET, type Principal } from "../http-api/support/harness.js";
 import { conformingFetch } from "../http-api/support/openapi-conformance.js";

@@ -12,8 +12,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { headJson, receiptJson } from "../../engine/audit/heads/receipt.js";
-import { checkReceiptProof, generateKeyPair, MarketClient, parseReceipt, publicKeysOf, type AuditKeyList, type Receipt, type ReceiptCommand } from "../../gateway/client/index.js";
+import { headJson, receiptJson } from "@market-service/client/audit";
+import { checkReceiptProof, generateKeyPair, MarketClient, parseReceipt, publicKeysOf, type AuditKeyList, type Receipt, type ReceiptCommand } from "@market-service/client";
 import { forged, readShard, writeShard } from "../audit/support/forger.js";
 import { Harness } from "../http-api/support/harness.js";
 

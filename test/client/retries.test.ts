@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Ed25519Session, MarketClient, MarketServiceError, ServiceUnreachableError, errorGuards, type Credentials } from "../../gateway/client/index.js";
+import { Ed25519Session, MarketClient, MarketServiceError, ServiceUnreachableError, errorGuards, type Credentials } from "@market-service/client";
 import { startService } from "../../gateway/service.js";
 import { freePort } from "../../scripts/free-port.js";
 import { gatedWorkers } from "../support/gated-workers.js";

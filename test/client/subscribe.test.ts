@@ -6,7 +6,7 @@
  * session signs in again and the subscription goes on.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Ed25519Session, MarketClient, type MarketStreamEvent, type MarketEventSubscription } from "../../gateway/client/index.js";
+import { Ed25519Session, MarketClient, type MarketStreamEvent, type MarketEventSubscription } from "@market-service/client";
 import { Harness, START_MS } from "../http-api/support/harness.js";
 
 const DIRECT = { presetId: "direct-claim.v1", config: { capacity: 5, pricing: { mode: "free" }, confirmation: "none" } } as const;

@@ -13,7 +13,7 @@ import { marketIdOnPartition } from "../../engine/runtime/shard-routing.js";
 import { everyPartitionServedOnce, ownerOnce } from "./support/partition-owners.js";
 import { eventually } from "../process/support.js";
 import { EventStream } from "../events/support/event-stream.js";
-import { subscribeMarketEvents, type MarketStreamEvent } from "../../gateway/client/market-events.js";
+import { subscribeMarketEvents, type MarketStreamEvent } from "@market-service/client";
 
 const PARTITIONS = 6;
 let nats: NatsCluster;

@@ -20,7 +20,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { homeOf } from "../../engine/cluster/key-bindings.js";
 import { partitionStream } from "../../engine/cluster/partition-host.js";
-import { MarketClient } from "../../gateway/client/index.js";
+import { MarketClient } from "@market-service/client";
 import { decided, outage, Prober, type Answer } from "../../bench/cluster-prober.js";
 import { eventually } from "../process/support.js";
 import { plainWordsProblem } from "../../scripts/plain-words.js";

@@ -9,12 +9,8 @@ import { NatsCluster } from "../../scripts/nats-cluster.js";
 import { ServiceCluster } from "./support/service-cluster.js";
 import { claimBody, openDirectClaimMarket, provisionPrincipal, request, requestOnce, type ClusterPrincipal } from "./support/cluster-clients.js";
 import { shardOfMarket } from "../../engine/runtime/shard-routing.js";
-import { parseReceipt } from "../../engine/audit/heads/receipt.js";
-import { verifyHead } from "../../engine/audit/heads/signed-head.js";
-import { base64UrlDecode } from "../../engine/rules/base64url.js";
-import { hashFromHex } from "../../engine/audit/merkle/proof-format.js";
-import { checkConsistency, checkInclusion } from "../../engine/audit/merkle/proof-verify.js";
-import { leafHash, sameHash } from "../../engine/audit/merkle/tree-hash.js";
+import { checkConsistency, checkInclusion, hashFromHex, leafHash, parseReceipt, sameHash, verifyHead } from "@market-service/client/audit";
+import { base64UrlDecode } from "@market-service/client/wire";
 import { eventually, MAIN_JS, spawnCaptured, tempDataDir, OPERATOR } from "../process/support.js";
 
 const PARTITIONS = 6;

@@ -31,7 +31,7 @@ import type { Reply } from "../../engine/rules/identity/types.js";
 import { AUTHENTICATION_FAILED, AuthService, DEFAULT_MAX_CHALLENGES, loadAuthConfig, type AuthenticationChallenge } from "../../gateway/auth/index.js";
 import { IdentityCatchUp } from "../../gateway/cluster-auth.js";
 import { openClusterChallengeStore } from "../../gateway/cluster-challenge-store.js";
-import { generateKeyPair, signSigningPayload, type Ed25519KeyPair } from "../../gateway/client/index.js";
+import { generateKeyPair, signSigningPayload, type Ed25519KeyPair } from "@market-service/client";
 import { identityToHttpReply } from "../../gateway/routes/request-helpers.js";
 import { NatsCluster } from "../../scripts/nats-cluster.js";
 

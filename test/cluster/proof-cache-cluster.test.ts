@@ -13,8 +13,7 @@ import { NatsCluster } from "../../scripts/nats-cluster.js";
 import { ServiceCluster } from "./support/service-cluster.js";
 import { clusterClient, openDirectClaimMarket, provisionPrincipal, type ClusterPrincipal } from "./support/cluster-clients.js";
 import { shardOfMarket } from "../../engine/runtime/shard-routing.js";
-import { hashFromHex } from "../../engine/audit/merkle/proof-format.js";
-import { checkConsistency, checkInclusion } from "../../engine/audit/merkle/proof-verify.js";
+import { checkConsistency, checkInclusion, hashFromHex } from "@market-service/client/audit";
 import { eventually } from "../process/support.js";
 import { everyPartitionServedOnce } from "./support/partition-owners.js";
 

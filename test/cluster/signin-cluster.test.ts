@@ -12,7 +12,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MarketClient, MarketServiceError, signSigningPayload, type IdentityFile, type ServiceResponse } from "../../gateway/client/index.js";
+import { MarketClient, MarketServiceError, signSigningPayload, type IdentityFile, type ServiceResponse } from "@market-service/client";
 import type { AuthenticationChallenge } from "../../gateway/auth/index.js";
 import { eventually, OPERATOR } from "../process/support.js";
 import { NatsCluster } from "../../scripts/nats-cluster.js";

@@ -17,7 +17,7 @@ import { recordedRequestOf } from "../../engine/rules/handle-command.js";
 import { shardDirectories } from "../../engine/audit/audit-replay.js";
 import type { Command } from "../../engine/rules/types/command.js";
 import { buildCommand, buildIdentity, buildRejection } from "../../engine/rules/types/command-layout.js";
-import type { Rejection } from "../../engine/rules/types/errors.js";
+import type { Rejection } from "@market-service/client/wire";
 import { decodeLoggedCommand, encodeLoggedCommand, loggedCommand } from "../../engine/runtime/logged-command.js";
 import { buildMarketCommand, type MarketOperation } from "../../gateway/market-api.js";
 import { SegmentLog } from "../../storage/index.js";

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { replayDataDir, replayMarketRecord, verifyDataDir } from "../../engine/audit/audit-replay.js";
-import { MarketClient, type Credentials, type IdentityFile } from "../../gateway/client/index.js";
+import { MarketClient, type Credentials, type IdentityFile } from "@market-service/client";
 import { ManualClock } from "../../engine/clock.js";
 import { startService, type RunningService } from "../../gateway/service.js";
 import { FIXTURE_DIR, FIXTURE_ENV, FIXTURE_START_MS, type FixtureExpectations } from "./fixture.js";

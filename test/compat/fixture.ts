@@ -1,6 +1,6 @@
 /** The compatibility fixture's location, settings and the shape of what it records (make-fixture-log.ts). */
 import * as path from "node:path";
-import type { IdentityFile } from "../../gateway/client/index.js";
+import type { IdentityFile } from "@market-service/client";
 
 export const FIXTURE_DIR = path.join(import.meta.dirname, "fixture-log");
 export const FIXTURE_START_MS = Date.parse("2026-05-01T10:00:00.000Z");

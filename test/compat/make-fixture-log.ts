@@ -13,7 +13,7 @@
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { MarketClient, type Credentials, type IdentityFile } from "../../gateway/client/index.js";
+import { MarketClient, type Credentials, type IdentityFile } from "@market-service/client";
 import { ManualClock } from "../../engine/clock.js";
 import { startService, type RunningService } from "../../gateway/service.js";
 import { FIXTURE_DIR, FIXTURE_ENV, FIXTURE_START_MS, OPERATOR, type FixtureExpectations, type RecordedExchange } from "./fixture.js";

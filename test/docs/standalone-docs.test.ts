@@ -33,7 +33,7 @@ const OUTSIDE = [
 ];
 
 /** Top-level folders whose paths the prose cites as files of the repository. */
-const REPO_FOLDERS = /^(engine|gateway|storage|bench|test|docs|build|\.ci)\//;
+const REPO_FOLDERS = /^(engine|gateway|storage|packages|bench|test|docs|build|\.ci)\//;
 
 describe("README and docs stand alone", () => {
   const files = docFiles();
@@ -75,7 +75,7 @@ describe("README and docs stand alone", () => {
       for (const match of text.matchAll(/`([^`\s]+)`/g)) {
         const cited = (match[1] as string).replace(/[.,:;)]+$/, "").replace(/(:[0-9]+)+$/, "");
         // Globs, placeholders and generated output are not files to look for.
-        if (!REPO_FOLDERS.test(cited) || /[*<>{}$]/.test(cited)) continue;
+        if (!REPO_FOLDERS.test(cited) || /[*<>{}$]/.test(cited) || /^packages\/[^/]+\/dist(\/|$)/.test(cited)) continue;
         if (!existsSync(path.join(ROOT, cited))) problems.push(`${file}: ${cited}`);
       }
     }

@@ -1,7 +1,7 @@
-/** The one base64url (engine/rules/base64url.ts) agrees with Node's Buffer on every input tried. */
+/** The one base64url (packages/client/src/wire/base64url.ts) agrees with Node's Buffer on every input tried. */
 import { fc, test } from "@fast-check/vitest";
 import { expect } from "vitest";
-import { base64UrlDecode, base64UrlEncode, base64urlOfUtf8, utf8OfBase64url } from "../../engine/rules/base64url.js";
+import { base64UrlDecode, base64UrlEncode, base64urlOfUtf8, utf8OfBase64url } from "@market-service/client/wire";
 
 test.prop([fc.string({ unit: "binary", maxLength: 40 })])("encodes UTF-8 text as Buffer does", (text) => {
   expect(base64urlOfUtf8(text)).toBe(Buffer.from(text, "utf8").toString("base64url"));

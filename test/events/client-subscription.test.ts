@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Harness, claim, directClaimMechanism, openMarket, uid, type Principal } from "../http-api/support/harness.js";
 import { freePort } from "../../scripts/free-port.js";
-import { MarketEventsError, subscribeMarketEvents, type MarketStreamEvent } from "../../gateway/client/market-events.js";
+import { MarketEventsError, subscribeMarketEvents, type MarketStreamEvent } from "@market-service/client";
 
 let h: Harness;
 let creator: Principal;

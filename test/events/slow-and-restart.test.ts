@@ -8,8 +8,8 @@ import * as net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Harness, claim, commitmentAction, directClaimMechanism, openMarket, uid, type Principal } from "../http-api/support/harness.js";
 import { freePort } from "../../scripts/free-port.js";
-import { subscribeMarketEvents, type MarketStreamEvent } from "../../gateway/client/market-events.js";
-import { SseParser } from "../../gateway/client/sse-parser.js";
+import { type MarketStreamEvent, subscribeMarketEvents } from "@market-service/client";
+import { SseParser } from "../../packages/client/src/sse-parser.js";
 import { EventStream, credentialHeaders, eventsPath } from "./support/event-stream.js";
 
 let h: Harness;

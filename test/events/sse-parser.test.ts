@@ -1,6 +1,6 @@
-/** The client's incremental text/event-stream parser (gateway/client/sse-parser.ts). */
+/** The client's incremental text/event-stream parser (packages/client/src/sse-parser.ts). */
 import { describe, expect, it } from "vitest";
-import { SseParser, type ServerSentEvent } from "../../gateway/client/sse-parser.js";
+import { SseParser, type ServerSentEvent } from "../../packages/client/src/sse-parser.js";
 
 const STREAM = "\uFEFF: hello\r\nid: 7\r\nevent: market-event\r\ndata: {\"a\":1}\r\n\r\ndata: one\ndata: two\n\n: keep-alive\n\nid: 9\revent: open\rdata: {}\r\r";
 

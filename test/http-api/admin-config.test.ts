@@ -8,8 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { generateKeyPair } from "../../gateway/client/ed25519.js";
-import { MarketClient } from "../../gateway/client/index.js";
+import { generateKeyPair, MarketClient } from "@market-service/client";
 import { Harness, expectError, expectStatus, expectUnauthenticated, OPERATOR_SECRET } from "./support/harness.js";
 
 const dirs: string[] = [];

@@ -6,7 +6,7 @@
  * resolution only the creator's record shows them (E7).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ServiceResponse } from "../../gateway/client/index.js";
+import type { ServiceResponse } from "@market-service/client";
 import {
   Harness,
   SUBJECT,

@@ -7,8 +7,7 @@
  * This file keeps the default token lifetime (900 s) and challenge lifetime (120 s).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signSigningPayload } from "../../gateway/client/ed25519.js";
-import { signHmacRequest } from "../../gateway/client/hmac.js";
+import { type ServiceResponse, signHmacRequest, signSigningPayload } from "@market-service/client";
 import {
   Harness,
   OPERATOR_SECRET,
@@ -21,7 +20,6 @@ import {
   uid,
   type Principal,
 } from "./support/harness.js";
-import type { ServiceResponse } from "../../gateway/client/index.js";
 
 const SECOND_SECRET = "second-actor-secret-abcdefghijklmnopqrstuvwxyz";
 

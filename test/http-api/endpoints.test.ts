@@ -3,8 +3,8 @@
  * body, against a real service.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { base64UrlDecode } from "../../engine/rules/base64url.js";
-import { generateKeyPair, signSigningPayload } from "../../gateway/client/ed25519.js";
+import { base64UrlDecode } from "@market-service/client/wire";
+import { generateKeyPair, signSigningPayload } from "@market-service/client";
 import {
   BASE64URL,
   Harness,

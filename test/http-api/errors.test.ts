@@ -4,7 +4,7 @@
  * produces it (docs/decisions.md T5), so no request can provoke it and it has no test here.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateKeyPair } from "../../gateway/client/ed25519.js";
+import { generateKeyPair } from "@market-service/client";
 import {
   Harness,
   SUBJECT,

@@ -5,8 +5,7 @@
  * returns the same rejection. (Retries across a restart: restart.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateKeyPair } from "../../gateway/client/ed25519.js";
-import type { ServiceResponse } from "../../gateway/client/index.js";
+import { generateKeyPair, type ServiceResponse } from "@market-service/client";
 import {
   Harness,
   SUBJECT,

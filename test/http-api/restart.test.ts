@@ -5,8 +5,7 @@
  * close) still fire by the clock afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateKeyPair } from "../../gateway/client/ed25519.js";
-import type { Credentials, ServiceResponse } from "../../gateway/client/index.js";
+import { type Credentials, generateKeyPair, type ServiceResponse } from "@market-service/client";
 import {
   Harness,
   SUBJECT,

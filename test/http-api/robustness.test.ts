@@ -16,7 +16,7 @@ import {
   type Principal,
 } from "./support/harness.js";
 import { rawExchange, rawRequest, writeAll, type RawResponse } from "./support/raw.js";
-import { signHmacRequest } from "../../gateway/client/hmac.js";
+import { signHmacRequest } from "@market-service/client";
 import http from "node:http";
 
 let h: Harness;

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Harness, SUBJECT, auctionMechanism, directClaimMechanism, expectError, uid, type Principal } from "./support/harness.js";
 import { expectPlainMessage, TYPIA_SYNTAX } from "./support/plain-message.js";
-import type { Credentials } from "../../gateway/client/index.js";
+import type { Credentials } from "@market-service/client";
 
 let h: Harness;
 let alice: Principal;

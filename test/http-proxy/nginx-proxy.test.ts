@@ -15,7 +15,7 @@ import * as path from "node:path";
 import tls from "node:tls";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MarketClient } from "../../gateway/client/index.js";
+import { MarketClient } from "@market-service/client";
 import { startService, type RunningService } from "../../gateway/service.js";
 import { parseResponses, type RawResponse } from "../http-api/support/raw.js";
 import { freePort } from "../../scripts/free-port.js";

@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { Bench } from "tinybench";
 import { AuthService, loadAuthConfig } from "../../gateway/auth/index.js";
 import { systemClock } from "../../engine/clock.js";
-import { generateKeyPair, signHmacRequest, signSigningPayload } from "../../gateway/client/index.js";
+import { generateKeyPair, signHmacRequest, signSigningPayload } from "@market-service/client";
 import { IdempotencyIndex } from "../../engine/idempotency/index.js";
 import { IdentityStore } from "../../engine/identity/index.js";
 

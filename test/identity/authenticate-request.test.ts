@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AuthenticationRequest, AuthService } from "../../gateway/auth/index.js";
-import { signHmacRequest, signSigningPayload } from "../../gateway/client/index.js";
+import { signHmacRequest, signSigningPayload } from "@market-service/client";
 import { HMAC_SECRET, OPERATOR, T0, authFor, expectOk, openHarness, provisionSelf } from "./helpers.js";
 
 const STATIC_TOKEN = "static-mcp-token-abcdefghijklmnopqrstuvwxyz";

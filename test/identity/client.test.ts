@@ -1,6 +1,6 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { base64UrlDecode, base64UrlEncode, canonicalHmacString, generateKeyPair, publicKeyFromPrivateKey } from "../../gateway/client/index.js";
+import { base64UrlDecode, base64UrlEncode, canonicalHmacString, generateKeyPair, publicKeyFromPrivateKey } from "@market-service/client";
 import { decodeBase64UrlStrict, decodePublicKey } from "../../engine/identity/index.js";
 
 describe("client helpers", () => {

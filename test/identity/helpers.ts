@@ -7,7 +7,7 @@ import { AuthService, loadAuthConfig, type Env } from "../../gateway/auth/index.
 import { ManualClock } from "../../engine/clock.js";
 import { IdempotencyIndex } from "../../engine/idempotency/index.js";
 import { IdentityStore, type IdentityStoreOptions } from "../../engine/identity/index.js";
-import { generateKeyPair, type Ed25519KeyPair } from "../../gateway/client/index.js";
+import { generateKeyPair, type Ed25519KeyPair } from "@market-service/client";
 import type { IdentityReply, Reply } from "../../engine/rules/identity/types.js";
 import type { TemporarilyUnavailable } from "../../engine/identity/unavailable.js";
 import { FileJournal } from "../../engine/journal/file-journal.js";

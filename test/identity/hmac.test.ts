@@ -1,7 +1,7 @@
 import * as crypto from "node:crypto";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { verifyHmacRequest, type HmacRequest } from "../../gateway/auth/index.js";
-import { signHmacRequest } from "../../gateway/client/index.js";
+import { signHmacRequest } from "@market-service/client";
 
 // Spy on the comparison so the tests can see that every verdict goes through timingSafeEqual.
 vi.mock("node:crypto", async (importOriginal) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { generateKeyPair } from "../../gateway/client/index.js";
+import { generateKeyPair } from "@market-service/client";
 import type { ProvisionedIdentity } from "../../engine/identity/index.js";
 import { OPERATOR, T0, expectOk, nextCommandId, openHarness } from "./helpers.js";
 

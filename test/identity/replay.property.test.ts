@@ -1,6 +1,6 @@
 import { fc, test } from "@fast-check/vitest";
 import { expect } from "vitest";
-import { generateKeyPair } from "../../gateway/client/index.js";
+import { generateKeyPair } from "@market-service/client";
 import type { IdentityState, IdentityStore } from "../../engine/identity/index.js";
 import { OPERATOR, openHarness } from "./helpers.js";
 

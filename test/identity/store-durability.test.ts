@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { nodeStorageFs, type StorageFs } from "../../storage/index.js";
-import { generateKeyPair } from "../../gateway/client/index.js";
+import { generateKeyPair } from "@market-service/client";
 import { commandFingerprint } from "../../engine/idempotency/fingerprint.js";
 import { OPERATOR, T0, inThreadJournal, nextCommandId, openHarness, provisionSelf } from "./helpers.js";
 

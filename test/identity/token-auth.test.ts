@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { AUTHENTICATION_FAILED, type AuthenticationChallenge } from "../../gateway/auth/index.js";
 import { ed25519PublicKeyObject } from "../../gateway/auth/key-cache.js";
 import { hashTokenText } from "../../gateway/auth/token-hash.js";
-import { base64UrlDecode, generateKeyPair, signSigningPayload } from "../../gateway/client/index.js";
+import { base64UrlDecode, generateKeyPair, signSigningPayload } from "@market-service/client";
 import { MAX_LIVE_TOKENS_PER_KEY } from "../../engine/identity/index.js";
 import { TOKEN_SWEEP_INTERVAL_MS } from "../../engine/identity/store.js";
 import {

@@ -6,7 +6,7 @@
  * byte for byte the same JSON — and changes nothing; other content is `idempotency_conflict` there.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ServiceResponse } from "../../gateway/client/index.js";
+import type { ServiceResponse } from "@market-service/client";
 import {
   AGENT,
   AGENT_TOKEN,

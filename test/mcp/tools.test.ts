@@ -6,7 +6,7 @@
  * The SDK client validates every structuredContent against the tool's outputSchema (it listed the
  * tools first), so each successful call here is also an output-schema check.
  */
-import { parseReceipt } from "../../engine/audit/heads/receipt.js";
+import { parseReceipt } from "@market-service/client/audit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AGENT,

@@ -8,7 +8,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signHmacRequest } from "../../gateway/client/hmac.js";
+import { signHmacRequest } from "@market-service/client";
 import {
   AGENT,
   AGENT_TOKEN,

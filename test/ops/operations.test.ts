@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MarketClient } from "../../gateway/client/index.js";
+import { MarketClient } from "@market-service/client";
 import { ManualClock } from "../../engine/clock.js";
 import { startService, type RunningService } from "../../gateway/service.js";
 import { CLI_JS, MAIN_JS } from "../process/support.js";

@@ -11,7 +11,7 @@
 import { writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { MarketClient } from "../../gateway/client/index.js";
+import { MarketClient } from "@market-service/client";
 import { decodeLogEntry } from "../../engine/runtime/logged-head.js";
 import { forged, readShard, writeShard } from "../audit/support/forger.js";
 import { withRecomputedRoots } from "../audit/support/heads.js";

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { MarketClient } from "../../gateway/client/index.js";
+import { MarketClient } from "@market-service/client";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 export const MAIN_JS = path.join(REPO_ROOT, "dist/gateway/main.js");

@@ -5,12 +5,11 @@
  */
 import { describe, it } from "vitest";
 import type { Command } from "../../engine/rules/types/command.js";
-import type { MechanismSelectionInput } from "../../engine/rules/types/market.js";
-import type { CommandIdentity } from "../../engine/rules/types/shared.js";
+import type { CommandIdentity, MechanismSelectionInput } from "@market-service/client/wire";
 import type { AnyIdentityCommand } from "../../engine/rules/identity/types.js";
 import { isoFromMs } from "../../engine/rules/time.js";
 import { SYSTEM_IDENTITY } from "../../engine/rules/types/command.js";
-import { generateKeyPair } from "../../gateway/client/ed25519.js";
+import { generateKeyPair } from "@market-service/client";
 import { givenIdentities, givenMarket } from "./decider-specification.js";
 
 const T0 = Date.parse("2026-03-01T12:00:00.000Z");

@@ -17,7 +17,8 @@ import { decodeLoggedCommand } from "../../engine/runtime/logged-command.js";
 import { SegmentLog } from "../../storage/index.js";
 import { FIXTURE_DIR } from "../compat/fixture.js";
 import { canonicalJson } from "../../engine/canonical-hash.js";
-import { COMMAND_TYPES, type Command } from "../../engine/rules/types/command.js";
+import { COMMAND_TYPES } from "@market-service/client/wire";
+import { type Command } from "../../engine/rules/types/command.js";
 import { COMMAND_LAYOUTS } from "../../engine/rules/types/command-layout.js";
 import { commandOf } from "./layout-samples.js";
 

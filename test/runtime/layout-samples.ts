@@ -6,7 +6,8 @@
  * command type can so be built from one sample.
  */
 import { fc } from "@fast-check/vitest";
-import { COMMAND_TYPES, type Command, type CommandType } from "../../engine/rules/types/command.js";
+import { COMMAND_TYPES, type CommandType } from "@market-service/client/wire";
+import { type Command } from "../../engine/rules/types/command.js";
 import { buildCommand, buildIdentity, buildRejection, COMMAND_LAYOUTS, IDENTITY_LAYOUT, REJECTION_LAYOUT } from "../../engine/rules/types/command-layout.js";
 import type { Layout, Member } from "../../engine/rules/types/layout.js";
 import { LOGGED_COMMAND_LAYOUT, loggedCommand, type LoggedCommand } from "../../engine/runtime/logged-command.js";

@@ -14,7 +14,7 @@ import { Packr } from "msgpackr";
 import { describe, expect, it } from "vitest";
 import { shardDirectories } from "../../engine/audit/audit-replay.js";
 import { ManualClock } from "../../engine/clock.js";
-import { COMMAND_TYPES } from "../../engine/rules/types/command.js";
+import { COMMAND_TYPES } from "@market-service/client/wire";
 import { COMMAND_LAYOUTS } from "../../engine/rules/types/command-layout.js";
 import { presenceVariants } from "../../engine/rules/types/layout.js";
 import { readLoggedCommand } from "../../engine/runtime/logged-frame-reader.js";

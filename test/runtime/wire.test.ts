@@ -12,7 +12,8 @@ import type { ShardRequest, ShardResponse } from "../../engine/runtime/shard-pro
 import { CHANNEL_STRUCTURES, packRequests, packResponses, unpackRequests, unpackResponses } from "../../engine/runtime/wire.js";
 import { envelope, type Envelope } from "../../engine/runtime/worker-messages.js";
 import { fc } from "@fast-check/vitest";
-import { COMMAND_TYPES, type Command } from "../../engine/rules/types/command.js";
+import { COMMAND_TYPES } from "@market-service/client/wire";
+import { type Command } from "../../engine/rules/types/command.js";
 import { COMMAND_LAYOUTS } from "../../engine/rules/types/command-layout.js";
 import { commandRequest, marketRead, outcomeRead, recordRead, replyAtRead } from "../../engine/runtime/shard-protocol.js";
 import { materialize, optionalPaths, sampleOf, subsets } from "./layout-samples.js";

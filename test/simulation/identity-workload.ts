@@ -7,7 +7,7 @@
  * identity state with the stream's fold.
  */
 import type { IdentityRequest } from "../../engine/identity/store.js";
-import { AUTHORITY_SCOPES, type AuthorityScope } from "../../engine/rules/types/shared.js";
+import { AUTHORITY_SCOPES, type AuthorityScope } from "@market-service/client/wire";
 import type { ShardReply } from "../../engine/runtime/shard-protocol.js";
 import type { Clients, Intent } from "./client.js";
 import { publicKeyFor } from "./identity-commands.js";

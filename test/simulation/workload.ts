@@ -5,9 +5,7 @@
  * commandId at other nodes (after an answer, or two at once), or reuse a commandId for other content.
  * Identity commands (identity-workload.ts) go the same way.
  */
-import type { Commitment } from "../../engine/rules/types/commitment.js";
-import type { MarketActionResult } from "../../engine/rules/types/results.js";
-import type { MechanismSelectionInput } from "../../engine/rules/types/market.js";
+import type { Commitment, MarketActionResult, MechanismSelectionInput } from "@market-service/client/wire";
 import { jsonText, type ShardReply } from "../../engine/runtime/shard-protocol.js";
 import { buildMarketCommand, type MarketOperation } from "../../gateway/market-api.js";
 import type { Clients, Intent } from "./client.js";

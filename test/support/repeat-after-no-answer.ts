@@ -11,7 +11,8 @@
  * TypeScript through tsx. The client then sees "connection closed by the other side", as a real
  * client would, and a real client sends the request again.
  */
-import { DEFAULT_RETRY, backoffMs } from "../../gateway/client/retry-policy.js";
+import { DEFAULT_RETRY } from "@market-service/client";
+import { backoffMs } from "../../packages/client/src/retry-policy.js";
 
 /** Attempts in all, the first included. */
 const ATTEMPTS = 3;

@@ -11,7 +11,7 @@
  */
 import { CompactRange } from "../merkle/compact-range.js";
 import { NODE_TREE_HASHING } from "../node-tree-hashing.js";
-import { headMessage, type SignedHead, type UnsignedHead } from "./signed-head.js";
+import { headMessage, type SignedHead, type UnsignedHead } from "@market-service/client/audit";
 import { encodeLoggedHead } from "../../runtime/logged-head.js";
 
 /** Signs head messages with the service's audit key (the key itself never reaches this code's callers). */

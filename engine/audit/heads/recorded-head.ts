@@ -5,8 +5,7 @@
  * (ShardCore); an audit reports it (HeadAudit: `verify`, and with `--public-key` the signature too).
  * A head is "verified" once it passes.
  */
-import { sameHash } from "../merkle/tree-hash.js";
-import type { SignedHead } from "./signed-head.js";
+import { sameHash, type SignedHead } from "@market-service/client/audit";
 import type { HeadKeys } from "../signing/head-keys.js";
 
 /** A tree over a log's entries as read so far: its size and root. */

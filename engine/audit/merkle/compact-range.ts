@@ -4,7 +4,7 @@
  * compute the tree's root in O(log n) hashes and memory — what a log's writer keeps to sign a head per
  * batch without holding every leaf hash (proofs are built by whoever reads the log: merkle-log.ts).
  */
-import { HASH_BYTES, TREE_HASHING, emptyTreeHash, type TreeHashing } from "./tree-hash.js";
+import { HASH_BYTES, TREE_HASHING, emptyTreeHash, type TreeHashing } from "@market-service/client/audit";
 
 
 export class CompactRange {

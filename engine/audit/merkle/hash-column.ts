@@ -6,7 +6,7 @@
  * first chunk starts small and doubles up to the chunk size, so the many short columns of a small
  * tree (and of the many small trees of a service with many logs) stay small.
  */
-import { HASH_BYTES } from "./tree-hash.js";
+import { HASH_BYTES } from "@market-service/client/audit";
 
 /** Hashes per full chunk (a power of two, so a chunk is a whole number of MiB). */
 const CHUNK_HASHES = 32_768;

@@ -3,9 +3,9 @@
  * verification and their JSON encoding. Pure JavaScript throughout (no Node API), so the client SDK
  * can verify proofs in a browser with these same files. The format is in docs/proofs.md.
  */
-export { HASH_BYTES, emptyTreeHash, isHash, leafHash, nodeHash, sameHash } from "./tree-hash.js";
+export { HASH_BYTES, emptyTreeHash, isHash, leafHash, nodeHash, sameHash } from "@market-service/client/audit";
 export { MerkleLog } from "./merkle-log.js";
-export { checkConsistency, checkInclusion, rootFromInclusionProof, verifyConsistency, verifyInclusion, type ProofCheck } from "./proof-verify.js";
+export { checkConsistency, checkInclusion, rootFromInclusionProof, verifyConsistency, verifyInclusion, type ProofCheck } from "@market-service/client/audit";
 export {
   ProofFormatError,
   decodeConsistencyProof,
@@ -18,4 +18,4 @@ export {
   type ConsistencyProofJson,
   type InclusionProof,
   type InclusionProofJson,
-} from "./proof-format.js";
+} from "@market-service/client/audit";

@@ -13,8 +13,7 @@
  * Pure JavaScript (no Node API): it runs wherever the verifier does.
  */
 import { HashColumn } from "./hash-column.js";
-import { consistencyNodes, inclusionNodes, type PathNode } from "./proof-shape.js";
-import { HASH_BYTES, TREE_HASHING, emptyTreeHash, type TreeHashing } from "./tree-hash.js";
+import { consistencyNodes, emptyTreeHash, HASH_BYTES, inclusionNodes, type PathNode, TREE_HASHING, type TreeHashing } from "@market-service/client/audit";
 
 export class MerkleLog {
   /** levels[k] holds floor(size / 2^k) hashes: the whole blocks of 2^k leaves. */

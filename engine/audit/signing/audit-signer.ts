@@ -10,7 +10,7 @@
  */
 import { createPublicKey, sign, type KeyObject } from "node:crypto";
 import { inspect } from "node:util";
-import { ED25519_PUBLIC_KEY_BYTES, keyIdOf } from "./key-id.js";
+import { ED25519_PUBLIC_KEY_BYTES, keyIdOf } from "@market-service/client/audit";
 
 export interface AuditSigner {
   /** keyIdOf(publicKey). */

@@ -5,14 +5,12 @@
  * built once: a pure-JavaScript Ed25519 verification costs about ten times as much, and a restart
  * checks every head recovery reads.
  *
- * The browser's check of a receipt (engine/audit/heads/proof-file.ts) uses signed-head.ts's pure
+ * The browser's check of a receipt (packages/client/src/audit/proof-file.ts) uses signed-head.ts's pure
  * `verifyHead`; both check the same bytes (`headMessage`).
  */
 import { createPublicKey, verify, type KeyObject } from "node:crypto";
-import { headMessage, type SignedHead } from "../heads/signed-head.js";
-import { base64UrlDecode, base64UrlEncode } from "../../rules/base64url.js";
-import { ED25519_PUBLIC_KEY_BYTES, keyIdOf } from "./key-id.js";
-import type { KeyHistory } from "./key-history.js";
+import { ED25519_PUBLIC_KEY_BYTES, headMessage, type KeyHistory, keyIdOf, type SignedHead } from "@market-service/client/audit";
+import { base64UrlDecode, base64UrlEncode } from "@market-service/client/wire";
 
 /** A public key as it travels to a worker thread (plain data). */
 export interface PublicKeyEntry {

@@ -1,5 +1,5 @@
 /** Decision 3: which principals must confirm a commitment, by direct-claim confirmation mode. */
-import type { ConfirmationMode } from "../types/market.js";
+import type { ConfirmationMode } from "@market-service/client/wire";
 
 /**
  * The one empty principal list, shared by every commitment that has none: lists are never edited

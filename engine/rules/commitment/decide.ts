@@ -4,16 +4,8 @@ import { eventEmitter } from "../emit.js";
 import { isoFromMs, msOfNormalized } from "../time.js";
 import { assert, assertNever } from "../assert.js";
 import { findCommitment, type MarketAggregate } from "../state.js";
-import {
-  SYSTEM_IDENTITY,
-  type CommitmentCommand,
-  type ConfirmCommitmentCommand,
-  type DeclineCommitmentCommand,
-  type ExpireCommitmentCommand,
-} from "../types/command.js";
-import type { Commitment } from "../types/commitment.js";
-import type { CommitmentStateChangedEventData } from "../types/event.js";
-import { DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET } from "../types/market.js";
+import { SYSTEM_IDENTITY, type CommitmentCommand, type ConfirmCommitmentCommand, type DeclineCommitmentCommand, type ExpireCommitmentCommand } from "../types/command.js";
+import { type Commitment, type CommitmentStateChangedEventData, DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET } from "@market-service/client/wire";
 import { emitWinnerReleased } from "../sealed-auction/decide.js";
 import { NO_PRINCIPALS } from "./confirmations.js";
 

@@ -9,8 +9,7 @@ import { evolveClaimCommitmentCreated, evolveClaimReleased } from "../direct-cla
 import { evolveWinnerReleased } from "../sealed-auction/evolve.js";
 import { commitmentIndexOf, principalIndexOf, type MarketAggregate } from "../state.js";
 import { msOfNormalized } from "../time.js";
-import type { CommitmentEvent } from "../types/event.js";
-import { DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET } from "../types/market.js";
+import { type CommitmentEvent, DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET } from "@market-service/client/wire";
 
 function createCommitment(agg: MarketAggregate, event: CommitmentEvent): void {
   const market = agg.market;

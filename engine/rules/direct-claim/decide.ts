@@ -2,11 +2,10 @@
 import { accept, reject, type Decision, type DomainEvent } from "../decision.js";
 import { eventEmitter } from "../emit.js";
 import { NO_PRINCIPALS, requiredConfirmations } from "../commitment/confirmations.js";
-import { generatedIdOf } from "../ids.js";
+import { DIRECT_CLAIM_PRESET, type DirectClaimState, generatedIdOf } from "@market-service/client/wire";
 import { addSeconds, isoFromMs } from "../time.js";
 import { hasPrincipal, type MarketAggregate } from "../state.js";
 import type { DirectClaimCommand } from "../types/command.js";
-import { DIRECT_CLAIM_PRESET, type DirectClaimState } from "../types/market.js";
 import { assert } from "../assert.js";
 
 export function decideDirectClaim(agg: MarketAggregate | undefined, command: DirectClaimCommand): Decision {

@@ -1,8 +1,7 @@
 /** Folding direct-claim allocation: the market closes at capacity and reopens when capacity returns. */
 import { assert } from "../assert.js";
 import { principalIndexOf, type MarketAggregate } from "../state.js";
-import type { DirectClaimAcceptedEvent } from "../types/event.js";
-import { DIRECT_CLAIM_PRESET, type DirectClaimState } from "../types/market.js";
+import { DIRECT_CLAIM_PRESET, type DirectClaimAcceptedEvent, type DirectClaimState } from "@market-service/client/wire";
 
 function directClaimConfig(agg: MarketAggregate) {
   assert(agg.market.mechanism.presetId === DIRECT_CLAIM_PRESET, "direct-claim event in a direct-claim market");

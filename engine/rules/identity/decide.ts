@@ -9,20 +9,10 @@
  * time-dependent validity (400).
  */
 import { assertNever } from "../assert.js";
-import type { Rejection } from "../types/errors.js";
+import type { ProvisionedIdentity, Rejection } from "@market-service/client/wire";
 import { isoFromMs, parseDateTimeMs } from "../time.js";
 import { actorView, delegationView, keyView, principalView, type IdentityState } from "./state.js";
-import type {
-  AnyIdentityCommand,
-  CommandMeta,
-  Decision,
-  IdentityEvent,
-  IssueDelegationArgs,
-  ProvisionArgs,
-  ProvisionedIdentity,
-  RevokeDelegationArgs,
-  TokenIssueCommand,
-} from "./types.js";
+import type { AnyIdentityCommand, CommandMeta, Decision, IdentityEvent, IssueDelegationArgs, ProvisionArgs, RevokeDelegationArgs, TokenIssueCommand } from "./types.js";
 
 function reject(code: Rejection["code"], message: string): Decision {
   return { accepted: false, rejection: { code, message } };

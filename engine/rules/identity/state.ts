@@ -5,18 +5,8 @@
  * check.
  */
 import { isoFromMs } from "../time.js";
-import type {
-  Actor,
-  ActorKey,
-  ActorRecord,
-  Delegation,
-  DelegationRecord,
-  KeyRecord,
-  Principal,
-  PrincipalRecord,
-  TokenEntry,
-  TokenRecord,
-} from "./types.js";
+import type { Actor, ActorKey, Delegation, Principal } from "@market-service/client/wire";
+import type { ActorRecord, DelegationRecord, KeyRecord, PrincipalRecord, TokenEntry, TokenRecord } from "./types.js";
 
 /**
  * Live tokens kept per key. Issuing one more revokes the oldest (documented in docs/auth.md): a

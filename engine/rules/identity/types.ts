@@ -1,56 +1,12 @@
 /**
- * Identity resources (spec §2.2), the records the store keeps, and the commands, events and
+ * The records the identity store keeps (the resources clients see, spec §2.2, are
+ * @market-service/client's wire declarations: packages/client/src/wire/identity.ts), and the commands, events and
  * decisions of the identity decider.
  *
  * Records keep times as epoch milliseconds (authentication and authority checks compare numbers on
  * the hot path); resources are rendered with ISO strings only when a reply is built.
  */
-import type { ErrorCode, Rejection } from "../types/errors.js";
-import type { AuthorityScope } from "../types/shared.js";
-
-// ---------------------------------------------------------------------------------------------
-// Resources as clients see them (spec §2.2).
-// ---------------------------------------------------------------------------------------------
-
-export interface Principal {
-  id: string;
-  createdAt: string;
-  disabledAt?: string;
-}
-
-export interface Actor {
-  id: string;
-  createdAt: string;
-  disabledAt?: string;
-}
-
-export interface ActorKey {
-  id: string;
-  actorId: string;
-  algorithm: "Ed25519";
-  /** Unpadded base64url of the 32-byte public key. */
-  publicKey: string;
-  createdAt: string;
-  revokedAt?: string;
-}
-
-export interface Delegation {
-  id: string;
-  principalId: string;
-  /** The delegate. */
-  actorId: string;
-  scopes: AuthorityScope[];
-  validFrom: string;
-  validUntil?: string;
-  revokedAt?: string;
-}
-
-/** 201 body of POST /v1/admin/identities. */
-export interface ProvisionedIdentity {
-  principal: Principal;
-  actor: Actor;
-  key: ActorKey;
-}
+import type { Actor, ActorKey, AuthorityScope, Delegation, ErrorCode, Principal, ProvisionedIdentity, Rejection } from "@market-service/client/wire";
 
 // ---------------------------------------------------------------------------------------------
 // Replies.

@@ -4,7 +4,7 @@ import { eventEmitter } from "../emit.js";
 import { parseDateTimeMs, isoFromMs } from "../time.js";
 import type { MarketAggregate } from "../state.js";
 import type { CreateDraftCommand, PublishCommand } from "../types/command.js";
-import { SEALED_AUCTION_PRESET } from "../types/market.js";
+import { SEALED_AUCTION_PRESET } from "@market-service/client/wire";
 import { normalizeMechanism } from "./mechanism-config.js";
 
 export function decideCreateDraft(agg: MarketAggregate | undefined, command: CreateDraftCommand): Decision {

@@ -2,7 +2,7 @@
 import { assert } from "../assert.js";
 import { newAggregate, type MarketAggregate } from "../state.js";
 import type { MarketStorage } from "../store.js";
-import type { DraftCreatedEvent, PublishedEvent } from "../types/event.js";
+import type { DraftCreatedEvent, PublishedEvent } from "@market-service/client/wire";
 
 export function evolveDraftCreated(agg: MarketAggregate | undefined, event: DraftCreatedEvent, storage: MarketStorage): MarketAggregate {
   assert(agg === undefined, "a market is created once");

@@ -18,7 +18,7 @@ import {
   type MechanismSelectionInput,
   type MechanismState,
   type SealedAuctionConfig,
-} from "../types/market.js";
+} from "@market-service/client/wire";
 
 export interface NormalizedMechanism {
   accepted: true;

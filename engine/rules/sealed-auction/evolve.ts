@@ -3,8 +3,7 @@ import { assert } from "../assert.js";
 import type { BidSubmittedDomainEvent } from "../decision.js";
 import { msOfNormalized } from "../time.js";
 import { principalIndexOf, type MarketAggregate } from "../state.js";
-import type { AuctionResolvedEvent } from "../types/event.js";
-import { SEALED_AUCTION_PRESET, type SealedAuctionState } from "../types/market.js";
+import { type AuctionResolvedEvent, SEALED_AUCTION_PRESET, type SealedAuctionState } from "@market-service/client/wire";
 
 function auctionState(agg: MarketAggregate): SealedAuctionState {
   assert(agg.market.mechanism.presetId === SEALED_AUCTION_PRESET, "auction event in an auction market");

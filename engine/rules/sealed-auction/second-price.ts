@@ -5,8 +5,7 @@
  */
 import { assert } from "../assert.js";
 import type { SealedBid } from "../state.js";
-import type { SealedAuctionResolution } from "../types/auction.js";
-import type { SealedAuctionConfig } from "../types/market.js";
+import type { SealedAuctionConfig, SealedAuctionResolution } from "@market-service/client/wire";
 
 function ranksBefore(a: SealedBid, b: SealedBid): boolean {
   return a.amountMinor > b.amountMinor || (a.amountMinor === b.amountMinor && a.ordinal < b.ordinal);

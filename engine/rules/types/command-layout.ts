@@ -14,9 +14,8 @@
  * structures (engine/runtime/wire.ts), and the idempotency fingerprint's field order
  * (gateway/market-api.ts). Decision I27.
  */
-import { COMMAND_TYPES, type Command, type CommandType } from "./command.js";
-import type { Rejection } from "./errors.js";
-import type { CommandIdentity } from "./shared.js";
+import { COMMAND_TYPES, type CommandIdentity, type CommandType, type Rejection } from "@market-service/client/wire";
+import { type Command } from "./command.js";
 import {
   compileBuilder,
   constant,

@@ -1,91 +1,16 @@
 /**
- * Commands (spec §2.10 `type`) as the engine receives them, and the HTTP bodies they are made from.
+ * Commands (spec §2.10 `type`) as the engine receives them, made from the HTTP bodies of
+ * @market-service/client's wire declarations (packages/client/src/wire/command.ts).
  *
  * The gateway validates a body against one of the `*Body` types, authenticates the actor, checks
  * delegated authority, and the shard stamps the server time; the engine then decides. The engine never
  * reads a clock: `occurredAtMs` is the only time it knows.
  */
-import type { MechanismSelectionInput } from "./market.js";
-import type { Rejection } from "./errors.js";
-import type {
-  AuthorityRef,
-  CommandId,
-  CommandIdentity,
-  Currency,
-  GeneratedId,
-  MarketId,
-  PositiveAmountMinor,
-  PositiveSafeUint64,
-  PrincipalId,
-  SafeUint64,
-  Subject,
-} from "./shared.js";
-
-// ---------------------------------------------------------------------------------------------
-// HTTP bodies (spec §4.2). Strict: unknown members are rejected by the gateway.
-// ---------------------------------------------------------------------------------------------
-
-interface ActingBody {
-  /** Actor-scoped idempotency key. */
-  commandId: CommandId;
-  /** Principal the authenticated actor represents. */
-  principalId: PrincipalId;
-  /** Delegation id; required when the actor acts for another principal. */
-  authorityRef?: AuthorityRef;
-}
-
-/** POST /v1/markets */
-export interface CreateMarketBody extends ActingBody {
-  marketId: MarketId;
-  subject: Subject;
-  mechanism: MechanismSelectionInput;
-}
-
-/** POST /v1/markets/{marketId}/publish */
-export interface PublishMarketBody extends ActingBody {
-  /** The current draft version. */
-  expectedVersion: PositiveSafeUint64;
-}
-
-/** POST /v1/markets/{marketId}/direct-claims */
-export interface DirectClaimBody extends ActingBody {
-  /** Omit or 0 for server arrival order; otherwise must equal the current market version. */
-  expectedVersion?: SafeUint64;
-}
-
-/** POST /v1/markets/{marketId}/sealed-bids */
-export interface SealedBidBody extends ActingBody {
-  amountMinor: PositiveAmountMinor;
-  currency: Currency;
-}
-
-/** POST /v1/commitments/{commitmentId}/confirm and /decline */
-export interface CommitmentActionBody extends ActingBody {}
+import type { CommandId, CommandIdentity, CommandType, Currency, GeneratedId, MarketId, MechanismSelectionInput, Rejection, Subject } from "@market-service/client/wire";
 
 // ---------------------------------------------------------------------------------------------
 // Engine commands.
 // ---------------------------------------------------------------------------------------------
-
-export type CommandType =
-  | "market.create_draft"
-  | "market.publish"
-  | "direct_claim.submit"
-  | "sealed_auction.submit_bid"
-  | "sealed_auction.resolve"
-  | "commitment.confirm"
-  | "commitment.decline"
-  | "commitment.expire";
-
-export const COMMAND_TYPES: readonly CommandType[] = [
-  "market.create_draft",
-  "market.publish",
-  "direct_claim.submit",
-  "sealed_auction.submit_bid",
-  "sealed_auction.resolve",
-  "commitment.confirm",
-  "commitment.decline",
-  "commitment.expire",
-];
 
 interface CommandHeader<Type extends CommandType> {
   type: Type;

@@ -1,14 +1,5 @@
-export type * from "./auction.js";
+// The engine's commands, and the wire shapes they are made of (declared in @market-service/client).
+export type * from "@market-service/client/wire";
 export type * from "./command.js";
-export type * from "./commitment.js";
-export type * from "./errors.js";
-export type * from "./event.js";
-export type * from "./market.js";
-export type * from "./record.js";
-export type * from "./results.js";
-export type * from "./shared.js";
-export { COMMAND_TYPES, SYSTEM_IDENTITY } from "./command.js";
-export { ERROR_CODES } from "./errors.js";
-export { EVENT_TYPES } from "./event.js";
-export { DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET } from "./market.js";
-export { AUTHORITY_SCOPES, MAX_IDENTIFIER_LENGTH, MAX_SAFE_INTEGER, MAX_SHORT_STRING_LENGTH } from "./shared.js";
+export { COMMAND_TYPES, ERROR_CODES, EVENT_TYPES, DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET, AUTHORITY_SCOPES, MAX_IDENTIFIER_LENGTH, MAX_SAFE_INTEGER, MAX_SHORT_STRING_LENGTH } from "@market-service/client/wire";
+export { SYSTEM_IDENTITY } from "./command.js";

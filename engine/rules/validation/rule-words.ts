@@ -11,7 +11,7 @@
  * (test/http-api/validation-messages.test.ts) checks that every name the generated validators can
  * report is described there.
  */
-import { AUTHORITY_SCOPES } from "../types/shared.js";
+import { AUTHORITY_SCOPES } from "@market-service/client/wire";
 
 type Literal = string | number | boolean;
 

@@ -1,11 +1,9 @@
 /**
- * `GET /v1/markets/{marketId}` for the page, through the SDK's MarketClient (market-service/client):
+ * `GET /v1/markets/{marketId}` for the page, through the SDK's MarketClient (@market-service/client):
  * the market snapshot, or the service's refusal (its error code and message). The token is the
  * client's bearer credential: sent as the Authorization header only.
  */
-import { MarketClient } from "../../client/market-client.js";
-import { MarketServiceError } from "../../client/service-error.js";
-import { ServiceUnreachableError } from "../../client/unreachable.js";
+import { MarketClient, MarketServiceError, ServiceUnreachableError } from "@market-service/client";
 
 export type MarketRead = { ok: true; body: unknown } | { ok: false; code: string; message: string };
 

@@ -1,6 +1,6 @@
 /**
  * The page's one reader of a market's event stream: the SDK's `MarketClient.subscribe`
- * (market-service/client, docs/client.md; `GET /v1/markets/{id}/events`, Server-Sent Events,
+ * (@market-service/client, docs/client.md; `GET /v1/markets/{id}/events`, Server-Sent Events,
  * docs/events.md), which
  * resumes after the last sequence it delivered whenever the stream ends, overflows or the
  * connection drops. This module adds what the page shows of the connection: live once the service
@@ -10,8 +10,7 @@
  * The token travels in the Authorization header only (the SDK reads the stream with fetch, not
  * EventSource, which cannot send headers).
  */
-import { MarketClient } from "../../client/market-client.js";
-import { MarketEventsError } from "../../client/market-events.js";
+import { MarketClient, MarketEventsError } from "@market-service/client";
 import { type MarketEvent, parseMarketEvent } from "./market-view.js";
 
 export type ConnectionStatus =

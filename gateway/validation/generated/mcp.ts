@@ -4,10 +4,7 @@ import * as __typia_transform__createStandardSchema from "typia/lib/internal/_cr
 import * as __typia_transform__isTypeUint64 from "typia/lib/internal/_isTypeUint64";
 import * as __typia_transform__isTypeInt64 from "typia/lib/internal/_isTypeInt64";
 import type { ConfirmCommitmentInput, CreateMarketInput, DeclineCommitmentInput, GetMarketInput, GetMarketRecordInput, GetMyMarketOutcomeInput, PublishMarketInput, SubmitDirectClaimInput, SubmitSealedBidInput, } from "../../mcp/tool-inputs.js";
-import type { Market } from "../../../engine/rules/types/market.js";
-import type { MarketRecord } from "../../../engine/rules/types/record.js";
-import type { MarketActionResult, MarketResult } from "../../../engine/rules/types/results.js";
-import type { MarketOutcome } from "../../mcp/tool-outputs.js";
+import type { Market, MarketActionResult, MarketOutcome, MarketRecord, MarketResult } from "@market-service/client/wire";
 export const validateCreateMarketInput = (() => { const _io0 = (input: any, _exceptionable: boolean = true): boolean => "string" === typeof input.marketId && (1 <= input.marketId.length && input.marketId.length <= 128 && RegExp("^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$").test(input.marketId)) && ("object" === typeof input.subject && null !== input.subject && _io1(input.subject, true && _exceptionable)) && ("object" === typeof input.mechanism && null !== input.mechanism && _io3(input.mechanism, true && _exceptionable)) && ("string" === typeof input.commandId && (1 <= input.commandId.length && input.commandId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.commandId))) && ("string" === typeof input.principalId && (1 <= input.principalId.length && input.principalId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.principalId))) && (undefined === input.authorityRef || "string" === typeof input.authorityRef && (1 <= input.authorityRef.length && input.authorityRef.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.authorityRef))) && (5 === Object.keys(input).length || Object.keys(input).every((key: any) => {
     if (["marketId", "subject", "mechanism", "commandId", "principalId", "authorityRef"].some((prop: any) => key === prop))
         return true;

@@ -1,15 +1,4 @@
-import type { CommitmentActionBody, CreateMarketBody, DirectClaimBody, PublishMarketBody, SealedBidBody, } from "../../../engine/rules/types/command.js";
-import type { ErrorBody } from "../../../engine/rules/types/errors.js";
-import type { Market } from "../../../engine/rules/types/market.js";
-import type { MarketRecord } from "../../../engine/rules/types/record.js";
-import type { MarketActionResult, MarketResult } from "../../../engine/rules/types/results.js";
-import type { AuthenticationChallenge, AuthenticationTokenGrant } from "../../auth/types.js";
-import type { CreateChallengeBody, IssueDelegationBody, IssueTokenBody, ProvisionIdentityBody, RevokeDelegationBody } from "../../../engine/identity/bodies.js";
-import type { Delegation, ProvisionedIdentity } from "../../../engine/rules/identity/types.js";
-import type { MarketOutcome } from "../../mcp/tool-outputs.js";
-import type { HealthStatus } from "../../openapi/health-status.js";
-import type { AuditKeyList } from "../../routes/audit-routes.js";
-import type { LogConsistencyProof, LogHead, LogInclusionProof } from "../../routes/audit-log-routes.js";
+import type { AuditKeyList, AuthenticationChallenge, AuthenticationTokenGrant, CommitmentActionBody, CreateChallengeBody, CreateMarketBody, Delegation, DirectClaimBody, ErrorBody, HealthStatus, IssueDelegationBody, IssueTokenBody, LogConsistencyProof, LogHead, LogInclusionProof, Market, MarketActionResult, MarketOutcome, MarketRecord, MarketResult, ProvisionedIdentity, ProvisionIdentityBody, PublishMarketBody, RevokeDelegationBody, SealedBidBody } from "@market-service/client/wire";
 export const openApiComponents = {
     version: "3.1",
     components: {

@@ -15,10 +15,7 @@ import type {
   SubmitDirectClaimInput,
   SubmitSealedBidInput,
 } from "../../mcp/tool-inputs.js";
-import type { Market } from "../../../engine/rules/types/market.js";
-import type { MarketRecord } from "../../../engine/rules/types/record.js";
-import type { MarketActionResult, MarketResult } from "../../../engine/rules/types/results.js";
-import type { MarketOutcome } from "../../mcp/tool-outputs.js";
+import type { Market, MarketActionResult, MarketOutcome, MarketRecord, MarketResult } from "@market-service/client/wire";
 
 export const validateCreateMarketInput = typia.createValidateEquals<CreateMarketInput>();
 export const validatePublishMarketInput = typia.createValidateEquals<PublishMarketInput>();

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { CompactRange } from "../../../engine/audit/merkle/compact-range.js";
 import { MerkleLog } from "../../../engine/audit/merkle/merkle-log.js";
-import { leafHash, sameHash } from "../../../engine/audit/merkle/tree-hash.js";
+import { leafHash, sameHash } from "@market-service/client/audit";
 
 const leaf = (i: number): Uint8Array => leafHash(new TextEncoder().encode(`entry ${i}`));
 

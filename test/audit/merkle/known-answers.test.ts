@@ -10,9 +10,7 @@ import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { MerkleLog } from "../../../engine/audit/merkle/merkle-log.js";
-import { decodeConsistencyProof, decodeInclusionProof, encodeConsistencyProof, encodeInclusionProof } from "../../../engine/audit/merkle/proof-format.js";
-import { checkConsistency, checkInclusion, rootFromInclusionProof } from "../../../engine/audit/merkle/proof-verify.js";
-import { emptyTreeHash, leafHash, nodeHash } from "../../../engine/audit/merkle/tree-hash.js";
+import { checkConsistency, checkInclusion, decodeConsistencyProof, decodeInclusionProof, emptyTreeHash, encodeConsistencyProof, encodeInclusionProof, leafHash, nodeHash, rootFromInclusionProof } from "@market-service/client/audit";
 import { CT_CONSISTENCY_PROOFS, CT_INCLUSION_PROOFS, CT_LEAF_INPUTS, CT_NODE_HASHES, CT_ROOTS } from "./ct-vectors.js";
 
 const fromHex = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, "hex"));

@@ -2,7 +2,7 @@
 import { describe, expect } from "vitest";
 import { fc, it } from "@fast-check/vitest";
 import { NODE_TREE_HASHING } from "../../../engine/audit/node-tree-hashing.js";
-import { TREE_HASHING, sameHash } from "../../../engine/audit/merkle/tree-hash.js";
+import { TREE_HASHING, sameHash } from "@market-service/client/audit";
 import { CompactRange } from "../../../engine/audit/merkle/compact-range.js";
 
 describe("node:crypto tree hashing", () => {

@@ -5,16 +5,7 @@
 import { fc, test as fcTest } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { MerkleLog } from "../../../engine/audit/merkle/merkle-log.js";
-import {
-  ProofFormatError,
-  decodeConsistencyProof,
-  decodeInclusionProof,
-  encodeConsistencyProof,
-  encodeInclusionProof,
-  hashFromHex,
-  hashToHex,
-} from "../../../engine/audit/merkle/proof-format.js";
-import { verifyConsistency, verifyInclusion } from "../../../engine/audit/merkle/proof-verify.js";
+import { decodeConsistencyProof, decodeInclusionProof, encodeConsistencyProof, encodeInclusionProof, hashFromHex, hashToHex, ProofFormatError, verifyConsistency, verifyInclusion } from "@market-service/client/audit";
 import { sampleLeafHashes } from "./rfc-reference.js";
 
 const LEAVES = sampleLeafHashes(300, "format-");

@@ -7,8 +7,7 @@
 import { fc, test as fcTest } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { MerkleLog } from "../../../engine/audit/merkle/merkle-log.js";
-import { consistencyNodes, inclusionNodes } from "../../../engine/audit/merkle/proof-shape.js";
-import { checkConsistency, checkInclusion, rootFromInclusionProof, verifyConsistency, verifyInclusion } from "../../../engine/audit/merkle/proof-verify.js";
+import { checkConsistency, checkInclusion, consistencyNodes, inclusionNodes, rootFromInclusionProof, verifyConsistency, verifyInclusion } from "@market-service/client/audit";
 import { refPathDirections, refRootFromPath, refRootsFromProof, refVerifyConsistency, refVerifyInclusion, sampleLeafHashes } from "./rfc-reference.js";
 
 const LEAVES = sampleLeafHashes(64, "tamper-");

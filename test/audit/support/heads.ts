@@ -11,9 +11,8 @@ import * as path from "node:path";
 import { Packr } from "msgpackr";
 import { decodeLogEntry, encodeLoggedHead } from "../../../engine/runtime/logged-head.js";
 import { CompactRange } from "../../../engine/audit/merkle/compact-range.js";
-import { leafHash } from "../../../engine/audit/merkle/tree-hash.js";
+import { keyIdOf, leafHash } from "@market-service/client/audit";
 import type { HeadSigner } from "../../../engine/audit/heads/log-heads.js";
-import { keyIdOf } from "../../../engine/audit/signing/key-id.js";
 import type { PublicKeyEntry } from "../../../engine/audit/signing/head-keys.js";
 import { SegmentLog } from "../../../storage/index.js";
 

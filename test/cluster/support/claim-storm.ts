@@ -9,7 +9,7 @@
  * And the checks every storm ends with: what was acknowledged is in the market's record, capacity
  * is not exceeded, nobody holds two commitments, and a retry gets the original reply.
  */
-import { MarketClient } from "../../../gateway/client/index.js";
+import { MarketClient } from "@market-service/client";
 import { OPERATOR, eventually } from "../../process/support.js";
 import { claimBody, request, requestOnce, type ClusterPrincipal } from "./cluster-clients.js";
 import type { ServiceCluster } from "./service-cluster.js";

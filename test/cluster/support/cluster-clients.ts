@@ -2,8 +2,8 @@
  * Clients for a ServiceCluster: principals provisioned once (identities are cluster-wide) with a
  * bearer token usable on every node, and the market requests the cluster tests make.
  */
-import { MarketClient, ServiceUnreachableError, type ServiceResponse } from "../../../gateway/client/index.js";
-import { DEFAULT_RETRY, backoffMs, isRetryableStatus, retryAfterMs } from "../../../gateway/client/retry-policy.js";
+import { DEFAULT_RETRY, MarketClient, type ServiceResponse, ServiceUnreachableError } from "@market-service/client";
+import { backoffMs, isRetryableStatus, retryAfterMs } from "../../../packages/client/src/retry-policy.js";
 import { OPERATOR } from "../../process/support.js";
 import type { ServiceCluster } from "./service-cluster.js";
 

@@ -3,8 +3,9 @@
  * frame parsed (with the client's own parser), the raw text (for what must never appear in it), and
  * waits on real frames with a bounded timeout.
  */
-import { SseParser, type ServerSentEvent } from "../../../gateway/client/sse-parser.js";
-import { authorizationHeaders, type Credentials } from "../../../gateway/client/credentials.js";
+import type { Credentials } from "@market-service/client";
+import { authorizationHeaders } from "../../../packages/client/src/credentials.js";
+import { SseParser, type ServerSentEvent } from "../../../packages/client/src/sse-parser.js";
 
 export interface OpenOptions {
   after?: number | string;

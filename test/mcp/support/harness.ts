@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { expect } from "vitest";
-import { MarketClient, type Credentials, type IdentityFile, type ServiceResponse } from "../../../gateway/client/index.js";
+import { MarketClient, type Credentials, type IdentityFile, type ServiceResponse } from "@market-service/client";
 import { ManualClock } from "../../../engine/clock.js";
 import { startService, type RunningService } from "../../../gateway/service.js";
 import { repeatAfterNoAnswer } from "../../support/repeat-after-no-answer.js";

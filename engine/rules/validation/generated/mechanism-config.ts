@@ -4,7 +4,7 @@ import * as __typia_transform__accessExpressionAsString from "typia/lib/internal
 import * as __typia_transform__validateReport from "typia/lib/internal/_validateReport";
 import * as __typia_transform__createStandardSchema from "typia/lib/internal/_createStandardSchema";
 import * as __typia_transform__isFormatDateTime from "typia/lib/internal/_isFormatDateTime";
-import type { DirectClaimConfigInput, SealedAuctionConfig } from "../../types/market.js";
+import type { DirectClaimConfigInput, SealedAuctionConfig } from "@market-service/client/wire";
 export const validateDirectClaimConfig = (() => { const _io0 = (input: any, _exceptionable: boolean = true): boolean => "number" === typeof input.capacity && (__typia_transform__isTypeUint32._isTypeUint32(input.capacity) && 1 <= input.capacity) && ("object" === typeof input.pricing && null !== input.pricing && _iu0(input.pricing, true && _exceptionable)) && "none" === input.confirmation && (undefined === input.holdDurationSeconds || 0 === input.holdDurationSeconds) && (3 === Object.keys(input).length || Object.keys(input).every((key: any) => {
     if (["capacity", "pricing", "confirmation", "holdDurationSeconds"].some((prop: any) => key === prop))
         return true;

@@ -4,13 +4,7 @@
  * members rejected) against the engine's own types.
  */
 import typia from "typia";
-import type {
-  CommitmentActionBody,
-  CreateMarketBody,
-  DirectClaimBody,
-  PublishMarketBody,
-  SealedBidBody,
-} from "../../types/command.js";
+import type { CommitmentActionBody, CreateMarketBody, DirectClaimBody, PublishMarketBody, SealedBidBody } from "@market-service/client/wire";
 
 export const validateCreateMarketBody = typia.createValidateEquals<CreateMarketBody>();
 export const validatePublishMarketBody = typia.createValidateEquals<PublishMarketBody>();

@@ -3,7 +3,7 @@
  * engine/validation/generated/mechanism-config.ts, plain TypeScript with no transform needed.
  */
 import typia from "typia";
-import type { DirectClaimConfigInput, SealedAuctionConfig } from "../../types/market.js";
+import type { DirectClaimConfigInput, SealedAuctionConfig } from "@market-service/client/wire";
 
 export const validateDirectClaimConfig = typia.createValidateEquals<DirectClaimConfigInput>();
 export const validateSealedAuctionConfig = typia.createValidateEquals<SealedAuctionConfig>();

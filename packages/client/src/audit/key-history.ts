@@ -11,7 +11,7 @@
 import * as ed from "@noble/ed25519";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { hexToBytes } from "@noble/hashes/utils.js";
-import { base64UrlDecode, base64UrlEncode } from "../../rules/base64url.js";
+import { base64UrlDecode, base64UrlEncode } from "../wire/base64url.js";
 import { ED25519_PUBLIC_KEY_BYTES, KEY_ID_BYTES, KEY_ID_PATTERN, keyIdOf } from "./key-id.js";
 
 // noble's synchronous verify needs a SHA-512 implementation (the same one the client sets).

@@ -54,6 +54,16 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "capacity_exhausted",
 ];
 
+/**
+ * Every code a reply may carry: the spec's (§7.1), plus the service's one extension,
+ * `service_unavailable` (503 with Retry-After) while the service starts or stops, before any command
+ * can be taken (docs/errors.md).
+ */
+export type ServiceErrorCode = ErrorCode | "service_unavailable";
+
+/** Every code a reply may carry: the spec's, then the extension. */
+export const SERVICE_ERROR_CODES: readonly ServiceErrorCode[] = [...ERROR_CODES, "service_unavailable"];
+
 /** Spec §7: the body of every error response. */
 export interface ErrorBody {
   error: {

@@ -1,7 +1,7 @@
 /** Output types of MCP tools beyond the spec's result envelopes. */
-import type { SealedBidReceipt } from "../../engine/rules/types/auction.js";
-import type { Commitment } from "../../engine/rules/types/commitment.js";
-import type { MarketId, PrincipalId } from "../../engine/rules/types/shared.js";
+import type { SealedBidReceipt } from "./auction.js";
+import type { Commitment } from "./commitment.js";
+import type { MarketId, PrincipalId } from "./shared.js";
 
 /** get_my_market_outcome (and GET /v1/markets/{marketId}/my-outcome): one principal's own view. */
 export interface MarketOutcome {

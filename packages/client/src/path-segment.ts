@@ -3,9 +3,9 @@
  * parsers (fetch's included) remove them from a path as dot segments, `%2e` too, so a request for
  * market `.` would reach another resource (`/v1/markets/./record` is `/v1/markets/record`). The
  * service refuses them as market and delegation ids for the same reason (PathIdentifier,
- * engine/rules/types/shared.ts).
+ * packages/client/src/wire/shared.ts).
  */
-import { isDotSegment } from "../../engine/rules/types/shared.js";
+import { isDotSegment } from "./wire/index.js";
 import { MarketServiceError } from "./service-error.js";
 
 /** Why `id` cannot be a path segment, or undefined when it can. */

@@ -1,12 +1,11 @@
 /**
  * Receipts in the client (docs/proofs.md, "Receipts" and "Proof files"): the public keys to check
- * them with, and the check itself — the engine's own offline checker (engine/audit/heads/proof-file.ts,
+ * them with, and the check itself — the offline checker the service's CLI uses too (./audit/proof-file.ts,
  * pure JavaScript), so the SDK, the CLI's `check-proof` and `check-receipt` prove the same thing.
  */
-import { checkProofFile } from "../../engine/audit/heads/proof-file.js";
-import { checkKeyHistory, KEY_HISTORY_VERSION } from "../../engine/audit/signing/key-history.js";
-import { base64UrlDecode } from "../../engine/rules/base64url.js";
-import type { AuditKeyList } from "../routes/audit-routes.js";
+import { checkKeyHistory, checkProofFile, KEY_HISTORY_VERSION } from "./audit/index.js";
+import { base64UrlDecode } from "./wire/index.js";
+import type { AuditKeyList } from "./wire/index.js";
 
 /** keyId → raw 32-byte Ed25519 public key, or the key list `GET /v1/audit/keys` gives (a history). */
 export type PublicKeys = ReadonlyMap<string, Uint8Array> | AuditKeyList;
@@ -24,7 +23,7 @@ export type ReceiptCheck =
   | { readonly outcome: "unconfirmed"; readonly reason: string; readonly proofFile: Readonly<Record<string, unknown>> }
   | { readonly outcome: "unusable"; readonly reason: string };
 
-export type { ReceiptCommand } from "../../engine/audit/heads/receipt-command.js";
+export type { ReceiptCommand } from "./audit/index.js";
 
 /**
  * The keys as a map. A key list's endorsement chain is checked first (each key after the first is

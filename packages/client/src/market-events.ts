@@ -15,8 +15,7 @@
  */
 import { dotSegmentProblem } from "./path-segment.js";
 import { SseParser, type ServerSentEvent } from "./sse-parser.js";
-import type { Event } from "../../engine/rules/types/event.js";
-import type { PublicMarketEvent } from "../../engine/events/public-event.js";
+import type { Event, PublicMarketEvent } from "./wire/index.js";
 
 /** One request the subscription makes, for credentials that sign it. */
 export interface MarketEventsRequest {

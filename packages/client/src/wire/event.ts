@@ -101,3 +101,17 @@ export const EVENT_TYPES: readonly EventType[] = [
   "commitment.declined",
   "commitment.expired",
 ];
+
+/**
+ * What an actor who is not the market's creator receives of an event on a live stream (docs/events.md,
+ * decision I38): the event's public view, no more than `GET /v1/markets/{id}` shows.
+ */
+export interface PublicMarketEvent {
+  sequence: number;
+  id: string;
+  type: Event["type"];
+  marketId: string;
+  marketVersion: number;
+  occurredAt: string;
+  data: Record<string, unknown>;
+}

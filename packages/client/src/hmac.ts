@@ -6,7 +6,7 @@
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
-import { base64UrlEncode } from "../../engine/rules/base64url.js";
+import { base64UrlEncode } from "./wire/index.js";
 
 export interface HmacSigningInput {
   readonly actorId: string;

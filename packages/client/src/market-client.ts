@@ -4,21 +4,13 @@
  * proofs), credentials (credentials.ts), command ids, safe retries (retry-policy.ts), one error class
  * (service-error.ts) and receipts (receipt-check.ts).
  *
- * Browser-safe: `fetch`, Web Crypto's `randomUUID` and the @noble packages only; request and response
- * types are the gateway's and the engine's own declarations, imported as types (no second copy of a
- * shape, and none of their runtime in the bundle). test/client/import-graph.test.ts keeps it so.
+ * Browser-safe: `fetch`, Web Crypto's `randomUUID`, the @noble packages and msgpackr's decoder only;
+ * request and response types are the wire declarations (./wire/), the very ones the service validates
+ * against and replies with (one declaration of each shape). test/client/import-graph.test.ts keeps
+ * it so.
  */
-import { headJson, parseReceipt, receiptJson, type Receipt } from "../../engine/audit/heads/receipt.js";
-import type { CreateChallengeBody, IssueDelegationBody, IssueTokenBody, ProvisionIdentityBody, RevokeDelegationBody } from "../../engine/identity/bodies.js";
-import type { Delegation, ProvisionedIdentity } from "../../engine/rules/identity/types.js";
-import type { CommitmentActionBody, CreateMarketBody, DirectClaimBody, PublishMarketBody, SealedBidBody } from "../../engine/rules/types/command.js";
-import type { Market } from "../../engine/rules/types/market.js";
-import type { MarketRecord } from "../../engine/rules/types/record.js";
-import type { MarketActionResult, MarketResult } from "../../engine/rules/types/results.js";
-import type { AuthenticationChallenge, AuthenticationTokenGrant } from "../auth/types.js";
-import type { MarketOutcome } from "../mcp/tool-outputs.js";
-import type { LogConsistencyProof, LogHead, LogInclusionProof } from "../routes/audit-log-routes.js";
-import type { AuditKeyList } from "../routes/audit-routes.js";
+import { headJson, parseReceipt, receiptJson, type Receipt } from "./audit/index.js";
+import type { AuditKeyList, AuthenticationChallenge, AuthenticationTokenGrant, CommitmentActionBody, CreateChallengeBody, CreateMarketBody, Delegation, DirectClaimBody, IssueDelegationBody, IssueTokenBody, LogConsistencyProof, LogHead, LogInclusionProof, Market, MarketActionResult, MarketOutcome, MarketRecord, MarketResult, ProvisionedIdentity, ProvisionIdentityBody, PublishMarketBody, RevokeDelegationBody, SealedBidBody } from "./wire/index.js";
 import { authorizationHeaders, renewAfterRefusal, type Credentials, type IdentityFile } from "./credentials.js";
 import { subscribeMarketEvents, type MarketEventsOptions, type MarketEventSubscription } from "./market-events.js";
 import { generateKeyPair, signSigningPayload } from "./ed25519.js";
@@ -306,7 +298,7 @@ export class MarketClient {
    * Checks a receipt against the service's public keys (a map keyId → raw key, or the audit key list
    * you trust, whose endorsement chain is checked): fetches its inclusion proof and, unless
    * `laterHead: false`, a head signed now and the consistency proof to it, then runs the offline
-   * checker (engine/audit/heads/proof-file.ts), which also requires the proven entry to be `command`,
+   * checker (packages/client/src/audit/proof-file.ts), which also requires the proven entry to be `command`,
    * the command you sent (any leaf has a valid proof: only its content ties the receipt's index to
    * your command). Resolves with the outcome and the proof file to keep; a proof the service cannot
    * give (a log shorter than the receipt's head) is a failed check; a service out of reach rejects

@@ -17,10 +17,10 @@
  *
  * Pure JavaScript (no Node API): the same check can run in a browser.
  */
-import { strictBytesOfBase64url } from "../../rules/base64url.js";
-import { decodeConsistencyProof, decodeInclusionProof, hashFromHex, hashToHex, ProofFormatError, type ConsistencyProof, type InclusionProof } from "../merkle/proof-format.js";
-import { checkConsistency, checkInclusion } from "../merkle/proof-verify.js";
-import { leafHash, sameHash } from "../merkle/tree-hash.js";
+import { strictBytesOfBase64url } from "../wire/base64url.js";
+import { decodeConsistencyProof, decodeInclusionProof, hashFromHex, hashToHex, ProofFormatError, type ConsistencyProof, type InclusionProof } from "./proof-format.js";
+import { checkConsistency, checkInclusion } from "./proof-verify.js";
+import { leafHash, sameHash } from "./tree-hash.js";
 import { parseHead, parseReceipt, type Receipt } from "./receipt.js";
 import { verifyHead, type SignedHead } from "./signed-head.js";
 import { describeReceiptCommand, entryCommandProblem, parseReceiptCommand, type ReceiptCommand } from "./receipt-command.js";

@@ -5,7 +5,7 @@
  */
 import * as ed from "@noble/ed25519";
 import { sha512 } from "@noble/hashes/sha2.js";
-import { base64UrlDecode, base64UrlEncode } from "../../engine/rules/base64url.js";
+import { base64UrlDecode, base64UrlEncode } from "./wire/index.js";
 
 // noble's synchronous API needs a SHA-512 implementation.
 ed.hashes.sha512 = sha512;

@@ -8,7 +8,7 @@
  *   it expires and then fetched again, so no request leaves with a token about to lapse.
  */
 import { signHmacRequest } from "./hmac.js";
-import type { AuthenticationTokenGrant } from "../auth/types.js";
+import type { AuthenticationTokenGrant } from "./wire/index.js";
 
 /** What `provision` writes and `token` reads: an actor's identity and private key. Keep it 0600. */
 export interface IdentityFile {

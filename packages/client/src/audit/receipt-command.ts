@@ -6,10 +6,10 @@
  * payload (MessagePack `{v, f, c}`, engine/runtime/logged-command.ts) must hold a command of this type,
  * on this market, with this command id, sent by this actor.
  *
- * Pure JavaScript (msgpackr's portable decoder, no Node API): the SDK checks receipts in browsers too.
+ * Pure JavaScript (msgpackr's portable decoder, `msgpackr/unpack`, no Node API): the SDK checks receipts in browsers too.
  */
-import { unpack } from "msgpackr";
-import { parseCommitmentId } from "../../rules/ids.js";
+import { unpack } from "msgpackr/unpack";
+import { parseCommitmentId } from "../wire/ids.js";
 
 export interface ReceiptCommand {
   /** The command type as logged, e.g. `direct_claim.submit`, `sealed_auction.submit_bid`. */

@@ -4,16 +4,13 @@
  * the request id (the `x-request-id` response header, which names the request in the service's log),
  * so a report from a client can be joined with the server's log line.
  *
- * A guard per code (`errorGuards.capacity_exhausted(error)`), built from one list: the engine's
+ * A guard per code (`errorGuards.capacity_exhausted(error)`), built from one list: the wire's
  * ERROR_CODES (spec §7.1) plus the service's one extension, `service_unavailable` (docs/errors.md).
  */
-import { ERROR_CODES } from "../../engine/rules/types/errors.js";
-import type { ErrorCode as ServiceErrorCode } from "../http/errors.js";
+import { SERVICE_ERROR_CODES, type ServiceErrorCode } from "./wire/index.js";
 
-export type { ServiceErrorCode };
-
-/** Every code a reply of the service may carry: the spec's 25, then `service_unavailable`. */
-export const SERVICE_ERROR_CODES: readonly ServiceErrorCode[] = [...ERROR_CODES, "service_unavailable"];
+/** Every code a reply of the service may carry (wire/errors.ts): the spec's 25, then `service_unavailable`. */
+export { SERVICE_ERROR_CODES, type ServiceErrorCode };
 
 /** The response header that names the request in the service's log (gateway/http/request-id.ts). */
 export const REQUEST_ID_HEADER = "x-request-id";
