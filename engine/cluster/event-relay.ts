@@ -7,7 +7,7 @@
  * the same subject, so every node ends the streams on that partition's markets and their clients
  * resume at the new owner (a crashed owner announces nothing; its successor does).
  *
- * Every message carries the inter-node wire version (inter-node-wire.ts).
+ * Every message starts with the inter-node header naming its encoding (inter-node-wire.ts).
  *
  * NATS core delivers at most once: a lost message shows as a gap in a market's sequence, which the
  * event hub answers by ending that market's streams for a resume from the record.
@@ -15,7 +15,7 @@
 import type { Subscription, Transport } from "../messaging/transport.js";
 import { Packr } from "msgpackr";
 import type { EmittedEvent } from "../runtime/shard-protocol.js";
-import { OWN_INTER_NODE_HEADER, openInterNode, sealInterNode } from "./inter-node-wire.js";
+import { InterNodeRefusals, OWN_INTER_NODE_HEADER, openInterNode, sealInterNode } from "./inter-node-wire.js";
 
 export function eventsSubject(partition: number): string {
   return `cluster.events.${partition}`;
@@ -33,8 +33,8 @@ export interface RelayListener {
 export class EventRelay {
   /** Partitions followed for remote watches here, with how many watches need each. */
   private readonly followed = new Map<number, { subscription: Subscription; watches: number }>();
-  /** Refusals of another build's messages already reported (partition and words). */
-  private readonly refusalsReported = new Set<string>();
+  /** Messages of another build refused, reported through onError once each. */
+  private readonly refusals: InterNodeRefusals;
 
   constructor(
     private readonly transport: Transport,
@@ -42,7 +42,9 @@ export class EventRelay {
     private readonly onError: (error: unknown) => void,
     /** The inter-node header this node's messages carry (inter-node-wire.ts); another only in tests of a mixed cluster. */
     private readonly wireHeader: Uint8Array = OWN_INTER_NODE_HEADER,
-  ) {}
+  ) {
+    this.refusals = new InterNodeRefusals((_partition, error) => onError(error));
+  }
 
   /** The owner of `partition` publishes its committed events of watched markets. */
   publishEvents(partition: number, events: readonly EmittedEvent[]): void {
@@ -75,12 +77,7 @@ export class EventRelay {
       if ("refused" in opened) {
         // Events this node cannot read: its streams on the partition end as on a move, and their
         // clients' resumes meet the same refusal as a forwarded request, in words (forwarding.ts).
-        // Reported once per partition and kind: a mixed cluster refuses every message.
-        const reported = `${partition} ${opened.refused}`;
-        if (!this.refusalsReported.has(reported)) {
-          this.refusalsReported.add(reported);
-          this.onError(new Error(opened.refused));
-        }
+        this.refusals.note(partition, opened.refused);
         this.listener.moved(partition);
         return;
       }

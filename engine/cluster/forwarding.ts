@@ -9,8 +9,8 @@
  * the old owner unsubscribed, the new one recovering) NATS answers at once that nobody listens.
  * The bodies are the shard channel's own encoding (wire.ts): a forwarded request IS a shard request
  * (a command with its fingerprint, or a read) and the reply a read response carrying the reply;
- * every body carries the inter-node wire version (inter-node-wire.ts), and a node refuses a
- * message of another build's version instead of misreading it (the sender's client gets a 503
+ * every body starts with the inter-node header naming its encoding (inter-node-wire.ts), and a
+ * node refuses a message of another build instead of misreading it (the sender's client gets a 503
  * saying so).
  *
  * When the lease moves to a new epoch while a request to the old one is unanswered (`ownerMoved`),
@@ -40,7 +40,7 @@ import { errorReply, okReply, readResponse, type ShardReply, type ShardRequest }
 import { UnavailableError } from "../runtime/unavailable.js";
 import { Packr } from "msgpackr";
 import type { BindVerdict } from "./key-bindings.js";
-import { OWN_INTER_NODE_HEADER, openInterNode, sealInterNode } from "./inter-node-wire.js";
+import { InterNodeRefusals, OWN_INTER_NODE_HEADER, openInterNode, sealInterNode } from "./inter-node-wire.js";
 
 /** Header of a reply the owner could not give at all (its value says why, for the client's message). */
 const UNAVAILABLE_HEADER = "Market-Service-Unavailable";
@@ -103,8 +103,8 @@ export class Forwarder {
   private readonly binds = new Map<string, Outgoing<BindRequest, BindVerdict>>();
   /** Requests sent and unanswered, by partition. */
   private readonly inFlight = new Map<number, Set<InFlight>>();
-  /** Refusals of another build's messages already reported (partition and words). */
-  private readonly refusalsReported = new Set<string>();
+  /** Messages of another build refused, reported through onHandlerError once each. */
+  private readonly refusals: InterNodeRefusals;
 
   constructor(
     private readonly transport: Transport,
@@ -115,7 +115,9 @@ export class Forwarder {
     private readonly onHandlerError: (partition: number, error: unknown) => void,
     /** The inter-node header this node's messages carry (inter-node-wire.ts); another only in tests of a mixed cluster. */
     private readonly wireHeader: Uint8Array = OWN_INTER_NODE_HEADER,
-  ) {}
+  ) {
+    this.refusals = new InterNodeRefusals(onHandlerError);
+  }
 
   /**
    * Starts answering the requests others forward for `partition` to its owner at lease `epoch`
@@ -181,12 +183,7 @@ export class Forwarder {
     const header = new Map<string, string>();
     const opened = openInterNode(message.data, this.wireHeader);
     if ("refused" in opened) {
-      // Once per partition and kind of message refused: a mixed cluster refuses every message.
-      const reported = `${partition} ${opened.refused}`;
-      if (!this.refusalsReported.has(reported)) {
-        this.refusalsReported.add(reported);
-        this.onHandlerError(partition, new Error(opened.refused));
-      }
+      this.refusals.note(partition, opened.refused);
       header.set(UNAVAILABLE_HEADER, opened.refused);
       message.respond(new Uint8Array(0), header);
       return;

@@ -59,3 +59,20 @@ function theirs(data: Uint8Array): string {
 function describe(header: Uint8Array): string {
   return `wire version ${String(header[1])}, record layout ${Buffer.from(header.subarray(2, HEADER_BYTES)).toString("hex")}`;
 }
+
+/**
+ * Reports each refusal once per partition and wording: in a mixed cluster every message between
+ * the two builds is refused, and one report says all there is to say.
+ */
+export class InterNodeRefusals {
+  private readonly reported = new Set<string>();
+
+  constructor(private readonly report: (partition: number, error: Error) => void) {}
+
+  note(partition: number, refused: string): void {
+    const key = `${partition} ${refused}`;
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    this.report(partition, new Error(refused));
+  }
+}
