@@ -10,7 +10,7 @@
  */
 import type { IValidation } from "typia";
 import type { Command } from "../engine/rules/types/command.js";
-import type { CommandIdentity, CommitmentActionBody, CreateMarketBody, DirectClaimBody, ErrorCode, PublishMarketBody, Rejection, SealedBidBody } from "@market-service/client/wire";
+import type { CommandIdentity, CommitmentActionBody, DirectClaimBody, ErrorCode, PublishMarketBody, Rejection, SealedBidBody, UncheckedCreateMarketBody } from "@market-service/client/wire";
 import { buildCommand, buildIdentity, CONTENT_MEMBERS, IDENTITY_LAYOUT } from "../engine/rules/types/command-layout.js";
 import {
   validateCommitmentActionBody,
@@ -48,7 +48,7 @@ const OPERATIONS: { [Op in MarketOperation]: OperationSpec<never> } = {
     target: "body",
     successStatus: 201,
     validate: validateCreateMarketBody,
-    build: (_id, body: CreateMarketBody, commandId, identity, authorityRejection) =>
+    build: (_id, body: UncheckedCreateMarketBody, commandId, identity, authorityRejection) =>
       buildCommand("market.create_draft", {
         marketId: body.marketId,
         subject: body.subject,
@@ -58,7 +58,7 @@ const OPERATIONS: { [Op in MarketOperation]: OperationSpec<never> } = {
         occurredAtMs: 0, // stamped by the shard
         authorityRejection,
       }),
-  } satisfies OperationSpec<CreateMarketBody> as OperationSpec<never>,
+  } satisfies OperationSpec<UncheckedCreateMarketBody> as OperationSpec<never>,
   "market.publish": {
     target: "marketId",
     successStatus: 200,
@@ -160,7 +160,7 @@ export class MarketApi {
    * input) id: the market id, or the commitment id; unused for create, whose id is in the body.
    */
   async execute(actorId: string, operation: MarketOperation, targetId: string, input: unknown): Promise<ApiReply> {
-    const spec = OPERATIONS[operation] as unknown as OperationSpec<CreateMarketBody & PublishMarketBody & SealedBidBody>;
+    const spec = OPERATIONS[operation] as unknown as OperationSpec<UncheckedCreateMarketBody & PublishMarketBody & SealedBidBody>;
     const checked = spec.validate(input);
     if (!checked.success) return { ok: false, code: "invalid_request", message: validationMessage(spec.validate, input, checked.errors) };
     const body = checked.data;

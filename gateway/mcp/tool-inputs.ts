@@ -1,7 +1,9 @@
 /**
  * MCP tool inputs (spec §4.3): the HTTP request bodies plus the path id as an input field. They are
  * the single source of the tools' JSON Schemas (typia, see gateway/validation/templates/mcp.ts) and
- * of their strict validation; the JSDoc here becomes the field descriptions a model reads.
+ * of their strict validation; the JSDoc here becomes the field descriptions a model reads. One
+ * exception: create_market's input is validated with its mechanism left open
+ * (UncheckedCreateMarketBody, gateway/validation/templates/mcp.ts), as POST /v1/markets is.
  */
 import type { AuthorityRef, CommitmentActionBody, CreateMarketBody, DirectClaimBody, GeneratedId, MarketId, PrincipalId, PublishMarketBody, SealedBidBody } from "@market-service/client/wire";
 

@@ -12,7 +12,7 @@ import {
   type CommandOutcome,
   type MarketAggregate,
   type MarketRecord,
-  type MechanismSelectionInput,
+  type UncheckedMechanismSelection,
   type Subject,
 } from "../../engine/index.js";
 import { tableStorage } from "../../engine/store/market-storage.js";
@@ -23,11 +23,11 @@ export const self = (principalId: string): CommandIdentity => ({ principalId, ac
 
 export const SUBJECT: Subject = { schema: "table-booking.v1", data: { venue: "Harbour", seats: 4 } };
 
-export function directClaim(config: Record<string, unknown>): MechanismSelectionInput {
+export function directClaim(config: Record<string, unknown>): UncheckedMechanismSelection {
   return { presetId: "direct-claim.v1", config };
 }
 
-export function auction(config: Record<string, unknown>): MechanismSelectionInput {
+export function auction(config: Record<string, unknown>): UncheckedMechanismSelection {
   return { presetId: "sealed-forward-auction.v1", config };
 }
 
@@ -77,7 +77,7 @@ export class Harness {
   create(
     principalId: string,
     marketId: string,
-    mechanism: MechanismSelectionInput,
+    mechanism: UncheckedMechanismSelection,
     extra: { identity?: CommandIdentity; subject?: Subject } = {},
   ): CommandOutcome {
     return this.run({

@@ -91,6 +91,7 @@ const CASES: Case[] = [
   { path: "/v1/markets", who: "alice", body: () => market({ subject: "table" }), field: "subject", says: /an object \{schema, data\}/ },
   { path: "/v1/markets", who: "alice", body: () => market({ subject: { schema: "", data: {} } }), field: "subject.schema", says: /1–256 characters/ },
   { path: "/v1/markets", who: "alice", body: () => market({ subject: { schema: "s", data: [] } }), field: "subject.data", says: /a JSON object/ },
+  { path: "/v1/markets", who: "alice", body: () => market({ mechanism: "direct-claim.v1" }), field: "mechanism", says: /an object \{presetId, config\}/ },
   { path: "/v1/markets", who: "alice", body: () => market({ mechanism: { presetId: "direct-claim.v1" } }), field: "mechanism.config" },
   { path: "/v1/markets", who: "alice", body: () => market({ mechanism: { presetId: "p".repeat(129), config: {} } }), field: "mechanism.presetId" },
   { path: "/v1/markets", who: "alice", body: () => market({ authorityRef: "" }), field: "authorityRef", says: /or omitted/ },

@@ -5,7 +5,7 @@
  */
 import { describe, it } from "vitest";
 import type { Command } from "../../engine/rules/types/command.js";
-import type { CommandIdentity, MechanismSelectionInput } from "@market-service/client/wire";
+import type { CommandIdentity, UncheckedMechanismSelection } from "@market-service/client/wire";
 import type { AnyIdentityCommand } from "../../engine/rules/identity/types.js";
 import { isoFromMs } from "../../engine/rules/time.js";
 import { SYSTEM_IDENTITY } from "../../engine/rules/types/command.js";
@@ -17,7 +17,7 @@ const as = (principalId: string): CommandIdentity => ({ principalId, actorId: pr
 let ids = 0;
 const id = (prefix: string) => `${prefix}-${++ids}`;
 
-const create = (creator: string, marketId: string, mechanism: MechanismSelectionInput, atMs = T0): Command => ({
+const create = (creator: string, marketId: string, mechanism: UncheckedMechanismSelection, atMs = T0): Command => ({
   type: "market.create_draft", commandId: id("create"), identity: as(creator), occurredAtMs: atMs, marketId,
   subject: { schema: "table.v1", data: { seats: 4 } }, mechanism,
 });
@@ -43,12 +43,12 @@ const expire = (commitmentId: string, atMs: number): Command => ({
   type: "commitment.expire", commandId: id("expire"), identity: SYSTEM_IDENTITY, occurredAtMs: atMs, commitmentId,
 });
 
-const directClaim = (capacity: number, confirmation: "none" | "participant" = "none"): MechanismSelectionInput => ({
+const directClaim = (capacity: number, confirmation: "none" | "participant" = "none"): UncheckedMechanismSelection => ({
   presetId: "direct-claim.v1",
   config: { capacity, pricing: { mode: "free" }, confirmation, ...(confirmation === "none" ? {} : { holdDurationSeconds: 60 }) },
 });
 const CLOSES_AT_MS = T0 + 60_000;
-const auction: MechanismSelectionInput = {
+const auction: UncheckedMechanismSelection = {
   presetId: "sealed-forward-auction.v1",
   config: { currency: "EUR", closesAt: isoFromMs(CLOSES_AT_MS), holdDurationSeconds: 60, reserveAmountMinor: 100 },
 };

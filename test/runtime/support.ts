@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { buildCommand, buildIdentity, type Command, type CommandIdentity, type MechanismSelectionInput } from "../../engine/index.js";
+import { buildCommand, buildIdentity, type Command, type CommandIdentity, type UncheckedMechanismSelection } from "../../engine/index.js";
 import { completeReplayWork } from "../../engine/runtime/replay-work.js";
 import { commandRequest, jsonText, type CommandRequest, type ShardReply, type ShardResponse } from "../../engine/runtime/shard-protocol.js";
 
@@ -23,7 +23,7 @@ export function request(command: Command, fingerprint = `fp-${command.commandId}
 
 /** Commands as clients send them, built by the declared layouts (as the gateway builds them). */
 export const commands = {
-  create(principalId: string, marketId: string, mechanism: MechanismSelectionInput, commandId = nextId()): Command {
+  create(principalId: string, marketId: string, mechanism: UncheckedMechanismSelection, commandId = nextId()): Command {
     const subject = { schema: "slot.v1", data: { dock: 7 } };
     return buildCommand("market.create_draft", { marketId, subject, mechanism, commandId, identity: self(principalId), occurredAtMs: 0 });
   },
@@ -44,8 +44,8 @@ export const commands = {
   },
 };
 
-export const directClaim = (config: Record<string, unknown>): MechanismSelectionInput => ({ presetId: "direct-claim.v1", config });
-export const auction = (config: Record<string, unknown>): MechanismSelectionInput => ({ presetId: "sealed-forward-auction.v1", config });
+export const directClaim = (config: Record<string, unknown>): UncheckedMechanismSelection => ({ presetId: "direct-claim.v1", config });
+export const auction = (config: Record<string, unknown>): UncheckedMechanismSelection => ({ presetId: "sealed-forward-auction.v1", config });
 
 /** The parsed JSON of a successful reply; throws with the code otherwise. */
 /** A shard response's reply; replay work a shard handed back is finished here, in-process (the service uses its worker pool). */

@@ -17,7 +17,9 @@ import {
   type MechanismSelection,
   type MechanismSelectionInput,
   type MechanismState,
+  type PresetId,
   type SealedAuctionConfig,
+  type UncheckedMechanismSelection,
 } from "@market-service/client/wire";
 
 export interface NormalizedMechanism {
@@ -53,24 +55,59 @@ function normalizeDirectClaim(config: DirectClaimConfigInput): DirectClaimConfig
       };
 }
 
+/** The selection a client meant, for a preset of `P`: one member of MechanismSelectionInput. */
+type SelectionOf<P extends PresetId> = Extract<MechanismSelectionInput, { presetId: P }>;
+
+/**
+ * Each preset's check of a received config against the config type MechanismSelectionInput declares
+ * for that preset. Keyed by every PresetId, so a preset added to the wire's union does not compile
+ * until it has its check here; each check yields exactly that preset's member of the union.
+ */
+const CONFIG_CHECKS: { readonly [P in PresetId]: (config: Record<string, unknown>) => SelectionOf<P> | Rejected } = {
+  [DIRECT_CLAIM_PRESET]: (config) => {
+    const checked = validateDirectClaimConfig(config);
+    return checked.success ? { presetId: DIRECT_CLAIM_PRESET, config: checked.data } : invalidConfig(validateDirectClaimConfig, config, checked.errors);
+  },
+  [SEALED_AUCTION_PRESET]: (config) => {
+    const checked = validateSealedAuctionConfig(config);
+    return checked.success ? { presetId: SEALED_AUCTION_PRESET, config: checked.data } : invalidConfig(validateSealedAuctionConfig, config, checked.errors);
+  },
+};
+
+function isPresetId(presetId: string): presetId is PresetId {
+  return Object.hasOwn(CONFIG_CHECKS, presetId);
+}
+
+/**
+ * The received envelope as the selection a client writes: its preset id one of the presets
+ * (`unknown_mechanism` otherwise), its config that preset's declared input type
+ * (`invalid_mechanism_config` otherwise).
+ */
+function checkSelection(input: UncheckedMechanismSelection): MechanismSelectionInput | Rejected {
+  if (!isPresetId(input.presetId)) {
+    return reject(
+      "unknown_mechanism",
+      `unknown mechanism preset; supported presets are ${DIRECT_CLAIM_PRESET} and ${SEALED_AUCTION_PRESET}`,
+    );
+  }
+  return CONFIG_CHECKS[input.presetId](input.config);
+}
+
 export function normalizeMechanism(
-  input: MechanismSelectionInput,
+  input: UncheckedMechanismSelection,
   occurredAtMs: number,
 ): NormalizedMechanism | Rejected {
-  switch (input.presetId) {
-    case DIRECT_CLAIM_PRESET: {
-      const checked = validateDirectClaimConfig(input.config);
-      if (!checked.success) return invalidConfig(validateDirectClaimConfig, input.config, checked.errors);
+  const selection = checkSelection(input);
+  if ("rejection" in selection) return selection;
+  switch (selection.presetId) {
+    case DIRECT_CLAIM_PRESET:
       return {
         accepted: true,
-        mechanism: { presetId: DIRECT_CLAIM_PRESET, config: normalizeDirectClaim(checked.data) },
+        mechanism: { presetId: DIRECT_CLAIM_PRESET, config: normalizeDirectClaim(selection.config) },
         initialState: { allocated: 0 },
       };
-    }
     case SEALED_AUCTION_PRESET: {
-      const checked = validateSealedAuctionConfig(input.config);
-      if (!checked.success) return invalidConfig(validateSealedAuctionConfig, input.config, checked.errors);
-      const closesAtMs = parseDateTimeMs(checked.data.closesAt);
+      const closesAtMs = parseDateTimeMs(selection.config.closesAt);
       if (closesAtMs === undefined) {
         return reject("invalid_mechanism_config", "mechanism.config.closesAt: must be a real calendar date-time such as 2030-01-01T12:00:00Z");
       }
@@ -81,17 +118,12 @@ export function normalizeMechanism(
         );
       }
       const config: SealedAuctionConfig = {
-        currency: checked.data.currency,
-        ...(checked.data.reserveAmountMinor === undefined ? {} : { reserveAmountMinor: checked.data.reserveAmountMinor }),
+        currency: selection.config.currency,
+        ...(selection.config.reserveAmountMinor === undefined ? {} : { reserveAmountMinor: selection.config.reserveAmountMinor }),
         closesAt: isoFromMs(closesAtMs),
-        holdDurationSeconds: checked.data.holdDurationSeconds,
+        holdDurationSeconds: selection.config.holdDurationSeconds,
       };
       return { accepted: true, mechanism: { presetId: SEALED_AUCTION_PRESET, config }, initialState: { bidCount: 0 } };
     }
-    default:
-      return reject(
-        "unknown_mechanism",
-        `unknown mechanism preset; supported presets are ${DIRECT_CLAIM_PRESET} and ${SEALED_AUCTION_PRESET}`,
-      );
   }
 }

@@ -6,7 +6,7 @@
  * delegated authority, and the shard stamps the server time; the engine then decides. The engine never
  * reads a clock: `occurredAtMs` is the only time it knows.
  */
-import type { CommandId, CommandIdentity, CommandType, Currency, GeneratedId, MarketId, MechanismSelectionInput, Rejection, Subject } from "@market-service/client/wire";
+import type { CommandId, CommandIdentity, CommandType, Currency, GeneratedId, MarketId, Rejection, Subject, UncheckedMechanismSelection } from "@market-service/client/wire";
 
 // ---------------------------------------------------------------------------------------------
 // Engine commands.
@@ -28,7 +28,8 @@ interface CommandHeader<Type extends CommandType> {
 export interface CreateDraftCommand extends CommandHeader<"market.create_draft"> {
   marketId: MarketId;
   subject: Subject;
-  mechanism: MechanismSelectionInput;
+  /** As received: the engine checks the preset and its config when it decides (unknown_mechanism, invalid_mechanism_config). */
+  mechanism: UncheckedMechanismSelection;
 }
 export interface PublishCommand extends CommandHeader<"market.publish"> {
   marketId: MarketId;

@@ -194,7 +194,7 @@ const FORMAT_WORDS: Readonly<Record<string, string>> = {
  */
 export const NAMED_TYPE_WORDS: Readonly<Record<string, string>> = {
   Subject: "an object {schema, data}",
-  MechanismSelectionInput: "an object {presetId, config}",
+  UncheckedMechanismSelection: "an object {presetId, config}",
   FreePricing: '{mode: "free"}',
   PostedPricing: '{mode: "posted", amountMinor, currency}',
   DirectClaimConfigInputWithoutHold: '{capacity, pricing, confirmation: "none"}',

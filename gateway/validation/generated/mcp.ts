@@ -4,7 +4,7 @@ import * as __typia_transform__createStandardSchema from "typia/lib/internal/_cr
 import * as __typia_transform__isTypeUint64 from "typia/lib/internal/_isTypeUint64";
 import * as __typia_transform__isTypeInt64 from "typia/lib/internal/_isTypeInt64";
 import type { ConfirmCommitmentInput, CreateMarketInput, DeclineCommitmentInput, GetMarketInput, GetMarketRecordInput, GetMyMarketOutcomeInput, PublishMarketInput, SubmitDirectClaimInput, SubmitSealedBidInput, } from "../../mcp/tool-inputs.js";
-import type { Market, MarketActionResult, MarketOutcome, MarketRecord, MarketResult } from "@market-service/client/wire";
+import type { Market, MarketActionResult, MarketOutcome, MarketRecord, MarketResult, UncheckedCreateMarketBody } from "@market-service/client/wire";
 export const validateCreateMarketInput = (() => { const _io0 = (input: any, _exceptionable: boolean = true): boolean => "string" === typeof input.marketId && (1 <= input.marketId.length && input.marketId.length <= 128 && RegExp("^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$").test(input.marketId)) && ("object" === typeof input.subject && null !== input.subject && _io1(input.subject, true && _exceptionable)) && ("object" === typeof input.mechanism && null !== input.mechanism && _io3(input.mechanism, true && _exceptionable)) && ("string" === typeof input.commandId && (1 <= input.commandId.length && input.commandId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.commandId))) && ("string" === typeof input.principalId && (1 <= input.principalId.length && input.principalId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.principalId))) && (undefined === input.authorityRef || "string" === typeof input.authorityRef && (1 <= input.authorityRef.length && input.authorityRef.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.authorityRef))) && (5 === Object.keys(input).length || Object.keys(input).every((key: any) => {
     if (["marketId", "subject", "mechanism", "commandId", "principalId", "authorityRef"].some((prop: any) => key === prop))
         return true;
@@ -57,11 +57,11 @@ export const validateCreateMarketInput = (() => { const _io0 = (input: any, _exc
         value: input.subject
     }), ("object" === typeof input.mechanism && null !== input.mechanism || _report(_exceptionable, {
         path: _path + ".mechanism",
-        expected: "MechanismSelectionInput",
+        expected: "UncheckedMechanismSelection",
         value: input.mechanism
     })) && _vo3(input.mechanism, _path + ".mechanism", true && _exceptionable) || _report(_exceptionable, {
         path: _path + ".mechanism",
-        expected: "MechanismSelectionInput",
+        expected: "UncheckedMechanismSelection",
         value: input.mechanism
     }), "string" === typeof input.commandId && (1 <= input.commandId.length || _report(_exceptionable, {
         path: _path + ".commandId",
@@ -204,17 +204,17 @@ export const validateCreateMarketInput = (() => { const _io0 = (input: any, _exc
                 "Please remove the property next time."
             ].join("\n")
         });
-    }).every((flag: boolean) => flag))].every((flag: boolean) => flag); const __is = (input: any, _exceptionable: boolean = true): input is CreateMarketInput => "object" === typeof input && null !== input && _io0(input, true); let errors: any; let _report: any; return __typia_transform__createStandardSchema._createStandardSchema((input: any): import("typia").IValidation<CreateMarketInput> => {
+    }).every((flag: boolean) => flag))].every((flag: boolean) => flag); const __is = (input: any, _exceptionable: boolean = true): input is UncheckedCreateMarketBody => "object" === typeof input && null !== input && _io0(input, true); let errors: any; let _report: any; return __typia_transform__createStandardSchema._createStandardSchema((input: any): import("typia").IValidation<UncheckedCreateMarketBody> => {
     if (false === __is(input)) {
         errors = [];
         _report = (__typia_transform__validateReport._validateReport as any)(errors);
         ((input: any, _path: string, _exceptionable: boolean = true) => ("object" === typeof input && null !== input || _report(true, {
             path: _path + "",
-            expected: "CreateMarketBody",
+            expected: "UncheckedCreateMarketBody",
             value: input
         })) && _vo0(input, _path + "", true) || _report(true, {
             path: _path + "",
-            expected: "CreateMarketBody",
+            expected: "UncheckedCreateMarketBody",
             value: input
         }))(input, "$input", true);
         const success = 0 === errors.length;
@@ -1154,24 +1154,230 @@ export const createMarketInputSchema = {
             additionalProperties: {}
         },
         MechanismSelectionInput: {
-            description: "The allocation mechanism and its configuration. The preset id is checked by the engine (unknown \u2192\n422 `unknown_mechanism`) and the config against the preset's input type (invalid \u2192 422\n`invalid_mechanism_config`), which is why both are open here.",
+            description: "The allocation mechanism and its configuration (\u00A72.4), discriminated by `presetId`: each preset\nwith its own config type. The service answers another preset id with 422 `unknown_mechanism` and a\nconfig that does not fit its preset with 422 `invalid_mechanism_config`.",
+            anyOf: [
+                {
+                    $ref: "#/$defs/DirectClaimSelectionInput"
+                },
+                {
+                    $ref: "#/$defs/SealedAuctionSelectionInput"
+                }
+            ],
+            "x-discriminator": {
+                propertyName: "presetId",
+                mapping: {
+                    "direct-claim.v1": "#/$defs/DirectClaimSelectionInput",
+                    "sealed-forward-auction.v1": "#/$defs/SealedAuctionSelectionInput"
+                }
+            }
+        },
+        DirectClaimSelectionInput: {
+            description: "direct-claim.v1 as a client selects it: first-come claims.",
             type: "object",
             properties: {
                 presetId: {
-                    description: "`direct-claim.v1` (first-come claims) or `sealed-forward-auction.v1` (sealed second-price auction).",
+                    description: "`direct-claim.v1`: first-come claims.",
                     type: "string",
-                    minLength: 1,
-                    maxLength: 128
+                    "enum": [
+                        "direct-claim.v1"
+                    ]
                 },
                 config: {
-                    description: "direct-claim.v1: `{capacity: integer \u2265 1, pricing: {mode: \"free\"} | {mode: \"posted\", amountMinor:\ninteger \u2265 1, currency: \"EUR\"}, confirmation: \"none\" | \"creator\" | \"participant\" | \"both\",\nholdDurationSeconds: integer \u2265 1 (required unless confirmation is \"none\")}`.\nsealed-forward-auction.v1: `{currency: \"EUR\", reserveAmountMinor?: integer \u2265 1, closesAt: RFC 3339\ntime in the future, holdDurationSeconds: integer \u2265 1}`.",
-                    $ref: "#/$defs/Recordstringunknown"
+                    $ref: "#/$defs/DirectClaimConfigInput"
                 }
             },
             required: [
                 "presetId",
                 "config"
             ]
+        },
+        DirectClaimConfigInput: {
+            description: "direct-claim.v1 configuration as a client sends it, discriminated by `confirmation` (\u00A72.4).\nWith `none` an explicit `holdDurationSeconds` must be 0 and is removed by normalization.",
+            anyOf: [
+                {
+                    $ref: "#/$defs/DirectClaimConfigInputWithoutHold"
+                },
+                {
+                    $ref: "#/$defs/DirectClaimConfigWithHold"
+                }
+            ]
+        },
+        DirectClaimConfigInputWithoutHold: {
+            type: "object",
+            properties: {
+                capacity: {
+                    description: "Number of successful commitments the market can allocate.",
+                    $ref: "#/$defs/PositiveUint32"
+                },
+                pricing: {
+                    $ref: "#/$defs/DirectClaimPricing"
+                },
+                confirmation: {
+                    type: "string",
+                    "enum": [
+                        "none"
+                    ]
+                },
+                holdDurationSeconds: {
+                    type: "number",
+                    "enum": [
+                        0
+                    ]
+                }
+            },
+            required: [
+                "capacity",
+                "pricing",
+                "confirmation"
+            ]
+        },
+        PositiveUint32: {
+            type: "integer",
+            minimum: 1
+        },
+        DirectClaimPricing: {
+            description: "DirectClaimPricing, discriminated by `mode`.",
+            anyOf: [
+                {
+                    $ref: "#/$defs/FreePricing"
+                },
+                {
+                    $ref: "#/$defs/PostedPricing"
+                }
+            ],
+            "x-discriminator": {
+                propertyName: "mode",
+                mapping: {
+                    free: "#/$defs/FreePricing",
+                    posted: "#/$defs/PostedPricing"
+                }
+            }
+        },
+        FreePricing: {
+            type: "object",
+            properties: {
+                mode: {
+                    type: "string",
+                    "enum": [
+                        "free"
+                    ]
+                }
+            },
+            required: [
+                "mode"
+            ]
+        },
+        PostedPricing: {
+            type: "object",
+            properties: {
+                mode: {
+                    type: "string",
+                    "enum": [
+                        "posted"
+                    ]
+                },
+                amountMinor: {
+                    $ref: "#/$defs/PositiveAmountMinor"
+                },
+                currency: {
+                    $ref: "#/$defs/Currency"
+                }
+            },
+            required: [
+                "mode",
+                "amountMinor",
+                "currency"
+            ]
+        },
+        PositiveAmountMinor: {
+            description: "Amounts in minor currency units that must be at least 1 (bids, posted prices, reserves).",
+            type: "integer",
+            minimum: 1,
+            maximum: 9007199254740991
+        },
+        Currency: {
+            type: "string",
+            pattern: "^[A-Z]{3}$"
+        },
+        DirectClaimConfigWithHold: {
+            type: "object",
+            properties: {
+                capacity: {
+                    $ref: "#/$defs/PositiveUint32"
+                },
+                pricing: {
+                    $ref: "#/$defs/DirectClaimPricing"
+                },
+                confirmation: {
+                    description: "Principals that must confirm before the commitment is final.",
+                    type: "string",
+                    "enum": [
+                        "creator",
+                        "participant",
+                        "both"
+                    ]
+                },
+                holdDurationSeconds: {
+                    description: "Confirmation period before expiry.",
+                    $ref: "#/$defs/PositiveUint32"
+                }
+            },
+            required: [
+                "capacity",
+                "pricing",
+                "confirmation",
+                "holdDurationSeconds"
+            ]
+        },
+        SealedAuctionSelectionInput: {
+            description: "sealed-forward-auction.v1 as a client selects it: a sealed second-price auction.",
+            type: "object",
+            properties: {
+                presetId: {
+                    description: "`sealed-forward-auction.v1`: a sealed second-price auction.",
+                    type: "string",
+                    "enum": [
+                        "sealed-forward-auction.v1"
+                    ]
+                },
+                config: {
+                    $ref: "#/$defs/SealedAuctionConfig"
+                }
+            },
+            required: [
+                "presetId",
+                "config"
+            ]
+        },
+        SealedAuctionConfig: {
+            description: "sealed-forward-auction.v1 configuration (\u00A72.4); normalization rewrites `closesAt` to UTC milliseconds.",
+            type: "object",
+            properties: {
+                currency: {
+                    $ref: "#/$defs/Currency"
+                },
+                reserveAmountMinor: {
+                    $ref: "#/$defs/PositiveAmountMinor"
+                },
+                closesAt: {
+                    description: "Fixed close; must still be in the future when the draft is published.",
+                    $ref: "#/$defs/DateTime"
+                },
+                holdDurationSeconds: {
+                    description: "Winner confirmation period after resolution.",
+                    $ref: "#/$defs/PositiveUint32"
+                }
+            },
+            required: [
+                "currency",
+                "closesAt",
+                "holdDurationSeconds"
+            ]
+        },
+        DateTime: {
+            description: "RFC 3339 timestamp. Values the service emits are always `Date.prototype.toISOString()` form.",
+            type: "string",
+            format: "date-time"
         },
         Identifier: {
             description: "A client- or operator-chosen identifier: 1..128 characters, no C0 control characters or DEL\n(they would corrupt logs and terminals), no leading/trailing constraints beyond that.",
@@ -1701,14 +1907,14 @@ export const marketResultSchema = {
             description: "Normalized direct-claim.v1 configuration, as stored and returned.",
             anyOf: [
                 {
-                    $ref: "#/$defs/DirectClaimConfigWithoutHold"
+                    $ref: "#/$defs/DirectClaimConfigWithHold"
                 },
                 {
-                    $ref: "#/$defs/DirectClaimConfigWithHold"
+                    $ref: "#/$defs/DirectClaimConfigWithoutHold"
                 }
             ]
         },
-        DirectClaimConfigWithoutHold: {
+        DirectClaimConfigWithHold: {
             type: "object",
             properties: {
                 capacity: {
@@ -1718,16 +1924,24 @@ export const marketResultSchema = {
                     $ref: "#/$defs/DirectClaimPricing"
                 },
                 confirmation: {
+                    description: "Principals that must confirm before the commitment is final.",
                     type: "string",
                     "enum": [
-                        "none"
+                        "creator",
+                        "participant",
+                        "both"
                     ]
+                },
+                holdDurationSeconds: {
+                    description: "Confirmation period before expiry.",
+                    $ref: "#/$defs/PositiveUint32"
                 }
             },
             required: [
                 "capacity",
                 "pricing",
-                "confirmation"
+                "confirmation",
+                "holdDurationSeconds"
             ]
         },
         PositiveUint32: {
@@ -1798,7 +2012,7 @@ export const marketResultSchema = {
             type: "string",
             pattern: "^[A-Z]{3}$"
         },
-        DirectClaimConfigWithHold: {
+        DirectClaimConfigWithoutHold: {
             type: "object",
             properties: {
                 capacity: {
@@ -1808,24 +2022,16 @@ export const marketResultSchema = {
                     $ref: "#/$defs/DirectClaimPricing"
                 },
                 confirmation: {
-                    description: "Principals that must confirm before the commitment is final.",
                     type: "string",
                     "enum": [
-                        "creator",
-                        "participant",
-                        "both"
+                        "none"
                     ]
-                },
-                holdDurationSeconds: {
-                    description: "Confirmation period before expiry.",
-                    $ref: "#/$defs/PositiveUint32"
                 }
             },
             required: [
                 "capacity",
                 "pricing",
-                "confirmation",
-                "holdDurationSeconds"
+                "confirmation"
             ]
         },
         SealedAuctionSelection: {
@@ -2708,14 +2914,14 @@ export const marketActionResultSchema = {
             description: "Normalized direct-claim.v1 configuration, as stored and returned.",
             anyOf: [
                 {
-                    $ref: "#/$defs/DirectClaimConfigWithoutHold"
+                    $ref: "#/$defs/DirectClaimConfigWithHold"
                 },
                 {
-                    $ref: "#/$defs/DirectClaimConfigWithHold"
+                    $ref: "#/$defs/DirectClaimConfigWithoutHold"
                 }
             ]
         },
-        DirectClaimConfigWithoutHold: {
+        DirectClaimConfigWithHold: {
             type: "object",
             properties: {
                 capacity: {
@@ -2725,16 +2931,24 @@ export const marketActionResultSchema = {
                     $ref: "#/$defs/DirectClaimPricing"
                 },
                 confirmation: {
+                    description: "Principals that must confirm before the commitment is final.",
                     type: "string",
                     "enum": [
-                        "none"
+                        "creator",
+                        "participant",
+                        "both"
                     ]
+                },
+                holdDurationSeconds: {
+                    description: "Confirmation period before expiry.",
+                    $ref: "#/$defs/PositiveUint32"
                 }
             },
             required: [
                 "capacity",
                 "pricing",
-                "confirmation"
+                "confirmation",
+                "holdDurationSeconds"
             ]
         },
         PositiveUint32: {
@@ -2805,7 +3019,7 @@ export const marketActionResultSchema = {
             type: "string",
             pattern: "^[A-Z]{3}$"
         },
-        DirectClaimConfigWithHold: {
+        DirectClaimConfigWithoutHold: {
             type: "object",
             properties: {
                 capacity: {
@@ -2815,24 +3029,16 @@ export const marketActionResultSchema = {
                     $ref: "#/$defs/DirectClaimPricing"
                 },
                 confirmation: {
-                    description: "Principals that must confirm before the commitment is final.",
                     type: "string",
                     "enum": [
-                        "creator",
-                        "participant",
-                        "both"
+                        "none"
                     ]
-                },
-                holdDurationSeconds: {
-                    description: "Confirmation period before expiry.",
-                    $ref: "#/$defs/PositiveUint32"
                 }
             },
             required: [
                 "capacity",
                 "pricing",
-                "confirmation",
-                "holdDurationSeconds"
+                "confirmation"
             ]
         },
         SealedAuctionSelection: {
@@ -3820,14 +4026,14 @@ export const marketSchema = {
             description: "Normalized direct-claim.v1 configuration, as stored and returned.",
             anyOf: [
                 {
-                    $ref: "#/$defs/DirectClaimConfigWithoutHold"
+                    $ref: "#/$defs/DirectClaimConfigWithHold"
                 },
                 {
-                    $ref: "#/$defs/DirectClaimConfigWithHold"
+                    $ref: "#/$defs/DirectClaimConfigWithoutHold"
                 }
             ]
         },
-        DirectClaimConfigWithoutHold: {
+        DirectClaimConfigWithHold: {
             type: "object",
             properties: {
                 capacity: {
@@ -3837,16 +4043,24 @@ export const marketSchema = {
                     $ref: "#/$defs/DirectClaimPricing"
                 },
                 confirmation: {
+                    description: "Principals that must confirm before the commitment is final.",
                     type: "string",
                     "enum": [
-                        "none"
+                        "creator",
+                        "participant",
+                        "both"
                     ]
+                },
+                holdDurationSeconds: {
+                    description: "Confirmation period before expiry.",
+                    $ref: "#/$defs/PositiveUint32"
                 }
             },
             required: [
                 "capacity",
                 "pricing",
-                "confirmation"
+                "confirmation",
+                "holdDurationSeconds"
             ]
         },
         PositiveUint32: {
@@ -3917,7 +4131,7 @@ export const marketSchema = {
             type: "string",
             pattern: "^[A-Z]{3}$"
         },
-        DirectClaimConfigWithHold: {
+        DirectClaimConfigWithoutHold: {
             type: "object",
             properties: {
                 capacity: {
@@ -3927,24 +4141,16 @@ export const marketSchema = {
                     $ref: "#/$defs/DirectClaimPricing"
                 },
                 confirmation: {
-                    description: "Principals that must confirm before the commitment is final.",
                     type: "string",
                     "enum": [
-                        "creator",
-                        "participant",
-                        "both"
+                        "none"
                     ]
-                },
-                holdDurationSeconds: {
-                    description: "Confirmation period before expiry.",
-                    $ref: "#/$defs/PositiveUint32"
                 }
             },
             required: [
                 "capacity",
                 "pricing",
-                "confirmation",
-                "holdDurationSeconds"
+                "confirmation"
             ]
         },
         SealedAuctionSelection: {
@@ -4260,14 +4466,14 @@ export const marketRecordSchema = {
             description: "Normalized direct-claim.v1 configuration, as stored and returned.",
             anyOf: [
                 {
-                    $ref: "#/$defs/DirectClaimConfigWithoutHold"
+                    $ref: "#/$defs/DirectClaimConfigWithHold"
                 },
                 {
-                    $ref: "#/$defs/DirectClaimConfigWithHold"
+                    $ref: "#/$defs/DirectClaimConfigWithoutHold"
                 }
             ]
         },
-        DirectClaimConfigWithoutHold: {
+        DirectClaimConfigWithHold: {
             type: "object",
             properties: {
                 capacity: {
@@ -4277,16 +4483,24 @@ export const marketRecordSchema = {
                     $ref: "#/$defs/DirectClaimPricing"
                 },
                 confirmation: {
+                    description: "Principals that must confirm before the commitment is final.",
                     type: "string",
                     "enum": [
-                        "none"
+                        "creator",
+                        "participant",
+                        "both"
                     ]
+                },
+                holdDurationSeconds: {
+                    description: "Confirmation period before expiry.",
+                    $ref: "#/$defs/PositiveUint32"
                 }
             },
             required: [
                 "capacity",
                 "pricing",
-                "confirmation"
+                "confirmation",
+                "holdDurationSeconds"
             ]
         },
         PositiveUint32: {
@@ -4357,7 +4571,7 @@ export const marketRecordSchema = {
             type: "string",
             pattern: "^[A-Z]{3}$"
         },
-        DirectClaimConfigWithHold: {
+        DirectClaimConfigWithoutHold: {
             type: "object",
             properties: {
                 capacity: {
@@ -4367,24 +4581,16 @@ export const marketRecordSchema = {
                     $ref: "#/$defs/DirectClaimPricing"
                 },
                 confirmation: {
-                    description: "Principals that must confirm before the commitment is final.",
                     type: "string",
                     "enum": [
-                        "creator",
-                        "participant",
-                        "both"
+                        "none"
                     ]
-                },
-                holdDurationSeconds: {
-                    description: "Confirmation period before expiry.",
-                    $ref: "#/$defs/PositiveUint32"
                 }
             },
             required: [
                 "capacity",
                 "pricing",
-                "confirmation",
-                "holdDurationSeconds"
+                "confirmation"
             ]
         },
         SealedAuctionSelection: {

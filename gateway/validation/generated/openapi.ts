@@ -437,24 +437,212 @@ export const openApiComponents = {
                 additionalProperties: {}
             },
             MechanismSelectionInput: {
+                oneOf: [
+                    {
+                        $ref: "#/components/schemas/DirectClaimSelectionInput"
+                    },
+                    {
+                        $ref: "#/components/schemas/SealedAuctionSelectionInput"
+                    }
+                ],
+                discriminator: {
+                    propertyName: "presetId",
+                    mapping: {
+                        "direct-claim.v1": "#/components/schemas/DirectClaimSelectionInput",
+                        "sealed-forward-auction.v1": "#/components/schemas/SealedAuctionSelectionInput"
+                    }
+                },
+                description: "The allocation mechanism and its configuration (\u00A72.4), discriminated by `presetId`: each preset\nwith its own config type. The service answers another preset id with 422 `unknown_mechanism` and a\nconfig that does not fit its preset with 422 `invalid_mechanism_config`."
+            },
+            DirectClaimSelectionInput: {
                 type: "object",
                 properties: {
                     presetId: {
-                        type: "string",
-                        minLength: 1,
-                        maxLength: 128,
-                        description: "`direct-claim.v1` (first-come claims) or `sealed-forward-auction.v1` (sealed second-price auction)."
+                        "const": "direct-claim.v1",
+                        description: "`direct-claim.v1`: first-come claims."
                     },
                     config: {
-                        $ref: "#/components/schemas/Recordstringunknown",
-                        description: "direct-claim.v1: `{capacity: integer \u2265 1, pricing: {mode: \"free\"} | {mode: \"posted\", amountMinor:\ninteger \u2265 1, currency: \"EUR\"}, confirmation: \"none\" | \"creator\" | \"participant\" | \"both\",\nholdDurationSeconds: integer \u2265 1 (required unless confirmation is \"none\")}`.\nsealed-forward-auction.v1: `{currency: \"EUR\", reserveAmountMinor?: integer \u2265 1, closesAt: RFC 3339\ntime in the future, holdDurationSeconds: integer \u2265 1}`."
+                        $ref: "#/components/schemas/DirectClaimConfigInput"
                     }
                 },
                 required: [
                     "presetId",
                     "config"
                 ],
-                description: "The allocation mechanism and its configuration. The preset id is checked by the engine (unknown \u2192\n422 `unknown_mechanism`) and the config against the preset's input type (invalid \u2192 422\n`invalid_mechanism_config`), which is why both are open here."
+                description: "direct-claim.v1 as a client selects it: first-come claims."
+            },
+            DirectClaimConfigInput: {
+                oneOf: [
+                    {
+                        $ref: "#/components/schemas/DirectClaimConfigInputWithoutHold"
+                    },
+                    {
+                        $ref: "#/components/schemas/DirectClaimConfigWithHold"
+                    }
+                ],
+                description: "direct-claim.v1 configuration as a client sends it, discriminated by `confirmation` (\u00A72.4).\nWith `none` an explicit `holdDurationSeconds` must be 0 and is removed by normalization."
+            },
+            DirectClaimConfigInputWithoutHold: {
+                type: "object",
+                properties: {
+                    capacity: {
+                        $ref: "#/components/schemas/PositiveUint32",
+                        description: "Number of successful commitments the market can allocate."
+                    },
+                    pricing: {
+                        $ref: "#/components/schemas/DirectClaimPricing"
+                    },
+                    confirmation: {
+                        "const": "none"
+                    },
+                    holdDurationSeconds: {
+                        "const": 0
+                    }
+                },
+                required: [
+                    "capacity",
+                    "pricing",
+                    "confirmation"
+                ]
+            },
+            PositiveUint32: {
+                type: "integer",
+                minimum: 1
+            },
+            DirectClaimPricing: {
+                oneOf: [
+                    {
+                        $ref: "#/components/schemas/FreePricing"
+                    },
+                    {
+                        $ref: "#/components/schemas/PostedPricing"
+                    }
+                ],
+                discriminator: {
+                    propertyName: "mode",
+                    mapping: {
+                        free: "#/components/schemas/FreePricing",
+                        posted: "#/components/schemas/PostedPricing"
+                    }
+                },
+                description: "DirectClaimPricing, discriminated by `mode`."
+            },
+            FreePricing: {
+                type: "object",
+                properties: {
+                    mode: {
+                        "const": "free"
+                    }
+                },
+                required: [
+                    "mode"
+                ]
+            },
+            PostedPricing: {
+                type: "object",
+                properties: {
+                    mode: {
+                        "const": "posted"
+                    },
+                    amountMinor: {
+                        $ref: "#/components/schemas/PositiveAmountMinor"
+                    },
+                    currency: {
+                        $ref: "#/components/schemas/Currency"
+                    }
+                },
+                required: [
+                    "mode",
+                    "amountMinor",
+                    "currency"
+                ]
+            },
+            PositiveAmountMinor: {
+                type: "integer",
+                minimum: 1,
+                maximum: 9007199254740991,
+                description: "Amounts in minor currency units that must be at least 1 (bids, posted prices, reserves)."
+            },
+            Currency: {
+                type: "string",
+                pattern: "^[A-Z]{3}$"
+            },
+            DirectClaimConfigWithHold: {
+                type: "object",
+                properties: {
+                    capacity: {
+                        $ref: "#/components/schemas/PositiveUint32"
+                    },
+                    pricing: {
+                        $ref: "#/components/schemas/DirectClaimPricing"
+                    },
+                    confirmation: {
+                        oneOf: [
+                            {
+                                "const": "creator"
+                            },
+                            {
+                                "const": "participant"
+                            },
+                            {
+                                "const": "both"
+                            }
+                        ],
+                        description: "Principals that must confirm before the commitment is final."
+                    },
+                    holdDurationSeconds: {
+                        $ref: "#/components/schemas/PositiveUint32",
+                        description: "Confirmation period before expiry."
+                    }
+                },
+                required: [
+                    "capacity",
+                    "pricing",
+                    "confirmation",
+                    "holdDurationSeconds"
+                ]
+            },
+            SealedAuctionSelectionInput: {
+                type: "object",
+                properties: {
+                    presetId: {
+                        "const": "sealed-forward-auction.v1",
+                        description: "`sealed-forward-auction.v1`: a sealed second-price auction."
+                    },
+                    config: {
+                        $ref: "#/components/schemas/SealedAuctionConfig"
+                    }
+                },
+                required: [
+                    "presetId",
+                    "config"
+                ],
+                description: "sealed-forward-auction.v1 as a client selects it: a sealed second-price auction."
+            },
+            SealedAuctionConfig: {
+                type: "object",
+                properties: {
+                    currency: {
+                        $ref: "#/components/schemas/Currency"
+                    },
+                    reserveAmountMinor: {
+                        $ref: "#/components/schemas/PositiveAmountMinor"
+                    },
+                    closesAt: {
+                        $ref: "#/components/schemas/DateTime",
+                        description: "Fixed close; must still be in the future when the draft is published."
+                    },
+                    holdDurationSeconds: {
+                        $ref: "#/components/schemas/PositiveUint32",
+                        description: "Winner confirmation period after resolution."
+                    }
+                },
+                required: [
+                    "currency",
+                    "closesAt",
+                    "holdDurationSeconds"
+                ],
+                description: "sealed-forward-auction.v1 configuration (\u00A72.4); normalization rewrites `closesAt` to UTC milliseconds."
             },
             PublishMarketBody: {
                 type: "object",
@@ -549,16 +737,6 @@ export const openApiComponents = {
                     "principalId"
                 ],
                 description: "POST /v1/markets/{marketId}/sealed-bids"
-            },
-            PositiveAmountMinor: {
-                type: "integer",
-                minimum: 1,
-                maximum: 9007199254740991,
-                description: "Amounts in minor currency units that must be at least 1 (bids, posted prices, reserves)."
-            },
-            Currency: {
-                type: "string",
-                pattern: "^[A-Z]{3}$"
             },
             CommitmentActionBody: {
                 type: "object",
@@ -715,10 +893,10 @@ export const openApiComponents = {
             DirectClaimConfig: {
                 oneOf: [
                     {
-                        $ref: "#/components/schemas/DirectClaimConfigWithoutHold"
+                        $ref: "#/components/schemas/DirectClaimConfigWithHold"
                     },
                     {
-                        $ref: "#/components/schemas/DirectClaimConfigWithHold"
+                        $ref: "#/components/schemas/DirectClaimConfigWithoutHold"
                     }
                 ],
                 description: "Normalized direct-claim.v1 configuration, as stored and returned."
@@ -742,93 +920,6 @@ export const openApiComponents = {
                     "confirmation"
                 ]
             },
-            PositiveUint32: {
-                type: "integer",
-                minimum: 1
-            },
-            DirectClaimPricing: {
-                oneOf: [
-                    {
-                        $ref: "#/components/schemas/FreePricing"
-                    },
-                    {
-                        $ref: "#/components/schemas/PostedPricing"
-                    }
-                ],
-                discriminator: {
-                    propertyName: "mode",
-                    mapping: {
-                        free: "#/components/schemas/FreePricing",
-                        posted: "#/components/schemas/PostedPricing"
-                    }
-                },
-                description: "DirectClaimPricing, discriminated by `mode`."
-            },
-            FreePricing: {
-                type: "object",
-                properties: {
-                    mode: {
-                        "const": "free"
-                    }
-                },
-                required: [
-                    "mode"
-                ]
-            },
-            PostedPricing: {
-                type: "object",
-                properties: {
-                    mode: {
-                        "const": "posted"
-                    },
-                    amountMinor: {
-                        $ref: "#/components/schemas/PositiveAmountMinor"
-                    },
-                    currency: {
-                        $ref: "#/components/schemas/Currency"
-                    }
-                },
-                required: [
-                    "mode",
-                    "amountMinor",
-                    "currency"
-                ]
-            },
-            DirectClaimConfigWithHold: {
-                type: "object",
-                properties: {
-                    capacity: {
-                        $ref: "#/components/schemas/PositiveUint32"
-                    },
-                    pricing: {
-                        $ref: "#/components/schemas/DirectClaimPricing"
-                    },
-                    confirmation: {
-                        oneOf: [
-                            {
-                                "const": "creator"
-                            },
-                            {
-                                "const": "participant"
-                            },
-                            {
-                                "const": "both"
-                            }
-                        ],
-                        description: "Principals that must confirm before the commitment is final."
-                    },
-                    holdDurationSeconds: {
-                        $ref: "#/components/schemas/PositiveUint32",
-                        description: "Confirmation period before expiry."
-                    }
-                },
-                required: [
-                    "capacity",
-                    "pricing",
-                    "confirmation",
-                    "holdDurationSeconds"
-                ]
-            },
             SealedAuctionSelection: {
                 type: "object",
                 properties: {
@@ -843,31 +934,6 @@ export const openApiComponents = {
                     "presetId",
                     "config"
                 ]
-            },
-            SealedAuctionConfig: {
-                type: "object",
-                properties: {
-                    currency: {
-                        $ref: "#/components/schemas/Currency"
-                    },
-                    reserveAmountMinor: {
-                        $ref: "#/components/schemas/PositiveAmountMinor"
-                    },
-                    closesAt: {
-                        $ref: "#/components/schemas/DateTime",
-                        description: "Fixed close; must still be in the future when the draft is published."
-                    },
-                    holdDurationSeconds: {
-                        $ref: "#/components/schemas/PositiveUint32",
-                        description: "Winner confirmation period after resolution."
-                    }
-                },
-                required: [
-                    "currency",
-                    "closesAt",
-                    "holdDurationSeconds"
-                ],
-                description: "sealed-forward-auction.v1 configuration (\u00A72.4); normalization rewrites `closesAt` to UTC milliseconds."
             },
             MechanismState: {
                 oneOf: [

@@ -1,7 +1,10 @@
 /**
  * typia template (not compiled directly): `npm run generate` turns it into
  * gateway/validation/generated/mcp.ts — strict validators and JSON Schemas for the MCP tools, from
- * the same types the HTTP layer validates with.
+ * the same types the HTTP layer validates with. create_market's schema shows the mechanism a client
+ * writes (one preset with its config); its input is validated, as POST /v1/markets is, with the
+ * mechanism left open (UncheckedCreateMarketBody), so the engine answers a wrong preset or config
+ * with unknown_mechanism or invalid_mechanism_config.
  */
 import typia from "typia";
 import type {
@@ -15,9 +18,9 @@ import type {
   SubmitDirectClaimInput,
   SubmitSealedBidInput,
 } from "../../mcp/tool-inputs.js";
-import type { Market, MarketActionResult, MarketOutcome, MarketRecord, MarketResult } from "@market-service/client/wire";
+import type { Market, MarketActionResult, MarketOutcome, MarketRecord, MarketResult, UncheckedCreateMarketBody } from "@market-service/client/wire";
 
-export const validateCreateMarketInput = typia.createValidateEquals<CreateMarketInput>();
+export const validateCreateMarketInput = typia.createValidateEquals<UncheckedCreateMarketBody>();
 export const validatePublishMarketInput = typia.createValidateEquals<PublishMarketInput>();
 export const validateSubmitDirectClaimInput = typia.createValidateEquals<SubmitDirectClaimInput>();
 export const validateSubmitSealedBidInput = typia.createValidateEquals<SubmitSealedBidInput>();

@@ -3,7 +3,7 @@ import * as __typia_transform__validateReport from "typia/lib/internal/_validate
 import * as __typia_transform__createStandardSchema from "typia/lib/internal/_createStandardSchema";
 import * as __typia_transform__isTypeUint64 from "typia/lib/internal/_isTypeUint64";
 import * as __typia_transform__isTypeInt64 from "typia/lib/internal/_isTypeInt64";
-import type { CommitmentActionBody, CreateMarketBody, DirectClaimBody, PublishMarketBody, SealedBidBody } from "@market-service/client/wire";
+import type { CommitmentActionBody, DirectClaimBody, PublishMarketBody, SealedBidBody, UncheckedCreateMarketBody } from "@market-service/client/wire";
 export const validateCreateMarketBody = (() => { const _io0 = (input: any, _exceptionable: boolean = true): boolean => "string" === typeof input.marketId && (1 <= input.marketId.length && input.marketId.length <= 128 && RegExp("^(?!\\.\\.?$)[^\\u0000-\\u001F\\u007F]+$").test(input.marketId)) && ("object" === typeof input.subject && null !== input.subject && _io1(input.subject, true && _exceptionable)) && ("object" === typeof input.mechanism && null !== input.mechanism && _io3(input.mechanism, true && _exceptionable)) && ("string" === typeof input.commandId && (1 <= input.commandId.length && input.commandId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.commandId))) && ("string" === typeof input.principalId && (1 <= input.principalId.length && input.principalId.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.principalId))) && (undefined === input.authorityRef || "string" === typeof input.authorityRef && (1 <= input.authorityRef.length && input.authorityRef.length <= 128 && RegExp("^[^\\u0000-\\u001F\\u007F]+$").test(input.authorityRef))) && (5 === Object.keys(input).length || Object.keys(input).every((key: any) => {
     if (["marketId", "subject", "mechanism", "commandId", "principalId", "authorityRef"].some((prop: any) => key === prop))
         return true;
@@ -56,11 +56,11 @@ export const validateCreateMarketBody = (() => { const _io0 = (input: any, _exce
         value: input.subject
     }), ("object" === typeof input.mechanism && null !== input.mechanism || _report(_exceptionable, {
         path: _path + ".mechanism",
-        expected: "MechanismSelectionInput",
+        expected: "UncheckedMechanismSelection",
         value: input.mechanism
     })) && _vo3(input.mechanism, _path + ".mechanism", true && _exceptionable) || _report(_exceptionable, {
         path: _path + ".mechanism",
-        expected: "MechanismSelectionInput",
+        expected: "UncheckedMechanismSelection",
         value: input.mechanism
     }), "string" === typeof input.commandId && (1 <= input.commandId.length || _report(_exceptionable, {
         path: _path + ".commandId",
@@ -203,17 +203,17 @@ export const validateCreateMarketBody = (() => { const _io0 = (input: any, _exce
                 "Please remove the property next time."
             ].join("\n")
         });
-    }).every((flag: boolean) => flag))].every((flag: boolean) => flag); const __is = (input: any, _exceptionable: boolean = true): input is CreateMarketBody => "object" === typeof input && null !== input && _io0(input, true); let errors: any; let _report: any; return __typia_transform__createStandardSchema._createStandardSchema((input: any): import("typia").IValidation<CreateMarketBody> => {
+    }).every((flag: boolean) => flag))].every((flag: boolean) => flag); const __is = (input: any, _exceptionable: boolean = true): input is UncheckedCreateMarketBody => "object" === typeof input && null !== input && _io0(input, true); let errors: any; let _report: any; return __typia_transform__createStandardSchema._createStandardSchema((input: any): import("typia").IValidation<UncheckedCreateMarketBody> => {
     if (false === __is(input)) {
         errors = [];
         _report = (__typia_transform__validateReport._validateReport as any)(errors);
         ((input: any, _path: string, _exceptionable: boolean = true) => ("object" === typeof input && null !== input || _report(true, {
             path: _path + "",
-            expected: "CreateMarketBody",
+            expected: "UncheckedCreateMarketBody",
             value: input
         })) && _vo0(input, _path + "", true) || _report(true, {
             path: _path + "",
-            expected: "CreateMarketBody",
+            expected: "UncheckedCreateMarketBody",
             value: input
         }))(input, "$input", true);
         const success = 0 === errors.length;

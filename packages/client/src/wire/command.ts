@@ -5,7 +5,7 @@
  * checks delegated authority, and hands the engine the command made from it
  * (engine/rules/types/command.ts).
  */
-import type { MechanismSelectionInput } from "./market.js";
+import type { MechanismSelectionInput, UncheckedMechanismSelection } from "./market.js";
 import type {
   AuthorityRef,
   CommandId,
@@ -31,12 +31,22 @@ interface ActingBody {
   authorityRef?: AuthorityRef;
 }
 
-/** POST /v1/markets */
-export interface CreateMarketBody extends ActingBody {
+interface CreateMarketFields<Mechanism> extends ActingBody {
   marketId: MarketId;
   subject: Subject;
-  mechanism: MechanismSelectionInput;
+  mechanism: Mechanism;
 }
+
+/** POST /v1/markets */
+// As a client writes it: the mechanism is one preset with that preset's config (a union on presetId).
+export interface CreateMarketBody extends CreateMarketFields<MechanismSelectionInput> {}
+
+/**
+ * POST /v1/markets as the service validates it: the same body with the mechanism left open
+ * (UncheckedMechanismSelection says why), so that the engine answers an unknown preset or a config
+ * that does not fit it with the spec's 422 codes.
+ */
+export interface UncheckedCreateMarketBody extends CreateMarketFields<UncheckedMechanismSelection> {}
 
 /** POST /v1/markets/{marketId}/publish */
 export interface PublishMarketBody extends ActingBody {

@@ -82,24 +82,38 @@ export interface SealedAuctionSelection {
 /** Normalized, immutable mechanism configuration of a market. */
 export type MechanismSelection = DirectClaimSelection | SealedAuctionSelection;
 
+/** direct-claim.v1 as a client selects it: first-come claims. */
+export interface DirectClaimSelectionInput {
+  /** `direct-claim.v1`: first-come claims. */
+  presetId: typeof DIRECT_CLAIM_PRESET;
+  config: DirectClaimConfigInput;
+}
+/** sealed-forward-auction.v1 as a client selects it: a sealed second-price auction. */
+export interface SealedAuctionSelectionInput {
+  /** `sealed-forward-auction.v1`: a sealed second-price auction. */
+  presetId: typeof SEALED_AUCTION_PRESET;
+  config: SealedAuctionConfig;
+}
 /**
- * The allocation mechanism and its configuration. The preset id is checked by the engine (unknown →
- * 422 `unknown_mechanism`) and the config against the preset's input type (invalid → 422
- * `invalid_mechanism_config`), which is why both are open here.
+ * The allocation mechanism and its configuration (§2.4), discriminated by `presetId`: each preset
+ * with its own config type. The service answers another preset id with 422 `unknown_mechanism` and a
+ * config that does not fit its preset with 422 `invalid_mechanism_config`.
  */
-export interface MechanismSelectionInput {
-  /** `direct-claim.v1` (first-come claims) or `sealed-forward-auction.v1` (sealed second-price auction). */
+export type MechanismSelectionInput = DirectClaimSelectionInput | SealedAuctionSelectionInput;
+
+/**
+ * A mechanism selection as the service receives it, before the engine checks it: any preset id and
+ * any object as config. It is wider than MechanismSelectionInput on purpose, and only the service
+ * uses it: the spec answers an unknown preset with 422 `unknown_mechanism` and a config that does
+ * not fit its preset with 422 `invalid_mechanism_config`, rejections recorded in the market's log,
+ * where a body validator of the union would refuse both with 400 `invalid_request` before the engine
+ * saw them. The engine narrows it to MechanismSelectionInput (engine/rules/market/mechanism-config.ts:
+ * the preset id against the presets, then the config against that preset's declared input type).
+ */
+export interface UncheckedMechanismSelection {
   presetId: string & tags.MinLength<1> & tags.MaxLength<128>;
-  /**
-   * direct-claim.v1: `{capacity: integer ≥ 1, pricing: {mode: "free"} | {mode: "posted", amountMinor:
-   * integer ≥ 1, currency: "EUR"}, confirmation: "none" | "creator" | "participant" | "both",
-   * holdDurationSeconds: integer ≥ 1 (required unless confirmation is "none")}`.
-   * sealed-forward-auction.v1: `{currency: "EUR", reserveAmountMinor?: integer ≥ 1, closesAt: RFC 3339
-   * time in the future, holdDurationSeconds: integer ≥ 1}`.
-   */
   config: Record<string, unknown>;
 }
-
 /** Public state of a direct-claim.v1 market. */
 export interface DirectClaimState {
   /** Capacity currently held or committed. */
