@@ -10,48 +10,45 @@
  * its sequence number is simply skipped on that stream (resume works by "after N", so a gap in the
  * numbers is no gap in what that subscriber may see).
  */
-import type { Event, PublicMarketEvent } from "@market-service/client/wire";
+import type { Event, PositiveSafeUint64, PublicEventData, PublicEventType, PublicEventView, PublicMarketEvent } from "@market-service/client/wire";
 import type { EmittedEvent } from "../runtime/shard-protocol.js";
 
-/** The public payload of `event`, or undefined when nothing of it is public. */
-function publicData(event: Event): Record<string, unknown> | undefined {
+/**
+ * The public view of an event of type `Type`, with `data` of the type the client package declares for
+ * that type's public view (PublicEventData), so the service's views and the client's types cannot
+ * drift apart. Members in the order the streams have always written them.
+ */
+function viewOf<Type extends PublicEventType>(type: Type, event: Event, sequence: PositiveSafeUint64, data: PublicEventData[Type]): PublicEventView<Type> {
+  return { sequence, id: event.id, type, marketId: event.marketId, marketVersion: event.marketVersion, occurredAt: event.occurredAt, data };
+}
+
+/** The view of `event` for a subscriber who is not the market's creator; undefined: none. */
+export function publicEventView(event: Event): PublicMarketEvent | undefined {
+  const sequence = event.sequence;
+  if (sequence === undefined) return undefined;
   switch (event.type) {
     case "market.draft_created":
       // Everything here is in the market snapshot (creator, subject, mechanism, mechanism state).
-      return { ...event.data };
+      return viewOf(event.type, event, sequence, { ...event.data });
     case "market.published":
-      return { previousState: event.data.previousState, state: event.data.state };
+      return viewOf(event.type, event, sequence, { previousState: event.data.previousState, state: event.data.state });
     case "direct_claim.accepted":
-      return { allocated: event.data.allocated, capacity: event.data.capacity };
+      return viewOf(event.type, event, sequence, { allocated: event.data.allocated, capacity: event.data.capacity });
     case "sealed_auction.bid_submitted":
-      return { bidCount: event.data.bidCount };
+      return viewOf(event.type, event, sequence, { bidCount: event.data.bidCount });
     case "sealed_auction.resolved":
-      return event.data.outcome === "winner_selected" ? { outcome: "winner_selected", winningBidId: event.data.winningBidId } : { outcome: "no_trade" };
+      return viewOf(event.type, event, sequence, event.data.outcome === "winner_selected" ? { outcome: "winner_selected", winningBidId: event.data.winningBidId } : { outcome: "no_trade" });
     case "commitment.declined":
-    case "commitment.expired":
       // A released hold: the snapshot shows it too (`allocated` falls; an auction's winner is excluded).
-      return { state: event.data.state };
+      return viewOf(event.type, event, sequence, { state: event.data.state });
+    case "commitment.expired":
+      return viewOf(event.type, event, sequence, { state: event.data.state });
     case "commitment.provisional":
     case "commitment.awaiting_confirmations":
     case "commitment.committed":
     case "commitment.confirmation_recorded":
       return undefined;
   }
-}
-
-/** The view of `event` for a subscriber who is not the market's creator; undefined: none. */
-export function publicEventView(event: Event): PublicMarketEvent | undefined {
-  const data = publicData(event);
-  if (data === undefined || event.sequence === undefined) return undefined;
-  return {
-    sequence: event.sequence,
-    id: event.id,
-    type: event.type,
-    marketId: event.marketId,
-    marketVersion: event.marketVersion,
-    occurredAt: event.occurredAt,
-    data,
-  };
 }
 
 const BOTH_VIEWS = { record: true, public: true } as const;

@@ -18,4 +18,4 @@ export { generateKeyPair, publicKeyFromPrivateKey, signSigningPayload, type Ed25
 export { canonicalHmacString, signHmacRequest, type HmacSigningInput, type ServiceHmacHeaders } from "./hmac.js";
 // The wire: requests, replies, events, errors, receipts' heads and proofs.
 export type * from "./wire/index.js";
-export { AUTHORITY_SCOPES, COMMAND_TYPES, DIRECT_CLAIM_PRESET, ERROR_CODES, EVENT_TYPES, SEALED_AUCTION_PRESET } from "./wire/index.js";
+export { AUTHORITY_SCOPES, COMMAND_TYPES, DIRECT_CLAIM_PRESET, ERROR_CODES, EVENT_TYPES, isCreatorEvent, SEALED_AUCTION_PRESET } from "./wire/index.js";

@@ -15,7 +15,7 @@
  */
 import { dotSegmentProblem } from "./path-segment.js";
 import { SseParser, type ServerSentEvent } from "./sse-parser.js";
-import type { Event, PublicMarketEvent } from "./wire/index.js";
+import type { CreatorMarketEvent, PublicMarketEvent } from "./wire/index.js";
 
 /** One request the subscription makes, for credentials that sign it. */
 export interface MarketEventsRequest {
@@ -36,9 +36,11 @@ export interface MarketEventsBackoff {
 
 /**
  * An event as the server sent it: the record's envelope (spec §6.1) for the market's creator, its
- * public view (docs/events.md) for others. The service's own declarations.
+ * public view (docs/events.md) for others; each a union discriminated by `type`, with that type's
+ * `data` (wire/event.ts, the declarations the service builds both views with). `isCreatorEvent`
+ * tells the two views apart.
  */
-export type MarketEventEnvelope = Event | PublicMarketEvent;
+export type MarketEventEnvelope = CreatorMarketEvent | PublicMarketEvent;
 
 export interface MarketStreamEvent {
   readonly sequence: number;

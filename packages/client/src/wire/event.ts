@@ -1,5 +1,5 @@
 /** Spec §6: the event envelope and every payload of §6.2. */
-import type { SealedAuctionResolution } from "./auction.js";
+import type { NoTradeResolution, SealedAuctionResolution, WinnerSelectedResolution } from "./auction.js";
 import type { CommitmentState } from "./commitment.js";
 import type { MechanismSelection, MechanismState } from "./market.js";
 import type {
@@ -103,15 +103,56 @@ export const EVENT_TYPES: readonly EventType[] = [
 ];
 
 /**
- * What an actor who is not the market's creator receives of an event on a live stream (docs/events.md,
- * decision I38): the event's public view, no more than `GET /v1/markets/{id}` shows.
+ * What the market's creator receives of an event, on a live stream as in `GET …/record`: the event as
+ * the record holds it (the creator principal, or the actor that created the market; docs/events.md).
+ * Narrow it on `type` for its `data`.
  */
-export interface PublicMarketEvent {
-  sequence: number;
-  id: string;
-  type: Event["type"];
-  marketId: string;
-  marketVersion: number;
-  occurredAt: string;
-  data: Record<string, unknown>;
+export type CreatorMarketEvent = Event;
+
+/**
+ * The `data` of each event's public view (docs/events.md, "Visibility"; decision I38): no more than
+ * `GET /v1/markets/{id}` shows, as of the event. The service builds each from the event's own data
+ * (engine/events/public-event.ts, typed against this map). Types absent here
+ * (`commitment.provisional`, `commitment.awaiting_confirmations`, `commitment.committed`,
+ * `commitment.confirmation_recorded`) have no public view and are never sent to such a subscriber.
+ */
+export interface PublicEventData {
+  "market.draft_created": DraftCreatedData;
+  "market.published": PublishedData;
+  /** No commitment id. */
+  "direct_claim.accepted": Pick<DirectClaimAcceptedData, "allocated" | "capacity">;
+  /** No bid id (and no bid event carries an amount, in any view). */
+  "sealed_auction.bid_submitted": Pick<BidSubmittedData, "bidCount">;
+  /** No winner principal, no clearing price. */
+  "sealed_auction.resolved": NoTradeResolution | Pick<WinnerSelectedResolution, "outcome" | "winningBidId">;
+  /** A released hold, which the snapshot shows too. */
+  "commitment.declined": Pick<CommitmentStateChangedEventData, "state">;
+  "commitment.expired": Pick<CommitmentStateChangedEventData, "state">;
+}
+
+/** The event types a subscriber who is not the creator can receive. */
+export type PublicEventType = keyof PublicEventData;
+
+/**
+ * One event type's public view: the envelope's public members (no `commandId`, `principalId`,
+ * `actorId` or `authorityRef`: the submitter's) with its sequence, and the public `data`.
+ */
+export type PublicEventView<Type extends PublicEventType> = Pick<EventEnvelope<Type, PublicEventData[Type]>, "id" | "type" | "marketId" | "marketVersion" | "occurredAt" | "data"> & {
+  sequence: PositiveSafeUint64;
+};
+
+/**
+ * What an actor who is not the market's creator receives of an event on a live stream (docs/events.md,
+ * decision I38): the event's public view, discriminated by `type`.
+ */
+export type PublicMarketEvent = { [Type in PublicEventType]: PublicEventView<Type> }[PublicEventType];
+
+/**
+ * True for the creator's view of an event as a live stream sends it (the record's own event), false
+ * for the public view. Which one a subscriber gets is up to its credentials, not to it; the creator's
+ * view names the command that emitted the event (`commandId`, `principalId`, `actorId`), the public
+ * view never does.
+ */
+export function isCreatorEvent(event: CreatorMarketEvent | PublicMarketEvent): event is CreatorMarketEvent {
+  return "commandId" in event;
 }
