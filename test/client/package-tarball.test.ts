@@ -8,6 +8,10 @@
  * Buffer (what the SDK's declarations did when it was part of the service), reports both. Last,
  * esbuild bundles the installed package for the browser.
  *
+ * The same project type-checks docs/client.md's examples marked `<!-- type-checked -->`, each as a
+ * file of its own, as a reader who installed the package would compile them (their `@ts-expect-error`
+ * lines too: a published union that widened would leave one unused, an error).
+ *
  * Installing reaches the npm registry for the package's dependencies (@noble/ed25519, @noble/hashes,
  * msgpackr), as an outside project's install does. `npm test` builds the package before vitest runs.
  */
@@ -62,6 +66,10 @@ export async function run(head: LogHead | undefined): Promise<void> {
 export const wrong: DirectClaimBody = { commandId: "k1", principalId: "bob", extra: 1 };
 `;
 
+/** docs/client.md's TypeScript examples marked as complete programs, in order. */
+const DOC_EXAMPLES = [...readFileSync(path.join(REPO_ROOT, "docs/client.md"), "utf8").matchAll(/^<!-- type-checked -->\n```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1] as string);
+const DOC_EXAMPLE_FILES = DOC_EXAMPLES.map((_, index) => `client-md-example-${index + 1}.ts`);
+
 const COMPILER_OPTIONS = { lib: ["DOM", "ES2022"], types: [], skipLibCheck: false, strict: true, target: "ES2022", noEmit: true };
 
 let work: string;
@@ -93,8 +101,10 @@ beforeAll(() => {
   execFileSync("npm", ["install", "--no-audit", "--no-fund", "--omit=optional", "--prefer-offline", tarball], { cwd: project, stdio: "pipe" });
   console.log(`installed ${path.basename(tarball)} (${packed.length} files) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   writeFileSync(path.join(project, "main.ts"), USAGE);
-  writeFileSync(path.join(project, "tsconfig.json"), JSON.stringify({ compilerOptions: { ...COMPILER_OPTIONS, module: "NodeNext", moduleResolution: "NodeNext" }, files: ["main.ts"] }));
-  writeFileSync(path.join(project, "tsconfig.bundler.json"), JSON.stringify({ compilerOptions: { ...COMPILER_OPTIONS, module: "ESNext", moduleResolution: "Bundler" }, files: ["main.ts"] }));
+  DOC_EXAMPLES.forEach((example, index) => writeFileSync(path.join(project, DOC_EXAMPLE_FILES[index] as string), example));
+  const files = ["main.ts", ...DOC_EXAMPLE_FILES];
+  writeFileSync(path.join(project, "tsconfig.json"), JSON.stringify({ compilerOptions: { ...COMPILER_OPTIONS, module: "NodeNext", moduleResolution: "NodeNext" }, files }));
+  writeFileSync(path.join(project, "tsconfig.bundler.json"), JSON.stringify({ compilerOptions: { ...COMPILER_OPTIONS, module: "ESNext", moduleResolution: "Bundler" }, files }));
 }, 120_000);
 
 afterAll(() => {
@@ -119,7 +129,23 @@ describe("the client package's tarball", () => {
     }
     // What the check read: the package's declarations and the file, nothing of typia, Node or the service.
     const files = execFileSync(process.execPath, [TSC, "-p", path.join(project, "tsconfig.json"), "--listFilesOnly"], { cwd: project, encoding: "utf8" }).split("\n").filter((file) => file !== "" && !file.includes("/typescript/lib/"));
-    expect(files.map((file) => path.relative(project, file)).sort()).toEqual(["main.ts", ...packed.filter((file) => file.endsWith(".d.ts")).map((file) => `node_modules/@market-service/client/${file}`)].sort());
+    expect(files.map((file) => path.relative(project, file)).sort()).toEqual(["main.ts", ...DOC_EXAMPLE_FILES, ...packed.filter((file) => file.endsWith(".d.ts")).map((file) => `node_modules/@market-service/client/${file}`)].sort());
+  });
+
+  it("docs/client.md's marked examples are among what that check compiled: the first program after the install, and the typed mechanisms and events", () => {
+    expect(DOC_EXAMPLES.length).toBeGreaterThanOrEqual(2);
+    expect(DOC_EXAMPLES[0]).toMatch(/^import \{[^}]*\bMarketClient\b[^}]*\} from "@market-service\/client";$/m);
+    expect(DOC_EXAMPLES.join("\n")).toMatch(/@ts-expect-error/);
+  });
+
+  it("a doc example that does not compile fails the check (negative control)", () => {
+    const broken = path.join(work, "broken-doc");
+    cpSync(project, broken, { recursive: true });
+    const example = path.join(broken, DOC_EXAMPLE_FILES[0] as string);
+    writeFileSync(example, readFileSync(example, "utf8").replace('presetId: "direct-claim.v1"', 'presetId: "direct-claim.v2"'));
+    const { status, output } = typecheck(broken, "tsconfig.json");
+    expect(status).not.toBe(0);
+    expect(output).toMatch(/client-md-example-1\.ts.*"direct-claim\.v2"/);
   });
 
   it("the check fails where a declaration needs typia or Node (negative control)", () => {
