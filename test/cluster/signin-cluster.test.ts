@@ -42,7 +42,7 @@ function client(node: number): MarketClient {
 
 /** One raw exchange with node `node` (no retry: the status is what the test looks at). */
 function post(node: number, path: string, body: unknown): Promise<ServiceResponse> {
-  return client(node).request("POST", path, body, { kind: "none" });
+  return client(node).request("POST", path, { body, credentials: { kind: "none" } });
 }
 
 let provisioned = 0;

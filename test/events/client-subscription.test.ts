@@ -1,12 +1,12 @@
 /**
  * subscribeMarketEvents against a real server: refusals it cannot get past end it with a
- * MarketEventsError carrying the service's code; a service out of reach is retried with a bounded
+ * MarketServiceError carrying the service's code (and its request id); a service out of reach is retried with a bounded
  * backoff (time injected: the delays are recorded, not slept) and then given up; `onEvent` mode.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Harness, claim, directClaimMechanism, openMarket, uid, type Principal } from "../http-api/support/harness.js";
 import { freePort } from "../../scripts/free-port.js";
-import { MarketEventsError, subscribeMarketEvents, type MarketStreamEvent } from "@market-service/client";
+import { MarketServiceError, subscribeMarketEvents, type MarketStreamEvent } from "@market-service/client";
 
 let h: Harness;
 let creator: Principal;
@@ -21,14 +21,14 @@ afterAll(async () => {
 });
 
 describe("subscribeMarketEvents", () => {
-  it("ends with MarketEventsError for 404 and 401, without retrying", async () => {
+  it("ends with MarketServiceError for 404 and 401, without retrying", async () => {
     const attempts: string[] = [];
     const missing = subscribeMarketEvents({ baseUrl: h.url, marketId: uid("nowhere"), headers: () => ({ authorization: `Bearer ${creator.auth.token}` }), onReconnect: (info) => attempts.push(info.reason) });
-    await expect(missing.next()).rejects.toMatchObject({ name: "MarketEventsError", status: 404, code: "market_not_found" });
+    await expect(missing.next()).rejects.toMatchObject({ name: "MarketServiceError", status: 404, code: "market_not_found", commandId: undefined, requestId: expect.any(String) });
     const marketId = uid("m");
     await openMarket(h, creator, marketId, directClaimMechanism({ capacity: 2 }));
     const anonymous = subscribeMarketEvents({ baseUrl: h.url, marketId, headers: () => ({}) });
-    await expect(anonymous.next()).rejects.toBeInstanceOf(MarketEventsError);
+    await expect(anonymous.next()).rejects.toMatchObject({ name: "MarketServiceError", status: 401, code: "unauthenticated" });
     expect(attempts).toEqual([]);
   });
 
@@ -44,7 +44,7 @@ describe("subscribeMarketEvents", () => {
         delays.push(ms);
       },
     });
-    await expect(subscription.next()).rejects.toMatchObject({ code: "unreachable", status: 0 });
+    await expect(subscription.next()).rejects.toMatchObject({ name: "MarketServiceError", code: "unreachable", status: 0, message: expect.stringContaining("gave up after 5 failed attempts in a row") });
     expect(delays).toEqual([100, 200, 400, 500, 500]);
   });
 
