@@ -68,8 +68,11 @@ export interface MarketEventsOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Called for each event instead of iterating; `subscription.finished` settles when it stops. */
   onEvent?: (event: MarketStreamEvent) => void | Promise<void>;
-  /** Told before each reconnect, with why and from where. */
-  onReconnect?: (info: { attempt: number; delayMs: number; reason: string; after: number | undefined }) => void;
+  /**
+   * Told before each reconnect, with why (`code`: the service's, an `event: end` frame's such as
+   * `shutting_down` or `owner_changed`, or `unreachable`; `reason` in words) and from where.
+   */
+  onReconnect?: (info: { attempt: number; delayMs: number; reason: string; code: MarketServiceErrorCode; after: number | undefined }) => void;
 }
 
 export interface MarketEventSubscription extends AsyncIterableIterator<MarketStreamEvent> {
@@ -174,7 +177,7 @@ async function* run(options: MarketEventsOptions, marketSegment: string, state: 
   /** Credentials were renewed after a 401 and have not connected since: another 401 is final. */
   let renewed = false;
   let reason = "";
-  /** The last failure's code and status, for the error of a subscription that gives up. */
+  /** Why the last connection failed or ended: for onReconnect, and the error of a subscription that gives up. */
   let last: { code: MarketServiceErrorCode; status: number } = { code: "unreachable", status: 0 };
   /** The last stream ended cleanly with a reason to come back at once (overflow, owner change). */
   let resumeNow = false;
@@ -189,7 +192,7 @@ async function* run(options: MarketEventsOptions, marketSegment: string, state: 
     if (signal.aborted) return;
     if (resumeNow) {
       resumeNow = false;
-      options.onReconnect?.({ attempt: 0, delayMs: 0, reason, after: state.after });
+      options.onReconnect?.({ attempt: 0, delayMs: 0, reason, code: last.code, after: state.after });
     } else if (reason !== "") {
       failures += 1;
       if (failures > maxAttempts) {
@@ -197,7 +200,7 @@ async function* run(options: MarketEventsOptions, marketSegment: string, state: 
         throw new MarketServiceError({ code: last.code, status: last.status, serviceMessage: message, action: `GET /v1/markets/${marketSegment}/events`, message: `GET /v1/markets/${marketSegment}/events ${message}` });
       }
       const delayMs = Math.min(maxDelayMs, initialDelayMs * 2 ** (failures - 1));
-      options.onReconnect?.({ attempt: failures, delayMs, reason, after: state.after });
+      options.onReconnect?.({ attempt: failures, delayMs, reason, code: last.code, after: state.after });
       await sleep(delayMs, signal);
       if (signal.aborted) return;
     }
