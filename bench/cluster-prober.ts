@@ -97,7 +97,7 @@ export class Prober {
       status = String(reply.status);
       if (reply.status >= 500) message = errorMessage(reply.text);
     } catch (error) {
-      if (error instanceof MarketServiceError) {
+      if (error instanceof MarketServiceError && error.code !== "unreachable") {
         status = String(error.status);
         message = error.serviceMessage;
       } else {
