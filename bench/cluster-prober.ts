@@ -97,7 +97,7 @@ export class Prober {
       status = String(reply.status);
       if (reply.status >= 500) message = errorMessage(reply.text);
     } catch (error) {
-      if (error instanceof MarketServiceError) {
+      if (error instanceof MarketServiceError && error.code !== "unreachable") {
         status = String(error.status);
         message = error.serviceMessage;
       } else {
@@ -116,7 +116,7 @@ export class Prober {
     const marketId = this.options.markets[n % this.options.markets.length] as string;
     const body = { commandId: `probe-${randomBytes(6).toString("hex")}-${n}`, principalId: who.principalId };
     const send = (kind: Answer["kind"], through: number) =>
-      this.record(kind, through, { marketId, commandId: body.commandId, principalId: who.principalId }, () => (this.clients[through] as MarketClient).request("POST", `/v1/markets/${marketId}/direct-claims`, body, { kind: "bearer", token: who.token }));
+      this.record(kind, through, { marketId, commandId: body.commandId, principalId: who.principalId }, () => (this.clients[through] as MarketClient).request("POST", `/v1/markets/${marketId}/direct-claims`, { body, credentials: { kind: "bearer", token: who.token } }));
     const first = await send("claim", node);
     if (decided(first) || this.options.retries === false) return;
     if (this.retrying >= (this.options.retryingAtMost ?? 40)) {
@@ -136,7 +136,7 @@ export class Prober {
   }
 
   private read(node: number, marketId: string): Promise<Answer> {
-    return this.record("read", node, { marketId }, () => (this.clients[node] as MarketClient).request("GET", `/v1/markets/${marketId}`, undefined, { kind: "bearer", token: this.creatorToken }));
+    return this.record("read", node, { marketId }, () => (this.clients[node] as MarketClient).request("GET", `/v1/markets/${marketId}`, { credentials: { kind: "bearer", token: this.creatorToken } }));
   }
 
   /** Stops sending; resolves once every request sent has its answer and every retrying claim is decided or given up. */

@@ -381,7 +381,7 @@ async function acceptedEverywhere(setup: ClusterSetup, token: string): Promise<v
   const deadline = performance.now() + 30_000;
   for (const [i, client] of setup.clients.entries()) {
     if (!setup.cluster.serviceRunningNow(i)) continue;
-    while ((await client.request("GET", "/v1/markets/no-such-market", undefined, { kind: "bearer", token })).status === 401) {
+    while ((await client.request("GET", "/v1/markets/no-such-market", { credentials: { kind: "bearer", token } })).status === 401) {
       if (performance.now() > deadline) throw new Error(`node ${i} does not accept a token issued on another node after 30 s`);
       await pause(20);
     }
@@ -517,7 +517,7 @@ async function probe(marketId: string, clients: readonly MarketClient[], setup: 
     const participant = setup.participants[next() % setup.participants.length] as { principalId: string; token: string };
     const sentAtMs = performance.now();
     const claim = (clients[n % clients.length] as MarketClient)
-      .request("POST", `/v1/markets/${marketId}/direct-claims`, { commandId: `probe-${marketId}-${n}`, principalId: participant.principalId }, { kind: "bearer", token: participant.token })
+      .request("POST", `/v1/markets/${marketId}/direct-claims`, { body: { commandId: `probe-${marketId}-${n}`, principalId: participant.principalId }, credentials: { kind: "bearer", token: participant.token } })
       .then(
         (reply) => String(reply.status),
         () => "no answer",

@@ -288,16 +288,18 @@ async function main(): Promise<void> {
         "POST",
         "/v1/markets",
         {
-          commandId: commandId(),
-          marketId,
-          principalId: "bench-creator",
-          subject: { schema: "bench.v1", data: { lane: "HAM-RTM", slots: capacity } },
-          mechanism: { presetId: "direct-claim.v1", config: { capacity, pricing: { mode: "free" }, confirmation: "none" } },
+          body: {
+            commandId: commandId(),
+            marketId,
+            principalId: "bench-creator",
+            subject: { schema: "bench.v1", data: { lane: "HAM-RTM", slots: capacity } },
+            mechanism: { presetId: "direct-claim.v1", config: { capacity, pricing: { mode: "free" }, confirmation: "none" } },
+          },
+          credentials: { kind: "bearer", token: creatorToken },
         },
-        { kind: "bearer", token: creatorToken },
       );
       if (created.status !== 201) throw new Error(`create failed: ${created.text}`);
-      const published = await client.request("POST", `/v1/markets/${marketId}/publish`, { commandId: commandId(), principalId: "bench-creator", expectedVersion: 1 }, { kind: "bearer", token: creatorToken });
+      const published = await client.request("POST", `/v1/markets/${marketId}/publish`, { body: { commandId: commandId(), principalId: "bench-creator", expectedVersion: 1 }, credentials: { kind: "bearer", token: creatorToken } });
       if (published.status !== 200) throw new Error(`publish failed: ${published.text}`);
     };
     await createMarket("read-me", 10);

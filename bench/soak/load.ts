@@ -291,7 +291,7 @@ export class SoakLoad {
     headers?: Record<string, string>,
   ): Promise<ServiceResponse | undefined> {
     try {
-      const response = await this.client.request(method, path, body, credentials, headers);
+      const response = await this.client.request(method, path, { body, credentials, headers });
       this.count(name, kind, response.status, expected, response.text);
       return response;
     } catch (error) {
@@ -525,7 +525,7 @@ export class SoakLoad {
     const message = tool === undefined ? { jsonrpc: "2.0", id: 1, method: "tools/list" } : { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool, arguments: args } };
     let response: ServiceResponse;
     try {
-      response = await this.client.request("POST", "/mcp", message, credentials, MCP_HEADERS);
+      response = await this.client.request("POST", "/mcp", { body: message, credentials, headers: MCP_HEADERS });
     } catch (error) {
       this.count(name, kind, "error", [200], error instanceof Error ? error.message : String(error));
       return undefined;

@@ -31,7 +31,7 @@ export const answered = (result: WrkResult): number => Object.values(result.stat
  * `inFlight`: requests that may have been sent but not answered when the driver stopped (its connections).
  */
 export async function recordChecks(target: CheckTarget, marketId: string, expectedAccepted: number, sentToMarket: number, inFlight: number): Promise<Check[]> {
-  const record = await target.client.request("GET", `/v1/markets/${marketId}/record`, undefined, { kind: "bearer", token: target.creatorToken });
+  const record = await target.client.request("GET", `/v1/markets/${marketId}/record`, { credentials: { kind: "bearer", token: target.creatorToken } });
   if (record.status !== 200) return [{ name: "record readable", ok: false, detail: `${record.status} ${record.text.slice(0, 200)}` }];
   const claims = (record.body.commands as Array<{ type: string; status: string }>).filter((c) => c.type === "direct_claim.submit");
   const accepted = claims.filter((c) => c.status === "accepted").length;
@@ -50,6 +50,6 @@ export async function recordChecks(target: CheckTarget, marketId: string, expect
 }
 
 export async function allocatedOf(target: CheckTarget, marketId: string): Promise<number> {
-  const market = await target.client.request("GET", `/v1/markets/${marketId}`, undefined, { kind: "bearer", token: target.creatorToken });
+  const market = await target.client.request("GET", `/v1/markets/${marketId}`, { credentials: { kind: "bearer", token: target.creatorToken } });
   return market.body?.mechanismState?.allocated as number;
 }

@@ -181,7 +181,7 @@ async function runHeads(): Promise<ScenarioResult[]> {
 
 /** What each view of a market's live events must have received, from its record (subscribers.ts). */
 async function expectedViews(setup: Setup, marketId: string): Promise<{ creator: { last: number; count: number; sha256: string }; public: { last: number; count: number; sha256: string } }> {
-  const record = await setup.client.request("GET", `/v1/markets/${marketId}/record`, undefined, { kind: "bearer", token: setup.creatorToken });
+  const record = await setup.client.request("GET", `/v1/markets/${marketId}/record`, { credentials: { kind: "bearer", token: setup.creatorToken } });
   const events = record.body.events as Event[];
   const creator = createHash("sha256");
   const open = createHash("sha256");

@@ -88,14 +88,17 @@ export async function setUpService(options: {
 export async function createMarket(setup: Pick<Setup, "client" | "creatorToken">, marketId: string, capacity: number): Promise<void> {
   const auth = { kind: "bearer" as const, token: setup.creatorToken };
   const created = await setup.client.request("POST", "/v1/markets", {
-    commandId: `create-${marketId}`,
-    marketId,
-    principalId: "storm-creator",
-    subject: { schema: "table-booking.v1", data: { venue: "Harbour", seats: 4 } },
-    mechanism: { presetId: "direct-claim.v1", config: { capacity, pricing: { mode: "free" }, confirmation: "none" } },
-  }, auth);
+    body: {
+      commandId: `create-${marketId}`,
+      marketId,
+      principalId: "storm-creator",
+      subject: { schema: "table-booking.v1", data: { venue: "Harbour", seats: 4 } },
+      mechanism: { presetId: "direct-claim.v1", config: { capacity, pricing: { mode: "free" }, confirmation: "none" } },
+    },
+    credentials: auth,
+  });
   if (created.status !== 201) throw new Error(`create ${marketId}: ${created.status} ${created.text}`);
-  const published = await setup.client.request("POST", `/v1/markets/${marketId}/publish`, { commandId: `publish-${marketId}`, principalId: "storm-creator", expectedVersion: 1 }, auth);
+  const published = await setup.client.request("POST", `/v1/markets/${marketId}/publish`, { body: { commandId: `publish-${marketId}`, principalId: "storm-creator", expectedVersion: 1 }, credentials: auth });
   if (published.status !== 200) throw new Error(`publish ${marketId}: ${published.status} ${published.text}`);
 }
 

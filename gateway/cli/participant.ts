@@ -11,8 +11,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { readPublicKeys } from "./public-keys-file.js";
 import { cliClient, readIdentityFile, serviceUrl } from "./provision-token.js";
-import { type Accepted, checkReceiptProof, Ed25519Session, type IdentityFile, type MarketClient, MarketServiceError, type ReceiptCheck, ServiceUnreachableError } from "@market-service/client";
-import { parseReceiptCommand, type ReceiptCommand } from "@market-service/client/audit";
+import { type Accepted, Ed25519Session, type IdentityFile, type MarketClient, MarketServiceError, type ReceiptCheck } from "@market-service/client";
+import { checkReceiptProof, parseReceiptCommand, type ReceiptCommand } from "@market-service/client/audit";
 
 interface ParticipantOptions {
   identity: string;
@@ -62,12 +62,15 @@ function acting(options: ParticipantOptions, identity: IdentityFile): { commandI
  * A command whose outcome is unknown (no answer, or a 5xx) fails with how to learn it safely: the
  * SDK puts the command's id on its errors, and the same id sent again returns the original result.
  */
+function outcomeUnknown(error: MarketServiceError): boolean {
+  return error.code === "unreachable" || error.status >= 500;
+}
+
 async function withOutcomeHint<T>(sending: Promise<T>): Promise<T> {
   try {
     return await sending;
   } catch (error) {
-    const unknown = error instanceof ServiceUnreachableError || (error instanceof MarketServiceError && error.status >= 500);
-    if (!unknown || error.commandId === undefined) throw error;
+    if (!(error instanceof MarketServiceError) || !outcomeUnknown(error) || error.commandId === undefined) throw error;
     throw new Error(`${error.message} (the command may or may not have been recorded: run it again with --command-id ${error.commandId} to learn which, without doing it twice)`);
   }
 }
@@ -153,7 +156,7 @@ export async function checkReceiptCommand(file: string, options: CheckReceiptOpt
     try {
       checked = await participantClient(identity, options.url).checkReceipt(JSON.stringify(kept.receipt), keys, { command: kept.command });
     } catch (error) {
-      if (error instanceof ServiceUnreachableError || (error instanceof MarketServiceError && error.status >= 500)) {
+      if (error instanceof MarketServiceError && outcomeUnknown(error)) {
         return finish(CHECK_RECEIPT_EXIT.couldNotCheck, `could not check: ${error.message} (nothing was checked; check offline with --proof, from a saved proof file)`);
       }
       throw error;

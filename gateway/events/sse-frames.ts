@@ -4,6 +4,8 @@
  * (CR, LF) never occur in its output, so a frame's `data:` line cannot be split or forged.
  */
 
+import type { StreamEndCode } from "@market-service/client/wire";
+
 /** The event name of every market event frame. */
 export const MARKET_EVENT = "market-event";
 
@@ -25,18 +27,8 @@ data: ${JSON.stringify({ after })}
 `;
 }
 
-/** Why a stream ends (`event: end` or, for a slow subscriber, `event: overflow`). */
-export type StreamEndCode =
-  /** The subscriber did not read fast enough; it resumes after `resumeAfter`. */
-  | "subscriber_too_slow"
-  /** The service is stopping; resume (on another node, or once it is back). */
-  | "shutting_down"
-  /** In a cluster, the market's partition moved to another node; resume. */
-  | "owner_changed"
-  /** Events could not be followed without a possible gap (a cluster message lost); resume. */
-  | "resume_required"
-  /** The backlog could not be read now (e.g. 503 from the owner); resume later. */
-  | "service_unavailable";
+/** Why a stream ends: declared with the other wire shapes in @market-service/client (the client's errors carry it). */
+export type { StreamEndCode };
 
 export function overflowFrame(message: string, resumeAfter: number): string {
   return `event: overflow\ndata: ${JSON.stringify({ code: "subscriber_too_slow", message, resumeAfter })}\n\n`;

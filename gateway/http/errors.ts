@@ -3,14 +3,14 @@
  * and the error handlers throw to reply with one. docs/errors.md is the human-readable copy of the
  * table; test/http/errors.test.ts keeps the two in step.
  */
-import { SERVICE_ERROR_CODES, type ServiceErrorCode as ErrorCode } from "@market-service/client/wire";
+import { SERVICE_ERROR_CODES, type ErrorBody, type ServiceErrorCode as ErrorCode } from "@market-service/client/wire";
 
 /**
  * The spec's codes (§7.1), plus the service's one extension: `service_unavailable` (503 with
  * Retry-After) while the service starts or stops, before any command can be taken (docs/errors.md).
- * Both are declared with the other wire shapes in @market-service/client.
+ * Both, and the error body, are declared with the other wire shapes in @market-service/client.
  */
-export { SERVICE_ERROR_CODES, type ErrorCode };
+export { SERVICE_ERROR_CODES, type ErrorBody, type ErrorCode };
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 422 | 500 | 503;
 
@@ -65,10 +65,6 @@ export function statusForErrorCode(code: ErrorCode, context?: ErrorStatusContext
     return context.delegationNotFound;
   }
   return STATUS_BY_CODE[code];
-}
-
-export interface ErrorBody {
-  error: { code: ErrorCode; message: string };
 }
 
 /**

@@ -44,7 +44,7 @@ async function inclusion(h: Harness, who: Principal, leafIndex: number, treeSize
 }
 
 async function publicKeys(h: Harness): Promise<string> {
-  const keys = await h.client.request("GET", "/v1/audit/keys", undefined, undefined);
+  const keys = await h.client.request("GET", "/v1/audit/keys");
   expect(keys.status).toBe(200);
   return saveJson(keys.body);
 }
@@ -242,8 +242,8 @@ describe("proofs served and checked offline", () => {
         expectError(response, 400, "invalid_request");
         expect(response.body.error.message, query).toMatch(message);
       }
-      expect((await h.client.request("GET", "/v1/audit/logs/shard-0/head", undefined, undefined)).status).toBe(401);
-      expect((await h.client.request("GET", "/v1/audit/logs/shard-0/inclusion?leafIndex=0&treeSize=1", undefined, undefined)).status).toBe(401);
+      expect((await h.client.request("GET", "/v1/audit/logs/shard-0/head")).status).toBe(401);
+      expect((await h.client.request("GET", "/v1/audit/logs/shard-0/inclusion?leafIndex=0&treeSize=1")).status).toBe(401);
       // A consistency proof between equal sizes is empty; sizes up to the whole log are served.
       const same = await h.get(`/v1/audit/logs/shard-0/consistency?from=${size}&to=${size}`, creator.auth);
       expect(same.status).toBe(200);

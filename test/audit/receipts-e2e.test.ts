@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseReceipt, verifyHead } from "@market-service/client/audit";
+import { parseReceipt, signedHeadOf, verifyHead } from "@market-service/client/audit";
 import { base64UrlDecode } from "@market-service/client/wire";
 import { cli as runCli, forged, readShard, writeShard } from "./support/forger.js";
 import { Harness, directClaimMechanism, openMarket } from "../http-api/support/harness.js";
@@ -34,7 +34,7 @@ describe("receipts and verify --public-key", () => {
       expect(lost.status).toBe(409);
       expect(lost.headers.get("market-receipt")).toBeNull();
 
-      const keys = await h.client.request("GET", "/v1/audit/keys", undefined, undefined);
+      const keys = await h.client.request("GET", "/v1/audit/keys");
       expect(keys.status).toBe(200);
       const current = keys.body.keys.at(-1) as { keyId: string; publicKey: string };
       const header = won.headers.get("market-receipt");
@@ -43,7 +43,7 @@ describe("receipts and verify --public-key", () => {
       if (!parsed.ok) throw new Error(parsed.message);
       expect(parsed.receipt.head.logId).toBe("shard-0");
       expect(parsed.receipt.head.keyId).toBe(current.keyId);
-      expect(verifyHead(parsed.receipt.head, base64UrlDecode(current.publicKey))).toBe(true);
+      expect(verifyHead(signedHeadOf(parsed.receipt.head), base64UrlDecode(current.publicKey))).toBe(true);
       expect(parsed.receipt.leafIndex).toBeLessThan(parsed.receipt.head.treeSize);
       // An idempotent retry gets the original reply, receipt included.
       const retried = await h.post("/v1/markets/table-1/direct-claims", { commandId: "c-bob", principalId: "bob" }, bob.auth);
@@ -57,7 +57,7 @@ describe("receipts and verify --public-key", () => {
       if (!again.ok) throw new Error(again.message);
       expect(again.receipt.leafIndex).toBe(parsed.receipt.leafIndex);
       expect(again.receipt.head.treeSize).toBeGreaterThan(parsed.receipt.head.treeSize);
-      expect(verifyHead(again.receipt.head, base64UrlDecode(current.publicKey))).toBe(true);
+      expect(verifyHead(signedHeadOf(again.receipt.head), base64UrlDecode(current.publicKey))).toBe(true);
       publicKeyFile = path.join(work, "keys.json");
       writeFileSync(publicKeyFile, keys.text);
     } finally {

@@ -35,7 +35,7 @@ afterAll(() => h.close());
 describe("Ed25519 session", () => {
   it("signs in on first use, reuses the token, and renews it before it expires", async () => {
     const observed = counting();
-    const session = new Ed25519Session(alice.identity, 60_000);
+    const session = new Ed25519Session(alice.identity, { refreshBeforeMs: 60_000 });
     const client = new MarketClient({ baseUrl: h.url, fetch: observed.fetch, clock: h.clock, credentials: session });
     await client.createMarket({ marketId: "cred-m1", principalId: "alice", subject: { schema: "s.v1", data: {} }, mechanism: { presetId: "direct-claim.v1", config: { capacity: 1, pricing: { mode: "free" }, confirmation: "none" } } });
     expect(observed.grants()).toBe(1);
@@ -64,7 +64,7 @@ describe("Ed25519 session", () => {
 
   it("without the margin the token would have lapsed: the service refuses it, and the session gets another once", async () => {
     const observed = counting();
-    const session = new Ed25519Session(alice.identity, 0);
+    const session = new Ed25519Session(alice.identity, { refreshBeforeMs: 0 });
     // The client's clock runs behind the service's: it believes its token is still good.
     let lagMs = 0;
     const client = new MarketClient({ baseUrl: h.url, fetch: observed.fetch, clock: { nowMs: () => h.clock.nowMs() - lagMs }, credentials: session });
@@ -108,7 +108,7 @@ describe("HMAC, bearer and static MCP tokens", () => {
     const mcp = new MarketClient({ baseUrl: h.url, credentials: { kind: "bearer", token: STATIC_MCP_TOKEN } });
     const refused = await mcp.getMarket("cred-m1").catch((thrown: unknown) => thrown);
     expect(errorGuards.unauthenticated(refused)).toBe(true);
-    const initialize = await mcp.request("POST", "/mcp", { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "sdk-test", version: "0" } } }, { kind: "bearer", token: STATIC_MCP_TOKEN }, { accept: "application/json, text/event-stream" });
+    const initialize = await mcp.request("POST", "/mcp", { body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "sdk-test", version: "0" } } }, credentials: { kind: "bearer", token: STATIC_MCP_TOKEN }, headers: { accept: "application/json, text/event-stream" } });
     expect(initialize.status).toBe(200);
   });
 });

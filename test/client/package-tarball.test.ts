@@ -29,9 +29,9 @@ const PACKAGE = path.join(REPO_ROOT, "packages/client");
 const TSC = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 
 /** A file that uses the package as a browser app would: the client, its errors, receipts and wire types. */
-const USAGE = `import { ERROR_CODES, Ed25519Session, MarketClient, MarketServiceError, errorGuards, parseReceipt, type CreateMarketBody, type Event, type IdentityFile, type Market, type MarketRecord, type Receipt, type ServiceErrorCode } from "@market-service/client";
+const USAGE = `import { ERROR_CODES, Ed25519Session, MarketClient, MarketServiceError, errorGuards, parseReceipt, type AuditKeyList, type CreateMarketBody, type Event, type IdentityFile, type Market, type MarketRecord, type MarketServiceErrorCode, type Receipt, type ReceiptCheck } from "@market-service/client";
 import type { Commitment, DirectClaimBody, LogHead } from "@market-service/client/wire";
-import { verifyInclusion } from "@market-service/client/audit";
+import { checkReceiptProof, verifyInclusion } from "@market-service/client/audit";
 
 const body: CreateMarketBody = {
   commandId: "c1",
@@ -44,7 +44,7 @@ const claim: DirectClaimBody = { commandId: "k1", principalId: "bob" };
 declare const identity: IdentityFile;
 const client = new MarketClient({ baseUrl: "http://127.0.0.1:8080", credentials: new Ed25519Session(identity) });
 
-export async function run(head: LogHead | undefined): Promise<void> {
+export async function run(head: LogHead | undefined, keys: AuditKeyList): Promise<void> {
   try {
     const created = await client.createMarket(body);
     const market: Market = created.body.market;
@@ -52,12 +52,20 @@ export async function run(head: LogHead | undefined): Promise<void> {
     const events: Event[] = record.events;
     const commitments: Commitment[] = record.commitments;
     const receipt: Receipt | null = created.receipt;
-    console.log(market.version, events.length, commitments.length, receipt?.leafIndex, head?.treeSize, claim, parseReceipt("{}").ok, ERROR_CODES.length, verifyInclusion);
+    const kept: Receipt | null = JSON.parse(JSON.stringify(receipt)) as Receipt | null;
+    const rootHash: string | undefined = kept?.head.rootHash;
+    if (kept !== null) {
+      const checked: ReceiptCheck = await client.checkReceipt(kept, keys, { command: { type: "market.create", marketId: market.id, commandId: created.commandId, actorId: "alice" } });
+      if (checked.outcome === "proven") console.log(checkReceiptProof(checked.proofFile, keys).outcome);
+    }
+    const outcome = await client.getMyOutcome(market.id, { forPrincipal: { principalId: "carol", authorityRef: "d-1" } });
+    console.log(market.version, events.length, commitments.length, rootHash, outcome.commitments.length, head?.treeSize, claim, parseReceipt("{}").ok, ERROR_CODES.length, verifyInclusion);
   } catch (error) {
-    if (errorGuards.capacity_exhausted(error)) console.log("full");
+    if (errorGuards.capacity_exhausted(error) || errorGuards.unreachable(error)) console.log("full, or no answer");
     else if (error instanceof MarketServiceError) {
-      const code: ServiceErrorCode | undefined = error.code;
-      console.log(code);
+      const code: MarketServiceErrorCode = error.code;
+      const commandId: string | undefined = error.commandId;
+      console.log(code, commandId);
     }
   }
 }

@@ -6,14 +6,15 @@
  * a forger who holds the data directory but not the key has rewritten the log and an operator
  * knowingly starts the service on it (AUDIT_ACCEPT_UNSIGNED_TAIL; without it the start is refused).
  * The receipt binds its index to the sender's command: none of its single-character alterations
- * checks as proven.
+ * checks as proven. A receipt is plain JSON: after JSON.stringify and JSON.parse it is equal to
+ * itself and still checks; a receipt object is checked member by member like the header's text.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { headJson, receiptJson } from "@market-service/client/audit";
-import { checkReceiptProof, generateKeyPair, MarketClient, parseReceipt, publicKeysOf, type AuditKeyList, type Receipt, type ReceiptCommand } from "@market-service/client";
+import { checkReceiptProof, publicKeysOf, receiptJson } from "@market-service/client/audit";
+import { generateKeyPair, MarketClient, parseReceipt, type AuditKeyList, type Receipt, type ReceiptCommand } from "@market-service/client";
 import { forged, readShard, writeShard } from "../audit/support/forger.js";
 import { Harness } from "../http-api/support/harness.js";
 
@@ -32,11 +33,10 @@ function alteredChar(char: string): string {
   return char === "x" ? "y" : "x";
 }
 
-/** The receipt with its head's root hash changed in one bit. */
+/** The receipt with its head's root hash changed in one hex digit. */
 function withAlteredRoot(receipt: Receipt): Receipt {
-  const rootHash = Uint8Array.from(receipt.head.rootHash);
-  rootHash[0] = (rootHash[0] ?? 0) ^ 1;
-  return { leafIndex: receipt.leafIndex, head: { ...receipt.head, rootHash } };
+  const { rootHash } = receipt.head;
+  return { leafIndex: receipt.leafIndex, head: { ...receipt.head, rootHash: alteredChar(rootHash[0] as string) + rootHash.slice(1) } };
 }
 
 describe("receipts in the SDK", () => {
@@ -58,9 +58,14 @@ describe("receipts in the SDK", () => {
       const keys = await client.auditKeys();
       const command = { type: "direct_claim.submit", marketId: "r-1", commandId: won.commandId, actorId: "bob" };
 
+      // Plain JSON: through JSON.stringify and JSON.parse (a file, a database, a message) it is the same receipt.
+      const kept = JSON.parse(JSON.stringify(receipt)) as Receipt;
+      expect(kept).toEqual(receipt);
       // Proven at once (the head the receipt carries may be the newest), and after more commands with a consistency proof.
-      const now = await client.checkReceipt(receipt, keys, { credentials: bob.auth, command });
+      const now = await client.checkReceipt(kept, keys, { credentials: bob.auth, command });
       expect(now.outcome, JSON.stringify(now)).toBe("proven");
+      // A receipt object is checked like the header's text: a member that is not hex makes it unusable.
+      expect(await client.checkReceipt({ ...kept, head: { ...kept.head, signature: "not hex" } }, keys, { credentials: bob.auth, command })).toMatchObject({ outcome: "unusable", reason: expect.stringMatching(/signature must be 128 lowercase hex digits/) });
       const lost = await client.submitDirectClaim("r-1", { principalId: "carol" }, { credentials: carol.auth }).catch((error: unknown) => error);
       expect(lost).toBeInstanceOf(Error);
       for (const id of ["r-2", "r-3"]) await asCreator.createMarket({ marketId: id, principalId: "creator", subject: { schema: "s.v1", data: {} }, mechanism: DIRECT });
@@ -78,16 +83,16 @@ describe("receipts in the SDK", () => {
       const altered = await client.checkReceipt(withAlteredRoot(receipt), keys, { credentials: bob.auth, command });
       expect(altered).toMatchObject({ outcome: "failed", check: "receipt head signature" });
       // A leaf the head's tree cannot hold: not a receipt at all.
-      const moved = await client.checkReceipt(receiptJson(receipt.head.treeSize, headJson(receipt.head)), keys, { credentials: bob.auth, command });
+      const moved = await client.checkReceipt(receiptJson(receipt.head.treeSize, JSON.stringify(receipt.head)), keys, { credentials: bob.auth, command });
       expect(moved.outcome).toBe("unusable");
       // Keys that are not the service's.
       const stranger = new Map([[receipt.head.keyId, new Uint8Array(Buffer.from(generateKeyPair().publicKey, "base64url"))]]);
       expect(await client.checkReceipt(receipt, stranger, { credentials: bob.auth, command })).toMatchObject({ outcome: "failed", check: "receipt head signature" });
       // Another leaf of the same tree has a valid proof too: only the entry's content ties the index to bob's claim.
       // (The creator sees entry 2, the market's publish; bob may not see it, so for him it stays unconfirmed.)
-      const other = await client.checkReceipt(receiptJson(receipt.leafIndex - 1, headJson(receipt.head)), keys, { credentials: creator.auth, command });
+      const other = await client.checkReceipt(receiptJson(receipt.leafIndex - 1, JSON.stringify(receipt.head)), keys, { credentials: creator.auth, command });
       expect(other).toMatchObject({ outcome: "failed", check: "entry", reason: expect.stringMatching(/not your command "direct_claim.submit"/) });
-      expect(await client.checkReceipt(receiptJson(receipt.leafIndex - 1, headJson(receipt.head)), keys, { credentials: bob.auth, command })).toMatchObject({ outcome: "unconfirmed" });
+      expect(await client.checkReceipt(receiptJson(receipt.leafIndex - 1, JSON.stringify(receipt.head)), keys, { credentials: bob.auth, command })).toMatchObject({ outcome: "unconfirmed" });
       // A command that is not the one sent: another command id, another actor.
       expect(await client.checkReceipt(receipt, keys, { credentials: bob.auth, command: { ...command, commandId: "someone-else" } })).toMatchObject({ outcome: "failed", check: "entry" });
       expect(await client.checkReceipt(receipt, keys, { credentials: bob.auth, command: { ...command, actorId: "carol" } })).toMatchObject({ outcome: "failed", check: "entry" });

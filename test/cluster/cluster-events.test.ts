@@ -13,7 +13,7 @@ import { marketIdOnPartition } from "../../engine/runtime/shard-routing.js";
 import { everyPartitionServedOnce, ownerOnce } from "./support/partition-owners.js";
 import { eventually } from "../process/support.js";
 import { EventStream } from "../events/support/event-stream.js";
-import { subscribeMarketEvents, type MarketStreamEvent } from "@market-service/client";
+import { errorGuards, subscribeMarketEvents, type MarketStreamEvent } from "@market-service/client";
 
 const PARTITIONS = 6;
 let nats: NatsCluster;
@@ -50,7 +50,7 @@ async function claimVia(nodeIndex: number, marketId: string, label: string): Pro
       expect(claimed.status, claimed.text).toBe(200);
       return;
     } catch (error) {
-      if (attempt >= 3 || !(error instanceof Error && error.name === "ServiceUnreachableError")) throw error;
+      if (attempt >= 3 || !errorGuards.unreachable(error)) throw error;
     }
   }
 }

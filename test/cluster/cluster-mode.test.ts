@@ -9,7 +9,7 @@ import { NatsCluster } from "../../scripts/nats-cluster.js";
 import { ServiceCluster } from "./support/service-cluster.js";
 import { claimBody, openDirectClaimMarket, provisionPrincipal, request, requestOnce, type ClusterPrincipal } from "./support/cluster-clients.js";
 import { shardOfMarket } from "../../engine/runtime/shard-routing.js";
-import { checkConsistency, checkInclusion, hashFromHex, leafHash, parseReceipt, sameHash, verifyHead } from "@market-service/client/audit";
+import { checkConsistency, checkInclusion, hashFromHex, leafHash, parseReceipt, sameHash, signedHeadOf, verifyHead } from "@market-service/client/audit";
 import { base64UrlDecode } from "@market-service/client/wire";
 import { eventually, MAIN_JS, spawnCaptured, tempDataDir, OPERATOR } from "../process/support.js";
 
@@ -61,7 +61,7 @@ describe("cluster mode", () => {
       const receipt = parseReceipt(claimed.headers.get("market-receipt") ?? "");
       if (!receipt.ok) throw new Error(`claim via node ${i}: ${receipt.message}`);
       expect(receipt.receipt.head.logId).toBe(`partition-${shardOfMarket(marketId, PARTITIONS)}`);
-      expect(verifyHead(receipt.receipt.head, publicKeys.get(receipt.receipt.head.keyId) ?? new Uint8Array(0))).toBe(true);
+      expect(verifyHead(signedHeadOf(receipt.receipt.head), publicKeys.get(receipt.receipt.head.keyId) ?? new Uint8Array(0))).toBe(true);
     }
     const views = await Promise.all([0, 1, 2].map((i) => request(nodes, i, "GET", `/v1/markets/${marketId}`, creator)));
     for (const view of views) expect(view.status).toBe(200);
@@ -86,7 +86,8 @@ describe("cluster mode", () => {
     expect(claimed.status, claimed.text).toBe(200);
     const receipt = parseReceipt(claimed.headers.get("market-receipt") ?? "");
     if (!receipt.ok) throw new Error(receipt.message);
-    const { leafIndex, head } = receipt.receipt;
+    const { leafIndex } = receipt.receipt;
+    const head = signedHeadOf(receipt.receipt.head);
     expect(head.logId).toBe(logId);
     for (const i of [0, 1, 2]) {
       const proof = await request(nodes, i, "GET", `/v1/audit/logs/${logId}/inclusion?leafIndex=${leafIndex}&treeSize=${head.treeSize}`, claimer);

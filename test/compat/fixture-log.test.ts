@@ -85,8 +85,8 @@ describe("a service started on the fixture log", () => {
   it("answers every market and record with the same text", async () => {
     for (const [marketId, market] of Object.entries(expected.markets)) {
       const credentials = tokens.get(market.creator) as Credentials;
-      expect((await client.request("GET", `/v1/markets/${marketId}`, undefined, credentials)).text, marketId).toBe(market.market);
-      expect((await client.request("GET", `/v1/markets/${marketId}/record`, undefined, credentials)).text, marketId).toBe(market.record);
+      expect((await client.request("GET", `/v1/markets/${marketId}`, { credentials })).text, marketId).toBe(market.market);
+      expect((await client.request("GET", `/v1/markets/${marketId}/record`, { credentials })).text, marketId).toBe(market.record);
     }
   });
 
@@ -94,7 +94,7 @@ describe("a service started on the fixture log", () => {
     const commands = expected.exchanges.filter((exchange) => exchange.method === "POST");
     expect(commands.length).toBeGreaterThan(25);
     for (const exchange of commands) {
-      const response = await client.request("POST", exchange.route, exchange.body, tokens.get(exchange.as) as Credentials);
+      const response = await client.request("POST", exchange.route, { body: exchange.body, credentials: tokens.get(exchange.as) as Credentials });
       expect({ status: response.status, reply: response.text }, `${exchange.route} ${JSON.stringify(exchange.body)}`).toEqual({ status: exchange.status, reply: exchange.reply });
     }
   });

@@ -37,7 +37,7 @@ function iso(offsetMs: number): string {
 
 async function send(method: "GET" | "POST", route: string, body: unknown, as: string, expectStatus: number): Promise<any> {
   const credentials = tokens[as] ?? fail(`no token for ${as}`);
-  const response = await client.request(method, route, body, credentials);
+  const response = await client.request(method, route, { body, credentials });
   if (response.status !== expectStatus) fail(`${method} ${route} as ${as}: ${response.status} ${response.text}`);
   exchanges.push({ method, route, body: body ?? null, as, status: response.status, reply: response.text });
   return response.body;
@@ -119,8 +119,8 @@ await send("POST", "/v1/markets/table-3/direct-claims", { commandId: "d3-dave", 
 const creators: Record<string, string> = { "table-1": "alice", "table-2": "bob", "table-3": "bob", "slot-1": "carol", "slot-2": "dave" };
 const markets: FixtureExpectations["markets"] = {};
 for (const [marketId, creator] of Object.entries(creators)) {
-  const market = await client.request("GET", `/v1/markets/${marketId}`, undefined, tokens[creator]);
-  const record = await client.request("GET", `/v1/markets/${marketId}/record`, undefined, tokens[creator]);
+  const market = await client.request("GET", `/v1/markets/${marketId}`, { credentials: tokens[creator] });
+  const record = await client.request("GET", `/v1/markets/${marketId}/record`, { credentials: tokens[creator] });
   if (market.status !== 200 || record.status !== 200) fail(`reading ${marketId}: ${market.status} ${record.status}`);
   markets[marketId] = { creator, market: market.text, record: record.text, recordHash: (record.body as { integrity: { recordHash: string } }).integrity.recordHash };
 }

@@ -160,13 +160,13 @@ describe("service-hmac-v1", () => {
 
 describe("Ed25519 challenge → bearer token", () => {
   async function challenge(actorId: string, keyId: string): Promise<{ id: string; nonce: string; signingPayload: string; expiresAt: string }> {
-    const response = await h.client.request("POST", "/v1/auth/challenges", { actorId, keyId });
+    const response = await h.client.request("POST", "/v1/auth/challenges", { body: { actorId, keyId } });
     expectStatus(response, 201);
     return response.body;
   }
 
   function redeem(body: { challengeId: string; nonce: string; signature: string }): Promise<ServiceResponse> {
-    return h.client.request("POST", "/v1/auth/tokens", body);
+    return h.client.request("POST", "/v1/auth/tokens", { body });
   }
 
   it("a token works until its expiry by the server clock (900 s), then 401", async () => {
@@ -221,7 +221,7 @@ describe("Ed25519 challenge → bearer token", () => {
       { actorId: "nobody", keyId: "nobody-key-1" },
       { actorId: "operator", keyId: "operator-key-1" },
     ]) {
-      expectUnauthenticated(await h.client.request("POST", "/v1/auth/challenges", body));
+      expectUnauthenticated(await h.client.request("POST", "/v1/auth/challenges", { body }));
     }
   });
 
@@ -254,11 +254,11 @@ describe("static MCP tokens", () => {
 describe("unauthenticated routes", () => {
   it("healthz, challenges and tokens ignore credentials; other routes need them", async () => {
     expectStatus(await h.client.request("GET", "/healthz"), 200);
-    expectStatus(await h.client.request("GET", "/healthz", undefined, { kind: "bearer", token: "garbage" }), 200);
-    expectError(await h.client.request("POST", "/v1/auth/tokens", { challengeId: "x", nonce: "y" }), 400, "invalid_request");
+    expectStatus(await h.client.request("GET", "/healthz", { credentials: { kind: "bearer", token: "garbage" } }), 200);
+    expectError(await h.client.request("POST", "/v1/auth/tokens", { body: { challengeId: "x", nonce: "y" } }), 400, "invalid_request");
     expectUnauthenticated(await h.client.request("GET", `/v1/markets/${marketId}/my-outcome`));
     expectUnauthenticated(await h.client.request("GET", `/v1/markets/${marketId}/record`));
-    expectUnauthenticated(await h.client.request("POST", `/v1/commitments/c.x.1/confirm`, {}));
+    expectUnauthenticated(await h.client.request("POST", `/v1/commitments/c.x.1/confirm`, { body: {} }));
   });
   it("authentication is checked before the body: a bad body without credentials is 401, a non-operator's bad admin body 403", async () => {
     expectUnauthenticated(await h.post("/v1/markets", "{{{", { kind: "none" }));

@@ -47,7 +47,7 @@ describe("GET /healthz", () => {
   });
 
   it("is 405 method_not_allowed for POST, with an allow header", async () => {
-    const response = await h.client.request("POST", "/healthz", {});
+    const response = await h.client.request("POST", "/healthz", { body: {} });
     expectError(response, 405, "method_not_allowed");
     expect(response.headers.get("allow")).toContain("GET");
   });
@@ -55,7 +55,7 @@ describe("GET /healthz", () => {
 
 describe("POST /v1/auth/challenges and /v1/auth/tokens", () => {
   it("creates a challenge (201) whose signing payload binds audience, challenge, actor, key, nonce and expiry", async () => {
-    const response = await h.client.request("POST", "/v1/auth/challenges", { actorId: "alice", keyId: "alice-key-1" });
+    const response = await h.client.request("POST", "/v1/auth/challenges", { body: { actorId: "alice", keyId: "alice-key-1" } });
     expectStatus(response, 201);
     const challenge = response.body;
     expect(Object.keys(challenge).sort()).toEqual(["actorId", "audience", "expiresAt", "id", "keyId", "nonce", "signingPayload"]);
@@ -68,9 +68,9 @@ describe("POST /v1/auth/challenges and /v1/auth/tokens", () => {
   });
 
   it("issues a bearer token (201) for a signed challenge; the token authenticates", async () => {
-    const challenge = (await h.client.request("POST", "/v1/auth/challenges", { actorId: "bob", keyId: "bob-key-1" })).body;
+    const challenge = (await h.client.request("POST", "/v1/auth/challenges", { body: { actorId: "bob", keyId: "bob-key-1" } })).body;
     const signature = signSigningPayload(challenge.signingPayload, bob.identity.privateKey);
-    const response = await h.client.request("POST", "/v1/auth/tokens", { challengeId: challenge.id, nonce: challenge.nonce, signature });
+    const response = await h.client.request("POST", "/v1/auth/tokens", { body: { challengeId: challenge.id, nonce: challenge.nonce, signature } });
     expectStatus(response, 201);
     expect(Object.keys(response.body).sort()).toEqual(["accessToken", "actorId", "expiresAt", "tokenType"]);
     expect(response.body).toMatchObject({ tokenType: "Bearer", actorId: "bob", expiresAt: h.isoIn(86_400_000) });
@@ -102,8 +102,8 @@ describe("POST /v1/admin/identities", () => {
     expectStatus(again, 201);
     expect(again.body).toEqual(first.body);
     // The provisioned actor can authenticate with its key.
-    const challenge = (await h.client.request("POST", "/v1/auth/challenges", { actorId: "dora-actor", keyId: "dora-key" })).body;
-    const grant = await h.client.request("POST", "/v1/auth/tokens", { challengeId: challenge.id, nonce: challenge.nonce, signature: signSigningPayload(challenge.signingPayload, keys.privateKey) });
+    const challenge = (await h.client.request("POST", "/v1/auth/challenges", { body: { actorId: "dora-actor", keyId: "dora-key" } })).body;
+    const grant = await h.client.request("POST", "/v1/auth/tokens", { body: { challengeId: challenge.id, nonce: challenge.nonce, signature: signSigningPayload(challenge.signingPayload, keys.privateKey) } });
     expectStatus(grant, 201);
     expect(grant.body.actorId).toBe("dora-actor");
   });

@@ -58,7 +58,7 @@ const PRODUCE: Record<string, () => Promise<ServiceResponse>> = {
   market_not_found: () => h.get("/v1/markets/ghost", alice.auth),
   commitment_not_found: () => h.post("/v1/commitments/c-unknown/confirm", { commandId: cid(), principalId: "bob" }, bob.auth),
   identity_not_found: () => h.post("/v1/delegations", { commandId: cid(), delegationId: "d-ghost", principalId: "alice", delegateActorId: "ghost", scopes: ["market:claim"] }, alice.auth),
-  method_not_allowed: () => h.client.request("DELETE", "/v1/markets", undefined, alice.auth),
+  method_not_allowed: () => h.client.request("DELETE", "/v1/markets", { credentials: alice.auth }),
   idempotency_conflict: async () => {
     await h.post("/v1/markets", { ...create("table-8"), commandId: "create-table-8" }, alice.auth);
     return h.post("/v1/markets", { ...create("table-9"), commandId: "create-table-8" }, alice.auth);

@@ -163,7 +163,7 @@ describe("401 unauthenticated", () => {
     expectUnauthenticated(await h.post("/v1/markets", createBody(), { kind: "none" }));
     expectUnauthenticated(await h.post("/v1/delegations", {}, { kind: "none" }));
     expectUnauthenticated(await h.post("/v1/admin/identities", {}, { kind: "none" }));
-    expectUnauthenticated(await h.client.request("POST", "/v1/auth/challenges", { actorId: "alice", keyId: "nope" }));
+    expectUnauthenticated(await h.client.request("POST", "/v1/auth/challenges", { body: { actorId: "alice", keyId: "nope" } }));
   });
 });
 
@@ -252,7 +252,7 @@ describe("404", () => {
       ["GET", "/v1/markets/m/unknown-sub-resource"],
       ["POST", "/v1/markets//publish"],
     ] as const) {
-      expectError(await h.client.request(method, path, method === "POST" ? {} : undefined, alice.auth), 404, "not_found");
+      expectError(await h.client.request(method, path, { body: method === "POST" ? {} : undefined, credentials: alice.auth }), 404, "not_found");
     }
   });
 
@@ -297,7 +297,7 @@ describe("405 method_not_allowed", () => {
       ["GET", "/v1/delegations", "POST"],
     ];
     for (const [method, path, allowed] of cases) {
-      const response = await h.client.request(method, path, undefined, alice.auth);
+      const response = await h.client.request(method, path, { credentials: alice.auth });
       expectError(response, 405, "method_not_allowed");
       expect(response.headers.get("allow")).toContain(allowed);
     }

@@ -53,8 +53,8 @@ async function flood(rounds: number): Promise<void> {
   for (let i = 0; i < rounds; i += 1) {
     expectUnauthenticated(await h.get(`/v1/markets/${marketId}`, { kind: "bearer", token: randomBytes(32).toString("base64url") }));
     expectUnauthenticated(await h.get(`/v1/markets/${marketId}`, h.hmac(`nobody-${bogus()}`, bogus())));
-    expectUnauthenticated(await h.client.request("POST", "/v1/auth/challenges", { actorId: `nobody-${bogus()}`, keyId: bogus() }));
-    expectUnauthenticated(await h.client.request("POST", "/v1/auth/tokens", { challengeId: bogus(), nonce: bogus(), signature: randomBytes(64).toString("base64url") }));
+    expectUnauthenticated(await h.client.request("POST", "/v1/auth/challenges", { body: { actorId: `nobody-${bogus()}`, keyId: bogus() } }));
+    expectUnauthenticated(await h.client.request("POST", "/v1/auth/tokens", { body: { challengeId: bogus(), nonce: bogus(), signature: randomBytes(64).toString("base64url") } }));
     expectError(await h.get(`/v1/${bogus()}/${bogus()}`, bob.auth), 404, "not_found");
     expectError(await h.post(`/v1/markets/${marketId}/direct-claims`, { ...claim, [`x${bogus()}`]: 1 }, bob.auth), 400, "invalid_request");
     // Same actor and commandId, other content.

@@ -349,13 +349,13 @@ describe("headers", () => {
 
   it("x-request-id is echoed when sane and replaced otherwise; every response is application/json", async () => {
     const cases: Array<Promise<{ status: number; headers: Headers }>> = [
-      h.client.request("GET", "/healthz", undefined, { kind: "none" }, { "x-request-id": "req-200.ok:1" }),
+      h.client.request("GET", "/healthz", { credentials: { kind: "none" }, headers: { "x-request-id": "req-200.ok:1" } }),
       h.post("/v1/markets", { commandId: uid("c"), marketId: uid("m"), principalId: "alice", subject: SUBJECT, mechanism: directClaimMechanism({}) }, alice.auth, { "x-request-id": "req-201" }),
       h.post("/v1/markets", "{", alice.auth, { "x-request-id": "req-400" }),
       h.get("/v1/markets/x", { kind: "none" }, { "x-request-id": "req-401" }),
       h.get(`/v1/markets/${liveMarket}/record`, bob.auth, { "x-request-id": "req-403" }),
       h.get("/v1/nothing", alice.auth, { "x-request-id": "req-404" }),
-      h.client.request("DELETE", "/healthz", undefined, { kind: "none" }, { "x-request-id": "req-405" }),
+      h.client.request("DELETE", "/healthz", { credentials: { kind: "none" }, headers: { "x-request-id": "req-405" } }),
       h.post("/v1/markets", { commandId: uid("c"), marketId: liveMarket, principalId: "alice", subject: SUBJECT, mechanism: directClaimMechanism({}) }, alice.auth, { "x-request-id": "req-409" }),
       h.post("/v1/markets", { commandId: uid("c"), marketId: uid("m"), principalId: "alice", subject: SUBJECT, mechanism: { presetId: "x", config: {} } }, alice.auth, { "x-request-id": "req-422" }),
     ];

@@ -358,25 +358,27 @@ describe("an authenticated round trip through the proxy", () => {
       "POST",
       "/v1/markets",
       {
-        commandId: "proxy-c1",
-        marketId: "proxy-table",
-        principalId: "alice",
-        subject: { schema: "table.v1", data: { seats: 4 } },
-        mechanism: { presetId: "direct-claim.v1", config: { capacity: 1, pricing: { mode: "free" }, confirmation: "none" } },
+        body: {
+          commandId: "proxy-c1",
+          marketId: "proxy-table",
+          principalId: "alice",
+          subject: { schema: "table.v1", data: { seats: 4 } },
+          mechanism: { presetId: "direct-claim.v1", config: { capacity: 1, pricing: { mode: "free" }, confirmation: "none" } },
+        },
+        credentials: aliceToken,
       },
-      aliceToken,
     );
     expect(created.status, created.text).toBe(201);
-    const published = await client.request("POST", "/v1/markets/proxy-table/publish", { commandId: "proxy-c2", principalId: "alice", expectedVersion: 1 }, aliceToken);
+    const published = await client.request("POST", "/v1/markets/proxy-table/publish", { body: { commandId: "proxy-c2", principalId: "alice", expectedVersion: 1 }, credentials: aliceToken });
     expect(published.status, published.text).toBe(200);
-    const claimed = await client.request("POST", "/v1/markets/proxy-table/direct-claims", { commandId: "proxy-k1", principalId: "bob" }, bobToken);
+    const claimed = await client.request("POST", "/v1/markets/proxy-table/direct-claims", { body: { commandId: "proxy-k1", principalId: "bob" }, credentials: bobToken });
     expect(claimed.status, claimed.text).toBe(200);
     // The signature covers the request target exactly as sent, query included, and the method.
-    const read = await client.request("GET", "/v1/markets/proxy-table?view=full", undefined, { kind: "hmac", ...operator });
+    const read = await client.request("GET", "/v1/markets/proxy-table?view=full", { credentials: { kind: "hmac", ...operator } });
     expect(read.status, read.text).toBe(200);
     expect(read.body.id).toBe("proxy-table");
     // A wrong signature is still refused through the proxy.
-    const forged = await client.request("GET", "/v1/markets/proxy-table", undefined, { kind: "hmac", actorId: "operator", secret: `${OPERATOR_SECRET}-wrong` });
+    const forged = await client.request("GET", "/v1/markets/proxy-table", { credentials: { kind: "hmac", actorId: "operator", secret: `${OPERATOR_SECRET}-wrong` } });
     expect(forged.status).toBe(401);
   });
 });

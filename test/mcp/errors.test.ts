@@ -42,7 +42,7 @@ const D_REVOKED = "d-alice-twin-revoked";
 const D_BOB = "d-alice-bob-claim";
 
 async function delegate(delegationId: string, delegateActorId: string, scopes: string[]): Promise<void> {
-  const response = await h.http.request("POST", "/v1/delegations", { commandId: uid("delegate"), delegationId, principalId: "alice", delegateActorId, scopes }, bearer(aliceToken));
+  const response = await h.http.request("POST", "/v1/delegations", { body: { commandId: uid("delegate"), delegationId, principalId: "alice", delegateActorId, scopes }, credentials: bearer(aliceToken) });
   expect(response.status, response.text).toBe(201);
 }
 
@@ -58,7 +58,7 @@ beforeAll(async () => {
   await delegate(D_CLAIM, TWIN, ["market:claim"]);
   await delegate(D_REVOKED, TWIN, ["market:claim", "market:bid"]);
   await delegate(D_BOB, "bob", ["market:claim"]);
-  const revoked = await h.http.request("POST", `/v1/delegations/${D_REVOKED}/revoke`, { commandId: uid("revoke"), principalId: "alice" }, bearer(aliceToken));
+  const revoked = await h.http.request("POST", `/v1/delegations/${D_REVOKED}/revoke`, { body: { commandId: uid("revoke"), principalId: "alice" }, credentials: bearer(aliceToken) });
   expect(revoked.status, revoked.text).toBe(200);
   market = uid("market");
   await openMarket(agent, AGENT, market, directClaimMechanism({ capacity: 3, confirmation: "participant" }));

@@ -48,7 +48,7 @@ afterAll(async () => {
 });
 
 function httpPost(path: string, body: unknown): Promise<ServiceResponse> {
-  return h.http.request("POST", path, body, bearer(twinHttpToken));
+  return h.http.request("POST", path, { body, credentials: bearer(twinHttpToken) });
 }
 
 /** MCP result text and HTTP body text must be the same JSON document, byte for byte. */

@@ -156,7 +156,7 @@ describe("record integrity over MCP", () => {
 
     // The MCP record and the HTTP record are the same bytes.
     const viaMcp = await creator.call("get_market_record", { marketId });
-    const viaHttp = await h.http.request("GET", `/v1/markets/${marketId}/record`, undefined, bearer(twinHttpToken));
+    const viaHttp = await h.http.request("GET", `/v1/markets/${marketId}/record`, { credentials: bearer(twinHttpToken) });
     expect(viaHttp.status).toBe(200);
     expect(textOf(viaMcp)).toBe(viaHttp.text);
   });

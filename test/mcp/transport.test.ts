@@ -104,17 +104,17 @@ describe("authentication on /mcp", () => {
   it("a static MCP token does not authenticate plain HTTP routes (401), though it works on /mcp", async () => {
     const asStatic = bearer(AGENT_TOKEN);
     for (const response of [
-      await h.http.request("GET", `/v1/markets/${marketId}`, undefined, asStatic),
-      await h.http.request("GET", `/v1/markets/${marketId}/record`, undefined, asStatic),
-      await h.http.request("GET", `/v1/markets/${marketId}/my-outcome`, undefined, asStatic),
-      await h.http.request("POST", "/v1/markets", { commandId: uid("c"), marketId: uid("m"), principalId: AGENT, subject: SUBJECT, mechanism: directClaimMechanism() }, asStatic),
-      await h.http.request("POST", `/v1/markets/${marketId}/direct-claims`, { commandId: uid("c"), principalId: AGENT }, asStatic),
+      await h.http.request("GET", `/v1/markets/${marketId}`, { credentials: asStatic }),
+      await h.http.request("GET", `/v1/markets/${marketId}/record`, { credentials: asStatic }),
+      await h.http.request("GET", `/v1/markets/${marketId}/my-outcome`, { credentials: asStatic }),
+      await h.http.request("POST", "/v1/markets", { body: { commandId: uid("c"), marketId: uid("m"), principalId: AGENT, subject: SUBJECT, mechanism: directClaimMechanism() }, credentials: asStatic }),
+      await h.http.request("POST", `/v1/markets/${marketId}/direct-claims`, { body: { commandId: uid("c"), principalId: AGENT }, credentials: asStatic }),
     ]) {
       expect(response.status, response.text).toBe(401);
       expect(response.body).toEqual(UNAUTHENTICATED);
     }
     // ... while the Ed25519 bearer token works on both transports.
-    expect((await h.http.request("GET", `/v1/markets/${marketId}`, undefined, bearer(bobToken))).status).toBe(200);
+    expect((await h.http.request("GET", `/v1/markets/${marketId}`, { credentials: bearer(bobToken) })).status).toBe(200);
     const agent = await h.connect(AGENT_TOKEN);
     expect((await agent.ok("get_market", { marketId })).id).toBe(marketId);
   });

@@ -76,14 +76,14 @@ describe("a full lifecycle: metrics and logs", () => {
     const b = { kind: "bearer" as const, token: bobToken };
     const closesAt = new Date(clock.nowMs() + 60_000).toISOString();
     const secretMarket = "market-with-a-distinctive-id-777";
-    expect((await client.request("POST", "/v1/markets", { commandId: "c1", marketId: secretMarket, principalId: "alice", subject: { schema: "s.v1", data: {} }, mechanism: { presetId: "sealed-forward-auction.v1", config: { currency: "EUR", closesAt, holdDurationSeconds: 60 } } }, a)).status).toBe(201);
-    expect((await client.request("POST", `/v1/markets/${secretMarket}/publish`, { commandId: "c2", principalId: "alice", expectedVersion: 1 }, a)).status).toBe(200);
+    expect((await client.request("POST", "/v1/markets", { body: { commandId: "c1", marketId: secretMarket, principalId: "alice", subject: { schema: "s.v1", data: {} }, mechanism: { presetId: "sealed-forward-auction.v1", config: { currency: "EUR", closesAt, holdDurationSeconds: 60 } } }, credentials: a })).status).toBe(201);
+    expect((await client.request("POST", `/v1/markets/${secretMarket}/publish`, { body: { commandId: "c2", principalId: "alice", expectedVersion: 1 }, credentials: a })).status).toBe(200);
     const bidAmount = 918_273_645;
-    expect((await client.request("POST", `/v1/markets/${secretMarket}/sealed-bids`, { commandId: "b1", principalId: "bob", amountMinor: bidAmount, currency: "EUR" }, b)).status).toBe(200);
-    expect((await client.request("POST", `/v1/markets/${secretMarket}/sealed-bids`, { commandId: "b2", principalId: "bob", amountMinor: bidAmount + 1, currency: "EUR" }, b)).status).toBe(409);
-    await client.request("GET", `/v1/markets/${secretMarket}/record`, undefined, a);
-    await client.request("POST", "/mcp", { jsonrpc: "2.0", id: 1, method: "tools/list" }, { kind: "bearer", token: STATIC_TOKEN }, { accept: "application/json, text/event-stream" });
-    await client.request("GET", "/v1/markets/nope", undefined, { kind: "bearer", token: "wrong-token" });
+    expect((await client.request("POST", `/v1/markets/${secretMarket}/sealed-bids`, { body: { commandId: "b1", principalId: "bob", amountMinor: bidAmount, currency: "EUR" }, credentials: b })).status).toBe(200);
+    expect((await client.request("POST", `/v1/markets/${secretMarket}/sealed-bids`, { body: { commandId: "b2", principalId: "bob", amountMinor: bidAmount + 1, currency: "EUR" }, credentials: b })).status).toBe(409);
+    await client.request("GET", `/v1/markets/${secretMarket}/record`, { credentials: a });
+    await client.request("POST", "/mcp", { body: { jsonrpc: "2.0", id: 1, method: "tools/list" }, credentials: { kind: "bearer", token: STATIC_TOKEN }, headers: { accept: "application/json, text/event-stream" } });
+    await client.request("GET", "/v1/markets/nope", { credentials: { kind: "bearer", token: "wrong-token" } });
 
     const metrics = await (await fetch(`${service.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
     expect(metrics).toMatch(/market_http_requests_total\{route="\/v1\/markets\/:marketId\/sealed-bids",method="POST",status="200"\} 1/);
@@ -128,7 +128,7 @@ describe("GET /metrics is not public (decisions.md T10)", () => {
     expect(withToken.headers.get("content-type")).toMatch(/^text\/plain/);
     expect(await withToken.text()).toContain("market_http_requests_total");
     const ts = Math.floor(clock.nowMs() / 1000);
-    const asOperator = await new MarketClient({ baseUrl: service.url }).request("GET", "/metrics", undefined, { kind: "hmac", actorId: "operator", secret: SECRET, timestampSeconds: ts });
+    const asOperator = await new MarketClient({ baseUrl: service.url }).request("GET", "/metrics", { credentials: { kind: "hmac", actorId: "operator", secret: SECRET, timestampSeconds: ts } });
     expect(asOperator.status).toBe(200);
     expect(asOperator.text).toContain("market_shard_commit_seconds");
   });

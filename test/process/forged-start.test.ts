@@ -23,7 +23,7 @@ async function claim(url: string, marketId: string, who: string): Promise<number
   const client = new MarketClient({ baseUrl: url });
   const identity = await client.provisionNewIdentity({ principalId: who }, { credentials: { kind: "hmac", ...OPERATOR } });
   const { accessToken } = await client.signIn(identity);
-  const reply = await client.request("POST", `/v1/markets/${marketId}/direct-claims`, { commandId: `${who}-claim`, principalId: who }, { kind: "bearer", token: accessToken });
+  const reply = await client.request("POST", `/v1/markets/${marketId}/direct-claims`, { body: { commandId: `${who}-claim`, principalId: who }, credentials: { kind: "bearer", token: accessToken } });
   return reply.status;
 }
 

@@ -100,16 +100,18 @@ export async function acknowledgedWrites(url: string, name: string): Promise<{ m
     "POST",
     "/v1/markets",
     {
-      commandId: `${name}-create`,
-      marketId,
-      principalId: name,
-      subject: { schema: "table.v1", data: { seats: 4 } },
-      mechanism: { presetId: "direct-claim.v1", config: { capacity: 1, pricing: { mode: "free" }, confirmation: "none" } },
+      body: {
+        commandId: `${name}-create`,
+        marketId,
+        principalId: name,
+        subject: { schema: "table.v1", data: { seats: 4 } },
+        mechanism: { presetId: "direct-claim.v1", config: { capacity: 1, pricing: { mode: "free" }, confirmation: "none" } },
+      },
+      credentials: bearer,
     },
-    bearer,
   );
   if (created.status !== 201) throw new Error(`create failed: ${created.status} ${created.text}`);
-  const published = await client.request("POST", `/v1/markets/${marketId}/publish`, { commandId: `${name}-publish`, principalId: name, expectedVersion: 1 }, bearer);
+  const published = await client.request("POST", `/v1/markets/${marketId}/publish`, { body: { commandId: `${name}-publish`, principalId: name, expectedVersion: 1 }, credentials: bearer });
   if (published.status !== 200) throw new Error(`publish failed: ${published.status} ${published.text}`);
   return { marketId, principalId: name };
 }
@@ -121,7 +123,7 @@ export async function publishedVersion(url: string, marketId: string, name: stri
   readers += 1;
   const identity = await client.provisionNewIdentity({ principalId: `${name}-reader-${process.pid}-${readers}` }, { credentials: { kind: "hmac", ...OPERATOR } });
   const { accessToken } = await client.signIn(identity);
-  const market = await client.request("GET", `/v1/markets/${marketId}`, undefined, { kind: "bearer", token: accessToken });
+  const market = await client.request("GET", `/v1/markets/${marketId}`, { credentials: { kind: "bearer", token: accessToken } });
   if (market.status !== 200) return undefined;
   return market.body.state === "open" ? (market.body.version as number) : undefined;
 }

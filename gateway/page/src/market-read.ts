@@ -3,7 +3,7 @@
  * the market snapshot, or the service's refusal (its error code and message). The token is the
  * client's bearer credential: sent as the Authorization header only.
  */
-import { MarketClient, MarketServiceError, ServiceUnreachableError } from "@market-service/client";
+import { MarketClient, MarketServiceError } from "@market-service/client";
 
 export type MarketRead = { ok: true; body: unknown } | { ok: false; code: string; message: string };
 
@@ -13,8 +13,7 @@ export async function readMarket(marketId: string, token: string): Promise<Marke
   try {
     return { ok: true, body: await client.getMarket(marketId) };
   } catch (error) {
-    if (error instanceof MarketServiceError) return { ok: false, code: error.code ?? `http_${error.status}`, message: error.serviceMessage };
-    if (error instanceof ServiceUnreachableError) return { ok: false, code: "unreachable", message: error.message };
+    if (error instanceof MarketServiceError) return { ok: false, code: error.code, message: error.serviceMessage };
     return { ok: false, code: "page_error", message: error instanceof Error ? error.message : String(error) };
   }
 }

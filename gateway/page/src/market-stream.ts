@@ -10,7 +10,7 @@
  * The token travels in the Authorization header only (the SDK reads the stream with fetch, not
  * EventSource, which cannot send headers).
  */
-import { MarketClient, MarketEventsError } from "@market-service/client";
+import { MarketClient, MarketServiceError } from "@market-service/client";
 import { type MarketEvent, parseMarketEvent } from "./market-view.js";
 
 export type ConnectionStatus =
@@ -67,9 +67,9 @@ export async function* watchMarketEvents(options: WatchOptions): AsyncGenerator<
     for await (const { event } of subscription) yield readEvent(event, options);
   } catch (error) {
     if (options.signal.aborted) return;
-    if (error instanceof MarketEventsError) {
-      options.onStatus({ state: "error", code: error.code, message: error.message });
-      throw new StreamRefused(error.code, error.message);
+    if (error instanceof MarketServiceError) {
+      options.onStatus({ state: "error", code: error.code, message: error.serviceMessage });
+      throw new StreamRefused(error.code, error.serviceMessage);
     }
     throw error;
   } finally {

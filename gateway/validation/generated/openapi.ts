@@ -2143,7 +2143,7 @@ export const openApiComponents = {
                         type: "object",
                         properties: {
                             code: {
-                                $ref: "#/components/schemas/ErrorCode"
+                                $ref: "#/components/schemas/ServiceErrorCode"
                             },
                             message: {
                                 type: "string"
@@ -2158,7 +2158,90 @@ export const openApiComponents = {
                 required: [
                     "error"
                 ],
-                description: "Spec \u00A77: the body of every error response."
+                description: "Spec \u00A77: the body of every error response; a 503 while the service starts or stops carries `service_unavailable`."
+            },
+            ServiceErrorCode: {
+                oneOf: [
+                    {
+                        "const": "invalid_request"
+                    },
+                    {
+                        "const": "unauthenticated"
+                    },
+                    {
+                        "const": "forbidden"
+                    },
+                    {
+                        "const": "identity_conflict"
+                    },
+                    {
+                        "const": "identity_not_found"
+                    },
+                    {
+                        "const": "delegation_not_found"
+                    },
+                    {
+                        "const": "delegation_conflict"
+                    },
+                    {
+                        "const": "delegation_inactive"
+                    },
+                    {
+                        "const": "not_found"
+                    },
+                    {
+                        "const": "method_not_allowed"
+                    },
+                    {
+                        "const": "idempotency_conflict"
+                    },
+                    {
+                        "const": "concurrent_update"
+                    },
+                    {
+                        "const": "internal_error"
+                    },
+                    {
+                        "const": "invalid_command"
+                    },
+                    {
+                        "const": "authority_reference_required"
+                    },
+                    {
+                        "const": "unknown_mechanism"
+                    },
+                    {
+                        "const": "invalid_mechanism_config"
+                    },
+                    {
+                        "const": "market_not_found"
+                    },
+                    {
+                        "const": "commitment_not_found"
+                    },
+                    {
+                        "const": "principal_not_authorized"
+                    },
+                    {
+                        "const": "version_conflict"
+                    },
+                    {
+                        "const": "invalid_market_transition"
+                    },
+                    {
+                        "const": "invalid_commitment_transition"
+                    },
+                    {
+                        "const": "actor_not_authorized"
+                    },
+                    {
+                        "const": "capacity_exhausted"
+                    },
+                    {
+                        "const": "service_unavailable"
+                    }
+                ],
+                description: "Every code a reply may carry: the spec's (\u00A77.1), plus the service's one extension,\n`service_unavailable` (503 with Retry-After) while the service starts or stops, before any command\ncan be taken (docs/errors.md)."
             }
         }
     },

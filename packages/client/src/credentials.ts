@@ -40,6 +40,12 @@ export type TokenSource = (identity: Pick<IdentityFile, "actorId" | "keyId" | "p
 /** By default a token is renewed once less than this is left of it. */
 export const DEFAULT_REFRESH_BEFORE_MS = 60_000;
 
+/** What `new Ed25519Session(identity, options)` takes besides the identity. */
+export interface Ed25519SessionOptions {
+  /** Renew the token once less than this is left of it (default DEFAULT_REFRESH_BEFORE_MS, 60 s). */
+  readonly refreshBeforeMs?: number | undefined;
+}
+
 /**
  * An actor's Ed25519 key, turned into bearer tokens as needed. One session may serve many concurrent
  * requests: they share one token request. The private key stays in memory; it is never sent.
@@ -49,12 +55,15 @@ export class Ed25519Session {
   private token: { accessToken: string; expiresAtMs: number } | undefined;
   private pending: Promise<{ accessToken: string; expiresAtMs: number }> | undefined;
 
+  /** Renew once less than this is left before `expiresAt` (also covers clock skew and transit). */
+  readonly refreshBeforeMs: number;
+
   constructor(
     readonly identity: Pick<IdentityFile, "actorId" | "keyId" | "privateKey">,
-    /** Renew once less than this is left before `expiresAt` (also covers clock skew and transit). */
-    readonly refreshBeforeMs: number = DEFAULT_REFRESH_BEFORE_MS,
+    options: Ed25519SessionOptions = {},
   ) {
-    if (!(refreshBeforeMs >= 0)) throw new RangeError("refreshBeforeMs must be a non-negative number of milliseconds");
+    this.refreshBeforeMs = options.refreshBeforeMs ?? DEFAULT_REFRESH_BEFORE_MS;
+    if (!(this.refreshBeforeMs >= 0)) throw new RangeError("refreshBeforeMs must be a non-negative number of milliseconds");
   }
 
   /** The bearer token to send now: the cached one, or a new one when it is about to expire. */

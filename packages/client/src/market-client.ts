@@ -2,23 +2,25 @@
  * The typed client of the service's HTTP API (docs/client.md): one method per endpoint of the spec
  * (§4.1) and of the documented extensions a client needs (my-outcome, audit keys, log heads and
  * proofs), credentials (credentials.ts), command ids, safe retries (retry-policy.ts), one error class
- * (service-error.ts) and receipts (receipt-check.ts).
+ * (service-error.ts) and receipts (audit/receipt.ts, checked by audit/receipt-check.ts).
  *
  * Browser-safe: `fetch`, Web Crypto's `randomUUID`, the @noble packages and msgpackr's decoder only;
  * request and response types are the wire declarations (./wire/), the very ones the service validates
  * against and replies with (one declaration of each shape). test/client/import-graph.test.ts keeps
- * it so.
+ * it so. The receipt check (and with it the proof checks and msgpackr) is imported only when
+ * `checkReceipt` runs, so a bundle of the client loads it only then.
  */
-import { headJson, parseReceipt, receiptJson, type Receipt } from "./audit/index.js";
+import { parseReceipt, type Receipt } from "./audit/receipt.js";
+import type { PublicKeys, ReceiptCheck } from "./audit/receipt-check.js";
+import type { ReceiptCommand } from "./audit/receipt-command.js";
 import type { AuditKeyList, AuthenticationChallenge, AuthenticationTokenGrant, CommitmentActionBody, CreateChallengeBody, CreateMarketBody, Delegation, DirectClaimBody, IssueDelegationBody, IssueTokenBody, LogConsistencyProof, LogHead, LogInclusionProof, Market, MarketActionResult, MarketOutcome, MarketRecord, MarketResult, ProvisionedIdentity, ProvisionIdentityBody, PublishMarketBody, RevokeDelegationBody, SealedBidBody } from "./wire/index.js";
 import { authorizationHeaders, renewAfterRefusal, type Credentials, type IdentityFile } from "./credentials.js";
 import { subscribeMarketEvents, type MarketEventsOptions, type MarketEventSubscription } from "./market-events.js";
 import { generateKeyPair, signSigningPayload } from "./ed25519.js";
-import { checkReceiptProof, publicKeysOf, type PublicKeys, type ReceiptCheck, type ReceiptCommand } from "./receipt-check.js";
 import { backoffMs, isRetryableStatus, retryAfterMs, retryOptionsOf, type RetryOptions } from "./retry-policy.js";
 import { pathSegment } from "./path-segment.js";
 import { MarketServiceError, REQUEST_ID_HEADER } from "./service-error.js";
-import { ServiceUnreachableError, unreachable } from "./unreachable.js";
+import { unreachable } from "./unreachable.js";
 
 /** The response header of an accepted command's receipt (docs/proofs.md, "Receipts"). */
 export const RECEIPT_HEADER = "market-receipt";
@@ -59,14 +61,36 @@ export interface RetryNotice {
   readonly attempt: number;
   /** The wait before the next attempt. */
   readonly delayMs: number;
-  /** Why: the 503 or 429 reply (MarketServiceError), or no answer (ServiceUnreachableError). */
-  readonly failure: Error;
+  /** Why: the 503 or 429 reply, or no answer (code `unreachable`). */
+  readonly failure: MarketServiceError;
 }
 
 /** Per call: other credentials than the client's, and extra request headers. */
 export interface CallOptions {
   readonly credentials?: Credentials;
   readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** What `getMyOutcome` takes: the principal to ask for (one that delegated to the actor), and the call's options. */
+export interface MyOutcomeOptions extends CallOptions {
+  /** Another principal than the actor's own, and the delegation that lets the actor act for it. */
+  readonly forPrincipal?: { readonly principalId: string; readonly authorityRef: string } | undefined;
+}
+
+/** What `checkReceipt` takes: the command the receipt is for, and the call's options. */
+export interface CheckReceiptOptions extends CallOptions {
+  /** The command you sent: the proven entry must be it. */
+  readonly command: ReceiptCommand;
+  /** `false`: do not fetch a head signed now and the consistency proof to it. */
+  readonly laterHead?: boolean | undefined;
+}
+
+/** What the low-level `request` takes: a body (a string is sent as is, anything else as its JSON), credentials, headers. */
+export interface RequestOptions {
+  readonly body?: unknown;
+  /** Default: the client's. */
+  readonly credentials?: Credentials | undefined;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /** What `subscribe` takes: the stream's options, and other credentials than the client's. */
@@ -95,7 +119,10 @@ export interface Accepted<Body> {
   readonly status: number;
   /** The command id sent (given, or made by the client); every attempt carried it. */
   readonly commandId: string;
-  /** The parsed `Market-Receipt` header; null when there was none (or it could not be read: see receiptText). */
+  /**
+   * The parsed `Market-Receipt` header, plain JSON (it survives JSON.stringify and JSON.parse, and
+   * `checkReceipt` takes it back); null when there was none (or it could not be read: see receiptText).
+   */
   readonly receipt: Receipt | null;
   /** The header's text as sent, to save as is; null when there was none. */
   readonly receiptText: string | null;
@@ -245,7 +272,8 @@ export class MarketClient {
   }
 
   /** GET /v1/markets/{marketId}/my-outcome (docs/endpoints.md): the actor's own principal, or one that delegated to it. */
-  async getMyOutcome(marketId: string, forPrincipal?: { principalId: string; authorityRef: string }, options: CallOptions = {}): Promise<MarketOutcome> {
+  async getMyOutcome(marketId: string, options: MyOutcomeOptions = {}): Promise<MarketOutcome> {
+    const { forPrincipal } = options;
     const query = forPrincipal === undefined ? "" : `?principalId=${encodeURIComponent(forPrincipal.principalId)}&authorityRef=${encodeURIComponent(forPrincipal.authorityRef)}`;
     return this.read(`/v1/markets/${pathSegment("marketId", marketId)}/my-outcome${query}`, options);
   }
@@ -256,7 +284,8 @@ export class MarketClient {
    * result, or pass `onEvent`. Every (re)connection is authorized as the methods above are (a
    * session's token renewed, HMAC signed over the request it makes), and a 401 is met as a command
    * meets it: a session signs in again once, and the subscription goes on. A market id no URL can
-   * name (`.`, `..`) throws MarketEventsError `invalid_request` before anything is sent.
+   * name (`.`, `..`) throws MarketServiceError `invalid_request` before anything is sent; the
+   * subscription ends with a MarketServiceError when retrying cannot help (its `code` says why).
    */
   subscribe(marketId: string, options: SubscribeOptions = {}): MarketEventSubscription {
     const credentials = options.credentials ?? this.options.credentials ?? { kind: "none" };
@@ -302,18 +331,25 @@ export class MarketClient {
    * the command you sent (any leaf has a valid proof: only its content ties the receipt's index to
    * your command). Resolves with the outcome and the proof file to keep; a proof the service cannot
    * give (a log shorter than the receipt's head) is a failed check; a service out of reach rejects
-   * (ServiceUnreachableError: nothing could be checked).
+   * (code `unreachable`: nothing could be checked).
+   *
+   * `receipt`: an accepted command's `receipt` (or that object after JSON.stringify and JSON.parse),
+   * or the header's text; either is checked member by member before use.
    */
-  async checkReceipt(receipt: Receipt | string, publicKeys: PublicKeys, options: CallOptions & { command: ReceiptCommand; laterHead?: boolean }): Promise<ReceiptCheck> {
+  async checkReceipt(receipt: Receipt | string, publicKeys: PublicKeys, options: CheckReceiptOptions): Promise<ReceiptCheck> {
+    // Loaded here, not at the top: most users never check a receipt, and bundlers split a dynamic
+    // import into a chunk of its own, so they never load the proof checks either.
+    const { checkReceiptProof, publicKeysOf } = await import("./audit/receipt-check.js");
     const keys = publicKeysOf(publicKeys);
-    const parsed = typeof receipt === "string" ? parseReceipt(receipt) : { ok: true as const, receipt };
+    const parsed = parseReceipt(typeof receipt === "string" ? receipt : JSON.stringify(receipt));
     if (!parsed.ok) return { outcome: "unusable", reason: `receipt: ${parsed.message}` };
     const { head, leafIndex } = parsed.receipt;
-    const file: Record<string, unknown> = { receipt: JSON.parse(receiptJson(leafIndex, headJson(head))) as unknown, command: options.command };
+    const file: Record<string, unknown> = { receipt: parsed.receipt, command: options.command };
     try {
       file["inclusion"] = await this.inclusionProof(head.logId, leafIndex, head.treeSize, options);
     } catch (error) {
-      if (!(error instanceof MarketServiceError) || error.status >= 500) throw error;
+      // A refusal says the service has no such proof; no answer, 429 and 5xx say nothing about it.
+      if (!(error instanceof MarketServiceError) || error.code === "unreachable" || error.status === 429 || error.status >= 500) throw error;
       return { outcome: "failed", check: "inclusion proof", reason: `the service gives no inclusion proof of leaf ${leafIndex} in a tree of ${head.treeSize}: ${error.serviceMessage}` };
     }
     if (options.laterHead !== false) {
@@ -335,11 +371,14 @@ export class MarketClient {
 
   /**
    * One raw HTTP exchange, no retry, whatever the status: the escape hatch for what the typed
-   * methods do not cover. `body` is sent as is when a string, else as its JSON.
+   * methods do not cover. `body` is sent as is when a string, else as its JSON; `credentials`
+   * default to the client's.
    */
-  async request(method: Method, pathAndQuery: string, body?: unknown, credentials: Credentials = this.options.credentials ?? { kind: "none" }, extraHeaders: Readonly<Record<string, string>> = {}): Promise<ServiceResponse> {
+  async request(method: Method, pathAndQuery: string, options: RequestOptions = {}): Promise<ServiceResponse> {
+    const { body } = options;
     const text = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
-    const { response, text: responseText } = await this.attempt({ method, pathAndQuery, body: text, credentials, headers: extraHeaders, idempotent: false });
+    const credentials = options.credentials ?? this.options.credentials ?? { kind: "none" };
+    const { response, text: responseText } = await this.attempt({ method, pathAndQuery, body: text, credentials, headers: options.headers ?? {}, idempotent: false });
     let parsed: unknown;
     try {
       parsed = responseText === "" ? undefined : JSON.parse(responseText);
@@ -374,8 +413,7 @@ export class MarketClient {
     try {
       reply = await this.exchange<Body>({ ...this.plain("POST", pathAndQuery(), { ...input, commandId }, options), idempotent: true, success });
     } catch (error) {
-      if (error instanceof MarketServiceError || error instanceof ServiceUnreachableError) error.commandId ??= commandId;
-      throw error;
+      throw error instanceof MarketServiceError ? error.forCommand(commandId) : error;
     }
     const receiptText = reply.response.headers.get(RECEIPT_HEADER);
     const parsed = receiptText === null ? undefined : parseReceipt(receiptText);
@@ -397,7 +435,7 @@ export class MarketClient {
     let refreshedToken = false;
     for (let attempts = 1; ; attempts += 1) {
       let waitMs: number | undefined;
-      let failure: Error;
+      let failure: MarketServiceError;
       try {
         const { response, text } = await this.attempt(exchange);
         if (exchange.success.includes(response.status)) return { body: successBody<Body>(action, response, text), response, attempts };
@@ -411,7 +449,7 @@ export class MarketClient {
         if (!isRetryableStatus(response.status)) throw failure;
         waitMs = retryAfterMs(response.headers.get("retry-after"), this.clock.nowMs());
       } catch (error) {
-        if (!(error instanceof ServiceUnreachableError) || !exchange.idempotent || error.lasting) throw error;
+        if (!(error instanceof MarketServiceError) || error.code !== "unreachable" || !exchange.idempotent || error.lasting) throw error;
         failure = error;
       }
       if (attempts >= this.retry.maxAttempts) throw failure;
@@ -422,7 +460,7 @@ export class MarketClient {
     }
   }
 
-  /** One request on the wire; a request that gets no HTTP answer throws ServiceUnreachableError. */
+  /** One request on the wire; a request that gets no HTTP answer throws MarketServiceError `unreachable`. */
   private async attempt(exchange: Omit<Exchange, "success">): Promise<{ response: Response; text: string }> {
     const auth = await authorizationHeaders(exchange.credentials, exchange, (identity) => this.signIn(identity), this.clock.nowMs());
     const headers: Record<string, string> = { ...exchange.headers, ...auth };
@@ -440,13 +478,13 @@ export class MarketClient {
       text = await response.text();
     } catch (error) {
       // No (whole) HTTP answer: name the service and the cause instead of fetch's "fetch failed".
-      throw unreachable(this.baseUrl, error, timeoutMs);
+      throw unreachable(this.baseUrl, `${exchange.method} ${exchange.pathAndQuery}`, error, timeoutMs);
     }
     return { response, text };
   }
 }
 
-/** A success reply's JSON; a body that is not JSON (a proxy's page) is a MarketServiceError without a code. */
+/** A success reply's JSON; a body that is not JSON (a proxy's page) is a MarketServiceError `unexpected_reply`. */
 function successBody<Body>(action: string, response: Response, text: string): Body {
   try {
     return JSON.parse(text) as Body;

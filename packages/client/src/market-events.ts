@@ -9,11 +9,13 @@
  * `event: end`) delivers no event twice and skips none; the server's `resumeAfter` and the stream's
  * opening `id` keep that true even before the first event. Failed connections are retried with a
  * bounded exponential backoff; a refusal that retrying cannot change (400, 401, 403, 404) ends the
- * subscription with a MarketEventsError. A 401 is the exception when the credentials can be renewed
- * (`renewCredentials`: a session signs in again, as a command does after a 401): the subscription
- * then reconnects at once, and ends only if the renewed credentials are refused too.
+ * subscription with a MarketServiceError (the SDK's one error class, service-error.ts), as does
+ * giving up (its code is the last failure's). A 401 is the exception when the credentials can be
+ * renewed (`renewCredentials`: a session signs in again, as a command does after a 401): the
+ * subscription then reconnects at once, and ends only if the renewed credentials are refused too.
  */
-import { dotSegmentProblem } from "./path-segment.js";
+import { pathSegment } from "./path-segment.js";
+import { marketServiceErrorCodeOf, MarketServiceError, type MarketServiceErrorCode } from "./service-error.js";
 import { SseParser, type ServerSentEvent } from "./sse-parser.js";
 import type { CreatorMarketEvent, PublicMarketEvent } from "./wire/index.js";
 
@@ -68,28 +70,17 @@ export interface MarketEventsOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Called for each event instead of iterating; `subscription.finished` settles when it stops. */
   onEvent?: (event: MarketStreamEvent) => void | Promise<void>;
-  /** Told before each reconnect, with why and from where. */
-  onReconnect?: (info: { attempt: number; delayMs: number; reason: string; after: number | undefined }) => void;
-}
-
-/** A refusal retrying cannot change, or too many failed attempts in a row. */
-export class MarketEventsError extends Error {
-  override readonly name = "MarketEventsError";
-  constructor(
-    message: string,
-    /** The HTTP status, 0 when no response came. */
-    readonly status: number,
-    /** The service's error code (`unauthenticated`, `market_not_found`, ...), or `unreachable`. */
-    readonly code: string,
-  ) {
-    super(message);
-  }
+  /**
+   * Told before each reconnect, with why (`code`: the service's, an `event: end` frame's such as
+   * `shutting_down` or `owner_changed`, or `unreachable`; `reason` in words) and from where.
+   */
+  onReconnect?: (info: { attempt: number; delayMs: number; reason: string; code: MarketServiceErrorCode; after: number | undefined }) => void;
 }
 
 export interface MarketEventSubscription extends AsyncIterableIterator<MarketStreamEvent> {
   /** The last sequence the subscription has seen everything up to (undefined before the first connection). */
   readonly lastSequence: number | undefined;
-  /** With `onEvent`: settles when the subscription stops (rejects with its MarketEventsError). */
+  /** With `onEvent`: settles when the subscription stops (rejects with its MarketServiceError). */
   readonly finished: Promise<void>;
   /** Stops the subscription. */
   close(): void;
@@ -98,10 +89,10 @@ export interface MarketEventSubscription extends AsyncIterableIterator<MarketStr
 /** Statuses a later attempt may get past: overload, unavailability, a proxy between. */
 const RETRIED_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 /** `event: end` codes after which resuming cannot help. */
-const FINAL_END_CODES: ReadonlySet<string> = new Set(["unauthenticated", "forbidden", "market_not_found", "not_found"]);
+const FINAL_END_CODES: ReadonlySet<MarketServiceErrorCode> = new Set(["unauthenticated", "forbidden", "market_not_found", "not_found"]);
 
 /** `event: end` / overflow codes after which the subscription reconnects at once (others: after the backoff's delay). */
-const IMMEDIATE_RESUME_CODES: ReadonlySet<string> = new Set(["subscriber_too_slow", "owner_changed", "resume_required"]);
+const IMMEDIATE_RESUME_CODES: ReadonlySet<MarketServiceErrorCode> = new Set(["subscriber_too_slow", "owner_changed", "resume_required"]);
 
 function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -136,18 +127,17 @@ function parseObject(text: string): Record<string, unknown> | undefined {
 
 /**
  * Subscribes to a market's live events: iterate the result, or pass `onEvent`. A market id no URL
- * can name (`.`, `..`) throws MarketEventsError `invalid_request` (status 0) before anything is sent.
+ * can name (`.`, `..`) throws MarketServiceError `invalid_request` (status 0) before anything is sent.
  */
 export function subscribeMarketEvents(options: MarketEventsOptions): MarketEventSubscription {
-  const problem = dotSegmentProblem("marketId", options.marketId);
-  if (problem !== undefined) throw new MarketEventsError(problem, 0, "invalid_request");
+  const marketSegment = pathSegment("marketId", options.marketId);
   const control = new AbortController();
   const outer = options.signal;
   const abort = () => control.abort();
   if (outer?.aborted === true) control.abort();
   else outer?.addEventListener("abort", abort, { once: true });
   const state = { after: options.after };
-  const events = run(options, state, control.signal);
+  const events = run(options, marketSegment, state, control.signal);
   const stop = () => {
     outer?.removeEventListener("abort", abort);
     control.abort();
@@ -178,7 +168,7 @@ export function subscribeMarketEvents(options: MarketEventsOptions): MarketEvent
   return subscription as MarketEventSubscription;
 }
 
-async function* run(options: MarketEventsOptions, state: { after: number | undefined }, signal: AbortSignal): AsyncGenerator<MarketStreamEvent, void, undefined> {
+async function* run(options: MarketEventsOptions, marketSegment: string, state: { after: number | undefined }, signal: AbortSignal): AsyncGenerator<MarketStreamEvent, void, undefined> {
   const fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
   const sleep = options.sleep ?? defaultSleep;
   const initialDelayMs = options.backoff?.initialDelayMs ?? 250;
@@ -189,6 +179,8 @@ async function* run(options: MarketEventsOptions, state: { after: number | undef
   /** Credentials were renewed after a 401 and have not connected since: another 401 is final. */
   let renewed = false;
   let reason = "";
+  /** Why the last connection failed or ended: for onReconnect, and the error of a subscription that gives up. */
+  let last: { code: MarketServiceErrorCode; status: number } = { code: "unreachable", status: 0 };
   /** The last stream ended cleanly with a reason to come back at once (overflow, owner change). */
   let resumeNow = false;
   /** After a refusal of the credentials: renew them once and reconnect at once, if they can be. */
@@ -202,16 +194,20 @@ async function* run(options: MarketEventsOptions, state: { after: number | undef
     if (signal.aborted) return;
     if (resumeNow) {
       resumeNow = false;
-      options.onReconnect?.({ attempt: 0, delayMs: 0, reason, after: state.after });
+      options.onReconnect?.({ attempt: 0, delayMs: 0, reason, code: last.code, after: state.after });
     } else if (reason !== "") {
       failures += 1;
-      if (failures > maxAttempts) throw new MarketEventsError(`gave up after ${maxAttempts} failed attempts in a row: ${reason}`, 0, "unreachable");
+      if (failures > maxAttempts) {
+        const message = `gave up after ${maxAttempts} failed attempts in a row: ${reason}`;
+        throw new MarketServiceError({ code: last.code, status: last.status, serviceMessage: message, action: `GET /v1/markets/${marketSegment}/events`, message: `GET /v1/markets/${marketSegment}/events ${message}` });
+      }
       const delayMs = Math.min(maxDelayMs, initialDelayMs * 2 ** (failures - 1));
-      options.onReconnect?.({ attempt: failures, delayMs, reason, after: state.after });
+      options.onReconnect?.({ attempt: failures, delayMs, reason, code: last.code, after: state.after });
       await sleep(delayMs, signal);
       if (signal.aborted) return;
     }
-    const pathAndQuery = `/v1/markets/${encodeURIComponent(options.marketId)}/events${state.after === undefined ? "" : `?after=${state.after}`}`;
+    const pathAndQuery = `/v1/markets/${marketSegment}/events${state.after === undefined ? "" : `?after=${state.after}`}`;
+    const action = `GET ${pathAndQuery}`;
     const url = base + pathAndQuery;
     let response: Response;
     try {
@@ -220,26 +216,23 @@ async function* run(options: MarketEventsOptions, state: { after: number | undef
     } catch (error) {
       if (signal.aborted) return;
       reason = `could not connect: ${error instanceof Error ? error.message : String(error)}`;
+      last = { code: "unreachable", status: 0 };
       continue;
     }
     if (response.status !== 200 || response.body === null) {
       const text = await response.text().catch(() => "");
-      const body = parseObject(text);
-      const error = body?.["error"] as { code?: unknown; message?: unknown } | undefined;
-      const code = typeof error?.code === "string" ? error.code : `http_${response.status}`;
-      const message = typeof error?.message === "string" ? error.message : `HTTP ${response.status}`;
-      if (response.status === 401 && renew()) {
-        reason = `401 ${code}: ${message}`;
-        continue;
-      }
-      if (!RETRIED_STATUSES.has(response.status)) throw new MarketEventsError(message, response.status, code);
-      reason = `${response.status} ${code}: ${message}`;
+      const refusal = MarketServiceError.fromReply(action, response.status, response.headers, text);
+      reason = `${response.status} ${refusal.code}: ${refusal.serviceMessage}`;
+      last = { code: refusal.code, status: refusal.status };
+      if (response.status === 401 && renew()) continue;
+      if (!RETRIED_STATUSES.has(response.status)) throw refusal;
       continue;
     }
     // Connected: failures in a row start over, and a later 401 may renew the credentials again.
     failures = 0;
     renewed = false;
     reason = "the stream ended without a reason (the connection was cut)";
+    last = { code: "unreachable", status: 0 };
     const reader = response.body.getReader();
     const decoder = new TextDecoder();
     const parser = new SseParser();
@@ -251,15 +244,19 @@ async function* run(options: MarketEventsOptions, state: { after: number | undef
         } catch (error) {
           if (signal.aborted) return;
           reason = `the stream failed: ${error instanceof Error ? error.message : String(error)}`;
+          last = { code: "unreachable", status: 0 };
           break;
         }
         if (chunk.done) break;
         const outcome = yield* handleFrames(parser.push(decoder.decode(chunk.value, { stream: true })), state);
         if (outcome !== undefined) {
           reason = `${outcome.code}: ${outcome.message}`;
-          if (outcome.code === "unauthenticated" && renew()) break;
-          if (FINAL_END_CODES.has(outcome.code)) throw new MarketEventsError(outcome.message, 0, outcome.code);
-          resumeNow = IMMEDIATE_RESUME_CODES.has(outcome.code);
+          // A code this client does not know is still a reason to resume, after the backoff's delay.
+          const code = marketServiceErrorCodeOf(outcome.code) ?? "unexpected_reply";
+          last = { code, status: 0 };
+          if (code === "unauthenticated" && renew()) break;
+          if (FINAL_END_CODES.has(code)) throw new MarketServiceError({ code, status: 0, serviceMessage: outcome.message, action, message: `${action} ended: ${code}: ${outcome.message}` });
+          resumeNow = IMMEDIATE_RESUME_CODES.has(code);
           break;
         }
       }

@@ -19,6 +19,6 @@ export function dotSegmentProblem(field: string, id: string): string | undefined
  */
 export function pathSegment(field: string, id: string): string {
   const problem = dotSegmentProblem(field, id);
-  if (problem !== undefined) throw new MarketServiceError("invalid_request", 0, problem, undefined, `a request naming ${field} ${JSON.stringify(id)}`);
+  if (problem !== undefined) throw new MarketServiceError({ code: "invalid_request", status: 0, serviceMessage: problem, action: `a request naming ${field} ${JSON.stringify(id)}` });
   return encodeURIComponent(id);
 }

@@ -22,7 +22,8 @@ async function actorHasKey(client: MarketClient, actorId: string, keyId: string)
     await client.createChallenge({ actorId, keyId });
     return true;
   } catch (error) {
-    if (error instanceof MarketServiceError) return false;
+    // A refusal says no; no answer at all says nothing.
+    if (error instanceof MarketServiceError && error.code !== "unreachable") return false;
     throw error;
   }
 }

@@ -3,6 +3,7 @@
  * person can act on: fetch itself only says `fetch failed`, with the cause a level down
  * (`ECONNREFUSED`, `ENOTFOUND`, a TLS code, a timeout).
  */
+import { MarketServiceError } from "./service-error.js";
 
 /**
  * Cause code → what it means, and what to try. `lasting`: trying again soon cannot help (a name that
@@ -54,38 +55,21 @@ function causeText(error: unknown): string {
   return text;
 }
 
-/** A request to the service that got no HTTP answer at all. */
-export class ServiceUnreachableError extends Error {
-  override readonly name = "ServiceUnreachableError";
-  /**
-   * The command's id when a command method threw this (set by MarketClient): the command may or may
-   * not have been recorded; send it again with this id to learn which, without doing it twice.
-   */
-  commandId: string | undefined = undefined;
-  constructor(
-    readonly url: string,
-    readonly causeCode: string | undefined,
-    message: string,
-    /** True when trying again soon cannot help (host not found, a TLS mismatch): not retried. */
-    readonly lasting = false,
-  ) {
-    super(message);
-  }
-}
-
 /**
+ * The error of a request that got no HTTP answer at all (code `unreachable`, status 0):
  * `cannot reach http://127.0.0.1:8080 (connection refused, ECONNREFUSED): is the service running,
  * and on this port?`
  */
-export function unreachable(url: string, error: unknown, timeoutMs: number | undefined): ServiceUnreachableError {
+export function unreachable(url: string, action: string, error: unknown, timeoutMs: number | undefined): MarketServiceError {
+  const failed = (causeCode: string | undefined, message: string, lasting = false) => new MarketServiceError({ code: "unreachable", status: 0, serviceMessage: message, message, action, causeCode, lasting });
   const name = error instanceof Error ? error.name : "";
   if (name === "TimeoutError" || name === "AbortError") {
     const within = timeoutMs === undefined ? "in time" : `within ${timeoutMs / 1000} s`;
-    return new ServiceUnreachableError(url, "timeout", `cannot reach ${url} (no answer ${within}): is the service overloaded, or the address wrong?`);
+    return failed("timeout", `cannot reach ${url} (no answer ${within}): is the service overloaded, or the address wrong?`);
   }
   const code = causeCode(error);
   const known = code === undefined ? undefined : CAUSES[code];
-  if (known !== undefined) return new ServiceUnreachableError(url, code, `cannot reach ${url} (${known.what}, ${code}): ${known.hint}`, known.lasting === true);
+  if (known !== undefined) return failed(code, `cannot reach ${url} (${known.what}, ${code}): ${known.hint}`, known.lasting === true);
   const detail = code === undefined ? causeText(error) : `${code}: ${causeText(error)}`;
-  return new ServiceUnreachableError(url, code, `cannot reach ${url} (${detail})`);
+  return failed(code, `cannot reach ${url} (${detail})`);
 }

@@ -2,7 +2,7 @@
  * Clients for a ServiceCluster: principals provisioned once (identities are cluster-wide) with a
  * bearer token usable on every node, and the market requests the cluster tests make.
  */
-import { DEFAULT_RETRY, MarketClient, type ServiceResponse, ServiceUnreachableError } from "@market-service/client";
+import { DEFAULT_RETRY, MarketClient, MarketServiceError, type ServiceResponse } from "@market-service/client";
 import { backoffMs, isRetryableStatus, retryAfterMs } from "../../../packages/client/src/retry-policy.js";
 import { OPERATOR } from "../../process/support.js";
 import type { ServiceCluster } from "./service-cluster.js";
@@ -34,7 +34,7 @@ const PATIENT_RETRY = { maxAttempts: 120, maxElapsedMs: 60_000 };
 
 /** One exchange, never repeated, whatever the status or failure: for tests about a 503 or a lost answer itself. */
 export function requestOnce(cluster: ServiceCluster, nodeIndex: number, method: "GET" | "POST", pathAndQuery: string, who: ClusterPrincipal, body?: unknown): Promise<ServiceResponse> {
-  return new MarketClient({ baseUrl: cluster.url(nodeIndex) }).request(method, pathAndQuery, body, { kind: "bearer", token: who.token });
+  return new MarketClient({ baseUrl: cluster.url(nodeIndex) }).request(method, pathAndQuery, { body, credentials: { kind: "bearer", token: who.token } });
 }
 
 /**
@@ -54,7 +54,7 @@ export async function request(cluster: ServiceCluster, nodeIndex: number, method
       waitMs = retryAfterMs(answer.headers.get("retry-after"), Date.now());
       if (performance.now() - startedMs + (waitMs ?? 0) > PATIENT_RETRY.maxElapsedMs) return answer;
     } catch (error) {
-      if (!repeatable || !(error instanceof ServiceUnreachableError) || attempt >= PATIENT_RETRY.maxAttempts || performance.now() - startedMs > PATIENT_RETRY.maxElapsedMs) throw error;
+      if (!repeatable || !(error instanceof MarketServiceError && error.code === "unreachable") || attempt >= PATIENT_RETRY.maxAttempts || performance.now() - startedMs > PATIENT_RETRY.maxElapsedMs) throw error;
     }
     await new Promise((resolve) => setTimeout(resolve, waitMs ?? backoffMs({ ...DEFAULT_RETRY, ...PATIENT_RETRY }, attempt, Math.random)));
   }

@@ -126,11 +126,11 @@ export class Harness {
   }
 
   post(pathAndQuery: string, body: unknown, credentials: Credentials, headers: Record<string, string> = {}): Promise<ServiceResponse> {
-    return this.client.request("POST", pathAndQuery, body, credentials, headers);
+    return this.client.request("POST", pathAndQuery, { body, credentials, headers });
   }
 
   get(pathAndQuery: string, credentials: Credentials, headers: Record<string, string> = {}): Promise<ServiceResponse> {
-    return this.client.request("GET", pathAndQuery, undefined, credentials, headers);
+    return this.client.request("GET", pathAndQuery, { credentials, headers });
   }
 
   /** Moves the ManualClock and lets the shards fire what became due. */

@@ -21,7 +21,7 @@ import { strictBytesOfBase64url } from "../wire/base64url.js";
 import { decodeConsistencyProof, decodeInclusionProof, hashFromHex, hashToHex, ProofFormatError, type ConsistencyProof, type InclusionProof } from "./proof-format.js";
 import { checkConsistency, checkInclusion } from "./proof-verify.js";
 import { leafHash, sameHash } from "./tree-hash.js";
-import { parseHead, parseReceipt, type Receipt } from "./receipt.js";
+import { parseHead, parseReceipt, signedHeadOf, type Receipt } from "./receipt.js";
 import { verifyHead, type SignedHead } from "./signed-head.js";
 import { describeReceiptCommand, entryCommandProblem, parseReceiptCommand, type ReceiptCommand } from "./receipt-command.js";
 
@@ -37,6 +37,8 @@ export type ProofFileCheck =
 
 interface ProofFile {
   receipt: Receipt;
+  /** The receipt's head as the bytes its signature covers. */
+  receiptHead: SignedHead;
   inclusion: InclusionProof;
   leafHash: Uint8Array;
   entry: Uint8Array | null;
@@ -71,7 +73,7 @@ function parseFile(value: unknown): ProofFile {
   const entryValue = inclusion["entry"] ?? null;
   const entry = typeof entryValue === "string" ? strictBytesOfBase64url(entryValue) : undefined;
   if (entryValue !== null && entry === undefined) throw new Unusable("inclusion.entry must be the entry's payload as unpadded base64url, or null");
-  const parsed: ProofFile = { receipt: receipt.receipt, inclusion: proof, leafHash: leaf, entry: entry ?? null };
+  const parsed: ProofFile = { receipt: receipt.receipt, receiptHead: signedHeadOf(receipt.receipt.head), inclusion: proof, leafHash: leaf, entry: entry ?? null };
   if ("command" in file) {
     const command = parseReceiptCommand(file["command"]);
     if (!command.ok) throw new Unusable(command.message);
@@ -106,7 +108,7 @@ export function checkProofFile(value: unknown, keys: ReadonlyMap<string, Uint8Ar
   }
   const failed = (check: string, reason: string): ProofFileCheck => ({ outcome: "failed", check, reason });
   const { receipt, inclusion } = file;
-  const head = receipt.head;
+  const head = file.receiptHead;
   const signature = signatureProblem(head, keys);
   if (signature !== undefined) return failed("receipt head signature", signature);
   if (inclusion.leafIndex !== receipt.leafIndex || inclusion.treeSize !== head.treeSize) {

@@ -64,13 +64,32 @@ export type ServiceErrorCode = ErrorCode | "service_unavailable";
 /** Every code a reply may carry: the spec's, then the extension. */
 export const SERVICE_ERROR_CODES: readonly ServiceErrorCode[] = [...ERROR_CODES, "service_unavailable"];
 
-/** Spec §7: the body of every error response. */
+/** Spec §7: the body of every error response; a 503 while the service starts or stops carries `service_unavailable`. */
 export interface ErrorBody {
   error: {
-    code: ErrorCode;
+    code: ServiceErrorCode;
     message: string;
   };
 }
+
+/**
+ * Why the service ends a market's event stream (docs/events.md): the `code` of an `event: overflow`
+ * frame (`subscriber_too_slow`) or of an `event: end` frame. The client resumes after each.
+ */
+export type StreamEndCode =
+  /** The subscriber did not read fast enough; it resumes after `resumeAfter`. */
+  | "subscriber_too_slow"
+  /** The service is stopping; resume (on another node, or once it is back). */
+  | "shutting_down"
+  /** In a cluster, the market's partition moved to another node; resume. */
+  | "owner_changed"
+  /** Events could not be followed without a possible gap (a cluster message lost); resume. */
+  | "resume_required"
+  /** The backlog could not be read now (e.g. 503 from the owner); resume later. */
+  | "service_unavailable";
+
+/** Every code that ends a stream, as the service sends them. */
+export const STREAM_END_CODES: readonly StreamEndCode[] = ["subscriber_too_slow", "shutting_down", "owner_changed", "resume_required", "service_unavailable"];
 
 /** A decided refusal: a code clients branch on and a deterministic human-readable message. */
 export interface Rejection {

@@ -1,11 +1,16 @@
 /**
  * Receipts in the client (docs/proofs.md, "Receipts" and "Proof files"): the public keys to check
- * them with, and the check itself — the offline checker the service's CLI uses too (./audit/proof-file.ts,
+ * them with, and the check itself — the offline checker the service's CLI uses too (./proof-file.ts,
  * pure JavaScript), so the SDK, the CLI's `check-proof` and `check-receipt` prove the same thing.
+ *
+ * MarketClient.checkReceipt loads this module with a dynamic `import()`: it brings the proof checks
+ * and msgpackr's decoder (a proven entry is MessagePack), which a bundler then puts in a chunk of
+ * their own that only a receipt check loads (test/client/import-graph.test.ts).
  */
-import { checkKeyHistory, checkProofFile, KEY_HISTORY_VERSION } from "./audit/index.js";
-import { base64UrlDecode } from "./wire/index.js";
-import type { AuditKeyList } from "./wire/index.js";
+import { base64UrlDecode } from "../wire/base64url.js";
+import type { AuditKeyList } from "../wire/audit-log.js";
+import { checkKeyHistory, KEY_HISTORY_VERSION } from "./key-history.js";
+import { checkProofFile } from "./proof-file.js";
 
 /** keyId → raw 32-byte Ed25519 public key, or the key list `GET /v1/audit/keys` gives (a history). */
 export type PublicKeys = ReadonlyMap<string, Uint8Array> | AuditKeyList;
@@ -22,8 +27,6 @@ export type ReceiptCheck =
   | { readonly outcome: "failed"; readonly check: string; readonly reason: string; readonly proofFile?: Readonly<Record<string, unknown>> }
   | { readonly outcome: "unconfirmed"; readonly reason: string; readonly proofFile: Readonly<Record<string, unknown>> }
   | { readonly outcome: "unusable"; readonly reason: string };
-
-export type { ReceiptCommand } from "./audit/index.js";
 
 /**
  * The keys as a map. A key list's endorsement chain is checked first (each key after the first is
