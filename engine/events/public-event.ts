@@ -11,7 +11,7 @@
  * numbers is no gap in what that subscriber may see).
  */
 import type { Event, PublicMarketEvent } from "@market-service/client/wire";
-import type { EmittedEvent } from "../runtime/shard-protocol.js";
+import type { EmittedEvent } from "../shard-protocol/shard-protocol.js";
 
 /** The public payload of `event`, or undefined when nothing of it is public. */
 function publicData(event: Event): Record<string, unknown> | undefined {

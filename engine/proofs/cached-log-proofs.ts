@@ -3,7 +3,7 @@
  * log-proofs.ts builds from the whole log (the tree of the first n entries is the same tree whether
  * it was built at once or grown), reading only what the kept tree does not hold yet.
  *
- * Two sources, as for every ReplayWork (shard-protocol.ts):
+ * Two sources, as for every ReplayWork (engine/shard-protocol/shard-protocol.ts):
  * - a view of a shard's segment files: the kept tree remembers where its last entry's frame ended,
  *   and the read resumes there (LogView.framesFrom) up to the view's durable end;
  * - payloads a shard read from its journal (a partition's stream in a cluster, where the pool cannot

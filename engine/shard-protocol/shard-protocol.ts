@@ -10,8 +10,8 @@
 import type { Command } from "../rules/types/command.js";
 import type { ErrorCode } from "@market-service/client/wire";
 import type { LogReadView } from "../../storage/index.js";
-import type { LogProofRequest } from "../audit/log-proofs.js";
-import type { TreeAnchor } from "../audit/cached-log-proofs.js";
+import type { LogProofRequest } from "../proofs/log-proofs.js";
+import type { TreeAnchor } from "../proofs/cached-log-proofs.js";
 
 export interface CommandRequest {
   kind: "command";
@@ -80,7 +80,7 @@ export interface ReadResponse {
 /**
  * Where a replay finds the logged commands it replays. One ReplayWork type with this as a member
  * (rather than a variant of each work per source) keeps a single path after the commands are read:
- * replay-work.ts reads them from whichever source, then decodes and replays them with the same code.
+ * engine/pool-worker/replay-work.ts reads them from whichever source, then decodes and replays them with the same code.
  *
  * - "log": the file journal's committed segment files (Journal.readView); the replay thread reads
  *   the frames at the work's positions itself, so the shard hands over a few bytes whatever the
@@ -99,7 +99,7 @@ export type ReplaySource = { from: "log"; log: LogReadView } | { from: "payloads
  * commands, for its record or for the reply of an old command. That replay takes hundreds of
  * milliseconds for a hot market, and every claim of the shard would wait for it; the shard only
  * takes the market's state and a view of its log or the payloads it read (ReplaySource), and the
- * gateway finishes the work on its worker pool (replay-work.ts, engine/pool/). Committed entries
+ * gateway finishes the work on its worker pool (engine/pool-worker/replay-work.ts on engine/pool/). Committed entries
  * never change, so reading them there needs no coordination with the shard.
  */
 export type ReplayWork =
@@ -117,7 +117,7 @@ export type ReplayWork =
    */
   | { kind: "reply"; source: ReplaySource; positions: Uint8Array; receipt: string }
   /**
-   * A proof of the log `logId` (engine/audit/cached-log-proofs.ts): its entries read from `source`
+   * A proof of the log `logId` (engine/proofs/cached-log-proofs.ts): its entries read from `source`
    * (the log's files; or the payloads of the entries after the first `after`, up to the log's durable
    * end, with `entry` the inclusion proof's leaf when it lies before them, else null) into the pool
    * thread's kept tree, and the proof built. `anchor`: the shard's own tree root at the log's durable

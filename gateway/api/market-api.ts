@@ -9,23 +9,23 @@
  * after the shard's fdatasync.
  */
 import type { IValidation } from "typia";
-import type { Command } from "../engine/rules/types/command.js";
+import type { Command } from "../../engine/rules/types/command.js";
 import type { CommandIdentity, CommitmentActionBody, CreateMarketBody, DirectClaimBody, ErrorCode, PublishMarketBody, Rejection, SealedBidBody } from "@market-service/client/wire";
-import { buildCommand, buildIdentity, CONTENT_MEMBERS, IDENTITY_LAYOUT } from "../engine/rules/types/command-layout.js";
+import { buildCommand, buildIdentity, CONTENT_MEMBERS, IDENTITY_LAYOUT } from "../../engine/rules/types/command-layout.js";
 import {
   validateCommitmentActionBody,
   validateCreateMarketBody,
   validateDirectClaimBody,
   validatePublishMarketBody,
   validateSealedBidBody,
-} from "../engine/rules/validation/generated/bodies.js";
-import { SCOPE_FOR_OPERATION, type DelegableOperation } from "./auth/authority.js";
-import type { AuthService } from "./auth/service.js";
-import type { Clock } from "../engine/clock.js";
-import { orderedFingerprint } from "../engine/idempotency/fingerprint.js";
-import { canonicalJson } from "../engine/canonical-hash.js";
-import type { Markets } from "../engine/runtime/markets.js";
-import { validationMessage } from "../engine/rules/validation/field-message.js";
+} from "../../engine/rules/validation/generated/bodies.js";
+import { SCOPE_FOR_OPERATION, type DelegableOperation } from "../auth/authority.js";
+import type { AuthService } from "../auth/service.js";
+import type { Clock } from "../../engine/clock.js";
+import { orderedFingerprint } from "../../engine/idempotency/fingerprint.js";
+import { canonicalJson } from "../../engine/canonical-hash.js";
+import type { Markets } from "../../engine/runtime/markets.js";
+import { validationMessage } from "../../engine/rules/validation/field-message.js";
 import { AuditLogApi } from "./audit-log-api.js";
 
 /** A reply for either transport: JSON text made by the shard, or an error code and message. */

@@ -8,12 +8,12 @@
  * if they dropped the heads too — for holding none, or more unsigned entries than a crash leaves.
  * Tails an operator accepted at start (AUDIT_ACCEPT_UNSIGNED_TAIL) are reported, never hidden.
  */
-import { CompactRange } from "./merkle/compact-range.js";
-import { NODE_TREE_HASHING } from "./node-tree-hashing.js";
-import type { LogEntry } from "../runtime/logged-head.js";
-import { recordedHeadProblem } from "./heads/recorded-head.js";
-import { DEFAULT_HEAD_INTERVAL, UnsignedTail, type HeadInterval } from "./heads/unsigned-tail.js";
-import { HeadKeys, type PublicKeyEntry } from "./signing/head-keys.js";
+import { CompactRange } from "../merkle/compact-range.js";
+import { NODE_TREE_HASHING } from "../node-tree-hashing.js";
+import type { LogEntry } from "../../log/logged-head.js";
+import { recordedHeadProblem } from "./recorded-head.js";
+import { DEFAULT_HEAD_INTERVAL, UnsignedTail, type HeadInterval } from "./unsigned-tail.js";
+import { HeadKeys, type PublicKeyEntry } from "../signing/head-keys.js";
 import type { SignedHead } from "@market-service/client/audit";
 
 /** An unsigned tail an operator accepted at start, as the head recorded for it says. */

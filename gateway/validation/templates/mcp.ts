@@ -14,7 +14,7 @@ import type {
   PublishMarketInput,
   SubmitDirectClaimInput,
   SubmitSealedBidInput,
-} from "../../mcp/tool-inputs.js";
+} from "../tool-inputs.js";
 import type { Market, MarketActionResult, MarketOutcome, MarketRecord, MarketResult } from "@market-service/client/wire";
 
 export const validateCreateMarketInput = typia.createValidateEquals<CreateMarketInput>();
