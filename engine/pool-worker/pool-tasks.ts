@@ -1,5 +1,5 @@
 /**
- * The module the worker pool's threads load (worker-pool.ts; piscina calls the export named by
+ * The module the worker pool's threads load (engine/pool/worker-pool.ts; piscina calls the export named by
  * each task). Every task carries what it needs, so any thread can run any task, and a failed task
  * leaves nothing behind; all are pure replays of logs already durable. The one state a thread keeps
  * is its proof tree cache (engine/proofs/proof-tree-cache.ts): a log's tree between proofs, checked

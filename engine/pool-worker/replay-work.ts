@@ -79,7 +79,7 @@ export function completeReplayWork(work: ReplayWork): ReplayReply {
       return replyOfLast(commandsAt(work.source, float64sOf(work.positions)));
     case "proof": {
       const proof = completeProofWork(work, threadProofCache());
-      // Only a pool thread is asked again for entries (shard-answers.ts); in-process, the thread's
+      // Only a pool thread is asked again for entries (engine/runtime/shard-answers.ts); in-process, the thread's
       // cache is the one the shard's earlier proofs filled.
       if ("wantedAfter" in proof) throw new Error(`the proof of ${work.logId} needs the entries after ${proof.wantedAfter}; the shard sent those after ${work.after}`);
       return okReply(proofJson(proof));

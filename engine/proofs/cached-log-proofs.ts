@@ -10,7 +10,7 @@
  *   read the stream): the shard sends only the entries after the size it last sent (`after`), and
  *   when this thread's kept tree is shorter than that (another thread, an eviction, a restart) the
  *   answer is `{ wantedAfter }`, the size it holds, and the shard is asked again from there
- *   (shard-answers.ts). An entry a proof shows that lies before `after` travels on its own.
+ *   (engine/runtime/shard-answers.ts). An entry a proof shows that lies before `after` travels on its own.
  *
  * Either way the whole available log is taken into the tree, not only the entries up to the size
  * asked: the next proof is then answered from memory, and the check against the writer's root

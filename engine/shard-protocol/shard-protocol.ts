@@ -1,11 +1,11 @@
 /**
  * Requests a shard answers and the answers it gives. The same types travel between the gateway
- * thread and a shard worker (packed, wire.ts), and between tests and an in-process ShardCore.
+ * thread and a shard worker (packed, engine/runtime/wire.ts), and between tests and an in-process ShardCore.
  * Replies carry JSON text produced in the shard, so the gateway thread only writes bytes.
  *
  * Each message is built by its one constructor below, so its members come in one order: the shard
  * channel agrees MessagePack record structures for these shapes in advance, taken from the
- * constructors (wire.ts), and a literal elsewhere could drift from them.
+ * constructors (engine/runtime/wire.ts), and a literal elsewhere could drift from them.
  */
 import type { Command } from "../rules/types/command.js";
 import type { ErrorCode } from "@market-service/client/wire";
@@ -34,7 +34,7 @@ export type ReadRequest =
   /**
    * An inclusion or consistency proof of the shard's log, built off the shard thread (ReplayWork
    * "proof"). `after`, for a journal without a view: −1 lets the shard send the entries after those it
-   * last sent; n ≥ 0 asks for the entries after the first n (the pool thread keeps n: shard-answers.ts).
+   * last sent; n ≥ 0 asks for the entries after the first n (the pool thread keeps n: engine/runtime/shard-answers.ts).
    */
   | { kind: "log-proof"; proof: LogProofRequest; after: number }
   /**
@@ -86,7 +86,7 @@ export interface ReadResponse {
  *   the frames at the work's positions itself, so the shard hands over a few bytes whatever the
  *   market's size.
  * - "payloads": a journal with no files another thread could read (one on a stream) was read by
- *   the shard (entry-payloads.ts), and the commands' payloads travel with the work, in record order.
+ *   the shard (engine/runtime/entry-payloads.ts), and the commands' payloads travel with the work, in record order.
  *   They are concatenated in one buffer (`ends`: float64 bytes of where each payload ends) rather
  *   than sent as one Uint8Array each: a hot market's record is tens of thousands of entries, and
  *   as separate arrays every one would be an object to unpack on the gateway thread and to clone
@@ -107,7 +107,7 @@ export type ReplayWork =
    * The market's record. `market`: the market as the shard holds it (shard-snapshot encoding), whose
    * state the replay must reproduce, and whose positions name the record's commands; `recordLength`:
    * how many commands its record holds, which with the market id names the record exactly (records
-   * only grow; record-cache.ts).
+   * only grow; engine/runtime/record-cache.ts).
    */
   | { kind: "record"; source: ReplaySource; market: Uint8Array; marketId: string; recordLength: number }
   /**
@@ -168,7 +168,7 @@ export interface BatchStats {
   logBytes: number;
   markets: number;
   commitments: number;
-  /** Replies the shard keeps for retries, and their characters (bounded: shard-core.ts `remember`). */
+  /** Replies the shard keeps for retries, and their characters (bounded: engine/runtime/shard-core.ts `remember`). */
   replyCacheEntries: number;
   replyCacheChars: number;
 }

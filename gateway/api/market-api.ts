@@ -107,7 +107,7 @@ const OPERATIONS: { [Op in MarketOperation]: OperationSpec<never> } = {
 /**
  * The engine command for a validated body of `operation`, sent by `actorId`, with the refusal of
  * the gateway's authority check if there was one (it travels with the command, to be recorded).
- * Built by the declared layout of its type, so the shard channel's agreed structures (wire.ts) and
+ * Built by the declared layout of its type, so the shard channel's agreed structures (engine/runtime/wire.ts) and
  * the log's frames are what they always were.
  */
 export function buildMarketCommand(
