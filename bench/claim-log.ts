@@ -9,11 +9,11 @@ import { mkdirSync } from "node:fs";
 import * as path from "node:path";
 import type { Command } from "../engine/index.js";
 import { ManualClock } from "../engine/clock.js";
-import { buildMarketCommand } from "../gateway/market-api.js";
+import { buildMarketCommand } from "../gateway/api/market-api.js";
 import { openFileShard, type ShardCore } from "../engine/runtime/shard-core.js";
-import type { ShardRequest } from "../engine/runtime/shard-protocol.js";
+import type { ShardRequest } from "../engine/shard-protocol/shard-protocol.js";
 import { shardOfMarket } from "../engine/runtime/shard-routing.js";
-import type { LogHeadsOptions } from "../engine/audit/heads/log-heads.js";
+import type { LogHeadsOptions } from "../engine/proofs/heads/log-heads.js";
 
 /** Commands per `processBatch`: one fdatasync each. */
 export const BATCH = 1_000;

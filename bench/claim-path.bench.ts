@@ -18,11 +18,11 @@ import { hashTokenText } from "../gateway/auth/token-hash.js";
 import { systemClock } from "../engine/clock.js";
 import { IdempotencyIndex } from "../engine/idempotency/index.js";
 import { IdentityStore } from "../engine/identity/index.js";
-import { buildMarketCommand, fingerprintOfCommand } from "../gateway/market-api.js";
+import { buildMarketCommand, fingerprintOfCommand } from "../gateway/api/market-api.js";
 import { parseStrictJson } from "../gateway/http/strict-json/index.js";
 import { validateDirectClaimBody } from "../engine/rules/validation/generated/bodies.js";
 import { SCOPE_FOR_OPERATION } from "../gateway/auth/authority.js";
-import { commandRequest, commandResponse, errorReply } from "../engine/runtime/shard-protocol.js";
+import { commandRequest, commandResponse, errorReply } from "../engine/shard-protocol/shard-protocol.js";
 import { envelope } from "../engine/runtime/worker-messages.js";
 import { packRequests, packResponses, unpackRequests, unpackResponses } from "../engine/runtime/wire.js";
 import { generateKeyPair } from "@market-service/client";
@@ -100,7 +100,7 @@ try {
   // authority, command, fingerprint, idempotency through submitOnce, the reply), with a runtime
   // whose shard answers at once: the handler's own cost, promises included, without the socket.
   const { marketRoutes } = await import("../gateway/routes/market-routes.js");
-  const { MarketApi } = await import("../gateway/market-api.js");
+  const { MarketApi } = await import("../gateway/api/market-api.js");
   const { RequestHeaders } = await import("../gateway/http/headers.js");
   const { submitOnce } = await import("../engine/runtime/submit-once.js");
   const runtime = {

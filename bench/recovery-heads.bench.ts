@@ -21,11 +21,11 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { ManualClock } from "../engine/clock.js";
 import { openFileShard, type ShardCoreOptions } from "../engine/runtime/shard-core.js";
-import { HeadKeys } from "../engine/audit/signing/head-keys.js";
+import { HeadKeys } from "../engine/proofs/signing/head-keys.js";
 import { keyIdOf, type SignedHead, verifyHead } from "@market-service/client/audit";
-import type { LogHeadsOptions } from "../engine/audit/heads/log-heads.js";
+import type { LogHeadsOptions } from "../engine/proofs/heads/log-heads.js";
 import { buildShard, T0 } from "./claim-log.js";
-import { decodeLogEntry } from "../engine/runtime/logged-head.js";
+import { decodeLogEntry } from "../engine/log/logged-head.js";
 import { SegmentLog } from "../storage/index.js";
 import { freshResultStem, RESULTS_DIR } from "./result-stem.js";
 

@@ -29,7 +29,7 @@ import { orderedFingerprint } from "../engine/idempotency/fingerprint.js";
 import { IdempotencyIndex } from "../engine/idempotency/index.js";
 import { indexSnapshotStore, openIndexSnapshot, writeIndexSnapshot } from "../engine/idempotency/index-snapshot.js";
 import { LogFold } from "../engine/log-fold.js";
-import { decodeLoggedCommand } from "../engine/runtime/logged-command.js";
+import { decodeLoggedCommand } from "../engine/log/logged-command.js";
 import { openFileShard, type OpenedShard } from "../engine/runtime/shard-core.js";
 import { SegmentLog } from "../storage/index.js";
 import { numberArg } from "./args.js";

@@ -8,8 +8,9 @@
  *       main.cjs          gateway/sea/main.ts → gateway/cli/cli.ts (serve, replay, verify, provision, token)
  *       shard-worker.cjs  engine/runtime/shard-worker.ts (embedded as an asset, run with eval: true)
  *       journal-worker.cjs engine/journal/journal-worker.ts (the identity log's thread; likewise)
- *       pool-worker.cjs   the worker pool's threads (engine/pool/): the tasks of pool-tasks.ts as the
- *                         file's exports, then piscina's own thread runner (its dist/worker.js). piscina
+ *       pool-worker.cjs   the worker pool's threads (engine/pool/): the tasks of
+ *                         engine/pool-worker/pool-tasks.ts as the file's exports, then piscina's own
+ *                         thread runner (its dist/worker.js). piscina
  *                         starts a thread from a file only, so the binary extracts this one
  *                         (engine/binary/pool-worker-file.ts), and the runner finds the tasks in it.
  *     The SEA main script's `require` only loads builtins, so everything else is bundled. Some
@@ -41,7 +42,7 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 import { CRC32_ASSET, JOURNAL_WORKER_ASSET, POOL_WORKER_ASSET, SHARD_WORKER_ASSET, uwsAssetName } from "../engine/binary/assets.js";
-import { SERVICE_VERSION } from "../gateway/version.js";
+import { SERVICE_VERSION } from "../gateway/api/version.js";
 import { writePageAssets } from "./build-page.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -250,10 +251,10 @@ async function main(): Promise<void> {
     await bundle("engine/journal/journal-worker.ts", journalWorkerBundle);
     await bundle(
       {
-        name: "pool-worker (engine/pool/pool-tasks.ts + piscina's thread runner)",
+        name: "pool-worker (engine/pool-worker/pool-tasks.ts + piscina's thread runner)",
         contents:
           "// The worker pool's thread module in the single binary (build/build-binary.ts): the tasks are this file's exports, then piscina's runner starts.\n" +
-          `module.exports = require(${JSON.stringify(path.join(ROOT, "engine/pool/pool-tasks.ts"))});\n` +
+          `module.exports = require(${JSON.stringify(path.join(ROOT, "engine/pool-worker/pool-tasks.ts"))});\n` +
           `require(${JSON.stringify(path.join(piscinaDistDir(), "worker.js"))});\n`,
       },
       poolWorkerBundle,

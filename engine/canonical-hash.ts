@@ -24,7 +24,7 @@
  * JSON.stringify writes them, NaN, ±Infinity and lone surrogates refused.
  */
 import { createHash, type Hash } from "node:crypto";
-import { assert } from "./rules/assert.js";
+import { assert } from "./rules/common/assert.js";
 
 export const RECORD_HASH_ALGORITHM = "sha256-canonical-json-v1";
 

@@ -1,16 +1,22 @@
 /**
- * The market engine (docs/architecture.md, "Layout"). This entry is its pure core: the rules
- * (rules/), how market state is kept (store/), the record and canonical hashing, with no clock, no
- * randomness and no I/O: same commands in, byte-identical records and hashes out. The runtime that
- * runs the core sits beside it and is imported from its own rooms: shards (runtime/), journals
- * (journal/), the cluster (cluster/, messaging/), the worker pool (pool/), audits and the Merkle log
- * (audit/), idempotency and identities, and the single binary's loaders (binary/).
+ * The market engine (docs/architecture.md, "Layout"). Its pure core, which this entry exports: the
+ * rules (rules/), how market state is kept (store/), the record (record.ts), canonical hashing
+ * (canonical-hash.ts), the one fold of a log (log-fold.ts) and equality of plain data
+ * (plain-equal.ts), with no clock, no randomness and no I/O: same commands in, byte-identical
+ * records and hashes out. Beside it at this level, not exported here: the seams of time the runtime
+ * is given (clock.ts, timers.ts). The runtime that runs the core is imported from its own rooms,
+ * each importing only rooms below it (test/architecture): the log's frames (log/); the Merkle log,
+ * signed heads and proofs (proofs/); the messages a shard answers (shard-protocol/) and a live
+ * event's public view (events/); the worker pool (pool/) and what its threads run (pool-worker/);
+ * journals (journal/) over storage/ or NATS (messaging/); idempotency and identities (idempotency/,
+ * identity/); shards and the market runtime (runtime/); audits of a data directory or a stream
+ * (audit/); the cluster (cluster/); and the single binary's loaders (binary/).
  */
 export * from "./rules/types/index.js";
 export { buildCommand, buildIdentity, buildRejection, COMMAND_LAYOUTS, type CommandFields, type CommandOf } from "./rules/types/command-layout.js";
 export { decide } from "./rules/decide.js";
 export { evolve, checkInvariants } from "./rules/evolve.js";
-export { accept, reject, publicEvent, type Decision, type DomainEvent, type SealedBidAmount } from "./rules/decision.js";
+export { accept, reject, publicEvent, type Decision, type DomainEvent, type SealedBidAmount } from "./rules/decision/decision.js";
 export { applyCommand, handleCommand, marketIdOfCommand, recordedRequestOf, type AppliedCommand, type CommandOutcome, type CommandReply } from "./rules/handle-command.js";
 export { buildMarketRecord, replayMarket, recomputeRecordHash, type ReplayedMarket } from "./record.js";
 export { canonicalHash, canonicalJson, RECORD_HASH_ALGORITHM } from "./canonical-hash.js";
@@ -21,8 +27,8 @@ export {
   systemCommandFor,
   type Deadline,
 } from "./rules/deadlines.js";
-export { newAggregate, findCommitment, commitmentAt, commitmentsOf, type MarketAggregate, type SealedBid } from "./rules/state.js";
+export { newAggregate, findCommitment, commitmentAt, commitmentsOf, type MarketAggregate, type SealedBid } from "./rules/state/state.js";
 export { CommitmentTable, COMMITMENT_STATES, type CommitmentTableImage } from "./store/commitment-table.js";
 export { bidIdOf, commitmentIdOf, eventIdOf, marketRef, parseCommitmentId, parseGeneratedId } from "@market-service/client/wire";
-export { isoFromMs, parseDateTimeMs } from "./rules/time.js";
-export { InvariantViolation } from "./rules/assert.js";
+export { isoFromMs, parseDateTimeMs } from "./rules/common/time.js";
+export { InvariantViolation } from "./rules/common/assert.js";

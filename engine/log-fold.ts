@@ -5,7 +5,7 @@
  * fold through this, so live, recovered and audited state cannot differ.
  */
 import { applyCommand, marketIdOfCommand, type AppliedCommand } from "./rules/handle-command.js";
-import type { MarketAggregate } from "./rules/state.js";
+import type { MarketAggregate } from "./rules/state/state.js";
 import type { Command } from "./rules/types/command.js";
 import { tableStorage } from "./store/market-storage.js";
 

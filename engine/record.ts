@@ -3,15 +3,15 @@
  * them through the same handler the shard uses, render each as a RecordedCommand, and hash the view.
  * A shard therefore keeps only the commands, not their events, and the record is always reproducible.
  */
-import { assert } from "./rules/assert.js";
+import { assert } from "./rules/common/assert.js";
 import { canonicalHash, RECORD_HASH_ALGORITHM } from "./canonical-hash.js";
 import { plainDeepEqual } from "./plain-equal.js";
 import { evolve, checkInvariants } from "./rules/evolve.js";
-import { publicEvent } from "./rules/decision.js";
+import { publicEvent } from "./rules/decision/decision.js";
 import { LogFold } from "./log-fold.js";
 import { marketIdOfCommand, recordedRequestOf } from "./rules/handle-command.js";
-import { commitmentsOf, type MarketAggregate } from "./rules/state.js";
-import { isoFromMs } from "./rules/time.js";
+import { commitmentsOf, type MarketAggregate } from "./rules/state/state.js";
+import { isoFromMs } from "./rules/common/time.js";
 import type { Command } from "./rules/types/command.js";
 import { type Commitment, type Event, type Market, type MarketRecord, type RecordedCommand, SEALED_AUCTION_PRESET, type SealedAuctionState } from "@market-service/client/wire";
 import { tableStorage } from "./store/market-storage.js";

@@ -27,7 +27,7 @@ import type { KvBucket } from "../engine/messaging/kv.js";
 import { isMessagingFailure } from "../engine/messaging/messaging-error.js";
 import type { Messaging } from "../engine/messaging/messaging.js";
 import { withRetries } from "../engine/journal/jetstream-retry.js";
-import { isoFromMs } from "../engine/rules/time.js";
+import { isoFromMs } from "../engine/rules/common/time.js";
 import type { ChallengeStore, FoundChallenge, PendingChallenge } from "./auth/challenge-store.js";
 import { MAX_CHALLENGE_TTL_SECONDS } from "./auth/config.js";
 

@@ -19,7 +19,7 @@ import type { IdempotencyIndex } from "../engine/idempotency/index.js";
 import type { ShardWorkerSource } from "../engine/runtime/shard-host.js";
 import type { ShardThreadStarter } from "../engine/runtime/shard-thread.js";
 import type { Replays } from "../engine/runtime/shard-answers.js";
-import type { BatchStats } from "../engine/runtime/shard-protocol.js";
+import type { BatchStats } from "../engine/shard-protocol/shard-protocol.js";
 import type { LogFn } from "./http/log.js";
 import { JetStreamJournal } from "../engine/journal/jetstream-journal.js";
 import { openClusterChallengeStore, type ClusterChallengeStore } from "./cluster-challenge-store.js";

@@ -14,7 +14,7 @@ import { ConfigError } from "./auth/config-error.js";
 import { DataDirInUseError, lockDataDir } from "../storage/data-dir-lock.js";
 import { loadServiceConfig } from "./config.js";
 import { installStopHandlers } from "./lifecycle.js";
-import { ClusterConfigError } from "../engine/runtime/cluster-meta.js";
+import { ClusterConfigError } from "../storage/data-dir-layout.js";
 import type { RunningService } from "./service.js";
 
 export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void> {

@@ -3,7 +3,7 @@
  * thread), the market runtime (shard workers), the market API shared by the transports, and the
  * uWebSockets.js HTTP server. `npm start` (main.ts) and the tests both start it through here.
  */
-import { emptyProofCacheStats } from "../engine/audit/proof-tree-cache.js";
+import { emptyProofCacheStats } from "../engine/proofs/proof-tree-cache.js";
 import * as path from "node:path";
 import { loadAuthConfig, type AuthConfig } from "./auth/config.js";
 import { AuthService, operatorCheck } from "./auth/service.js";
@@ -14,10 +14,10 @@ import type { LogFn } from "./http/log.js";
 import { IdempotencyIndex } from "../engine/idempotency/index.js";
 import { IdentityStore } from "../engine/identity/store.js";
 import { createPinoLogger, logFnOf } from "./logger.js";
-import { ServiceMetrics } from "./metrics.js";
+import { ServiceMetrics } from "./metrics/metrics.js";
 import { operationsRoutes } from "./routes/operations-routes.js";
 import type { HttpRoute } from "./http/route.js";
-import { MarketApi } from "./market-api.js";
+import { MarketApi } from "./api/market-api.js";
 import { authRoutes } from "./routes/auth-routes.js";
 import { healthRoutes } from "./routes/health-routes.js";
 import { identityRoutes } from "./routes/identity-routes.js";
@@ -27,9 +27,9 @@ import { EventHub } from "./events/event-hub.js";
 import { auditRoutes } from "./routes/audit-routes.js";
 import { auditLogRoutes } from "./routes/audit-log-routes.js";
 import { loadAuditKeys, type AuditKeys } from "./audit-signing-key.js";
-import { auditSignerWorkerData, type AuditSigner } from "../engine/audit/signing/audit-signer.js";
+import { auditSignerWorkerData, type AuditSigner } from "../engine/proofs/signing/audit-signer.js";
 import type { ShardHeadsSpec } from "../engine/runtime/worker-messages.js";
-import { historyPublicKeys } from "../engine/audit/signing/head-keys.js";
+import { historyPublicKeys } from "../engine/proofs/signing/head-keys.js";
 import type { KeyHistory } from "@market-service/client/audit";
 import { mcpRoutes } from "./routes/mcp-routes.js";
 import { pageRoutes } from "./routes/page-routes.js";
@@ -37,15 +37,15 @@ import { McpEndpoint } from "./mcp/mcp-endpoint.js";
 import { MarketRuntime } from "../engine/runtime/market-runtime.js";
 import type { ShardWorkerSource } from "../engine/runtime/shard-host.js";
 import { lockDataDir, type DataDirLock } from "../storage/data-dir-lock.js";
-import { Readiness } from "./readiness.js";
-import { shardCountFor } from "../engine/runtime/cluster-meta.js";
-import { SERVICE_VERSION } from "./version.js";
+import { Readiness } from "./http/readiness.js";
+import { shardCountFor } from "../storage/data-dir-layout.js";
+import { SERVICE_VERSION } from "./api/version.js";
 import { IdentityCatchUp, retryUnknownTokens } from "./cluster-auth.js";
 import type { Messaging } from "../engine/messaging/messaging.js";
 import type { ClusterRuntime } from "../engine/cluster/cluster-runtime.js";
 import type { ClusterConnection, ClusterRuntimeParts } from "./cluster-node.js";
 
-export { SERVICE_VERSION } from "./version.js";
+export { SERVICE_VERSION } from "./api/version.js";
 
 /** How long a graceful stop waits for requests in flight before closing connections. */
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -82,7 +82,7 @@ export interface RunningService {
   readonly routes: ReadonlyArray<{ method: string; pattern: string }>;
   /**
    * Signs audit log heads with the configured key (AUDIT_SIGNING_KEY_FILE, or the quick-start key).
-   * Shard workers get it through auditSignerWorkerData (engine/audit/signing/audit-signer.ts).
+   * Shard workers get it through auditSignerWorkerData (engine/proofs/signing/audit-signer.ts).
    */
   readonly auditSigner: AuditSigner;
   /** The published key history (GET /v1/audit/keys), the signer's key last. */

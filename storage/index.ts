@@ -1,6 +1,10 @@
 /**
- * Public API of the storage layer: durable bytes only. Payloads are opaque; encoding them
- * (msgpackr) and giving them meaning is the caller's job.
+ * Public API of the storage layer: durable bytes. Payloads are opaque; encoding them (msgpackr) and
+ * giving them meaning is the caller's job. Beside the segment logs and snapshots exported here, the
+ * folder holds the data directory's own small files, imported from their modules: its lock
+ * (data-dir-lock.ts, with process-stat.ts), its recorded layout (data-dir-layout.ts: the shard count
+ * in cluster.json) and the atomic, durable write of a small file (atomic-file.ts). Imports nothing
+ * of the service.
  */
 export { SegmentLog } from "./segment-log.js";
 export { DEFAULT_SEGMENT_SIZE_BYTES, DEFAULT_MAX_BATCH_BYTES, type SegmentLogOptions } from "./log-options.js";

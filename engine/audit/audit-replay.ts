@@ -16,18 +16,18 @@ import { buildMarketRecord } from "../record.js";
 import type { Command } from "../rules/types/command.js";
 import type { MarketRecord } from "@market-service/client/wire";
 import { LogCorruptError, SegmentLog, SnapshotStore } from "../../storage/index.js";
-import { decodeLoggedCommand } from "../runtime/logged-command.js";
-import { decodeLogEntry } from "../runtime/logged-head.js";
-import { HeadAudit, headChecksOf, summarizeHeads, type SignedHeadsSummary } from "./head-audit.js";
-import type { HeadInterval } from "./heads/unsigned-tail.js";
-import type { PublicKeyEntry } from "./signing/head-keys.js";
+import { decodeLoggedCommand } from "../log/logged-command.js";
+import { decodeLogEntry } from "../log/logged-head.js";
+import { HeadAudit, headChecksOf, summarizeHeads, type SignedHeadsSummary } from "../proofs/heads/head-audit.js";
+import type { HeadInterval } from "../proofs/heads/unsigned-tail.js";
+import type { PublicKeyEntry } from "../proofs/signing/head-keys.js";
 import { shardLogId, shardOfMarket } from "../runtime/shard-routing.js";
 import { LogFold, type ShardMarket } from "../log-fold.js";
 import { auditMarket, notReconstructed, snapshotDivergence } from "./market-audit.js";
 import { auditShardsOnWorkers } from "./parallel-audit.js";
-import type { AuditMode, MarketAudit, ShardAudit, ShardAuditWork } from "./shard-audit.js";
+import type { AuditMode, MarketAudit, ShardAudit, ShardAuditWork } from "../pool/shard-audit.js";
 
-export type { AuditMode, MarketAudit, ShardAudit, ShardAuditWork } from "./shard-audit.js";
+export type { AuditMode, MarketAudit, ShardAudit, ShardAuditWork } from "../pool/shard-audit.js";
 import { DEFAULT_KEPT_PAYLOAD_BYTES, KeptPayloads } from "./kept-payloads.js";
 import { snapshotPayloadOf } from "../journal/file-journal.js";
 
@@ -50,7 +50,7 @@ export interface AuditOptions {
    */
   keptPayloadBytes?: number;
   /**
-   * verify: the service's public keys (keyId → raw 32 bytes, engine/audit/signing/). With them every
+   * verify: the service's public keys (keyId → raw 32 bytes, engine/proofs/signing/). With them every
    * signed head's signature is checked, and a shard log with entries but no signed head fails.
    */
   publicKeys?: PublicKeyEntry[];
@@ -221,7 +221,7 @@ function verifyOneShard(index: number, dir: string, onFrames: (frames: number) =
   }
 }
 
-/** Audit one shard in this thread (the worker pool runs it on its threads: engine/pool/pool-tasks.ts). */
+/** Audit one shard in this thread (the worker pool runs it on its threads: engine/pool-worker/pool-tasks.ts). */
 export function auditShard(index: number, dir: string, work: ShardAuditWork, onFrames: (frames: number) => void): ShardAudit {
   return work.mode === "replay"
     ? replayOneShard(index, dir, onFrames, work.keptPayloadBytes)

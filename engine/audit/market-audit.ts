@@ -5,11 +5,11 @@
  */
 import { buildMarketRecord } from "../record.js";
 import { plainDeepEqual } from "../plain-equal.js";
-import { commitmentsOf, type MarketAggregate } from "../rules/state.js";
+import { commitmentsOf, type MarketAggregate } from "../rules/state/state.js";
 import type { Command } from "../rules/types/command.js";
 import { decodeShardSnapshot } from "../runtime/shard-snapshot.js";
 import type { ShardMarket } from "../log-fold.js";
-import type { MarketAudit } from "./shard-audit.js";
+import type { MarketAudit } from "../pool/shard-audit.js";
 
 /** A market's audit line: its record, rebuilt from `commands` (its record's, in order), and the record's hash. */
 export function auditMarket(shard: number, marketId: string, commands: Command[], entry: ShardMarket): MarketAudit {

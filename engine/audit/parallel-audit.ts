@@ -4,7 +4,7 @@
  * finish in, so the output is the same for any thread count.
  */
 import { WorkerPool } from "../pool/worker-pool.js";
-import type { ShardAudit, ShardAuditWork } from "./shard-audit.js";
+import type { ShardAudit, ShardAuditWork } from "../pool/shard-audit.js";
 
 export async function auditShardsOnWorkers(
   shards: ReadonlyArray<{ index: number; dir: string }>,

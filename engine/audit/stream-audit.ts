@@ -21,11 +21,11 @@ import type { Command } from "../rules/types/command.js";
 import type { MarketRecord } from "@market-service/client/wire";
 import { buildMarketRecord } from "../record.js";
 import { LogFold, type ShardMarket } from "../log-fold.js";
-import { decodeLoggedCommand } from "../runtime/logged-command.js";
-import { decodeLogEntry } from "../runtime/logged-head.js";
-import { HeadAudit, headChecksOf, summarizeHeads, type SignedHeadsSummary } from "./head-audit.js";
-import type { HeadInterval } from "./heads/unsigned-tail.js";
-import type { PublicKeyEntry } from "./signing/head-keys.js";
+import { decodeLoggedCommand } from "../log/logged-command.js";
+import { decodeLogEntry } from "../log/logged-head.js";
+import { HeadAudit, headChecksOf, summarizeHeads, type SignedHeadsSummary } from "../proofs/heads/head-audit.js";
+import type { HeadInterval } from "../proofs/heads/unsigned-tail.js";
+import type { PublicKeyEntry } from "../proofs/signing/head-keys.js";
 import { decodeBatch, lastSequenceOf, locate, positionOf, type DecodedBatch } from "../journal/jetstream-batch.js";
 import type { StreamMessage } from "../journal/jetstream-stream-reader.js";
 import type { StoredSnapshot } from "../journal/jetstream-snapshots.js";
@@ -33,7 +33,7 @@ import { StreamContinuity } from "../journal/stream-continuity.js";
 import type { StreamExportReader } from "../journal/stream-export.js";
 import { DEFAULT_KEPT_PAYLOAD_BYTES, KeptPayloads } from "./kept-payloads.js";
 import { auditMarket, notReconstructed, snapshotDivergence } from "./market-audit.js";
-import type { MarketAudit } from "./shard-audit.js";
+import type { MarketAudit } from "../pool/shard-audit.js";
 import { replayResult, type ReplayResult, type VerifyResult } from "./audit-replay.js";
 
 /** A journal stream to audit: live (engine/journal/jetstream-stream-source.ts) or an export. */

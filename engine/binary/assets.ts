@@ -21,7 +21,7 @@ export function uwsAssetName(platform: string = process.platform, arch: string =
 export const CRC32_ASSET = "crc32.linux-x64-gnu.node";
 
 /**
- * The worker pool's thread module (engine/pool/pool-tasks.ts with piscina's thread runner, one
+ * The worker pool's thread module (engine/pool-worker/pool-tasks.ts with piscina's thread runner, one
  * CommonJS file): replays records and old replies for the service, and audits shards for `replay`
  * and `verify`. Extracted to a file (pool-worker-file.ts); `.cjs`, so no package.json above the
  * extraction directory can make Node read it as an ES module.

@@ -1,5 +1,5 @@
 /**
- * Single binary only: the worker pool's thread module (engine/pool/pool-tasks.ts bundled together
+ * Single binary only: the worker pool's thread module (engine/pool-worker/pool-tasks.ts bundled together
  * with piscina's own thread runner, one CommonJS file; build/build-binary.ts) extracted from the
  * executable as embedded-file.ts does it (private directory, checked by hash, reused, replaced when
  * it differs). piscina starts each thread from this file, and the runner then finds the tasks in

@@ -14,7 +14,7 @@
  * it knows where the node's key came from.
  */
 import type { Messaging } from "../messaging/messaging.js";
-import { ClusterConfigError } from "../runtime/cluster-meta.js";
+import { ClusterConfigError } from "../../storage/data-dir-layout.js";
 import { withRetries } from "../journal/jetstream-retry.js";
 import { clusterMetaBucket } from "./cluster-layout.js";
 import { checkKeyHistory, currentKey, verifyKeyHistory, type KeyHistory, type KeyHistoryEntry } from "@market-service/client/audit";

@@ -5,7 +5,7 @@
  * `hash(key) mod keyHomes`, so both counts belong to the cluster's data, never to a node's
  * configuration or core count: a node that joins uses the recorded counts, and one whose explicit
  * CLUSTER_PARTITIONS or CLUSTER_KEY_HOMES disagrees is refused (as SHARDS is for a data directory:
- * engine/runtime/cluster-meta.ts). Kept in KV bucket `cluster-meta`, key `layout`, created with
+ * storage/data-dir-layout.ts). Kept in KV bucket `cluster-meta`, key `layout`, created with
  * KV's create (exactly one creator wins a race; the others read what it wrote).
  *
  * Format 1 had no key homes: every partition was one (its clusters keep that). A build that knows
@@ -13,7 +13,7 @@
  */
 import type { KvBucket } from "../messaging/kv.js";
 import type { Messaging } from "../messaging/messaging.js";
-import { ClusterConfigError } from "../runtime/cluster-meta.js";
+import { ClusterConfigError } from "../../storage/data-dir-layout.js";
 import { withRetries } from "../journal/jetstream-retry.js";
 import { DEFAULT_KEY_HOMES, DEFAULT_PARTITIONS, MAX_PARTITIONS } from "./cluster-settings.js";
 

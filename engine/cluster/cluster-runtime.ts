@@ -25,7 +25,7 @@ import { ShardAnswers, type ShardAnswersOptions } from "../runtime/shard-answers
 import type { ShardWorkerSource } from "../runtime/shard-host.js";
 import type { ShardThreadStarter } from "../runtime/shard-thread.js";
 import type { ShardHeadsSpec } from "../runtime/worker-messages.js";
-import type { ProofCacheStats } from "../audit/proof-tree-cache.js";
+import type { ProofCacheStats } from "../proofs/proof-tree-cache.js";
 import {
   commandRequest,
   logProofRead,
@@ -39,7 +39,7 @@ import {
   type ReadRequest,
   type ShardReply,
   type ShardRequest,
-} from "../runtime/shard-protocol.js";
+} from "../shard-protocol/shard-protocol.js";
 import { fnv1a32, logIndexOf, shardOfMarket } from "../runtime/shard-routing.js";
 import { IDEMPOTENCY_CONFLICT, submitOnce, type Executor, type SubmitResult } from "../runtime/submit-once.js";
 import { UnavailableError } from "../runtime/unavailable.js";

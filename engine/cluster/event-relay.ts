@@ -14,7 +14,7 @@
  */
 import type { Subscription, Transport } from "../messaging/transport.js";
 import { Packr } from "msgpackr";
-import type { EmittedEvent } from "../runtime/shard-protocol.js";
+import type { EmittedEvent } from "../shard-protocol/shard-protocol.js";
 import { InterNodeRefusals, OWN_INTER_NODE_HEADER, openInterNode, sealInterNode } from "./inter-node-wire.js";
 
 export function eventsSubject(partition: number): string {

@@ -36,7 +36,7 @@ import { isMessagingFailure } from "../messaging/messaging-error.js";
 import type { Timers } from "../timers.js";
 import { envelope } from "../runtime/worker-messages.js";
 import { packRequests, packResponses, unpackRequests, unpackResponses } from "../runtime/wire.js";
-import { errorReply, okReply, readResponse, type ShardReply, type ShardRequest } from "../runtime/shard-protocol.js";
+import { errorReply, okReply, readResponse, type ShardReply, type ShardRequest } from "../shard-protocol/shard-protocol.js";
 import { UnavailableError } from "../runtime/unavailable.js";
 import { Packr } from "msgpackr";
 import type { BindVerdict } from "./key-bindings.js";

@@ -68,7 +68,7 @@ export class KeyBindings {
   /** Opens home partition `partition`'s bindings at lease `epoch`: claims its stream, then reads every binding. */
   async open(partition: number, epoch: number): Promise<number> {
     // Reopened at the epoch this owner claimed before (a failure while it kept the lease): it goes on
-    // writing in that epoch, as the partition's journal does (partition-journal.ts).
+    // writing in that epoch, as the partition's journal does (engine/journal/partition-journal.ts).
     const journal = await JetStreamJournal.open({ messaging: this.messaging, name: keysStream(partition), epoch });
     let restored = 0;
     try {

@@ -8,7 +8,7 @@ import type { Timers } from "../timers.js";
 import { ShardChannel } from "../runtime/shard-channel.js";
 import { defaultShardWorkerSource, type ShardWorkerSource } from "../runtime/shard-host.js";
 import { workerThreads, type ShardThreadStarter } from "../runtime/shard-thread.js";
-import type { BatchStats, EmittedEvent, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "../runtime/shard-protocol.js";
+import type { BatchStats, EmittedEvent, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "../shard-protocol/shard-protocol.js";
 import { UnavailableError } from "../runtime/unavailable.js";
 import type { ShardHeadsSpec, ShardWorkerData } from "../runtime/worker-messages.js";
 

@@ -11,7 +11,7 @@
  * numbers is no gap in what that subscriber may see).
  */
 import type { Event, PositiveSafeUint64, PublicEventData, PublicEventType, PublicEventView, PublicMarketEvent } from "@market-service/client/wire";
-import type { EmittedEvent } from "../runtime/shard-protocol.js";
+import type { EmittedEvent } from "../shard-protocol/shard-protocol.js";
 
 /**
  * The public view of an event of type `Type`, with `data` of the type the client package declares for

@@ -4,7 +4,7 @@
  * (a snapshot, then the frames after it), and the store keeps it current as frames are logged,
  * its own or, in the cluster mode, other nodes'.
  */
-import { assert } from "../rules/assert.js";
+import { assert } from "../rules/common/assert.js";
 import type { Clock } from "../clock.js";
 import { evolve } from "../rules/identity/evolve.js";
 import { emptyIdentityState, forgetExpiredTokens, type IdentityState } from "../rules/identity/state.js";

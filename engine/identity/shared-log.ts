@@ -41,7 +41,7 @@
  * - A followed entry that cannot be decoded or applied means this node's state no longer matches
  *   the log: the store fails closed (`failure`), as the local mode does when its log fails.
  */
-import { assert } from "../rules/assert.js";
+import { assert } from "../rules/common/assert.js";
 import type { Clock } from "../clock.js";
 import { pauseFor, type TimerHandle, type Timers } from "../timers.js";
 import { idempotencyKey, type IdempotencyIndex } from "../idempotency/index.js";

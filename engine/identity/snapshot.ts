@@ -4,7 +4,7 @@
  * Token entries are stored per key in issue order, which rebuilds `tokensByKey` exactly.
  */
 import { Packr } from "msgpackr";
-import { assert } from "../rules/assert.js";
+import { assert } from "../rules/common/assert.js";
 import type { AuthorityScope } from "@market-service/client/wire";
 import { emptyIdentityState, forgetExpiredTokens, tokenEntry, type IdentityState } from "../rules/identity/state.js";
 import type { TokenRecord } from "../rules/identity/types.js";

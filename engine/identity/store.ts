@@ -27,7 +27,7 @@
  * default (a WorkerJournal) runs exactly the single-writer path described above.
  */
 import * as fs from "node:fs";
-import { assert } from "../rules/assert.js";
+import { assert } from "../rules/common/assert.js";
 import { type Actor, type ActorKey, type Delegation, type DisableActorBody, type DisablePrincipalBody, type IssueDelegationBody, type Principal, type ProvisionedIdentity, type ProvisionIdentityBody, type Rejection, type RevokeDelegationBody, type RevokeKeyBody } from "@market-service/client/wire";
 import { WorkerJournal } from "../journal/worker-journal.js";
 import type { Journal, JournalPosition, JournalRecovery } from "../journal/journal.js";

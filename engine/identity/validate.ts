@@ -10,7 +10,7 @@
  */
 import { Point } from "@noble/ed25519";
 import { AUTHORITY_SCOPES, type AuthorityScope, isDotSegment, type IssueDelegationBody, MAX_IDENTIFIER_LENGTH, type ProvisionIdentityBody, type Rejection, type RevokeDelegationBody, strictBytesOfBase64url } from "@market-service/client/wire";
-import { isoFromMs, parseDateTimeMs } from "../rules/time.js";
+import { isoFromMs, parseDateTimeMs } from "../rules/common/time.js";
 import type { IssueDelegationArgs, ProvisionArgs, RevokeDelegationArgs } from "../rules/identity/types.js";
 
 /** Identity of the service's own commands (decisions.md E8); it can never be provisioned or used. */

@@ -1,12 +1,12 @@
 /**
- * The named tasks of the worker pool (worker-pool.ts runs them, pool-tasks.ts implements them):
+ * The named tasks of the worker pool (worker-pool.ts runs them, engine/pool-worker/pool-tasks.ts implements them):
  * what each one takes and gives back, in one place both sides are typed against. Plain data and
  * transferables only: every task and result crosses a thread boundary.
  */
 import type { MessagePort } from "node:worker_threads";
-import type { ShardAudit, ShardAuditWork } from "../audit/shard-audit.js";
-import type { ReplayWork, ShardReply } from "../runtime/shard-protocol.js";
-import type { ProofEntriesWanted } from "../audit/cached-log-proofs.js";
+import type { ShardAudit, ShardAuditWork } from "./shard-audit.js";
+import type { ReplayWork, ShardReply } from "../shard-protocol/shard-protocol.js";
+import type { ProofEntriesWanted } from "../proofs/cached-log-proofs.js";
 
 /** A refusal a replay reproduces (the command's own rejection), as the shard would have answered. */
 export type ReplayRefusal = Extract<ShardReply, { ok: false }>;
@@ -18,7 +18,7 @@ export type ReplayRefusal = Extract<ShardReply, { ok: false }>;
  */
 export type ReplayTaskResult = Uint8Array | ReplayRefusal;
 
-/** A proof's JSON (as a replay's), or the entries the thread's kept tree lacks (cached-log-proofs.ts). */
+/** A proof's JSON (as a replay's), or the entries the thread's kept tree lacks (engine/proofs/cached-log-proofs.ts). */
 export type ProofTaskResult = ReplayTaskResult | ProofEntriesWanted;
 
 /** What every pool thread is started with (piscina's workerData). */
@@ -40,7 +40,7 @@ export interface AuditShardTask {
 /** Sent on an audit task's progress port: frames done since the last message; "end" comes last. */
 export type AuditProgressMessage = { t: "frames"; frames: number } | { t: "end" };
 
-/** The tasks by name: `pool.run(input, { name })` calls the export of that name in pool-tasks.ts. */
+/** The tasks by name: `pool.run(input, { name })` calls the export of that name in engine/pool-worker/pool-tasks.ts. */
 export interface PoolTasks {
   /** A shard's ReplayWork finished: a market's record, or the reply of an old command. */
   replayWork(work: ReplayWork): ReplayTaskResult;

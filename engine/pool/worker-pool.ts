@@ -1,9 +1,9 @@
 /**
  * The worker pool: threads for the stateless CPU work of replaying logs that are already durable.
  * The service finishes record reads and old commands' replies on it (a shard hands back ReplayWork,
- * shard-protocol.ts, so that no shard thread spends its time replaying); the audit CLI (`replay`,
+ * engine/shard-protocol/shard-protocol.ts, so that no shard thread spends its time replaying); the audit CLI (`replay`,
  * `verify`) audits shards on it (engine/audit/parallel-audit.ts). piscina runs the threads; the
- * tasks are the named exports of pool-tasks.ts, typed in pool-protocol.ts.
+ * tasks are the named exports of engine/pool-worker/pool-tasks.ts, typed in pool-protocol.ts.
  *
  *   - Lazy: no thread starts before the first task (most runs of the service never read a record),
  *     and in the single binary the thread module is not even extracted before then.
@@ -20,11 +20,11 @@
 import { fileURLToPath } from "node:url";
 import { MessageChannel, type TransferListItem } from "node:worker_threads";
 import { Piscina } from "piscina";
-import type { ShardAudit, ShardAuditWork } from "../audit/shard-audit.js";
-import type { ReplayWork, ShardReply } from "../runtime/shard-protocol.js";
+import type { ShardAudit, ShardAuditWork } from "./shard-audit.js";
+import type { ReplayWork, ShardReply } from "../shard-protocol/shard-protocol.js";
 import type { AuditProgressMessage, PoolTaskName, PoolTasks, PoolWorkerData, ReplayTaskResult } from "./pool-protocol.js";
-import type { ProofEntriesWanted } from "../audit/cached-log-proofs.js";
-import { DEFAULT_PROOF_CACHE_BYTES, type ProofCacheStats } from "../audit/proof-tree-cache.js";
+import type { ProofEntriesWanted } from "../proofs/cached-log-proofs.js";
+import { DEFAULT_PROOF_CACHE_BYTES, type ProofCacheStats } from "../proofs/proof-tree-cache.js";
 import { newProofCacheBoard, readProofCacheBoard } from "./proof-cache-board.js";
 import { poolWorkerFile, type PoolWorkerFile } from "./worker-file.js";
 
@@ -58,7 +58,7 @@ export class WorkerPool {
 
   constructor(
     readonly threads: number = DEFAULT_POOL_THREADS,
-    /** Where the threads find pool-tasks.ts (tests pass their own to provoke failures). */
+    /** Where the threads find engine/pool-worker/pool-tasks.ts (tests pass their own to provoke failures). */
     private readonly workerFile: () => PoolWorkerFile = poolWorkerFile,
     /** The bound of each thread's proof tree cache (each thread keeps its own: docs/proofs.md, "Cost"). */
     readonly proofCacheBytes: number = DEFAULT_PROOF_CACHE_BYTES,

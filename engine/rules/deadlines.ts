@@ -6,9 +6,9 @@
 import { SYSTEM_IDENTITY, type ExpireCommitmentCommand, type ResolveAuctionCommand } from "./types/command.js";
 import { buildCommand, buildIdentity } from "./types/command-layout.js";
 import { type Event, generatedIdOf, SEALED_AUCTION_PRESET } from "@market-service/client/wire";
-import type { MarketAggregate } from "./state.js";
-import { commitmentIndexOf } from "./state.js";
-import { msOfNormalized as msOf } from "./time.js";
+import type { MarketAggregate } from "./state/state.js";
+import { commitmentIndexOf } from "./state/state.js";
+import { msOfNormalized as msOf } from "./common/time.js";
 
 export type Deadline =
   | { kind: "auction_close"; marketId: string; atMs: number }

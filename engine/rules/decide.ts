@@ -2,13 +2,13 @@
  * decide(state, command) → accepted events or a rejection. Pure: reads only its arguments, never
  * mutates them, never throws for a command it can receive (an exception is a bug).
  */
-import { assertNever } from "./assert.js";
+import { assertNever } from "./common/assert.js";
 import { decideConfirm, decideDecline, decideExpire } from "./commitment/decide.js";
-import type { Decision } from "./decision.js";
+import type { Decision } from "./decision/decision.js";
 import { decideDirectClaim } from "./direct-claim/decide.js";
 import { decideCreateDraft, decidePublish } from "./market/decide.js";
 import { decideResolve, decideSubmitBid } from "./sealed-auction/decide.js";
-import type { MarketAggregate } from "./state.js";
+import type { MarketAggregate } from "./state/state.js";
 import type { Command } from "./types/command.js";
 
 export function decide(agg: MarketAggregate | undefined, command: Command): Decision {

@@ -1,16 +1,16 @@
 /**
  * evolve(state, event) → state. Applies one event to the aggregate in place and returns it (see
- * state.ts for what is edited and what is replaced). Every invariant is asserted here, so a decide
+ * state/state.ts for what is edited and what is replaced). Every invariant is asserted here, so a decide
  * bug shows up as a loud failure rather than as a wrong record.
  */
-import { assert, assertNever } from "./assert.js";
+import { assert, assertNever } from "./common/assert.js";
 import { evolveCommitment } from "./commitment/evolve.js";
-import type { DomainEvent } from "./decision.js";
+import type { DomainEvent } from "./decision/decision.js";
 import { evolveClaimAccepted } from "./direct-claim/evolve.js";
 import { evolveDraftCreated, evolvePublished } from "./market/evolve.js";
 import { evolveBidSubmitted, evolveResolved } from "./sealed-auction/evolve.js";
-import { principalCount, type MarketAggregate } from "./state.js";
-import type { MarketStorage } from "./store.js";
+import { principalCount, type MarketAggregate } from "./state/state.js";
+import type { MarketStorage } from "./state/store.js";
 import type { DirectClaimState } from "@market-service/client/wire";
 
 function advanceMarketVersion(agg: MarketAggregate, event: DomainEvent): void {

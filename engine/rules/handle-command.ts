@@ -3,15 +3,15 @@
  * and shape the reply of spec §2.8. This is what a shard calls for every command, and what replay
  * calls for every logged command, so live state and replayed state cannot differ.
  */
-import { assert, assertNever } from "./assert.js";
+import { assert, assertNever } from "./common/assert.js";
 import { decide } from "./decide.js";
-import { publicEvent, type Decision, type DomainEvent } from "./decision.js";
+import { publicEvent, type Decision, type DomainEvent } from "./decision/decision.js";
 import { deadlinesFromEvents, type Deadline } from "./deadlines.js";
 import { checkInvariants, evolve } from "./evolve.js";
 import { type Commitment, type Event, type MarketActionResult, type MarketResult, parseCommitmentId, type Rejection, type SealedAuctionResolution, type SealedBidReceipt } from "@market-service/client/wire";
-import { findCommitment, snapshotMarket, type MarketAggregate } from "./state.js";
-import type { MarketStorage } from "./store.js";
-import { isoFromMs } from "./time.js";
+import { findCommitment, snapshotMarket, type MarketAggregate } from "./state/state.js";
+import type { MarketStorage } from "./state/store.js";
+import { isoFromMs } from "./common/time.js";
 import type { Command } from "./types/command.js";
 import { commandBody } from "./types/command-layout.js";
 

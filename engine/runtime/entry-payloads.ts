@@ -1,6 +1,6 @@
 /**
  * The payloads of a journal's entries, read through the journal and packed for a replay thread
- * (ReplaySource "payloads", shard-protocol.ts). A shard on a journal with no files another thread
+ * (ReplaySource "payloads", engine/shard-protocol/shard-protocol.ts). A shard on a journal with no files another thread
  * could read (Journal.readView undefined: a journal on a stream) hands a record's or an old reply's
  * commands over this way instead of a view of its log.
  *

@@ -5,7 +5,7 @@
  * refused outright.
  */
 import { endianness } from "node:os";
-import { assert } from "../rules/assert.js";
+import { assert } from "../rules/common/assert.js";
 
 assert(endianness() === "LE", "shard snapshots store little-endian float64 numbers");
 

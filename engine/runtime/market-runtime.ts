@@ -10,12 +10,12 @@ import type { Clock } from "../clock.js";
 import { IdempotencyIndex, type CommandLocation } from "../idempotency/index.js";
 import { indexSnapshotStore, openIndexSnapshot, peekIndexWatermarks, writeIndexSnapshot } from "../idempotency/index-snapshot.js";
 import type { SnapshotStore } from "../../storage/index.js";
-import { ensureClusterMeta } from "./cluster-meta.js";
+import { ensureClusterMeta } from "../../storage/data-dir-layout.js";
 import { ShardHost, type ShardWorkerSource } from "./shard-host.js";
 import type { ShardHeadsSpec } from "./worker-messages.js";
 import type { RecordCacheStats } from "./record-cache.js";
 import { ShardAnswers, type ShardAnswersOptions } from "./shard-answers.js";
-import type { ProofCacheStats } from "../audit/proof-tree-cache.js";
+import type { ProofCacheStats } from "../proofs/proof-tree-cache.js";
 import {
   commandRequest,
   logProofRead,
@@ -29,7 +29,7 @@ import {
   type ShardRecoveryReport,
   type ShardReply,
   watchRead,
-} from "./shard-protocol.js";
+} from "../shard-protocol/shard-protocol.js";
 import { fnv1a32, logIndexOf, shardOfMarket } from "./shard-routing.js";
 import type { MarketEventListener, Markets } from "./markets.js";
 import { submitOnce, type Executor, type SubmitResult } from "./submit-once.js";
@@ -55,7 +55,7 @@ export interface MarketRuntimeOptions extends ShardAnswersOptions {
   onFatal: (message: string) => void;
   /** After every shard batch (metrics). */
   onBatch?: (shardIndex: number, stats: BatchStats) => void;
-  /** Sign each shard log's heads and give accepted commands receipts (engine/audit/heads/log-heads.ts); undefined: none. */
+  /** Sign each shard log's heads and give accepted commands receipts (engine/proofs/heads/log-heads.ts); undefined: none. */
   heads?: ShardHeadsSpec;
 }
 

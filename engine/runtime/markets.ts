@@ -4,7 +4,7 @@
  * it owns, and the owners of the others over NATS).
  */
 import type { Command } from "../rules/types/command.js";
-import type { EmittedEvent, ReadRequest, ShardReply } from "./shard-protocol.js";
+import type { EmittedEvent, ReadRequest, ShardReply } from "../shard-protocol/shard-protocol.js";
 import type { SubmitResult } from "./submit-once.js";
 
 export interface Markets {
@@ -21,7 +21,7 @@ export interface Markets {
   readLog(logId: string, request: Extract<ReadRequest, { kind: "log-head" | "log-proof" }>): Promise<ShardReply> | undefined;
   /**
    * Starts (or stops) the emission of a market's committed events for live streams (docs/events.md):
-   * WatchAnswer JSON (shard-protocol.ts), or `market_not_found`. The events arrive at the listener.
+   * WatchAnswer JSON (engine/shard-protocol/shard-protocol.ts), or `market_not_found`. The events arrive at the listener.
    */
   watchMarket(marketId: string, watching: boolean): Promise<ShardReply>;
   /** Where committed events of watched markets go, in commit order per market (the gateway's event hub). */

@@ -18,7 +18,7 @@
  * fresh process on the same data does not need, and left little of it to the long records the
  * cache is for.
  */
-import type { ReplayWork, ShardReply } from "./shard-protocol.js";
+import type { ReplayWork, ShardReply } from "../shard-protocol/shard-protocol.js";
 
 /** 64 MiB: three records of a 50,000-claim storm market (~21 MB of JSON each). */
 export const DEFAULT_RECORD_CACHE_BYTES = 64 * 1024 * 1024;

@@ -6,7 +6,7 @@
  */
 import type { Clock } from "../clock.js";
 import { systemTimers, type Timers } from "../timers.js";
-import type { BatchStats, EmittedEvent, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
+import type { BatchStats, EmittedEvent, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "../shard-protocol/shard-protocol.js";
 import { envelope, type Envelope, type FromShard, type ShardWorkerData, type ToShard } from "./worker-messages.js";
 import { packRequests, unpackResponses } from "./wire.js";
 import { UnavailableError } from "./unavailable.js";

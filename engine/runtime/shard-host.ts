@@ -5,7 +5,7 @@
  */
 import * as path from "node:path";
 import type { Clock } from "../clock.js";
-import type { BatchStats, EmittedEvent, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "./shard-protocol.js";
+import type { BatchStats, EmittedEvent, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "../shard-protocol/shard-protocol.js";
 import type { ShardHeadsSpec, ShardWorkerData } from "./worker-messages.js";
 import { ShardChannel, type StartedShard } from "./shard-channel.js";
 import { workerThreads } from "./shard-thread.js";

@@ -16,7 +16,7 @@ import type { ManualClock } from "../clock.js";
 import { JournalFencedError } from "../journal/journal.js";
 import type { Timers } from "../timers.js";
 import type { OpenedShard, ShardCore } from "./shard-core.js";
-import type { ShardRequest } from "./shard-protocol.js";
+import type { ShardRequest } from "../shard-protocol/shard-protocol.js";
 import { packResponses, unpackRequests } from "./wire.js";
 import { envelope, type Envelope, type FromShard, type ToShard } from "./worker-messages.js";
 

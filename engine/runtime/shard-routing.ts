@@ -1,7 +1,7 @@
 /**
  * Which shard owns a market: FNV-1a (32-bit) over the market id's UTF-8 bytes, modulo the shard count.
  * Stable across processes, platforms and versions; changing it would strand every existing market,
- * which is why the shard count is recorded in the data directory (cluster-meta.ts).
+ * which is why the shard count is recorded in the data directory (storage/data-dir-layout.ts).
  */
 
 import { fnv1a32Utf8 } from "../store/hash.js";

@@ -9,14 +9,14 @@
  * an error: snapshots only shorten recovery, so the shard then folds its whole log instead.
  */
 import { Packr } from "msgpackr";
-import { assert } from "../rules/assert.js";
+import { assert } from "../rules/common/assert.js";
 import { CommitmentTable } from "../store/commitment-table.js";
 import { tableStorage } from "../store/market-storage.js";
-import { newAggregate, type MarketAggregate, type SealedBid } from "../rules/state.js";
+import { newAggregate, type MarketAggregate, type SealedBid } from "../rules/state/state.js";
 import type { ShardMarket } from "../log-fold.js";
 import type { Market, SealedAuctionClearingPrice, SealedAuctionResolution } from "@market-service/client/wire";
 import { float64Bytes, float64sOf } from "./float64-bytes.js";
-import type { LogTreeAnchor } from "../audit/heads/log-heads.js";
+import type { LogTreeAnchor } from "../proofs/heads/log-heads.js";
 
 export const SHARD_SNAPSHOT_VERSION = 4;
 
@@ -33,7 +33,7 @@ interface StoredCommitments {
 }
 
 interface StoredMarket {
-  /** The market with its subject as JSON text (see logged-command.ts: msgpackr renames `__proto__`). */
+  /** The market with its subject as JSON text (see engine/log/logged-command.ts: msgpackr renames `__proto__`). */
   market: Omit<Market, "subject"> & { subject: string };
   commitments: StoredCommitments;
   bids: SealedBid[];
@@ -57,7 +57,7 @@ interface StoredShard {
    * rebuilt from the log's first entry, whose heads are all checked).
    */
   logTree?: unknown;
-  /** The last recorded head and the tree just before it (engine/audit/heads/log-heads.ts); absent before the first head, or without heads. */
+  /** The last recorded head and the tree just before it (engine/proofs/heads/log-heads.ts); absent before the first head, or without heads. */
   headAnchor?: LogTreeAnchor;
 }
 
@@ -106,7 +106,7 @@ export function encodeShardSnapshot(header: ShardSnapshotHeader, markets: Iterab
 
 /**
  * One market as its shard holds it (state and record positions), in the snapshot's encoding: how a
- * record read hands the live market to a replay off the shard thread (replay-work.ts).
+ * record read hands the live market to a replay off the shard thread (engine/pool-worker/replay-work.ts).
  */
 export function encodeMarketImage(market: ShardMarket): Uint8Array {
   return packr.pack({ v: SHARD_SNAPSHOT_VERSION, market: storedMarketOf(market) });
@@ -132,7 +132,7 @@ function numbersOf(values: Float64Array): number[] {
 function restoreMarket(m: StoredMarket): ShardMarket {
   const table = tableOf(m.commitments);
   const agg = newAggregate({ ...m.market, subject: JSON.parse(m.market.subject) as Market["subject"] }, tableStorage, table);
-  // The principal index is rebuilt from these on the market's first command (state.ts).
+  // The principal index is rebuilt from these on the market's first command (rules/state/state.ts).
   for (const bid of m.bids) agg.bids.push(bid);
   agg.lastResolution = m.lastResolution ?? undefined;
   agg.commandCount = m.commandCount;

@@ -6,8 +6,8 @@
  */
 import type { Command } from "../rules/types/command.js";
 import type { CommandLocation, IdempotencyIndex } from "../idempotency/index.js";
-import type { CommandResponse, ShardReply } from "./shard-protocol.js";
-import { errorReply } from "./shard-protocol.js";
+import type { CommandResponse, ShardReply } from "../shard-protocol/shard-protocol.js";
+import { errorReply } from "../shard-protocol/shard-protocol.js";
 
 export interface SubmitResult {
   /** "replayed": an identical earlier command's reply was returned. */

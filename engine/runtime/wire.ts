@@ -20,7 +20,7 @@ import { COMMAND_TYPES } from "@market-service/client/wire";
 import { type Command } from "../rules/types/command.js";
 import { COMMAND_LAYOUTS, IDENTITY_LAYOUT, REJECTION_LAYOUT } from "../rules/types/command-layout.js";
 import { presenceVariants } from "../rules/types/layout.js";
-import { packableCommand, restorePackedCommand } from "./logged-command.js";
+import { packableCommand, restorePackedCommand } from "../log/logged-command.js";
 import {
   commandRequest,
   commandResponse,
@@ -33,7 +33,7 @@ import {
   replyAtRead,
   type ShardRequest,
   type ShardResponse,
-} from "./shard-protocol.js";
+} from "../shard-protocol/shard-protocol.js";
 import { envelope, type Envelope } from "./worker-messages.js";
 
 /** The members of a message as its one constructor writes them (the values are placeholders). */
@@ -42,7 +42,7 @@ const ANY_COMMAND = undefined as unknown as Command;
 
 /**
  * The agreed shapes, derived from where each is declared once: the channel messages of a claim
- * and of reads from their constructors (shard-protocol.ts, worker-messages.ts); every command a
+ * and of reads from their constructors (engine/shard-protocol/shard-protocol.ts, worker-messages.ts); every command a
  * client sends, in every presence variant of its optional members, and the identity and the
  * rejection inside it, from their declared layouts (engine/rules/types/command-layout.ts).
  * `test/runtime/wire.test.ts` checks that a claim's request and reply use no other shape. Bounded by

@@ -5,7 +5,7 @@
  * commit 164567a). So small arrays grow ×4, which keeps a market with one claim small and reaches a
  * few hundred claims in few steps; large ones ×2, which bounds the unused tail to half.
  */
-import { assert } from "../rules/assert.js";
+import { assert } from "../rules/common/assert.js";
 
 /** The capacity to grow to so that `needed` fits: from `first`, ×4 below `quadrupleBelow`, then ×2. */
 export function grownCapacity(current: number, needed: number, first: number, quadrupleBelow: number): number {

@@ -8,20 +8,20 @@
  * market. As objects each costs a heap object the collector walks, and a restart rebuilt every one
  * of them (decision I6). A row is eight numbers plus the participant id's bytes, and a restart copies
  * two byte ranges per market. The public `Commitment` is built on demand (`commitmentAt` in
- * state.ts) for the few that a reply or a read shows.
+ * rules/state/state.ts) for the few that a reply or a read shows.
  *
  * Index i is the commitment with ordinal i + 1. Times are epoch milliseconds of the engine's own
  * normalized text, so `isoFromMs` gives the text back exactly.
  */
-import { assert } from "../rules/assert.js";
+import { assert } from "../rules/common/assert.js";
 import type { CommitmentState, SealedAuctionClearingPrice } from "@market-service/client/wire";
-import { NO_PRINCIPALS } from "../rules/commitment/confirmations.js";
+import { NO_PRINCIPALS } from "../rules/state/confirmations.js";
 import { IdArena } from "./id-arena.js";
 import { grownCapacity } from "./capacity.js";
 import type { PrincipalKeys } from "./principal-index.js";
-import type { AuctionTerms, CommitmentChange, CommitmentRow, CommitmentStore } from "../rules/store.js";
+import type { AuctionTerms, CommitmentChange, CommitmentRow, CommitmentStore } from "../rules/state/store.js";
 
-export type { AuctionTerms, CommitmentChange, CommitmentRow } from "../rules/store.js";
+export type { AuctionTerms, CommitmentChange, CommitmentRow } from "../rules/state/store.js";
 
 /** State codes, stored as numbers; the order is part of the snapshot format. */
 export const COMMITMENT_STATES: readonly CommitmentState[] = [

@@ -8,7 +8,7 @@
  * two bytes per unit (UTF-16LE, lone surrogates included), so every JS string round-trips exactly.
  * A stored id is named by its byte offset and a signed unit count: negative for two-byte ids.
  */
-import { assert } from "../rules/assert.js";
+import { assert } from "../rules/common/assert.js";
 import { grownCapacity } from "./capacity.js";
 import { FNV_OFFSET_BASIS, fmix32, fnv1aStep } from "./hash.js";
 

@@ -1,10 +1,10 @@
 /**
- * The storage the service keeps markets in (rules/store.ts's MarketStorage): commitments as rows in a
+ * The storage the service keeps markets in (rules/state/store.ts's MarketStorage): commitments as rows in a
  * typed array with participant ids in an arena (commitment-table.ts), principals in an
  * open-addressing index that reads its keys from those rows (principal-index.ts).
  */
-import { assert, assertNever } from "../rules/assert.js";
-import type { MarketStorage, PrincipalSet, PrincipalSource } from "../rules/store.js";
+import { assert, assertNever } from "../rules/common/assert.js";
+import type { MarketStorage, PrincipalSet, PrincipalSource } from "../rules/state/store.js";
 import { DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET } from "@market-service/client/wire";
 import { CommitmentTable } from "./commitment-table.js";
 import { PrincipalIndex, stringKeys } from "./principal-index.js";

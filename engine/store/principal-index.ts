@@ -10,7 +10,7 @@
  * Linear probing with backward-shift deletion (no tombstones), grown at load 1/2. Deterministic: the
  * hash is a fixed function of the key (`idHash`), so the same commands build the same table.
  */
-import { assert } from "../rules/assert.js";
+import { assert } from "../rules/common/assert.js";
 import { grownCapacity } from "./capacity.js";
 import { idHash } from "./id-arena.js";
 

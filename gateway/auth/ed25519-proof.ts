@@ -13,7 +13,7 @@
  * provisioned it a moment ago.
  */
 import { hash, randomBytes, timingSafeEqual, verify } from "node:crypto";
-import { isoFromMs } from "../../engine/rules/time.js";
+import { isoFromMs } from "../../engine/rules/common/time.js";
 import { type AuthenticationChallenge, type AuthenticationTokenGrant, type CreateChallengeBody, type IssueTokenBody } from "@market-service/client/wire";
 import type { ActorRecord, ErrorReply, KeyRecord, Reply } from "../../engine/rules/identity/types.js";
 import { decodeBase64UrlStrict, isIdentifier } from "../../engine/identity/validate.js";

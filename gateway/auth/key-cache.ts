@@ -4,7 +4,7 @@
  * beyond `maxEntries` the oldest entry is dropped.
  */
 import { createPublicKey, type KeyObject } from "node:crypto";
-import { assert } from "../../engine/rules/assert.js";
+import { assert } from "../../engine/rules/common/assert.js";
 
 /** DER prefix of an Ed25519 SubjectPublicKeyInfo; the 32 raw key bytes follow. */
 const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");

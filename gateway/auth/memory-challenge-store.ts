@@ -8,7 +8,7 @@
  * fails and the client asks again). Dropping the oldest rather than refusing new challenges means a
  * flood cannot lock everyone out, only shorten how long a challenge survives.
  */
-import { assert } from "../../engine/rules/assert.js";
+import { assert } from "../../engine/rules/common/assert.js";
 import type { ChallengeStore, FoundChallenge, PendingChallenge } from "./challenge-store.js";
 
 export class MemoryChallengeStore implements ChallengeStore {

@@ -14,7 +14,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { ConfigError, isValidSecretText } from "./config-error.js";
 import { isIdentifier, SYSTEM_ID } from "../../engine/identity/validate.js";
-import { writeFileAtomically } from "../atomic-file.js";
+import { writeFileAtomically } from "../../storage/atomic-file.js";
 
 export const OPERATOR_SECRET_FILE_NAME = "operator.secret";
 export const BOOTSTRAP_OPERATOR_ACTOR_ID = "operator";

@@ -16,11 +16,11 @@
  *   to each subscriber in one write.
  */
 import type { Markets } from "../../engine/runtime/markets.js";
-import { jsonText, type EmittedEvent, type WatchAnswer } from "../../engine/runtime/shard-protocol.js";
+import { jsonText, type EmittedEvent, type WatchAnswer } from "../../engine/shard-protocol/shard-protocol.js";
 import { renderedEvent } from "../../engine/events/public-event.js";
 import type { Event } from "@market-service/client/wire";
 import { errorReply } from "../http/replies.js";
-import { serviceUnavailableReply } from "../readiness.js";
+import { serviceUnavailableReply } from "../http/readiness.js";
 import type { HttpReply } from "../http/route.js";
 import type { LogFn } from "../http/log.js";
 import { EventSubscriber } from "./event-subscriber.js";

@@ -10,7 +10,7 @@
  * that arrive while the backlog is written; the backlog itself is written as the socket takes it.
  */
 import type { OpenStream } from "../http/route.js";
-import type { EmittedEvent } from "../../engine/runtime/shard-protocol.js";
+import type { EmittedEvent } from "../../engine/shard-protocol/shard-protocol.js";
 import { frameFor, type FeedBatch } from "./feed-batch.js";
 import { endFrame, KEEP_ALIVE_FRAME, openFrame, overflowFrame, type StreamEndCode } from "./sse-frames.js";
 

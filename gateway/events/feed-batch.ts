@@ -3,7 +3,7 @@
  * subscribers on this node: the frames of every event (for the creator, who sees the record's
  * events) and the frames of those with a public view (for everyone else).
  */
-import type { EmittedEvent } from "../../engine/runtime/shard-protocol.js";
+import type { EmittedEvent } from "../../engine/shard-protocol/shard-protocol.js";
 import { eventFrame } from "./sse-frames.js";
 
 export interface FeedBatch {

@@ -3,7 +3,7 @@
  * generated from the HTTP layer's own types, and the call into the transport-neutral MarketApi.
  */
 import type { IValidation } from "typia";
-import type { ApiReply, MarketApi, MarketOperation } from "../market-api.js";
+import type { ApiReply, MarketApi, MarketOperation } from "../api/market-api.js";
 import * as generated from "../validation/generated/mcp.js";
 
 export interface ToolDefinition {

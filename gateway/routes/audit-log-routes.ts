@@ -7,7 +7,7 @@
  */
 import { fail } from "../http/errors.js";
 import type { HttpRequestContext, HttpRoute } from "../http/route.js";
-import type { MarketApi } from "../market-api.js";
+import type { MarketApi } from "../api/market-api.js";
 import { queryParam, requireActor, toHttpReply, type RouteParts } from "./request-helpers.js";
 
 /** A required query parameter as an integer from 0 to 2^53 − 1 (JSON's exact integers), or a 400 naming it. */

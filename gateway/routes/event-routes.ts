@@ -1,6 +1,6 @@
 /** Live market events (docs/events.md): `GET /v1/markets/{marketId}/events`, a server-sent event stream. */
 import type { EventHub } from "../events/event-hub.js";
-import { resumePoint } from "../events/resume-point.js";
+import { resumePoint } from "./resume-point.js";
 import type { HttpRoute } from "../http/route.js";
 import { requireActor, type RouteParts } from "./request-helpers.js";
 

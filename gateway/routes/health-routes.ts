@@ -8,7 +8,7 @@
  *   `{"status":"ok"}` when ready, so a client that waits for it never meets a 503 afterwards.
  */
 import type { HttpRoute } from "../http/route.js";
-import type { Readiness } from "../readiness.js";
+import type { Readiness } from "../http/readiness.js";
 
 const OK = JSON.stringify({ status: "ok" });
 const READY = JSON.stringify({ status: "ready" });

@@ -1,6 +1,6 @@
 /** Spec §4.2: market and commitment commands, and the market reads. */
 import type { HttpRoute } from "../http/route.js";
-import type { MarketApi, MarketOperation } from "../market-api.js";
+import type { MarketApi, MarketOperation } from "../api/market-api.js";
 import { queryParam, readJsonBody, requireActor, toHttpReply, type RouteParts } from "./request-helpers.js";
 
 interface CommandRoute {

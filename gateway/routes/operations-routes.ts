@@ -5,7 +5,7 @@
  */
 import { fail } from "../http/errors.js";
 import type { HttpRequestContext, HttpRoute } from "../http/route.js";
-import type { ServiceMetrics } from "../metrics.js";
+import type { ServiceMetrics } from "../metrics/metrics.js";
 import { openApiDocument } from "../openapi/document.js";
 import { requireActor, type RouteParts } from "./request-helpers.js";
 

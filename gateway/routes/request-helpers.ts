@@ -7,9 +7,9 @@ import { fail, type ErrorStatusContext } from "../http/errors.js";
 import { errorReply } from "../http/replies.js";
 import type { HttpReply, HttpRequestContext } from "../http/route.js";
 import { parseStrictJson } from "../http/strict-json/index.js";
-import type { ApiReply } from "../market-api.js";
+import type { ApiReply } from "../api/market-api.js";
 import type { TemporarilyUnavailable } from "../../engine/identity/unavailable.js";
-import { serviceUnavailableReply } from "../readiness.js";
+import { serviceUnavailableReply } from "../http/readiness.js";
 
 export interface RouteParts {
   auth: AuthService;

@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import type { Packr } from "msgpackr";
 import { buildCommand, buildIdentity } from "../../engine/rules/types/command-layout.js";
-import { loggedCommand } from "../../engine/runtime/logged-command.js";
+import { loggedCommand } from "../../engine/log/logged-command.js";
 
 function text(length: number, alphabet: string): string {
   const chars = [...alphabet];

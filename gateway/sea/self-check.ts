@@ -13,9 +13,9 @@ import { Packr, isNativeAccelerationEnabled } from "msgpackr";
 import { crc32c, crc32cPortable } from "../../storage/crc32c.js";
 import { isNativeUws } from "../http/uws.js";
 import uWS from "@trufflesuite/uws-js-unofficial";
-import { decodeLoggedCommand, encodeLoggedCommand, loggedCommand } from "../../engine/runtime/logged-command.js";
+import { decodeLoggedCommand, encodeLoggedCommand, loggedCommand } from "../../engine/log/logged-command.js";
 import { buildCommand, buildIdentity } from "../../engine/rules/types/command-layout.js";
-import { SERVICE_VERSION } from "../version.js";
+import { SERVICE_VERSION } from "../api/version.js";
 import { msgpackSamples, packedDigest } from "./msgpack-samples.js";
 import { addonCacheRoot, loadedAddons } from "../../engine/binary/native-addon.js";
 
@@ -39,7 +39,7 @@ function crcCheck(): { checks: number; matchesPortable: boolean } {
 }
 
 function msgpackCheck(): { nativeAcceleration: boolean; samples: number; roundTrips: boolean; failures: number[]; packedSha256: string } {
-  // The log's codec settings (engine/runtime/logged-command.ts).
+  // The log's codec settings (engine/log/logged-command.ts).
   const packr = new Packr({ useRecords: false, moreTypes: false });
   const samples = msgpackSamples();
   const failures: number[] = [];

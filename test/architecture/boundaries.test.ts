@@ -6,7 +6,11 @@
  * - the client package (packages/client/) imports nothing of the service: the service imports it,
  *   never the reverse;
  * - the actor engine (engine/) and storage (storage/) do not reach into the protocol edge (gateway/);
- * - no module of engine/, gateway/ or storage/ takes part in an import cycle;
+ * - no module of engine/, gateway/ or storage/ takes part in an import cycle, and no folder of
+ *   engine/, gateway/, storage/ or packages/client/src/ does either: at every depth (each folder on
+ *   its own, and each folder with everything under it), the imports between folders go one way, so
+ *   the rooms stack in layers (docs/architecture.md, "Layout") and a room can be read knowing only
+ *   the rooms below it;
  * - the benches (bench/) import nothing from test/ nor from dist/: what both benches and tests use
  *   lives where both may import it (scripts/, the service's own modules), and a bench runs the
  *   built service as a child process, never imports the build.
@@ -139,5 +143,90 @@ describe("imports", () => {
       excludeRegExp: [/\/generated\//],
     });
     expect(graph.circular()).toEqual([]);
+  });
+});
+
+describe("folders", () => {
+  // Every form a module can name another in: `import … from`, `export … from`, a bare `import "…"`, `import("…")`.
+  const ANY_IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*["']([^"']+)["']|(?:^|\n)\s*import\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+  const TREES = ["engine", "gateway", "storage", "packages/client/src"];
+
+  /** Each relative import between two files of the trees, as the folders (relative to ROOT) of both. */
+  function folderImports(): Array<{ from: string; to: string; site: string }> {
+    const imports: Array<{ from: string; to: string; site: string }> = [];
+    for (const tree of TREES) {
+      for (const file of sourcesUnder(path.join(ROOT, tree)).filter((name) => !name.endsWith(".d.ts"))) {
+        if (file.includes(`${path.sep}node_modules${path.sep}`)) continue;
+        for (const match of readFileSync(file, "utf8").matchAll(ANY_IMPORT)) {
+          const specifier = (match[1] ?? match[2] ?? match[3]) as string;
+          if (!specifier.startsWith(".")) continue;
+          const from = path.relative(ROOT, path.dirname(file));
+          const to = path.relative(ROOT, path.dirname(path.resolve(path.dirname(file), specifier)));
+          imports.push({ from, to, site: `${path.relative(ROOT, file)} → ${specifier}` });
+        }
+      }
+    }
+    return imports;
+  }
+
+  /** The cycles (strongly connected groups of more than one folder) of a graph, each with the imports inside it. */
+  function cycles(edges: Map<string, Map<string, string[]>>): string[][] {
+    let next = 0;
+    const index = new Map<string, number>();
+    const low = new Map<string, number>();
+    const stack: string[] = [];
+    const onStack = new Set<string>();
+    const found: string[][] = [];
+    const visit = (node: string): void => {
+      index.set(node, next);
+      low.set(node, next);
+      next += 1;
+      stack.push(node);
+      onStack.add(node);
+      for (const target of edges.get(node)?.keys() ?? []) {
+        if (!index.has(target)) {
+          visit(target);
+          low.set(node, Math.min(low.get(node) as number, low.get(target) as number));
+        } else if (onStack.has(target)) {
+          low.set(node, Math.min(low.get(node) as number, index.get(target) as number));
+        }
+      }
+      if (low.get(node) !== index.get(node)) return;
+      const group: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop() as string;
+        onStack.delete(member);
+        group.push(member);
+      } while (member !== node);
+      if (group.length > 1) {
+        const sites = group.flatMap((a) => [...(edges.get(a) ?? [])].filter(([b]) => group.includes(b)).map(([b, list]) => `${a} → ${b}: ${list.join(", ")}`));
+        found.push([group.sort().join(" ⇄ "), ...sites.sort()]);
+      }
+    };
+    for (const node of new Set([...edges.keys(), ...[...edges.values()].flatMap((targets) => [...targets.keys()])])) if (!index.has(node)) visit(node);
+    return found;
+  }
+
+  it("import one another one way only, at every depth", () => {
+    const imports = folderImports();
+    expect(imports.length).toBeGreaterThan(500);
+    const deepest = Math.max(...imports.flatMap(({ from, to }) => [from, to].map((folder) => folder.split("/").length)));
+    const found: string[][] = [];
+    // Depth d: a folder d levels deep stands for everything under it; a shallower folder for its own files.
+    // At the deepest depth every folder stands for its own files only.
+    for (let depth = 1; depth <= deepest; depth += 1) {
+      const edges = new Map<string, Map<string, string[]>>();
+      for (const { from, to, site } of imports) {
+        const a = from.split("/").slice(0, depth).join("/");
+        const b = to.split("/").slice(0, depth).join("/");
+        if (a === b) continue;
+        const targets = edges.get(a) ?? new Map<string, string[]>();
+        targets.set(b, [...(targets.get(b) ?? []), site]);
+        edges.set(a, targets);
+      }
+      for (const cycle of cycles(edges)) found.push([`depth ${depth}: ${cycle[0]}`, ...cycle.slice(1)]);
+    }
+    expect(found).toEqual([]);
   });
 });

@@ -22,7 +22,7 @@ import { ManualClock } from "../../engine/clock.js";
 import { openFileShard } from "../../engine/runtime/shard-core.js";
 import { CRC32_ASSET, POOL_WORKER_ASSET, uwsAssetName } from "../../engine/binary/assets.js";
 import { msgpackSamples, packedDigest } from "../../gateway/sea/msgpack-samples.js";
-import { SERVICE_VERSION } from "../../gateway/version.js";
+import { SERVICE_VERSION } from "../../gateway/api/version.js";
 import { PAGE_FILES, PAGE_HTML } from "../../gateway/page/generated/page-assets.js";
 import { T0, commands, directClaim, request } from "../runtime/support.js";
 import { freePort } from "../../scripts/free-port.js";

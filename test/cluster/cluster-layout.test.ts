@@ -8,7 +8,7 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clusterMetaBucket, openClusterLayout } from "../../engine/cluster/cluster-layout.js";
 import { NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
-import { ClusterConfigError } from "../../engine/runtime/cluster-meta.js";
+import { ClusterConfigError } from "../../storage/data-dir-layout.js";
 import { loadServiceConfig } from "../../gateway/config.js";
 import { NatsCluster } from "../../scripts/nats-cluster.js";
 

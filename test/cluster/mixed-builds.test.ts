@@ -11,7 +11,7 @@ import { Forwarder } from "../../engine/cluster/forwarding.js";
 import { INTER_NODE_WIRE_VERSION, interNodeHeader, OWN_INTER_NODE_HEADER } from "../../engine/cluster/inter-node-wire.js";
 import { CHANNEL_STRUCTURES } from "../../engine/runtime/wire.js";
 import { connectMessaging, type NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
-import { marketRead, okReply, type EmittedEvent, type ShardRequest } from "../../engine/runtime/shard-protocol.js";
+import { marketRead, okReply, type EmittedEvent, type ShardRequest } from "../../engine/shard-protocol/shard-protocol.js";
 import { UnavailableError } from "../../engine/runtime/unavailable.js";
 import { plainWordsProblem } from "../../scripts/plain-words.js";
 import { systemTimers } from "../../engine/timers.js";

@@ -24,7 +24,7 @@ import { NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
 import { JetStreamJournal } from "../../engine/journal/jetstream-journal.js";
 import { decodeBatch, encodeBatch } from "../../engine/journal/jetstream-batch.js";
 import { openFileShard, ShardCore } from "../../engine/runtime/shard-core.js";
-import type { ShardRequest } from "../../engine/runtime/shard-protocol.js";
+import type { ShardRequest } from "../../engine/shard-protocol/shard-protocol.js";
 import { crc32c } from "../../storage/crc32c.js";
 import { SegmentLog } from "../../storage/index.js";
 import { genesisChainHash } from "../../storage/hash-chain.js";

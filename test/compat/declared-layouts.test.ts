@@ -1,5 +1,5 @@
 /**
- * The declared layouts (engine/rules/types/command-layout.ts, engine/runtime/logged-command-layout.ts)
+ * The declared layouts (engine/rules/types/command-layout.ts, engine/log/logged-command-layout.ts)
  * are the member orders the service has always written, so new logs are byte for byte what earlier
  * versions wrote for the same commands (the log's hash chain covers these bytes):
  * - every frame of a log written by older code (test/compat/fixture-log) is rebuilt, from its
@@ -18,8 +18,8 @@ import { shardDirectories } from "../../engine/audit/audit-replay.js";
 import type { Command } from "../../engine/rules/types/command.js";
 import { buildCommand, buildIdentity, buildRejection } from "../../engine/rules/types/command-layout.js";
 import type { Rejection } from "@market-service/client/wire";
-import { decodeLoggedCommand, encodeLoggedCommand, loggedCommand } from "../../engine/runtime/logged-command.js";
-import { buildMarketCommand, type MarketOperation } from "../../gateway/market-api.js";
+import { decodeLoggedCommand, encodeLoggedCommand, loggedCommand } from "../../engine/log/logged-command.js";
+import { buildMarketCommand, type MarketOperation } from "../../gateway/api/market-api.js";
 import { SegmentLog } from "../../storage/index.js";
 import { FIXTURE_DIR } from "./fixture.js";
 import { anyCommand } from "../runtime/layout-samples.js";

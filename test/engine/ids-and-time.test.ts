@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { bidIdOf, commitmentIdOf, eventIdOf, isoFromMs, parseCommitmentId, parseDateTimeMs, parseGeneratedId } from "../../engine/index.js";
-import { msOfNormalized } from "../../engine/rules/time.js";
+import { msOfNormalized } from "../../engine/rules/common/time.js";
 import { marketRef, ordinalWithin } from "@market-service/client/wire";
 
 describe("generated ids (decision 5)", () => {

@@ -1,7 +1,7 @@
-/** engine/rules/time.ts's calendar arithmetic agrees with Date on every instant tried. */
+/** engine/rules/common/time.ts's calendar arithmetic agrees with Date on every instant tried. */
 import { fc, test } from "@fast-check/vitest";
 import { expect } from "vitest";
-import { isoFromMs, msOfNormalized, parseDateTimeMs } from "../../engine/rules/time.js";
+import { isoFromMs, msOfNormalized, parseDateTimeMs } from "../../engine/rules/common/time.js";
 
 const anyInstant = fc.integer({ min: -8.64e15, max: 8.64e15 });
 const fourDigitYears = fc.integer({ min: -62_167_219_200_000, max: 253_402_300_799_999 });

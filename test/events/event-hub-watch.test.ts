@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { EventHub } from "../../gateway/events/event-hub.js";
 import type { Markets } from "../../engine/runtime/markets.js";
-import { errorReply, okReply, type ShardReply } from "../../engine/runtime/shard-protocol.js";
+import { errorReply, okReply, type ShardReply } from "../../engine/shard-protocol/shard-protocol.js";
 import { UnavailableError } from "../../engine/runtime/unavailable.js";
 
 type HubMarkets = Pick<Markets, "listenForEvents" | "watchMarket" | "readRecord">;

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../engine/clock.js";
 import { openFileShard } from "../../engine/runtime/shard-core.js";
-import { watchRead, type WatchAnswer } from "../../engine/runtime/shard-protocol.js";
+import { watchRead, type WatchAnswer } from "../../engine/shard-protocol/shard-protocol.js";
 import { publicEventView } from "../../engine/events/public-event.js";
 import { T0, commands, directClaim, okJson, replyOf, request, tempDir } from "../runtime/support.js";
 

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SERVICE_ERROR_CODES } from "../../gateway/http/errors.js";
-import { STARTING_MESSAGE } from "../../gateway/readiness.js";
+import { STARTING_MESSAGE } from "../../gateway/http/readiness.js";
 import { generateKeyPair, type ServiceResponse } from "@market-service/client";
 import { Harness, SUBJECT, auctionMechanism, directClaimMechanism, type Principal } from "./support/harness.js";
 

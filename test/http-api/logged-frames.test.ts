@@ -68,7 +68,7 @@ function loggedFrames(dataDir: string): Frame[] {
       for (const frame of log.frames(0, { verify: "crc" })) {
         const entry = plain.unpack(frame.payload) as { c: { type: string; identity: object } } | { h: object };
         if ("h" in entry) {
-          // A signed head (engine/runtime/logged-head.ts), in its own declared order.
+          // A signed head (engine/log/logged-head.ts), in its own declared order.
           expect(Object.keys(entry)).toEqual(["v", "h"]);
           expect(Object.keys(entry.h)).toEqual(["logId", "treeSize", "rootHash", "timeMs", "keyId", "signature"]);
           continue;

@@ -1,6 +1,6 @@
 import { Counter, Histogram, Registry, type Metric } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { RequestCounter, RequestHistogram } from "../../gateway/request-metrics.js";
+import { RequestCounter, RequestHistogram } from "../../gateway/metrics/request-metrics.js";
 
 const BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 

@@ -12,7 +12,7 @@ import { ManualClock } from "../../engine/clock.js";
 import { poolWorkerFile, type PoolWorkerFile } from "../../engine/pool/worker-file.js";
 import { WorkerPool } from "../../engine/pool/worker-pool.js";
 import { openFileShard } from "../../engine/runtime/shard-core.js";
-import type { ReplayWork } from "../../engine/runtime/shard-protocol.js";
+import type { ReplayWork } from "../../engine/shard-protocol/shard-protocol.js";
 import { T0, commands, directClaim, request, tempDir } from "../runtime/support.js";
 
 const run = promisify(execFile);

@@ -12,7 +12,7 @@ import { writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { MarketClient } from "@market-service/client";
-import { decodeLogEntry } from "../../engine/runtime/logged-head.js";
+import { decodeLogEntry } from "../../engine/log/logged-head.js";
 import { forged, readShard, writeShard } from "../audit/support/forger.js";
 import { withRecomputedRoots } from "../audit/support/heads.js";
 import { CLI_JS, MAIN_JS, OPERATOR, acknowledgedWrites, serverEnv, spawnCaptured, startServer, tempDataDir } from "./support.js";

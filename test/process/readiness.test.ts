@@ -10,7 +10,7 @@ import { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { STARTING_MESSAGE, STOPPING_MESSAGE } from "../../gateway/readiness.js";
+import { STARTING_MESSAGE, STOPPING_MESSAGE } from "../../gateway/http/readiness.js";
 import { startService, type RunningService } from "../../gateway/service.js";
 import { eventually } from "./support.js";
 import { freePort } from "../../scripts/free-port.js";

@@ -7,7 +7,7 @@
 import { expect } from "vitest";
 import { LogFold } from "../../engine/log-fold.js";
 import { decide as decideMarket } from "../../engine/rules/decide.js";
-import type { DomainEvent } from "../../engine/rules/decision.js";
+import type { DomainEvent } from "../../engine/rules/decision/decision.js";
 import { decide as decideIdentity } from "../../engine/rules/identity/decide.js";
 import { evolve as evolveIdentity } from "../../engine/rules/identity/evolve.js";
 import { emptyIdentityState } from "../../engine/rules/identity/state.js";

@@ -7,7 +7,7 @@ import { describe, it } from "vitest";
 import type { Command } from "../../engine/rules/types/command.js";
 import type { CommandIdentity, UncheckedMechanismSelection } from "@market-service/client/wire";
 import type { AnyIdentityCommand } from "../../engine/rules/identity/types.js";
-import { isoFromMs } from "../../engine/rules/time.js";
+import { isoFromMs } from "../../engine/rules/common/time.js";
 import { SYSTEM_IDENTITY } from "../../engine/rules/types/command.js";
 import { generateKeyPair } from "@market-service/client";
 import { givenIdentities, givenMarket } from "./decider-specification.js";

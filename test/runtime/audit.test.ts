@@ -14,7 +14,7 @@ import { decodeShardSnapshot, encodeShardSnapshot } from "../../engine/runtime/s
 import { snapshotPayloadOf } from "../../engine/journal/file-journal.js";
 import { T0, auction, commands, directClaim, tempDir } from "./support.js";
 import { CLI_JS } from "../process/support.js";
-import { jsonText } from "../../engine/runtime/shard-protocol.js";
+import { jsonText } from "../../engine/shard-protocol/shard-protocol.js";
 
 const run = promisify(execFile);
 const fp = (c: Command) => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { SYSTEM_IDENTITY, type Command } from "../../engine/rules/types/command.js";
-import { commitmentsOf, newAggregate, principalIndexOf, type MarketAggregate } from "../../engine/rules/state.js";
+import { commitmentsOf, newAggregate, principalIndexOf, type MarketAggregate } from "../../engine/rules/state/state.js";
 import { applyCommand } from "../../engine/rules/handle-command.js";
 import { tableStorage } from "../../engine/store/market-storage.js";
-import { decodeLoggedCommand, encodeLoggedCommand, loggedCommand } from "../../engine/runtime/logged-command.js";
+import { decodeLoggedCommand, encodeLoggedCommand, loggedCommand } from "../../engine/log/logged-command.js";
 import { buildCommand, buildIdentity } from "../../engine/rules/types/command-layout.js";
 import { decodeShardSnapshot as decodeAnyVersion, encodeShardSnapshot } from "../../engine/runtime/shard-snapshot.js";
 

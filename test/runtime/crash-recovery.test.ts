@@ -8,7 +8,7 @@ import { MarketRuntime } from "../../engine/runtime/market-runtime.js";
 import { commandFingerprint } from "../../engine/idempotency/fingerprint.js";
 import { buildCommand, buildIdentity, type Command } from "../../engine/index.js";
 import { T0, tempDir } from "./support.js";
-import { jsonText } from "../../engine/runtime/shard-protocol.js";
+import { jsonText } from "../../engine/shard-protocol/shard-protocol.js";
 
 const fp = (c: Command) => {
   const { occurredAtMs: _t, ...content } = c;

@@ -1,6 +1,6 @@
 /**
  * Commands and log frames generated from the declared layouts (engine/rules/types/command-layout.ts,
- * engine/runtime/logged-command-layout.ts), for property tests: a sample holds a value for every
+ * engine/log/logged-command-layout.ts), for property tests: a sample holds a value for every
  * member, optional ones included, and `materialize` builds the object with a chosen set of the
  * optional members present, through the service's own builders. Every presence variant of every
  * command type can so be built from one sample.
@@ -10,7 +10,7 @@ import { COMMAND_TYPES, type CommandType } from "@market-service/client/wire";
 import { type Command } from "../../engine/rules/types/command.js";
 import { buildCommand, buildIdentity, buildRejection, COMMAND_LAYOUTS, IDENTITY_LAYOUT, REJECTION_LAYOUT } from "../../engine/rules/types/command-layout.js";
 import type { Layout, Member } from "../../engine/rules/types/layout.js";
-import { LOGGED_COMMAND_LAYOUT, loggedCommand, type LoggedCommand } from "../../engine/runtime/logged-command.js";
+import { LOGGED_COMMAND_LAYOUT, loggedCommand, type LoggedCommand } from "../../engine/log/logged-command.js";
 
 /** Strings across MessagePack's forms (fixstr, str8, str16) and beyond ASCII. */
 export const anyString: fc.Arbitrary<string> = fc.oneof(

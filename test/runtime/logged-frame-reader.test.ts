@@ -1,5 +1,5 @@
 /**
- * The log frame reader (engine/runtime/logged-frame-reader.ts, decision I15) reads frames by the
+ * The log frame reader (engine/log/logged-frame-reader.ts, decision I15) reads frames by the
  * declared layouts; msgpackr (with `restorePackedCommand`) is the reference. For frames of every
  * command type and every presence variant of every optional member, built by the service's own
  * builders from the declarations and encoded by `encodeLoggedCommand`, both decode to the same
@@ -17,10 +17,10 @@ import { ManualClock } from "../../engine/clock.js";
 import { COMMAND_TYPES } from "@market-service/client/wire";
 import { COMMAND_LAYOUTS } from "../../engine/rules/types/command-layout.js";
 import { presenceVariants } from "../../engine/rules/types/layout.js";
-import { readLoggedCommand } from "../../engine/runtime/logged-frame-reader.js";
-import { decodeLoggedCommand, encodeLoggedCommand, packableCommand, restorePackedCommand, type LoggedCommand } from "../../engine/runtime/logged-command.js";
+import { readLoggedCommand } from "../../engine/log/logged-frame-reader.js";
+import { decodeLoggedCommand, encodeLoggedCommand, packableCommand, restorePackedCommand, type LoggedCommand } from "../../engine/log/logged-command.js";
 import { openFileShard } from "../../engine/runtime/shard-core.js";
-import { buildMarketCommand } from "../../gateway/market-api.js";
+import { buildMarketCommand } from "../../gateway/api/market-api.js";
 import { SegmentLog } from "../../storage/index.js";
 import { FIXTURE_DIR } from "../compat/fixture.js";
 import { frameSample, frameVariants } from "./layout-samples.js";

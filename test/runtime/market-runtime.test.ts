@@ -7,7 +7,7 @@ import { commandFingerprint } from "../../engine/idempotency/fingerprint.js";
 import { MarketRuntime } from "../../engine/runtime/market-runtime.js";
 import type { Command } from "../../engine/index.js";
 import { T0, auction, commands, directClaim, tempDir } from "./support.js";
-import { jsonText, type ShardReply } from "../../engine/runtime/shard-protocol.js";
+import { jsonText, type ShardReply } from "../../engine/shard-protocol/shard-protocol.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

@@ -3,7 +3,7 @@ import { ManualClock } from "../../engine/clock.js";
 import { commandFingerprint } from "../../engine/idempotency/fingerprint.js";
 import { MarketRuntime } from "../../engine/runtime/market-runtime.js";
 import { RecordCache, type RecordWork } from "../../engine/runtime/record-cache.js";
-import { jsonText, type ShardReply } from "../../engine/runtime/shard-protocol.js";
+import { jsonText, type ShardReply } from "../../engine/shard-protocol/shard-protocol.js";
 import type { Command } from "../../engine/index.js";
 import { T0, commands, directClaim, tempDir } from "./support.js";
 

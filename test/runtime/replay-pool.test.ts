@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../engine/clock.js";
 import { WorkerPool } from "../../engine/pool/worker-pool.js";
-import { completeReplayWork } from "../../engine/runtime/replay-work.js";
+import { completeReplayWork } from "../../engine/pool-worker/replay-work.js";
 import { openFileShard, type ShardCore } from "../../engine/runtime/shard-core.js";
-import { jsonText, logSource, replyWork, type ReplayWork, type ShardReply, type ShardResponse } from "../../engine/runtime/shard-protocol.js";
+import { jsonText, logSource, replyWork, type ReplayWork, type ShardReply, type ShardResponse } from "../../engine/shard-protocol/shard-protocol.js";
 import { decodeMarketImage, encodeMarketImage } from "../../engine/runtime/shard-snapshot.js";
 import { plainDeepEqual } from "../../engine/plain-equal.js";
-import { commitmentsOf } from "../../engine/rules/state.js";
+import { commitmentsOf } from "../../engine/rules/state/state.js";
 import { T0, commands, directClaim, request, tempDir } from "./support.js";
 
 const cleanups: Array<() => void | Promise<void>> = [];

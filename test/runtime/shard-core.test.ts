@@ -5,7 +5,7 @@ import { ManualClock } from "../../engine/clock.js";
 import { FileJournal } from "../../engine/journal/file-journal.js";
 import { openFileShard, type ShardCore } from "../../engine/runtime/shard-core.js";
 import { isoFromMs } from "../../engine/index.js";
-import { jsonText } from "../../engine/runtime/shard-protocol.js";
+import { jsonText } from "../../engine/shard-protocol/shard-protocol.js";
 import { T0, auction, codeOf, commands, directClaim, okJson, replyOf, request, tempDir } from "./support.js";
 
 const cleanups: Array<() => void> = [];

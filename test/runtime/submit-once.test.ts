@@ -9,7 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { IdempotencyIndex } from "../../engine/idempotency/index.js";
 import { IDEMPOTENCY_CONFLICT, submitOnce, type Executor, type SubmitResult } from "../../engine/runtime/submit-once.js";
-import { commandResponse, errorReply, type CommandResponse } from "../../engine/runtime/shard-protocol.js";
+import { commandResponse, errorReply, type CommandResponse } from "../../engine/shard-protocol/shard-protocol.js";
 import { commands } from "./support.js";
 
 const ACCEPTED = errorReply("capacity_exhausted", "a reply the test can tell apart");

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { buildCommand, buildIdentity, type Command, type CommandIdentity, type UncheckedMechanismSelection } from "../../engine/index.js";
-import { completeReplayWork } from "../../engine/runtime/replay-work.js";
-import { commandRequest, jsonText, type CommandRequest, type ShardReply, type ShardResponse } from "../../engine/runtime/shard-protocol.js";
+import { completeReplayWork } from "../../engine/pool-worker/replay-work.js";
+import { commandRequest, jsonText, type CommandRequest, type ShardReply, type ShardResponse } from "../../engine/shard-protocol/shard-protocol.js";
 
 export const T0 = Date.parse("2026-03-01T12:00:00.000Z");
 

@@ -6,16 +6,16 @@
 import { Packr } from "msgpackr";
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../engine/clock.js";
-import { buildMarketCommand } from "../../gateway/market-api.js";
+import { buildMarketCommand } from "../../gateway/api/market-api.js";
 import { openFileShard, type ShardCore } from "../../engine/runtime/shard-core.js";
-import type { ShardRequest, ShardResponse } from "../../engine/runtime/shard-protocol.js";
+import type { ShardRequest, ShardResponse } from "../../engine/shard-protocol/shard-protocol.js";
 import { CHANNEL_STRUCTURES, packRequests, packResponses, unpackRequests, unpackResponses } from "../../engine/runtime/wire.js";
 import { envelope, type Envelope } from "../../engine/runtime/worker-messages.js";
 import { fc } from "@fast-check/vitest";
 import { COMMAND_TYPES } from "@market-service/client/wire";
 import { type Command } from "../../engine/rules/types/command.js";
 import { COMMAND_LAYOUTS } from "../../engine/rules/types/command-layout.js";
-import { commandRequest, marketRead, outcomeRead, recordRead, replyAtRead } from "../../engine/runtime/shard-protocol.js";
+import { commandRequest, marketRead, outcomeRead, recordRead, replyAtRead } from "../../engine/shard-protocol/shard-protocol.js";
 import { materialize, optionalPaths, sampleOf, subsets } from "./layout-samples.js";
 import { commands, directClaim, request, T0, tempDir } from "./support.js";
 

@@ -8,8 +8,8 @@
  */
 import type { Command } from "../../engine/rules/types/command.js";
 import { UnavailableError } from "../../engine/runtime/unavailable.js";
-import { jsonText, type ShardReply } from "../../engine/runtime/shard-protocol.js";
-import { fingerprintOfCommand } from "../../gateway/market-api.js";
+import { jsonText, type ShardReply } from "../../engine/shard-protocol/shard-protocol.js";
+import { fingerprintOfCommand } from "../../gateway/api/market-api.js";
 import type { IdentityRequest } from "../../engine/identity/store.js";
 import { identityFingerprint, identityReplyAsShardReply } from "./identity-commands.js";
 import type { Random } from "./random.js";

@@ -8,7 +8,7 @@ import { createHash, createPrivateKey, createPublicKey } from "node:crypto";
 import { commandFingerprint } from "../../engine/idempotency/fingerprint.js";
 import { prepareRequest, type IdentityRequest } from "../../engine/identity/store.js";
 import type { IdentityReply } from "../../engine/rules/identity/types.js";
-import { errorReply, okReply, type ShardReply } from "../../engine/runtime/shard-protocol.js";
+import { errorReply, okReply, type ShardReply } from "../../engine/shard-protocol/shard-protocol.js";
 
 export function identityFingerprint(request: IdentityRequest): string {
   const prepared = prepareRequest(request);

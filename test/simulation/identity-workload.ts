@@ -8,7 +8,7 @@
  */
 import type { IdentityRequest } from "../../engine/identity/store.js";
 import { AUTHORITY_SCOPES, type AuthorityScope } from "@market-service/client/wire";
-import type { ShardReply } from "../../engine/runtime/shard-protocol.js";
+import type { ShardReply } from "../../engine/shard-protocol/shard-protocol.js";
 import type { Clients, Intent } from "./client.js";
 import { publicKeyFor } from "./identity-commands.js";
 import { OPERATOR } from "./node/sim-node.js";

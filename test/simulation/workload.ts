@@ -6,8 +6,8 @@
  * Identity commands (identity-workload.ts) go the same way.
  */
 import type { Commitment, MarketActionResult, MechanismSelectionInput } from "@market-service/client/wire";
-import { jsonText, type ShardReply } from "../../engine/runtime/shard-protocol.js";
-import { buildMarketCommand, type MarketOperation } from "../../gateway/market-api.js";
+import { jsonText, type ShardReply } from "../../engine/shard-protocol/shard-protocol.js";
+import { buildMarketCommand, type MarketOperation } from "../../gateway/api/market-api.js";
 import type { Clients, Intent } from "./client.js";
 import type { SimNode } from "./node/sim-node.js";
 import type { Random } from "./random.js";

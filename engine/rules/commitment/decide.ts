@@ -1,13 +1,13 @@
 /** Spec §3.2 and decision 3: confirm, decline and expire commitments. */
-import { accept, reject, type Decision, type DomainEvent, type Rejected } from "../decision.js";
-import { eventEmitter } from "../emit.js";
-import { isoFromMs, msOfNormalized } from "../time.js";
-import { assert, assertNever } from "../assert.js";
-import { findCommitment, type MarketAggregate } from "../state.js";
+import { accept, reject, type Decision, type DomainEvent, type Rejected } from "../decision/decision.js";
+import { eventEmitter } from "../decision/emit.js";
+import { isoFromMs, msOfNormalized } from "../common/time.js";
+import { assert, assertNever } from "../common/assert.js";
+import { findCommitment, type MarketAggregate } from "../state/state.js";
 import { SYSTEM_IDENTITY, type CommitmentCommand, type ConfirmCommitmentCommand, type DeclineCommitmentCommand, type ExpireCommitmentCommand } from "../types/command.js";
 import { type Commitment, type CommitmentStateChangedEventData, DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET } from "@market-service/client/wire";
 import { emitWinnerReleased } from "../sealed-auction/decide.js";
-import { NO_PRINCIPALS } from "./confirmations.js";
+import { NO_PRINCIPALS } from "../state/confirmations.js";
 
 function notFound(command: CommitmentCommand): Rejected {
   return reject("commitment_not_found", `commitment ${JSON.stringify(command.commitmentId)} was not found`);

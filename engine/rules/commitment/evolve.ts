@@ -2,13 +2,13 @@
  * Folding commitment events. The first event naming a commitment creates its row (version 1); every
  * later one changes the row to the state the event carries and increments its version.
  */
-import { assert, assertNever } from "../assert.js";
-import { NO_PRINCIPALS } from "./confirmations.js";
-import type { AuctionTerms } from "../store.js";
+import { assert, assertNever } from "../common/assert.js";
+import { NO_PRINCIPALS } from "../state/confirmations.js";
+import type { AuctionTerms } from "../state/store.js";
 import { evolveClaimCommitmentCreated, evolveClaimReleased } from "../direct-claim/evolve.js";
 import { evolveWinnerReleased } from "../sealed-auction/evolve.js";
-import { commitmentIndexOf, principalIndexOf, type MarketAggregate } from "../state.js";
-import { msOfNormalized } from "../time.js";
+import { commitmentIndexOf, principalIndexOf, type MarketAggregate } from "../state/state.js";
+import { msOfNormalized } from "../common/time.js";
 import { type CommitmentEvent, DIRECT_CLAIM_PRESET, SEALED_AUCTION_PRESET } from "@market-service/client/wire";
 
 function createCommitment(agg: MarketAggregate, event: CommitmentEvent): void {

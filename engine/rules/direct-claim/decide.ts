@@ -1,12 +1,12 @@
 /** Spec §3.2 and decision 2: first-come direct claims against a capacity. */
-import { accept, reject, type Decision, type DomainEvent } from "../decision.js";
-import { eventEmitter } from "../emit.js";
-import { NO_PRINCIPALS, requiredConfirmations } from "../commitment/confirmations.js";
+import { accept, reject, type Decision, type DomainEvent } from "../decision/decision.js";
+import { eventEmitter } from "../decision/emit.js";
+import { NO_PRINCIPALS, requiredConfirmations } from "../state/confirmations.js";
 import { DIRECT_CLAIM_PRESET, type DirectClaimState, generatedIdOf } from "@market-service/client/wire";
-import { addSeconds, isoFromMs } from "../time.js";
-import { hasPrincipal, type MarketAggregate } from "../state.js";
+import { addSeconds, isoFromMs } from "../common/time.js";
+import { hasPrincipal, type MarketAggregate } from "../state/state.js";
 import type { DirectClaimCommand } from "../types/command.js";
-import { assert } from "../assert.js";
+import { assert } from "../common/assert.js";
 
 export function decideDirectClaim(agg: MarketAggregate | undefined, command: DirectClaimCommand): Decision {
   if (agg === undefined) return reject("market_not_found", `market ${JSON.stringify(command.marketId)} was not found`);

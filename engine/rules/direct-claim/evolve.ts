@@ -1,6 +1,6 @@
 /** Folding direct-claim allocation: the market closes at capacity and reopens when capacity returns. */
-import { assert } from "../assert.js";
-import { principalIndexOf, type MarketAggregate } from "../state.js";
+import { assert } from "../common/assert.js";
+import { principalIndexOf, type MarketAggregate } from "../state/state.js";
 import { DIRECT_CLAIM_PRESET, type DirectClaimAcceptedEvent, type DirectClaimState } from "@market-service/client/wire";
 
 function directClaimConfig(agg: MarketAggregate) {

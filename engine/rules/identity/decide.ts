@@ -8,9 +8,9 @@
  * existence (404), then state-dependent permission (403), then state conflicts (409), then
  * time-dependent validity (400).
  */
-import { assertNever } from "../assert.js";
+import { assertNever } from "../common/assert.js";
 import type { ProvisionedIdentity, Rejection } from "@market-service/client/wire";
-import { isoFromMs, parseDateTimeMs } from "../time.js";
+import { isoFromMs, parseDateTimeMs } from "../common/time.js";
 import { actorView, delegationView, keyView, principalView, type IdentityState } from "./state.js";
 import type { AnyIdentityCommand, CommandMeta, Decision, IdentityEvent, IssueDelegationArgs, ProvisionArgs, RevokeDelegationArgs, TokenIssueCommand } from "./types.js";
 

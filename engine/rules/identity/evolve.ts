@@ -2,7 +2,7 @@
  * Applies one decided event to the identity state, in place. Used both live (right after a
  * decision) and on replay, so it must depend on nothing but the state and the event.
  */
-import { assert, assertNever } from "../assert.js";
+import { assert, assertNever } from "../common/assert.js";
 import { MAX_LIVE_TOKENS_PER_KEY, forgetExpiredTokensOfKey, tokenEntry, type IdentityState } from "./state.js";
 import type { IdentityEvent, TokenRecord } from "./types.js";
 

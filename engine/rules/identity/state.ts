@@ -4,7 +4,7 @@
  * longer authenticate anything), and read by the decider, the authenticators and the authority
  * check.
  */
-import { isoFromMs } from "../time.js";
+import { isoFromMs } from "../common/time.js";
 import type { Actor, ActorKey, Delegation, Principal } from "@market-service/client/wire";
 import type { ActorRecord, DelegationRecord, KeyRecord, PrincipalRecord, TokenEntry, TokenRecord } from "./types.js";
 

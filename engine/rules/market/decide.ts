@@ -1,8 +1,8 @@
 /** Spec §3.1 market lifecycle: create a draft, publish it. */
-import { accept, reject, type Decision, type DomainEvent } from "../decision.js";
-import { eventEmitter } from "../emit.js";
-import { parseDateTimeMs, isoFromMs } from "../time.js";
-import type { MarketAggregate } from "../state.js";
+import { accept, reject, type Decision, type DomainEvent } from "../decision/decision.js";
+import { eventEmitter } from "../decision/emit.js";
+import { parseDateTimeMs, isoFromMs } from "../common/time.js";
+import type { MarketAggregate } from "../state/state.js";
 import type { CreateDraftCommand, PublishCommand } from "../types/command.js";
 import { SEALED_AUCTION_PRESET } from "@market-service/client/wire";
 import { normalizeMechanism } from "./mechanism-config.js";

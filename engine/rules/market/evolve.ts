@@ -1,7 +1,7 @@
 /** Folding market lifecycle events. */
-import { assert } from "../assert.js";
-import { newAggregate, type MarketAggregate } from "../state.js";
-import type { MarketStorage } from "../store.js";
+import { assert } from "../common/assert.js";
+import { newAggregate, type MarketAggregate } from "../state/state.js";
+import type { MarketStorage } from "../state/store.js";
 import type { DraftCreatedEvent, PublishedEvent } from "@market-service/client/wire";
 
 export function evolveDraftCreated(agg: MarketAggregate | undefined, event: DraftCreatedEvent, storage: MarketStorage): MarketAggregate {

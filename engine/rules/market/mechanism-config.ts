@@ -4,10 +4,10 @@
  * whose `closesAt` is not in the future, is `invalid_mechanism_config` (both 422).
  */
 import type { IValidation } from "typia";
-import { reject, type Rejected } from "../decision.js";
+import { reject, type Rejected } from "../decision/decision.js";
 import { validateDirectClaimConfig, validateSealedAuctionConfig } from "../validation/generated/mechanism-config.js";
 import { validationMessage } from "../validation/field-message.js";
-import { isoFromMs, parseDateTimeMs } from "../time.js";
+import { isoFromMs, parseDateTimeMs } from "../common/time.js";
 import {
   DIRECT_CLAIM_PRESET,
   SEALED_AUCTION_PRESET,

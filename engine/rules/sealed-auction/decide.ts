@@ -1,14 +1,14 @@
 /** Spec §2.7, §3.1 and decision 4: sealed bids, resolution at close, winner promotion. */
-import { accept, reject, type Decision, type DomainEvent } from "../decision.js";
-import { eventEmitter, type Emit } from "../emit.js";
+import { accept, reject, type Decision, type DomainEvent } from "../decision/decision.js";
+import { eventEmitter, type Emit } from "../decision/emit.js";
 import { type Commitment, generatedIdOf, SEALED_AUCTION_PRESET, type SealedAuctionConfig, type SealedAuctionState } from "@market-service/client/wire";
-import { addSeconds, isoFromMs, parseDateTimeMs } from "../time.js";
-import { assert } from "../assert.js";
-import { hasPrincipal, type MarketAggregate } from "../state.js";
+import { addSeconds, isoFromMs, parseDateTimeMs } from "../common/time.js";
+import { assert } from "../common/assert.js";
+import { hasPrincipal, type MarketAggregate } from "../state/state.js";
 import type { Command, ResolveAuctionCommand, SubmitBidCommand } from "../types/command.js";
 import { SYSTEM_IDENTITY } from "../types/command.js";
 import { resolveSecondPrice } from "./second-price.js";
-import { NO_PRINCIPALS } from "../commitment/confirmations.js";
+import { NO_PRINCIPALS } from "../state/confirmations.js";
 
 function closesAtMsOf(config: SealedAuctionConfig): number {
   const closesAtMs = parseDateTimeMs(config.closesAt);

@@ -1,8 +1,8 @@
 /** Folding sealed-auction events. */
-import { assert } from "../assert.js";
-import type { BidSubmittedDomainEvent } from "../decision.js";
-import { msOfNormalized } from "../time.js";
-import { principalIndexOf, type MarketAggregate } from "../state.js";
+import { assert } from "../common/assert.js";
+import type { BidSubmittedDomainEvent } from "../decision/decision.js";
+import { msOfNormalized } from "../common/time.js";
+import { principalIndexOf, type MarketAggregate } from "../state/state.js";
 import { type AuctionResolvedEvent, SEALED_AUCTION_PRESET, type SealedAuctionState } from "@market-service/client/wire";
 
 function auctionState(agg: MarketAggregate): SealedAuctionState {

@@ -3,8 +3,8 @@
  * are ranked by amount descending, ties by earlier acceptance; the first wins and pays the larger of
  * the reserve and the second eligible amount (the reserve, or 0 without one, for a sole bid).
  */
-import { assert } from "../assert.js";
-import type { SealedBid } from "../state.js";
+import { assert } from "../common/assert.js";
+import type { SealedBid } from "../state/state.js";
 import type { SealedAuctionConfig, SealedAuctionResolution } from "@market-service/client/wire";
 
 function ranksBefore(a: SealedBid, b: SealedBid): boolean {

@@ -10,9 +10,9 @@
  *
  * Derived from this: the builders below (the gateway's commands, the system commands, benches and
  * tests), a record's request body (`commandBody`), the packed form of free-form members and the log
- * frame reader (engine/runtime/logged-command.ts, logged-frame-reader.ts), the channel's agreed
+ * frame reader (engine/log/logged-command.ts, logged-frame-reader.ts), the channel's agreed
  * structures (engine/runtime/wire.ts), and the idempotency fingerprint's field order
- * (gateway/market-api.ts). Decision I27.
+ * (gateway/api/market-api.ts). Decision I27.
  */
 import { COMMAND_TYPES, type CommandIdentity, type CommandType, type Rejection } from "@market-service/client/wire";
 import { type Command } from "./command.js";

@@ -4,12 +4,12 @@
  *
  * MessagePack writes an object's members in insertion order, and the log's hash chain covers those
  * bytes, so for anything logged or packed the member order is part of the data. Each such shape is
- * declared once as a layout (commands: command-layout.ts; the log frame: engine/runtime/
+ * declared once as a layout (commands: command-layout.ts; the log frame: engine/log/
  * logged-command.ts), and what depends on the order derives from that declaration: the builders
  * that make the objects, the shard channel's agreed record structures, the log frame reader, the
  * idempotency fingerprint's field order.
  */
-import { assert } from "../assert.js";
+import { assert } from "../common/assert.js";
 
 interface MemberBase<Name extends string, Optional extends boolean> {
   readonly name: Name;
@@ -28,7 +28,7 @@ export type Member<Name extends string = string, Optional extends boolean = bool
     | {
         /**
          * `string`; `integer`: a safe integer; `json`: a free-form JSON value, which travels packed as
-         * its JSON text (engine/runtime/logged-command.ts says why); `command`: any command, laid out
+         * its JSON text (engine/log/logged-command.ts says why); `command`: any command, laid out
          * by its type's layout (command-layout.ts).
          */
         readonly kind: "string" | "integer" | "json" | "command";

@@ -17,7 +17,7 @@ import type {
   PublishMarketInput,
   SubmitDirectClaimInput,
   SubmitSealedBidInput,
-} from "../../mcp/tool-inputs.js";
+} from "../tool-inputs.js";
 import type { Market, MarketActionResult, MarketOutcome, MarketRecord, MarketResult, UncheckedCreateMarketBody } from "@market-service/client/wire";
 
 export const validateCreateMarketInput = typia.createValidateEquals<UncheckedCreateMarketBody>();

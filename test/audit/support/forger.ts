@@ -8,7 +8,7 @@ import { execFile } from "node:child_process";
 import { readdirSync, rmSync } from "node:fs";
 import * as path from "node:path";
 import { Packr } from "msgpackr";
-import { decodeLogEntry } from "../../../engine/runtime/logged-head.js";
+import { decodeLogEntry } from "../../../engine/log/logged-head.js";
 import { SegmentLog } from "../../../storage/index.js";
 import { CLI_JS } from "../../process/support.js";
 

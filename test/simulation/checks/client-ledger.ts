@@ -10,7 +10,7 @@
  * - content that differs from what was logged under a commandId is the spec's conflict, never
  *   executed; a conflict is never the answer to the content that was logged (checked at the end).
  */
-import { jsonText, type ShardReply } from "../../../engine/runtime/shard-protocol.js";
+import { jsonText, type ShardReply } from "../../../engine/shard-protocol/shard-protocol.js";
 import { keyOf, replyText, type StreamAuditor } from "./stream-auditor.js";
 import type { Violations } from "./violations.js";
 

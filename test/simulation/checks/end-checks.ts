@@ -11,9 +11,9 @@
  */
 import { buildMarketRecord } from "../../../engine/record.js";
 import { pendingDeadlines } from "../../../engine/rules/deadlines.js";
-import { commitmentsOf, snapshotMarket } from "../../../engine/rules/state.js";
+import { commitmentsOf, snapshotMarket } from "../../../engine/rules/state/state.js";
 import { DIRECT_CLAIM_PRESET } from "@market-service/client/wire";
-import { jsonText, okReply, type ShardReply } from "../../../engine/runtime/shard-protocol.js";
+import { jsonText, okReply, type ShardReply } from "../../../engine/shard-protocol/shard-protocol.js";
 import type { IdentityState } from "../../../engine/identity/index.js";
 import { UnavailableError } from "../../../engine/runtime/unavailable.js";
 import type { SimNode } from "../node/sim-node.js";

@@ -17,9 +17,9 @@
 import { decodeBatch } from "../../../engine/journal/jetstream-batch.js";
 import { StreamContinuity } from "../../../engine/journal/stream-continuity.js";
 import { handleCommand, marketIdOfCommand } from "../../../engine/rules/handle-command.js";
-import type { MarketAggregate } from "../../../engine/rules/state.js";
+import type { MarketAggregate } from "../../../engine/rules/state/state.js";
 import type { Command } from "../../../engine/rules/types/command.js";
-import { decodeLogEntry } from "../../../engine/runtime/logged-head.js";
+import { decodeLogEntry } from "../../../engine/log/logged-head.js";
 import { tableStorage } from "../../../engine/store/market-storage.js";
 import type { CommittedMessage } from "../nats/sim-stream.js";
 import { decodeIdentityFrame } from "../../../engine/identity/frame.js";

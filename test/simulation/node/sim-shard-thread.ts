@@ -6,7 +6,7 @@
  */
 import { ShardCore } from "../../../engine/runtime/shard-core.js";
 import { ShardLoop } from "../../../engine/runtime/shard-loop.js";
-import { openPartitionJournal } from "../../../engine/runtime/partition-journal.js";
+import { openPartitionJournal } from "../../../engine/journal/partition-journal.js";
 import type { ShardThread } from "../../../engine/runtime/shard-thread.js";
 import type { FromShard, ShardWorkerData, ToShard } from "../../../engine/runtime/worker-messages.js";
 import type { Clock } from "../../../engine/clock.js";

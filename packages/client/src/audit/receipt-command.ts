@@ -3,7 +3,7 @@
  * receipt names only a leaf index under a signed head, and any leaf of that tree has a valid
  * inclusion proof: the index proves nothing about *your* command until the proven entry is decoded
  * and found to be it (docs/proofs.md, "Proof files"). `entryCommandProblem` does that: the entry's
- * payload (MessagePack `{v, f, c}`, engine/runtime/logged-command.ts) must hold a command of this type,
+ * payload (MessagePack `{v, f, c}`, engine/log/logged-command.ts) must hold a command of this type,
  * on this market, with this command id, sent by this actor.
  *
  * Pure JavaScript (msgpackr's portable decoder, `msgpackr/unpack`, no Node API): the SDK checks receipts in browsers too.

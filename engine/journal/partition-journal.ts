@@ -5,17 +5,21 @@
  * so what the shard recovers is everything the stream will ever hold before this owner's own
  * batches. The connection is closed after the journal.
  */
-import { JetStreamJournal } from "../journal/jetstream-journal.js";
+import { JetStreamJournal } from "./jetstream-journal.js";
 import type { Messaging } from "../messaging/messaging.js";
-import type { ShardJournalSpec } from "./worker-messages.js";
 
 export interface PartitionJournal {
   readonly journal: JetStreamJournal;
   close(): Promise<void>;
 }
 
-/** Opens and claims the partition's stream on `messaging`, which becomes the journal's: `close` closes both. */
-export async function openPartitionJournal(messaging: Messaging, spec: Pick<Extract<ShardJournalSpec, { kind: "jetstream" }>, "stream" | "epoch">): Promise<PartitionJournal> {
+/**
+ * Opens and claims the partition's stream on `messaging`, which becomes the journal's: `close` closes both.
+ * `spec`: the partition's stream and the owner's lease epoch (what a shard worker's jetstream
+ * ShardJournalSpec, engine/runtime/worker-messages.ts, names), spelled out here because the journals
+ * sit below the shards and import nothing of them.
+ */
+export async function openPartitionJournal(messaging: Messaging, spec: { readonly stream: string; readonly epoch: number }): Promise<PartitionJournal> {
   try {
     // Reopened at the epoch this owner claimed before (its journal failed while it kept the
     // lease): it goes on writing in that epoch; a claim must raise the stream's epoch.

@@ -2,7 +2,7 @@
  * A shard log's Merkle tree and its signed heads, as the shard that writes the log keeps them
  * (issue 29; docs/proofs.md). Every entry appended to the log is a leaf; at most every
  * `everyCommands` entries, or once the oldest entry no head covers yet is `everyMs` old, the next
- * batch (or the shard's periodic tick) ends with a head entry (engine/runtime/logged-head.ts) signed over every entry before it. Every batch
+ * batch (or the shard's periodic tick) ends with a head entry (engine/log/logged-head.ts) signed over every entry before it. Every batch
  * also gets a signed head over the whole log after it — the recorded head when the batch ends with
  * one, else one signed for the batch alone — which each command of the batch carries in its receipt.
  *
@@ -12,7 +12,7 @@
 import { CompactRange } from "../merkle/compact-range.js";
 import { NODE_TREE_HASHING } from "../node-tree-hashing.js";
 import { headMessage, type SignedHead, type UnsignedHead } from "@market-service/client/audit";
-import { encodeLoggedHead } from "../../runtime/logged-head.js";
+import { encodeLoggedHead } from "../../log/logged-head.js";
 
 /** Signs head messages with the service's audit key (the key itself never reaches this code's callers). */
 export interface HeadSigner {
@@ -118,7 +118,7 @@ export class LogHeads {
 
   /**
    * A head entry to append: signed over everything before it, then itself a leaf. `acceptedFrom`: the
-   * first entry of an unsigned tail an operator accepted at start (engine/runtime/logged-head.ts).
+   * first entry of an unsigned tail an operator accepted at start (engine/log/logged-head.ts).
    */
   recordHead(nowMs: number, acceptedFrom?: number): { head: SignedHead; payload: Uint8Array } {
     const head = this.sign(nowMs);

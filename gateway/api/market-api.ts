@@ -9,23 +9,23 @@
  * after the shard's fdatasync.
  */
 import type { IValidation } from "typia";
-import type { Command } from "../engine/rules/types/command.js";
+import type { Command } from "../../engine/rules/types/command.js";
 import type { CommandIdentity, CommitmentActionBody, DirectClaimBody, ErrorCode, PublishMarketBody, Rejection, SealedBidBody, UncheckedCreateMarketBody } from "@market-service/client/wire";
-import { buildCommand, buildIdentity, CONTENT_MEMBERS, IDENTITY_LAYOUT } from "../engine/rules/types/command-layout.js";
+import { buildCommand, buildIdentity, CONTENT_MEMBERS, IDENTITY_LAYOUT } from "../../engine/rules/types/command-layout.js";
 import {
   validateCommitmentActionBody,
   validateCreateMarketBody,
   validateDirectClaimBody,
   validatePublishMarketBody,
   validateSealedBidBody,
-} from "../engine/rules/validation/generated/bodies.js";
-import { SCOPE_FOR_OPERATION, type DelegableOperation } from "./auth/authority.js";
-import type { AuthService } from "./auth/service.js";
-import type { Clock } from "../engine/clock.js";
-import { orderedFingerprint } from "../engine/idempotency/fingerprint.js";
-import { canonicalJson } from "../engine/canonical-hash.js";
-import type { Markets } from "../engine/runtime/markets.js";
-import { validationMessage } from "../engine/rules/validation/field-message.js";
+} from "../../engine/rules/validation/generated/bodies.js";
+import { SCOPE_FOR_OPERATION, type DelegableOperation } from "../auth/authority.js";
+import type { AuthService } from "../auth/service.js";
+import type { Clock } from "../../engine/clock.js";
+import { orderedFingerprint } from "../../engine/idempotency/fingerprint.js";
+import { canonicalJson } from "../../engine/canonical-hash.js";
+import type { Markets } from "../../engine/runtime/markets.js";
+import { validationMessage } from "../../engine/rules/validation/field-message.js";
 import { AuditLogApi } from "./audit-log-api.js";
 
 /** A reply for either transport: JSON text made by the shard, or an error code and message. */
@@ -107,7 +107,7 @@ const OPERATIONS: { [Op in MarketOperation]: OperationSpec<never> } = {
 /**
  * The engine command for a validated body of `operation`, sent by `actorId`, with the refusal of
  * the gateway's authority check if there was one (it travels with the command, to be recorded).
- * Built by the declared layout of its type, so the shard channel's agreed structures (wire.ts) and
+ * Built by the declared layout of its type, so the shard channel's agreed structures (engine/runtime/wire.ts) and
  * the log's frames are what they always were.
  */
 export function buildMarketCommand(

@@ -2,8 +2,8 @@
  * Inclusion and consistency proofs of a log (issue 29; docs/proofs.md), as a pure function of the
  * log's entries: the leaf hashes of entries 1…n (entry s is leaf s − 1), the tree over them
  * (MerkleLog.from), then the proof. The service runs it on its worker pool over a view of a shard's
- * segment files (engine/runtime/replay-work.ts); the CLI over a stopped service's data directory.
- * The tree is rebuilt for every proof: a shard keeps only its tree's right edge (log-heads.ts), and
+ * segment files (engine/pool-worker/replay-work.ts); the CLI over a stopped service's data directory.
+ * The tree is rebuilt for every proof: a shard keeps only its tree's right edge (heads/log-heads.ts), and
  * reading and hashing the entries is work for a thread other than the shard's.
  */
 import { LogView, type LogReadView } from "../../storage/index.js";

@@ -5,7 +5,7 @@
  */
 import { fail } from "../http/errors.js";
 import type { HttpRequestContext } from "../http/route.js";
-import { queryParam } from "../routes/request-helpers.js";
+import { queryParam } from "./request-helpers.js";
 
 const DECIMAL = /^(0|[1-9][0-9]{0,15})$/;
 

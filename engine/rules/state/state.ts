@@ -11,8 +11,8 @@
  */
 import { type Commitment, type CommitmentTerms, DIRECT_CLAIM_PRESET, generatedIdOf, type Market, marketRef, ordinalWithin, SEALED_AUCTION_PRESET, type SealedAuctionResolution } from "@market-service/client/wire";
 import type { CommitmentStore, MarketStorage, PrincipalSet } from "./store.js";
-import { assert, assertNever } from "./assert.js";
-import { isoFromMs } from "./time.js";
+import { assert, assertNever } from "../common/assert.js";
+import { isoFromMs } from "../common/time.js";
 
 /** A sealed bid with its amount. Private: never part of any public view while the auction is open. */
 export interface SealedBid {

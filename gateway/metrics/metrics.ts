@@ -3,18 +3,18 @@
  * templates (never paths with ids), methods, status codes, shard numbers. No ids, tokens or amounts.
  */
 import { Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from "prom-client";
-import type { ResponseInfo } from "./http/route.js";
+import type { ResponseInfo } from "../http/route.js";
 import { RequestCounter, RequestHistogram } from "./request-metrics.js";
-import type { RecordCacheStats } from "../engine/runtime/record-cache.js";
-import type { ProofCacheStats } from "../engine/audit/proof-tree-cache.js";
-import type { BatchStats } from "../engine/runtime/shard-protocol.js";
+import type { RecordCacheStats } from "../../engine/runtime/record-cache.js";
+import type { ProofCacheStats } from "../../engine/proofs/proof-tree-cache.js";
+import type { BatchStats } from "../../engine/shard-protocol/shard-protocol.js";
 
 /** Gauges read when /metrics is scraped. */
 export interface ServiceMetricsSources {
   pendingByShard: () => number[];
   idempotencyEntries: () => number;
   recordCache: () => Pick<RecordCacheStats, "sizeBytes" | "entries">;
-  /** The proof tree caches of the worker pool's threads, summed (engine/audit/proof-tree-cache.ts). */
+  /** The proof tree caches of the worker pool's threads, summed (engine/proofs/proof-tree-cache.ts). */
   proofCache?: () => ProofCacheStats;
   /** Absent where the challenge store cannot count them (cluster mode: the cluster's KV bucket); the gauge is then not exposed. */
   outstandingChallenges?: () => number;

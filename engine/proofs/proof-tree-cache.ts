@@ -2,7 +2,7 @@
  * The Merkle trees of logs, kept between proofs (issue 29, "Cost"; docs/proofs.md): a proof used to
  * read and hash every entry of its log up to the size asked; with a log's tree kept, a proof reads
  * only the entries appended since the tree was last extended, and a repeated proof reads nothing.
- * One cache per thread that builds proofs (each worker pool thread has its own, pool-tasks.ts).
+ * One cache per thread that builds proofs (each worker pool thread has its own, engine/pool-worker/pool-tasks.ts).
  *
  * Why a kept tree stays right: entries 1…n of a log never change once durable. The file journal only
  * appends, and its recovery cuts only a torn tail, frames of a batch whose fdatasync never returned
@@ -10,7 +10,7 @@
  * end); a stream journal only appends, fenced by the expected last sequence. What can still happen is
  * a log replaced under the same name: a data directory restored or rewritten between two runs of a
  * service, while a thread and its cache live on (in-process users, tests). So a kept tree is checked
- * before every use (engine/audit/cached-log-proofs.ts): the last kept entry is read again and must
+ * before every use (engine/proofs/cached-log-proofs.ts): the last kept entry is read again and must
  * hash as kept (its frame's chain value too, which commits to every entry before it), and the root
  * at the size the log's writer vouches for (its own tree, which it rebuilt from the log as it is)
  * must come out of the kept tree; a tree that fails either is dropped and built again.

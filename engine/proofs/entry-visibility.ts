@@ -14,7 +14,7 @@
 import { marketIdOfCommand } from "../rules/handle-command.js";
 import { SEALED_AUCTION_PRESET, type Market, type SealedAuctionState } from "@market-service/client/wire";
 import type { Command } from "../rules/types/command.js";
-import type { LogEntry } from "../runtime/logged-head.js";
+import type { LogEntry } from "../log/logged-head.js";
 
 /** What the rule needs of the entry's market, as it is now. */
 export interface MarketFacts {

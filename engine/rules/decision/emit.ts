@@ -4,9 +4,9 @@
  */
 import type { DomainEvent } from "./decision.js";
 import { type Event, type EventType, generatedIdOf, marketRef } from "@market-service/client/wire";
-import type { MarketAggregate } from "./state.js";
-import type { Command } from "./types/command.js";
-import { isoFromMs } from "./time.js";
+import type { MarketAggregate } from "../state/state.js";
+import type { Command } from "../types/command.js";
+import { isoFromMs } from "../common/time.js";
 
 /** The event type whose `type` field admits `T` (commitment events share one envelope type). */
 export type EventOf<T extends EventType> = Event extends infer E ? (E extends Event ? (T extends E["type"] ? E : never) : never) : never;
@@ -26,7 +26,7 @@ export function eventEmitter(
   const { principalId, actorId, authorityRef } = command.identity;
   return <T extends EventType>(type: T, data: EventOf<T>["data"]): EventOf<T> => {
     sequence += 1;
-    // One literal per shape, no spread: events of one shape share a hidden class (see market-api.ts).
+    // One literal per shape, no spread: events of one shape share a hidden class (see gateway/api/market-api.ts).
     const id = generatedIdOf("e", ref, sequence);
     const event = (
       authorityRef === undefined

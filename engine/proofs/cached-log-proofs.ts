@@ -3,14 +3,14 @@
  * log-proofs.ts builds from the whole log (the tree of the first n entries is the same tree whether
  * it was built at once or grown), reading only what the kept tree does not hold yet.
  *
- * Two sources, as for every ReplayWork (shard-protocol.ts):
+ * Two sources, as for every ReplayWork (engine/shard-protocol/shard-protocol.ts):
  * - a view of a shard's segment files: the kept tree remembers where its last entry's frame ended,
  *   and the read resumes there (LogView.framesFrom) up to the view's durable end;
  * - payloads a shard read from its journal (a partition's stream in a cluster, where the pool cannot
  *   read the stream): the shard sends only the entries after the size it last sent (`after`), and
  *   when this thread's kept tree is shorter than that (another thread, an eviction, a restart) the
  *   answer is `{ wantedAfter }`, the size it holds, and the shard is asked again from there
- *   (shard-answers.ts). An entry a proof shows that lies before `after` travels on its own.
+ *   (engine/runtime/shard-answers.ts). An entry a proof shows that lies before `after` travels on its own.
  *
  * Either way the whole available log is taken into the tree, not only the entries up to the size
  * asked: the next proof is then answered from memory, and the check against the writer's root

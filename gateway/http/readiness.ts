@@ -6,8 +6,8 @@
  * `service_unavailable` with Retry-After, so nothing reaches a half-open runtime and nothing new is
  * accepted while draining.
  */
-import { errorReply } from "./http/replies.js";
-import type { HttpReply, HttpRoute } from "./http/route.js";
+import { errorReply } from "./replies.js";
+import type { HttpReply, HttpRoute } from "./route.js";
 
 export type Phase = "starting" | "ready" | "stopping";
 

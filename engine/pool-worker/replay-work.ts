@@ -1,28 +1,28 @@
 /**
- * Finishing a shard's ReplayWork (shard-protocol.ts) off the shard thread: take the market's
+ * Finishing a shard's ReplayWork (engine/shard-protocol/shard-protocol.ts) off the shard thread: take the market's
  * logged commands from the work's source (read through a view of the shard's log files, or the
  * payloads the shard read from its journal), replay them through the engine, and render the record
  * or the reply. Both sources end in the same decode and the same replay. A pure function of the
  * journal's committed entries and the market image, so the answer is the one the shard would have
- * given itself; runs on a worker pool thread (engine/pool/pool-tasks.ts) in the service, in-process
+ * given itself; runs on a worker pool thread (engine/pool-worker/pool-tasks.ts) in the service, in-process
  * in tests.
  */
 import { buildMarketRecord } from "../record.js";
 import { applyCommand, handleCommand } from "../rules/handle-command.js";
-import type { MarketAggregate } from "../rules/state.js";
+import type { MarketAggregate } from "../rules/state/state.js";
 import type { Command } from "../rules/types/command.js";
 import { LogView, type LogReadView } from "../../storage/index.js";
-import { float64sOf } from "./float64-bytes.js";
-import { decodeLoggedCommand } from "./logged-command.js";
-import type { LogProof } from "../audit/log-proofs.js";
-import { cachedProofFromPayloads, cachedProofFromView, type ProofEntriesWanted } from "../audit/cached-log-proofs.js";
-import { threadProofCache, type ProofTreeCache } from "../audit/proof-tree-cache.js";
+import { float64sOf } from "../runtime/float64-bytes.js";
+import { decodeLoggedCommand } from "../log/logged-command.js";
+import type { LogProof } from "../proofs/log-proofs.js";
+import { cachedProofFromPayloads, cachedProofFromView, type ProofEntriesWanted } from "../proofs/cached-log-proofs.js";
+import { threadProofCache, type ProofTreeCache } from "../proofs/proof-tree-cache.js";
 import { base64UrlEncode } from "@market-service/client/wire";
 import { hashToHex } from "@market-service/client/audit";
-import { NODE_TREE_HASHING } from "../audit/node-tree-hashing.js";
-import { forEachPayload, payloadCount } from "./entry-payloads.js";
-import { errorReply, okReply, type ReplaySource, type ReplayWork, type ShardReply } from "./shard-protocol.js";
-import { decodeMarketImage } from "./shard-snapshot.js";
+import { NODE_TREE_HASHING } from "../proofs/node-tree-hashing.js";
+import { forEachPayload, payloadCount } from "../runtime/entry-payloads.js";
+import { errorReply, okReply, type ReplaySource, type ReplayWork, type ShardReply } from "../shard-protocol/shard-protocol.js";
+import { decodeMarketImage } from "../runtime/shard-snapshot.js";
 import { tableStorage } from "../store/market-storage.js";
 
 /** What a replay answers: JSON text, or the refusal the command got. */
@@ -79,7 +79,7 @@ export function completeReplayWork(work: ReplayWork): ReplayReply {
       return replyOfLast(commandsAt(work.source, float64sOf(work.positions)));
     case "proof": {
       const proof = completeProofWork(work, threadProofCache());
-      // Only a pool thread is asked again for entries (shard-answers.ts); in-process, the thread's
+      // Only a pool thread is asked again for entries (engine/runtime/shard-answers.ts); in-process, the thread's
       // cache is the one the shard's earlier proofs filled.
       if ("wantedAfter" in proof) throw new Error(`the proof of ${work.logId} needs the entries after ${proof.wantedAfter}; the shard sent those after ${work.after}`);
       return okReply(proofJson(proof));
@@ -107,7 +107,7 @@ export function completeProofWork(work: Extract<ReplayWork, { kind: "proof" }>, 
 /**
  * A proof as the gateway takes it: the endpoint's members (docs/proofs.md, "Proof endpoints"), and
  * for an inclusion proof the proven leaf's hash and the entry's payload (unpadded base64url) under
- * `entry`, which the gateway shows or withholds by who asks (engine/audit/entry-visibility.ts).
+ * `entry`, which the gateway shows or withholds by who asks (engine/proofs/entry-visibility.ts).
  */
 export function proofJson(proof: LogProof): string {
   if (proof.type === "consistency") return JSON.stringify(proof.proof);

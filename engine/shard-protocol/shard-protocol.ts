@@ -1,17 +1,17 @@
 /**
  * Requests a shard answers and the answers it gives. The same types travel between the gateway
- * thread and a shard worker (packed, wire.ts), and between tests and an in-process ShardCore.
+ * thread and a shard worker (packed, engine/runtime/wire.ts), and between tests and an in-process ShardCore.
  * Replies carry JSON text produced in the shard, so the gateway thread only writes bytes.
  *
  * Each message is built by its one constructor below, so its members come in one order: the shard
  * channel agrees MessagePack record structures for these shapes in advance, taken from the
- * constructors (wire.ts), and a literal elsewhere could drift from them.
+ * constructors (engine/runtime/wire.ts), and a literal elsewhere could drift from them.
  */
 import type { Command } from "../rules/types/command.js";
 import type { ErrorCode } from "@market-service/client/wire";
 import type { LogReadView } from "../../storage/index.js";
-import type { LogProofRequest } from "../audit/log-proofs.js";
-import type { TreeAnchor } from "../audit/cached-log-proofs.js";
+import type { LogProofRequest } from "../proofs/log-proofs.js";
+import type { TreeAnchor } from "../proofs/cached-log-proofs.js";
 
 export interface CommandRequest {
   kind: "command";
@@ -34,7 +34,7 @@ export type ReadRequest =
   /**
    * An inclusion or consistency proof of the shard's log, built off the shard thread (ReplayWork
    * "proof"). `after`, for a journal without a view: −1 lets the shard send the entries after those it
-   * last sent; n ≥ 0 asks for the entries after the first n (the pool thread keeps n: shard-answers.ts).
+   * last sent; n ≥ 0 asks for the entries after the first n (the pool thread keeps n: engine/runtime/shard-answers.ts).
    */
   | { kind: "log-proof"; proof: LogProofRequest; after: number }
   /**
@@ -80,13 +80,13 @@ export interface ReadResponse {
 /**
  * Where a replay finds the logged commands it replays. One ReplayWork type with this as a member
  * (rather than a variant of each work per source) keeps a single path after the commands are read:
- * replay-work.ts reads them from whichever source, then decodes and replays them with the same code.
+ * engine/pool-worker/replay-work.ts reads them from whichever source, then decodes and replays them with the same code.
  *
  * - "log": the file journal's committed segment files (Journal.readView); the replay thread reads
  *   the frames at the work's positions itself, so the shard hands over a few bytes whatever the
  *   market's size.
  * - "payloads": a journal with no files another thread could read (one on a stream) was read by
- *   the shard (entry-payloads.ts), and the commands' payloads travel with the work, in record order.
+ *   the shard (engine/runtime/entry-payloads.ts), and the commands' payloads travel with the work, in record order.
  *   They are concatenated in one buffer (`ends`: float64 bytes of where each payload ends) rather
  *   than sent as one Uint8Array each: a hot market's record is tens of thousands of entries, and
  *   as separate arrays every one would be an object to unpack on the gateway thread and to clone
@@ -99,7 +99,7 @@ export type ReplaySource = { from: "log"; log: LogReadView } | { from: "payloads
  * commands, for its record or for the reply of an old command. That replay takes hundreds of
  * milliseconds for a hot market, and every claim of the shard would wait for it; the shard only
  * takes the market's state and a view of its log or the payloads it read (ReplaySource), and the
- * gateway finishes the work on its worker pool (replay-work.ts, engine/pool/). Committed entries
+ * gateway finishes the work on its worker pool (engine/pool-worker/replay-work.ts on engine/pool/). Committed entries
  * never change, so reading them there needs no coordination with the shard.
  */
 export type ReplayWork =
@@ -107,7 +107,7 @@ export type ReplayWork =
    * The market's record. `market`: the market as the shard holds it (shard-snapshot encoding), whose
    * state the replay must reproduce, and whose positions name the record's commands; `recordLength`:
    * how many commands its record holds, which with the market id names the record exactly (records
-   * only grow; record-cache.ts).
+   * only grow; engine/runtime/record-cache.ts).
    */
   | { kind: "record"; source: ReplaySource; market: Uint8Array; marketId: string; recordLength: number }
   /**
@@ -117,7 +117,7 @@ export type ReplayWork =
    */
   | { kind: "reply"; source: ReplaySource; positions: Uint8Array; receipt: string }
   /**
-   * A proof of the log `logId` (engine/audit/cached-log-proofs.ts): its entries read from `source`
+   * A proof of the log `logId` (engine/proofs/cached-log-proofs.ts): its entries read from `source`
    * (the log's files; or the payloads of the entries after the first `after`, up to the log's durable
    * end, with `entry` the inclusion proof's leaf when it lies before them, else null) into the pool
    * thread's kept tree, and the proof built. `anchor`: the shard's own tree root at the log's durable
@@ -168,7 +168,7 @@ export interface BatchStats {
   logBytes: number;
   markets: number;
   commitments: number;
-  /** Replies the shard keeps for retries, and their characters (bounded: shard-core.ts `remember`). */
+  /** Replies the shard keeps for retries, and their characters (bounded: engine/runtime/shard-core.ts `remember`). */
   replyCacheEntries: number;
   replyCacheChars: number;
 }

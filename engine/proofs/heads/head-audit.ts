@@ -1,19 +1,19 @@
 /**
  * What an audit checks of a log's signed heads (issue 29; docs/proofs.md) as it reads the log's entries
- * in order, with the one check recovery makes too (heads/recorded-head.ts): every head entry covers
+ * in order, with the one check recovery makes too (recorded-head.ts): every head entry covers
  * exactly the entries before it, and its root hash is theirs; with the service's public keys, its
  * signature verifies under the key it names, and the entries after the last head are no more than a
- * crash leaves (heads/unsigned-tail.ts). A log rewritten by someone without the signing key (every
+ * crash leaves (unsigned-tail.ts). A log rewritten by someone without the signing key (every
  * chain value, CRC and header recomputed) fails at the first head after the first changed entry, or —
  * if they dropped the heads too — for holding none, or more unsigned entries than a crash leaves.
  * Tails an operator accepted at start (AUDIT_ACCEPT_UNSIGNED_TAIL) are reported, never hidden.
  */
-import { CompactRange } from "./merkle/compact-range.js";
-import { NODE_TREE_HASHING } from "./node-tree-hashing.js";
-import type { LogEntry } from "../runtime/logged-head.js";
-import { recordedHeadProblem } from "./heads/recorded-head.js";
-import { DEFAULT_HEAD_INTERVAL, UnsignedTail, type HeadInterval } from "./heads/unsigned-tail.js";
-import { HeadKeys, type PublicKeyEntry } from "./signing/head-keys.js";
+import { CompactRange } from "../merkle/compact-range.js";
+import { NODE_TREE_HASHING } from "../node-tree-hashing.js";
+import type { LogEntry } from "../../log/logged-head.js";
+import { recordedHeadProblem } from "./recorded-head.js";
+import { DEFAULT_HEAD_INTERVAL, UnsignedTail, type HeadInterval } from "./unsigned-tail.js";
+import { HeadKeys, type PublicKeyEntry } from "../signing/head-keys.js";
 import type { SignedHead } from "@market-service/client/audit";
 
 /** An unsigned tail an operator accepted at start, as the head recorded for it says. */
