@@ -16,7 +16,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { ReplayResult, VerifyResult } from "../engine/audit/audit-replay.js";
+import type { ReplayResult, VerifyResult } from "../engine/replay/audit-replay.js";
 import { numberArg, stringArg } from "./args.js";
 import { writeShardedClaimLog } from "./claim-log.js";
 import { percentile } from "./percentile.js";

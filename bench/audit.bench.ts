@@ -13,7 +13,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { ReplayResult, VerifyResult } from "../engine/audit/audit-replay.js";
+import type { ReplayResult, VerifyResult } from "../engine/replay/audit-replay.js";
 import { numberArg } from "./args.js";
 import { writeShardedClaimLog } from "./claim-log.js";
 import { freshResultStem } from "./result-stem.js";

@@ -13,7 +13,7 @@ import { buildMarketCommand } from "../gateway/api/market-api.js";
 import { openFileShard, type ShardCore } from "../engine/runtime/shard-core.js";
 import type { ShardRequest } from "../engine/shard-protocol/shard-protocol.js";
 import { shardOfMarket } from "../engine/runtime/shard-routing.js";
-import type { LogHeadsOptions } from "../engine/proofs/heads/log-heads.js";
+import type { LogHeadsOptions } from "../engine/audit/heads/log-heads.js";
 
 /** Commands per `processBatch`: one fdatasync each. */
 export const BATCH = 1_000;

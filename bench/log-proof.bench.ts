@@ -4,10 +4,10 @@
  * (the real frame encoding, a few hundred bytes each), then times, each --runs times (default 3):
  *   - reading every entry back through a LogReadView (LogView.frames) alone;
  *   - an inclusion proof at the whole log's size, as the worker pool builds it
- *     (engine/proofs/log-proofs.ts: read, leaf hashes, MerkleLog.from, path), and its JSON size
+ *     (engine/audit/log-proofs.ts: read, leaf hashes, MerkleLog.from, path), and its JSON size
  *     as the endpoint gives it (with the leaf hash and the entry);
  *   - the consistency proof from half the log to all of it, and its JSON size;
- * then, through a proof tree cache as a worker pool thread keeps it (engine/proofs/cached-log-proofs.ts,
+ * then, through a proof tree cache as a worker pool thread keeps it (engine/audit/cached-log-proofs.ts,
  * with the shard's root as anchor), for each kind: the first proof (cold: the whole log read into the
  * tree), the same kind of proof again (warm), and a proof after --appended (default 10,000) more
  * entries were appended (incremental: those entries read); and the bytes the cache holds.
@@ -17,13 +17,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, release, tmpdir } from "node:os";
 import * as path from "node:path";
-import { logProofFromView, viewPayloads, type LogProof, type LogProofRequest } from "../engine/proofs/log-proofs.js";
-import { cachedProofFromView } from "../engine/proofs/cached-log-proofs.js";
-import { ProofTreeCache } from "../engine/proofs/proof-tree-cache.js";
-import { CompactRange } from "../engine/proofs/merkle/compact-range.js";
+import { logProofFromView, viewPayloads, type LogProof, type LogProofRequest } from "../engine/audit/log-proofs.js";
+import { cachedProofFromView } from "../engine/audit/cached-log-proofs.js";
+import { ProofTreeCache } from "../engine/audit/proof-tree-cache.js";
+import { CompactRange } from "../engine/audit/merkle/compact-range.js";
 import { hashFromHex, verifyConsistency, verifyInclusion } from "@market-service/client/audit";
 import { encodeLoggedCommand, loggedCommand } from "../engine/log/logged-command.js";
-import { NODE_TREE_HASHING } from "../engine/proofs/node-tree-hashing.js";
+import { NODE_TREE_HASHING } from "../engine/audit/node-tree-hashing.js";
 import { proofJson } from "../engine/pool-worker/replay-work.js";
 import type { Command } from "../engine/rules/types/command.js";
 import { SegmentLog } from "../storage/index.js";

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:merkle` (issue 29): the RFC 9162 tree of engine/proofs/merkle at a log's scale.
+ * `npm run bench:merkle` (issue 29): the RFC 9162 tree of engine/audit/merkle at a log's scale.
  *   - hashing 1,000,000 payloads into leaf hashes, then appending them (time, heap and
  *     ArrayBuffer bytes the tree holds, bytes per leaf); rebuilding it with MerkleLog.from;
  *   - the root at 1M and at random earlier sizes;
@@ -14,7 +14,7 @@
 import { writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, release, totalmem } from "node:os";
 import * as path from "node:path";
-import { MerkleLog } from "../engine/proofs/merkle/merkle-log.js";
+import { MerkleLog } from "../engine/audit/merkle/merkle-log.js";
 import { encodeConsistencyProof, encodeInclusionProof, HASH_BYTES, leafHash, sameHash, verifyConsistency, verifyInclusion } from "@market-service/client/audit";
 import { numberArg } from "./args.js";
 import { percentile } from "./percentile.js";

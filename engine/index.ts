@@ -6,11 +6,12 @@
  * records and hashes out. Beside it at this level, not exported here: the seams of time the runtime
  * is given (clock.ts, timers.ts). The runtime that runs the core is imported from its own rooms,
  * each importing only rooms below it (test/architecture): the log's frames (log/); the Merkle log,
- * signed heads and proofs (proofs/); the messages a shard answers (shard-protocol/) and a live
- * event's public view (events/); the worker pool (pool/) and what its threads run (pool-worker/);
- * journals (journal/) over storage/ or NATS (messaging/); idempotency and identities (idempotency/,
- * identity/); shards and the market runtime (runtime/); audits of a data directory or a stream
- * (audit/); the cluster (cluster/); and the single binary's loaders (binary/).
+ * its signed heads and proofs (audit/: what a client's audit/ checks); the messages a shard answers
+ * (shard-protocol/) and a live event's public view (events/); the worker pool (pool/) and what its
+ * threads run (pool-worker/); journals (journal/) over storage/ or NATS (messaging/); idempotency
+ * and identities (idempotency/, identity/); shards and the market runtime (runtime/); replay and
+ * verify of a data directory or a stream (replay/); the cluster (cluster/); and the single binary's
+ * loaders (binary/).
  */
 export * from "./rules/types/index.js";
 export { buildCommand, buildIdentity, buildRejection, COMMAND_LAYOUTS, type CommandFields, type CommandOf } from "./rules/types/command-layout.js";

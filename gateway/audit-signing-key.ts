@@ -11,14 +11,14 @@
  *   chain must verify and its last key must be the configured one. Unset: the key alone.
  *
  * Every refusal is a ConfigError naming the setting (or CLI option) and the path; none carries key
- * bytes. The private key never leaves its KeyObject (engine/proofs/signing/audit-signer.ts).
+ * bytes. The private key never leaves its KeyObject (engine/audit/signing/audit-signer.ts).
  */
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { ConfigError } from "./auth/config-error.js";
 import { writeFileAtomically } from "../storage/atomic-file.js";
-import { auditSignerFromPrivateKey, type AuditSigner } from "../engine/proofs/signing/audit-signer.js";
+import { auditSignerFromPrivateKey, type AuditSigner } from "../engine/audit/signing/audit-signer.js";
 import { checkKeyHistory, currentKey, firstKeyHistory, type KeyHistory } from "@market-service/client/audit";
 
 export const SIGNING_KEY_SETTING = "AUDIT_SIGNING_KEY_FILE";

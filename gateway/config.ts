@@ -48,8 +48,8 @@
 import { availableParallelism } from "node:os";
 import * as path from "node:path";
 import { ConfigError } from "./auth/config-error.js";
-import { DEFAULT_PROOF_CACHE_BYTES } from "../engine/proofs/proof-tree-cache.js";
-import { ACCEPT_UNSIGNED_TAIL_SETTING, DEFAULT_HEAD_INTERVAL, parseAcceptedTails, type HeadInterval } from "../engine/proofs/heads/unsigned-tail.js";
+import { DEFAULT_PROOF_CACHE_BYTES } from "../engine/audit/proof-tree-cache.js";
+import { ACCEPT_UNSIGNED_TAIL_SETTING, DEFAULT_HEAD_INTERVAL, parseAcceptedTails, type HeadInterval } from "../engine/audit/heads/unsigned-tail.js";
 import {
   DEFAULT_FORWARD_TIMEOUT_MS,
   DEFAULT_KEY_HOMES,
@@ -88,14 +88,14 @@ export interface ServiceConfig {
   auditSigningKeyFile: string | undefined;
   /** AUDIT_KEY_HISTORY_FILE resolved; undefined: the current key is the whole history. */
   auditKeyHistoryFile: string | undefined;
-  /** When each log records a signed head (engine/proofs/heads/log-heads.ts); undefined: AUDIT_HEADS=off. */
+  /** When each log records a signed head (engine/audit/heads/log-heads.ts); undefined: AUDIT_HEADS=off. */
   auditHeads: HeadInterval | undefined;
   /**
    * AUDIT_ACCEPT_UNSIGNED_TAIL: the unsigned tails (`<logId>:<first entry>`) an operator accepts at
-   * start (engine/proofs/heads/unsigned-tail.ts); each one accepted is logged and recorded in its log.
+   * start (engine/audit/heads/unsigned-tail.ts); each one accepted is logged and recorded in its log.
    */
   acceptUnsignedTails: string[];
-  /** AUDIT_PROOF_CACHE_BYTES: each worker pool thread's bound for log trees kept between proofs (engine/proofs/proof-tree-cache.ts). */
+  /** AUDIT_PROOF_CACHE_BYTES: each worker pool thread's bound for log trees kept between proofs (engine/audit/proof-tree-cache.ts). */
   proofCacheBytes: number;
 }
 

@@ -3,7 +3,7 @@
  * thread), the market runtime (shard workers), the market API shared by the transports, and the
  * uWebSockets.js HTTP server. `npm start` (main.ts) and the tests both start it through here.
  */
-import { emptyProofCacheStats } from "../engine/proofs/proof-tree-cache.js";
+import { emptyProofCacheStats } from "../engine/audit/proof-tree-cache.js";
 import * as path from "node:path";
 import { loadAuthConfig, type AuthConfig } from "./auth/config.js";
 import { AuthService, operatorCheck } from "./auth/service.js";
@@ -27,9 +27,9 @@ import { EventHub } from "./events/event-hub.js";
 import { auditRoutes } from "./routes/audit-routes.js";
 import { auditLogRoutes } from "./routes/audit-log-routes.js";
 import { loadAuditKeys, type AuditKeys } from "./audit-signing-key.js";
-import { auditSignerWorkerData, type AuditSigner } from "../engine/proofs/signing/audit-signer.js";
+import { auditSignerWorkerData, type AuditSigner } from "../engine/audit/signing/audit-signer.js";
 import type { ShardHeadsSpec } from "../engine/runtime/worker-messages.js";
-import { historyPublicKeys } from "../engine/proofs/signing/head-keys.js";
+import { historyPublicKeys } from "../engine/audit/signing/head-keys.js";
 import type { KeyHistory } from "@market-service/client/audit";
 import { mcpRoutes } from "./routes/mcp-routes.js";
 import { pageRoutes } from "./routes/page-routes.js";
@@ -82,7 +82,7 @@ export interface RunningService {
   readonly routes: ReadonlyArray<{ method: string; pattern: string }>;
   /**
    * Signs audit log heads with the configured key (AUDIT_SIGNING_KEY_FILE, or the quick-start key).
-   * Shard workers get it through auditSignerWorkerData (engine/proofs/signing/audit-signer.ts).
+   * Shard workers get it through auditSignerWorkerData (engine/audit/signing/audit-signer.ts).
    */
   readonly auditSigner: AuditSigner;
   /** The published key history (GET /v1/audit/keys), the signer's key last. */

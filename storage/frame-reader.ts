@@ -271,7 +271,7 @@ export class LogView {
   /**
    * As `frames`, but from the frame at log position `from.position`, which must carry lsn
    * `from.lsn` (a frame boundary the caller learnt from an earlier read: a proof's cached tree
-   * resumes where it stopped, engine/proofs/proof-tree-cache.ts). Segments wholly before it are not
+   * resumes where it stopped, engine/audit/proof-tree-cache.ts). Segments wholly before it are not
    * opened. A position that is not that frame's start fails like a damaged frame (CRC, lsn).
    */
   *framesFrom(from: { readonly position: number; readonly lsn: number }, limit: number = Number.MAX_SAFE_INTEGER): Generator<LogFrame, void, undefined> {

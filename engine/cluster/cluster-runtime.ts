@@ -25,7 +25,7 @@ import { ShardAnswers, type ShardAnswersOptions } from "../runtime/shard-answers
 import type { ShardWorkerSource } from "../runtime/shard-host.js";
 import type { ShardThreadStarter } from "../runtime/shard-thread.js";
 import type { ShardHeadsSpec } from "../runtime/worker-messages.js";
-import type { ProofCacheStats } from "../proofs/proof-tree-cache.js";
+import type { ProofCacheStats } from "../audit/proof-tree-cache.js";
 import {
   commandRequest,
   logProofRead,

@@ -1,6 +1,6 @@
 /**
  * What must hold between consecutive messages of a journal stream (jetstream-batch.ts), checked by
- * the JetStream journal's `read` and by the audit of a stream (engine/audit/stream-audit.ts):
+ * the JetStream journal's `read` and by the audit of a stream (engine/replay/stream-audit.ts):
  *
  * - messages follow each other: stream sequence n+1 after n;
  * - batches are contiguous: a message's first sequence is the one after the previous message's last

@@ -9,7 +9,7 @@
  * apart for every reader of a shard's log.
  *
  * A head recorded because an operator accepted an unsigned tail at start (AUDIT_ACCEPT_UNSIGNED_TAIL,
- * engine/proofs/heads/unsigned-tail.ts) carries a third member, `a: { from }`: the first entry of the
+ * engine/audit/heads/unsigned-tail.ts) carries a third member, `a: { from }`: the first entry of the
  * tail it accepted (the tail ends just before this entry). The frame is a leaf of every later tree,
  * so later heads sign the acceptance too, and `verify` reports it.
  */

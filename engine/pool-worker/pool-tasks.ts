@@ -2,14 +2,14 @@
  * The module the worker pool's threads load (engine/pool/worker-pool.ts; piscina calls the export named by
  * each task). Every task carries what it needs, so any thread can run any task, and a failed task
  * leaves nothing behind; all are pure replays of logs already durable. The one state a thread keeps
- * is its proof tree cache (engine/proofs/proof-tree-cache.ts): a log's tree between proofs, checked
+ * is its proof tree cache (engine/audit/proof-tree-cache.ts): a log's tree between proofs, checked
  * against the log before each use, so which thread runs a proof changes its cost, never its answer.
  */
 import { setPriority } from "node:os";
 import { move, workerData } from "piscina";
-import { threadProofCache, type ProofTreeCache } from "../proofs/proof-tree-cache.js";
+import { threadProofCache, type ProofTreeCache } from "../audit/proof-tree-cache.js";
 import { ProofCacheBoardSlot } from "../pool/proof-cache-board.js";
-import { auditShard as auditOneShard } from "../audit/audit-replay.js";
+import { auditShard as auditOneShard } from "../replay/audit-replay.js";
 import type { ShardAudit } from "../pool/shard-audit.js";
 import { completeProofWork, completeReplayWork, proofJson } from "./replay-work.js";
 import type { ReplayWork } from "../shard-protocol/shard-protocol.js";

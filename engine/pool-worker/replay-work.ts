@@ -14,12 +14,12 @@ import type { Command } from "../rules/types/command.js";
 import { LogView, type LogReadView } from "../../storage/index.js";
 import { float64sOf } from "../runtime/float64-bytes.js";
 import { decodeLoggedCommand } from "../log/logged-command.js";
-import type { LogProof } from "../proofs/log-proofs.js";
-import { cachedProofFromPayloads, cachedProofFromView, type ProofEntriesWanted } from "../proofs/cached-log-proofs.js";
-import { threadProofCache, type ProofTreeCache } from "../proofs/proof-tree-cache.js";
+import type { LogProof } from "../audit/log-proofs.js";
+import { cachedProofFromPayloads, cachedProofFromView, type ProofEntriesWanted } from "../audit/cached-log-proofs.js";
+import { threadProofCache, type ProofTreeCache } from "../audit/proof-tree-cache.js";
 import { base64UrlEncode } from "@market-service/client/wire";
 import { hashToHex } from "@market-service/client/audit";
-import { NODE_TREE_HASHING } from "../proofs/node-tree-hashing.js";
+import { NODE_TREE_HASHING } from "../audit/node-tree-hashing.js";
 import { forEachPayload, payloadCount } from "../runtime/entry-payloads.js";
 import { errorReply, okReply, type ReplaySource, type ReplayWork, type ShardReply } from "../shard-protocol/shard-protocol.js";
 import { decodeMarketImage } from "../runtime/shard-snapshot.js";
@@ -107,7 +107,7 @@ export function completeProofWork(work: Extract<ReplayWork, { kind: "proof" }>, 
 /**
  * A proof as the gateway takes it: the endpoint's members (docs/proofs.md, "Proof endpoints"), and
  * for an inclusion proof the proven leaf's hash and the entry's payload (unpadded base64url) under
- * `entry`, which the gateway shows or withholds by who asks (engine/proofs/entry-visibility.ts).
+ * `entry`, which the gateway shows or withholds by who asks (engine/audit/entry-visibility.ts).
  */
 export function proofJson(proof: LogProof): string {
   if (proof.type === "consistency") return JSON.stringify(proof.proof);

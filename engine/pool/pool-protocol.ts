@@ -6,7 +6,7 @@
 import type { MessagePort } from "node:worker_threads";
 import type { ShardAudit, ShardAuditWork } from "./shard-audit.js";
 import type { ReplayWork, ShardReply } from "../shard-protocol/shard-protocol.js";
-import type { ProofEntriesWanted } from "../proofs/cached-log-proofs.js";
+import type { ProofEntriesWanted } from "../audit/cached-log-proofs.js";
 
 /** A refusal a replay reproduces (the command's own rejection), as the shard would have answered. */
 export type ReplayRefusal = Extract<ShardReply, { ok: false }>;
@@ -18,7 +18,7 @@ export type ReplayRefusal = Extract<ShardReply, { ok: false }>;
  */
 export type ReplayTaskResult = Uint8Array | ReplayRefusal;
 
-/** A proof's JSON (as a replay's), or the entries the thread's kept tree lacks (engine/proofs/cached-log-proofs.ts). */
+/** A proof's JSON (as a replay's), or the entries the thread's kept tree lacks (engine/audit/cached-log-proofs.ts). */
 export type ProofTaskResult = ReplayTaskResult | ProofEntriesWanted;
 
 /** What every pool thread is started with (piscina's workerData). */

@@ -11,7 +11,7 @@
  * A thread that died keeps its slot's last values (a crash is a bug, and rare); a pool that started
  * more threads than it has slots stops posting for the later ones.
  */
-import { emptyProofCacheStats, type ProofCacheStats } from "../proofs/proof-tree-cache.js";
+import { emptyProofCacheStats, type ProofCacheStats } from "../audit/proof-tree-cache.js";
 
 const STAT_NAMES = Object.keys(emptyProofCacheStats()) as (keyof ProofCacheStats)[];
 const HEADER_BYTES = 8;

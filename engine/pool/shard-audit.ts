@@ -1,7 +1,7 @@
 /** What an audit reports per shard and market: plain data, returned by the worker pool's threads. */
-import type { HeadInterval } from "../proofs/heads/unsigned-tail.js";
-import type { AcceptedTail } from "../proofs/heads/head-audit.js";
-import type { PublicKeyEntry } from "../proofs/signing/head-keys.js";
+import type { HeadInterval } from "../audit/heads/unsigned-tail.js";
+import type { AcceptedTail } from "../audit/heads/head-audit.js";
+import type { PublicKeyEntry } from "../audit/signing/head-keys.js";
 
 export interface MarketAudit {
   marketId: string;

@@ -1,7 +1,7 @@
 /**
  * Where the worker pool's threads find their task module, engine/pool-worker/pool-tasks.ts, for
  * piscina (which starts every thread from its own runner file and then loads the task module from
- * disk). The tasks sit in a room of their own: they run the audits (engine/audit/), which use this
+ * disk). The tasks sit in a room of their own: they run the audits (engine/replay/), which use this
  * pool, so the pool cannot import them; it names their file instead.
  *   - inside the single binary: the bundled module, extracted from the executable to a private,
  *     checked file (engine/binary/pool-worker-file.ts);

@@ -2,7 +2,7 @@
  * The worker pool: threads for the stateless CPU work of replaying logs that are already durable.
  * The service finishes record reads and old commands' replies on it (a shard hands back ReplayWork,
  * engine/shard-protocol/shard-protocol.ts, so that no shard thread spends its time replaying); the audit CLI (`replay`,
- * `verify`) audits shards on it (engine/audit/parallel-audit.ts). piscina runs the threads; the
+ * `verify`) audits shards on it (engine/replay/parallel-audit.ts). piscina runs the threads; the
  * tasks are the named exports of engine/pool-worker/pool-tasks.ts, typed in pool-protocol.ts.
  *
  *   - Lazy: no thread starts before the first task (most runs of the service never read a record),
@@ -23,8 +23,8 @@ import { Piscina } from "piscina";
 import type { ShardAudit, ShardAuditWork } from "./shard-audit.js";
 import type { ReplayWork, ShardReply } from "../shard-protocol/shard-protocol.js";
 import type { AuditProgressMessage, PoolTaskName, PoolTasks, PoolWorkerData, ReplayTaskResult } from "./pool-protocol.js";
-import type { ProofEntriesWanted } from "../proofs/cached-log-proofs.js";
-import { DEFAULT_PROOF_CACHE_BYTES, type ProofCacheStats } from "../proofs/proof-tree-cache.js";
+import type { ProofEntriesWanted } from "../audit/cached-log-proofs.js";
+import { DEFAULT_PROOF_CACHE_BYTES, type ProofCacheStats } from "../audit/proof-tree-cache.js";
 import { newProofCacheBoard, readProofCacheBoard } from "./proof-cache-board.js";
 import { poolWorkerFile, type PoolWorkerFile } from "./worker-file.js";
 

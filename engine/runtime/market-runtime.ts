@@ -15,7 +15,7 @@ import { ShardHost, type ShardWorkerSource } from "./shard-host.js";
 import type { ShardHeadsSpec } from "./worker-messages.js";
 import type { RecordCacheStats } from "./record-cache.js";
 import { ShardAnswers, type ShardAnswersOptions } from "./shard-answers.js";
-import type { ProofCacheStats } from "../proofs/proof-tree-cache.js";
+import type { ProofCacheStats } from "../audit/proof-tree-cache.js";
 import {
   commandRequest,
   logProofRead,
@@ -55,7 +55,7 @@ export interface MarketRuntimeOptions extends ShardAnswersOptions {
   onFatal: (message: string) => void;
   /** After every shard batch (metrics). */
   onBatch?: (shardIndex: number, stats: BatchStats) => void;
-  /** Sign each shard log's heads and give accepted commands receipts (engine/proofs/heads/log-heads.ts); undefined: none. */
+  /** Sign each shard log's heads and give accepted commands receipts (engine/audit/heads/log-heads.ts); undefined: none. */
   heads?: ShardHeadsSpec;
 }
 

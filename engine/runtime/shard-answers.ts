@@ -5,8 +5,8 @@
  * runtime and a cluster node's owned partitions.
  */
 import { WorkerPool } from "../pool/worker-pool.js";
-import type { ProofCacheStats } from "../proofs/proof-tree-cache.js";
-import type { ProofEntriesWanted } from "../proofs/cached-log-proofs.js";
+import type { ProofCacheStats } from "../audit/proof-tree-cache.js";
+import type { ProofEntriesWanted } from "../audit/cached-log-proofs.js";
 import { RecordCache, type RecordCacheStats } from "./record-cache.js";
 import { okReply, type ReplayWork, type ShardReply, type ShardResponse } from "../shard-protocol/shard-protocol.js";
 
@@ -39,7 +39,7 @@ export interface ShardAnswersOptions {
   recordCacheBytes?: number;
   /** Records shorter than this many commands are not kept (default 1,000; record-cache.ts). */
   recordCacheMinLength?: number;
-  /** Bytes of log trees each pool thread keeps for proofs (default 256 MiB; engine/proofs/proof-tree-cache.ts). */
+  /** Bytes of log trees each pool thread keeps for proofs (default 256 MiB; engine/audit/proof-tree-cache.ts). */
   proofCacheBytes?: number;
 }
 
@@ -52,7 +52,7 @@ export class ShardAnswers {
     this.records = new RecordCache(options.recordCacheBytes, options.recordCacheMinLength);
   }
 
-  /** `reask`: for a log proof's response, how to ask its shard again (a journal without a view: engine/proofs/cached-log-proofs.ts). */
+  /** `reask`: for a log proof's response, how to ask its shard again (a journal without a view: engine/audit/cached-log-proofs.ts). */
   answer(response: ShardResponse, reask?: ProofReask): Promise<ShardReply> {
     switch (response.kind) {
       case "read":

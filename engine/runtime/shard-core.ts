@@ -18,19 +18,19 @@ import type { Journal, JournalPosition } from "../journal/journal.js";
 import type { Clock } from "../clock.js";
 import { decodeLoggedCommand, encodeLoggedCommand, loggedCommand } from "../log/logged-command.js";
 import { decodeLogEntry } from "../log/logged-head.js";
-import { LogHeads, type LogHeadsOptions, type LogTreeAnchor } from "../proofs/heads/log-heads.js";
+import { LogHeads, type LogHeadsOptions, type LogTreeAnchor } from "../audit/heads/log-heads.js";
 import { headJson, receiptJson, sameHash, type SignedHead } from "@market-service/client/audit";
-import { recordedHeadProblem } from "../proofs/heads/recorded-head.js";
-import { ACCEPT_UNSIGNED_TAIL_SETTING, UnsignedTail } from "../proofs/heads/unsigned-tail.js";
-import type { HeadKeys } from "../proofs/signing/head-keys.js";
-import { CompactRange } from "../proofs/merkle/compact-range.js";
-import { NODE_TREE_HASHING } from "../proofs/node-tree-hashing.js";
+import { recordedHeadProblem } from "../audit/heads/recorded-head.js";
+import { ACCEPT_UNSIGNED_TAIL_SETTING, UnsignedTail } from "../audit/heads/unsigned-tail.js";
+import type { HeadKeys } from "../audit/signing/head-keys.js";
+import { CompactRange } from "../audit/merkle/compact-range.js";
+import { NODE_TREE_HASHING } from "../audit/node-tree-hashing.js";
 import { LogFold, type ShardMarket } from "../log-fold.js";
 import { decodeShardSnapshot, encodeMarketImage, encodeShardSnapshot } from "./shard-snapshot.js";
 import { float64Bytes } from "./float64-bytes.js";
 import { readPayloads, readPayloadsAfter, unpackPayload } from "./entry-payloads.js";
-import { requestProblem, type LogProofRequest } from "../proofs/log-proofs.js";
-import type { TreeAnchor } from "../proofs/cached-log-proofs.js";
+import { requestProblem, type LogProofRequest } from "../audit/log-proofs.js";
+import type { TreeAnchor } from "../audit/cached-log-proofs.js";
 import { shardLogId } from "./shard-routing.js";
 import {
   commandResponse,
@@ -74,7 +74,7 @@ export interface ShardCoreOptions {
    */
   fenced?: boolean;
   /**
-   * Sign the log's heads (engine/proofs/heads/log-heads.ts): a head recorded in the log at the configured interval, and
+   * Sign the log's heads (engine/audit/heads/log-heads.ts): a head recorded in the log at the configured interval, and
    * a receipt on every accepted command's reply. Without it the shard signs nothing (tests of other
    * concerns); head entries already in the log are still read past.
    */
@@ -383,7 +383,7 @@ export class ShardCore {
    * Appends everything staged as one batch (one write + one fdatasync for the file journal) and, once
    * it is durable, gives each command its position: in its market's record, in its response, in the
    * reply cache, and an accepted one its receipt. A batch ends with a head entry when one is due
-   * (engine/proofs/heads/log-heads.ts); a head alone is appended when one is due and nothing else is staged.
+   * (engine/audit/heads/log-heads.ts); a head alone is appended when one is due and nothing else is staged.
    */
   private async commit(nowMs: number, headNow = false, acceptedFrom?: number): Promise<void> {
     const staged = this.staged;
@@ -400,7 +400,7 @@ export class ShardCore {
         heads.append(payload, nowMs);
         framed?.push(payload);
         // No prefix of the log may hold more than everyCommands entries after its last head, so that
-        // recovery can tell what a crash leaves from removed heads (engine/proofs/heads/unsigned-tail.ts).
+        // recovery can tell what a crash leaves from removed heads (engine/audit/heads/unsigned-tail.ts).
         if (heads.full && i < payloads.length - 1) {
           framed ??= payloads.slice(0, i + 1);
           entryOf ??= staged.map((_, k) => k);
@@ -527,7 +527,7 @@ export class ShardCore {
    * against the entries durable now, and a view of the log is handed over; on a journal without one
    * (a partition's stream), the payloads the pool thread's kept tree lacks, read here: those after the
    * entries last sent (`after` −1), or after the first `after` when the pool asks again from there
-   * (engine/proofs/cached-log-proofs.ts). So a proof reads the whole log here only the first time.
+   * (engine/audit/cached-log-proofs.ts). So a proof reads the whole log here only the first time.
    */
   private async logProof(proof: LogProofRequest, after: number): Promise<ShardReply | ReplayWork> {
     const durable = this.journal.lastSequence;

@@ -16,7 +16,7 @@ import { newAggregate, type MarketAggregate, type SealedBid } from "../rules/sta
 import type { ShardMarket } from "../log-fold.js";
 import type { Market, SealedAuctionClearingPrice, SealedAuctionResolution } from "@market-service/client/wire";
 import { float64Bytes, float64sOf } from "./float64-bytes.js";
-import type { LogTreeAnchor } from "../proofs/heads/log-heads.js";
+import type { LogTreeAnchor } from "../audit/heads/log-heads.js";
 
 export const SHARD_SNAPSHOT_VERSION = 4;
 
@@ -57,7 +57,7 @@ interface StoredShard {
    * rebuilt from the log's first entry, whose heads are all checked).
    */
   logTree?: unknown;
-  /** The last recorded head and the tree just before it (engine/proofs/heads/log-heads.ts); absent before the first head, or without heads. */
+  /** The last recorded head and the tree just before it (engine/audit/heads/log-heads.ts); absent before the first head, or without heads. */
   headAnchor?: LogTreeAnchor;
 }
 

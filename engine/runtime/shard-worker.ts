@@ -10,12 +10,12 @@ import { systemTimers } from "../timers.js";
 import { openFileShard, ShardCore, type OpenedShard } from "./shard-core.js";
 import { openPartitionJournal } from "../journal/partition-journal.js";
 import type { ShardHeadsSpec, ShardWorkerData } from "./worker-messages.js";
-import type { LogHeadsOptions } from "../proofs/heads/log-heads.js";
+import type { LogHeadsOptions } from "../audit/heads/log-heads.js";
 import { shardLogId } from "./shard-routing.js";
-import { auditSignerFromWorkerData } from "../proofs/signing/audit-signer.js";
+import { auditSignerFromWorkerData } from "../audit/signing/audit-signer.js";
 import { ShardLoop } from "./shard-loop.js";
 import { connectMessaging } from "../messaging/nats/nats-messaging.js";
-import { HeadKeys } from "../proofs/signing/head-keys.js";
+import { HeadKeys } from "../audit/signing/head-keys.js";
 
 const port = parentPort;
 if (port === null) throw new Error("shard-worker must run in a worker thread");

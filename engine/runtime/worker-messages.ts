@@ -15,8 +15,8 @@ export type ShardJournalSpec =
       connectionName: string;
     };
 
-import type { AuditSignerWorkerData } from "../proofs/signing/audit-signer.js";
-import type { PublicKeyEntry } from "../proofs/signing/head-keys.js";
+import type { AuditSignerWorkerData } from "../audit/signing/audit-signer.js";
+import type { PublicKeyEntry } from "../audit/signing/head-keys.js";
 
 export interface ShardWorkerData {
   journal: ShardJournalSpec;
@@ -27,13 +27,13 @@ export interface ShardWorkerData {
   reportIdempotencyAfterLsn: number;
   /** How often the worker checks its timer wheel (system clock mode). */
   tickIntervalMs: number;
-  /** Sign the log's heads (engine/proofs/heads/log-heads.ts); undefined: no heads, no receipts. */
+  /** Sign the log's heads (engine/audit/heads/log-heads.ts); undefined: no heads, no receipts. */
   heads?: ShardHeadsSpec;
 }
 
 /**
  * Signed heads as a shard worker gets them: the signer (its key travels as a KeyObject Node clones
- * into the worker: engine/proofs/signing/audit-signer.ts) and the interval. The log id follows from
+ * into the worker: engine/audit/signing/audit-signer.ts) and the interval. The log id follows from
  * the journal: `shard-<n>` for a file journal, the stream's name (`partition-<p>`) in a cluster.
  */
 export interface ShardHeadsSpec {

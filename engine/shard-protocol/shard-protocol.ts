@@ -10,8 +10,8 @@
 import type { Command } from "../rules/types/command.js";
 import type { ErrorCode } from "@market-service/client/wire";
 import type { LogReadView } from "../../storage/index.js";
-import type { LogProofRequest } from "../proofs/log-proofs.js";
-import type { TreeAnchor } from "../proofs/cached-log-proofs.js";
+import type { LogProofRequest } from "../audit/log-proofs.js";
+import type { TreeAnchor } from "../audit/cached-log-proofs.js";
 
 export interface CommandRequest {
   kind: "command";
@@ -117,7 +117,7 @@ export type ReplayWork =
    */
   | { kind: "reply"; source: ReplaySource; positions: Uint8Array; receipt: string }
   /**
-   * A proof of the log `logId` (engine/proofs/cached-log-proofs.ts): its entries read from `source`
+   * A proof of the log `logId` (engine/audit/cached-log-proofs.ts): its entries read from `source`
    * (the log's files; or the payloads of the entries after the first `after`, up to the log's durable
    * end, with `entry` the inclusion proof's leaf when it lies before them, else null) into the pool
    * thread's kept tree, and the proof built. `anchor`: the shard's own tree root at the log's durable

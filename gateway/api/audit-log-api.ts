@@ -1,12 +1,12 @@
 /**
  * The logs' proofs and heads for clients (docs/endpoints.md, "Audit logs"; docs/proofs.md), whichever
  * transport asks: a head signed now over a log's whole tree, an inclusion proof with the proven
- * entry's payload when the reader may see it (engine/proofs/entry-visibility.ts), a consistency
+ * entry's payload when the reader may see it (engine/audit/entry-visibility.ts), a consistency
  * proof. The shard or partition that writes the log answers (Markets.readLog); proofs are built on
  * the worker pool.
  */
-import { entryVisibility, marketFactsOf, visibleToCreator } from "../../engine/proofs/entry-visibility.js";
-import type { LogProofRequest } from "../../engine/proofs/log-proofs.js";
+import { entryVisibility, marketFactsOf, visibleToCreator } from "../../engine/audit/entry-visibility.js";
+import type { LogProofRequest } from "../../engine/audit/log-proofs.js";
 import { base64UrlDecode, type ErrorCode, type Market } from "@market-service/client/wire";
 import { decodeLogEntry } from "../../engine/log/logged-head.js";
 import type { Markets } from "../../engine/runtime/markets.js";

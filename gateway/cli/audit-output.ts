@@ -1,7 +1,7 @@
 /** How `replay` and `verify` print what they found, whatever they read (a data directory or a stream). */
-import type { ReplayResult, VerifyResult } from "../../engine/audit/audit-replay.js";
-import type { SignedHeadsSummary } from "../../engine/proofs/heads/head-audit.js";
-import { ACCEPT_UNSIGNED_TAIL_SETTING } from "../../engine/proofs/heads/unsigned-tail.js";
+import type { ReplayResult, VerifyResult } from "../../engine/replay/audit-replay.js";
+import type { SignedHeadsSummary } from "../../engine/audit/heads/head-audit.js";
+import { ACCEPT_UNSIGNED_TAIL_SETTING } from "../../engine/audit/heads/unsigned-tail.js";
 
 /** The one-line summary written to stderr. */
 export function auditSummary(verb: string, result: ReplayResult): string {

@@ -12,7 +12,7 @@ import type { StreamSourceChoice } from "./stream-audit.js";
 import { availableParallelism } from "node:os";
 import * as path from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { replayDataDir, replayMarketRecord, verifyDataDir, type AuditOptions } from "../../engine/audit/audit-replay.js";
+import { replayDataDir, replayMarketRecord, verifyDataDir, type AuditOptions } from "../../engine/replay/audit-replay.js";
 import { publicKeysOption } from "./public-keys-file.js";
 import { headInterval } from "../config.js";
 import { auditSummary as summary, printMarkets, printVerify } from "./audit-output.js";

@@ -3,7 +3,7 @@
  * stderr is not a terminal or the work is short.
  */
 import cliProgress from "cli-progress";
-import type { AuditProgress } from "../../engine/audit/audit-replay.js";
+import type { AuditProgress } from "../../engine/replay/audit-replay.js";
 
 /** Frames below which the run takes only a few seconds: no bar. */
 const BAR_THRESHOLD_FRAMES = 250_000;

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { checkProofFile } from "@market-service/client/audit";
-import { logProofFromView, LogProofRangeError, type LogProofRequest } from "../../engine/proofs/log-proofs.js";
+import { logProofFromView, LogProofRangeError, type LogProofRequest } from "../../engine/audit/log-proofs.js";
 import { proofJson } from "../../engine/pool-worker/replay-work.js";
 import { shardDirectory } from "../../engine/runtime/shard-host.js";
 import { logIndexOf } from "../../engine/runtime/shard-routing.js";

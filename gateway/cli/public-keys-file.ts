@@ -8,8 +8,8 @@
 import { createPublicKey } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { checkKeyHistory, KEY_HISTORY_VERSION, keyIdOf } from "@market-service/client/audit";
-import { rawEd25519PublicKey } from "../../engine/proofs/signing/audit-signer.js";
-import { historyPublicKeys, type PublicKeyEntry } from "../../engine/proofs/signing/head-keys.js";
+import { rawEd25519PublicKey } from "../../engine/audit/signing/audit-signer.js";
+import { historyPublicKeys, type PublicKeyEntry } from "../../engine/audit/signing/head-keys.js";
 
 export type { PublicKeyEntry };
 

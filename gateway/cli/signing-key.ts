@@ -10,7 +10,7 @@ import { ConfigError } from "../auth/config-error.js";
 import { writeFileAtomically } from "../../storage/atomic-file.js";
 import { loadAuditKeys, readKeyHistoryFile, readPrivateKeyFile, writeKeyHistoryFile, KEY_HISTORY_SETTING, SIGNING_KEY_SETTING } from "../audit-signing-key.js";
 import { loadServiceConfig } from "../config.js";
-import { auditSignerFromPrivateKey } from "../../engine/proofs/signing/audit-signer.js";
+import { auditSignerFromPrivateKey } from "../../engine/audit/signing/audit-signer.js";
 import { currentKey, extendKeyHistory, firstKeyHistory, type KeyHistory } from "@market-service/client/audit";
 
 export interface RotateOptions {

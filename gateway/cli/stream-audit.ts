@@ -10,7 +10,7 @@
  * claims, last epoch, chain head) on stderr; `--json` prints the result object on stdout.
  */
 import { existsSync } from "node:fs";
-import { exportedStream, replayStream, replayStreamMarketRecord, verifyStream, type AuditedStream, type StreamAuditOptions, type StreamFacts } from "../../engine/audit/stream-audit.js";
+import { exportedStream, replayStream, replayStreamMarketRecord, verifyStream, type AuditedStream, type StreamAuditOptions, type StreamFacts } from "../../engine/replay/stream-audit.js";
 import { connectMessaging } from "../../engine/messaging/nats/nats-messaging.js";
 import type { Messaging } from "../../engine/messaging/messaging.js";
 import { LiveStream } from "../../engine/journal/jetstream-stream-source.js";

@@ -6,7 +6,7 @@ import { Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from "
 import type { ResponseInfo } from "../http/route.js";
 import { RequestCounter, RequestHistogram } from "./request-metrics.js";
 import type { RecordCacheStats } from "../../engine/runtime/record-cache.js";
-import type { ProofCacheStats } from "../../engine/proofs/proof-tree-cache.js";
+import type { ProofCacheStats } from "../../engine/audit/proof-tree-cache.js";
 import type { BatchStats } from "../../engine/shard-protocol/shard-protocol.js";
 
 /** Gauges read when /metrics is scraped. */
@@ -14,7 +14,7 @@ export interface ServiceMetricsSources {
   pendingByShard: () => number[];
   idempotencyEntries: () => number;
   recordCache: () => Pick<RecordCacheStats, "sizeBytes" | "entries">;
-  /** The proof tree caches of the worker pool's threads, summed (engine/proofs/proof-tree-cache.ts). */
+  /** The proof tree caches of the worker pool's threads, summed (engine/audit/proof-tree-cache.ts). */
   proofCache?: () => ProofCacheStats;
   /** Absent where the challenge store cannot count them (cluster mode: the cluster's KV bucket); the gauge is then not exposed. */
   outstandingChallenges?: () => number;

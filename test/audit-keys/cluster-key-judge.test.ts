@@ -7,7 +7,7 @@ import { generateKeyPairSync, sign, type KeyObject } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { judgeKeyHistory } from "../../engine/cluster/cluster-key-history.js";
 import { endorsementMessage, extendKeyHistory, firstKeyHistory, type KeyHistory } from "@market-service/client/audit";
-import { rawEd25519PublicKey } from "../../engine/proofs/signing/audit-signer.js";
+import { rawEd25519PublicKey } from "../../engine/audit/signing/audit-signer.js";
 import { base64UrlEncode } from "@market-service/client/wire";
 
 function newKey(): KeyObject {

@@ -1,5 +1,5 @@
 /**
- * The key id and the key history chain (engine/proofs/signing/), checked against a second
+ * The key id and the key history chain (engine/audit/signing/), checked against a second
  * implementation written here from docs/proofs.md ("Signing keys") with node:crypto: SHA-256 for the
  * id, the endorsement bytes built by hand and verified by OpenSSL.
  */
@@ -10,7 +10,7 @@ import { inspect } from "node:util";
 import * as ed from "@noble/ed25519";
 import { describe, expect, it } from "vitest";
 import { checkKeyHistory, endorsementMessage, extendKeyHistory, firstKeyHistory, type KeyHistory, type KeyHistoryEntry, keyIdOf, verifyKeyHistory } from "@market-service/client/audit";
-import { auditSignerFromPrivateKey, rawEd25519PublicKey } from "../../engine/proofs/signing/audit-signer.js";
+import { auditSignerFromPrivateKey, rawEd25519PublicKey } from "../../engine/audit/signing/audit-signer.js";
 
 function newKey(): KeyObject {
   return generateKeyPairSync("ed25519").privateKey;

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../../gateway/auth/config-error.js";
 import { startService, type RunningService } from "../../gateway/service.js";
 import { checkKeyHistory, keyIdOf } from "@market-service/client/audit";
-import { rawEd25519PublicKey } from "../../engine/proofs/signing/audit-signer.js";
+import { rawEd25519PublicKey } from "../../engine/audit/signing/audit-signer.js";
 import { CLI_JS, MAIN_JS, listeningUrl, spawnCaptured } from "../process/support.js";
 import { killOnExit } from "../../scripts/kill-on-exit.js";
 

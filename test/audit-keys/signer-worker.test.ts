@@ -6,7 +6,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import * as ed from "@noble/ed25519";
 import { describe, expect, it } from "vitest";
-import { auditSignerFromPrivateKey, auditSignerWorkerData } from "../../engine/proofs/signing/audit-signer.js";
+import { auditSignerFromPrivateKey, auditSignerWorkerData } from "../../engine/audit/signing/audit-signer.js";
 import "@market-service/client/audit"; // sets noble's SHA-512
 import { startWorker, workerSource } from "../../engine/binary/embedded-worker.js";
 

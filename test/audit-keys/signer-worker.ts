@@ -3,7 +3,7 @@
  * passed (as a shard worker will) and signs the message it was given.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { auditSignerFromWorkerData, type AuditSignerWorkerData } from "../../engine/proofs/signing/audit-signer.js";
+import { auditSignerFromWorkerData, type AuditSignerWorkerData } from "../../engine/audit/signing/audit-signer.js";
 
 const data = workerData as { signer: AuditSignerWorkerData; message: Uint8Array };
 const signer = auditSignerFromWorkerData(data.signer);

@@ -1,13 +1,13 @@
 /**
- * Proofs built from a log on disk (engine/proofs/log-proofs.ts): the segment files read in order
+ * Proofs built from a log on disk (engine/audit/log-proofs.ts): the segment files read in order
  * through a view (several segments, so reads cross segment files), leaf hashes, tree, proof — equal
  * to the proofs of a MerkleLog built directly from the same payloads, and to the RFC reference
  * tree's; sizes beyond the log refused naming the parameter. Real files in a temp dir.
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { LogProofRangeError, logProof, logProofFromView, requestProblem, viewPayloads } from "../../engine/proofs/log-proofs.js";
-import { MerkleLog } from "../../engine/proofs/merkle/merkle-log.js";
+import { LogProofRangeError, logProof, logProofFromView, requestProblem, viewPayloads } from "../../engine/audit/log-proofs.js";
+import { MerkleLog } from "../../engine/audit/merkle/merkle-log.js";
 import { checkConsistency, checkInclusion, encodeConsistencyProof, encodeInclusionProof, hashFromHex, leafHash } from "@market-service/client/audit";
 import { SegmentLog } from "../../storage/index.js";
 import { RfcTree, refLeafHash } from "./merkle/rfc-reference.js";

@@ -13,7 +13,7 @@ import * as path from "node:path";
 import { base64UrlDecode } from "@market-service/client/wire";
 import { checkConsistency, checkInclusion, hashFromHex, leafHash } from "@market-service/client/audit";
 import { loadServiceConfig } from "../../gateway/config.js";
-import { DEFAULT_PROOF_CACHE_BYTES } from "../../engine/proofs/proof-tree-cache.js";
+import { DEFAULT_PROOF_CACHE_BYTES } from "../../engine/audit/proof-tree-cache.js";
 import { Harness, directClaimMechanism, openMarket, uid, type Principal } from "../http-api/support/harness.js";
 
 const work = mkdtempSync(path.join(tmpdir(), "proof-cache-served-"));

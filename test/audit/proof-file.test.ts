@@ -6,7 +6,7 @@
 import { generateKeyPairSync, sign as cryptoSign } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { checkProofFile, encodeConsistencyProof, encodeInclusionProof, hashToHex, headJson, headMessage, leafHash, receiptJson, type SignedHead } from "@market-service/client/audit";
-import { MerkleLog } from "../../engine/proofs/merkle/merkle-log.js";
+import { MerkleLog } from "../../engine/audit/merkle/merkle-log.js";
 
 function key(keyId: string): { keyId: string; publicKey: Uint8Array; sign: (message: Uint8Array) => Uint8Array } {
   const pair = generateKeyPairSync("ed25519");

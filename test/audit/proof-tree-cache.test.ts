@@ -1,5 +1,5 @@
 /**
- * Proofs through the proof tree cache (engine/proofs/proof-tree-cache.ts, cached-log-proofs.ts): the
+ * Proofs through the proof tree cache (engine/audit/proof-tree-cache.ts, cached-log-proofs.ts): the
  * same proofs as a rebuild from the whole log (log-proofs.ts) whether the tree is cold, warm or grown;
  * reuse observed through the cache's counters (never timing): a repeated proof reads no entry, a
  * proof on a grown log reads only the new entries; a log rewritten under the same path, a tree that
@@ -10,11 +10,11 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cachedProofFromPayloads, cachedProofFromView } from "../../engine/proofs/cached-log-proofs.js";
-import { logProof, logProofFromView, type LogProof, type LogProofRequest } from "../../engine/proofs/log-proofs.js";
-import { MerkleLog } from "../../engine/proofs/merkle/merkle-log.js";
+import { cachedProofFromPayloads, cachedProofFromView } from "../../engine/audit/cached-log-proofs.js";
+import { logProof, logProofFromView, type LogProof, type LogProofRequest } from "../../engine/audit/log-proofs.js";
+import { MerkleLog } from "../../engine/audit/merkle/merkle-log.js";
 import { checkConsistency, checkInclusion, hashFromHex, leafHash } from "@market-service/client/audit";
-import { ProofTreeCache } from "../../engine/proofs/proof-tree-cache.js";
+import { ProofTreeCache } from "../../engine/audit/proof-tree-cache.js";
 import { SegmentLog, type LogReadView } from "../../storage/index.js";
 import { tempDir } from "../runtime/support.js";
 

@@ -10,11 +10,11 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../engine/clock.js";
 import { openFileShard } from "../../engine/runtime/shard-core.js";
-import { verifyDataDir } from "../../engine/audit/audit-replay.js";
+import { verifyDataDir } from "../../engine/replay/audit-replay.js";
 import { leafHash, parseReceipt } from "@market-service/client/audit";
 import { decodeLogEntry } from "../../engine/log/logged-head.js";
-import { CompactRange } from "../../engine/proofs/merkle/compact-range.js";
-import { HeadKeys } from "../../engine/proofs/signing/head-keys.js";
+import { CompactRange } from "../../engine/audit/merkle/compact-range.js";
+import { HeadKeys } from "../../engine/audit/signing/head-keys.js";
 import { T0, commands, directClaim, replyOf, request } from "../runtime/support.js";
 import { forge, logEntries, shardDataDirs, swapParticipant, testKey, withRecomputedRoots, type TestKey } from "./support/heads.js";
 

@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import canonicalize from "canonicalize";
 import { Packr } from "msgpackr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { replayMarketRecord } from "../../engine/audit/audit-replay.js";
+import { replayMarketRecord } from "../../engine/replay/audit-replay.js";
 import { ManualClock } from "../../engine/clock.js";
 import { openFileShard } from "../../engine/runtime/shard-core.js";
 import { CRC32_ASSET, POOL_WORKER_ASSET, uwsAssetName } from "../../engine/binary/assets.js";

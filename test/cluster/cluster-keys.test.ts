@@ -18,7 +18,7 @@ import { ServiceCluster } from "./support/service-cluster.js";
 import { CLI_JS, MAIN_JS, spawnCaptured, tempDataDir } from "../process/support.js";
 import { clusterSigningKeyFile } from "../../scripts/cluster-signing-key.js";
 import { killOnExit } from "../../scripts/kill-on-exit.js";
-import { auditSignerFromPrivateKey } from "../../engine/proofs/signing/audit-signer.js";
+import { auditSignerFromPrivateKey } from "../../engine/audit/signing/audit-signer.js";
 
 let nats: NatsCluster;
 let nodes: ServiceCluster;

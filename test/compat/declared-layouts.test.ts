@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import { recordedRequestOf } from "../../engine/rules/handle-command.js";
-import { shardDirectories } from "../../engine/audit/audit-replay.js";
+import { shardDirectories } from "../../engine/replay/audit-replay.js";
 import type { Command } from "../../engine/rules/types/command.js";
 import { buildCommand, buildIdentity, buildRejection } from "../../engine/rules/types/command-layout.js";
 import type { Rejection } from "@market-service/client/wire";

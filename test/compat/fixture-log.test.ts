@@ -9,7 +9,7 @@ import { cpSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { replayDataDir, replayMarketRecord, verifyDataDir } from "../../engine/audit/audit-replay.js";
+import { replayDataDir, replayMarketRecord, verifyDataDir } from "../../engine/replay/audit-replay.js";
 import { MarketClient, type Credentials, type IdentityFile } from "@market-service/client";
 import { ManualClock } from "../../engine/clock.js";
 import { startService, type RunningService } from "../../gateway/service.js";

@@ -7,7 +7,7 @@ import { isoFromMs, type Command } from "../../engine/index.js";
 import { ManualClock } from "../../engine/clock.js";
 import { commandFingerprint } from "../../engine/idempotency/fingerprint.js";
 import { MarketRuntime } from "../../engine/runtime/market-runtime.js";
-import { replayDataDir, replayMarketRecord, verifyDataDir } from "../../engine/audit/audit-replay.js";
+import { replayDataDir, replayMarketRecord, verifyDataDir } from "../../engine/replay/audit-replay.js";
 import { FRAME_HEADER_BYTES, SEGMENT_HEADER_BYTES, SegmentLog, SnapshotStore, crc32c } from "../../storage/index.js";
 import { shardOfMarket } from "../../engine/runtime/shard-routing.js";
 import { decodeShardSnapshot, encodeShardSnapshot } from "../../engine/runtime/shard-snapshot.js";

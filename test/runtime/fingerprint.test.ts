@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { cpSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { shardDirectories } from "../../engine/audit/audit-replay.js";
+import { shardDirectories } from "../../engine/replay/audit-replay.js";
 import { commandFingerprint, orderedFingerprint } from "../../engine/idempotency/fingerprint.js";
 import { fingerprintOfCommand } from "../../gateway/api/market-api.js";
 import { decodeLoggedCommand } from "../../engine/log/logged-command.js";

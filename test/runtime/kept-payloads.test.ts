@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { KeptPayloads } from "../../engine/audit/kept-payloads.js";
+import { KeptPayloads } from "../../engine/replay/kept-payloads.js";
 
 describe("KeptPayloads", () => {
   it("returns each kept payload's bytes by its offset, across slabs", () => {

@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { fc, test } from "@fast-check/vitest";
 import { Packr } from "msgpackr";
 import { describe, expect, it } from "vitest";
-import { shardDirectories } from "../../engine/audit/audit-replay.js";
+import { shardDirectories } from "../../engine/replay/audit-replay.js";
 import { ManualClock } from "../../engine/clock.js";
 import { COMMAND_TYPES } from "@market-service/client/wire";
 import { COMMAND_LAYOUTS } from "../../engine/rules/types/command-layout.js";

@@ -1,7 +1,7 @@
 /** The writer's right edge of the tree (compact-range.ts) against the full tree (merkle-log.ts) and the RFC's definition. */
 import { describe, expect, it } from "vitest";
-import { CompactRange } from "../../../engine/proofs/merkle/compact-range.js";
-import { MerkleLog } from "../../../engine/proofs/merkle/merkle-log.js";
+import { CompactRange } from "../../../engine/audit/merkle/compact-range.js";
+import { MerkleLog } from "../../../engine/audit/merkle/merkle-log.js";
 import { leafHash, sameHash } from "@market-service/client/audit";
 
 const leaf = (i: number): Uint8Array => leafHash(new TextEncoder().encode(`entry ${i}`));

@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { MerkleLog } from "../../../engine/proofs/merkle/merkle-log.js";
+import { MerkleLog } from "../../../engine/audit/merkle/merkle-log.js";
 import { checkConsistency, checkInclusion, decodeConsistencyProof, decodeInclusionProof, emptyTreeHash, encodeConsistencyProof, encodeInclusionProof, leafHash, nodeHash, rootFromInclusionProof } from "@market-service/client/audit";
 import { CT_CONSISTENCY_PROOFS, CT_INCLUSION_PROOFS, CT_LEAF_INPUTS, CT_NODE_HASHES, CT_ROOTS } from "./ct-vectors.js";
 

@@ -6,7 +6,7 @@
  */
 import { fc, test as fcTest } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { MerkleLog } from "../../../engine/proofs/merkle/merkle-log.js";
+import { MerkleLog } from "../../../engine/audit/merkle/merkle-log.js";
 import { verifyConsistency, verifyInclusion } from "@market-service/client/audit";
 import { RfcTree, refVerifyConsistency, refVerifyInclusion, sampleLeafHashes, sha256 } from "./rfc-reference.js";
 

@@ -1,9 +1,9 @@
 /** The shards' node:crypto tree hashes are the pure (noble) ones, byte for byte. */
 import { describe, expect } from "vitest";
 import { fc, it } from "@fast-check/vitest";
-import { NODE_TREE_HASHING } from "../../../engine/proofs/node-tree-hashing.js";
+import { NODE_TREE_HASHING } from "../../../engine/audit/node-tree-hashing.js";
 import { TREE_HASHING, sameHash } from "@market-service/client/audit";
-import { CompactRange } from "../../../engine/proofs/merkle/compact-range.js";
+import { CompactRange } from "../../../engine/audit/merkle/compact-range.js";
 
 describe("node:crypto tree hashing", () => {
   it.prop([fc.uint8Array({ maxLength: 2048 })])("hashes a leaf as noble does", (bytes) => {

@@ -1,5 +1,5 @@
 /**
- * engine/proofs/merkle (the log's tree) stays portable, as the proof checks it builds on are: those
+ * engine/audit/merkle (the log's tree) stays portable, as the proof checks it builds on are: those
  * (tree hashes, proof verification and format) are the client package's, which runs in browsers
  * (@market-service/client/audit). Its files import only each other, that package and @noble/hashes,
  * and touch no Node API.
@@ -8,11 +8,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 
-const DIR = path.resolve(import.meta.dirname, "../../../engine/proofs/merkle");
+const DIR = path.resolve(import.meta.dirname, "../../../engine/audit/merkle");
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*"([^"]+)"|import\(\s*"([^"]+)"\s*\)/g;
 const files = readdirSync(DIR).filter((name) => name.endsWith(".ts"));
 
-describe("engine/proofs/merkle is portable", () => {
+describe("engine/audit/merkle is portable", () => {
   it("has the tree, the verifier and the format", () => {
     expect(files).toEqual(expect.arrayContaining(["merkle-log.ts", "hash-column.ts", "compact-range.ts"]));
   });

@@ -4,7 +4,7 @@
  */
 import { fc, test as fcTest } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { MerkleLog } from "../../../engine/proofs/merkle/merkle-log.js";
+import { MerkleLog } from "../../../engine/audit/merkle/merkle-log.js";
 import { decodeConsistencyProof, decodeInclusionProof, encodeConsistencyProof, encodeInclusionProof, hashFromHex, hashToHex, ProofFormatError, verifyConsistency, verifyInclusion } from "@market-service/client/audit";
 import { sampleLeafHashes } from "./rfc-reference.js";
 

@@ -6,7 +6,7 @@
  */
 import { fc, test as fcTest } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { MerkleLog } from "../../../engine/proofs/merkle/merkle-log.js";
+import { MerkleLog } from "../../../engine/audit/merkle/merkle-log.js";
 import { checkConsistency, checkInclusion, consistencyNodes, inclusionNodes, rootFromInclusionProof, verifyConsistency, verifyInclusion } from "@market-service/client/audit";
 import { refPathDirections, refRootFromPath, refRootsFromProof, refVerifyConsistency, refVerifyInclusion, sampleLeafHashes } from "./rfc-reference.js";
 

@@ -1,6 +1,6 @@
 /**
  * A second, minimal Merkle tree and verifier, written straight from the recursive definitions of
- * RFC 9162 §2.1 and nothing else, for the tests to hold engine/proofs/merkle against:
+ * RFC 9162 §2.1 and nothing else, for the tests to hold engine/audit/merkle against:
  *
  *   MTH({}) = SHA-256()      MTH({d0}) = SHA-256(0x00 ‖ d0)
  *   MTH(D[n]) = SHA-256(0x01 ‖ MTH(D[0:k]) ‖ MTH(D[k:n])), k the largest power of two < n

@@ -10,10 +10,10 @@ import { tempDir } from "../../runtime/support.js";
 import * as path from "node:path";
 import { Packr } from "msgpackr";
 import { decodeLogEntry, encodeLoggedHead } from "../../../engine/log/logged-head.js";
-import { CompactRange } from "../../../engine/proofs/merkle/compact-range.js";
+import { CompactRange } from "../../../engine/audit/merkle/compact-range.js";
 import { keyIdOf, leafHash } from "@market-service/client/audit";
-import type { HeadSigner } from "../../../engine/proofs/heads/log-heads.js";
-import type { PublicKeyEntry } from "../../../engine/proofs/signing/head-keys.js";
+import type { HeadSigner } from "../../../engine/audit/heads/log-heads.js";
+import type { PublicKeyEntry } from "../../../engine/audit/signing/head-keys.js";
 import { SegmentLog } from "../../../storage/index.js";
 
 export interface TestKey {

@@ -2,8 +2,8 @@
  * Replays (record reads, old replies, proofs) in the simulation: the worker pool's functions
  * (engine/pool-worker/replay-work.ts), run in-process as the node, a moment after they are asked for.
  */
-import { ProofTreeCache, type ProofCacheStats } from "../../../engine/proofs/proof-tree-cache.js";
-import type { ProofEntriesWanted } from "../../../engine/proofs/cached-log-proofs.js";
+import { ProofTreeCache, type ProofCacheStats } from "../../../engine/audit/proof-tree-cache.js";
+import type { ProofEntriesWanted } from "../../../engine/audit/cached-log-proofs.js";
 import { completeProofWork, completeReplayWork, proofJson } from "../../../engine/pool-worker/replay-work.js";
 import type { Replays } from "../../../engine/runtime/shard-answers.js";
 import type { ReplayWork, ShardReply } from "../../../engine/shard-protocol/shard-protocol.js";

@@ -48,7 +48,7 @@ export function isHash(value: unknown): value is Uint8Array {
 
 /**
  * The two hashes of the tree as one pair, so that a writer can compute them with another SHA-256
- * implementation (the service's shards use node:crypto's, engine/proofs/node-tree-hashing.ts: the
+ * implementation (the service's shards use node:crypto's, engine/audit/node-tree-hashing.ts: the
  * same bytes, faster in Node); everything that must run in a browser uses `TREE_HASHING`.
  */
 export interface TreeHashing {

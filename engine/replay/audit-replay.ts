@@ -18,9 +18,9 @@ import type { MarketRecord } from "@market-service/client/wire";
 import { LogCorruptError, SegmentLog, SnapshotStore } from "../../storage/index.js";
 import { decodeLoggedCommand } from "../log/logged-command.js";
 import { decodeLogEntry } from "../log/logged-head.js";
-import { HeadAudit, headChecksOf, summarizeHeads, type SignedHeadsSummary } from "../proofs/heads/head-audit.js";
-import type { HeadInterval } from "../proofs/heads/unsigned-tail.js";
-import type { PublicKeyEntry } from "../proofs/signing/head-keys.js";
+import { HeadAudit, headChecksOf, summarizeHeads, type SignedHeadsSummary } from "../audit/heads/head-audit.js";
+import type { HeadInterval } from "../audit/heads/unsigned-tail.js";
+import type { PublicKeyEntry } from "../audit/signing/head-keys.js";
 import { shardLogId, shardOfMarket } from "../runtime/shard-routing.js";
 import { LogFold, type ShardMarket } from "../log-fold.js";
 import { auditMarket, notReconstructed, snapshotDivergence } from "./market-audit.js";
@@ -50,7 +50,7 @@ export interface AuditOptions {
    */
   keptPayloadBytes?: number;
   /**
-   * verify: the service's public keys (keyId → raw 32 bytes, engine/proofs/signing/). With them every
+   * verify: the service's public keys (keyId → raw 32 bytes, engine/audit/signing/). With them every
    * signed head's signature is checked, and a shard log with entries but no signed head fails.
    */
   publicKeys?: PublicKeyEntry[];

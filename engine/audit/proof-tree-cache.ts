@@ -10,7 +10,7 @@
  * end); a stream journal only appends, fenced by the expected last sequence. What can still happen is
  * a log replaced under the same name: a data directory restored or rewritten between two runs of a
  * service, while a thread and its cache live on (in-process users, tests). So a kept tree is checked
- * before every use (engine/proofs/cached-log-proofs.ts): the last kept entry is read again and must
+ * before every use (engine/audit/cached-log-proofs.ts): the last kept entry is read again and must
  * hash as kept (its frame's chain value too, which commits to every entry before it), and the root
  * at the size the log's writer vouches for (its own tree, which it rebuilt from the log as it is)
  * must come out of the kept tree; a tree that fails either is dropped and built again.

@@ -2,7 +2,7 @@
  * The entries of a log after its last verified head, and whether a crash can have left that many
  * (docs/storage.md, "Recovery and signed heads"; decisions.md I42).
  *
- * What a crash leaves: the writer (engine/proofs/heads/log-heads.ts) ends a batch with a head once
+ * What a crash leaves: the writer (engine/audit/heads/log-heads.ts) ends a batch with a head once
  * `everyCommands` entries follow the last one (inside the batch if the batch is longer) or once the
  * oldest of them is `everyMs` old by the batch's server time, which every command of the batch
  * carries (`occurredAtMs`). So after any durable batch fewer than `everyCommands` entries follow the
