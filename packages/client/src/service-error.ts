@@ -146,9 +146,7 @@ export const errorGuards: { readonly [Code in MarketServiceErrorCode]: ErrorGuar
   Object.fromEntries(MARKET_SERVICE_ERROR_CODES.map((code) => [code, (error: unknown) => error instanceof MarketServiceError && error.code === code])),
 ) as { readonly [Code in MarketServiceErrorCode]: ErrorGuard<Code> };
 
-/** Any MarketServiceError, or one with `code`. */
-export function isMarketServiceError(error: unknown): error is MarketServiceError;
-export function isMarketServiceError<Code extends MarketServiceErrorCode>(error: unknown, code: Code): error is MarketServiceError & { readonly code: Code };
-export function isMarketServiceError(error: unknown, code?: MarketServiceErrorCode): boolean {
-  return error instanceof MarketServiceError && (code === undefined || error.code === code);
+/** Any MarketServiceError (for one code: `errorGuards[code](error)`, or `error.is(code)` once narrowed). */
+export function isMarketServiceError(error: unknown): error is MarketServiceError {
+  return error instanceof MarketServiceError;
 }
