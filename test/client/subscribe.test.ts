@@ -6,7 +6,7 @@
  * session signs in again and the subscription goes on.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Ed25519Session, MarketClient, type MarketStreamEvent, type MarketEventSubscription } from "@market-service/client";
+import { Ed25519Session, generateKeyPair, MarketClient, MarketServiceError, type MarketStreamEvent, type MarketEventSubscription } from "@market-service/client";
 import { Harness, START_MS } from "../http-api/support/harness.js";
 
 const DIRECT = { presetId: "direct-claim.v1", config: { capacity: 5, pricing: { mode: "free" }, confirmation: "none" } } as const;
@@ -100,5 +100,33 @@ describe("MarketClient.subscribe after a 401", () => {
     } finally {
       await short.close();
     }
+  });
+});
+
+describe("MarketClient.subscribe when signing in fails", () => {
+  it("ends with the sign-in's refusal (401 unauthenticated), not as a service out of reach retried", async () => {
+    const [creator] = await h.principals("refused-creator");
+    // The actor's own key id with another private key: the service refuses the challenge's signature.
+    const stranger = { ...creator.identity, privateKey: generateKeyPair().privateKey };
+    const client = new MarketClient({ baseUrl: h.url, credentials: new Ed25519Session(stranger) });
+    const reconnects: string[] = [];
+    const subscription = client.subscribe("sub-1", { after: 0, sleep: async () => undefined, onReconnect: ({ reason }) => reconnects.push(reason) });
+    const error = await subscription.next().then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(MarketServiceError);
+    expect((error as MarketServiceError).code).toBe("unauthenticated");
+    expect((error as MarketServiceError).status).toBe(401);
+    expect(reconnects).toEqual([]);
+  });
+
+  it("rethrows what is not a MarketServiceError (a malformed private key is the caller's bug)", async () => {
+    const [creator] = await h.principals("malformed-creator");
+    const broken = { ...creator.identity, privateKey: "not a key" };
+    const client = new MarketClient({ baseUrl: h.url, credentials: new Ed25519Session(broken) });
+    const reconnects: string[] = [];
+    const subscription = client.subscribe("sub-1", { after: 0, sleep: async () => undefined, onReconnect: ({ reason }) => reconnects.push(reason) });
+    const error = await subscription.next().then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(MarketServiceError);
+    expect(reconnects).toEqual([]);
   });
 });

@@ -209,9 +209,22 @@ async function* run(options: MarketEventsOptions, marketSegment: string, state: 
     const pathAndQuery = `/v1/markets/${marketSegment}/events${state.after === undefined ? "" : `?after=${state.after}`}`;
     const action = `GET ${pathAndQuery}`;
     const url = base + pathAndQuery;
+    let headers: Record<string, string>;
+    try {
+      headers = await options.headers({ method: "GET", pathAndQuery, url });
+    } catch (error) {
+      if (signal.aborted) return;
+      // A sign-in the service refused (or credentials that cannot sign) is a refusal, not a lost
+      // connection: retrying it as "could not connect" would only repeat the same refusal. Only an
+      // unreachable sign-in is retried as one; anything not from the SDK is a bug of the caller's.
+      if (!(error instanceof MarketServiceError)) throw error;
+      reason = `could not get credentials: ${error.code}: ${error.serviceMessage}`;
+      last = { code: error.code, status: error.status };
+      if (error.code !== "unreachable" && !RETRIED_STATUSES.has(error.status)) throw error;
+      continue;
+    }
     let response: Response;
     try {
-      const headers = await options.headers({ method: "GET", pathAndQuery, url });
       response = await fetchFn(url, { method: "GET", headers: { accept: "text/event-stream", ...headers }, signal });
     } catch (error) {
       if (signal.aborted) return;
