@@ -8,6 +8,7 @@
  *   it expires and then fetched again, so no request leaves with a token about to lapse.
  */
 import { signHmacRequest } from "./hmac.js";
+import { MarketServiceError } from "./service-error.js";
 import type { AuthenticationTokenGrant } from "./wire/index.js";
 
 /** What `provision` writes and `token` reads: an actor's identity and private key. Keep it 0600. */
@@ -74,7 +75,11 @@ export class Ed25519Session {
       this.pending = source(this.identity)
         .then((grant) => {
           const expiresAtMs = Date.parse(grant.expiresAt);
-          if (!Number.isFinite(expiresAtMs)) throw new Error(`the token grant's expiresAt is not a date-time: ${JSON.stringify(grant.expiresAt)}`);
+          // The service's reply, not the caller's argument: a MarketServiceError as every bad reply is.
+          if (!Number.isFinite(expiresAtMs)) {
+            const serviceMessage = `the token grant's expiresAt is not a date-time: ${JSON.stringify(grant.expiresAt)}`;
+            throw new MarketServiceError({ code: "unexpected_reply", status: 201, serviceMessage, action: "POST /v1/auth/tokens", message: `POST /v1/auth/tokens: ${serviceMessage}` });
+          }
           this.token = { accessToken: grant.accessToken, expiresAtMs };
           return this.token;
         })

@@ -19,6 +19,7 @@ import { subscribeMarketEvents, type MarketEventsOptions, type MarketEventSubscr
 import { generateKeyPair, signSigningPayload } from "./ed25519.js";
 import { backoffMs, isRetryableStatus, retryAfterMs, retryOptionsOf, type RetryOptions } from "./retry-policy.js";
 import { pathSegment } from "./path-segment.js";
+import { strictBytesOfBase64url } from "./wire/base64url.js";
 import { MarketServiceError, REQUEST_ID_HEADER } from "./service-error.js";
 import { unreachable } from "./unreachable.js";
 
@@ -191,6 +192,12 @@ export class MarketClient {
   /** The whole Ed25519 flow: a challenge, its payload signed with the identity's key, a token. */
   async signIn(identity: Pick<IdentityFile, "actorId" | "keyId" | "privateKey">, options: CallOptions = {}): Promise<AuthenticationTokenGrant> {
     const challenge = await this.createChallenge({ actorId: identity.actorId, keyId: identity.keyId }, options);
+    // The payload is the service's reply: one that is not base64url is the reply's fault, not the
+    // caller's, so it is a MarketServiceError (a malformed private key stays a plain Error).
+    if (strictBytesOfBase64url(challenge.signingPayload) === undefined) {
+      const serviceMessage = "the challenge's signingPayload is not unpadded base64url";
+      throw new MarketServiceError({ code: "unexpected_reply", status: 201, serviceMessage, action: "POST /v1/auth/challenges", message: `POST /v1/auth/challenges: ${serviceMessage}` });
+    }
     const signature = signSigningPayload(challenge.signingPayload, identity.privateKey);
     return this.issueToken({ challengeId: challenge.id, nonce: challenge.nonce, signature }, options);
   }
@@ -339,8 +346,11 @@ export class MarketClient {
   async checkReceipt(receipt: Receipt | string, publicKeys: PublicKeys, options: CheckReceiptOptions): Promise<ReceiptCheck> {
     // Loaded here, not at the top: most users never check a receipt, and bundlers split a dynamic
     // import into a chunk of its own, so they never load the proof checks either.
-    const { checkReceiptProof, publicKeysOf } = await import("./audit/receipt-check.js");
-    const keys = publicKeysOf(publicKeys);
+    const { checkReceiptProof, checkedKeysOf } = await import("./audit/receipt-check.js");
+    // Keys that cannot be used make every check pointless: said before asking the service anything.
+    const usable = checkedKeysOf(publicKeys);
+    if (!usable.ok) return { outcome: "unusable", reason: usable.reason };
+    const keys = usable.keys;
     const parsed = parseReceipt(typeof receipt === "string" ? receipt : JSON.stringify(receipt));
     if (!parsed.ok) return { outcome: "unusable", reason: `receipt: ${parsed.message}` };
     const { head, leafIndex } = parsed.receipt;

@@ -33,10 +33,21 @@ export type ReceiptCheck =
  * signed by the one before): trust it as far as you trust how you got its first key.
  */
 export function publicKeysOf(keys: PublicKeys): ReadonlyMap<string, Uint8Array> {
-  if (keys instanceof Map) return keys;
+  const checked = checkedKeysOf(keys);
+  if (!checked.ok) throw new Error(checked.reason);
+  return checked.keys;
+}
+
+/**
+ * The keys as a map, or why they cannot be used. The receipt checks answer with this rather than
+ * throw: a key list often comes from the service (`auditKeys()`), so one that fails its chain is an
+ * outcome to report (`unusable`), not a bug of the caller's.
+ */
+export function checkedKeysOf(keys: PublicKeys): { readonly ok: true; readonly keys: ReadonlyMap<string, Uint8Array> } | { readonly ok: false; readonly reason: string } {
+  if (keys instanceof Map) return { ok: true, keys };
   const checked = checkKeyHistory({ version: KEY_HISTORY_VERSION, ...(keys as AuditKeyList) });
-  if (!checked.ok) throw new Error(`the public key list is not a valid key history: ${checked.problem}`);
-  return new Map(checked.history.keys.map((key) => [key.keyId, base64UrlDecode(key.publicKey)]));
+  if (!checked.ok) return { ok: false, reason: `the public key list is not a valid key history: ${checked.problem}` };
+  return { ok: true, keys: new Map(checked.history.keys.map((key) => [key.keyId, base64UrlDecode(key.publicKey)])) };
 }
 
 /**
@@ -44,7 +55,9 @@ export function publicKeysOf(keys: PublicKeys): ReadonlyMap<string, Uint8Array> 
  * alone; with `command` the proven entry must be that command (a receipt check always gives it).
  */
 export function checkReceiptProof(proofFile: Readonly<Record<string, unknown>>, keys: PublicKeys): ReceiptCheck {
-  const checked = checkProofFile(proofFile, publicKeysOf(keys));
+  const usable = checkedKeysOf(keys);
+  if (!usable.ok) return { outcome: "unusable", reason: usable.reason };
+  const checked = checkProofFile(proofFile, usable.keys);
   switch (checked.outcome) {
     case "proven":
       return { outcome: "proven", proven: checked.proven, proofFile };
