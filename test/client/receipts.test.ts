@@ -56,7 +56,7 @@ describe("receipts in the SDK", () => {
       const receipt = won.receipt as Receipt;
       expect(parseReceipt(won.receiptText ?? "")).toEqual({ ok: true, receipt });
       const keys = await client.auditKeys();
-      const command = { type: "direct_claim.submit", marketId: "r-1", commandId: won.commandId, actorId: "bob" };
+      const command: ReceiptCommand = { type: "direct_claim.submit", marketId: "r-1", commandId: won.commandId, actorId: "bob" };
 
       // Plain JSON: through JSON.stringify and JSON.parse (a file, a database, a message) it is the same receipt.
       const kept = JSON.parse(JSON.stringify(receipt)) as Receipt;

@@ -9,11 +9,12 @@
  * Pure JavaScript (msgpackr's portable decoder, `msgpackr/unpack`, no Node API): the SDK checks receipts in browsers too.
  */
 import { unpack } from "msgpackr/unpack";
+import { COMMAND_TYPES, type CommandType } from "../wire/command.js";
 import { parseCommitmentId } from "../wire/ids.js";
 
 export interface ReceiptCommand {
   /** The command type as logged, e.g. `direct_claim.submit`, `sealed_auction.submit_bid`. */
-  readonly type: string;
+  readonly type: CommandType;
   readonly marketId: string;
   readonly commandId: string;
   /** The actor that sent it (the identity's actor id). */
@@ -31,7 +32,9 @@ export function parseReceiptCommand(value: unknown): { ok: true; command: Receip
     const member = record[name];
     if (typeof member !== "string" || member.length === 0) return { ok: false, message: `command.${name} must be a non-empty string` };
   }
-  return { ok: true, command: { type: record["type"] as string, marketId: record["marketId"] as string, commandId: record["commandId"] as string, actorId: record["actorId"] as string } };
+  // Only a type the service logs can be proven: any other is no command of a receipt's.
+  if (!(COMMAND_TYPES as readonly unknown[]).includes(record["type"])) return { ok: false, message: `command.type must be one of ${COMMAND_TYPES.join(", ")}` };
+  return { ok: true, command: { type: record["type"] as CommandType, marketId: record["marketId"] as string, commandId: record["commandId"] as string, actorId: record["actorId"] as string } };
 }
 
 /** Why the entry's payload is not `expected` (a sentence naming the first member that differs), or undefined when it is. */
