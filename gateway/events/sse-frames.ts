@@ -4,7 +4,7 @@
  * (CR, LF) never occur in its output, so a frame's `data:` line cannot be split or forged.
  */
 
-import type { StreamEndCode } from "@market-service/client/wire";
+import type { StreamEndCode, StreamEndFrameData } from "@market-service/client/wire";
 
 /** The event name of every market event frame. */
 export const MARKET_EVENT = "market-event";
@@ -31,11 +31,16 @@ data: ${JSON.stringify({ after })}
 export type { StreamEndCode };
 
 export function overflowFrame(message: string, resumeAfter: number): string {
-  return `event: overflow\ndata: ${JSON.stringify({ code: "subscriber_too_slow", message, resumeAfter })}\n\n`;
+  return endingFrame("overflow", { code: "subscriber_too_slow", message, resumeAfter });
 }
 
 export function endFrame(code: StreamEndCode, message: string, resumeAfter: number): string {
-  return `event: end\ndata: ${JSON.stringify({ code, message, resumeAfter })}\n\n`;
+  return endingFrame("end", { code, message, resumeAfter });
+}
+
+/** The last frame of a stream: its data is the wire's StreamEndFrameData, which the client reads. */
+function endingFrame(event: "end" | "overflow", data: StreamEndFrameData): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
 /** A comment line: keeps an idle stream alive through proxies, and shows a client that left. */

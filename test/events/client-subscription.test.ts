@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Harness, claim, directClaimMechanism, openMarket, uid, type Principal } from "../http-api/support/harness.js";
 import { freePort } from "../../scripts/free-port.js";
-import { MarketServiceError, subscribeMarketEvents, type MarketStreamEvent } from "@market-service/client";
+import { MarketServiceError, subscribeMarketEvents, type MarketStreamEvent, type StreamEndFrameData } from "@market-service/client";
 
 let h: Harness;
 let creator: Principal;
@@ -51,23 +51,38 @@ describe("subscribeMarketEvents", () => {
     expect(codes).toEqual(["unreachable", "unreachable", "unreachable", "unreachable", "unreachable"]);
   });
 
-  it("tells each reconnect's code, an end frame's included, and ends with a final end frame's code", async () => {
-    const end = (event: string, code: string, message: string) => `event: ${event}\ndata: ${JSON.stringify({ code, message, resumeAfter: 0 })}\n\n`;
-    // One stream per connection, each ended by the service with a reason; the last is final.
-    const streams = [end("end", "shutting_down", "stopping"), end("overflow", "subscriber_too_slow", "slow"), end("end", "some_later_code", "?"), end("end", "market_not_found", "gone")];
+  it("tells each reconnect's code, an end frame's included; every end frame resumes, and a refusal on reconnecting ends it", async () => {
+    const end = (event: string, data: StreamEndFrameData | { code: string; message: string; resumeAfter: number }) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    // One stream per connection, each ended by the service with a reason; then the market is gone (404).
+    // A code no end frame carries (a later service's, or a refusal's) is a reason to resume too.
+    const streams = [
+      end("end", { code: "shutting_down", message: "stopping", resumeAfter: 0 }),
+      end("overflow", { code: "subscriber_too_slow", message: "slow", resumeAfter: 0 }),
+      end("end", { code: "some_later_code", message: "?", resumeAfter: 0 }),
+      end("end", { code: "market_not_found", message: "gone", resumeAfter: 0 }),
+    ];
     let served = 0;
     const codes: string[] = [];
+    const reasons: string[] = [];
     const subscription = subscribeMarketEvents({
       baseUrl: "http://service.invalid",
       marketId: "m",
       headers: () => ({}),
-      fetch: async () => new Response(streams[served++] ?? "", { status: 200, headers: { "content-type": "text/event-stream" } }),
+      fetch: async () => {
+        const stream = streams[served++];
+        if (stream === undefined) return new Response(JSON.stringify({ error: { code: "market_not_found", message: "no such market" } }), { status: 404, headers: { "content-type": "application/json" } });
+        return new Response(stream, { status: 200, headers: { "content-type": "text/event-stream" } });
+      },
       sleep: async () => undefined,
-      onReconnect: (info) => codes.push(info.code),
+      onReconnect: (info) => {
+        codes.push(info.code);
+        reasons.push(info.reason);
+      },
     });
-    await expect(subscription.next()).rejects.toMatchObject({ name: "MarketServiceError", code: "market_not_found", status: 0, serviceMessage: "gone", commandId: undefined });
-    expect(codes).toEqual(["shutting_down", "subscriber_too_slow", "unexpected_reply"]);
-    expect(served).toBe(4);
+    await expect(subscription.next()).rejects.toMatchObject({ name: "MarketServiceError", code: "market_not_found", status: 404, commandId: undefined });
+    expect(codes).toEqual(["shutting_down", "subscriber_too_slow", "unexpected_reply", "unexpected_reply"]);
+    expect(reasons).toEqual(["shutting_down: stopping", "subscriber_too_slow: slow", "some_later_code: ?", "market_not_found: gone"]);
+    expect(served).toBe(5);
   });
 
   it("calls onEvent for each event and stops when aborted", async () => {

@@ -15,9 +15,9 @@
  * subscription then reconnects at once, and ends only if the renewed credentials are refused too.
  */
 import { pathSegment } from "./path-segment.js";
-import { marketServiceErrorCodeOf, MarketServiceError, type MarketServiceErrorCode } from "./service-error.js";
+import { MarketServiceError, type MarketServiceErrorCode } from "./service-error.js";
 import { SseParser, type ServerSentEvent } from "./sse-parser.js";
-import type { CreatorMarketEvent, PublicMarketEvent } from "./wire/index.js";
+import { STREAM_END_CODES, type CreatorMarketEvent, type PublicMarketEvent, type StreamEndCode, type StreamEndFrameData } from "./wire/index.js";
 
 /** One request the subscription makes, for credentials that sign it. */
 export interface MarketEventsRequest {
@@ -57,7 +57,7 @@ export interface MarketEventsOptions {
   headers: (request: MarketEventsRequest) => Record<string, string> | Promise<Record<string, string>>;
   fetch?: typeof fetch;
   /**
-   * Called when the service refuses the credentials (401, or a stream ended `unauthenticated`):
+   * Called when the service refuses the credentials (401):
    * drop them and return true when the next `headers()` call brings new ones. Default: none, and a
    * 401 ends the subscription.
    */
@@ -88,11 +88,16 @@ export interface MarketEventSubscription extends AsyncIterableIterator<MarketStr
 
 /** Statuses a later attempt may get past: overload, unavailability, a proxy between. */
 const RETRIED_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
-/** `event: end` codes after which resuming cannot help. */
-const FINAL_END_CODES: ReadonlySet<MarketServiceErrorCode> = new Set(["unauthenticated", "forbidden", "market_not_found", "not_found"]);
-
 /** `event: end` / overflow codes after which the subscription reconnects at once (others: after the backoff's delay). */
-const IMMEDIATE_RESUME_CODES: ReadonlySet<MarketServiceErrorCode> = new Set(["subscriber_too_slow", "owner_changed", "resume_required"]);
+const IMMEDIATE_RESUME_CODES: ReadonlySet<StreamEndCode> = new Set(["subscriber_too_slow", "owner_changed", "resume_required"]);
+
+/** How a stream ended, by its `end` / `overflow` frame. */
+interface StreamEnding {
+  /** The frame's code; `unexpected_reply` for one no end frame carries (a later service's). */
+  readonly code: StreamEndCode | "unexpected_reply";
+  /** The frame's code and message, in words. */
+  readonly reason: string;
+}
 
 function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -263,13 +268,12 @@ async function* run(options: MarketEventsOptions, marketSegment: string, state: 
         if (chunk.done) break;
         const outcome = yield* handleFrames(parser.push(decoder.decode(chunk.value, { stream: true })), state);
         if (outcome !== undefined) {
-          reason = `${outcome.code}: ${outcome.message}`;
-          // A code this client does not know is still a reason to resume, after the backoff's delay.
-          const code = marketServiceErrorCodeOf(outcome.code) ?? "unexpected_reply";
-          last = { code, status: 0 };
-          if (code === "unauthenticated" && renew()) break;
-          if (FINAL_END_CODES.has(code)) throw new MarketServiceError({ code, status: 0, serviceMessage: outcome.message, action, message: `${action} ended: ${code}: ${outcome.message}` });
-          resumeNow = IMMEDIATE_RESUME_CODES.has(code);
+          // Every end code says "resume" (StreamEndCode); refusals that end a subscription come as
+          // HTTP replies when it reconnects. A code this client does not know is still a reason to
+          // resume, after the backoff's delay.
+          reason = outcome.reason;
+          last = { code: outcome.code, status: 0 };
+          resumeNow = outcome.code !== "unexpected_reply" && IMMEDIATE_RESUME_CODES.has(outcome.code);
           break;
         }
       }
@@ -280,7 +284,7 @@ async function* run(options: MarketEventsOptions, marketSegment: string, state: 
 }
 
 /** Yields the market events among `frames`; returns how the stream ended, if a frame said. */
-function* handleFrames(frames: readonly ServerSentEvent[], state: { after: number | undefined }): Generator<MarketStreamEvent, { code: string; message: string } | undefined, undefined> {
+function* handleFrames(frames: readonly ServerSentEvent[], state: { after: number | undefined }): Generator<MarketStreamEvent, StreamEnding | undefined, undefined> {
   for (const frame of frames) {
     switch (frame.event) {
       case "market-event": {
@@ -300,12 +304,14 @@ function* handleFrames(frames: readonly ServerSentEvent[], state: { after: numbe
       }
       case "overflow":
       case "end": {
-        const data = parseObject(frame.data);
-        const resumeAfter = typeof data?.["resumeAfter"] === "number" ? data["resumeAfter"] : undefined;
-        if (resumeAfter !== undefined && Number.isSafeInteger(resumeAfter) && (state.after === undefined || resumeAfter > state.after)) state.after = resumeAfter;
+        // The service's StreamEndFrameData, each member checked before use.
+        const data: { readonly [K in keyof StreamEndFrameData]?: unknown } = parseObject(frame.data) ?? {};
+        const { code, message, resumeAfter } = data;
+        if (typeof resumeAfter === "number" && Number.isSafeInteger(resumeAfter) && (state.after === undefined || resumeAfter > state.after)) state.after = resumeAfter;
+        const sent = typeof code === "string" ? code : frame.event;
         return {
-          code: typeof data?.["code"] === "string" ? data["code"] : frame.event,
-          message: typeof data?.["message"] === "string" ? data["message"] : `the stream ended (${frame.event})`,
+          code: (STREAM_END_CODES as readonly string[]).includes(sent) ? (sent as StreamEndCode) : "unexpected_reply",
+          reason: `${sent}: ${typeof message === "string" ? message : `the stream ended (${frame.event})`}`,
         };
       }
       default:

@@ -91,6 +91,17 @@ export type StreamEndCode =
 /** Every code that ends a stream, as the service sends them. */
 export const STREAM_END_CODES: readonly StreamEndCode[] = ["subscriber_too_slow", "shutting_down", "owner_changed", "resume_required", "service_unavailable"];
 
+/**
+ * The JSON data of an `event: end` or `event: overflow` frame (docs/events.md): the service writes
+ * it, the client reads it. Members in the order the service has always written them.
+ */
+export interface StreamEndFrameData {
+  code: StreamEndCode;
+  message: string;
+  /** The last sequence handed to the subscriber's socket: resume after it. */
+  resumeAfter: number;
+}
+
 /** A decided refusal: a code clients branch on and a deterministic human-readable message. */
 export interface Rejection {
   code: ErrorCode;
