@@ -8,9 +8,9 @@
  * @market-service/client/audit: `checkReceipt` loads them when it runs, so what a browser loads
  * first stays small.
  */
-export { MarketClient, RECEIPT_HEADER, type Accepted, type CallOptions, type CheckReceiptOptions, type ClientClock, type CommandInput, type MarketClientOptions, type MyOutcomeOptions, type RequestOptions, type RetryNotice, type ServiceResponse, type SubscribeOptions } from "./market-client.js";
-export { subscribeMarketEvents, type MarketEventEnvelope, type MarketEventsBackoff, type MarketEventsOptions, type MarketEventSubscription, type MarketStreamEvent } from "./market-events.js";
-export { DEFAULT_REFRESH_BEFORE_MS, Ed25519Session, type Credentials, type Ed25519SessionOptions, type IdentityFile } from "./credentials.js";
+export { MarketClient, RECEIPT_HEADER, type Accepted, type CallOptions, type CheckReceiptOptions, type ClientClock, type CommandInput, type MarketClientOptions, type MyOutcomeOptions, type RequestOptions, type RetryNotice, type ServiceResponse, type SubscribeOptions, type UnauthenticatedCallOptions } from "./market-client.js";
+export { subscribeMarketEvents, type MarketEventEnvelope, type MarketEventsBackoff, type MarketEventsOptions, type MarketEventsReconnect, type MarketEventsRequest, type MarketEventSubscription, type MarketStreamEvent } from "./market-events.js";
+export { DEFAULT_REFRESH_BEFORE_MS, Ed25519Session, type Credentials, type Ed25519SessionOptions, type IdentityFile, type SignableRequest, type TokenSource } from "./credentials.js";
 export { DEFAULT_RETRY, type RetryOptions } from "./retry-policy.js";
 export { errorGuards, isMarketServiceError, MARKET_SERVICE_ERROR_CODES, MarketServiceError, REQUEST_ID_HEADER, SERVICE_ERROR_CODES, type ClientErrorCode, type ErrorGuard, type MarketServiceErrorCode, type MarketServiceErrorInit, type ServiceErrorCode } from "./service-error.js";
 export type { PublicKeys, ReceiptCheck } from "./audit/receipt-check.js";

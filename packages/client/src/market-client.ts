@@ -13,7 +13,7 @@
 import { parseReceipt, type Receipt } from "./audit/receipt.js";
 import type { PublicKeys, ReceiptCheck } from "./audit/receipt-check.js";
 import type { ReceiptCommand } from "./audit/receipt-command.js";
-import type { AuditKeyList, AuthenticationChallenge, AuthenticationTokenGrant, CommitmentActionBody, CreateChallengeBody, CreateMarketBody, Delegation, DirectClaimBody, IssueDelegationBody, IssueTokenBody, LogConsistencyProof, LogHead, LogInclusionProof, Market, MarketActionResult, MarketOutcome, MarketRecord, MarketResult, ProvisionedIdentity, ProvisionIdentityBody, PublishMarketBody, RevokeDelegationBody, SealedBidBody } from "./wire/index.js";
+import type { AuditKeyList, AuthenticationChallenge, AuthenticationTokenGrant, CommitmentActionBody, CreateChallengeBody, CreateMarketBody, Delegation, DirectClaimBody, HealthStatus, IssueDelegationBody, IssueTokenBody, LogConsistencyProof, LogHead, LogInclusionProof, Market, MarketActionResult, MarketOutcome, MarketRecord, MarketResult, ProvisionedIdentity, ProvisionIdentityBody, PublishMarketBody, RevokeDelegationBody, SealedBidBody } from "./wire/index.js";
 import { authorizationHeaders, renewAfterRefusal, type Credentials, type IdentityFile } from "./credentials.js";
 import { subscribeMarketEvents, type MarketEventsOptions, type MarketEventSubscription } from "./market-events.js";
 import { generateKeyPair, signSigningPayload } from "./ed25519.js";
@@ -94,8 +94,14 @@ export interface RequestOptions {
   readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
-/** What `subscribe` takes: the stream's options, and other credentials than the client's. */
-export type SubscribeOptions = Omit<MarketEventsOptions, "baseUrl" | "marketId" | "headers" | "fetch" | "renewCredentials"> & { readonly credentials?: Credentials };
+/**
+ * What the unauthenticated calls take (health, createChallenge, issueToken, signIn, auditKeys): the
+ * call's options without credentials, which those requests never carry.
+ */
+export type UnauthenticatedCallOptions = Omit<CallOptions, "credentials">;
+
+/** What `subscribe` takes: the stream's options, other credentials than the client's, and extra request headers. */
+export type SubscribeOptions = Omit<MarketEventsOptions, "baseUrl" | "marketId" | "headers" | "fetch" | "renewCredentials"> & CallOptions;
 
 /** One HTTP exchange as it happened: the low-level `request` answers with it. */
 export interface ServiceResponse {
@@ -175,22 +181,22 @@ export class MarketClient {
   // ------------------------------------------------------------------------------------------
 
   /** GET /healthz: `{status: "ok"}` once the service takes requests. */
-  health(options: CallOptions = {}): Promise<{ status: "ok" }> {
+  health(options: UnauthenticatedCallOptions = {}): Promise<HealthStatus> {
     return this.read("/healthz", { ...options, credentials: { kind: "none" } });
   }
 
   /** POST /v1/auth/challenges (unauthenticated). */
-  async createChallenge(body: CreateChallengeBody, options: CallOptions = {}): Promise<AuthenticationChallenge> {
+  async createChallenge(body: CreateChallengeBody, options: UnauthenticatedCallOptions = {}): Promise<AuthenticationChallenge> {
     return (await this.exchange<AuthenticationChallenge>({ ...this.plain("POST", "/v1/auth/challenges", body, options), credentials: { kind: "none" }, idempotent: true, success: [201] })).body;
   }
 
   /** POST /v1/auth/tokens (unauthenticated): consumes the challenge, so it is not repeated after a lost answer. */
-  async issueToken(body: IssueTokenBody, options: CallOptions = {}): Promise<AuthenticationTokenGrant> {
+  async issueToken(body: IssueTokenBody, options: UnauthenticatedCallOptions = {}): Promise<AuthenticationTokenGrant> {
     return (await this.exchange<AuthenticationTokenGrant>({ ...this.plain("POST", "/v1/auth/tokens", body, options), credentials: { kind: "none" }, idempotent: false, success: [201] })).body;
   }
 
   /** The whole Ed25519 flow: a challenge, its payload signed with the identity's key, a token. */
-  async signIn(identity: Pick<IdentityFile, "actorId" | "keyId" | "privateKey">, options: CallOptions = {}): Promise<AuthenticationTokenGrant> {
+  async signIn(identity: Pick<IdentityFile, "actorId" | "keyId" | "privateKey">, options: UnauthenticatedCallOptions = {}): Promise<AuthenticationTokenGrant> {
     const challenge = await this.createChallenge({ actorId: identity.actorId, keyId: identity.keyId }, options);
     // The payload is the service's reply: one that is not base64url is the reply's fault, not the
     // caller's, so it is a MarketServiceError (a malformed private key stays a plain Error).
@@ -301,7 +307,8 @@ export class MarketClient {
       baseUrl: this.baseUrl,
       marketId,
       fetch: this.fetchImpl,
-      headers: (request) => authorizationHeaders(credentials, { method: request.method, pathAndQuery: request.pathAndQuery, body: undefined }, (identity) => this.signIn(identity), this.clock.nowMs()),
+      // The caller's headers under the credentials', as every other call merges them.
+      headers: async (request) => ({ ...options.headers, ...(await authorizationHeaders(credentials, { method: request.method, pathAndQuery: request.pathAndQuery, body: undefined }, (identity) => this.signIn(identity), this.clock.nowMs())) }),
       renewCredentials: () => renewAfterRefusal(credentials),
     });
   }
@@ -311,7 +318,7 @@ export class MarketClient {
   // ------------------------------------------------------------------------------------------
 
   /** GET /v1/audit/keys (unauthenticated): the keys that sign log heads, oldest first. */
-  auditKeys(options: CallOptions = {}): Promise<AuditKeyList> {
+  auditKeys(options: UnauthenticatedCallOptions = {}): Promise<AuditKeyList> {
     return this.read("/v1/audit/keys", { ...options, credentials: { kind: "none" } });
   }
 

@@ -74,7 +74,18 @@ export interface MarketEventsOptions {
    * Told before each reconnect, with why (`code`: the service's, an `event: end` frame's such as
    * `shutting_down` or `owner_changed`, or `unreachable`; `reason` in words) and from where.
    */
-  onReconnect?: (info: { attempt: number; delayMs: number; reason: string; code: MarketServiceErrorCode; after: number | undefined }) => void;
+  onReconnect?: (info: MarketEventsReconnect) => void;
+}
+
+/** What `onReconnect` is told before each reconnect. */
+export interface MarketEventsReconnect {
+  /** Failures in a row so far (0: a reconnect at once, after an overflow, an owner change or renewed credentials). */
+  readonly attempt: number;
+  readonly delayMs: number;
+  readonly reason: string;
+  readonly code: MarketServiceErrorCode;
+  /** The sequence the reconnection resumes after. */
+  readonly after: number | undefined;
 }
 
 export interface MarketEventSubscription extends AsyncIterableIterator<MarketStreamEvent> {
