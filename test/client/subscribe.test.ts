@@ -130,3 +130,37 @@ describe("MarketClient.subscribe when signing in fails", () => {
     expect(reconnects).toEqual([]);
   });
 });
+
+describe("MarketClient.subscribe's options", () => {
+  it("sends the call's headers with its credentials, as every other method does", async () => {
+    const sent: Headers[] = [];
+    const client = new MarketClient({
+      baseUrl: "http://service.invalid",
+      credentials: { kind: "bearer", token: "t-1" },
+      fetch: async (_input, init) => {
+        sent.push(new Headers(init?.headers));
+        return new Response(JSON.stringify({ error: { code: "market_not_found", message: "no such market" } }), { status: 404, headers: { "content-type": "application/json" } });
+      },
+    });
+    const subscription = client.subscribe("m-1", { headers: { "x-trace": "abc", authorization: "not this" } });
+    await expect(subscription.next()).rejects.toMatchObject({ code: "market_not_found" });
+    expect(sent.map((headers) => [headers.get("x-trace"), headers.get("authorization")])).toEqual([["abc", "Bearer t-1"]]);
+  });
+
+  it("the calls that never send credentials do not take them", () => {
+    const client = new MarketClient({ baseUrl: "http://service.invalid" });
+    const credentials = { kind: "bearer", token: "t" } as const;
+    // Type checks only (nothing is called): each line fails to compile if the option comes back.
+    const calls = [
+      // @ts-expect-error health sends no credentials
+      () => client.health({ credentials }),
+      // @ts-expect-error auditKeys sends no credentials
+      () => client.auditKeys({ credentials }),
+      // @ts-expect-error createChallenge sends no credentials
+      () => client.createChallenge({ actorId: "a", keyId: "k" }, { credentials }),
+      // @ts-expect-error issueToken sends no credentials
+      () => client.issueToken({ challengeId: "c", nonce: "n", signature: "s" }, { credentials }),
+    ];
+    expect(calls).toHaveLength(4);
+  });
+});
