@@ -15,12 +15,12 @@
  *   idempotent through commandId, so a replay repeats a reply, never an effect.
  */
 import { createHmac, hash, randomBytes, timingSafeEqual } from "node:crypto";
+import { strictBytesOfBase64url } from "@market-service/client/wire";
 
 export const HMAC_SCHEME = "Service-HMAC";
 export const HMAC_CANONICAL_PREFIX = "service-hmac-v1";
 const HMAC_SIGNATURE_TEXT_LENGTH = 43; // 32 bytes, unpadded base64url
 const TIMESTAMP_PATTERN = /^(?:0|[1-9][0-9]{0,14})$/;
-const SIGNATURE_PATTERN = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/; // canonical 43-char encoding of 32 bytes
 
 /** Used for unknown actors so that the failure costs one HMAC like any other. */
 const DECOY_KEY = randomBytes(32);
@@ -64,12 +64,18 @@ export function hmacDigest(secretKey: Uint8Array, canonical: string): Buffer {
   return createHmac("sha256", secretKey).update(canonical, "utf8").digest();
 }
 
-/** Signature text of `Service-HMAC <signature>`; undefined if the header is not that form. */
-export function parseHmacAuthorization(header: string): string | undefined {
+/**
+ * The 32 signature bytes of `Service-HMAC <signature>`; undefined if the header is not that form.
+ * Decoded with the wire's one strict decoder (no padding, canonical trailing bits): Buffer's would
+ * take several texts for one signature.
+ */
+export function parseHmacAuthorization(header: string): Uint8Array | undefined {
   const space = header.indexOf(" ");
   if (space !== HMAC_SCHEME.length || header.slice(0, space).toLowerCase() !== "service-hmac") return undefined;
   const signature = header.slice(space + 1).trim();
-  return signature.length === HMAC_SIGNATURE_TEXT_LENGTH && SIGNATURE_PATTERN.test(signature) ? signature : undefined;
+  if (signature.length !== HMAC_SIGNATURE_TEXT_LENGTH) return undefined;
+  const bytes = strictBytesOfBase64url(signature);
+  return bytes?.length === 32 ? bytes : undefined;
 }
 
 /** The actor id when the request carries a valid `service-hmac-v1` signature, else undefined. */
@@ -90,7 +96,6 @@ export function verifyHmacRequest(settings: HmacSettings, request: HmacRequest, 
     sha256Hex(request.bodyBytes),
   );
   const expected = hmacDigest(secret ?? DECOY_KEY, canonical);
-  const presented = Buffer.from(signature, "base64url");
-  const matches = presented.length === expected.length && timingSafeEqual(presented, expected);
+  const matches = signature.length === expected.length && timingSafeEqual(signature, expected);
   return matches && secret !== undefined ? actorId : undefined;
 }

@@ -130,12 +130,17 @@ describe("service-hmac-v1", () => {
     const good = signed({ method: "GET", uri });
     const signature = good.authorization.slice("Service-HMAC ".length);
     expect(signature).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // The same 32 bytes with non-canonical trailing bits: a lenient decoder would take it as the signature.
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const nonCanonical = signature.slice(0, -1) + alphabet[alphabet.indexOf(signature.slice(-1)) + 1];
+    expect(Buffer.from(nonCanonical, "base64url")).toEqual(Buffer.from(signature, "base64url"));
     const variants: Array<Record<string, string | undefined>> = [
       { authorization: undefined },
       { "x-service-actor": undefined },
       { "x-service-timestamp": undefined },
       { authorization: "Service-HMAC" },
       { authorization: `Service-HMAC ${signature}=` },
+      { authorization: `Service-HMAC ${nonCanonical}` },
       { authorization: `Service-HMAC ${signature.slice(1)}` },
       { authorization: `Service-HMAC ${signature}AAAA` },
       { authorization: `HMAC ${signature}` },
