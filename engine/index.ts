@@ -1,9 +1,9 @@
 /**
- * The market engine (docs/architecture.md, "Layout"). Its pure core, which this entry exports: the
- * rules (rules/), how market state is kept (store/), the record (record.ts), canonical hashing
- * (canonical-hash.ts), the one fold of a log (log-fold.ts) and equality of plain data
- * (plain-equal.ts), with no clock, no randomness and no I/O: same commands in, byte-identical
- * records and hashes out. Beside it at this level, not exported here: the seams of time the runtime
+ * The market engine (docs/architecture.md, "Layout"). Its pure core, with no clock, no randomness
+ * and no I/O (same commands in, byte-identical records and hashes out): the rules (rules/), how
+ * market state is kept (store/), the record (record.ts) and canonical hashing (canonical-hash.ts),
+ * which this entry exports; and the one fold of a log (log-fold.ts) and equality of plain data
+ * (plain-equal.ts), which are imported from their own modules, not from this entry. Beside it at this level, not exported here: the seams of time the runtime
  * is given (clock.ts, timers.ts). The runtime that runs the core is imported from its own rooms,
  * each importing only rooms below it (test/architecture): the log's frames (log/); the Merkle log,
  * its signed heads and proofs (audit/: what a client's audit/ checks); the messages a shard answers

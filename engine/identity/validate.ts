@@ -33,7 +33,7 @@ export function isIdentifier(value: unknown): value is string {
 }
 
 /**
- * Strict unpadded base64url decode (the one codec, engine/rules/base64url.ts): only the URL
+ * Strict unpadded base64url decode (the one codec, packages/client/src/wire/base64url.ts): only the URL
  * alphabet, no padding, and the canonical encoding (unused trailing bits zero), so one byte string
  * has exactly one accepted text. A Buffer over the decoded bytes, for node:crypto.
  */

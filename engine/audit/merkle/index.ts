@@ -1,7 +1,8 @@
 /**
- * RFC 9162 Merkle trees for the logs' signed heads (issue 29): the tree, its proofs, their
- * verification and their JSON encoding. Pure JavaScript throughout (no Node API), so the client SDK
- * can verify proofs in a browser with these same files. The format is in docs/proofs.md.
+ * RFC 9162 Merkle trees for the logs' signed heads (issue 29): the service's tree (merkle-log.ts)
+ * and the proofs it serves. The hashes, the proof checks and their JSON encoding are the client
+ * SDK's (@market-service/client/audit, re-exported here), so the service builds and the SDK verifies
+ * with the same code, in Node and in browsers. The format is in docs/proofs.md.
  */
 export { HASH_BYTES, emptyTreeHash, isHash, leafHash, nodeHash, sameHash } from "@market-service/client/audit";
 export { MerkleLog } from "./merkle-log.js";

@@ -1,7 +1,7 @@
 /**
  * Plain words for a typia type expression, the `expected` text of a validation error
  * (`(string & MinLength<1> & MaxLength<128> & Pattern<"…">)` → `a string of 1–128 characters with
- * no control characters`). The rules live as typia tags on the types (engine/types/shared.ts); this
+ * no control characters`). The rules live as typia tags on the types (packages/client/src/wire/shared.ts); this
  * file turns each tag into words once, so every field, including one added later, gets its rule
  * stated in plain words and no client ever sees a type expression.
  *

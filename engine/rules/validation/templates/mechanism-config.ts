@@ -1,6 +1,6 @@
 /**
  * typia template (not compiled directly): `npm run generate` turns it into
- * engine/validation/generated/mechanism-config.ts, plain TypeScript with no transform needed.
+ * engine/rules/validation/generated/mechanism-config.ts, plain TypeScript with no transform needed.
  */
 import typia from "typia";
 import type { DirectClaimConfigInput, SealedAuctionConfig } from "@market-service/client/wire";
