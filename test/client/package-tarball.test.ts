@@ -1,6 +1,6 @@
 /**
  * The client package as an outside project gets it: `npm pack` in packages/client makes the tarball
- * (its built files only), a scratch project outside the repository installs it from the tarball, and
+ * (its built files and README only), a scratch project outside the repository installs it from the tarball, and
  * type-checks a file that uses it strictly, as a browser project would: lib DOM and ES2022, no Node
  * types, skipLibCheck off, with NodeNext resolution and with a bundler's. Zero errors, and no
  * declaration of the service, of typia or of Node may be needed. A negative control proves the
@@ -55,7 +55,7 @@ export async function run(head: LogHead | undefined, keys: AuditKeyList): Promis
     const kept: Receipt | null = JSON.parse(JSON.stringify(receipt)) as Receipt | null;
     const rootHash: string | undefined = kept?.head.rootHash;
     if (kept !== null) {
-      const checked: ReceiptCheck = await client.checkReceipt(kept, keys, { command: { type: "market.create", marketId: market.id, commandId: created.commandId, actorId: "alice" } });
+      const checked: ReceiptCheck = await client.checkReceipt(kept, keys, { command: { type: "market.create_draft", marketId: market.id, commandId: created.commandId, actorId: "alice" } });
       if (checked.outcome === "proven") console.log(checkReceiptProof(checked.proofFile, keys).outcome);
     }
     const outcome = await client.getMyOutcome(market.id, { forPrincipal: { principalId: "carol", authorityRef: "d-1" } });
@@ -120,11 +120,12 @@ afterAll(() => {
 });
 
 describe("the client package's tarball", () => {
-  it("holds only its manifest and its built files: ES modules and bundled declarations", () => {
+  it("holds only its manifest, its README and its built files: ES modules and bundled declarations", () => {
     expect(packed).toContain("package.json");
+    expect(packed).toContain("README.md");
     expect(packed).toContain("dist/index.js");
     expect(packed).toEqual(expect.arrayContaining(["dist/index.d.ts", "dist/wire.d.ts", "dist/audit.d.ts"]));
-    expect(packed.filter((file) => file !== "package.json" && !/^dist\/(?:[\w-]+\/)*[\w-]+\.js$/.test(file) && !/^dist\/[\w-]+\.d\.ts$/.test(file))).toEqual([]);
+    expect(packed.filter((file) => file !== "package.json" && file !== "README.md" && !/^dist\/(?:[\w-]+\/)*[\w-]+\.js$/.test(file) && !/^dist\/[\w-]+\.d\.ts$/.test(file))).toEqual([]);
     const manifest = JSON.parse(readFileSync(path.join(project, "node_modules/@market-service/client/package.json"), "utf8")) as { dependencies: Record<string, string> };
     expect(Object.keys(manifest.dependencies).sort()).toEqual(["@noble/ed25519", "@noble/hashes", "msgpackr"]);
   });
@@ -140,8 +141,9 @@ describe("the client package's tarball", () => {
     expect(files.map((file) => path.relative(project, file)).sort()).toEqual(["main.ts", ...DOC_EXAMPLE_FILES, ...packed.filter((file) => file.endsWith(".d.ts")).map((file) => `node_modules/@market-service/client/${file}`)].sort());
   });
 
-  it("docs/client.md's marked examples are among what that check compiled: the first program after the install, and the typed mechanisms and events", () => {
-    expect(DOC_EXAMPLES.length).toBeGreaterThanOrEqual(2);
+  it("docs/client.md's marked examples are among what that check compiled: the first program after the install, the typed mechanisms and events, and the receipt check", () => {
+    expect(DOC_EXAMPLES.length).toBeGreaterThanOrEqual(3);
+    expect(DOC_EXAMPLES.join("\n")).toMatch(/client\.checkReceipt\(accepted\.receipt, keys/);
     expect(DOC_EXAMPLES[0]).toMatch(/^import \{[^}]*\bMarketClient\b[^}]*\} from "@market-service\/client";$/m);
     expect(DOC_EXAMPLES.join("\n")).toMatch(/@ts-expect-error/);
   });
