@@ -242,10 +242,15 @@ export class NatsCluster {
     this.liveProcess(index).kill("SIGCONT");
   }
 
-  /** Starts node `index` again on its configuration and store (after `kill`); resolves once all nodes are healthy. */
-  async restart(index: number): Promise<void> {
-    if (this.entry(index).process !== undefined) throw new Error(`NATS node ${this.nodes[index]?.name} is still running`);
-    this.spawnNode(index);
+  /**
+   * Starts the nodes `indexes` again on their configuration and stores (after `kill`); resolves once
+   * all nodes are healthy. Several nodes are started together and waited for by one readiness loop:
+   * a restart each, awaited together, ran one loop per node, and each loop's repairs (a node left
+   * out of the meta group or not current, restarted on its store) could undo the other's.
+   */
+  async restart(...indexes: number[]): Promise<void> {
+    for (const index of indexes) if (this.entry(index).process !== undefined) throw new Error(`NATS node ${this.nodes[index]?.name} is still running`);
+    for (const index of indexes) this.spawnNode(index);
     await this.waitUntilReady();
   }
 

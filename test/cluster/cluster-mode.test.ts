@@ -196,7 +196,7 @@ describe("NATS lost while running", () => {
       expect([answer.status, answer.headers.get("retry-after")], answer.text).toEqual([503, "1"]);
       expect(answer.body.error.code).toBe("service_unavailable");
     }
-    await Promise.all([0, 1, 2].map((i) => nats.restart(i)));
+    await nats.restart(0, 1, 2);
     // Retried with the same commandIds: each executes once (or replays if it was logged after all).
     for (const [i, who] of claimers.entries()) {
       let answer: Awaited<ReturnType<typeof request>> | undefined;

@@ -543,7 +543,7 @@ describe("identities when the log is lost", () => {
       expect(grant).toMatchObject({ ok: false, code: "service_unavailable" });
     } finally {
       // Both at once: one restarted alone waits for a meta leader beside a node that lost quorum.
-      await Promise.all(down.map((index) => cluster.restart(index)));
+      await cluster.restart(...down);
     }
 
     // The journal is reopened in the background; the same command is then logged (or, had the
@@ -591,7 +591,7 @@ describe("identities when the log is lost", () => {
       // An actor this node does not know may have been provisioned elsewhere: it cannot tell now.
       expect(await b.auth.createChallenge({ actorId: "nobody", keyId: "nobody-key" }, b.clock.nowMs())).toMatchObject(unavailable);
     } finally {
-      await Promise.all(down.map((index) => cluster.restart(index)));
+      await cluster.restart(...down);
     }
 
     // Quorum is back: the 503s used nothing up, so the same token request, sent again as a client

@@ -484,7 +484,7 @@ describe("JetStreamJournal on a 3-node cluster", () => {
       });
       await expect(writer.latestSequence()).rejects.toThrow(/no leader/);
     } finally {
-      await Promise.all(down.map((index) => cluster.restart(index)));
+      await cluster.restart(...down);
     }
     await waitFor("the stream's leader answering again", async () => (await writer.latestSequence().catch(() => -1)) === 1);
   });
