@@ -15,7 +15,8 @@
  * each, the order alternating (storm/paired-rounds.ts). Printed and written to
  * bench/results/<date>-guard.{json,md}: per capacity the median of the rounds' ratios candidate ÷
  * reference with their range, req/s, p50/p99, and the CPU of each service process (all its threads)
- * per answered request. A round whose storm fails a check (any 5xx, a connection error, an
+ * per answered request, split by thread (the gateway thread, the hot market's shard, the rest) with
+ * its system part. A round whose storm fails a check (any 5xx, a connection error, an
  * allocation that disagrees with the accepted replies) fails the run.
  *
  * A benchmark, never a test: run it on a machine with nothing else to do.
@@ -26,12 +27,13 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus } from "node:os";
 import * as path from "node:path";
 import { numberArg, settingsArg, stringArg } from "./args.js";
+import { percentile } from "./percentile.js";
 import { buildOf, git } from "./builds.js";
 import { PINNED_REFERENCE } from "./guard-reference.js";
 import { freshResultStem, RESULTS_DIR } from "./result-stem.js";
 import { allocatedOf, transportChecks, type Check } from "./storm/checks.js";
 import { pairedRounds, type PairedSummary } from "./storm/paired-rounds.js";
-import { cpuSecondsOfStat, REPO, requireWrk, runWrk, type WrkResult } from "./storm/processes.js";
+import { cpuSecondsByThread, REPO, requireWrk, runWrk, threadCpuSplit, type WrkResult } from "./storm/processes.js";
 import { createMarket, pathsFile, setUpService, warmUp, type Setup } from "./storm/setup.js";
 
 
@@ -56,7 +58,17 @@ interface Storm {
   wrk: WrkResult;
   /** CPU seconds of the service process (every thread) during the storm, per answered request, in µs. */
   cpuUsPerRequest: number;
+  /** The same CPU by thread (the gateway thread, the busiest other one: the hot market's shard, the rest) and its system part, µs per answered request. */
+  cpuUsPerRequestByThread: CpuByThread;
   checks: Check[];
+}
+
+/** µs of CPU per answered request: the gateway thread, the hot market's shard, the rest, and the system (kernel) part of all three. */
+interface CpuByThread {
+  gateway: number;
+  shard: number;
+  rest: number;
+  system: number;
 }
 
 /** `perf record` of one process (every thread) until `stop`. */
@@ -75,7 +87,7 @@ async function stormOnce(setup: Setup, marketId: string, capacity: number): Prom
   await createMarket(setup, marketId, capacity);
   const pid = setup.service.process.pid as number;
   const perf = PERF_DIR === "" ? undefined : startPerf(pid, path.resolve(PERF_DIR, `${marketId}-${path.basename(path.dirname(setup.tokensFile))}.data`));
-  const before = cpuSecondsOfStat(`/proc/${pid}/stat`);
+  const before = cpuSecondsByThread(pid);
   const wrk = await runWrk({
     url: setup.url,
     path: "/",
@@ -84,23 +96,30 @@ async function stormOnce(setup: Setup, marketId: string, capacity: number): Prom
     durationSeconds: SECONDS,
     env: { STORM_TOKENS: setup.tokensFile, STORM_PATHS: pathsFile(WORK, marketId, [`/v1/markets/${marketId}/direct-claims`]) },
   });
-  const after = cpuSecondsOfStat(`/proc/${pid}/stat`);
+  const split = threadCpuSplit(pid, before, cpuSecondsByThread(pid));
   await perf?.stop();
   const answered = Object.values(wrk.statuses).reduce((a, b) => a + b, 0);
-  const cpuSeconds = after.user + after.system - before.user - before.system;
+  const usPerRequest = (seconds: number): number => (seconds * 1e6) / Math.max(1, answered);
   const accepted = wrk.statuses["200"] ?? 0;
   const allocated = await allocatedOf(setup, marketId);
   const checks: Check[] = [
     ...transportChecks(wrk),
     { name: "accepted replies match the allocation (+ those in flight at the deadline)", ok: allocated >= accepted && allocated <= accepted + CONNECTIONS, detail: `${accepted} accepted, ${allocated} allocated` },
   ];
-  return { wrk, cpuUsPerRequest: (cpuSeconds * 1e6) / Math.max(1, answered), checks };
+  const cpuUsPerRequestByThread: CpuByThread = {
+    gateway: usPerRequest(split.mainSeconds),
+    shard: usPerRequest(split.busiestOtherSeconds),
+    rest: usPerRequest(split.restSeconds),
+    system: usPerRequest(split.systemSeconds),
+  };
+  return { wrk, cpuUsPerRequest: usPerRequest(split.mainSeconds + split.busiestOtherSeconds + split.restSeconds), cpuUsPerRequestByThread, checks };
 }
 
 const fmt = (n: number): string => Math.round(n).toLocaleString("en-US");
 
 function describe(label: string, s: Storm): string {
-  return `${label} ${fmt(s.wrk.requestsPerSecond)} req/s, p50 ${(s.wrk.latencyUs.p50 / 1000).toFixed(2)} ms, p99 ${(s.wrk.latencyUs.p99 / 1000).toFixed(2)} ms, ${s.cpuUsPerRequest.toFixed(1)} µs CPU/req`;
+  const t = s.cpuUsPerRequestByThread;
+  return `${label} ${fmt(s.wrk.requestsPerSecond)} req/s, p50 ${(s.wrk.latencyUs.p50 / 1000).toFixed(2)} ms, p99 ${(s.wrk.latencyUs.p99 / 1000).toFixed(2)} ms, ${s.cpuUsPerRequest.toFixed(1)} µs CPU/req (gateway thread ${t.gateway.toFixed(1)}, shard ${t.shard.toFixed(1)}, rest ${t.rest.toFixed(1)}; system ${t.system.toFixed(1)})`;
 }
 
 async function main(): Promise<void> {
@@ -155,6 +174,17 @@ async function main(): Promise<void> {
       const listB = (pick: (s: Storm) => number, digits = 0): string => summary.rounds.map((r) => pick(r.b).toFixed(digits)).join(", ");
       return `| ${fmt(capacity)} | **${summary.median.toFixed(3)}** | ${summary.min.toFixed(3)}–${summary.max.toFixed(3)} | ${list((s) => s.wrk.requestsPerSecond)} | ${listB((s) => s.wrk.requestsPerSecond)} | ${list((s) => s.cpuUsPerRequest, 1)} | ${listB((s) => s.cpuUsPerRequest, 1)} | ${list((s) => s.wrk.latencyUs.p99 / 1000, 2)} | ${listB((s) => s.wrk.latencyUs.p99 / 1000, 2)} |`;
     }),
+    "",
+    "Where each build's CPU went, µs per answered request, median of the rounds: the gateway thread (the process's main thread), the busiest other thread (the hot market's shard), the rest (the other shards, the identity journal's thread, V8's and libuv's helpers), and the system (kernel) part of the whole.",
+    "",
+    "| capacity | build | gateway thread | shard | rest | system part |",
+    "|---:|---|---:|---:|---:|---:|",
+    ...summaries.flatMap(({ capacity, summary }) =>
+      (["a", "b"] as const).map((side) => {
+        const median = (pick: (t: CpuByThread) => number): string => percentile(summary.rounds.map((r) => pick(r[side].cpuUsPerRequestByThread)).sort((x, y) => x - y), 50).toFixed(1);
+        return `| ${fmt(capacity)} | ${side === "a" ? "reference" : "candidate"} | ${median((t) => t.gateway)} | ${median((t) => t.shard)} | ${median((t) => t.rest)} | ${median((t) => t.system)} |`;
+      }),
+    ),
     "",
     passed ? "Every storm passed its checks." : "**A storm failed its checks: the run does not count.**",
     "",

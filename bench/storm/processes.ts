@@ -1,7 +1,7 @@
 /** Starting and stopping the processes a storm needs: the real service (as a user runs it) and the floor. */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, openSync, readFileSync } from "node:fs";
+import { existsSync, openSync, readdirSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { portFree } from "../../scripts/free-port.js";
 
@@ -101,6 +101,49 @@ export function cpuSecondsOfStat(statPath: string): { user: number; system: numb
   // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return { user: Number(fields[11]) / ticksPerSecond, system: Number(fields[12]) / ticksPerSecond };
+}
+
+/** User and system CPU seconds of each thread of process `pid` so far, by thread id (Linux). */
+export function cpuSecondsByThread(pid: number): Map<number, { user: number; system: number }> {
+  const byThread = new Map<number, { user: number; system: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      byThread.set(Number(tid), cpuSecondsOfStat(`/proc/${pid}/task/${tid}/stat`));
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return byThread;
+}
+
+/**
+ * Where a process's CPU went between two `cpuSecondsByThread` readings, in seconds: its main
+ * thread (the service's gateway thread: the thread whose id is the pid), its busiest other thread
+ * (on a hot market, the market's shard), the rest, and how much of the whole was system time.
+ */
+export interface ThreadCpuSplit {
+  mainSeconds: number;
+  busiestOtherSeconds: number;
+  restSeconds: number;
+  systemSeconds: number;
+}
+
+export function threadCpuSplit(pid: number, before: ReadonlyMap<number, { user: number; system: number }>, after: ReadonlyMap<number, { user: number; system: number }>): ThreadCpuSplit {
+  const split: ThreadCpuSplit = { mainSeconds: 0, busiestOtherSeconds: 0, restSeconds: 0, systemSeconds: 0 };
+  for (const [tid, end] of after) {
+    const start = before.get(tid) ?? { user: 0, system: 0 };
+    const seconds = end.user + end.system - start.user - start.system;
+    split.systemSeconds += end.system - start.system;
+    if (tid === pid) {
+      split.mainSeconds = seconds;
+    } else if (seconds > split.busiestOtherSeconds) {
+      split.restSeconds += split.busiestOtherSeconds;
+      split.busiestOtherSeconds = seconds;
+    } else {
+      split.restSeconds += seconds;
+    }
+  }
+  return split;
 }
 
 /** User + system CPU seconds the processes `pids` have used so far (one that exited counts 0). */
