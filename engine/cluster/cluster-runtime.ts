@@ -140,7 +140,9 @@ export class ClusterRuntime implements Markets {
       (error) => options.log("warn", "relaying live events failed", { error: error instanceof Error ? error.message : String(error) }),
     );
     this.answers = new ShardAnswers(options);
-    this.keys = new KeyBindings(options.messaging, options.idempotency);
+    this.keys = new KeyBindings(options.messaging, options.idempotency, (partition, error) =>
+      options.log("warn", "snapshot of key bindings failed", { partition, error: error instanceof Error ? error.message : String(error) }),
+    );
     this.forwarder = new Forwarder(options.messaging.transport, this.timers, options.settings.forwardTimeoutMs, (partition, error) =>
       options.log("error", "answering a forwarded request failed", { partition, error: error instanceof Error ? error.message : String(error) }),
     );
@@ -398,8 +400,9 @@ export class ClusterRuntime implements Markets {
       // A command executing in its key's home: no binding was made, but one made for another market
       // must win. One in flight decides first (abandoned: it wins nothing); the last check and the
       // claim below then run in one turn, so no bind passes between them.
-      for (let binding = this.keys.bindingInFlightOtherwise(actorId, commandId, fingerprint); binding !== undefined; binding = this.keys.bindingInFlightOtherwise(actorId, commandId, fingerprint)) await binding;
-      if (this.keys.boundOtherwise(actorId, commandId, fingerprint)) return { disposition: "replayed", reply: IDEMPOTENCY_CONFLICT };
+      const home = this.partitionOf(command);
+      for (let binding = this.keys.bindingInFlightOtherwise(home, actorId, commandId, fingerprint); binding !== undefined; binding = this.keys.bindingInFlightOtherwise(home, actorId, commandId, fingerprint)) await binding;
+      if (this.keys.boundOtherwise(home, actorId, commandId, fingerprint)) return { disposition: "replayed", reply: IDEMPOTENCY_CONFLICT };
     }
     return submitOnce(this.options.idempotency, this.executor, command, fingerprint);
   }
@@ -494,7 +497,7 @@ export class ClusterRuntime implements Markets {
     // read, independent of each other, so at once. The partition is served only once both are done.
     const keyHome = partition < this.options.keyHomes;
     const shardOpened = timed(this.host.open(partition, epoch));
-    const keysOpened = timed(keyHome ? this.keys.open(partition, epoch) : Promise.resolve(0));
+    const keysOpened = timed(keyHome ? this.keys.open(partition, epoch) : Promise.resolve(undefined));
     const [shard, keys] = await Promise.allSettled([shardOpened, keysOpened]);
     if (shard.status === "rejected" || keys.status === "rejected") {
       if (shard.status === "fulfilled") await this.host.close(partition);
@@ -531,7 +534,7 @@ export class ClusterRuntime implements Markets {
       commandsReplayed: opened.report.framesReplayed,
       lastSequence: opened.report.lastLsn,
       headsChecked: opened.report.headsChecked,
-      ...(keyHome ? { keyBindings: bindings } : {}),
+      ...(bindings === undefined ? {} : { keyBindings: bindings.bindings, keyBindingsFromSnapshot: bindings.fromSnapshot }),
       // The shard's open: its worker's start, NATS connection, claim, and its recovery proper (shardRecoveryMs).
       shardOpenMs: shard.value.ms,
       shardRecoveryMs: opened.report.elapsedMs,
@@ -590,8 +593,10 @@ export class ClusterRuntime implements Markets {
     this.host.publishTime();
   }
 
-  /** Snapshots every owned partition (a new owner then replays only what came after). */
+  /** Snapshots every owned partition and the bindings of every key home it serves (a new owner then reads only what came after). */
   async checkpoint(): Promise<void> {
+    // Bindings first: a home binds keys for commands of other partitions, whose own count may be zero here.
+    this.keys.snapshotAll();
     if (this.commandsSinceCheckpoint === 0) return;
     this.commandsSinceCheckpoint = 0;
     try {

@@ -14,12 +14,19 @@
  * (`marketIndex.usedOtherwise`). Both checks run on the node's one thread before anything awaits,
  * so a bind and an execution of one key cannot pass each other.
  *
- * A new owner of a home partition rebuilds its bindings from the stream before it serves; a bind
+ * A new owner of a home partition rebuilds its bindings before it serves: from the newest snapshot
+ * of them (written at the node's checkpoints, `snapshotAll`) and the stream's entries after it, so a
+ * takeover reads what came since the last checkpoint, not every binding the home ever made. A bind
  * it had not made durable was never answered, and the sender's retry binds afresh.
+ *
+ * Each home's bindings are an index of their own, holding exactly the entries of its stream up to
+ * the last append that returned: a binding enters it in the group commit's own turn, as its append
+ * returns (`flush`), so a snapshot taken between two appends folds precisely the stream's prefix.
  */
 import type { Messaging } from "../messaging/messaging.js";
 import { Packr } from "msgpackr";
-import { IdempotencyIndex } from "../idempotency/index.js";
+import { IdempotencyIndex, type FreshClaim } from "../idempotency/index.js";
+import { decodeIndexSnapshot, indexSnapshotParts } from "../idempotency/index-snapshot.js";
 import { JetStreamJournal } from "../journal/jetstream-journal.js";
 import type { JournalPosition } from "../journal/journal.js";
 import { UnavailableError } from "../runtime/unavailable.js";
@@ -41,68 +48,136 @@ export function homeOf(actorId: string, commandId: string, keyHomes: number): nu
   return fnv1a32(`${actorId}\u0000${commandId}`) % keyHomes;
 }
 
+/** Snapshots of a home's bindings kept in the object store (the newest and the one before it). */
+const SNAPSHOTS_KEPT = 2;
+
 interface Staged {
   readonly payload: Uint8Array;
-  resolve(position: JournalPosition): void;
+  /** The binding's claim in the home's index, completed when its append returns. */
+  readonly claim: FreshClaim;
+  readonly marketPartition: number;
+  resolve(): void;
   reject(error: unknown): void;
 }
 
 interface HomeLog {
+  readonly partition: number;
   readonly journal: JetStreamJournal;
+  /** The home's bindings: exactly its stream's entries up to the last append that returned. */
+  readonly bindings: IdempotencyIndex;
   staged: Staged[];
   appending: Promise<void> | undefined;
   failure: Error | undefined;
+  /** Bindings appended since the newest snapshot (none: nothing to snapshot). */
+  sinceSnapshot: number;
+  /** A snapshot asked for while an append was in flight: taken as that append returns. */
+  snapshotDue: boolean;
+  /** The snapshot being written, if any (close waits for it). */
+  snapshotting: Promise<void> | undefined;
 }
 
 export class KeyBindings {
-  /** Keys bound by the home partitions this node owns (and owned before: bindings never change). */
-  private readonly bindings = new IdempotencyIndex();
+  /** The home partitions this node serves, each with its stream and its bindings. */
   private readonly homes = new Map<number, HomeLog>();
 
   constructor(
     private readonly messaging: Messaging,
     /** The node's index of executed commands (the partitions it owns). */
     private readonly marketIndex: IdempotencyIndex,
+    /** Where a failed snapshot is reported (the stream still holds every binding: nothing is lost). */
+    private readonly onSnapshotError: (partition: number, error: unknown) => void,
   ) {}
 
-  /** Opens home partition `partition`'s bindings at lease `epoch`: claims its stream, then reads every binding. */
-  async open(partition: number, epoch: number): Promise<number> {
+  /**
+   * Opens home partition `partition`'s bindings at lease `epoch`: claims its stream, then takes its
+   * newest snapshot (checked against the stream by the journal) and reads the bindings after it.
+   * Returns how many bindings it holds, and how many of them came from the snapshot.
+   */
+  async open(partition: number, epoch: number): Promise<{ bindings: number; fromSnapshot: number }> {
     // Reopened at the epoch this owner claimed before (a failure while it kept the lease): it goes on
     // writing in that epoch, as the partition's journal does (engine/journal/partition-journal.ts).
     const journal = await JetStreamJournal.open({ messaging: this.messaging, name: keysStream(partition), epoch });
-    let restored = 0;
+    const bindings = new IdempotencyIndex();
+    let fromSnapshot = 0;
     try {
+      const snapshot = journal.snapshot;
+      if (snapshot !== undefined) {
+        const opened = decodeIndexSnapshot(snapshot.payload, 1, `the key bindings of one home (${keysStream(partition)})`);
+        if (opened.watermarks[0] !== snapshot.sequence) throw new Error(`the snapshot of ${keysStream(partition)} at sequence ${snapshot.sequence} says it folds sequence ${opened.watermarks[0]}`);
+        opened.restoreInto(bindings);
+        fromSnapshot = bindings.size;
+      }
       if (journal.lastEpoch !== epoch) await journal.claim(epoch);
-      await journal.read(0, (entry) => {
+      await journal.read(snapshot?.sequence ?? 0, (entry) => {
         const [actorId, commandId, fingerprint, marketPartition] = packr.unpack(entry.payload) as LoggedBinding;
-        this.bindings.restore(actorId, commandId, fingerprint, { owner: marketPartition, position: entry.position });
-        restored += 1;
+        bindings.restore(actorId, commandId, fingerprint, { owner: marketPartition, position: entry.position });
       });
     } catch (error) {
       await journal.close();
       throw error;
     }
-    this.homes.set(partition, { journal, staged: [], appending: undefined, failure: undefined });
-    return restored;
+    this.homes.set(partition, { partition, journal, bindings, staged: [], appending: undefined, failure: undefined, sinceSnapshot: 0, snapshotDue: false, snapshotting: undefined });
+    return { bindings: bindings.size, fromSnapshot };
   }
 
-  /** Stops binding for `partition` (its lease is given up or lost), once its appends in flight settled. */
+  /** Stops binding for `partition` (its lease is given up or lost), once its appends and its snapshot in flight settled. */
   async close(partition: number): Promise<void> {
     const home = this.homes.get(partition);
     if (home === undefined) return;
     this.homes.delete(partition);
     while (home.appending !== undefined) await home.appending;
+    await home.snapshotting;
     await home.journal.close();
   }
 
-  /** Whether the key is bound to another fingerprint (checked by the owner of a command executing in its home). */
-  boundOtherwise(actorId: string, commandId: string, fingerprint: string): boolean {
-    return this.bindings.usedOtherwise(actorId, commandId, fingerprint);
+  /**
+   * Snapshots the bindings of every home this node serves that bound a key since its last snapshot
+   * (the node's checkpoint): at once if no append is in flight, else as the one in flight returns.
+   */
+  snapshotAll(): void {
+    for (const home of this.homes.values()) {
+      if (home.failure !== undefined || home.snapshotting !== undefined) continue;
+      if (home.appending !== undefined) home.snapshotDue = true;
+      else if (home.sinceSnapshot > 0) this.snapshot(home);
+    }
   }
 
-  /** A binding of another fingerprint in flight: settles with its outcome (IdempotencyIndex.inFlightOtherwise). */
-  bindingInFlightOtherwise(actorId: string, commandId: string, fingerprint: string): Promise<unknown> | undefined {
-    return this.bindings.inFlightOtherwise(actorId, commandId, fingerprint);
+  /** Writes the home's snapshot; runs only between appends, when its index folds exactly the stream's prefix. */
+  private snapshot(home: HomeLog): void {
+    home.snapshotDue = false;
+    home.sinceSnapshot = 0;
+    const parts = indexSnapshotParts(home.bindings, [home.journal.lastSequence]);
+    const payload = Buffer.concat(parts);
+    // writeSnapshot takes the stream's position now, synchronously: the image above is of that prefix.
+    home.snapshotting = home.journal
+      .writeSnapshot(payload, SNAPSHOTS_KEPT)
+      .then(
+        () => undefined,
+        (error: unknown) => this.onSnapshotError(home.partition, error),
+      )
+      .finally(() => {
+        home.snapshotting = undefined;
+      });
+  }
+
+  /**
+   * Whether the key is bound to another fingerprint at its home `home`, which this node serves
+   * (checked by the owner of a command executing in its key's home).
+   */
+  boundOtherwise(home: number, actorId: string, commandId: string, fingerprint: string): boolean {
+    return this.served(home).bindings.usedOtherwise(actorId, commandId, fingerprint);
+  }
+
+  /** A binding of another fingerprint in flight at `home`: settles with its outcome (IdempotencyIndex.inFlightOtherwise). */
+  bindingInFlightOtherwise(home: number, actorId: string, commandId: string, fingerprint: string): Promise<unknown> | undefined {
+    return this.homes.get(home)?.bindings.inFlightOtherwise(actorId, commandId, fingerprint);
+  }
+
+  /** The home's log, or the client's 503 when this node does not bind for it now (never an unchecked answer). */
+  private served(home: number): HomeLog {
+    const log = this.homes.get(home);
+    if (log === undefined || log.failure !== undefined) throw new UnavailableError(`this node does not bind keys for partition ${home} now; retry shortly`);
+    return log;
   }
 
   /** Binds the key at home partition `home` (which this node must serve): "bound" once durable, or "conflict". */
@@ -114,10 +189,9 @@ export class KeyBindings {
         await executing;
         continue;
       }
-      const log = this.homes.get(home);
-      if (log === undefined || log.failure !== undefined) throw new UnavailableError(`this node does not bind keys for partition ${home} now; retry shortly`);
+      const log = this.served(home);
       if (this.marketIndex.usedOtherwise(actorId, commandId, fingerprint)) return "conflict";
-      const claim = this.bindings.claim(actorId, commandId, fingerprint);
+      const claim = log.bindings.claim(actorId, commandId, fingerprint);
       switch (claim.kind) {
         case "conflict":
           return "conflict";
@@ -128,11 +202,9 @@ export class KeyBindings {
           return claim.sameContent ? "bound" : "conflict";
         case "fresh":
           try {
-            const position = await this.append(log, packr.pack([actorId, commandId, fingerprint, marketPartition] satisfies LoggedBinding));
-            claim.complete({ owner: marketPartition, position });
+            await this.append(log, packr.pack([actorId, commandId, fingerprint, marketPartition] satisfies LoggedBinding), claim, marketPartition);
             return "bound";
           } catch (error) {
-            claim.abandon();
             // The stream's error (fenced, out of reach) is the partition's business, not the client's.
             throw error instanceof UnavailableError ? error : new UnavailableError(`the commandId could not be bound at its home partition ${home} now; retry shortly`);
           }
@@ -141,10 +213,10 @@ export class KeyBindings {
   }
 
   /** Group commit: one append in flight per home; what is staged meanwhile is the next batch. */
-  private append(log: HomeLog, payload: Uint8Array): Promise<JournalPosition> {
-    const position = new Promise<JournalPosition>((resolve, reject) => log.staged.push({ payload, resolve, reject }));
+  private append(log: HomeLog, payload: Uint8Array, claim: FreshClaim, marketPartition: number): Promise<void> {
+    const appended = new Promise<void>((resolve, reject) => log.staged.push({ payload, claim, marketPartition, resolve, reject }));
     if (log.appending === undefined) log.appending = this.flush(log);
-    return position;
+    return appended;
   }
 
   private async flush(log: HomeLog): Promise<void> {
@@ -161,11 +233,20 @@ export class KeyBindings {
           batch.map((staged) => staged.payload),
           { expectedLastSequence: log.journal.lastSequence },
         );
-        batch.forEach((staged, i) => staged.resolve(positions[i] as JournalPosition));
+        // In this turn, as the append returns: the index then holds exactly the stream's prefix.
+        batch.forEach((staged, i) => {
+          staged.claim.complete({ owner: staged.marketPartition, position: positions[i] as JournalPosition });
+          staged.resolve();
+        });
+        log.sinceSnapshot += batch.length;
+        if (log.snapshotDue) this.snapshot(log);
       } catch (error) {
         // Fenced (another owner) or the stream out of reach: this home binds nothing more until reopened.
         log.failure ??= error instanceof Error ? error : new Error(String(error));
-        for (const staged of batch) staged.reject(error);
+        for (const staged of batch) {
+          staged.claim.abandon();
+          staged.reject(error);
+        }
       }
     }
     log.appending = undefined;

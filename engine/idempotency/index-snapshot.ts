@@ -122,7 +122,15 @@ export function peekIndexWatermarks(snapshots: SnapshotStore, shardCount: number
 export function openIndexSnapshot(snapshots: SnapshotStore, shardCount: number): OpenedIndexSnapshot {
   const loaded = snapshots.loadNewestValid().snapshot;
   if (loaded === null) return { watermarks: new Array<number>(shardCount).fill(0), restoreInto: () => undefined };
-  const payload = loaded.payload;
+  return decodeIndexSnapshot(loaded.payload, shardCount, `SHARDS=${shardCount}`);
+}
+
+/**
+ * An index snapshot's bytes (any version this build reads) with `watermarkCount` watermarks: the
+ * file's payload here, or a snapshot object of the cluster's key bindings (key-bindings.ts).
+ * `expected` names what the watermarks are of, for the error when they do not match.
+ */
+export function decodeIndexSnapshot(payload: Uint8Array, watermarkCount: number, expected: string): OpenedIndexSnapshot {
   let header: StoredIndexV1 | StoredIndexV2Header | StoredIndexV3Header | undefined;
   let headerEnd = 0;
   packr.unpackMultiple(payload, (value: unknown, _start?: number, end?: number) => {
@@ -132,8 +140,8 @@ export function openIndexSnapshot(snapshots: SnapshotStore, shardCount: number):
   });
   releaseSource();
   const stored = header;
-  if (stored === undefined || (stored.v !== 1 && stored.v !== 2 && stored.v !== VERSION) || stored.watermarks.length !== shardCount) {
-    throw new Error(`idempotency index snapshot does not match this build or SHARDS=${shardCount}`);
+  if (stored === undefined || (stored.v !== 1 && stored.v !== 2 && stored.v !== VERSION) || stored.watermarks.length !== watermarkCount) {
+    throw new Error(`idempotency index snapshot does not match this build or ${expected}`);
   }
   if (stored.v === 1) {
     const v1 = stored;
@@ -184,6 +192,20 @@ export function loadIndexSnapshot(snapshots: SnapshotStore, shardCount: number, 
  * image but skipped on load: the identity store restores them from its own log.
  */
 export async function writeIndexSnapshot(snapshots: SnapshotStore, index: IdempotencyIndex, watermarks: readonly number[]): Promise<number> {
+  const parts = indexSnapshotParts(index, watermarks);
+  // The snapshot store numbers files by lsn: use a counter that only grows (sum of watermarks).
+  const sequence = watermarks.reduce((sum, lsn) => sum + lsn, 0);
+  const written = await snapshots.writeAsync({ lsn: sequence, chainHead: Buffer.alloc(32), payloadParts: parts });
+  snapshots.prune(2);
+  return written.sizeBytes;
+}
+
+/**
+ * The current v3 snapshot of `index`'s settled entries with their `watermarks`, as the parts of one
+ * payload (`decodeIndexSnapshot` reads it back), taken synchronously: the table's full pages are
+ * shared, the rest copied, so entries finished afterwards are not in it.
+ */
+export function indexSnapshotParts(index: IdempotencyIndex, watermarks: readonly number[]): Uint8Array[] {
   const image = index.image();
   const header: StoredIndexV3Header = {
     v: VERSION,
@@ -194,14 +216,10 @@ export async function writeIndexSnapshot(snapshots: SnapshotStore, index: Idempo
     arenaPages: image.arenaPages,
     lastArenaPageBytes: image.lastArenaPageBytes,
   };
-  // The snapshot store numbers files by lsn: use a counter that only grows (sum of watermarks).
-  const sequence = watermarks.reduce((sum, lsn) => sum + lsn, 0);
   // The body starts at the next multiple of 8 after the header (zero padding), so a load can adopt
   // its columns as typed-array views. packr.pack returns a view of its reusable buffer: copied.
   const packed = packr.pack(header);
   const headerBytes = Buffer.alloc(alignedBodyStart(packed.length));
   headerBytes.set(packed);
-  const written = await snapshots.writeAsync({ lsn: sequence, chainHead: Buffer.alloc(32), payloadParts: [headerBytes, ...image.parts] });
-  snapshots.prune(2);
-  return written.sizeBytes;
+  return [headerBytes, ...image.parts];
 }

@@ -175,7 +175,7 @@ function inMutant(name: string, argv: readonly string[]): number {
   if (mutant === undefined) throw new Error(`no mutant ${JSON.stringify(name)}; there are ${MUTANTS.map((m) => m.name).join(", ")}`);
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
   const copy = mutatedCopy(root, mutant);
-  console.log(`mutant ${mutant.name}: ${mutant.bug} (${mutant.file}, in ${copy})`);
+  console.log(`mutant ${mutant.name}: ${mutant.bug} (${mutant.changes.map((change) => change.file).join(", ")}, in ${copy})`);
   try {
     const run = spawnSync(process.execPath, ["--import", "tsx", path.join(copy, "test", "simulation", "main.ts"), ...argv], { stdio: "inherit", cwd: copy, env: { ...process.env, [MUTANT_ENV]: mutant.name } });
     return run.status ?? 1;

@@ -11,8 +11,12 @@ export interface Mutant {
   readonly name: string;
   /** What the bug is, in a sentence. */
   readonly bug: string;
+  /** The changes that put it back: in each file, the exact code replaced and what replaces it. */
+  readonly changes: readonly MutantChange[];
+}
+
+export interface MutantChange {
   readonly file: string;
-  /** The exact code replaced, and what replaces it. */
   readonly from: string;
   readonly to: string;
 }
@@ -20,24 +24,29 @@ export interface Mutant {
 export const MUTANTS: readonly Mutant[] = [
   {
     name: "served-before-restored",
-    bug: "a new owner serves a partition as soon as its shard is open, before it read the key bindings and restored the partition's idempotency entries (the double execution seen under load, fixed in bd16326)",
-    file: "engine/cluster/cluster-runtime.ts",
-    from: "    if (!this.recovered.has(partition)) return undefined;\n    const epoch = this.host.epochOf(partition);\n",
-    to: "    const epoch = this.host.epochOf(partition);\n",
+    bug: "a new owner serves a partition as soon as its shard is open, before it read the key bindings and restored the partition's idempotency entries, and a key home not open yet answers that no key is bound there (the double execution seen under load, fixed in bd16326)",
+    changes: [
+      {
+        file: "engine/cluster/cluster-runtime.ts",
+        from: "    if (!this.recovered.has(partition)) return undefined;\n    const epoch = this.host.epochOf(partition);\n",
+        to: "    const epoch = this.host.epochOf(partition);\n",
+      },
+      {
+        file: "engine/cluster/key-bindings.ts",
+        from: "    return this.served(home).bindings.usedOtherwise(actorId, commandId, fingerprint);",
+        to: "    return this.homes.get(home)?.bindings.usedOtherwise(actorId, commandId, fingerprint) ?? false;",
+      },
+    ],
   },
   {
     name: "append-without-expected-sequence",
     bug: "a partition's journal publishes its batches without the expected last sequence, so an owner that was replaced appends after its successor's claim",
-    file: "engine/journal/jetstream-journal.ts",
-    from: "{ msgId: batchId, expectedLastSequence: expectedStreamSequence, timeoutMs: timeout }",
-    to: "{ msgId: batchId, timeoutMs: timeout }",
+    changes: [{ file: "engine/journal/jetstream-journal.ts", from: "{ msgId: batchId, expectedLastSequence: expectedStreamSequence, timeoutMs: timeout }", to: "{ msgId: batchId, timeoutMs: timeout }" }],
   },
   {
     name: "renewed-at-stale-epoch",
     bug: "a lease whose renewal was refused is written again at its old epoch over whatever another node wrote since (the CAS retry takes any current value for its own)",
-    file: "engine/cluster/leases.ts",
-    from: "const ours = current !== null && current.node === this.nodeId && current.epoch === lease.epoch;",
-    to: "const ours = current !== null;",
+    changes: [{ file: "engine/cluster/leases.ts", from: "const ours = current !== null && current.node === this.nodeId && current.epoch === lease.epoch;", to: "const ours = current !== null;" }],
   },
 ];
 
@@ -47,13 +56,15 @@ export function mutatedCopy(root: string, mutant: Mutant): string {
   for (const dir of ["engine", "gateway", "storage", "test/simulation"]) cpSync(path.join(root, dir), path.join(copy, dir), { recursive: true });
   for (const file of ["package.json", "tsconfig.json"]) cpSync(path.join(root, file), path.join(copy, file));
   symlinkSync(path.join(root, "node_modules"), path.join(copy, "node_modules"), "dir");
-  const target = path.join(copy, mutant.file);
-  const source = readFileSync(target, "utf8");
-  const at = source.indexOf(mutant.from);
-  if (at < 0 || source.indexOf(mutant.from, at + 1) >= 0) {
-    rmSync(copy, { recursive: true, force: true });
-    throw new Error(`mutant ${mutant.name}: the code to replace is not found exactly once in ${mutant.file}; update the mutant with the code`);
+  for (const change of mutant.changes) {
+    const target = path.join(copy, change.file);
+    const source = readFileSync(target, "utf8");
+    const at = source.indexOf(change.from);
+    if (at < 0 || source.indexOf(change.from, at + 1) >= 0) {
+      rmSync(copy, { recursive: true, force: true });
+      throw new Error(`mutant ${mutant.name}: the code to replace is not found exactly once in ${change.file}; update the mutant with the code`);
+    }
+    writeFileSync(target, source.slice(0, at) + change.to + source.slice(at + change.from.length));
   }
-  writeFileSync(target, source.slice(0, at) + mutant.to + source.slice(at + mutant.from.length));
   return copy;
 }
