@@ -26,6 +26,8 @@
  *   npm run bench:cluster -- [--participants 3000] [--markets 1000] [--seconds 10] [--warm-up 5]
  *     [--connections 63] [--partitions 6] [--failover-rounds 5] [--failover-storm-seconds 8]
  *     [--kill-after-ms 2000] [--key-homes K (the cluster's CLUSTER_KEY_HOMES; default: the service's)]
+ *     [--kill hot-owner|key-home (whose owner a failover round kills: the hot market's partition's, or
+ *     partition 0's, a key home, with its hot market placed there)]
  *
  * Needs wrk (apt-get install wrk) and nats-server (bash scripts/fetch-nats-server.sh). Writes
  * bench/results/<date>-cluster.{json,md} and two SVG charts.
@@ -39,7 +41,7 @@ import { shardOfMarket } from "../engine/runtime/shard-routing.js";
 import { MarketClient } from "@market-service/client";
 import { LocalCluster } from "../scripts/local-cluster.js";
 import { freePort } from "../scripts/free-port.js";
-import { numberArg } from "./args.js";
+import { numberArg, stringArg } from "./args.js";
 import { percentile } from "./percentile.js";
 import { freshResultStem, RESULTS_DIR } from "./result-stem.js";
 import { allocatedOf, answered, recordChecks, transportChecks, type Check, type CheckTarget } from "./storm/checks.js";
@@ -57,6 +59,9 @@ const PARTITIONS = numberArg("partitions", 6);
 const FAILOVER_ROUNDS = numberArg("failover-rounds", 5);
 const FAILOVER_STORM_SECONDS = numberArg("failover-storm-seconds", 8);
 const KILL_AFTER_MS = numberArg("kill-after-ms", 2_000);
+/** Whose owner a failover round kills: the hot market's partition's, or partition 0's (a key home; the hot market is placed there). */
+const KILL = stringArg("kill", "hot-owner");
+if (KILL !== "hot-owner" && KILL !== "key-home") throw new Error(`--kill must be hot-owner or key-home, got ${KILL}`);
 /** CLUSTER_KEY_HOMES of the cluster the bench creates (0: the service's default). */
 const KEY_HOMES = numberArg("key-homes", 0);
 /** How long a failover round waits for the killed owner's markets before it counts as failed. */
@@ -554,7 +559,7 @@ async function createMarketWhenServed(target: Parameters<typeof createMarket>[0]
 async function failoverRound(setup: ClusterSetup, round: number, participantCounter: { n: number }): Promise<FailoverRound> {
   const { cluster, clients } = setup;
   const target = { client: clients[0] as MarketClient, creatorToken: setup.creatorToken };
-  const hotId = `failover-${round}`;
+  const hotId = KILL === "key-home" ? marketIn(0, `failover-${round}`) : `failover-${round}`;
   const hotPartition = shardOfMarket(hotId, PARTITIONS);
   await createMarketWhenServed(target, hotId, UNBOUNDED);
   const victim = await cluster.ownerOf(hotPartition);
@@ -725,6 +730,7 @@ async function main(): Promise<void> {
     failoverRounds: FAILOVER_ROUNDS,
     failoverStormSeconds: FAILOVER_STORM_SECONDS,
     killAfterMs: KILL_AFTER_MS,
+    kill: KILL,
     leaseMs: "service default",
   };
   const startedAt = new Date();
