@@ -32,8 +32,13 @@ const HOMES = [
 ] as const;
 
 function keyBindings(messaging: NatsMessaging): KeyBindings {
-  return new KeyBindings(messaging, new IdempotencyIndex(), (partition, error) => {
-    throw new Error(`snapshot of key home ${partition} failed: ${String(error)}`);
+  return new KeyBindings(messaging, new IdempotencyIndex(), {
+    failed: (partition, error) => {
+      throw new Error(`key home ${partition} failed: ${String(error)}`);
+    },
+    snapshotFailed: (partition, error) => {
+      throw new Error(`snapshot of key home ${partition} failed: ${String(error)}`);
+    },
   });
 }
 

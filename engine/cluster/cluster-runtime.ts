@@ -140,9 +140,10 @@ export class ClusterRuntime implements Markets {
       (error) => options.log("warn", "relaying live events failed", { error: error instanceof Error ? error.message : String(error) }),
     );
     this.answers = new ShardAnswers(options);
-    this.keys = new KeyBindings(options.messaging, options.idempotency, (partition, error) =>
-      options.log("warn", "snapshot of key bindings failed", { partition, error: error instanceof Error ? error.message : String(error) }),
-    );
+    this.keys = new KeyBindings(options.messaging, options.idempotency, {
+      failed: (partition, error) => this.keysFailed(partition, error),
+      snapshotFailed: (partition, error) => options.log("warn", "snapshot of key bindings failed", { partition, error: error instanceof Error ? error.message : String(error) }),
+    });
     this.forwarder = new Forwarder(options.messaging.transport, this.timers, options.settings.forwardTimeoutMs, (partition, error) =>
       options.log("error", "answering a forwarded request failed", { partition, error: error instanceof Error ? error.message : String(error) }),
     );
@@ -583,6 +584,25 @@ export class ClusterRuntime implements Markets {
       this.options.log("warn", "reopening a partition failed", { partition, error: error instanceof Error ? error.message : String(error) });
       this.timers.after(REOPEN_DELAY_MS, () => void this.reopen(partition)).unref();
     }
+  }
+
+  /**
+   * A key home's stream failed while its partition is served: commands executing in their key's home
+   * are answered 503 (a binding in doubt may be stored) until the bindings are opened again, at the
+   * same epoch, while this node keeps serving the partition (its lease lost or the shard stopped:
+   * `lost` and `stopped` handle it).
+   */
+  private keysFailed(partition: number, error: unknown): void {
+    this.options.log("warn", "key bindings failed", { partition, error: error instanceof Error ? error.message : String(error) });
+    const retry = (): void => {
+      const epoch = this.lastEpoch.get(partition);
+      if (this.closed || epoch === undefined || !this.recovered.has(partition) || this.ownership?.mayAppend(partition, epoch) !== true) return;
+      this.keys.open(partition, epoch).catch((reason: unknown) => {
+        this.options.log("warn", "reopening key bindings failed", { partition, error: reason instanceof Error ? reason.message : String(reason) });
+        this.timers.after(REOPEN_DELAY_MS, retry).unref();
+      });
+    };
+    this.timers.after(REOPEN_DELAY_MS, retry).unref();
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -76,39 +76,81 @@ interface HomeLog {
   snapshotting: Promise<void> | undefined;
 }
 
+/** What a node hears from its key homes. */
+export interface KeyHomeEvents {
+  /** A home's stream failed (fenced, out of reach): it binds and answers nothing until opened again. */
+  failed(partition: number, error: unknown): void;
+  /** A snapshot could not be written or read (the stream still holds every binding: nothing is lost). */
+  snapshotFailed(partition: number, error: unknown): void;
+}
+
 export class KeyBindings {
   /** The home partitions this node serves, each with its stream and its bindings. */
   private readonly homes = new Map<number, HomeLog>();
+  /**
+   * Each home's opens and closes, one after another: an open waits for a close in progress, whose
+   * appends still in flight may yet be acknowledged, so that the open reads them.
+   */
+  private readonly transitions = new Map<number, Promise<unknown>>();
 
   constructor(
     private readonly messaging: Messaging,
     /** The node's index of executed commands (the partitions it owns). */
     private readonly marketIndex: IdempotencyIndex,
-    /** Where a failed snapshot is reported (the stream still holds every binding: nothing is lost). */
-    private readonly onSnapshotError: (partition: number, error: unknown) => void,
+    private readonly events: KeyHomeEvents,
   ) {}
+
+  /** Runs `step` after the home's earlier opens and closes. */
+  private inTurn<T>(partition: number, step: () => Promise<T>): Promise<T> {
+    const run = (this.transitions.get(partition) ?? Promise.resolve()).then(step, step);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.transitions.set(partition, settled);
+    void settled.then(() => {
+      if (this.transitions.get(partition) === settled) this.transitions.delete(partition);
+    });
+    return run;
+  }
 
   /**
    * Opens home partition `partition`'s bindings at lease `epoch`: claims its stream, then takes its
    * newest snapshot (checked against the stream by the journal) and reads the bindings after it.
    * Returns how many bindings it holds, and how many of them came from the snapshot.
    */
-  async open(partition: number, epoch: number): Promise<{ bindings: number; fromSnapshot: number }> {
+  open(partition: number, epoch: number): Promise<{ bindings: number; fromSnapshot: number }> {
+    return this.inTurn(partition, async () => {
+      if (this.homes.has(partition)) await this.closeNow(partition);
+      return this.openNow(partition, epoch);
+    });
+  }
+
+  private async openNow(partition: number, epoch: number): Promise<{ bindings: number; fromSnapshot: number }> {
     // Reopened at the epoch this owner claimed before (a failure while it kept the lease): it goes on
     // writing in that epoch, as the partition's journal does (engine/journal/partition-journal.ts).
     const journal = await JetStreamJournal.open({ messaging: this.messaging, name: keysStream(partition), epoch });
-    const bindings = new IdempotencyIndex();
+    let bindings = new IdempotencyIndex();
     let fromSnapshot = 0;
     try {
+      let readAfter = 0;
       const snapshot = journal.snapshot;
       if (snapshot !== undefined) {
-        const opened = decodeIndexSnapshot(snapshot.payload, 1, `the key bindings of one home (${keysStream(partition)})`);
-        if (opened.watermarks[0] !== snapshot.sequence) throw new Error(`the snapshot of ${keysStream(partition)} at sequence ${snapshot.sequence} says it folds sequence ${opened.watermarks[0]}`);
-        opened.restoreInto(bindings);
-        fromSnapshot = bindings.size;
+        try {
+          const opened = decodeIndexSnapshot(snapshot.payload, 1, `the key bindings of one home (${keysStream(partition)})`);
+          if (opened.watermarks[0] !== snapshot.sequence) throw new Error(`the snapshot of ${keysStream(partition)} at sequence ${snapshot.sequence} says it folds sequence ${opened.watermarks[0]}`);
+          opened.restoreInto(bindings);
+          fromSnapshot = bindings.size;
+          readAfter = snapshot.sequence;
+        } catch (error) {
+          // The stream holds every binding: read it whole instead of refusing the home for good.
+          this.events.snapshotFailed(partition, error);
+          bindings = new IdempotencyIndex();
+          fromSnapshot = 0;
+        }
       }
       if (journal.lastEpoch !== epoch) await journal.claim(epoch);
-      await journal.read(snapshot?.sequence ?? 0, (entry) => {
+      await journal.read(readAfter, (entry) => {
         const [actorId, commandId, fingerprint, marketPartition] = packr.unpack(entry.payload) as LoggedBinding;
         bindings.restore(actorId, commandId, fingerprint, { owner: marketPartition, position: entry.position });
       });
@@ -116,12 +158,18 @@ export class KeyBindings {
       await journal.close();
       throw error;
     }
-    this.homes.set(partition, { partition, journal, bindings, staged: [], appending: undefined, failure: undefined, sinceSnapshot: 0, snapshotDue: false, snapshotting: undefined });
+    // What was read from the stream is not in a snapshot yet: the next checkpoint writes one.
+    const sinceSnapshot = bindings.size - fromSnapshot;
+    this.homes.set(partition, { partition, journal, bindings, staged: [], appending: undefined, failure: undefined, sinceSnapshot, snapshotDue: false, snapshotting: undefined });
     return { bindings: bindings.size, fromSnapshot };
   }
 
-  /** Stops binding for `partition` (its lease is given up or lost), once its appends and its snapshot in flight settled. */
-  async close(partition: number): Promise<void> {
+  /** Stops binding for `partition` (its lease is given up or lost, or its stream failed), once its appends and its snapshot in flight settled. */
+  close(partition: number): Promise<void> {
+    return this.inTurn(partition, () => this.closeNow(partition));
+  }
+
+  private async closeNow(partition: number): Promise<void> {
     const home = this.homes.get(partition);
     if (home === undefined) return;
     this.homes.delete(partition);
@@ -145,6 +193,7 @@ export class KeyBindings {
   /** Writes the home's snapshot; runs only between appends, when its index folds exactly the stream's prefix. */
   private snapshot(home: HomeLog): void {
     home.snapshotDue = false;
+    const covered = home.sinceSnapshot;
     home.sinceSnapshot = 0;
     const parts = indexSnapshotParts(home.bindings, [home.journal.lastSequence]);
     const payload = Buffer.concat(parts);
@@ -153,7 +202,10 @@ export class KeyBindings {
       .writeSnapshot(payload, SNAPSHOTS_KEPT)
       .then(
         () => undefined,
-        (error: unknown) => this.onSnapshotError(home.partition, error),
+        (error: unknown) => {
+          home.sinceSnapshot += covered; // the next checkpoint tries again
+          this.events.snapshotFailed(home.partition, error);
+        },
       )
       .finally(() => {
         home.snapshotting = undefined;
@@ -242,7 +294,10 @@ export class KeyBindings {
         if (log.snapshotDue) this.snapshot(log);
       } catch (error) {
         // Fenced (another owner) or the stream out of reach: this home binds nothing more until reopened.
-        log.failure ??= error instanceof Error ? error : new Error(String(error));
+        if (log.failure === undefined) {
+          log.failure = error instanceof Error ? error : new Error(String(error));
+          this.events.failed(log.partition, error);
+        }
         for (const staged of batch) {
           staged.claim.abandon();
           staged.reject(error);

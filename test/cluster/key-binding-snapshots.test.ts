@@ -30,8 +30,13 @@ afterAll(async () => {
 
 /** A node's key bindings; a failed snapshot fails the test. */
 function node(): KeyBindings {
-  return new KeyBindings(messaging, new IdempotencyIndex(), (partition, error) => {
-    throw new Error(`snapshot of home ${partition} failed: ${String(error)}`);
+  return new KeyBindings(messaging, new IdempotencyIndex(), {
+    failed: (partition, error) => {
+      throw new Error(`key home ${partition} failed: ${String(error)}`);
+    },
+    snapshotFailed: (partition, error) => {
+      throw new Error(`snapshot of home ${partition} failed: ${String(error)}`);
+    },
   });
 }
 
@@ -98,6 +103,38 @@ describe("snapshots of a key home's bindings", () => {
     const last = node();
     expect(await last.open(home, 3)).toEqual({ bindings: 5, fromSnapshot: 3 });
     await last.close(home);
+  }, 60_000);
+
+  it("a new owner that read bindings from the stream snapshots them at its next checkpoint, though it bound nothing new", async () => {
+    const home = 4;
+    const first = node();
+    await first.open(home, 1);
+    await bindKeys(first, home, 0, 5);
+    await first.close(home); // no checkpoint: no snapshot
+
+    const second = node();
+    expect(await second.open(home, 2)).toEqual({ bindings: 5, fromSnapshot: 0 });
+    second.snapshotAll();
+    await second.close(home);
+
+    const third = node();
+    expect(await third.open(home, 3)).toEqual({ bindings: 5, fromSnapshot: 5 });
+    await third.close(home);
+  }, 60_000);
+
+  it("opens a home again only after its close, reading what the closed one made durable", async () => {
+    const home = 5;
+    const bindings = node();
+    await bindings.open(home, 1);
+    const bound = bindKeys(bindings, home, 0, 10);
+    // Closed and reopened at once, while the ten are in flight: the open waits for them.
+    const closed = bindings.close(home);
+    const reopened = bindings.open(home, 1);
+    expect(new Set(await bound)).toEqual(new Set(["bound"]));
+    await closed;
+    expect(await reopened).toEqual({ bindings: 10, fromSnapshot: 0 });
+    expect(bindings.boundOtherwise(home, "actor-1", "command-9", "other content")).toBe(true);
+    await bindings.close(home);
   }, 60_000);
 
   it("answers a home it does not serve with a 503, never with an unchecked verdict", async () => {
