@@ -27,7 +27,7 @@
  *     [--connections 63] [--partitions 6] [--failover-rounds 5] [--failover-storm-seconds 8]
  *     [--kill-after-ms 2000] [--key-homes K (the cluster's CLUSTER_KEY_HOMES; default: the service's)]
  *     [--kill hot-owner|key-home (whose owner a failover round kills: the hot market's partition's, or
- *     partition 0's, a key home, with its hot market placed there)]
+ *     partition 0's, a key home, with its hot market placed there)] [--log-level warn|info]
  *
  * Needs wrk (apt-get install wrk) and nats-server (bash scripts/fetch-nats-server.sh). Writes
  * bench/results/<date>-cluster.{json,md} and two SVG charts.
@@ -59,6 +59,8 @@ const PARTITIONS = numberArg("partitions", 6);
 const FAILOVER_ROUNDS = numberArg("failover-rounds", 5);
 const FAILOVER_STORM_SECONDS = numberArg("failover-storm-seconds", 8);
 const KILL_AFTER_MS = numberArg("kill-after-ms", 2_000);
+/** The service nodes' LOG_LEVEL (info: their `partition acquired` lines give each takeover's steps). */
+const LOG_LEVEL = stringArg("log-level", "warn");
 /** Whose owner a failover round kills: the hot market's partition's, or partition 0's (a key home; the hot market is placed there). */
 const KILL = stringArg("kill", "hot-owner");
 if (KILL !== "hot-owner" && KILL !== "key-home") throw new Error(`--kill must be hot-owner or key-home, got ${KILL}`);
@@ -403,7 +405,7 @@ async function startCluster(): Promise<ClusterSetup> {
     ports: { kind: "free" },
     operatorSecret,
     metricsToken,
-    serviceEnv: { LOG_LEVEL: "warn", AUTH_TOKEN_TTL: "3600", ...(KEY_HOMES > 0 ? { CLUSTER_KEY_HOMES: String(KEY_HOMES) } : {}) },
+    serviceEnv: { LOG_LEVEL: LOG_LEVEL, AUTH_TOKEN_TTL: "3600", ...(KEY_HOMES > 0 ? { CLUSTER_KEY_HOMES: String(KEY_HOMES) } : {}) },
     // As the storm's services (bench/storm/processes.ts): STORM_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles every node.
     serviceNodeArgs: (process.env["STORM_NODE_ARGS"] ?? "").split(" ").filter((arg) => arg !== ""),
     onUnexpectedExit: (name, code, signal) => log(`cluster: ${name} exited unexpectedly (${signal ?? `code ${code}`})`),
