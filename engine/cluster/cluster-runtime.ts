@@ -594,10 +594,11 @@ export class ClusterRuntime implements Markets {
    */
   private keysFailed(partition: number, error: unknown): void {
     this.options.log("warn", "key bindings failed", { partition, error: error instanceof Error ? error.message : String(error) });
+    const epoch = this.lastEpoch.get(partition);
+    const wanted = (): boolean => !this.closed && epoch !== undefined && this.lastEpoch.get(partition) === epoch && this.recovered.has(partition) && this.ownership?.mayAppend(partition, epoch) === true;
     const retry = (): void => {
-      const epoch = this.lastEpoch.get(partition);
-      if (this.closed || epoch === undefined || !this.recovered.has(partition) || this.ownership?.mayAppend(partition, epoch) !== true) return;
-      this.keys.open(partition, epoch).catch((reason: unknown) => {
+      if (!wanted() || epoch === undefined) return;
+      this.keys.reopen(partition, epoch, wanted).catch((reason: unknown) => {
         this.options.log("warn", "reopening key bindings failed", { partition, error: reason instanceof Error ? reason.message : String(reason) });
         this.timers.after(REOPEN_DELAY_MS, retry).unref();
       });

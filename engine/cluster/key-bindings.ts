@@ -126,6 +126,18 @@ export class KeyBindings {
     });
   }
 
+  /**
+   * Opens a home again after its stream failed, unless `wanted()` says no when its turn comes (the
+   * partition was lost meanwhile: that close ran first, and nothing would close this open).
+   */
+  reopen(partition: number, epoch: number, wanted: () => boolean): Promise<void> {
+    return this.inTurn(partition, async () => {
+      if (!wanted()) return;
+      if (this.homes.has(partition)) await this.closeNow(partition);
+      await this.openNow(partition, epoch);
+    });
+  }
+
   private async openNow(partition: number, epoch: number): Promise<{ bindings: number; fromSnapshot: number }> {
     // Reopened at the epoch this owner claimed before (a failure while it kept the lease): it goes on
     // writing in that epoch, as the partition's journal does (engine/journal/partition-journal.ts).
