@@ -101,14 +101,16 @@ function monitor(port: number, pathAndQuery: string): Promise<{ status: number; 
   });
 }
 
-/** How long a running node may report "not current with the meta leader" before it is restarted, and how often. */
+/** How long a running node may report itself not current (with the meta leader, or a stream's group) before it is restarted, and how often. */
 const NOT_CURRENT_RESTART_MS = 20_000;
 const NOT_CURRENT_RESTARTS = 2;
 
 /**
- * A node whose /healthz keeps saying "not current with the meta leader" (seen in a loaded test run
- * after two of three nodes came back, for as long as the ready timeout) is restarted on its store,
- * as MetaGroupWatch does for a node left out of the meta group.
+ * A node whose /healthz keeps saying it is not current is restarted on its store, as MetaGroupWatch
+ * does for a node left out of the meta group. Both were seen in loaded test runs for as long as the
+ * ready timeout: "not current with the meta leader" after two of three nodes came back, and "stream
+ * … is not current: group node unhealthy" (a stream's replica whose group stopped on the node that
+ * was killed and restarted: keys-0 in a clean-clone CI run, 2026-11-30).
  */
 class NotCurrentWatch {
   private readonly grace: GraceRestarts;
@@ -118,7 +120,7 @@ class NotCurrentWatch {
   }
 
   async check(name: string, health: { status: number; body: string } | undefined): Promise<void> {
-    if (health?.status === 503 && health.body.includes("not current with the meta leader")) await this.grace.still(name);
+    if (health?.status === 503 && (health.body.includes("not current with the meta leader") || health.body.includes("is not current: group node unhealthy"))) await this.grace.still(name);
     else this.grace.clear(name);
   }
 }
@@ -263,7 +265,7 @@ export class NatsCluster {
    * Resolves once every running node's /healthz says JetStream is healthy (the meta group has a
    * leader and the node is current with it) and the meta leader lists every running node as a
    * member. A node left out of the meta group (scripts/nats-meta-group.ts says why that
-   * happens), or one that stays not current with the meta leader (NotCurrentWatch), is restarted
+   * happens), or one that stays not current with the meta leader or a stream's group (NotCurrentWatch), is restarted
    * on its store, at most a few times. Polls the real endpoints, bounded by the ready timeout.
    */
   async waitUntilReady(): Promise<void> {
@@ -275,7 +277,7 @@ export class NatsCluster {
       this.spawnNode(index);
     };
     const watch = new MetaGroupWatch((name) => restartOnStore(name, "was left out of the meta group"));
-    const notCurrent = new NotCurrentWatch((name) => restartOnStore(name, `was not current with the meta leader for ${NOT_CURRENT_RESTART_MS} ms`));
+    const notCurrent = new NotCurrentWatch((name) => restartOnStore(name, `reported itself not current for ${NOT_CURRENT_RESTART_MS} ms`));
     let last = "";
     for (;;) {
       const gone = this.running.find((entry) => entry.wanted && entry.process === undefined);
