@@ -397,11 +397,11 @@ export class ClusterRuntime implements Markets {
   private async submitHere(command: Command, fingerprint: string): Promise<SubmitResult> {
     const { actorId } = command.identity;
     const { commandId } = command;
-    if (homeOf(actorId, commandId, this.options.keyHomes) === this.partitionOf(command)) {
+    const home = homeOf(actorId, commandId, this.options.keyHomes);
+    if (home === this.partitionOf(command)) {
       // A command executing in its key's home: no binding was made, but one made for another market
       // must win. One in flight decides first (abandoned: it wins nothing); the last check and the
       // claim below then run in one turn, so no bind passes between them.
-      const home = this.partitionOf(command);
       for (let binding = this.keys.bindingInFlightOtherwise(home, actorId, commandId, fingerprint); binding !== undefined; binding = this.keys.bindingInFlightOtherwise(home, actorId, commandId, fingerprint)) await binding;
       if (this.keys.boundOtherwise(home, actorId, commandId, fingerprint)) return { disposition: "replayed", reply: IDEMPOTENCY_CONFLICT };
     }
@@ -595,9 +595,10 @@ export class ClusterRuntime implements Markets {
   private keysFailed(partition: number, error: unknown): void {
     this.options.log("warn", "key bindings failed", { partition, error: error instanceof Error ? error.message : String(error) });
     const epoch = this.lastEpoch.get(partition);
-    const wanted = (): boolean => !this.closed && epoch !== undefined && this.lastEpoch.get(partition) === epoch && this.recovered.has(partition) && this.ownership?.mayAppend(partition, epoch) === true;
+    if (epoch === undefined) return;
+    const wanted = (): boolean => !this.closed && this.lastEpoch.get(partition) === epoch && this.recovered.has(partition) && this.ownership?.mayAppend(partition, epoch) === true;
     const retry = (): void => {
-      if (!wanted() || epoch === undefined) return;
+      if (!wanted()) return;
       this.keys.reopen(partition, epoch, wanted).catch((reason: unknown) => {
         this.options.log("warn", "reopening key bindings failed", { partition, error: reason instanceof Error ? reason.message : String(reason) });
         this.timers.after(REOPEN_DELAY_MS, retry).unref();

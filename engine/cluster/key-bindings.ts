@@ -103,14 +103,7 @@ export class KeyBindings {
   /** Runs `step` after the home's earlier opens and closes. */
   private inTurn<T>(partition: number, step: () => Promise<T>): Promise<T> {
     const run = (this.transitions.get(partition) ?? Promise.resolve()).then(step, step);
-    const settled = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.transitions.set(partition, settled);
-    void settled.then(() => {
-      if (this.transitions.get(partition) === settled) this.transitions.delete(partition);
-    });
+    this.transitions.set(partition, run.catch(() => undefined));
     return run;
   }
 
@@ -120,10 +113,7 @@ export class KeyBindings {
    * Returns how many bindings it holds, and how many of them came from the snapshot.
    */
   open(partition: number, epoch: number): Promise<{ bindings: number; fromSnapshot: number }> {
-    return this.inTurn(partition, async () => {
-      if (this.homes.has(partition)) await this.closeNow(partition);
-      return this.openNow(partition, epoch);
-    });
+    return this.inTurn(partition, () => this.openNow(partition, epoch));
   }
 
   /**
@@ -132,13 +122,13 @@ export class KeyBindings {
    */
   reopen(partition: number, epoch: number, wanted: () => boolean): Promise<void> {
     return this.inTurn(partition, async () => {
-      if (!wanted()) return;
-      if (this.homes.has(partition)) await this.closeNow(partition);
-      await this.openNow(partition, epoch);
+      if (wanted()) await this.openNow(partition, epoch);
     });
   }
 
+  /** Opens the home, closing first what this node still holds of it. */
   private async openNow(partition: number, epoch: number): Promise<{ bindings: number; fromSnapshot: number }> {
+    if (this.homes.has(partition)) await this.closeNow(partition);
     // Reopened at the epoch this owner claimed before (a failure while it kept the lease): it goes on
     // writing in that epoch, as the partition's journal does (engine/journal/partition-journal.ts).
     const journal = await JetStreamJournal.open({ messaging: this.messaging, name: keysStream(partition), epoch });
@@ -158,7 +148,6 @@ export class KeyBindings {
           // The stream holds every binding: read it whole instead of refusing the home for good.
           this.events.snapshotFailed(partition, error);
           bindings = new IdempotencyIndex();
-          fromSnapshot = 0;
         }
       }
       if (journal.lastEpoch !== epoch) await journal.claim(epoch);
