@@ -34,7 +34,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { execSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, release, totalmem } from "node:os";
 import * as path from "node:path";
 import { shardOfMarket } from "../engine/runtime/shard-routing.js";
@@ -579,6 +579,7 @@ async function failoverRound(setup: ClusterSetup, round: number, participantCoun
   const probes = Promise.all(markets.map(({ marketId }) => probe(marketId, survivorClients, setup, kill, giveUpAt, next)));
   await pause(KILL_AFTER_MS);
   kill.atMs = performance.now();
+  const killedAt = new Date().toISOString();
   await cluster.killService(victim);
   const probed = await probes;
   const stormResults = await stormDone;
@@ -608,7 +609,7 @@ async function failoverRound(setup: ClusterSetup, round: number, participantCoun
     ],
   };
   log(
-    `failover round ${round}: killed node ${result.killedNode} (partitions ${victimPartitions.join(", ")}); hot market answered after ${result.hotMarketMs ?? "—"} ms, all its markets after ${result.allMarketsMs ?? "—"} ms; slowest probe answer ${result.slowestProbeAnswerMs} ms; ` +
+    `failover round ${round}: killed node ${result.killedNode} at ${killedAt} (partitions ${victimPartitions.join(", ")}); hot market answered after ${result.hotMarketMs ?? "—"} ms, all its markets after ${result.allMarketsMs ?? "—"} ms; slowest probe answer ${result.slowestProbeAnswerMs} ms; ` +
       `storm through the others: ${JSON.stringify(storm.statuses)}${storm.timeouts > 0 ? `, ${storm.timeouts} timeouts` : ""}; checks ${result.checks.every((c) => c.ok) ? "passed" : "FAILED"}`,
   );
   for (const check of result.checks.filter((c) => !c.ok)) log(`  FAILED ${check.name}: ${check.detail}`);
@@ -785,8 +786,18 @@ async function main(): Promise<void> {
   log(`cluster ÷ single node: hot market ${ratios.hotMarket}×, ${spreadName} ${ratios.spread}×`);
   log(`failover: hot market p50 ${failover.hotMarket.p50Ms} ms, p99 ${failover.hotMarket.p99Ms} ms; all the killed node's markets p50 ${failover.allMarkets.p50Ms} ms, p99 ${failover.allMarkets.p99Ms} ms (${rounds.length} round${rounds.length === 1 ? "" : "s"})`);
   log(`results: bench/results/${stem}.{json,md} (+ -throughput.svg, -failover.svg); checks ${passed ? "passed" : "FAILED"}`);
+  if (LOG_LEVEL === "info") printTakeovers(path.join(WORK, "cluster", "logs"));
   rmSync(WORK, { recursive: true, force: true });
   if (!passed) process.exitCode = 1;
+}
+
+/** The nodes' `partition acquired` lines (kept at `--log-level info`), before their logs are removed with the work directory. */
+function printTakeovers(logsDir: string): void {
+  for (const file of readdirSync(logsDir).filter((name) => name.startsWith("node-")).sort()) {
+    for (const line of readFileSync(path.join(logsDir, file), "utf8").split("\n")) {
+      if (line.includes('"partition acquired"')) log(`${file}: ${line}`);
+    }
+  }
 }
 
 await main();

@@ -126,7 +126,7 @@ type ReadLease =
   | { readonly kind: "value"; readonly value: LeaseValue; readonly revision: number }
   | { readonly kind: "unreadable" };
 
-interface View {
+export interface View {
   readonly leases: readonly ReadLease[];
   readonly heartbeats: ReadonlyMap<string, number>;
 }
@@ -145,6 +145,33 @@ function refused(error: unknown): boolean {
 function positiveInteger(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive integer, got ${value}`);
   return value;
+}
+
+/**
+ * How long after a round ends the next one starts: a period after the last one started, at once if
+ * a release was announced meanwhile, and at the moment a lease lapses if that comes first. A lease
+ * lapsing before the next round is taken at its expiry, not up to a period later: an owner's death
+ * costs the lease's length, not that plus a round (the failover bound). A healthy holder renews a
+ * period ahead of its lapse, so this adds no rounds while nothing fails.
+ */
+export function nextRoundDelayMs(round: { renewEveryMs: number; elapsedMs: number; nowMs: number; nextLapseMs: number; roundWanted: boolean }): number {
+  if (round.roundWanted) return 0;
+  const periodMs = Math.min(round.renewEveryMs, Math.max(0, round.renewEveryMs - round.elapsedMs));
+  return round.nextLapseMs > round.nowMs ? Math.min(periodMs, Math.ceil(round.nextLapseMs - round.nowMs)) : periodMs;
+}
+
+/**
+ * The earliest moment a lease another node holds in `view` becomes free to take: its expiry or its
+ * holder's heartbeat's, whichever is later (the placement keeps a live holder's partitions).
+ */
+export function nextLapse(view: View, nodeId: string): number {
+  let earliestMs = Number.POSITIVE_INFINITY;
+  for (const read of view.leases) {
+    if (read.kind !== "value" || read.value.node === null || read.value.node === nodeId) continue;
+    const freeAtMs = Math.max(read.value.expiresAtMs, view.heartbeats.get(read.value.node) ?? 0);
+    earliestMs = Math.min(earliestMs, freeAtMs);
+  }
+  return earliestMs;
 }
 
 export class LeaseManager {
@@ -177,6 +204,11 @@ export class LeaseManager {
   private readonly timers: Timers;
   /** A release was announced while a timer round ran: the next one starts as soon as it ends. */
   private roundWanted = false;
+  /**
+   * When the next lease held by another node lapses unrenewed, as the last read saw the bucket
+   * (its owner's lease and heartbeat both expired; Infinity: none will before it is renewed).
+   */
+  private nextLapseMs = Number.POSITIVE_INFINITY;
   /** Other nodes' release announcements (`releasedSubject`). */
   private releases: Subscription | undefined;
   /** close() began: no more acquisitions, heartbeats or rebalancing; renewals go on until it ends. */
@@ -335,7 +367,7 @@ export class LeaseManager {
     const startedMs = this.clock.nowMs();
     void this.round().then(() => {
       const elapsedMs = this.clock.nowMs() - startedMs;
-      const delayMs = this.roundWanted ? 0 : Math.min(this.renewEveryMs, Math.max(0, this.renewEveryMs - elapsedMs));
+      const delayMs = nextRoundDelayMs({ renewEveryMs: this.renewEveryMs, elapsedMs, nowMs: this.clock.nowMs(), nextLapseMs: this.nextLapseMs, roundWanted: this.roundWanted });
       this.roundWanted = false;
       this.schedule(delayMs);
     });
@@ -379,7 +411,10 @@ export class LeaseManager {
     const sawBucket = heartbeatWritten && view !== undefined;
     const settled = sawBucket && this.lastRoundSawBucket;
     this.lastRoundSawBucket = sawBucket;
-    if (view !== undefined) this.heartbeats = view.heartbeats;
+    if (view !== undefined) {
+      this.heartbeats = view.heartbeats;
+      this.nextLapseMs = nextLapse(view, this.nodeId);
+    }
     if (view === undefined || !settled || this.closing !== undefined) return;
     this.rebalance(view, this.clock.nowMs());
     await this.acquire(view, this.clock.nowMs());

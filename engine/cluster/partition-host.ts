@@ -2,12 +2,16 @@
  * The partitions this node owns, each in a shard worker of its own (ShardChannel) on the
  * partition's JetStream stream, fenced by the owner's lease epoch. Opened when the node acquires a
  * partition's lease, closed when it gives the lease up or loses it.
+ *
+ * One shard thread is kept started and idle, its modules loaded, for the next partition this node
+ * takes: a takeover after an owner's death opens on it instead of waiting for a thread to start
+ * (decision I56); another is started once that open settles.
  */
 import type { Clock } from "../clock.js";
 import type { Timers } from "../timers.js";
 import { ShardChannel } from "../runtime/shard-channel.js";
 import { defaultShardWorkerSource, type ShardWorkerSource } from "../runtime/shard-host.js";
-import { workerThreads, type ShardThreadStarter } from "../runtime/shard-thread.js";
+import { workerThreads, type ShardThread, type ShardThreadStarter } from "../runtime/shard-thread.js";
 import type { BatchStats, EmittedEvent, IdempotencyEntries, ShardRecoveryReport, ShardRequest, ShardResponse } from "../shard-protocol/shard-protocol.js";
 import { UnavailableError } from "../runtime/unavailable.js";
 import type { ShardHeadsSpec, ShardWorkerData } from "../runtime/worker-messages.js";
@@ -42,10 +46,44 @@ interface OwnedPartition {
   readonly channel: ShardChannel;
 }
 
+/** The idle thread, and what drops it should it end before a partition is opened on it. */
+interface SpareThread {
+  readonly thread: ShardThread;
+  readonly ended: () => void;
+}
+
 export class PartitionHost {
   private readonly owned = new Map<number, OwnedPartition>();
+  private readonly startThread: ShardThreadStarter;
+  private spare: SpareThread | undefined;
+  private closed = false;
 
-  constructor(private readonly options: PartitionHostOptions) {}
+  constructor(private readonly options: PartitionHostOptions) {
+    this.startThread = options.startThread ?? workerThreads(options.workerSource ?? defaultShardWorkerSource());
+    this.keepSpare();
+  }
+
+  /** Starts the idle thread if there is none. */
+  private keepSpare(): void {
+    if (this.spare !== undefined || this.closed) return;
+    const thread = this.startThread();
+    const ended = (): void => {
+      if (this.spare?.thread === thread) this.spare = undefined;
+    };
+    thread.once("exit", ended);
+    thread.once("error", ended);
+    this.spare = { thread, ended };
+  }
+
+  /** The idle thread, else one started now. */
+  private takeThread(): ShardThread {
+    const spare = this.spare;
+    if (spare === undefined) return this.startThread();
+    this.spare = undefined;
+    spare.thread.off("exit", spare.ended);
+    spare.thread.off("error", spare.ended);
+    return spare.thread;
+  }
 
   /** Opens `partition` at lease `epoch`: recovers it from its stream; resolves once it serves. */
   async open(partition: number, epoch: number): Promise<{ report: ShardRecoveryReport; idempotency: IdempotencyEntries }> {
@@ -67,13 +105,12 @@ export class PartitionHost {
       tickIntervalMs: options.tickIntervalMs ?? 100,
       ...(options.heads === undefined ? {} : { heads: options.heads }),
     };
-    const startThread = options.startThread ?? workerThreads(options.workerSource ?? defaultShardWorkerSource());
-    const started = await ShardChannel.start(startThread, data, options.clock, {
+    const started = await ShardChannel.start(this.takeThread(), data, options.clock, {
       onFatal: (message) => this.stopped(partition, `its journal failed: ${message}`),
       onFenced: (message) => this.stopped(partition, `another owner took it: ${message}`),
       ...(options.onBatch === undefined ? {} : { onBatch: (stats: BatchStats) => options.onBatch?.(partition, stats) }),
       ...(options.onEvents === undefined ? {} : { onEvents: (events: readonly EmittedEvent[]) => options.onEvents?.(partition, events) }),
-    }, options.timers);
+    }, options.timers).finally(() => this.keepSpare());
     this.owned.set(partition, { epoch, channel: started.channel });
     return { report: started.report, idempotency: started.idempotency };
   }
@@ -120,6 +157,9 @@ export class PartitionHost {
   }
 
   async closeAll(): Promise<void> {
-    await Promise.all(this.openPartitions().map((partition) => this.close(partition)));
+    this.closed = true;
+    const spare = this.spare?.thread;
+    this.spare = undefined;
+    await Promise.all([...this.openPartitions().map((partition) => this.close(partition)), spare?.terminate()]);
   }
 }

@@ -10,7 +10,7 @@ import type { BatchStats, EmittedEvent, IdempotencyEntries, ShardRecoveryReport,
 import { envelope, type Envelope, type FromShard, type ShardWorkerData, type ToShard } from "./worker-messages.js";
 import { packRequests, unpackResponses } from "./wire.js";
 import { UnavailableError } from "./unavailable.js";
-import type { ShardThread, ShardThreadStarter } from "./shard-thread.js";
+import type { ShardThread } from "./shard-thread.js";
 
 
 export interface ShardChannelEvents {
@@ -79,9 +79,11 @@ export class ShardChannel {
     private readonly timers: Timers,
   ) {}
 
-  /** Starts the shard's thread and resolves once it has recovered its journal (rejects if it cannot). */
-  static async start(startThread: ShardThreadStarter, data: ShardWorkerData, clock: Clock, events: ShardChannelEvents, timers: Timers = systemTimers): Promise<StartedShard> {
-    const worker = startThread(data);
+  /**
+   * Opens the shard `data` names on `worker`, a started thread that was sent nothing yet; resolves
+   * once it has recovered its journal (rejects, and ends the thread, if it cannot).
+   */
+  static async start(worker: ShardThread, data: ShardWorkerData, clock: Clock, events: ShardChannelEvents, timers: Timers = systemTimers): Promise<StartedShard> {
     const exited = new Promise<number>((resolve) => worker.once("exit", resolve));
     const ready = new Promise<{ report: ShardRecoveryReport; idempotency: IdempotencyEntries }>((resolve, reject) => {
       const onEarlyExit = (code: number) => reject(new Error(`shard ${data.shardIndex} exited during start-up (code ${code})`));
@@ -99,6 +101,7 @@ export class ShardChannel {
         }
       });
     });
+    worker.postMessage({ t: "open", data });
     let started: { report: ShardRecoveryReport; idempotency: IdempotencyEntries };
     try {
       started = await ready;

@@ -76,7 +76,7 @@ export class ShardHost {
         ...(options.heads === undefined ? {} : { heads: options.heads }),
       };
       starts.push(
-        ShardChannel.start(startThread, data, options.clock, {
+        ShardChannel.start(startThread(), data, options.clock, {
           onFatal: (message) => options.onFatal(shardIndex, message),
           // A file journal has one writer (the data directory's lock): it is never fenced.
           onFenced: (message) => options.onFatal(shardIndex, message),

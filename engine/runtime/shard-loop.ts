@@ -124,6 +124,9 @@ export class ShardLoop {
           this.options.post({ t: "snapshot", id: message.id, lsn: written.lsn, sizeBytes: written.sizeBytes });
         });
         return;
+      case "open":
+        this.enqueue(() => Promise.reject(new Error("the shard thread was sent a second open")));
+        return;
       case "close":
         this.closing = true;
         this.ticker?.cancel();

@@ -4,7 +4,7 @@
  * the same loop (shard-loop.ts) in-process behind this shape, its messages carried by the scheduler.
  */
 import { startWorker, type WorkerSource } from "../binary/embedded-worker.js";
-import type { FromShard, ShardWorkerData, ToShard } from "./worker-messages.js";
+import type { FromShard, ToShard } from "./worker-messages.js";
 
 export interface ShardThread {
   postMessage(message: ToShard, transfer?: readonly ArrayBuffer[]): void;
@@ -20,10 +20,10 @@ export interface ShardThread {
   terminate(): Promise<number>;
 }
 
-/** Starts a shard's thread on the data it opens its journal with. */
-export type ShardThreadStarter = (data: ShardWorkerData) => ShardThread;
+/** Starts a shard's thread, which waits for its first message (`open`: what it opens) before it does anything. */
+export type ShardThreadStarter = () => ShardThread;
 
 /** Shards in worker threads running `source` (shard-worker.ts). */
 export function workerThreads(source: WorkerSource): ShardThreadStarter {
-  return (data) => startWorker(source, { workerData: data });
+  return () => startWorker(source, {});
 }

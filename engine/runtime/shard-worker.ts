@@ -3,13 +3,16 @@
  * journal in the shard's directory, or in cluster mode a partition's JetStream stream, fenced by the
  * owner's epoch), on Node's timers and this thread's message port. When the loop stops (fatal, fenced
  * or closed) the thread ends; the gateway exits non-zero only for a fatal error of the embedded default.
+ *
+ * The thread learns which shard it is from its first message (`open`), not at its start: its modules
+ * load before that, so a cluster node keeps one started and a takeover does not wait for them.
  */
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort, type MessagePort } from "node:worker_threads";
 import { ManualClock, systemClock, type Clock } from "../clock.js";
 import { systemTimers } from "../timers.js";
 import { openFileShard, ShardCore, type OpenedShard } from "./shard-core.js";
 import { openPartitionJournal } from "../journal/partition-journal.js";
-import type { ShardHeadsSpec, ShardWorkerData } from "./worker-messages.js";
+import type { ShardHeadsSpec, ShardWorkerData, ToShard } from "./worker-messages.js";
 import type { LogHeadsOptions } from "../audit/heads/log-heads.js";
 import { shardLogId } from "./shard-routing.js";
 import { auditSignerFromWorkerData } from "../audit/signing/audit-signer.js";
@@ -17,13 +20,10 @@ import { ShardLoop } from "./shard-loop.js";
 import { connectMessaging } from "../messaging/nats/nats-messaging.js";
 import { HeadKeys } from "../audit/signing/head-keys.js";
 
-const port = parentPort;
-if (port === null) throw new Error("shard-worker must run in a worker thread");
-const data = workerData as ShardWorkerData;
-const controlled = data.clockMode === "controlled" ? new ManualClock(data.startMs) : undefined;
-const clock: Clock = controlled ?? systemClock;
+if (parentPort === null) throw new Error("shard-worker must run in a worker thread");
+const port: MessagePort = parentPort;
 
-async function openShard(): Promise<{ opened: OpenedShard; close(): Promise<void> }> {
+async function openShard(data: ShardWorkerData, clock: Clock): Promise<{ opened: OpenedShard; close(): Promise<void> }> {
   const spec = data.journal;
   const headsSpec = data.heads;
   const signed =
@@ -44,16 +44,24 @@ function headsOptions(spec: ShardHeadsSpec, logId: string): LogHeadsOptions {
   return { logId, signer: auditSignerFromWorkerData(spec.signer), everyCommands: spec.everyCommands, everyMs: spec.everyMs };
 }
 
-const loop = new ShardLoop({
-  open: openShard,
-  post: (message, transfer) => port.postMessage(message, transfer),
-  exit: (failed) => {
-    port.close();
-    if (failed) process.exit(1); // ends this worker thread only
-  },
-  timers: systemTimers,
-  controlled,
-  tickIntervalMs: data.tickIntervalMs,
-});
+function startLoop(data: ShardWorkerData): ShardLoop {
+  const controlled = data.clockMode === "controlled" ? new ManualClock(data.startMs) : undefined;
+  return new ShardLoop({
+    open: () => openShard(data, controlled ?? systemClock),
+    post: (message, transfer) => port.postMessage(message, transfer),
+    exit: (failed) => {
+      port.close();
+      if (failed) process.exit(1); // ends this worker thread only
+    },
+    timers: systemTimers,
+    controlled,
+    tickIntervalMs: data.tickIntervalMs,
+  });
+}
 
-port.on("message", (message) => loop.receive(message));
+let loop: ShardLoop | undefined;
+port.on("message", (message: ToShard) => {
+  if (loop !== undefined) loop.receive(message);
+  else if (message.t === "open") loop = startLoop(message.data);
+  else throw new Error(`a shard thread's first message must be "open", got "${message.t}"`);
+});

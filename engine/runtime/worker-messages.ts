@@ -57,6 +57,11 @@ export function envelope<T>(id: number, body: T): Envelope<T> {
 }
 
 export type ToShard =
+  /**
+   * The first message a shard thread gets, and only then: what it opens. A thread is started before
+   * it knows its shard, so that a cluster node can keep one started for its next partition.
+   */
+  | { t: "open"; data: ShardWorkerData }
   /** `items`: packed `Envelope<ShardRequest>[]` (wire.ts), transferred. */
   | { t: "batch"; nowMs: number; items: Uint8Array }
   | { t: "time"; nowMs: number }

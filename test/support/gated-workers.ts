@@ -15,14 +15,23 @@ export function gatedWorkers(dir: string): { source: ShardWorkerSource; open(): 
   const crash = path.join(dir, "crash");
   const code = `
     const fs = require("node:fs");
-    const { workerData } = require("node:worker_threads");
+    const { parentPort } = require("node:worker_threads");
+    // A thread learns its shard from its first message ("open"): the worker's own listener is
+    // wrapped to read it on the way, so that a crash can be asked of one shard.
+    let shardIndex;
+    const on = parentPort.on.bind(parentPort);
+    parentPort.on = (event, listener) =>
+      on(event, event !== "message" ? listener : (message) => {
+        if (message.t === "open") shardIndex = message.data.shardIndex;
+        listener(message);
+      });
     const waiting = setInterval(() => {
       if (!fs.existsSync(${JSON.stringify(gate)})) return;
       clearInterval(waiting);
       import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(SHARD_WORKER)}); })
         .catch((error) => { console.error(error); process.exit(1); });
     }, 5);
-    setInterval(() => { if (fs.existsSync(${JSON.stringify(crash)} + "." + workerData.shardIndex)) process.exit(7); }, 5).unref();
+    setInterval(() => { if (shardIndex !== undefined && fs.existsSync(${JSON.stringify(crash)} + "." + shardIndex)) process.exit(7); }, 5).unref();
   `;
   return {
     source: { kind: "eval", code },

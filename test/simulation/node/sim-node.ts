@@ -150,7 +150,7 @@ export class SimNode implements ShardThreadHost {
         tickIntervalMs: settings.tickIntervalMs,
         log: (level, message, fields) => this.trace.add(this.name, `${level === "info" ? "" : `${level}: `}${message} ${fieldsText(fields)}`.trimEnd()),
         onBatch: () => undefined,
-        startThread: (data) => new SimShardThread(this, data),
+        startThread: () => new SimShardThread(this),
         replays: new SimReplays(this.timers),
       },
     );

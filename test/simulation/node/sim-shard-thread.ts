@@ -30,19 +30,21 @@ export class SimShardThread implements ShardThread {
   private readonly listeners: Array<{ event: EventName; listener: Listener; once: boolean }> = [];
   private readonly toThread: Lane;
   private readonly fromThread: Lane;
-  private readonly loop: ShardLoop;
+  /** Made by the first message (`open`), as a worker thread makes it. */
+  private loop: ShardLoop | undefined;
   private connection: SimConnection | undefined;
   private ended = false;
 
-  constructor(
-    private readonly host: ShardThreadHost,
-    data: ShardWorkerData,
-  ) {
+  constructor(private readonly host: ShardThreadHost) {
     this.toThread = new Lane(host.scheduler);
     this.fromThread = new Lane(host.scheduler);
+  }
+
+  private startLoop(data: ShardWorkerData): ShardLoop {
+    const { host } = this;
     const spec = data.journal;
     if (spec.kind !== "jetstream") throw new Error("the simulation runs partitions on streams only");
-    this.loop = new ShardLoop({
+    return new ShardLoop({
       open: async () => {
         const connection = host.connect(`partition ${data.shardIndex}`);
         this.connection = connection;
@@ -80,7 +82,10 @@ export class SimShardThread implements ShardThread {
   postMessage(message: ToShard): void {
     if (this.ended) return;
     this.toThread.send(0, this.host.actor, () => {
-      if (!this.ended) this.loop.receive(message);
+      if (this.ended) return;
+      if (this.loop !== undefined) this.loop.receive(message);
+      else if (message.t === "open") this.loop = this.startLoop(message.data);
+      else throw new Error(`a shard thread's first message must be "open", got "${message.t}"`);
     });
   }
 
