@@ -170,16 +170,23 @@ export async function openClusterRuntime(cluster: Pick<ClusterConnection, "messa
     ...(parts.tickIntervalMs === undefined ? {} : { tickIntervalMs: parts.tickIntervalMs }),
     ...(parts.heads === undefined ? {} : { heads: parts.heads }),
   });
-  const leases = await LeaseManager.open({
-    messaging,
-    nodeId: settings.nodeId,
-    partitions: layout.partitions,
-    clock: parts.clock,
-    leaseMs: settings.leaseMs,
-    onAcquired: (lease) => runtime.acquired(lease.partition, lease.epoch),
-    onLost: (partition, reason) => runtime.lost(partition, reason),
-    onOwnerSeen: (partition, owner) => runtime.ownerSeen(partition, owner.epoch),
-  });
+  let leases: LeaseManager;
+  try {
+    leases = await LeaseManager.open({
+      messaging,
+      nodeId: settings.nodeId,
+      partitions: layout.partitions,
+      clock: parts.clock,
+      leaseMs: settings.leaseMs,
+      onAcquired: (lease) => runtime.acquired(lease.partition, lease.epoch),
+      onLost: (partition, reason) => runtime.lost(partition, reason),
+      onOwnerSeen: (partition, owner) => runtime.ownerSeen(partition, owner.epoch),
+    });
+  } catch (error) {
+    // What the runtime started (its idle shard thread, the replay pool) ends with it.
+    await runtime.close();
+    throw error;
+  }
   runtime.attach(leases);
   return runtime;
 }

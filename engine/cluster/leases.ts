@@ -161,15 +161,16 @@ export function nextRoundDelayMs(round: { renewEveryMs: number; elapsedMs: numbe
 }
 
 /**
- * The earliest moment a lease another node holds in `view` becomes free to take: its expiry or its
- * holder's heartbeat's, whichever is later (the placement keeps a live holder's partitions).
+ * The earliest moment after `nowMs` a lease another node holds in `view` becomes free to take: its
+ * expiry or its holder's heartbeat's, whichever is later (the placement keeps a live holder's
+ * partitions). One lapsed already is the round's to take (or another node's), not a moment to wait for.
  */
-export function nextLapse(view: View, nodeId: string): number {
+export function nextLapse(view: View, nodeId: string, nowMs: number): number {
   let earliestMs = Number.POSITIVE_INFINITY;
   for (const read of view.leases) {
     if (read.kind !== "value" || read.value.node === null || read.value.node === nodeId) continue;
     const freeAtMs = Math.max(read.value.expiresAtMs, view.heartbeats.get(read.value.node) ?? 0);
-    earliestMs = Math.min(earliestMs, freeAtMs);
+    if (freeAtMs > nowMs) earliestMs = Math.min(earliestMs, freeAtMs);
   }
   return earliestMs;
 }
@@ -411,10 +412,10 @@ export class LeaseManager {
     const sawBucket = heartbeatWritten && view !== undefined;
     const settled = sawBucket && this.lastRoundSawBucket;
     this.lastRoundSawBucket = sawBucket;
-    if (view !== undefined) {
-      this.heartbeats = view.heartbeats;
-      this.nextLapseMs = nextLapse(view, this.nodeId);
-    }
+    if (view !== undefined) this.heartbeats = view.heartbeats;
+    // Only a settled round's view may hasten the next: the round after an outage waits a period,
+    // so that every node is seen live again before anyone takes what lapsed meanwhile.
+    this.nextLapseMs = view !== undefined && settled ? nextLapse(view, this.nodeId, this.clock.nowMs()) : Number.POSITIVE_INFINITY;
     if (view === undefined || !settled || this.closing !== undefined) return;
     this.rebalance(view, this.clock.nowMs());
     await this.acquire(view, this.clock.nowMs());

@@ -5,7 +5,7 @@
  *
  * One shard thread is kept started and idle, its modules loaded, for the next partition this node
  * takes: a takeover after an owner's death opens on it instead of waiting for a thread to start
- * (decision I56); another is started once that open settles.
+ * (decision I56); another is started once no open is in flight (its start costs CPU the opens need).
  */
 import type { Clock } from "../clock.js";
 import type { Timers } from "../timers.js";
@@ -56,6 +56,8 @@ export class PartitionHost {
   private readonly owned = new Map<number, OwnedPartition>();
   private readonly startThread: ShardThreadStarter;
   private spare: SpareThread | undefined;
+  /** Opens in flight: the next idle thread starts once there are none. */
+  private opening = 0;
   private closed = false;
 
   constructor(private readonly options: PartitionHostOptions) {
@@ -63,10 +65,15 @@ export class PartitionHost {
     this.keepSpare();
   }
 
-  /** Starts the idle thread if there is none. */
+  /** Starts the idle thread if there is none (a thread that cannot start leaves the next open to start its own). */
   private keepSpare(): void {
-    if (this.spare !== undefined || this.closed) return;
-    const thread = this.startThread();
+    if (this.spare !== undefined || this.closed || this.opening > 0) return;
+    let thread: ShardThread;
+    try {
+      thread = this.startThread();
+    } catch {
+      return;
+    }
     const ended = (): void => {
       if (this.spare?.thread === thread) this.spare = undefined;
     };
@@ -88,6 +95,7 @@ export class PartitionHost {
   /** Opens `partition` at lease `epoch`: recovers it from its stream; resolves once it serves. */
   async open(partition: number, epoch: number): Promise<{ report: ShardRecoveryReport; idempotency: IdempotencyEntries }> {
     if (this.owned.has(partition)) throw new Error(`partition ${partition} is already open`);
+    if (this.closed) throw new UnavailableError(`partition ${partition} cannot be opened: this node is stopping`);
     const { options } = this;
     const data: ShardWorkerData = {
       journal: {
@@ -105,12 +113,22 @@ export class PartitionHost {
       tickIntervalMs: options.tickIntervalMs ?? 100,
       ...(options.heads === undefined ? {} : { heads: options.heads }),
     };
-    const started = await ShardChannel.start(this.takeThread(), data, options.clock, {
+    const thread = this.takeThread();
+    this.opening += 1;
+    const started = await ShardChannel.start(thread, data, options.clock, {
       onFatal: (message) => this.stopped(partition, `its journal failed: ${message}`),
       onFenced: (message) => this.stopped(partition, `another owner took it: ${message}`),
       ...(options.onBatch === undefined ? {} : { onBatch: (stats: BatchStats) => options.onBatch?.(partition, stats) }),
       ...(options.onEvents === undefined ? {} : { onEvents: (events: readonly EmittedEvent[]) => options.onEvents?.(partition, events) }),
-    }, options.timers).finally(() => this.keepSpare());
+    }, options.timers).finally(() => {
+      this.opening -= 1;
+      this.keepSpare();
+    });
+    if (this.closed) {
+      // The host closed while this partition opened: nothing will close it later.
+      await started.channel.close();
+      throw new UnavailableError(`partition ${partition} cannot be opened: this node is stopping`);
+    }
     this.owned.set(partition, { epoch, channel: started.channel });
     return { report: started.report, idempotency: started.idempotency };
   }

@@ -42,9 +42,15 @@ describe("nextLapse", () => {
         ["c", NOW_MS + 400],
       ]),
     };
-    expect(nextLapse(view, "a")).toBe(NOW_MS + 400);
+    expect(nextLapse(view, "a", NOW_MS)).toBe(NOW_MS + 400);
     // A holder with no heartbeat left: its lease's own expiry.
-    expect(nextLapse({ ...view, heartbeats: new Map() }, "a")).toBe(NOW_MS + 200);
+    expect(nextLapse({ ...view, heartbeats: new Map() }, "a", NOW_MS)).toBe(NOW_MS + 200);
+  });
+
+  it("waits for the next lapse still to come, past one already lapsed (that is this round's to take, or another node's)", () => {
+    const view: View = { leases: [lease("c", NOW_MS - 700), lease("b", NOW_MS + 250)], heartbeats: new Map([["b", NOW_MS + 100]]) };
+    expect(nextLapse(view, "a", NOW_MS)).toBe(NOW_MS + 250);
+    expect(nextLapse(view, "a", NOW_MS + 250)).toBe(Number.POSITIVE_INFINITY);
   });
 
   it("leaves out this node's own leases, released ones and keys it could not read", () => {
@@ -52,6 +58,6 @@ describe("nextLapse", () => {
       leases: [lease("a", NOW_MS + 100), lease(null, NOW_MS + 50), { kind: "absent" }, { kind: "unreadable" }, { kind: "deleted", revision: 4 }],
       heartbeats: new Map(),
     };
-    expect(nextLapse(view, "a")).toBe(Number.POSITIVE_INFINITY);
+    expect(nextLapse(view, "a", NOW_MS)).toBe(Number.POSITIVE_INFINITY);
   });
 });

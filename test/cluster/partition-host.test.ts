@@ -108,6 +108,28 @@ describe("PartitionHost's idle thread", () => {
     expect(idle?.terminated).toBe(true);
   });
 
+  it("is started only once no open is in flight, and never after the host closed", async () => {
+    const threads: StandInThread[] = [];
+    const host = hostWith(threads);
+    const first = host.open(0, 1);
+    const second = host.open(1, 1);
+    await first;
+    // The second open still runs: no idle thread is started beside it.
+    expect(threads.length).toBe(2);
+    await second;
+    expect(threads.length).toBe(3);
+    const third = host.open(2, 1);
+    const closing = host.closeAll();
+    // Opened while the host closed: closed again, not left running.
+    await expect(third).rejects.toThrow(/this node is stopping/);
+    await closing;
+    expect(threads[2]?.received.map((message) => message.t)).toEqual(["open", "close"]);
+    expect(host.openPartitions()).toEqual([]);
+    expect(threads.length).toBe(3);
+    await expect(host.open(3, 1)).rejects.toThrow(/this node is stopping/);
+    expect(threads.length).toBe(3);
+  });
+
   it("is not used once it has ended on its own: the next open starts a thread", async () => {
     const threads: StandInThread[] = [];
     const host = hostWith(threads);
