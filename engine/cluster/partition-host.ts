@@ -52,6 +52,10 @@ interface SpareThread {
   readonly ended: () => void;
 }
 
+function stopping(partition: number): UnavailableError {
+  return new UnavailableError(`partition ${partition} cannot be opened: this node is stopping`);
+}
+
 export class PartitionHost {
   private readonly owned = new Map<number, OwnedPartition>();
   private readonly startThread: ShardThreadStarter;
@@ -95,7 +99,7 @@ export class PartitionHost {
   /** Opens `partition` at lease `epoch`: recovers it from its stream; resolves once it serves. */
   async open(partition: number, epoch: number): Promise<{ report: ShardRecoveryReport; idempotency: IdempotencyEntries }> {
     if (this.owned.has(partition)) throw new Error(`partition ${partition} is already open`);
-    if (this.closed) throw new UnavailableError(`partition ${partition} cannot be opened: this node is stopping`);
+    if (this.closed) throw stopping(partition);
     const { options } = this;
     const data: ShardWorkerData = {
       journal: {
@@ -127,7 +131,7 @@ export class PartitionHost {
     if (this.closed) {
       // The host closed while this partition opened: nothing will close it later.
       await started.channel.close();
-      throw new UnavailableError(`partition ${partition} cannot be opened: this node is stopping`);
+      throw stopping(partition);
     }
     this.owned.set(partition, { epoch, channel: started.channel });
     return { report: started.report, idempotency: started.idempotency };

@@ -18,7 +18,7 @@ import type { Timers } from "../timers.js";
 import type { OpenedShard, ShardCore } from "./shard-core.js";
 import type { ShardRequest } from "../shard-protocol/shard-protocol.js";
 import { packResponses, unpackRequests } from "./wire.js";
-import { envelope, type Envelope, type FromShard, type ToShard } from "./worker-messages.js";
+import { envelope, type Envelope, type FromShard, type ShardWorkerData, type ToShard } from "./worker-messages.js";
 
 export interface ShardLoopOptions {
   /** Opens the shard on its journal (recovery); `close` releases what it opened beside the core (a partition's connection). */
@@ -32,6 +32,20 @@ export interface ShardLoopOptions {
   controlled: ManualClock | undefined;
   /** How often the timer wheel is checked when the clock is not controlled. */
   tickIntervalMs: number;
+}
+
+/**
+ * What a shard thread does with each message it receives: the first must be `open`, which starts
+ * its loop (`start`: the thread is started before it knows its shard); every later one goes to
+ * that loop. The worker thread and the simulation's thread both receive through this.
+ */
+export function shardThreadReceiver(start: (data: ShardWorkerData) => ShardLoop): (message: ToShard) => void {
+  let loop: ShardLoop | undefined;
+  return (message) => {
+    if (loop !== undefined) loop.receive(message);
+    else if (message.t === "open") loop = start(message.data);
+    else throw new Error(`a shard thread's first message must be "open", got "${message.t}"`);
+  };
 }
 
 export class ShardLoop {

@@ -12,11 +12,11 @@ import { ManualClock, systemClock, type Clock } from "../clock.js";
 import { systemTimers } from "../timers.js";
 import { openFileShard, ShardCore, type OpenedShard } from "./shard-core.js";
 import { openPartitionJournal } from "../journal/partition-journal.js";
-import type { ShardHeadsSpec, ShardWorkerData, ToShard } from "./worker-messages.js";
+import type { ShardHeadsSpec, ShardWorkerData } from "./worker-messages.js";
 import type { LogHeadsOptions } from "../audit/heads/log-heads.js";
 import { shardLogId } from "./shard-routing.js";
 import { auditSignerFromWorkerData } from "../audit/signing/audit-signer.js";
-import { ShardLoop } from "./shard-loop.js";
+import { ShardLoop, shardThreadReceiver } from "./shard-loop.js";
 import { connectMessaging } from "../messaging/nats/nats-messaging.js";
 import { HeadKeys } from "../audit/signing/head-keys.js";
 
@@ -59,9 +59,4 @@ function startLoop(data: ShardWorkerData): ShardLoop {
   });
 }
 
-let loop: ShardLoop | undefined;
-port.on("message", (message: ToShard) => {
-  if (loop !== undefined) loop.receive(message);
-  else if (message.t === "open") loop = startLoop(message.data);
-  else throw new Error(`a shard thread's first message must be "open", got "${message.t}"`);
-});
+port.on("message", shardThreadReceiver(startLoop));

@@ -5,7 +5,7 @@
  * journal's connection is the shard's own, as a worker's is.
  */
 import { ShardCore } from "../../../engine/runtime/shard-core.js";
-import { ShardLoop } from "../../../engine/runtime/shard-loop.js";
+import { ShardLoop, shardThreadReceiver } from "../../../engine/runtime/shard-loop.js";
 import { openPartitionJournal } from "../../../engine/journal/partition-journal.js";
 import type { ShardThread } from "../../../engine/runtime/shard-thread.js";
 import type { FromShard, ShardWorkerData, ToShard } from "../../../engine/runtime/worker-messages.js";
@@ -30,8 +30,8 @@ export class SimShardThread implements ShardThread {
   private readonly listeners: Array<{ event: EventName; listener: Listener; once: boolean }> = [];
   private readonly toThread: Lane;
   private readonly fromThread: Lane;
-  /** Made by the first message (`open`), as a worker thread makes it. */
-  private loop: ShardLoop | undefined;
+  /** The loop is made by the first message (`open`), as a worker thread makes it. */
+  private readonly receive = shardThreadReceiver((data) => this.startLoop(data));
   private connection: SimConnection | undefined;
   private ended = false;
 
@@ -82,10 +82,7 @@ export class SimShardThread implements ShardThread {
   postMessage(message: ToShard): void {
     if (this.ended) return;
     this.toThread.send(0, this.host.actor, () => {
-      if (this.ended) return;
-      if (this.loop !== undefined) this.loop.receive(message);
-      else if (message.t === "open") this.loop = this.startLoop(message.data);
-      else throw new Error(`a shard thread's first message must be "open", got "${message.t}"`);
+      if (!this.ended) this.receive(message);
     });
   }
 
