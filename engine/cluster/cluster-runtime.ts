@@ -533,12 +533,16 @@ export class ClusterRuntime implements Markets {
       epoch,
       markets: opened.report.markets,
       commandsReplayed: opened.report.framesReplayed,
+      // Entries read before the snapshot's, for their idempotency entries only (the whole stream's prefix).
+      commandsScanned: opened.report.framesScannedForIdempotency,
       lastSequence: opened.report.lastLsn,
       headsChecked: opened.report.headsChecked,
       ...(bindings === undefined ? {} : { keyBindings: bindings.bindings, keyBindingsFromSnapshot: bindings.fromSnapshot }),
       // The shard's open: its worker's start, NATS connection, claim, and its recovery proper (shardRecoveryMs).
       shardOpenMs: shard.value.ms,
       shardRecoveryMs: opened.report.elapsedMs,
+      // A read of the stream that resumed on a new consumer (an election, or one that stalled): recovery waited there.
+      ...(opened.report.readsResumed === undefined ? {} : { streamReadsResumed: opened.report.readsResumed.count, lastStreamReadResumed: opened.report.readsResumed.last }),
       ...(keyHome ? { keyBindingsOpenMs: keys.value.ms } : {}),
       elapsedMs: Math.round(this.timers.nowMs() - startedMs),
     });

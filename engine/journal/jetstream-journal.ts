@@ -72,6 +72,7 @@ import {
   type JournalPosition,
   type JournalRecovery,
   type JournalSnapshot,
+  type ReadsResumed,
 } from "./journal.js";
 
 /** Room for a batch message's headers (its id and expected last sequence) within max_payload. */
@@ -190,6 +191,7 @@ export class JetStreamJournal implements FollowingJournal {
   private failure: Error | undefined;
   private retries = 0;
   private duplicates = 0;
+  readsResumed: ReadsResumed | undefined;
   /** The epoch this journal writes with (the option, then the last claim's). */
   private writerEpoch: number;
   /** Reads of batches from the stream under way, by stream sequence (`batchAt`). */
@@ -643,6 +645,8 @@ export class JetStreamJournal implements FollowingJournal {
       const batch: CachedBatch = { ...decodeBatch(message.data, message.streamSequence), streamSequence: message.streamSequence, batchId: message.msgId };
       this.cache.put(batch);
       emit(batch);
+    }, (problem) => {
+      this.readsResumed = { count: (this.readsResumed?.count ?? 0) + 1, last: problem };
     });
   }
 

@@ -17,7 +17,8 @@ export type StreamMessage = StoredMessage;
 
 /**
  * Hands messages `from`…`last` of `stream` to `onMessage` in order, as they arrive. A throw from
- * `onMessage` stops the read and rejects with it.
+ * `onMessage` stops the read and rejects with it. `onReplaced` hears why each consumer was replaced
+ * (a read that resumed: a failover's recovery that took seconds may have waited out a stall here).
  */
 export async function readStreamMessages(
   streams: Streams,
@@ -27,6 +28,7 @@ export async function readStreamMessages(
   last: number,
   deadlineMs: number,
   onMessage: (message: StreamMessage) => void,
+  onReplaced?: (problem: string) => void,
 ): Promise<void> {
   let next = from;
   let progressDeadline = timers.nowMs() + deadlineMs;
@@ -88,6 +90,7 @@ export async function readStreamMessages(
     }
     if (next > last) return;
     if (timers.nowMs() >= progressDeadline) throw new Error(`reading stream ${stream}: no progress within ${deadlineMs} ms at message ${next}; last: ${problem}`);
+    onReplaced?.(`at message ${next}: ${problem}`);
     await pauseFor(timers, backoffMs(attempt));
   }
 }

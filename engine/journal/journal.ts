@@ -55,6 +55,13 @@ export interface AppendOptions {
   expectedLastSequence?: number;
 }
 
+/** Reads of a journal that resumed with a new consumer (`Journal.readsResumed`). */
+export interface ReadsResumed {
+  readonly count: number;
+  /** Where and why the last one resumed (the message it went on from, and what ended the consumer before). */
+  readonly last: string;
+}
+
 /** What opening a journal found and did. */
 export interface JournalRecovery {
   /** Bytes of a torn, never acknowledged tail that open removed. */
@@ -83,6 +90,13 @@ export interface Journal {
    * this way).
    */
   read(afterSequence: number, onEntry: (entry: JournalEntry) => void): Promise<void>;
+  /**
+   * How often this journal's reads had to go on with a new consumer since it opened, and why the
+   * last time: a journal on a stream's (a leader election, a consumer that delivered nothing for a
+   * while); absent on files, which have nothing to replace. Recovery reports it (its time is spent
+   * there when a read stalls).
+   */
+  readonly readsResumed?: ReadsResumed | undefined;
   /**
    * The entry at `position`. Asynchronous because a journal on a stream may have to ask its servers;
    * the file journal reads its files at once.

@@ -265,6 +265,7 @@ export class ShardCore {
       truncatedBytes: journal.recovery.truncatedBytes,
       headsChecked,
       ...(accepted === undefined ? {} : { acceptedUnsignedTail: accepted }),
+      ...(journal.readsResumed === undefined ? {} : { readsResumed: { ...journal.readsResumed } }),
       elapsedMs: Math.round(performance.now() - startedMs),
     };
     return { core, report, idempotency };

@@ -192,6 +192,8 @@ export interface ShardRecoveryReport {
   truncatedBytes: number;
   /** Signed heads recovery read and checked (root, size and signature). */
   headsChecked: number;
+  /** Reads of the journal that went on with a new consumer during recovery, and why the last did (a journal on a stream). */
+  readsResumed?: { count: number; last: string };
   /** Entries after the last verified head that an operator accepted (AUDIT_ACCEPT_UNSIGNED_TAIL), recorded by a head entry. */
   acceptedUnsignedTail?: { logId: string; from: number; to: number };
   elapsedMs: number;
