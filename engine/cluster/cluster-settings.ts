@@ -21,6 +21,12 @@ export interface ClusterSettings {
   readonly leaseMs: number;
   /** How long a forwarded request waits for the owner's answer before the client gets a 503. */
   readonly forwardTimeoutMs: number;
+  /**
+   * Commands executed on one partition after which its owner snapshots it, besides the node's
+   * periodic checkpoints: a new owner replays at most about this many after the snapshot it loads,
+   * so a takeover does not grow with the time since the last checkpoint (decision I57).
+   */
+  readonly checkpointEveryCommands: number;
 }
 
 export const NODE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -34,3 +40,5 @@ export const DEFAULT_KEY_HOMES = 1;
 export const MAX_PARTITIONS = 256;
 export const DEFAULT_LEASE_MS = 1_500;
 export const DEFAULT_FORWARD_TIMEOUT_MS = 5_000;
+/** About a second of replay for a takeover under a storm on the 2-core box (docs/cluster.md, "Measured"). */
+export const DEFAULT_CHECKPOINT_EVERY_COMMANDS = 5_000;

@@ -174,6 +174,11 @@ export class PartitionHost {
     for (const { channel } of this.owned.values()) channel.publishTime();
   }
 
+  /** Snapshots `partition` after what was sent to it before; nothing when it is not open here. */
+  async snapshot(partition: number): Promise<void> {
+    await this.owned.get(partition)?.channel.snapshot();
+  }
+
   async snapshotAll(): Promise<void> {
     await Promise.all([...this.owned.values()].map(({ channel }) => channel.snapshot()));
   }

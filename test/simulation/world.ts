@@ -60,6 +60,7 @@ export class World {
       leaseMs: scenario.leaseMs,
       forwardTimeoutMs: scenario.forwardTimeoutMs,
       checkpointEverySeconds: scenario.checkpointEverySeconds,
+      checkpointEveryCommands: scenario.checkpointEveryCommands,
       tickIntervalMs: scenario.tickIntervalMs,
       epochMs: EPOCH_MS,
     };

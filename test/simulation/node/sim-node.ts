@@ -31,6 +31,7 @@ export interface NodeSettings {
   readonly leaseMs: number;
   readonly forwardTimeoutMs: number;
   readonly checkpointEverySeconds: number;
+  readonly checkpointEveryCommands: number;
   /** How often a partition's shard checks its timer wheel. */
   readonly tickIntervalMs: number;
   /** Epoch milliseconds at simulated time 0. */
@@ -129,6 +130,7 @@ export class SimNode implements ShardThreadHost {
       keyHomes: settings.keyHomes,
       leaseMs: settings.leaseMs,
       forwardTimeoutMs: settings.forwardTimeoutMs,
+      checkpointEveryCommands: settings.checkpointEveryCommands,
     };
     const idempotency = new IdempotencyIndex({ seed: 1 });
     const identity = await IdentityStore.open({

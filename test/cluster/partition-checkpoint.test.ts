@@ -1,0 +1,71 @@
+/**
+ * Snapshots by command count (decision I57, CLUSTER_CHECKPOINT_EVERY_COMMANDS): a partition's owner
+ * snapshots it once that many commands were executed on it since its last snapshot, so a new owner
+ * replays at most about that many, however long ago the last periodic checkpoint was. Three real
+ * nats-server nodes and three service nodes; periodic checkpoints are off (CHECKPOINT_EVERY_SECONDS=0),
+ * so only the count can have snapshotted; the new owner's `partition acquired` line says how many
+ * commands it replayed after the snapshot it loaded.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NatsCluster } from "../../scripts/nats-cluster.js";
+import { ServiceCluster } from "./support/service-cluster.js";
+import { claimBody, openDirectClaimMarket, provisionPrincipal, request, requestOnce } from "./support/cluster-clients.js";
+import { shardOfMarket } from "../../engine/runtime/shard-routing.js";
+import { eventually } from "../process/support.js";
+
+const PARTITIONS = 3;
+const EVERY_COMMANDS = 40;
+/** Create, publish, then the claims: over three times the count, so at least three snapshots were due. */
+const CLAIMS = 130;
+let nats: NatsCluster;
+let nodes: ServiceCluster;
+
+beforeAll(async () => {
+  nats = await NatsCluster.start();
+  nodes = await ServiceCluster.start(nats.urls, 3, {
+    env: { CLUSTER_PARTITIONS: String(PARTITIONS), CLUSTER_CHECKPOINT_EVERY_COMMANDS: String(EVERY_COMMANDS), CHECKPOINT_EVERY_SECONDS: "0" },
+  });
+  await eventually(() => Array.from({ length: PARTITIONS }, (_, p) => p).every((p) => nodes.ownerOf(p) !== undefined), 60_000, "every partition served");
+}, 120_000);
+
+afterAll(async () => {
+  await nodes?.stop();
+  await nats?.stop();
+});
+
+/** The `partition acquired` entries node `index` logged for `partition`, oldest first. */
+function acquisitions(index: number, partition: number): Array<{ epoch: number; commandsReplayed: number; lastSequence: number }> {
+  return nodes
+    .output(index)
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as { msg?: string; partition?: number; epoch: number; commandsReplayed: number; lastSequence: number })
+    .filter((entry) => entry.msg === "partition acquired" && entry.partition === partition);
+}
+
+describe("snapshots by command count", () => {
+  it("lets a new owner replay no more than the count since the last snapshot, with no periodic checkpoint", async () => {
+    const marketId = "checkpoint-market";
+    const partition = shardOfMarket(marketId, PARTITIONS);
+    const owner = nodes.ownerOf(partition) as number;
+    const other = (owner + 1) % 3;
+    const creator = await provisionPrincipal(nodes, other, "checkpoint-creator");
+    const claimer = await provisionPrincipal(nodes, other, "checkpoint-claimer");
+    await openDirectClaimMarket(nodes, other, creator, marketId, 10);
+    // One principal: the first claim is accepted, the rest refused; every one is a logged command.
+    for (let n = 0; n < CLAIMS; n += 1) {
+      const answer = await request(nodes, other, "POST", `/v1/markets/${marketId}/direct-claims`, claimer, claimBody(`checkpoint-claim-${n}`, claimer));
+      expect([200, 409], answer.text).toContain(answer.status);
+    }
+    await nodes.kill(owner);
+    const last = `checkpoint-claim-after-kill`;
+    await eventually(async () => (await requestOnce(nodes, other, "POST", `/v1/markets/${marketId}/direct-claims`, claimer, claimBody(last, claimer))).status === 409, 60_000, "the market answering again after its owner was killed");
+    const taken = [0, 1, 2].filter((i) => i !== owner).flatMap((i) => acquisitions(i, partition)).find((entry) => entry.lastSequence >= CLAIMS + 2);
+    expect(taken, "the new owner's partition acquired line").toBeDefined();
+    // Without count-triggered snapshots it replays every command of the stream (CLAIMS + 2).
+    expect(taken?.commandsReplayed).toBeLessThan(EVERY_COMMANDS);
+    const market = await request(nodes, other, "GET", `/v1/markets/${marketId}`, creator);
+    expect(market.status, market.text).toBe(200);
+    await nodes.restart(owner);
+  }, 180_000);
+});
