@@ -28,8 +28,8 @@
  * |                            | the cluster is created, like the count   |                         |
  * | CLUSTER_LEASE_MS           | integer 300..60,000                      | 1500                    |
  * | CLUSTER_FORWARD_TIMEOUT_MS | integer 100..60,000                      | 5000                    |
- * | CLUSTER_CHECKPOINT_EVERY_COMMANDS | integer 1..100,000,000: snapshot a   | 5000                 |
- * |                            | partition after this many commands on it |                         |
+ * | CLUSTER_SNAPSHOT_EVERY_COMMANDS | integer 1..100,000,000: a partition  | 5000                    |
+ * |                            | snapshots itself after this many commands|                         |
  * | AUDIT_SIGNING_KEY_FILE     | PEM PKCS#8 Ed25519 private key, mode 0600,| unset: generated at     |
  * |                            | outside DATA_DIR (audit-signing-key.ts)  | DATA_DIR/audit-signing- |
  * |                            |                                          | key.pem, with a warning |
@@ -54,7 +54,7 @@ import { DEFAULT_PROOF_CACHE_BYTES } from "../engine/audit/proof-tree-cache.js";
 import { ACCEPT_UNSIGNED_TAIL_SETTING, DEFAULT_HEAD_INTERVAL, parseAcceptedTails, type HeadInterval } from "../engine/audit/heads/unsigned-tail.js";
 import {
   DEFAULT_FORWARD_TIMEOUT_MS,
-  DEFAULT_CHECKPOINT_EVERY_COMMANDS,
+  DEFAULT_SNAPSHOT_EVERY_COMMANDS,
   DEFAULT_KEY_HOMES,
   DEFAULT_LEASE_MS,
   DEFAULT_PARTITIONS,
@@ -188,7 +188,7 @@ function isSet(env: Env, name: string): boolean {
 function clusterSettings(env: Env): ClusterSettings | undefined {
   const urls = env["CLUSTER_NATS_URLS"];
   if (urls === undefined || urls === "") {
-    for (const name of ["CLUSTER_NODE_ID", "CLUSTER_PARTITIONS", "CLUSTER_KEY_HOMES", "CLUSTER_LEASE_MS", "CLUSTER_FORWARD_TIMEOUT_MS", "CLUSTER_CHECKPOINT_EVERY_COMMANDS"]) {
+    for (const name of ["CLUSTER_NODE_ID", "CLUSTER_PARTITIONS", "CLUSTER_KEY_HOMES", "CLUSTER_LEASE_MS", "CLUSTER_FORWARD_TIMEOUT_MS", "CLUSTER_SNAPSHOT_EVERY_COMMANDS"]) {
       if (isSet(env, name)) throw new ConfigError(name, "is a cluster setting: set CLUSTER_NATS_URLS too, or unset it");
     }
     return undefined;
@@ -211,6 +211,6 @@ function clusterSettings(env: Env): ClusterSettings | undefined {
     keyHomes,
     leaseMs: integer(env, "CLUSTER_LEASE_MS", DEFAULT_LEASE_MS, 300, 60_000),
     forwardTimeoutMs: integer(env, "CLUSTER_FORWARD_TIMEOUT_MS", DEFAULT_FORWARD_TIMEOUT_MS, 100, 60_000),
-    checkpointEveryCommands: integer(env, "CLUSTER_CHECKPOINT_EVERY_COMMANDS", DEFAULT_CHECKPOINT_EVERY_COMMANDS, 1, 100_000_000),
+    snapshotEveryCommands: integer(env, "CLUSTER_SNAPSHOT_EVERY_COMMANDS", DEFAULT_SNAPSHOT_EVERY_COMMANDS, 1, 100_000_000),
   };
 }

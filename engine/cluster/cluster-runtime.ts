@@ -115,10 +115,6 @@ export class ClusterRuntime implements Markets {
   private readonly checkpointTimer: TimerHandle | undefined;
   private readonly timers: Timers;
   private commandsSinceCheckpoint = 0;
-  /** Commands each partition served here executed since its last snapshot (its replayed tail included): at `checkpointEveryCommands` it is snapshotted. */
-  private readonly sinceSnapshot = new Map<number, number>();
-  /** Partitions whose count-triggered snapshot is being written (one at a time each). */
-  private readonly snapshotting = new Set<number>();
   /** The epoch each partition was last acquired at (a reopen after a failure keeps it). */
   private readonly lastEpoch = new Map<number, number>();
   /** Partitions whose recovery is complete (shard open, idempotency entries restored, bindings read): only these are served. */
@@ -167,6 +163,7 @@ export class ClusterRuntime implements Markets {
       },
       ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
       ...(options.heads === undefined ? {} : { heads: options.heads }),
+      snapshotEveryCommands: options.settings.snapshotEveryCommands,
     });
     const everySeconds = options.checkpointEverySeconds ?? 60;
     if (everySeconds > 0) {
@@ -436,7 +433,7 @@ export class ClusterRuntime implements Markets {
       if (this.serving(partition, true) === undefined) throw new UnavailableError(`partition ${partition} changed owner; retry shortly`);
       const response = await this.host.request(partition, commandRequest(command, fingerprint));
       if (response.kind !== "command") throw new Error("partition answered a command with a read response");
-      this.countCommand(partition);
+      this.commandsSinceCheckpoint += 1;
       return { owner: partition, response };
     },
     // The reply a logged command got, where its partition is served: as a command is (a retry is
@@ -519,8 +516,6 @@ export class ClusterRuntime implements Markets {
       });
     }
     this.recovered.add(partition);
-    // The tail it replayed is not in a snapshot yet: it counts toward the next one.
-    this.sinceSnapshot.set(partition, opened.report.framesReplayed);
     // Streams that followed the previous owner end (here and on every node): their watches were there.
     this.moved(partition);
     this.relay.publishMoved(partition);
@@ -559,7 +554,6 @@ export class ClusterRuntime implements Markets {
     const startedMs = this.timers.nowMs();
     this.lastEpoch.delete(partition);
     this.recovered.delete(partition);
-    this.sinceSnapshot.delete(partition);
     this.forwarder.stopServing(partition);
     this.moved(partition);
     this.relay.publishMoved(partition);
@@ -632,7 +626,6 @@ export class ClusterRuntime implements Markets {
     this.keys.snapshotAll();
     if (this.commandsSinceCheckpoint === 0) return;
     this.commandsSinceCheckpoint = 0;
-    this.sinceSnapshot.clear();
     try {
       await this.host.snapshotAll();
     } catch (error) {
@@ -640,29 +633,6 @@ export class ClusterRuntime implements Markets {
     }
   }
 
-  /**
-   * One more command executed on `partition`: once `checkpointEveryCommands` piled up since its last
-   * snapshot, it is snapshotted, so that a new owner never replays much more than that, however
-   * long ago the last periodic checkpoint was (decision I57).
-   */
-  private countCommand(partition: number): void {
-    this.commandsSinceCheckpoint += 1;
-    const count = (this.sinceSnapshot.get(partition) ?? 0) + 1;
-    this.sinceSnapshot.set(partition, count);
-    if (count >= this.options.settings.checkpointEveryCommands && !this.snapshotting.has(partition)) void this.snapshotPartition(partition);
-  }
-
-  private async snapshotPartition(partition: number): Promise<void> {
-    this.snapshotting.add(partition);
-    this.sinceSnapshot.set(partition, 0);
-    try {
-      await this.host.snapshot(partition);
-    } catch (error) {
-      this.options.log("warn", "snapshot of a partition failed", { partition, error: error instanceof Error ? error.message : String(error) });
-    } finally {
-      this.snapshotting.delete(partition);
-    }
-  }
 
   private refuseIfClosed(): void {
     if (this.closed) throw new UnavailableError("this node is stopping");

@@ -22,11 +22,11 @@ export interface ClusterSettings {
   /** How long a forwarded request waits for the owner's answer before the client gets a 503. */
   readonly forwardTimeoutMs: number;
   /**
-   * Commands executed on one partition after which its owner snapshots it, besides the node's
-   * periodic checkpoints: a new owner replays at most about this many after the snapshot it loads,
-   * so a takeover does not grow with the time since the last checkpoint (decision I57).
+   * A partition's shard snapshots itself once this many of its commands (deadline commands and a
+   * replayed tail included) are in no snapshot, besides the node's periodic checkpoints: what a new
+   * owner replays stays about this long, however long ago the last checkpoint was (decision I57).
    */
-  readonly checkpointEveryCommands: number;
+  readonly snapshotEveryCommands: number;
 }
 
 export const NODE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -40,5 +40,5 @@ export const DEFAULT_KEY_HOMES = 1;
 export const MAX_PARTITIONS = 256;
 export const DEFAULT_LEASE_MS = 1_500;
 export const DEFAULT_FORWARD_TIMEOUT_MS = 5_000;
-/** About a second of replay for a takeover under a storm on the 2-core box (docs/cluster.md, "Measured"). */
-export const DEFAULT_CHECKPOINT_EVERY_COMMANDS = 5_000;
+/** Why this default: decision I57 (docs/cluster.md, "Known problems"). */
+export const DEFAULT_SNAPSHOT_EVERY_COMMANDS = 5_000;

@@ -37,6 +37,8 @@ export interface PartitionHostOptions {
   /** A partition stopped on its own: fenced by a newer owner, or its journal failed. */
   onStopped: (partition: number, reason: string) => void;
   onBatch?: (partition: number, stats: BatchStats) => void;
+  /** Each partition's shard snapshots itself once this many commands are in no snapshot (CLUSTER_SNAPSHOT_EVERY_COMMANDS, decision I57). */
+  snapshotEveryCommands?: number;
   /** Committed events of watched markets (live streams, docs/events.md). */
   onEvents?: (partition: number, events: readonly EmittedEvent[]) => void;
 }
@@ -115,6 +117,7 @@ export class PartitionHost {
       // A new owner rebuilds the partition's idempotency entries from the whole stream.
       reportIdempotencyAfterLsn: 0,
       tickIntervalMs: options.tickIntervalMs ?? 100,
+      ...(options.snapshotEveryCommands === undefined ? {} : { snapshotEveryCommands: options.snapshotEveryCommands }),
       ...(options.heads === undefined ? {} : { heads: options.heads }),
     };
     const thread = this.takeThread();
@@ -172,11 +175,6 @@ export class PartitionHost {
 
   publishTime(): void {
     for (const { channel } of this.owned.values()) channel.publishTime();
-  }
-
-  /** Snapshots `partition` after what was sent to it before; nothing when it is not open here. */
-  async snapshot(partition: number): Promise<void> {
-    await this.owned.get(partition)?.channel.snapshot();
   }
 
   async snapshotAll(): Promise<void> {

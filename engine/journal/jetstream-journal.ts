@@ -191,7 +191,8 @@ export class JetStreamJournal implements FollowingJournal {
   private failure: Error | undefined;
   private retries = 0;
   private duplicates = 0;
-  readsResumed: ReadsResumed | undefined;
+  /** Reads that went on with a new consumer since the journal opened (Journal.readsResumed). */
+  private resumedReads: ReadsResumed | undefined;
   /** The epoch this journal writes with (the option, then the last claim's). */
   private writerEpoch: number;
   /** Reads of batches from the stream under way, by stream sequence (`batchAt`). */
@@ -646,8 +647,12 @@ export class JetStreamJournal implements FollowingJournal {
       this.cache.put(batch);
       emit(batch);
     }, (problem) => {
-      this.readsResumed = { count: (this.readsResumed?.count ?? 0) + 1, last: problem };
+      this.resumedReads = { count: (this.resumedReads?.count ?? 0) + 1, last: problem };
     });
+  }
+
+  get readsResumed(): ReadsResumed | undefined {
+    return this.resumedReads;
   }
 
   /** The sequence of the stream's last entry now, whoever appended it (the last batch's, asked of the stream). */

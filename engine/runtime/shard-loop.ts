@@ -32,6 +32,12 @@ export interface ShardLoopOptions {
   controlled: ManualClock | undefined;
   /** How often the timer wheel is checked when the clock is not controlled. */
   tickIntervalMs: number;
+  /**
+   * Cluster mode (decision I57): a snapshot once this many commands (deadline commands and a
+   * replayed tail included) are in no snapshot, taken between two batches as every snapshot is, so a
+   * new owner's replay stays short however long ago the node's last checkpoint was.
+   */
+  snapshotEveryCommands: number | undefined;
 }
 
 /**
@@ -95,6 +101,12 @@ export class ShardLoop {
     this.postEvents(shard);
     const packed = packResponses(responses.map((body, index) => envelope((items[index] as Envelope<ShardRequest>).id, body)));
     this.options.post({ t: "batch", items: packed, stats: shard.lastBatch }, [packed.buffer as ArrayBuffer]);
+    await this.snapshotIfDue(shard);
+  }
+
+  private async snapshotIfDue(shard: ShardCore): Promise<void> {
+    const every = this.options.snapshotEveryCommands;
+    if (every !== undefined && shard.commandsSinceLastSnapshot >= every) await shard.snapshot();
   }
 
   /**
@@ -111,6 +123,7 @@ export class ShardLoop {
     const fired = await shard.tick();
     this.postEvents(shard);
     if (fired > 0) this.options.post({ t: "stats", stats: shard.lastBatch });
+    await this.snapshotIfDue(shard);
   }
 
   receive(message: ToShard): void {

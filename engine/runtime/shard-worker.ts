@@ -56,6 +56,7 @@ function startLoop(data: ShardWorkerData): ShardLoop {
     timers: systemTimers,
     controlled,
     tickIntervalMs: data.tickIntervalMs,
+    snapshotEveryCommands: data.snapshotEveryCommands,
   });
 }
 

@@ -29,6 +29,8 @@ export interface ShardWorkerData {
   tickIntervalMs: number;
   /** Sign the log's heads (engine/audit/heads/log-heads.ts); undefined: no heads, no receipts. */
   heads?: ShardHeadsSpec;
+  /** Cluster mode: snapshot once this many commands are in no snapshot (decision I57); unset: only when asked. */
+  snapshotEveryCommands?: number;
 }
 
 /**

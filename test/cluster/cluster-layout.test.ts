@@ -89,4 +89,13 @@ describe("the cluster layout", () => {
     expect(() => loadServiceConfig({ ...cluster, CLUSTER_PARTITIONS: "4", CLUSTER_KEY_HOMES: "5" })).toThrow(/CLUSTER_KEY_HOMES: must be an integer from 1 to 4/);
     expect(() => loadServiceConfig({ CLUSTER_KEY_HOMES: "2" })).toThrow(/CLUSTER_KEY_HOMES: is a cluster setting/);
   });
+
+  it("takes CLUSTER_SNAPSHOT_EVERY_COMMANDS from the environment, in cluster mode only (decision I57)", () => {
+    const cluster = { CLUSTER_NATS_URLS: "nats://127.0.0.1:4222", CLUSTER_NODE_ID: "a" };
+    expect(loadServiceConfig({ ...cluster, CLUSTER_SNAPSHOT_EVERY_COMMANDS: "40" }).cluster?.snapshotEveryCommands).toBe(40);
+    expect(loadServiceConfig(cluster).cluster?.snapshotEveryCommands).toBe(5_000);
+    expect(() => loadServiceConfig({ ...cluster, CLUSTER_SNAPSHOT_EVERY_COMMANDS: "0" })).toThrow(/CLUSTER_SNAPSHOT_EVERY_COMMANDS: must be an integer from 1 to 100000000/);
+    expect(() => loadServiceConfig({ ...cluster, CLUSTER_SNAPSHOT_EVERY_COMMANDS: "9007199254740993" })).toThrow(/CLUSTER_SNAPSHOT_EVERY_COMMANDS: must be an integer/);
+    expect(() => loadServiceConfig({ CLUSTER_SNAPSHOT_EVERY_COMMANDS: "40" })).toThrow(/CLUSTER_SNAPSHOT_EVERY_COMMANDS: is a cluster setting/);
+  });
 });

@@ -15,8 +15,8 @@ export interface Scenario {
   readonly leaseMs: number;
   readonly forwardTimeoutMs: number;
   readonly checkpointEverySeconds: number;
-  /** Commands on one partition after which its owner snapshots it (CLUSTER_CHECKPOINT_EVERY_COMMANDS). */
-  readonly checkpointEveryCommands: number;
+  /** Commands on one partition after which its owner snapshots it (CLUSTER_SNAPSHOT_EVERY_COMMANDS). */
+  readonly snapshotEveryCommands: number;
   /** How often a partition's shard checks its timer wheel for due deadlines. */
   readonly tickIntervalMs: number;
   /** Faults and the workload happen before this instant; then every fault heals. */
@@ -33,7 +33,7 @@ export function drawScenario(random: Random): Scenario {
   const nodes = names.map((name) => ({ name, skewMs: drawSkew(random, leaseMs) }));
   const activeMs = random.int(4_000, 16_000);
   const partitions = random.int(1, 6);
-  const scenario: Omit<Scenario, "keyHomes" | "checkpointEveryCommands"> = {
+  const scenario: Omit<Scenario, "keyHomes" | "snapshotEveryCommands"> = {
     nodes,
     partitions,
     leaseMs,
@@ -52,15 +52,15 @@ export function drawScenario(random: Random): Scenario {
   const keyHomes = homes.chance(0.5) ? partitions : homes.int(1, partitions);
   // Drawn last, for the same reason: snapshots every few commands (takeovers from a snapshot and a
   // short tail, snapshots asked for mid-storm) or, as before, only at the periodic checkpoints.
-  const checkpointEveryCommands = random.fork("checkpoint-commands").pick([10, 50, 100_000_000]);
-  return { ...scenario, keyHomes, checkpointEveryCommands };
+  const snapshotEveryCommands = random.fork("checkpoint-commands").pick([10, 50, 100_000_000]);
+  return { ...scenario, keyHomes, snapshotEveryCommands };
 }
 
 export function describeScenario(scenario: Scenario): string {
   const nodes = scenario.nodes.map((node) => `${node.name} (clock ${node.skewMs >= 0 ? "+" : ""}${node.skewMs} ms)`).join(", ");
   const w = scenario.workload;
   return (
-    `${scenario.nodes.length} nodes: ${nodes}; ${scenario.partitions} partitions (${scenario.keyHomes} key home${scenario.keyHomes === 1 ? "" : "s"}); lease ${scenario.leaseMs} ms; checkpoints every ${scenario.checkpointEverySeconds} s and every ${scenario.checkpointEveryCommands} commands on a partition; ` +
+    `${scenario.nodes.length} nodes: ${nodes}; ${scenario.partitions} partitions (${scenario.keyHomes} key home${scenario.keyHomes === 1 ? "" : "s"}); lease ${scenario.leaseMs} ms; checkpoints every ${scenario.checkpointEverySeconds} s and every ${scenario.snapshotEveryCommands} commands on a partition; ` +
     `faults for ${scenario.activeMs} ms; ${w.markets.length} markets (${w.markets.map((m) => `${m.id} ${m.mechanism}${m.mechanism === "direct" ? ` cap ${m.capacity} ${m.confirmation}` : ""}`).join(", ")}), ` +
     `${w.participants.length} participants${w.hot ? ", hot first market" : ""}` +
     (w.identity.principals.length > 0 ? `; ${w.identity.principals.length} principals provisioned, ${w.identity.delegationsEach} delegation(s) each` : "")

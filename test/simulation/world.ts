@@ -60,7 +60,7 @@ export class World {
       leaseMs: scenario.leaseMs,
       forwardTimeoutMs: scenario.forwardTimeoutMs,
       checkpointEverySeconds: scenario.checkpointEverySeconds,
-      checkpointEveryCommands: scenario.checkpointEveryCommands,
+      snapshotEveryCommands: scenario.snapshotEveryCommands,
       tickIntervalMs: scenario.tickIntervalMs,
       epochMs: EPOCH_MS,
     };

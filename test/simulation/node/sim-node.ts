@@ -31,7 +31,7 @@ export interface NodeSettings {
   readonly leaseMs: number;
   readonly forwardTimeoutMs: number;
   readonly checkpointEverySeconds: number;
-  readonly checkpointEveryCommands: number;
+  readonly snapshotEveryCommands: number;
   /** How often a partition's shard checks its timer wheel. */
   readonly tickIntervalMs: number;
   /** Epoch milliseconds at simulated time 0. */
@@ -130,7 +130,7 @@ export class SimNode implements ShardThreadHost {
       keyHomes: settings.keyHomes,
       leaseMs: settings.leaseMs,
       forwardTimeoutMs: settings.forwardTimeoutMs,
-      checkpointEveryCommands: settings.checkpointEveryCommands,
+      snapshotEveryCommands: settings.snapshotEveryCommands,
     };
     const idempotency = new IdempotencyIndex({ seed: 1 });
     const identity = await IdentityStore.open({

@@ -57,6 +57,7 @@ export class SimShardThread implements ShardThread {
       timers: host.timers,
       controlled: undefined,
       tickIntervalMs: data.tickIntervalMs,
+      snapshotEveryCommands: data.snapshotEveryCommands,
     });
   }
 
