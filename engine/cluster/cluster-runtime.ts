@@ -633,7 +633,6 @@ export class ClusterRuntime implements Markets {
     }
   }
 
-
   private refuseIfClosed(): void {
     if (this.closed) throw new UnavailableError("this node is stopping");
     if (this.natsProblem !== undefined) throw new UnavailableError(`this node is cut off from NATS (${this.natsProblem}); retry shortly`);

@@ -101,12 +101,13 @@ export class ShardLoop {
     this.postEvents(shard);
     const packed = packResponses(responses.map((body, index) => envelope((items[index] as Envelope<ShardRequest>).id, body)));
     this.options.post({ t: "batch", items: packed, stats: shard.lastBatch }, [packed.buffer as ArrayBuffer]);
-    await this.snapshotIfDue(shard);
+    if (this.snapshotDue(shard)) await shard.snapshot();
   }
 
-  private async snapshotIfDue(shard: ShardCore): Promise<void> {
+  /** Checked without awaiting anything, so a batch that needs no snapshot (every batch of the embedded default) costs no extra turn. */
+  private snapshotDue(shard: ShardCore): boolean {
     const every = this.options.snapshotEveryCommands;
-    if (every !== undefined && shard.commandsSinceLastSnapshot >= every) await shard.snapshot();
+    return every !== undefined && shard.commandsSinceLastSnapshot >= every;
   }
 
   /**
@@ -123,7 +124,7 @@ export class ShardLoop {
     const fired = await shard.tick();
     this.postEvents(shard);
     if (fired > 0) this.options.post({ t: "stats", stats: shard.lastBatch });
-    await this.snapshotIfDue(shard);
+    if (this.snapshotDue(shard)) await shard.snapshot();
   }
 
   receive(message: ToShard): void {

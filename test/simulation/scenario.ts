@@ -15,7 +15,7 @@ export interface Scenario {
   readonly leaseMs: number;
   readonly forwardTimeoutMs: number;
   readonly checkpointEverySeconds: number;
-  /** Commands on one partition after which its owner snapshots it (CLUSTER_SNAPSHOT_EVERY_COMMANDS). */
+  /** Commands in no snapshot after which a partition's shard snapshots itself (CLUSTER_SNAPSHOT_EVERY_COMMANDS). */
   readonly snapshotEveryCommands: number;
   /** How often a partition's shard checks its timer wheel for due deadlines. */
   readonly tickIntervalMs: number;
