@@ -31,8 +31,11 @@ const HOMES = [
   { partition: 1, label: "snapshot" },
 ] as const;
 
+/** The commands executed in the home partition itself: none here. */
+const executed = new IdempotencyIndex();
+
 function keyBindings(messaging: NatsMessaging): KeyBindings {
-  return new KeyBindings(messaging, new IdempotencyIndex(), {
+  return new KeyBindings(messaging, () => executed, {
     failed: (partition, error) => {
       throw new Error(`key home ${partition} failed: ${String(error)}`);
     },

@@ -232,7 +232,11 @@ interface LateParts {
 function serviceMetrics(late: LateParts, idempotency: IdempotencyIndex, auth: AuthService, identity: IdentityStore): ServiceMetrics {
   return new ServiceMetrics({
     pendingByShard: () => late.runtime?.pendingByShard() ?? [],
-    idempotencyEntries: () => idempotency.size,
+    idempotencyEntries: () => {
+      const runtime = late.runtime;
+      // A cluster node keeps each owned partition's entries in an index of its own (decision I58).
+      return idempotency.size + (runtime !== undefined && "partitionIdempotencyEntries" in runtime ? runtime.partitionIdempotencyEntries : 0);
+    },
     recordCache: () => late.runtime?.recordCacheStats ?? { sizeBytes: 0, entries: 0 },
     proofCache: () => late.runtime?.proofCacheStats ?? emptyProofCacheStats(),
     ...(auth.outstandingChallenges === undefined ? {} : { outstandingChallenges: () => auth.outstandingChallenges ?? 0 }),

@@ -3,8 +3,9 @@
  * (leases.ts); the partitions this node owns run in shard workers on their JetStream streams
  * (partition-host.ts); a request for any other partition goes to its owner over NATS
  * (forwarding.ts). Idempotency is decided where the command executes: by the partition's owner,
- * whose index holds every command logged in the partition's stream (rebuilt from it when the
- * partition is opened), exactly as a shard's entries are on one node (submit-once.ts).
+ * whose index of the partition holds every command logged in its stream (partition-indexes.ts:
+ * from the newest snapshot of them and the stream after it when the partition is opened), exactly
+ * as a shard's entries are on one node (submit-once.ts).
  *
  * An owner serves a partition only while its lease is valid by its own clock: a node resumed
  * from a pause past its lease stops answering before it could read stale state, and its appends
@@ -48,6 +49,7 @@ import type { ClusterSettings } from "./cluster-settings.js";
 import { Forwarder, OWNER_MOVED, type BindRequest, type OwnerMoved } from "./forwarding.js";
 import { homeOf, KeyBindings, type BindVerdict } from "./key-bindings.js";
 import { PartitionHost } from "./partition-host.js";
+import { PartitionIndexes } from "./partition-indexes.js";
 import { EventRelay } from "./event-relay.js";
 import { WatchCounts } from "../runtime/watch-counts.js";
 
@@ -83,6 +85,7 @@ export interface ClusterRuntimeOptions extends ShardAnswersOptions {
   /** How an owned partition's shard thread is started (default: a worker thread; the simulation's run in-process). */
   startThread?: ShardThreadStarter;
   tickIntervalMs?: number;
+  /** The node's index of identity commands (the identity store's); each owned partition has its own (partition-indexes.ts). */
   idempotency: IdempotencyIndex;
   /** Snapshot the owned partitions this often when anything changed (0: only on close or hand-over). */
   checkpointEverySeconds?: number;
@@ -112,6 +115,8 @@ export class ClusterRuntime implements Markets {
   private readonly forwarder: Forwarder;
   private readonly answers: ShardAnswers;
   private readonly keys: KeyBindings;
+  /** The idempotency entries of the partitions this node has open, one index each (decision I58). */
+  private readonly indexes: PartitionIndexes;
   private readonly checkpointTimer: TimerHandle | undefined;
   private readonly timers: Timers;
   private commandsSinceCheckpoint = 0;
@@ -140,7 +145,10 @@ export class ClusterRuntime implements Markets {
       (error) => options.log("warn", "relaying live events failed", { error: error instanceof Error ? error.message : String(error) }),
     );
     this.answers = new ShardAnswers(options);
-    this.keys = new KeyBindings(options.messaging, options.idempotency, {
+    this.indexes = new PartitionIndexes(options.messaging, (partition, error) =>
+      options.log("warn", "snapshot of a partition's idempotency entries failed", { partition, error: error instanceof Error ? error.message : String(error) }),
+    );
+    this.keys = new KeyBindings(options.messaging, (partition) => this.indexes.get(partition), {
       failed: (partition, error) => this.keysFailed(partition, error),
       snapshotFailed: (partition, error) => options.log("warn", "snapshot of key bindings failed", { partition, error: error instanceof Error ? error.message : String(error) }),
     });
@@ -164,6 +172,7 @@ export class ClusterRuntime implements Markets {
       ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
       ...(options.heads === undefined ? {} : { heads: options.heads }),
       snapshotEveryCommands: options.settings.snapshotEveryCommands,
+      onSnapshotted: (partition, mark) => this.indexes.snapshotted(partition, mark),
     });
     const everySeconds = options.checkpointEverySeconds ?? 60;
     if (everySeconds > 0) {
@@ -211,6 +220,11 @@ export class ClusterRuntime implements Markets {
     if (this.closed) return "this node is stopping";
     if (!this.recovered.has(partition) || this.host.epochOf(partition) === undefined) return `partition ${partition} is not open on this node now (it is being opened or has moved); retry shortly`;
     return `this node's lease on partition ${partition} lapsed (its renewal is late); retry shortly`;
+  }
+
+  /** Idempotency entries of the partitions this node has open (metrics; the identity commands' are the node's index). */
+  get partitionIdempotencyEntries(): number {
+    return this.indexes.size;
   }
 
   /** Partitions this node serves now (metrics, readiness). */
@@ -406,7 +420,11 @@ export class ClusterRuntime implements Markets {
       for (let binding = this.keys.bindingInFlightOtherwise(home, actorId, commandId, fingerprint); binding !== undefined; binding = this.keys.bindingInFlightOtherwise(home, actorId, commandId, fingerprint)) await binding;
       if (this.keys.boundOtherwise(home, actorId, commandId, fingerprint)) return { disposition: "replayed", reply: IDEMPOTENCY_CONFLICT };
     }
-    return submitOnce(this.options.idempotency, this.executor, command, fingerprint);
+    // A key an identity command took (those are logged on the cluster's identity log, not in a partition).
+    if (this.options.idempotency.usedOtherwise(actorId, commandId, fingerprint)) return { disposition: "replayed", reply: IDEMPOTENCY_CONFLICT };
+    const index = this.indexes.get(this.partitionOf(command));
+    if (index === undefined) throw new UnavailableError(this.notServedHere(this.partitionOf(command)));
+    return submitOnce(index, this.executor, command, fingerprint);
   }
 
   /** Binds a key at its home partition: here if this node serves it, else at the owner its lease names (followed as requests are: `routed`). */
@@ -508,12 +526,13 @@ export class ClusterRuntime implements Markets {
     }
     const opened = shard.value.value;
     const bindings = keys.value.value;
-    const { idempotency } = opened;
-    for (let i = 0; i < idempotency.actorIds.length; i += 1) {
-      this.options.idempotency.restore(idempotency.actorIds[i] as string, idempotency.commandIds[i] as string, idempotency.fingerprints[i] as string, {
-        owner: partition,
-        position: idempotency.positions[i] as number,
-      });
+    let idempotencyFromSnapshot: number;
+    try {
+      idempotencyFromSnapshot = this.indexes.open(partition, opened.idempotency);
+    } catch (error) {
+      await this.host.close(partition);
+      if (keyHome) await this.keys.close(partition);
+      throw error;
     }
     this.recovered.add(partition);
     // Streams that followed the previous owner end (here and on every node): their watches were there.
@@ -534,8 +553,10 @@ export class ClusterRuntime implements Markets {
       epoch,
       markets: opened.report.markets,
       commandsReplayed: opened.report.framesReplayed,
-      // Entries read before the snapshot's, for their idempotency entries only (the whole stream's prefix).
+      // Entries read before the snapshot's, for their idempotency entries only (those after the newest snapshot of them, decision I58).
       commandsScanned: opened.report.framesScannedForIdempotency,
+      idempotencyFromSnapshot,
+      ...(opened.report.idempotencySnapshotIgnored === undefined ? {} : { idempotencySnapshotIgnored: opened.report.idempotencySnapshotIgnored }),
       lastSequence: opened.report.lastLsn,
       headsChecked: opened.report.headsChecked,
       ...(bindings === undefined ? {} : { keyBindings: bindings.bindings, keyBindingsFromSnapshot: bindings.fromSnapshot }),
@@ -558,6 +579,9 @@ export class ClusterRuntime implements Markets {
     this.moved(partition);
     this.relay.publishMoved(partition);
     await this.host.close(partition);
+    // The shard's last snapshot on closing came with its mark: the next owner then reads the stream after it.
+    await this.indexes.settled(partition);
+    this.indexes.drop(partition);
     await this.keys.close(partition);
     // elapsedMs: from the moment it stopped serving (a hand-over's time without an owner starts there).
     this.options.log("info", "partition released", { partition, reason, elapsedMs: Math.round(this.timers.nowMs() - startedMs) });
@@ -566,6 +590,7 @@ export class ClusterRuntime implements Markets {
   /** A partition stopped on its own (fenced, or its journal failed): stop answering for it, and open it again while the lease lasts. */
   private stopped(partition: number, reason: string): void {
     this.recovered.delete(partition);
+    this.indexes.drop(partition);
     this.forwarder.stopServing(partition);
     this.moved(partition);
     this.relay.publishMoved(partition);
@@ -654,6 +679,7 @@ export class ClusterRuntime implements Markets {
     this.relay.close();
     this.forwarder.close();
     await this.host.closeAll();
+    await this.indexes.settled();
     await this.answers.close();
   }
 }

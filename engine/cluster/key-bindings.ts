@@ -11,7 +11,7 @@
  * A command whose market lies in its key's home partition needs no binding: the home's owner is
  * its market's owner, whose index holds it; that owner only checks that no binding of the key to
  * another fingerprint exists (`boundOtherwise`), and a binding checks that owner's index
- * (`marketIndex.usedOtherwise`). Both checks run on the node's one thread before anything awaits,
+ * (the home partition's index, `usedOtherwise`). Both checks run on the node's one thread before anything awaits,
  * so a bind and an execution of one key cannot pass each other.
  *
  * A new owner of a home partition rebuilds its bindings before it serves: from the newest snapshot
@@ -95,8 +95,8 @@ export class KeyBindings {
 
   constructor(
     private readonly messaging: Messaging,
-    /** The node's index of executed commands (the partitions it owns). */
-    private readonly marketIndex: IdempotencyIndex,
+    /** The index of the commands executed in a partition this node owns (undefined: it has none open). */
+    private readonly marketIndexOf: (partition: number) => IdempotencyIndex | undefined,
     private readonly events: KeyHomeEvents,
   ) {}
 
@@ -226,6 +226,13 @@ export class KeyBindings {
     return this.homes.get(home)?.bindings.inFlightOtherwise(actorId, commandId, fingerprint);
   }
 
+  /** The index of the commands executed in partition `home`, or the client's 503 when it is not open here (its bindings then are not either). */
+  private homeIndex(home: number): IdempotencyIndex {
+    const index = this.marketIndexOf(home);
+    if (index === undefined) throw new UnavailableError(`this node does not bind keys for partition ${home} now; retry shortly`);
+    return index;
+  }
+
   /** The home's log, or the client's 503 when this node does not bind for it now (never an unchecked answer). */
   private served(home: number): HomeLog {
     const log = this.homes.get(home);
@@ -236,14 +243,16 @@ export class KeyBindings {
   /** Binds the key at home partition `home` (which this node must serve): "bound" once durable, or "conflict". */
   async bind(home: number, actorId: string, commandId: string, fingerprint: string, marketPartition: number): Promise<BindVerdict> {
     for (;;) {
+      // The commands that need no binding here are those executing in the home partition itself.
+      const marketIndex = this.homeIndex(home);
       // Another content executing under the key here: its outcome decides (abandoned: bind afresh).
-      const executing = this.marketIndex.inFlightOtherwise(actorId, commandId, fingerprint);
+      const executing = marketIndex.inFlightOtherwise(actorId, commandId, fingerprint);
       if (executing !== undefined) {
         await executing;
         continue;
       }
       const log = this.served(home);
-      if (this.marketIndex.usedOtherwise(actorId, commandId, fingerprint)) return "conflict";
+      if (marketIndex.usedOtherwise(actorId, commandId, fingerprint)) return "conflict";
       const claim = log.bindings.claim(actorId, commandId, fingerprint);
       switch (claim.kind) {
         case "conflict":

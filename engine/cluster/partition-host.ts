@@ -7,6 +7,7 @@
  * takes: a takeover after an owner's death opens on it instead of waiting for a thread to start
  * (decision I56); another is started once no open is in flight (its start costs CPU the opens need).
  */
+import type { SnapshotMark } from "../journal/jetstream-snapshots.js";
 import type { Clock } from "../clock.js";
 import type { Timers } from "../timers.js";
 import { ShardChannel } from "../runtime/shard-channel.js";
@@ -41,6 +42,8 @@ export interface PartitionHostOptions {
   snapshotEveryCommands?: number;
   /** Committed events of watched markets (live streams, docs/events.md). */
   onEvents?: (partition: number, events: readonly EmittedEvent[]) => void;
+  /** A partition's shard wrote a snapshot, after the replies of every batch it holds: its mark (decision I58). */
+  onSnapshotted?: (partition: number, mark: SnapshotMark) => void;
 }
 
 interface OwnedPartition {
@@ -114,8 +117,6 @@ export class PartitionHost {
       shardIndex: partition,
       clockMode: options.controlledClock ? "controlled" : "system",
       startMs: options.clock.nowMs(),
-      // A new owner rebuilds the partition's idempotency entries from the whole stream.
-      reportIdempotencyAfterLsn: 0,
       tickIntervalMs: options.tickIntervalMs ?? 100,
       ...(options.snapshotEveryCommands === undefined ? {} : { snapshotEveryCommands: options.snapshotEveryCommands }),
       ...(options.heads === undefined ? {} : { heads: options.heads }),
@@ -127,6 +128,7 @@ export class PartitionHost {
       onFenced: (message) => this.stopped(partition, `another owner took it: ${message}`),
       ...(options.onBatch === undefined ? {} : { onBatch: (stats: BatchStats) => options.onBatch?.(partition, stats) }),
       ...(options.onEvents === undefined ? {} : { onEvents: (events: readonly EmittedEvent[]) => options.onEvents?.(partition, events) }),
+      ...(options.onSnapshotted === undefined ? {} : { onSnapshotted: (mark: SnapshotMark) => options.onSnapshotted?.(partition, mark) }),
     }, options.timers).finally(() => {
       this.opening -= 1;
       this.keepSpare();

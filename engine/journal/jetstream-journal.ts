@@ -73,13 +73,14 @@ import {
   type JournalRecovery,
   type JournalSnapshot,
   type ReadsResumed,
+  type WrittenSnapshot,
 } from "./journal.js";
 
 /** Room for a batch message's headers (its id and expected last sequence) within max_payload. */
 const HEADER_ALLOWANCE_BYTES = 512;
 
 export const DEFAULT_SNAPSHOT_BUCKET = "journal-snapshots";
-const DEFAULT_REQUEST_TIMEOUT_MS = 2_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 2_000;
 /** Longer than a stream's leader election after its leader's death (docs/decisions.md I26, "Fencing and retries"). */
 const DEFAULT_RETRY_DEADLINE_MS = 15_000;
 
@@ -720,7 +721,7 @@ export class JetStreamJournal implements FollowingJournal {
    * Stores a snapshot of the state folded through `lastSequence` in the snapshot bucket, marked with
    * the batch that sequence ends (checked at the next open), and keeps the journal's newest `keep`.
    */
-  async writeSnapshot(payload: Uint8Array, keep: number): Promise<{ sequence: number; sizeBytes: number }> {
+  async writeSnapshot(payload: Uint8Array, keep: number): Promise<WrittenSnapshot> {
     if (this.closed) throw new Error(`the JetStream journal ${this.options.name} is closed`);
     if (this.failure !== undefined) throw this.failure;
     if (this.appendsPending !== 0) throw new Error("snapshot with an append in flight");
@@ -728,7 +729,24 @@ export class JetStreamJournal implements FollowingJournal {
     this.refuseIfSucceeded(undefined);
     const mark: SnapshotMark = { sequence: this.tail.lastSequence, streamSequence: this.tail.streamSequence, batchId: this.tail.batchId };
     const sizeBytes = await withRetries(this.timers, `writing a snapshot of ${this.options.name}`, this.retryDeadlineMs, () => this.snapshots.write(this.options.name, mark, payload, keep));
-    return { sequence: mark.sequence, sizeBytes };
+    return { sequence: mark.sequence, sizeBytes, mark };
+  }
+
+  /**
+   * The newest snapshot stored as `name` beside this journal's own (state another component keeps,
+   * written under the mark of one of this journal's snapshots: `WrittenSnapshot.mark`), checked
+   * against the stream as open checks the journal's own: undefined if there is none, `ignored` (why)
+   * if its mark does not match this stream.
+   */
+  async snapshotBeside(name: string): Promise<{ snapshot: JournalSnapshot } | { ignored: string } | undefined> {
+    const stored = await this.snapshots.newest(name);
+    if (stored === undefined) return undefined;
+    const { mark } = stored;
+    if (mark.streamSequence > this.tail.streamSequence || mark.sequence > this.tail.lastSequence) {
+      return { ignored: `snapshot of sequence ${mark.sequence} (message ${mark.streamSequence}) is newer than stream ${this.options.name} (last sequence ${this.tail.lastSequence}, message ${this.tail.streamSequence})` };
+    }
+    const problem = await JetStreamJournal.checkMark(this.streams, this.options.name, mark, this.cache);
+    return problem === undefined ? { snapshot: { sequence: mark.sequence, payload: stored.payload } } : { ignored: problem };
   }
 
   /** Resolves once the appends made before have settled; later calls are refused. The connection stays open. */

@@ -19,6 +19,7 @@
  */
 
 import type { LogReadView } from "../../storage/index.js";
+import type { SnapshotMark } from "./jetstream-snapshots.js";
 
 /** Where an entry lies in its journal. Opaque outside the journal that gave it. */
 export type JournalPosition = number;
@@ -37,6 +38,19 @@ export type JournalReadView = LogReadView;
 export interface JournalSnapshot {
   readonly sequence: number;
   readonly payload: Uint8Array;
+}
+
+/** What `writeSnapshot` gives back. */
+export interface WrittenSnapshot {
+  readonly sequence: number;
+  readonly sizeBytes: number;
+  /**
+   * A journal on a stream: the message the snapshot was taken after (jetstream-snapshots.ts).
+   * State another component keeps beside the journal's is snapshotted under the same mark, so that
+   * the journal's next opener checks it against the stream as it checks its own (a cluster node's
+   * idempotency entries of a partition, decision I58). Undefined for files.
+   */
+  readonly mark?: SnapshotMark;
 }
 
 /** An append refused because the journal's last sequence is not the one the writer expected. */
@@ -112,7 +126,7 @@ export interface Journal {
   /** The newest valid snapshot, if any (read when the journal was opened). */
   readonly snapshot: JournalSnapshot | undefined;
   /** Writes a snapshot of the state folded through `lastSequence`, and keeps the newest `keep`. */
-  writeSnapshot(payload: Uint8Array, keep: number): Promise<{ sequence: number; sizeBytes: number }>;
+  writeSnapshot(payload: Uint8Array, keep: number): Promise<WrittenSnapshot>;
   /** Closes the journal once what was appended before is done; later calls are refused. */
   close(): Promise<void>;
 }

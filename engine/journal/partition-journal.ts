@@ -7,10 +7,22 @@
  */
 import { JetStreamJournal } from "./jetstream-journal.js";
 import type { Messaging } from "../messaging/messaging.js";
+import type { JournalSnapshot } from "./journal.js";
 
 export interface PartitionJournal {
   readonly journal: JetStreamJournal;
+  /**
+   * The newest snapshot of the partition's idempotency entries, which its owners' nodes write beside
+   * the partition's own snapshots (decision I58), checked against the stream: `ignored` says why it
+   * does not match; undefined when there is none.
+   */
+  readonly idempotency: { snapshot: JournalSnapshot } | { ignored: string } | undefined;
   close(): Promise<void>;
+}
+
+/** The name a partition's idempotency snapshots are stored under, beside the partition's own (decision I58). */
+export function idempotencySnapshotName(stream: string): string {
+  return `${stream}.idempotency`;
 }
 
 /**
@@ -24,14 +36,17 @@ export async function openPartitionJournal(messaging: Messaging, spec: { readonl
     // Reopened at the epoch this owner claimed before (its journal failed while it kept the
     // lease): it goes on writing in that epoch; a claim must raise the stream's epoch.
     const journal = await JetStreamJournal.open({ messaging, name: spec.stream, epoch: spec.epoch });
+    let idempotency: PartitionJournal["idempotency"];
     try {
       if (journal.lastEpoch !== spec.epoch) await journal.claim(spec.epoch);
+      idempotency = await journal.snapshotBeside(idempotencySnapshotName(spec.stream));
     } catch (error) {
       await journal.close();
       throw error;
     }
     return {
       journal,
+      idempotency,
       close: async () => {
         await journal.close();
         await messaging.close();

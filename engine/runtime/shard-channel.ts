@@ -11,6 +11,7 @@ import { envelope, type Envelope, type FromShard, type ShardWorkerData, type ToS
 import { packRequests, unpackResponses } from "./wire.js";
 import { UnavailableError } from "./unavailable.js";
 import type { ShardThread } from "./shard-thread.js";
+import type { SnapshotMark } from "../journal/jetstream-snapshots.js";
 
 
 export interface ShardChannelEvents {
@@ -22,6 +23,8 @@ export interface ShardChannelEvents {
   onBatch?(stats: BatchStats): void;
   /** Committed events of watched markets (live streams), in commit order. */
   onEvents?(events: readonly EmittedEvent[]): void;
+  /** A snapshot on a journal on a stream, after the replies of every batch it holds (decision I58). */
+  onSnapshotted?(mark: SnapshotMark): void;
 }
 
 export interface StartedShard {
@@ -160,6 +163,9 @@ export class ShardChannel {
         return;
       case "events":
         this.events.onEvents?.(message.events);
+        return;
+      case "snapshotted":
+        this.events.onSnapshotted?.(message.mark);
         return;
       case "snapshot": {
         const resolve = this.snapshotWaiters.get(message.id);

@@ -15,6 +15,7 @@ import { isoFromMs } from "../rules/common/time.js";
 import type { Command } from "../rules/types/command.js";
 import { FileJournal } from "../journal/file-journal.js";
 import type { Journal, JournalPosition } from "../journal/journal.js";
+import type { SnapshotMark } from "../journal/jetstream-snapshots.js";
 import type { Clock } from "../clock.js";
 import { decodeLoggedCommand, encodeLoggedCommand, loggedCommand } from "../log/logged-command.js";
 import { decodeLogEntry } from "../log/logged-head.js";
@@ -652,13 +653,14 @@ export class ShardCore {
   }
 
   /** Write a snapshot of the committed state (call between batches). */
-  async snapshot(): Promise<{ lsn: number; sizeBytes: number }> {
+  /** `mark`: a journal on a stream's (Journal's WrittenSnapshot). */
+  async snapshot(): Promise<{ lsn: number; sizeBytes: number; mark?: SnapshotMark }> {
     if (this.staged.length !== 0) throw new Error("snapshot with uncommitted commands");
     const header = { shardIndex: this.options.shardIndex, lastStampMs: this.fold.lastStampMs, headAnchor: this.heads?.state() };
     const payload = encodeShardSnapshot(header, this.markets.values());
     const written = await this.journal.writeSnapshot(payload, SNAPSHOTS_KEPT);
     this.commandsSinceSnapshot = 0;
-    return { lsn: written.sequence, sizeBytes: written.sizeBytes };
+    return { lsn: written.sequence, sizeBytes: written.sizeBytes, ...(written.mark === undefined ? {} : { mark: written.mark }) };
   }
 
   /**

@@ -66,12 +66,12 @@ export class ShardHost {
         journal: {
           kind: "file",
           dir: shardDirectory(options.dataDir, shardIndex),
+          reportIdempotencyAfterLsn: options.reportIdempotencyAfterLsn[shardIndex] ?? 0,
           ...(options.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: options.segmentSizeBytes }),
         },
         shardIndex,
         clockMode: options.controlledClock ? "controlled" : "system",
         startMs: options.clock.nowMs(),
-        reportIdempotencyAfterLsn: options.reportIdempotencyAfterLsn[shardIndex] ?? 0,
         tickIntervalMs: options.tickIntervalMs ?? 100,
         ...(options.heads === undefined ? {} : { heads: options.heads }),
       };

@@ -101,7 +101,17 @@ export class ShardLoop {
     this.postEvents(shard);
     const packed = packResponses(responses.map((body, index) => envelope((items[index] as Envelope<ShardRequest>).id, body)));
     this.options.post({ t: "batch", items: packed, stats: shard.lastBatch }, [packed.buffer as ArrayBuffer]);
-    if (this.snapshotDue(shard)) await shard.snapshot();
+    if (this.snapshotDue(shard)) await this.snapshot(shard);
+  }
+
+  /**
+   * Every snapshot, whoever asked: a journal on a stream marks it, and the node that owns the
+   * partition then snapshots its idempotency entries under the same mark (decision I58).
+   */
+  private async snapshot(shard: ShardCore): Promise<{ lsn: number; sizeBytes: number }> {
+    const written = await shard.snapshot();
+    if (written.mark !== undefined) this.options.post({ t: "snapshotted", mark: written.mark });
+    return written;
   }
 
   /** Checked without awaiting anything, so a batch that needs no snapshot (every batch of the embedded default) costs no extra turn. */
@@ -124,7 +134,7 @@ export class ShardLoop {
     const fired = await shard.tick();
     this.postEvents(shard);
     if (fired > 0) this.options.post({ t: "stats", stats: shard.lastBatch });
-    if (this.snapshotDue(shard)) await shard.snapshot();
+    if (this.snapshotDue(shard)) await this.snapshot(shard);
   }
 
   receive(message: ToShard): void {
@@ -148,7 +158,7 @@ export class ShardLoop {
       case "snapshot":
         this.enqueue(async () => {
           await this.processInbox();
-          const written = await this.opened().snapshot();
+          const written = await this.snapshot(this.opened());
           this.options.post({ t: "snapshot", id: message.id, lsn: written.lsn, sizeBytes: written.sizeBytes });
         });
         return;
@@ -161,7 +171,7 @@ export class ShardLoop {
         this.enqueue(async () => {
           await this.processInbox();
           const shard = this.opened();
-          if (shard.commandsSinceLastSnapshot > 0) await shard.snapshot();
+          if (shard.commandsSinceLastSnapshot > 0) await this.snapshot(shard);
           await shard.close();
           await this.closeOpened?.();
           this.options.post({ t: "closed", lsn: shard.lastLsn });

@@ -10,8 +10,8 @@
 import { parentPort, type MessagePort } from "node:worker_threads";
 import { ManualClock, systemClock, type Clock } from "../clock.js";
 import { systemTimers } from "../timers.js";
-import { openFileShard, ShardCore, type OpenedShard } from "./shard-core.js";
-import { openPartitionJournal } from "../journal/partition-journal.js";
+import { openFileShard, type OpenedShard } from "./shard-core.js";
+import { openPartitionShard } from "./partition-shard.js";
 import type { ShardHeadsSpec, ShardWorkerData } from "./worker-messages.js";
 import type { LogHeadsOptions } from "../audit/heads/log-heads.js";
 import { shardLogId } from "./shard-routing.js";
@@ -30,14 +30,13 @@ async function openShard(data: ShardWorkerData, clock: Clock): Promise<{ opened:
     headsSpec === undefined
       ? {}
       : { heads: headsOptions(headsSpec, spec.kind === "file" ? shardLogId(data.shardIndex) : spec.stream), headChecks: { keys: new HeadKeys(headsSpec.publicKeys), acceptedTails: headsSpec.acceptUnsignedTails } };
-  const common = { shardIndex: data.shardIndex, clock, reportIdempotencyAfterLsn: data.reportIdempotencyAfterLsn, ...signed };
+  const common = { shardIndex: data.shardIndex, clock, ...signed };
   if (spec.kind === "file") {
-    const opened = await openFileShard({ ...common, dir: spec.dir, ...(spec.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: spec.segmentSizeBytes }) });
+    const opened = await openFileShard({ ...common, reportIdempotencyAfterLsn: spec.reportIdempotencyAfterLsn, dir: spec.dir, ...(spec.segmentSizeBytes === undefined ? {} : { segmentSizeBytes: spec.segmentSizeBytes }) });
     return { opened, close: () => Promise.resolve() };
   }
   // Cluster mode: the partition's stream on a NATS connection of this thread's own, closed after the core.
-  const partition = await openPartitionJournal(await connectMessaging(spec.natsUrls, spec.connectionName), spec);
-  return { opened: await ShardCore.open({ ...common, journal: partition.journal, fenced: true }), close: () => partition.close() };
+  return openPartitionShard(await connectMessaging(spec.natsUrls, spec.connectionName), spec, common);
 }
 
 function headsOptions(spec: ShardHeadsSpec, logId: string): LogHeadsOptions {

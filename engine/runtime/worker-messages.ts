@@ -3,7 +3,13 @@ import type { BatchStats, EmittedEvent, IdempotencyEntries, ShardRecoveryReport 
 
 /** The journal a shard worker opens: its file journal (embedded default) or a partition's stream (cluster mode). */
 export type ShardJournalSpec =
-  | { kind: "file"; dir: string; segmentSizeBytes?: number }
+  | {
+      kind: "file";
+      dir: string;
+      segmentSizeBytes?: number;
+      /** Report idempotency entries after this sequence (the gateway's index snapshot's watermark for the shard). */
+      reportIdempotencyAfterLsn: number;
+    }
   | {
       kind: "jetstream";
       natsUrls: string[];
@@ -17,6 +23,7 @@ export type ShardJournalSpec =
 
 import type { AuditSignerWorkerData } from "../audit/signing/audit-signer.js";
 import type { PublicKeyEntry } from "../audit/signing/head-keys.js";
+import type { SnapshotMark } from "../journal/jetstream-snapshots.js";
 
 export interface ShardWorkerData {
   journal: ShardJournalSpec;
@@ -24,7 +31,6 @@ export interface ShardWorkerData {
   /** "system": the worker reads Date.now(). "controlled": time arrives in messages (tests). */
   clockMode: "system" | "controlled";
   startMs: number;
-  reportIdempotencyAfterLsn: number;
   /** How often the worker checks its timer wheel (system clock mode). */
   tickIntervalMs: number;
   /** Sign the log's heads (engine/audit/heads/log-heads.ts); undefined: no heads, no receipts. */
@@ -76,6 +82,8 @@ export type FromShard =
   | { t: "batch"; items: Uint8Array; stats: BatchStats }
   /** Committed events of watched markets (live streams), posted before the replies of their batch. */
   | { t: "events"; events: readonly EmittedEvent[] }
+  /** A snapshot was written on a journal on a stream, after the replies of every batch it holds: its mark (decision I58). */
+  | { t: "snapshotted"; mark: SnapshotMark }
   /** A timer tick that logged system commands (no client replies). */
   | { t: "stats"; stats: BatchStats }
   | { t: "snapshot"; id: number; lsn: number; sizeBytes: number }

@@ -156,6 +156,12 @@ export interface IdempotencyEntries {
   commandIds: string[];
   fingerprints: string[];
   positions: number[];
+  /**
+   * Cluster mode (decision I58): the partition's entries up to `sequence` as its owner last
+   * snapshotted them (an index snapshot, engine/idempotency/index-snapshot.ts), checked against the
+   * stream; the arrays then hold only the entries read after it (and may repeat some of it).
+   */
+  snapshot?: { sequence: number; payload: Uint8Array };
 }
 
 /** What one processed batch did, for metrics. */
@@ -184,6 +190,8 @@ export interface ShardRecoveryReport {
   framesReplayed: number;
   /** Frames read only to report their idempotency entries. */
   framesScannedForIdempotency: number;
+  /** Cluster mode: why the newest snapshot of the partition's idempotency entries was not used (it does not match the stream), so every entry was read. */
+  idempotencySnapshotIgnored?: string;
   /** Frames of the last segment open did not read, because it started at the snapshot's own frame. */
   framesTrustedByCheckpoint: number;
   lastLsn: number;

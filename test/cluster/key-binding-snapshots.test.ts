@@ -28,9 +28,12 @@ afterAll(async () => {
   await nats?.stop();
 });
 
+/** The commands executed in the home partition itself: none here. */
+const executed = new IdempotencyIndex();
+
 /** A node's key bindings; a failed snapshot fails the test. */
 function node(): KeyBindings {
-  return new KeyBindings(messaging, new IdempotencyIndex(), {
+  return new KeyBindings(messaging, () => executed, {
     failed: (partition, error) => {
       throw new Error(`key home ${partition} failed: ${String(error)}`);
     },

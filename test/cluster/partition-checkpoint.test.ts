@@ -1,7 +1,9 @@
 /**
  * Snapshots by command count (decision I57, CLUSTER_SNAPSHOT_EVERY_COMMANDS): a partition's shard
  * snapshots itself once that many commands are in no snapshot, so a new owner replays about that
- * many at most, however long ago the last periodic checkpoint was. Three real
+ * many at most, however long ago the last periodic checkpoint was; and the node snapshots the
+ * partition's idempotency entries under each such snapshot's mark (decision I58), so the new owner
+ * reads the stream for them only after it too. Three real
  * nats-server nodes and three service nodes; periodic checkpoints are off (CHECKPOINT_EVERY_SECONDS=0),
  * so only the count can have snapshotted; the new owner's `partition acquired` line says how many
  * commands it replayed after the snapshot it loaded.
@@ -48,6 +50,8 @@ interface Acquired {
   partition?: number;
   epoch: number;
   commandsReplayed: number;
+  commandsScanned: number;
+  idempotencyFromSnapshot: number;
   lastSequence: number;
 }
 
@@ -74,10 +78,13 @@ describe("snapshots by command count", () => {
     const claimer = await provisionPrincipal(nodes, other, "checkpoint-claimer");
     await openDirectClaimMarket(nodes, other, creator, marketId, 10);
     // One principal: the first claim is accepted, the rest refused; every one is a logged command.
+    let accepted: { status: number; text: string } | undefined;
     for (let n = 0; n < CLAIMS; n += 1) {
       const answer = await request(nodes, other, "POST", `/v1/markets/${marketId}/direct-claims`, claimer, claimBody(`checkpoint-claim-${n}`, claimer));
       expect([200, 409], answer.text).toContain(answer.status);
+      if (n === 0) accepted = answer;
     }
+    expect(accepted?.status).toBe(200);
     // Still the owner it was (no rebalancing moved it, which would have snapshotted it on release).
     expect(nodes.ownerOf(partition)).toBe(owner);
     const ownerEpoch = Math.max(...acquisitions(owner, partition).map((entry) => entry.epoch));
@@ -92,6 +99,14 @@ describe("snapshots by command count", () => {
     expect(taken?.lastSequence).toBeGreaterThanOrEqual(CLAIMS + 2);
     // Without snapshots by count it replays every command of the stream (CLAIMS + 2).
     expect(taken?.commandsReplayed).toBeLessThan(EVERY_COMMANDS);
+    // Decision I58: the idempotency entries come from their newest snapshot, so the stream is read
+    // for them only after it (without it, every command before the partition's snapshot is scanned).
+    expect(taken?.idempotencyFromSnapshot).toBeGreaterThan(0);
+    expect(taken?.commandsScanned).toBeLessThan(EVERY_COMMANDS);
+    // The first claim, logged long before the snapshot the new owner started from, is still the same command.
+    const retried = await request(nodes, other, "POST", `/v1/markets/${marketId}/direct-claims`, claimer, claimBody("checkpoint-claim-0", claimer));
+    expect(retried.status, retried.text).toBe(200);
+    expect(retried.text).toBe(accepted?.text);
     const market = await request(nodes, other, "GET", `/v1/markets/${marketId}`, creator);
     expect(market.status, market.text).toBe(200);
     await nodes.restart(owner);

@@ -10,6 +10,7 @@ import { BUDGET_SEEDS, failures, runSim } from "./sim-cli.js";
 /** What each mutant's first failure must say: the invariant that catches it. */
 const CAUGHT_BY: Readonly<Record<string, RegExp>> = {
   "served-before-restored": /executed twice/,
+  "entries-snapshot-not-loaded": /executed twice/,
   "append-without-expected-sequence": /breaks at message|two nodes appended/,
   // The partition is fenced from the stale owner and refused to the rightful one (never served
   // again), or both reopen a stream at the epoch each believes its own and both append.

@@ -24,7 +24,7 @@ export interface MutantChange {
 export const MUTANTS: readonly Mutant[] = [
   {
     name: "served-before-restored",
-    bug: "a new owner serves a partition as soon as its shard is open, before it read the key bindings and restored the partition's idempotency entries, and a key home not open yet answers that no key is bound there (the double execution seen under load, fixed in bd16326)",
+    bug: "a new owner serves a partition as soon as its shard is open, before it read the key bindings and restored the partition's idempotency entries (deciding its commands meanwhile on the node's index, the one index it had before decision I58), and a key home not open yet answers that no key is bound there (the double execution seen under load, fixed in bd16326)",
     changes: [
       {
         file: "engine/cluster/cluster-runtime.ts",
@@ -32,11 +32,21 @@ export const MUTANTS: readonly Mutant[] = [
         to: "    const epoch = this.host.epochOf(partition);\n",
       },
       {
+        file: "engine/cluster/cluster-runtime.ts",
+        from: "    const index = this.indexes.get(this.partitionOf(command));\n    if (index === undefined) throw new UnavailableError(this.notServedHere(this.partitionOf(command)));\n",
+        to: "    const index = this.indexes.get(this.partitionOf(command)) ?? this.options.idempotency;\n",
+      },
+      {
         file: "engine/cluster/key-bindings.ts",
         from: "    return this.served(home).bindings.usedOtherwise(actorId, commandId, fingerprint);",
         to: "    return this.homes.get(home)?.bindings.usedOtherwise(actorId, commandId, fingerprint) ?? false;",
       },
     ],
+  },
+  {
+    name: "entries-snapshot-not-loaded",
+    bug: "a new owner reads a partition's stream for idempotency entries only after the newest snapshot of them, but never loads that snapshot into the partition's index (decision I58)",
+    changes: [{ file: "engine/cluster/partition-indexes.ts", from: "      opened.restoreInto(index);\n", to: "" }],
   },
   {
     name: "append-without-expected-sequence",

@@ -4,9 +4,8 @@
  * side carried by the scheduler in order (a thread's message port), as the node's process. The
  * journal's connection is the shard's own, as a worker's is.
  */
-import { ShardCore } from "../../../engine/runtime/shard-core.js";
+import { openPartitionShard } from "../../../engine/runtime/partition-shard.js";
 import { ShardLoop, shardThreadReceiver } from "../../../engine/runtime/shard-loop.js";
-import { openPartitionJournal } from "../../../engine/journal/partition-journal.js";
 import type { ShardThread } from "../../../engine/runtime/shard-thread.js";
 import type { FromShard, ShardWorkerData, ToShard } from "../../../engine/runtime/worker-messages.js";
 import type { Clock } from "../../../engine/clock.js";
@@ -48,9 +47,7 @@ export class SimShardThread implements ShardThread {
       open: async () => {
         const connection = host.connect(`partition ${data.shardIndex}`);
         this.connection = connection;
-        const partition = await openPartitionJournal(connection, spec);
-        const opened = await ShardCore.open({ shardIndex: data.shardIndex, clock: host.clock, reportIdempotencyAfterLsn: data.reportIdempotencyAfterLsn, journal: partition.journal, fenced: true });
-        return { opened, close: () => partition.close() };
+        return openPartitionShard(connection, spec, { shardIndex: data.shardIndex, clock: host.clock });
       },
       post: (message) => this.post(message),
       exit: (failed) => this.exit(failed ? 1 : 0),

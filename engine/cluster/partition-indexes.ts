@@ -1,0 +1,130 @@
+/**
+ * The idempotency entries of the partitions a cluster node owns: one index per partition (decision
+ * I58), made when the node takes the partition and dropped when it lets it go, and snapshotted beside
+ * the partition's own snapshots so that the next owner reads the stream for them only after the
+ * newest one, not from its first message.
+ *
+ * - A snapshot of a partition's entries is written under the mark of a snapshot its shard wrote
+ *   (ShardLoop posts it after the replies of every batch that snapshot holds, so the index holds
+ *   every entry up to the mark by then). The next owner's shard checks that mark against the stream
+ *   as it checks its own snapshot's (openPartitionShard) and reports the entries after it.
+ * - An index holds at least the entries up to its mark, and may hold later ones: every entry is of
+ *   a command logged in the stream, and the entries read after the mark repeat them harmlessly.
+ * - One write per partition at a time; a mark that comes meanwhile is written next, with the index
+ *   as it was when that mark came. A write that fails is only logged: the stream holds every entry,
+ *   and the next owner reads more of it.
+ */
+import { IdempotencyIndex } from "../idempotency/index.js";
+import { decodeIndexSnapshot, indexSnapshotParts } from "../idempotency/index-snapshot.js";
+import { JetStreamSnapshots, type SnapshotMark } from "../journal/jetstream-snapshots.js";
+import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SNAPSHOT_BUCKET } from "../journal/jetstream-journal.js";
+import { idempotencySnapshotName } from "../journal/partition-journal.js";
+import type { Messaging } from "../messaging/messaging.js";
+import type { IdempotencyEntries } from "../shard-protocol/shard-protocol.js";
+import { partitionStream } from "./partition-host.js";
+
+/** Snapshots kept per partition: the newest, and one before it (as a shard keeps its own). */
+const SNAPSHOTS_KEPT = 2;
+/** The snapshot bucket's replicas, as the partitions' journals create it. */
+const SNAPSHOT_REPLICAS = 3;
+
+interface Job {
+  readonly mark: SnapshotMark;
+  readonly payload: Uint8Array;
+}
+
+interface Writing {
+  readonly done: Promise<void>;
+  next: Job | undefined;
+}
+
+export class PartitionIndexes {
+  private readonly indexes = new Map<number, IdempotencyIndex>();
+  private readonly writing = new Map<number, Writing>();
+  private snapshots: Promise<JetStreamSnapshots> | undefined;
+
+  constructor(
+    /** The node's connection (the caller's). */
+    private readonly messaging: Messaging,
+    /** A snapshot could not be written (nothing is lost: the stream holds every entry). */
+    private readonly writeFailed: (partition: number, error: unknown) => void,
+  ) {}
+
+  /**
+   * The new owner's index of `partition`: the snapshot its shard found matching the stream, then
+   * the entries its shard read after it. Returns how many came from the snapshot.
+   */
+  open(partition: number, entries: IdempotencyEntries): number {
+    const index = new IdempotencyIndex();
+    let fromSnapshot = 0;
+    const snapshot = entries.snapshot;
+    if (snapshot !== undefined) {
+      const opened = decodeIndexSnapshot(snapshot.payload, 1, `the idempotency entries of ${partitionStream(partition)}`);
+      if (opened.watermarks[0] !== snapshot.sequence) throw new Error(`the idempotency snapshot of ${partitionStream(partition)} at sequence ${snapshot.sequence} says it holds the entries up to ${opened.watermarks[0]}`);
+      opened.restoreInto(index);
+      fromSnapshot = index.size;
+    }
+    for (let i = 0; i < entries.actorIds.length; i += 1) {
+      index.restore(entries.actorIds[i] as string, entries.commandIds[i] as string, entries.fingerprints[i] as string, { owner: partition, position: entries.positions[i] as number });
+    }
+    this.indexes.set(partition, index);
+    return fromSnapshot;
+  }
+
+  /** The index of a partition this node has opened, if it has. */
+  get(partition: number): IdempotencyIndex | undefined {
+    return this.indexes.get(partition);
+  }
+
+  /** Entries in all the indexes (metrics). */
+  get size(): number {
+    let size = 0;
+    for (const index of this.indexes.values()) size += index.size;
+    return size;
+  }
+
+  /** This node no longer serves `partition`: its entries go (a write already begun still ends). */
+  drop(partition: number): void {
+    this.indexes.delete(partition);
+  }
+
+  /** The partition's shard wrote a snapshot marked `mark`: snapshot the partition's entries under it. */
+  snapshotted(partition: number, mark: SnapshotMark): void {
+    const index = this.indexes.get(partition);
+    if (index === undefined) return;
+    // Taken now: the index may be dropped before the write's turn comes.
+    const job: Job = { mark, payload: Buffer.concat(indexSnapshotParts(index, [mark.sequence])) };
+    const writing = this.writing.get(partition);
+    if (writing !== undefined) {
+      writing.next = job;
+      return;
+    }
+    this.writing.set(partition, { done: this.write(partition, job), next: undefined });
+  }
+
+  /** Writes `first`, then whatever came meanwhile; ends (and leaves `writing`) in the turn it finds nothing more. */
+  private async write(partition: number, first: Job): Promise<void> {
+    for (let job: Job | undefined = first; job !== undefined; ) {
+      try {
+        this.snapshots ??= JetStreamSnapshots.open(this.messaging.jetStream(DEFAULT_REQUEST_TIMEOUT_MS).objects, DEFAULT_SNAPSHOT_BUCKET, SNAPSHOT_REPLICAS);
+        const store = await this.snapshots.catch((error: unknown) => {
+          this.snapshots = undefined; // opened again for the next write
+          throw error;
+        });
+        await store.write(idempotencySnapshotName(partitionStream(partition)), job.mark, job.payload, SNAPSHOTS_KEPT);
+      } catch (error) {
+        this.writeFailed(partition, error);
+      }
+      const writing = this.writing.get(partition) as Writing;
+      job = writing.next;
+      writing.next = undefined;
+      if (job === undefined) this.writing.delete(partition);
+    }
+  }
+
+  /** Resolves once the snapshot writes of `partition` (of every partition when undefined) have ended. */
+  async settled(partition?: number): Promise<void> {
+    const pending = partition === undefined ? [...this.writing.values()] : [this.writing.get(partition)];
+    await Promise.all(pending.map((writing) => writing?.done));
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * A cluster partition's shard: ShardCore on the partition's stream, as a shard worker thread and the
+ * simulation's in-process thread both open it.
+ */
+import type { Messaging } from "../messaging/messaging.js";
+import { openPartitionJournal, type PartitionJournal } from "../journal/partition-journal.js";
+import { decodeIndexSnapshot } from "../idempotency/index-snapshot.js";
+import { ShardCore, type OpenedShard, type ShardCoreOptions } from "./shard-core.js";
+
+/**
+ * Opens a cluster partition's shard on its stream (partition-journal.ts: claimed at the owner's
+ * epoch, on `messaging`, which closes with it). Its idempotency entries are reported from the
+ * newest snapshot of them that matches the stream on (decision I58), which goes with them; without
+ * one, from the stream's first entry.
+ */
+export async function openPartitionShard(
+  messaging: Messaging,
+  spec: { readonly stream: string; readonly epoch: number },
+  options: Omit<ShardCoreOptions, "journal" | "fenced" | "reportIdempotencyAfterLsn">,
+): Promise<{ opened: OpenedShard; close(): Promise<void> }> {
+  const partition = await openPartitionJournal(messaging, spec);
+  const beside = checkedHeader(partition.idempotency, spec.stream);
+  const snapshot = beside !== undefined && "snapshot" in beside ? beside.snapshot : undefined;
+  try {
+    const opened = await ShardCore.open({ ...options, journal: partition.journal, fenced: true, reportIdempotencyAfterLsn: snapshot?.sequence ?? 0 });
+    if (snapshot !== undefined) opened.idempotency.snapshot = { sequence: snapshot.sequence, payload: snapshot.payload };
+    if (beside !== undefined && "ignored" in beside) opened.report.idempotencySnapshotIgnored = beside.ignored;
+    return { opened, close: () => partition.close() };
+  } catch (error) {
+    await partition.close();
+    throw error;
+  }
+}
+
+/** The snapshot, unless its header is not one of this build's index snapshots of the entries up to its mark (then read from the stream's first entry). */
+function checkedHeader(beside: PartitionJournal["idempotency"], stream: string): PartitionJournal["idempotency"] {
+  if (beside === undefined || "ignored" in beside) return beside;
+  try {
+    const { watermarks } = decodeIndexSnapshot(beside.snapshot.payload, 1, `the idempotency entries of ${stream}`);
+    if (watermarks[0] === beside.snapshot.sequence) return beside;
+    return { ignored: `the idempotency snapshot at sequence ${beside.snapshot.sequence} says it holds the entries up to ${String(watermarks[0])}` };
+  } catch (error) {
+    return { ignored: error instanceof Error ? error.message : String(error) };
+  }
+}

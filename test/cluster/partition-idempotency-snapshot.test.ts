@@ -1,0 +1,151 @@
+/**
+ * A partition's idempotency entries snapshotted beside its own snapshots (decision I58): a new owner
+ * reads the stream for them only after the newest snapshot of them whose mark matches the stream,
+ * and the index it rebuilds holds every command, as one read from the stream's first message
+ * would. Real nats-server cluster (3 nodes, R3 streams, scripts/nats-cluster.ts); the partition's
+ * shard opened as a node's shard thread opens it (openPartitionShard), the entries snapshotted and
+ * restored as a node does (PartitionIndexes). No nats-server binary is a failure, not a skip.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ManualClock } from "../../engine/clock.js";
+import { connectMessaging, type NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
+import { openPartitionShard } from "../../engine/runtime/partition-shard.js";
+import type { OpenedShard } from "../../engine/runtime/shard-core.js";
+import { PartitionIndexes } from "../../engine/cluster/partition-indexes.js";
+import { partitionStream } from "../../engine/cluster/partition-host.js";
+import { JetStreamSnapshots, type SnapshotMark } from "../../engine/journal/jetstream-snapshots.js";
+import { DEFAULT_SNAPSHOT_BUCKET } from "../../engine/journal/jetstream-journal.js";
+import { idempotencySnapshotName } from "../../engine/journal/partition-journal.js";
+import type { CommandResponse, ShardRequest } from "../../engine/shard-protocol/shard-protocol.js";
+import type { IdempotencyIndex } from "../../engine/idempotency/index.js";
+import { T0, commands, directClaim, request } from "../runtime/support.js";
+import { NatsCluster } from "../../scripts/nats-cluster.js";
+
+let cluster: NatsCluster;
+let node: NatsMessaging;
+
+beforeAll(async () => {
+  cluster = await NatsCluster.start();
+  node = await connectMessaging(cluster.urls, "test node");
+}, 60_000);
+
+afterAll(async () => {
+  await node?.close();
+  await cluster?.stop();
+});
+
+/** The partition's shard at lease `epoch`, on a connection of its own (closed with it). */
+async function openShard(partition: number, epoch: number): Promise<{ opened: OpenedShard; close(): Promise<void> }> {
+  const stream = partitionStream(partition);
+  return openPartitionShard(await connectMessaging(cluster.urls, `${stream} epoch ${epoch}`), { stream, epoch }, { shardIndex: partition, clock: new ManualClock(T0) });
+}
+
+/** What a node keeps of an executed command: its key, fingerprint and position. */
+interface Executed {
+  readonly actorId: string;
+  readonly commandId: string;
+  readonly fingerprint: string;
+  readonly position: number;
+}
+
+/** Runs one batch of commands and enters each in `index` as the node's submit does once it is durable. */
+async function execute(opened: OpenedShard, index: IdempotencyIndex, requests: ShardRequest[], executed: Executed[]): Promise<void> {
+  const owner = opened.report.shardIndex;
+  const responses = await opened.core.processBatch(requests);
+  requests.forEach((sent, i) => {
+    if (sent.kind !== "command") throw new Error("commands only");
+    const position = (responses[i] as CommandResponse).position;
+    const entry = { actorId: sent.command.identity.actorId, commandId: sent.command.commandId, fingerprint: sent.fingerprint, position };
+    index.restore(entry.actorId, entry.commandId, entry.fingerprint, { owner, position });
+    executed.push(entry);
+  });
+}
+
+const claims = (marketId: string, from: number, count: number): ShardRequest[] =>
+  Array.from({ length: count }, (_, i) => request(commands.claim(`p-${from + i}`, marketId, `${marketId}-claim-${from + i}`)));
+
+function expectEvery(index: IdempotencyIndex, partition: number, executed: readonly Executed[]): void {
+  expect(index.size).toBe(executed.length);
+  for (const entry of executed) {
+    const found = index.claim(entry.actorId, entry.commandId, entry.fingerprint);
+    expect(found.kind, entry.commandId).toBe("replay");
+    if (found.kind === "replay") expect(found.location).toEqual({ owner: partition, position: entry.position });
+  }
+}
+
+const failed = (partition: number, error: unknown): never => {
+  throw new Error(`snapshot of partition ${partition}'s entries failed: ${String(error)}`);
+};
+
+describe("a partition's idempotency entries snapshotted beside it", () => {
+  it("are read from the stream only after their newest snapshot, and the rebuilt index holds every command", async () => {
+    const partition = 7;
+    const stream = partitionStream(partition);
+    const executed: Executed[] = [];
+    const first = await openShard(partition, 1);
+    const writer = new PartitionIndexes(node, failed);
+    writer.open(partition, first.opened.idempotency);
+    const index = writer.get(partition) as IdempotencyIndex;
+    await execute(first.opened, index, [request(commands.create("alice", "m", directClaim({ capacity: 100, pricing: { mode: "free" }, confirmation: "none" }))), request(commands.publish("alice", "m"))], executed);
+    await execute(first.opened, index, claims("m", 0, 10), executed);
+    const marked = (await first.opened.core.snapshot()).mark as SnapshotMark;
+    writer.snapshotted(partition, marked);
+    await writer.settled(partition);
+    await execute(first.opened, index, claims("m", 10, 5), executed);
+    // The shard snapshots again, and the node dies before it snapshots its entries under that mark.
+    const later = await first.opened.core.snapshot();
+    await execute(first.opened, index, claims("m", 15, 3), executed);
+    await first.opened.core.close();
+    await first.close();
+
+    const second = await openShard(partition, 2);
+    try {
+      expect(second.opened.report.snapshotLsn).toBe(later.lsn);
+      expect(second.opened.idempotency.snapshot?.sequence).toBe(marked.sequence);
+      // Read for their entries only: those between the two snapshots; the three after the later one are replayed.
+      expect(second.opened.report.framesScannedForIdempotency).toBe(later.lsn - marked.sequence);
+      expect(second.opened.report.framesReplayed).toBe(3);
+      expect(second.opened.idempotency.commandIds).toEqual(executed.slice(12).map((entry) => entry.commandId));
+      const reader = new PartitionIndexes(node, failed);
+      expect(reader.open(partition, second.opened.idempotency)).toBe(12);
+      expectEvery(reader.get(partition) as IdempotencyIndex, partition, executed);
+    } finally {
+      await second.opened.core.close();
+      await second.close();
+    }
+  }, 60_000);
+
+  it("are read from the stream's first message when the newest snapshot of them does not match the stream", async () => {
+    const partition = 8;
+    const stream = partitionStream(partition);
+    const executed: Executed[] = [];
+    const first = await openShard(partition, 1);
+    const writer = new PartitionIndexes(node, failed);
+    writer.open(partition, first.opened.idempotency);
+    const index = writer.get(partition) as IdempotencyIndex;
+    await execute(first.opened, index, [request(commands.create("alice", "m", directClaim({ capacity: 100, pricing: { mode: "free" }, confirmation: "none" }))), request(commands.publish("alice", "m"))], executed);
+    await execute(first.opened, index, claims("m", 0, 6), executed);
+    const marked = (await first.opened.core.snapshot()).mark as SnapshotMark;
+    writer.snapshotted(partition, marked);
+    await writer.settled(partition);
+    await first.opened.core.close();
+    await first.close();
+    // A snapshot of a stream of the same name made again: its mark names another batch than this stream holds there.
+    const store = await JetStreamSnapshots.open(node.jetStream(2_000).objects, DEFAULT_SNAPSHOT_BUCKET, 3);
+    const stored = await store.newest(idempotencySnapshotName(stream));
+    await store.write(idempotencySnapshotName(stream), { ...marked, batchId: "another-stream's-batch" }, (stored as { payload: Uint8Array }).payload, 2);
+
+    const second = await openShard(partition, 2);
+    try {
+      expect(second.opened.report.idempotencySnapshotIgnored).toMatch(/another batch/);
+      expect(second.opened.idempotency.snapshot).toBeUndefined();
+      expect(second.opened.idempotency.commandIds).toEqual(executed.map((entry) => entry.commandId));
+      const reader = new PartitionIndexes(node, failed);
+      expect(reader.open(partition, second.opened.idempotency)).toBe(0);
+      expectEvery(reader.get(partition) as IdempotencyIndex, partition, executed);
+    } finally {
+      await second.opened.core.close();
+      await second.close();
+    }
+  }, 60_000);
+});
