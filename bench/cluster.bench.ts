@@ -28,13 +28,14 @@
  *     [--kill-after-ms 2000] [--key-homes K (the cluster's CLUSTER_KEY_HOMES; default: the service's)]
  *     [--kill hot-owner|key-home (whose owner a failover round kills: the hot market's partition's, or
  *     partition 0's, a key home, with its hot market placed there)] [--log-level warn|info]
+ *     [--keep-logs DIR (the nodes' and NATS servers' logs copied there before the work directory goes)]
  *
  * Needs wrk (apt-get install wrk) and nats-server (bash scripts/fetch-nats-server.sh). Writes
  * bench/results/<date>-cluster.{json,md} and two SVG charts.
  */
 import { randomBytes } from "node:crypto";
 import { execSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, release, totalmem } from "node:os";
 import * as path from "node:path";
 import { shardOfMarket } from "../engine/runtime/shard-routing.js";
@@ -64,6 +65,8 @@ const LOG_LEVEL = stringArg("log-level", "warn");
 /** Whose owner a failover round kills: the hot market's partition's, or partition 0's (a key home; the hot market is placed there). */
 const KILL = stringArg("kill", "hot-owner");
 if (KILL !== "hot-owner" && KILL !== "key-home") throw new Error(`--kill must be hot-owner or key-home, got ${KILL}`);
+/** Where to copy the nodes' and NATS servers' logs before the work directory is removed ("": not kept). */
+const KEEP_LOGS = stringArg("keep-logs", "");
 /** CLUSTER_KEY_HOMES of the cluster the bench creates (0: the service's default). */
 const KEY_HOMES = numberArg("key-homes", 0);
 /** How long a failover round waits for the killed owner's markets before it counts as failed. */
@@ -787,6 +790,10 @@ async function main(): Promise<void> {
   log(`failover: hot market p50 ${failover.hotMarket.p50Ms} ms, p99 ${failover.hotMarket.p99Ms} ms; all the killed node's markets p50 ${failover.allMarkets.p50Ms} ms, p99 ${failover.allMarkets.p99Ms} ms (${rounds.length} round${rounds.length === 1 ? "" : "s"})`);
   log(`results: bench/results/${stem}.{json,md} (+ -throughput.svg, -failover.svg); checks ${passed ? "passed" : "FAILED"}`);
   if (LOG_LEVEL === "info") printTakeovers(path.join(WORK, "cluster", "logs"));
+  if (KEEP_LOGS !== "") {
+    cpSync(path.join(WORK, "cluster", "logs"), KEEP_LOGS, { recursive: true });
+    log(`logs: ${KEEP_LOGS}`);
+  }
   rmSync(WORK, { recursive: true, force: true });
   if (!passed) process.exitCode = 1;
 }

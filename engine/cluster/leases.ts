@@ -202,6 +202,10 @@ export class LeaseManager {
   private lastRoundSawBucket = true;
   private rounds: Promise<void> = Promise.resolve();
   private timer: TimerHandle | undefined;
+  /** When the timer round set last is due (the clock's ms), how late its timer fired, and how long the round before took: what a lapse is reported with. */
+  private roundDueMs = 0;
+  private roundTimerLateMs = 0;
+  private previousRoundMs = 0;
   private readonly timers: Timers;
   /** A release was announced while a timer round ran: the next one starts as soon as it ends. */
   private roundWanted = false;
@@ -360,14 +364,17 @@ export class LeaseManager {
   private schedule(delayMs = this.renewEveryMs): void {
     if (this.closed || this.options.manualRounds === true) return;
     // The timer alone does not keep the process alive; the runtime's servers do.
+    this.roundDueMs = this.clock.nowMs() + delayMs;
     this.timer = this.timers.after(delayMs, () => this.timedRound()).unref();
   }
 
   private timedRound(): void {
     this.timer = undefined;
     const startedMs = this.clock.nowMs();
+    this.roundTimerLateMs = Math.max(0, startedMs - this.roundDueMs);
     void this.round().then(() => {
       const elapsedMs = this.clock.nowMs() - startedMs;
+      this.previousRoundMs = elapsedMs;
       const delayMs = nextRoundDelayMs({ renewEveryMs: this.renewEveryMs, elapsedMs, nowMs: this.clock.nowMs(), nextLapseMs: this.nextLapseMs, roundWanted: this.roundWanted });
       this.roundWanted = false;
       this.schedule(delayMs);
@@ -401,7 +408,7 @@ export class LeaseManager {
       // A lease that lapsed while the bucket was out of reach is kept (see mayAppend): nobody can
       // have taken it, since taking it is a write to the same bucket. It is renewed below once the
       // bucket answers, or lost if another node took it meanwhile.
-      if (!this.valid(lease, startedMs) && this.lastRoundSawBucket) this.lose(lease, `the lease expired (at ${lease.expiresAtMs}) before it could be renewed`);
+      if (!this.valid(lease, startedMs) && this.lastRoundSawBucket) this.lose(lease, this.lapse(lease, startedMs));
     }
     const renewals = Promise.all([...this.held.values()].map((lease) => this.renew(lease, startedMs)));
     if (leaving) {
@@ -419,6 +426,15 @@ export class LeaseManager {
     if (view === undefined || !settled || this.closing !== undefined) return;
     this.rebalance(view, this.clock.nowMs());
     await this.acquire(view, this.clock.nowMs());
+  }
+
+  /**
+   * Why a held lease lapsed, with what tells a node whose rounds ran late (its event loop stalled or
+   * starved: the timer fired late) from one whose requests were slow (the round before took long).
+   */
+  private lapse(lease: HeldLease, startedMs: number): string {
+    const sentAgoMs = Math.round(startedMs - (lease.expiresAtMs - this.leaseMs));
+    return `the lease expired (at ${lease.expiresAtMs}) before it could be renewed: its last renewal was sent ${sentAgoMs} ms before this round, whose timer fired ${Math.round(this.roundTimerLateMs)} ms late, after a round that took ${Math.round(this.previousRoundMs)} ms`;
   }
 
   private valid(lease: HeldLease, nowMs: number): boolean {

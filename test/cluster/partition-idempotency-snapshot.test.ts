@@ -77,20 +77,45 @@ const failed = (partition: number, error: unknown): never => {
   throw new Error(`snapshot of partition ${partition}'s entries failed: ${String(error)}`);
 };
 
+/**
+ * The partition's first owner (epoch 1) creates and publishes a market, takes `claimCount` claims
+ * on it, snapshots the shard, and snapshots the entries under that mark as its node does.
+ */
+async function firstOwner(partition: number, claimCount: number) {
+  const executed: Executed[] = [];
+  const first = await openShard(partition, 1);
+  const writer = new PartitionIndexes(node, failed);
+  writer.open(partition, first.opened.idempotency);
+  const index = writer.get(partition) as IdempotencyIndex;
+  await execute(first.opened, index, [request(commands.create("alice", "m", directClaim({ capacity: 100, pricing: { mode: "free" }, confirmation: "none" }))), request(commands.publish("alice", "m"))], executed);
+  await execute(first.opened, index, claims("m", 0, claimCount), executed);
+  const marked = (await first.opened.core.snapshot()).mark as SnapshotMark;
+  writer.snapshotted(partition, marked);
+  await writer.settled(partition);
+  return { first, index, executed, marked };
+}
+
+/**
+ * The partition's next owner (epoch 2): `check` reads its shard's open, then its node's index of the
+ * partition, `fromSnapshot` entries of it from the snapshot, must hold every executed command.
+ */
+async function nextOwner(partition: number, executed: readonly Executed[], fromSnapshot: number, check: (opened: OpenedShard) => void): Promise<void> {
+  const second = await openShard(partition, 2);
+  try {
+    check(second.opened);
+    const reader = new PartitionIndexes(node, failed);
+    expect(reader.open(partition, second.opened.idempotency)).toBe(fromSnapshot);
+    expectEvery(reader.get(partition) as IdempotencyIndex, partition, executed);
+  } finally {
+    await second.opened.core.close();
+    await second.close();
+  }
+}
+
 describe("a partition's idempotency entries snapshotted beside it", () => {
   it("are read from the stream only after their newest snapshot, and the rebuilt index holds every command", async () => {
     const partition = 7;
-    const stream = partitionStream(partition);
-    const executed: Executed[] = [];
-    const first = await openShard(partition, 1);
-    const writer = new PartitionIndexes(node, failed);
-    writer.open(partition, first.opened.idempotency);
-    const index = writer.get(partition) as IdempotencyIndex;
-    await execute(first.opened, index, [request(commands.create("alice", "m", directClaim({ capacity: 100, pricing: { mode: "free" }, confirmation: "none" }))), request(commands.publish("alice", "m"))], executed);
-    await execute(first.opened, index, claims("m", 0, 10), executed);
-    const marked = (await first.opened.core.snapshot()).mark as SnapshotMark;
-    writer.snapshotted(partition, marked);
-    await writer.settled(partition);
+    const { first, index, executed, marked } = await firstOwner(partition, 10);
     await execute(first.opened, index, claims("m", 10, 5), executed);
     // The shard snapshots again, and the node dies before it snapshots its entries under that mark.
     const later = await first.opened.core.snapshot();
@@ -98,36 +123,20 @@ describe("a partition's idempotency entries snapshotted beside it", () => {
     await first.opened.core.close();
     await first.close();
 
-    const second = await openShard(partition, 2);
-    try {
-      expect(second.opened.report.snapshotLsn).toBe(later.lsn);
-      expect(second.opened.idempotency.snapshot?.sequence).toBe(marked.sequence);
+    await nextOwner(partition, executed, 12, (opened) => {
+      expect(opened.report.snapshotLsn).toBe(later.lsn);
+      expect(opened.idempotency.snapshot?.sequence).toBe(marked.sequence);
       // Read for their entries only: those between the two snapshots; the three after the later one are replayed.
-      expect(second.opened.report.framesScannedForIdempotency).toBe(later.lsn - marked.sequence);
-      expect(second.opened.report.framesReplayed).toBe(3);
-      expect(second.opened.idempotency.commandIds).toEqual(executed.slice(12).map((entry) => entry.commandId));
-      const reader = new PartitionIndexes(node, failed);
-      expect(reader.open(partition, second.opened.idempotency)).toBe(12);
-      expectEvery(reader.get(partition) as IdempotencyIndex, partition, executed);
-    } finally {
-      await second.opened.core.close();
-      await second.close();
-    }
+      expect(opened.report.framesScannedForIdempotency).toBe(later.lsn - marked.sequence);
+      expect(opened.report.framesReplayed).toBe(3);
+      expect(opened.idempotency.commandIds).toEqual(executed.slice(12).map((entry) => entry.commandId));
+    });
   }, 60_000);
 
   it("are read from the stream's first message when the newest snapshot of them does not match the stream", async () => {
     const partition = 8;
     const stream = partitionStream(partition);
-    const executed: Executed[] = [];
-    const first = await openShard(partition, 1);
-    const writer = new PartitionIndexes(node, failed);
-    writer.open(partition, first.opened.idempotency);
-    const index = writer.get(partition) as IdempotencyIndex;
-    await execute(first.opened, index, [request(commands.create("alice", "m", directClaim({ capacity: 100, pricing: { mode: "free" }, confirmation: "none" }))), request(commands.publish("alice", "m"))], executed);
-    await execute(first.opened, index, claims("m", 0, 6), executed);
-    const marked = (await first.opened.core.snapshot()).mark as SnapshotMark;
-    writer.snapshotted(partition, marked);
-    await writer.settled(partition);
+    const { first, executed, marked } = await firstOwner(partition, 6);
     await first.opened.core.close();
     await first.close();
     // A snapshot of a stream of the same name made again: its mark names another batch than this stream holds there.
@@ -135,17 +144,10 @@ describe("a partition's idempotency entries snapshotted beside it", () => {
     const stored = await store.newest(idempotencySnapshotName(stream));
     await store.write(idempotencySnapshotName(stream), { ...marked, batchId: "another-stream's-batch" }, (stored as { payload: Uint8Array }).payload, 2);
 
-    const second = await openShard(partition, 2);
-    try {
-      expect(second.opened.report.idempotencySnapshotIgnored).toMatch(/another batch/);
-      expect(second.opened.idempotency.snapshot).toBeUndefined();
-      expect(second.opened.idempotency.commandIds).toEqual(executed.map((entry) => entry.commandId));
-      const reader = new PartitionIndexes(node, failed);
-      expect(reader.open(partition, second.opened.idempotency)).toBe(0);
-      expectEvery(reader.get(partition) as IdempotencyIndex, partition, executed);
-    } finally {
-      await second.opened.core.close();
-      await second.close();
-    }
+    await nextOwner(partition, executed, 0, (opened) => {
+      expect(opened.report.idempotencySnapshotIgnored).toMatch(/another batch/);
+      expect(opened.idempotency.snapshot).toBeUndefined();
+      expect(opened.idempotency.commandIds).toEqual(executed.map((entry) => entry.commandId));
+    });
   }, 60_000);
 });
