@@ -100,9 +100,11 @@ describe("snapshots by command count", () => {
     // Without snapshots by count it replays every command of the stream (CLAIMS + 2).
     expect(taken?.commandsReplayed).toBeLessThan(EVERY_COMMANDS);
     // Decision I58: the idempotency entries come from their newest snapshot, so the stream is read
-    // for them only after it (without it, every command before the partition's snapshot is scanned).
+    // for them only after it (without it, every command before the partition's snapshot is scanned:
+    // more than CLAIMS - EVERY_COMMANDS). The node writes that snapshot after the shard's own, so
+    // the kill may come before the newest is stored: then the one before it is read.
     expect(taken?.idempotencyFromSnapshot).toBeGreaterThan(0);
-    expect(taken?.commandsScanned).toBeLessThan(EVERY_COMMANDS);
+    expect(taken?.commandsScanned).toBeLessThan(2 * EVERY_COMMANDS);
     // The first claim, logged long before the snapshot the new owner started from, is still the same command.
     const retried = await request(nodes, other, "POST", `/v1/markets/${marketId}/direct-claims`, claimer, claimBody("checkpoint-claim-0", claimer));
     expect(retried.status, retried.text).toBe(200);
