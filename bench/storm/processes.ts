@@ -216,7 +216,8 @@ export async function runWrk(options: {
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code] = (await once(child, "exit")) as [number | null];
+  // "close", not "exit": a process may exit before its output is read, and then the result line was not seen yet.
+  const [code] = (await once(child, "close")) as [number | null];
   const line = stdout.split("\n").find((l) => l.startsWith("STORM_RESULT "));
   if (code !== 0 || line === undefined) throw new Error(`wrk failed (${code}): ${stderr}\n${stdout}`);
   const parsed = JSON.parse(line.slice("STORM_RESULT ".length)) as Omit<WrkResult, "requestsPerSecond">;
