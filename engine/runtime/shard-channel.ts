@@ -151,12 +151,11 @@ export class ShardChannel {
   private receive(message: FromShard): void {
     switch (message.t) {
       case "batch":
-        for (const item of unpackResponses(message.items)) {
-          const waiting = this.waiting.get(item.id);
-          this.waiting.delete(item.id);
-          waiting?.resolve(item.body);
-        }
+        this.answer(message.items);
         this.events.onBatch?.(message.stats);
+        return;
+      case "answers":
+        this.answer(message.items);
         return;
       case "stats":
         this.events.onBatch?.(message.stats);
@@ -184,6 +183,14 @@ export class ShardChannel {
         return;
       case "ready":
         return;
+    }
+  }
+
+  private answer(items: Uint8Array): void {
+    for (const item of unpackResponses(items)) {
+      const waiting = this.waiting.get(item.id);
+      this.waiting.delete(item.id);
+      waiting?.resolve(item.body);
     }
   }
 

@@ -93,6 +93,14 @@ export interface ShardCoreOptions {
   replyCacheChars?: number;
 }
 
+/** A batch whose commands are durable (ShardCore.commitBatch). */
+export interface CommittedBatch {
+  /** Each command's response at its request's index; a read's stays undefined (see `reads`). */
+  readonly responses: Array<ShardResponse | undefined>;
+  /** The indexes of the batch's reads, and their answers in that order once read. */
+  readonly reads: { readonly indexes: readonly number[]; readonly answered: Promise<ShardResponse[]> } | undefined;
+}
+
 export interface OpenedShard {
   core: ShardCore;
   report: ShardRecoveryReport;
@@ -361,24 +369,36 @@ export class ShardCore {
    * together: each takes what it needs of the shard's state before its first read.
    */
   async processBatch(requests: readonly ShardRequest[]): Promise<ShardResponse[]> {
+    const batch = await this.commitBatch(requests);
+    if (batch.reads !== undefined) {
+      const answers = await batch.reads.answered;
+      batch.reads.indexes.forEach((index, i) => (batch.responses[index] = answers[i]));
+    }
+    return batch.responses as ShardResponse[];
+  }
+
+  /**
+   * `processBatch` for the shard's loop: resolves once the commands are decided and durable, with
+   * the reads still being answered. Their answers are taken from the state as of this batch, but
+   * the next batch does not wait for them: on a partition's stream a read can take long (an old
+   * reply is replayed from its market's first command, read from the stream), and meanwhile the
+   * partition's commands would stall behind it.
+   */
+  async commitBatch(requests: readonly ShardRequest[]): Promise<CommittedBatch> {
     if (this.closed) throw new Error("shard is closed");
     const nowMs = this.stamp();
     this.fireDue(nowMs);
     const responses: Array<ShardResponse | undefined> = new Array(requests.length);
-    const reads: number[] = [];
+    let reads: number[] | undefined;
     requests.forEach((request, index) => {
       if (request.kind === "command") responses[index] = this.execute(this.stamped(request, nowMs), request.fingerprint);
-      else reads.push(index);
+      else (reads ??= []).push(index);
     });
     await this.commit(nowMs);
-    // A batch of commands only (a claim storm's) returns without waiting for reads it does not have.
-    if (reads.length > 0) {
-      const answers = await Promise.all(reads.map((index) => this.read(requests[index] as ReadRequest)));
-      answers.forEach((answer, i) => {
-        responses[reads[i] as number] = "ok" in answer ? readResponse(answer) : replayResponse(answer);
-      });
-    }
-    return responses as ShardResponse[];
+    // A batch of commands only (a claim storm's) has no reads to start.
+    if (reads === undefined) return { responses, reads: undefined };
+    const answered = Promise.all(reads.map((index) => this.read(requests[index] as ReadRequest).then((answer) => ("ok" in answer ? readResponse(answer) : replayResponse(answer)))));
+    return { responses, reads: { indexes: reads, answered } };
   }
 
   /**

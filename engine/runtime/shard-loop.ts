@@ -15,8 +15,8 @@
 import type { ManualClock } from "../clock.js";
 import { JournalFencedError } from "../journal/journal.js";
 import type { Timers } from "../timers.js";
-import type { OpenedShard, ShardCore } from "./shard-core.js";
-import type { ShardRequest } from "../shard-protocol/shard-protocol.js";
+import type { CommittedBatch, OpenedShard, ShardCore } from "./shard-core.js";
+import type { ShardRequest, ShardResponse } from "../shard-protocol/shard-protocol.js";
 import { packResponses, unpackRequests } from "./wire.js";
 import { envelope, type Envelope, type FromShard, type ShardWorkerData, type ToShard } from "./worker-messages.js";
 
@@ -60,6 +60,8 @@ export class ShardLoop {
   private core: ShardCore | undefined;
   private closeOpened: (() => Promise<void>) | undefined;
   private inbox: Array<Envelope<ShardRequest>> = [];
+  /** Reads of earlier batches still being answered (ShardCore.commitBatch). */
+  private readonly readsInFlight = new Set<Promise<void>>();
   private scheduled = false;
   private closing = false;
   private readonly ticker;
@@ -97,11 +99,30 @@ export class ShardLoop {
     const items = this.inbox;
     this.inbox = [];
     const shard = this.opened();
-    const responses = await shard.processBatch(items.map((item) => item.body));
+    const batch = await shard.commitBatch(items.map((item) => item.body));
     this.postEvents(shard);
-    const packed = packResponses(responses.map((body, index) => envelope((items[index] as Envelope<ShardRequest>).id, body)));
+    const { responses, reads } = batch;
+    const answered = reads === undefined ? responses.map((body, index) => envelope((items[index] as Envelope<ShardRequest>).id, body as ShardResponse)) : commandsOf(items, responses);
+    const packed = packResponses(answered);
     this.options.post({ t: "batch", items: packed, stats: shard.lastBatch }, [packed.buffer as ArrayBuffer]);
+    if (reads !== undefined) this.answerLater(items, reads);
     if (this.snapshotDue(shard)) await this.snapshot(shard);
+  }
+
+  /** Posts a batch's reads once answered, while later batches go on; a read that fails stops the shard, as a failed commit does. */
+  private answerLater(items: ReadonlyArray<Envelope<ShardRequest>>, reads: NonNullable<CommittedBatch["reads"]>): void {
+    const posted = reads.answered.then((answers) => {
+      const packed = packResponses(answers.map((body, i) => envelope((items[reads.indexes[i] as number] as Envelope<ShardRequest>).id, body)));
+      this.options.post({ t: "answers", items: packed }, [packed.buffer as ArrayBuffer]);
+    });
+    this.readsInFlight.add(posted);
+    posted.then(
+      () => this.readsInFlight.delete(posted),
+      (error: unknown) => {
+        this.readsInFlight.delete(posted);
+        this.fatal(error);
+      },
+    );
   }
 
   /**
@@ -171,6 +192,8 @@ export class ShardLoop {
         this.enqueue(async () => {
           await this.processInbox();
           const shard = this.opened();
+          // Reads still being answered use the journal: they end first.
+          await Promise.allSettled([...this.readsInFlight]);
           if (shard.commandsSinceLastSnapshot > 0) await this.snapshot(shard);
           await shard.close();
           await this.closeOpened?.();
@@ -180,4 +203,13 @@ export class ShardLoop {
         return;
     }
   }
+}
+
+/** The command responses of a batch that also holds reads, with their requests' ids. */
+function commandsOf(items: ReadonlyArray<Envelope<ShardRequest>>, responses: ReadonlyArray<ShardResponse | undefined>): Array<Envelope<ShardResponse>> {
+  const answered: Array<Envelope<ShardResponse>> = [];
+  responses.forEach((body, index) => {
+    if (body !== undefined) answered.push(envelope((items[index] as Envelope<ShardRequest>).id, body));
+  });
+  return answered;
 }

@@ -78,8 +78,10 @@ export type ToShard =
 
 export type FromShard =
   | { t: "ready"; report: ShardRecoveryReport; idempotency: IdempotencyEntries }
-  /** `items`: packed `Envelope<ShardResponse>[]` (wire.ts), transferred. */
+  /** `items`: packed `Envelope<ShardResponse>[]` (wire.ts), transferred: the batch's commands, and its reads unless they are answered later. */
   | { t: "batch"; items: Uint8Array; stats: BatchStats }
+  /** A batch's reads, answered after it while later batches went on (ShardCore.commitBatch); `items` as a batch's. */
+  | { t: "answers"; items: Uint8Array }
   /** Committed events of watched markets (live streams), posted before the replies of their batch. */
   | { t: "events"; events: readonly EmittedEvent[] }
   /** A snapshot was written on a journal on a stream, after the replies of every batch it holds: its mark (decision I58). */

@@ -1,0 +1,95 @@
+/**
+ * The shard's loop answers a batch's reads after its commit without holding up the batches after
+ * it: a read that waits on the journal (an old reply replayed from a partition's stream can take
+ * seconds) must not stall the commands that arrive meanwhile. Real file journal in a temp dir; its
+ * `readAt` held back by a gate the test opens.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { ManualClock } from "../../engine/clock.js";
+import { FileJournal } from "../../engine/journal/file-journal.js";
+import type { Journal } from "../../engine/journal/journal.js";
+import { ShardCore } from "../../engine/runtime/shard-core.js";
+import { ShardLoop } from "../../engine/runtime/shard-loop.js";
+import { packRequests, unpackResponses } from "../../engine/runtime/wire.js";
+import { envelope, type FromShard } from "../../engine/runtime/worker-messages.js";
+import { systemTimers } from "../../engine/timers.js";
+import { replyAtRead, type CommandResponse, type ShardRequest, type ShardResponse } from "../../engine/shard-protocol/shard-protocol.js";
+import { eventually } from "../process/support.js";
+import { T0, commands, directClaim, okJson, replyOf, request, tempDir } from "./support.js";
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  while (cleanups.length > 0) cleanups.pop()?.();
+});
+
+/** The journal with its `readAt` waiting for `open()`. */
+function gatedReads(journal: FileJournal): { journal: Journal; open(): void } {
+  let open = (): void => undefined;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const gated = new Proxy(journal, {
+    get(target, property) {
+      if (property === "readAt") return async (position: number) => gate.then(() => target.readAt(position));
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { journal: gated, open };
+}
+
+describe("the shard loop", () => {
+  it("answers a batch's commands, and later batches', while its read waits on the journal", async () => {
+    const dir = tempDir("shard-loop");
+    cleanups.push(dir.cleanup);
+    const { journal, open } = gatedReads(FileJournal.open({ dir: dir.dir }));
+    const clock = new ManualClock(T0);
+    const posted: FromShard[] = [];
+    const loop = new ShardLoop({
+      // No reply kept: an old reply is read back from the journal.
+      open: async () => ({ opened: await ShardCore.open({ journal, shardIndex: 0, clock, replyCacheEntries: 0 }), close: () => Promise.resolve() }),
+      post: (message) => posted.push(message),
+      exit: () => undefined,
+      timers: systemTimers,
+      controlled: clock,
+      tickIntervalMs: 100,
+      snapshotEveryCommands: undefined,
+    });
+    let nextId = 1;
+    /** Sends one batch; resolves with the responses posted for it, by request, once all came. */
+    const answers = new Map<number, ShardResponse>();
+    const send = (requests: ShardRequest[]): number[] => {
+      const ids = requests.map(() => nextId++);
+      loop.receive({ t: "batch", nowMs: clock.nowMs(), items: packRequests(requests.map((body, i) => envelope(ids[i] as number, body))) });
+      return ids;
+    };
+    const collect = (): void => {
+      for (const message of posted.splice(0)) {
+        if (message.t === "batch" || message.t === "answers") for (const item of unpackResponses(message.items)) answers.set(item.id, item.body);
+      }
+    };
+    const answered = (ids: readonly number[]) => () => {
+      collect();
+      return ids.every((id) => answers.has(id));
+    };
+
+    const setup = send([
+      request(commands.create("alice", "m", directClaim({ capacity: 5, pricing: { mode: "free" }, confirmation: "none" }))),
+      request(commands.publish("alice", "m")),
+      request(commands.claim("bob", "m")),
+    ]);
+    await eventually(answered(setup), 10_000, "the first batch's answers");
+    const claimed = answers.get(setup[2] as number) as CommandResponse;
+    // The claim's old reply, read back from the journal (held back), and a claim in the next batch.
+    const [read] = send([replyAtRead(claimed.position)]);
+    const [next] = send([request(commands.claim("carol", "m"))]);
+    await eventually(answered([next as number]), 10_000, "the next batch's claim answered while the read waits");
+    expect(okJson(answers.get(next as number)).market.mechanismState.allocated).toBe(2);
+    expect(answers.has(read as number)).toBe(false);
+    open();
+    await eventually(answered([read as number]), 10_000, "the read answered once the journal gives its entry");
+    // The old reply is the claim's own: one claim allocated then, whatever came after.
+    const replayed = replyOf(answers.get(read as number));
+    expect(replayed).toEqual(replyOf(claimed));
+    loop.receive({ t: "close" });
+    await eventually(() => posted.some((message) => message.t === "closed"), 10_000, "the loop closed");
+  });
+});
