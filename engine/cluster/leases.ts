@@ -434,7 +434,7 @@ export class LeaseManager {
    */
   private lapse(lease: HeldLease, startedMs: number): string {
     const sentAgoMs = Math.round(startedMs - (lease.expiresAtMs - this.leaseMs));
-    return `the lease expired (at ${lease.expiresAtMs}) before it could be renewed: its last renewal was sent ${sentAgoMs} ms before this round, whose timer fired ${Math.round(this.roundTimerLateMs)} ms late, after a round that took ${Math.round(this.previousRoundMs)} ms`;
+    return `the lease expired (at ${lease.expiresAtMs}) before it could be renewed: the round that last renewed it started ${sentAgoMs} ms before this one, whose timer fired ${Math.round(this.roundTimerLateMs)} ms late, after a timer round that took ${Math.round(this.previousRoundMs)} ms`;
   }
 
   private valid(lease: HeldLease, nowMs: number): boolean {

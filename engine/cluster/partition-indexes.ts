@@ -34,13 +34,19 @@ interface Job {
 }
 
 interface Writing {
-  readonly done: Promise<void>;
+  done: Promise<void>;
   next: Job | undefined;
 }
 
 export class PartitionIndexes {
   private readonly indexes = new Map<number, IdempotencyIndex>();
   private readonly writing = new Map<number, Writing>();
+  /**
+   * A mark that came before the partition's index was made (a shard that snapshots on its first
+   * tick, while the node still awaits the key bindings): written once it is, since the index then
+   * holds every entry up to it (nothing is served before).
+   */
+  private readonly early = new Map<number, SnapshotMark>();
   private snapshots: Promise<JetStreamSnapshots> | undefined;
 
   constructor(
@@ -68,6 +74,11 @@ export class PartitionIndexes {
       index.restore(entries.actorIds[i] as string, entries.commandIds[i] as string, entries.fingerprints[i] as string, { owner: partition, position: entries.positions[i] as number });
     }
     this.indexes.set(partition, index);
+    const early = this.early.get(partition);
+    if (early !== undefined) {
+      this.early.delete(partition);
+      this.snapshotted(partition, early);
+    }
     return fromSnapshot;
   }
 
@@ -86,12 +97,16 @@ export class PartitionIndexes {
   /** This node no longer serves `partition`: its entries go (a write already begun still ends). */
   drop(partition: number): void {
     this.indexes.delete(partition);
+    this.early.delete(partition);
   }
 
   /** The partition's shard wrote a snapshot marked `mark`: snapshot the partition's entries under it. */
   snapshotted(partition: number, mark: SnapshotMark): void {
     const index = this.indexes.get(partition);
-    if (index === undefined) return;
+    if (index === undefined) {
+      this.early.set(partition, mark);
+      return;
+    }
     // Taken now: the index may be dropped before the write's turn comes.
     const job: Job = { mark, payload: Buffer.concat(indexSnapshotParts(index, [mark.sequence])) };
     const writing = this.writing.get(partition);
@@ -99,11 +114,13 @@ export class PartitionIndexes {
       writing.next = job;
       return;
     }
-    this.writing.set(partition, { done: this.write(partition, job), next: undefined });
+    const started: Writing = { done: Promise.resolve(), next: undefined };
+    this.writing.set(partition, started);
+    started.done = this.write(partition, job, started);
   }
 
   /** Writes `first`, then whatever came meanwhile; ends (and leaves `writing`) in the turn it finds nothing more. */
-  private async write(partition: number, first: Job): Promise<void> {
+  private async write(partition: number, first: Job, writing: Writing): Promise<void> {
     for (let job: Job | undefined = first; job !== undefined; ) {
       try {
         this.snapshots ??= JetStreamSnapshots.open(this.messaging.jetStream(DEFAULT_REQUEST_TIMEOUT_MS).objects, DEFAULT_SNAPSHOT_BUCKET, SNAPSHOT_REPLICAS);
@@ -115,7 +132,6 @@ export class PartitionIndexes {
       } catch (error) {
         this.writeFailed(partition, error);
       }
-      const writing = this.writing.get(partition) as Writing;
       job = writing.next;
       writing.next = undefined;
       if (job === undefined) this.writing.delete(partition);

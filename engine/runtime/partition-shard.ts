@@ -5,6 +5,7 @@
 import type { Messaging } from "../messaging/messaging.js";
 import { openPartitionJournal, type PartitionJournal } from "../journal/partition-journal.js";
 import { decodeIndexSnapshot } from "../idempotency/index-snapshot.js";
+import { IdempotencyIndex } from "../idempotency/index.js";
 import { ShardCore, type OpenedShard, type ShardCoreOptions } from "./shard-core.js";
 
 /**
@@ -19,7 +20,7 @@ export async function openPartitionShard(
   options: Omit<ShardCoreOptions, "journal" | "fenced" | "reportIdempotencyAfterLsn">,
 ): Promise<{ opened: OpenedShard; close(): Promise<void> }> {
   const partition = await openPartitionJournal(messaging, spec);
-  const beside = checkedHeader(partition.idempotency, spec.stream);
+  const beside = checked(partition.idempotency, spec.stream);
   const snapshot = beside !== undefined && "snapshot" in beside ? beside.snapshot : undefined;
   try {
     const opened = await ShardCore.open({ ...options, journal: partition.journal, fenced: true, reportIdempotencyAfterLsn: snapshot?.sequence ?? 0 });
@@ -32,13 +33,19 @@ export async function openPartitionShard(
   }
 }
 
-/** The snapshot, unless its header is not one of this build's index snapshots of the entries up to its mark (then read from the stream's first entry). */
-function checkedHeader(beside: PartitionJournal["idempotency"], stream: string): PartitionJournal["idempotency"] {
+/**
+ * The snapshot, unless it is not one of this build's index snapshots of the entries up to its mark
+ * or its entries cannot be loaded (then every entry is read from the stream's first). Loaded here
+ * once, into an index thrown away: the node loads it again, and a snapshot it could not load would
+ * otherwise stop the partition on every node, each reading the same newest snapshot.
+ */
+function checked(beside: PartitionJournal["idempotency"], stream: string): PartitionJournal["idempotency"] {
   if (beside === undefined || "ignored" in beside) return beside;
   try {
-    const { watermarks } = decodeIndexSnapshot(beside.snapshot.payload, 1, `the idempotency entries of ${stream}`);
-    if (watermarks[0] === beside.snapshot.sequence) return beside;
-    return { ignored: `the idempotency snapshot at sequence ${beside.snapshot.sequence} says it holds the entries up to ${String(watermarks[0])}` };
+    const opened = decodeIndexSnapshot(beside.snapshot.payload, 1, `the idempotency entries of ${stream}`);
+    if (opened.watermarks[0] !== beside.snapshot.sequence) return { ignored: `the idempotency snapshot at sequence ${beside.snapshot.sequence} says it holds the entries up to ${String(opened.watermarks[0])}` };
+    opened.restoreInto(new IdempotencyIndex());
+    return beside;
   } catch (error) {
     return { ignored: error instanceof Error ? error.message : String(error) };
   }

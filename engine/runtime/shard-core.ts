@@ -95,10 +95,19 @@ export interface ShardCoreOptions {
 
 /** A batch whose commands are durable (ShardCore.commitBatch). */
 export interface CommittedBatch {
-  /** Each command's response at its request's index; a read's stays undefined (see `reads`). */
+  /** Each command's and each read from memory's response at its request's index; a read of the log's stays undefined (see `reads`). */
   readonly responses: Array<ShardResponse | undefined>;
-  /** The indexes of the batch's reads, and their answers in that order once read. */
-  readonly reads: { readonly indexes: readonly number[]; readonly answered: Promise<ShardResponse[]> } | undefined;
+  /** The batch's reads of the log, by request index, each answered when it is read. */
+  readonly reads: ReadonlyArray<{ readonly index: number; readonly answered: Promise<ShardResponse> }> | undefined;
+}
+
+/** Whether a read is answered from the log (a record, an old reply, a proof), which may have to be read first; the others come from memory. */
+function readsTheLog(request: ReadRequest): boolean {
+  return request.kind === "record" || request.kind === "reply-at" || request.kind === "log-proof";
+}
+
+function shardResponse(answer: ShardReply | ReplayWork): ShardResponse {
+  return "ok" in answer ? readResponse(answer) : replayResponse(answer);
 }
 
 export interface OpenedShard {
@@ -370,19 +379,16 @@ export class ShardCore {
    */
   async processBatch(requests: readonly ShardRequest[]): Promise<ShardResponse[]> {
     const batch = await this.commitBatch(requests);
-    if (batch.reads !== undefined) {
-      const answers = await batch.reads.answered;
-      batch.reads.indexes.forEach((index, i) => (batch.responses[index] = answers[i]));
-    }
+    for (const read of batch.reads ?? []) batch.responses[read.index] = await read.answered;
     return batch.responses as ShardResponse[];
   }
 
   /**
    * `processBatch` for the shard's loop: resolves once the commands are decided and durable, with
-   * the reads still being answered. Their answers are taken from the state as of this batch, but
-   * the next batch does not wait for them: on a partition's stream a read can take long (an old
-   * reply is replayed from its market's first command, read from the stream), and meanwhile the
-   * partition's commands would stall behind it.
+   * the reads answered from memory, and the reads of the log still being read. Those take their
+   * state as of this batch, but the next batch does not wait for them: on a partition's stream such
+   * a read can take long (an old reply is replayed from its market's first command, read from the
+   * stream), and meanwhile the partition's commands would stall behind it.
    */
   async commitBatch(requests: readonly ShardRequest[]): Promise<CommittedBatch> {
     if (this.closed) throw new Error("shard is closed");
@@ -397,8 +403,19 @@ export class ShardCore {
     await this.commit(nowMs);
     // A batch of commands only (a claim storm's) has no reads to start.
     if (reads === undefined) return { responses, reads: undefined };
-    const answered = Promise.all(reads.map((index) => this.read(requests[index] as ReadRequest).then((answer) => ("ok" in answer ? readResponse(answer) : replayResponse(answer)))));
-    return { responses, reads: { indexes: reads, answered } };
+    // Every read takes its state now, before anything is awaited (the next batch may run meanwhile).
+    const answers = reads.map((index) => this.read(requests[index] as ReadRequest).then(shardResponse));
+    const later: Array<{ index: number; answered: Promise<ShardResponse> }> = [];
+    const now: Array<Promise<void>> = [];
+    reads.forEach((index, i) => {
+      const answered = answers[i] as Promise<ShardResponse>;
+      // Answers from memory go with the batch: a watch's must reach the node before the events of
+      // the batches after it (docs/events.md), and they cost no wait.
+      if (readsTheLog(requests[index] as ReadRequest)) later.push({ index, answered });
+      else now.push(answered.then((response) => void (responses[index] = response)));
+    });
+    await Promise.all(now);
+    return { responses, reads: later.length === 0 ? undefined : later };
   }
 
   /**
@@ -627,6 +644,9 @@ export class ShardCore {
   private async replyAt(position: number): Promise<ShardReply | ReplayWork> {
     const cached = this.replyCache.get(position);
     if (cached !== undefined) return cached;
+    // Signed before anything is awaited: the next batch may be appended meanwhile (commitBatch), and
+    // a head must cover only durable entries. The entry is committed, so this tree holds it.
+    const head = this.heads === undefined ? undefined : headJson(this.heads.sign(this.stamp()));
     const entry = await this.journal.readAt(position);
     const logged = decodeLoggedCommand(entry.payload);
     if (logged.r !== undefined) return errorReply(logged.r.code, logged.r.message);
@@ -635,8 +655,7 @@ export class ShardCore {
     const index = market === undefined ? -1 : indexOfPosition(market.positions, position);
     if (market === undefined || index < 0) throw new Error(`no market record holds the command logged at ${position}`);
     const positions = market.positions.slice(0, index + 1);
-    // The entry is committed, so the tree as it is now holds it: a head signed now is its receipt's.
-    const receipt = this.heads === undefined ? "" : receiptJson(entry.sequence - 1, headJson(this.heads.sign(this.stamp())));
+    const receipt = head === undefined ? "" : receiptJson(entry.sequence - 1, head);
     return replyWork(await this.replaySource(positions, positions.length), float64Bytes(positions), receipt);
   }
 

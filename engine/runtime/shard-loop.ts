@@ -102,27 +102,32 @@ export class ShardLoop {
     const batch = await shard.commitBatch(items.map((item) => item.body));
     this.postEvents(shard);
     const { responses, reads } = batch;
-    const answered = reads === undefined ? responses.map((body, index) => envelope((items[index] as Envelope<ShardRequest>).id, body as ShardResponse)) : commandsOf(items, responses);
+    const answered = reads === undefined ? responses.map((body, index) => envelope((items[index] as Envelope<ShardRequest>).id, body as ShardResponse)) : answeredNow(items, responses);
     const packed = packResponses(answered);
     this.options.post({ t: "batch", items: packed, stats: shard.lastBatch }, [packed.buffer as ArrayBuffer]);
     if (reads !== undefined) this.answerLater(items, reads);
     if (this.snapshotDue(shard)) await this.snapshot(shard);
   }
 
-  /** Posts a batch's reads once answered, while later batches go on; a read that fails stops the shard, as a failed commit does. */
+  /**
+   * Posts each of a batch's reads of the log once it is read (one slow read holds up no other),
+   * while later batches go on; a read that fails stops the shard, as a failed commit does.
+   */
   private answerLater(items: ReadonlyArray<Envelope<ShardRequest>>, reads: NonNullable<CommittedBatch["reads"]>): void {
-    const posted = reads.answered.then((answers) => {
-      const packed = packResponses(answers.map((body, i) => envelope((items[reads.indexes[i] as number] as Envelope<ShardRequest>).id, body)));
-      this.options.post({ t: "answers", items: packed }, [packed.buffer as ArrayBuffer]);
-    });
-    this.readsInFlight.add(posted);
-    posted.then(
-      () => this.readsInFlight.delete(posted),
-      (error: unknown) => {
-        this.readsInFlight.delete(posted);
-        this.fatal(error);
-      },
-    );
+    for (const read of reads) {
+      const posted = read.answered.then((body) => {
+        const packed = packResponses([envelope((items[read.index] as Envelope<ShardRequest>).id, body)]);
+        this.options.post({ t: "answers", items: packed }, [packed.buffer as ArrayBuffer]);
+      });
+      this.readsInFlight.add(posted);
+      posted.then(
+        () => this.readsInFlight.delete(posted),
+        (error: unknown) => {
+          this.readsInFlight.delete(posted);
+          this.fatal(error);
+        },
+      );
+    }
   }
 
   /**
@@ -205,8 +210,8 @@ export class ShardLoop {
   }
 }
 
-/** The command responses of a batch that also holds reads, with their requests' ids. */
-function commandsOf(items: ReadonlyArray<Envelope<ShardRequest>>, responses: ReadonlyArray<ShardResponse | undefined>): Array<Envelope<ShardResponse>> {
+/** The responses a batch has when it is durable (commands, reads from memory), with their requests' ids, when some reads of the log are still being read. */
+function answeredNow(items: ReadonlyArray<Envelope<ShardRequest>>, responses: ReadonlyArray<ShardResponse | undefined>): Array<Envelope<ShardResponse>> {
   const answered: Array<Envelope<ShardResponse>> = [];
   responses.forEach((body, index) => {
     if (body !== undefined) answered.push(envelope((items[index] as Envelope<ShardRequest>).id, body));

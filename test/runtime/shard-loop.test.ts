@@ -61,8 +61,10 @@ describe("the shard loop", () => {
       loop.receive({ t: "batch", nowMs: clock.nowMs(), items: packRequests(requests.map((body, i) => envelope(ids[i] as number, body))) });
       return ids;
     };
+    let batchesPosted = 0;
     const collect = (): void => {
       for (const message of posted.splice(0)) {
+        if (message.t === "batch") batchesPosted += 1;
         if (message.t === "batch" || message.t === "answers") for (const item of unpackResponses(message.items)) answers.set(item.id, item.body);
       }
     };
@@ -78,8 +80,15 @@ describe("the shard loop", () => {
     ]);
     await eventually(answered(setup), 10_000, "the first batch's answers");
     const claimed = answers.get(setup[2] as number) as CommandResponse;
-    // The claim's old reply, read back from the journal (held back), and a claim in the next batch.
+    // The claim's old reply, read back from the journal (held back), in a batch of its own; once
+    // that batch is through (its "batch" message, with no answer yet), a claim in the next one.
+    const batches = (): number => {
+      collect();
+      return batchesPosted;
+    };
+    const before = batches();
     const [read] = send([replyAtRead(claimed.position)]);
+    await eventually(() => batches() > before, 10_000, "the read's batch processed");
     const [next] = send([request(commands.claim("carol", "m"))]);
     await eventually(answered([next as number]), 10_000, "the next batch's claim answered while the read waits");
     expect(okJson(answers.get(next as number)).market.mechanismState.allocated).toBe(2);
@@ -89,7 +98,8 @@ describe("the shard loop", () => {
     // The old reply is the claim's own: one claim allocated then, whatever came after.
     const replayed = replyOf(answers.get(read as number));
     expect(replayed).toEqual(replyOf(claimed));
+    let closed = false;
     loop.receive({ t: "close" });
-    await eventually(() => posted.some((message) => message.t === "closed"), 10_000, "the loop closed");
+    await eventually(() => (closed ||= posted.some((message) => message.t === "closed")), 10_000, "the loop closed");
   });
 });

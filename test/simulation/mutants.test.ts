@@ -11,6 +11,7 @@ import { BUDGET_SEEDS, failures, runSim } from "./sim-cli.js";
 const CAUGHT_BY: Readonly<Record<string, RegExp>> = {
   "served-before-restored": /executed twice/,
   "entries-snapshot-not-loaded": /executed twice/,
+  "entries-snapshot-before-replies": /executed twice/,
   "append-without-expected-sequence": /breaks at message|two nodes appended/,
   // The partition is fenced from the stale owner and refused to the rightful one (never served
   // again), or both reopen a stream at the epoch each believes its own and both append.

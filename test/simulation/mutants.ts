@@ -49,6 +49,17 @@ export const MUTANTS: readonly Mutant[] = [
     changes: [{ file: "engine/cluster/partition-indexes.ts", from: "      opened.restoreInto(index);\n", to: "" }],
   },
   {
+    name: "entries-snapshot-before-replies",
+    bug: "a partition's shard takes a snapshot by count before it posts the replies of the batch that made it due, so its node snapshots the partition's idempotency entries under that mark without the batch's (decision I58)",
+    changes: [
+      {
+        file: "engine/runtime/shard-loop.ts",
+        from: "    const packed = packResponses(answered);\n    this.options.post({ t: \"batch\", items: packed, stats: shard.lastBatch }, [packed.buffer as ArrayBuffer]);\n    if (reads !== undefined) this.answerLater(items, reads);\n    if (this.snapshotDue(shard)) await this.snapshot(shard);\n",
+        to: "    const packed = packResponses(answered);\n    if (this.snapshotDue(shard)) await this.snapshot(shard);\n    this.options.post({ t: \"batch\", items: packed, stats: shard.lastBatch }, [packed.buffer as ArrayBuffer]);\n    if (reads !== undefined) this.answerLater(items, reads);\n",
+      },
+    ],
+  },
+  {
     name: "append-without-expected-sequence",
     bug: "a partition's journal publishes its batches without the expected last sequence, so an owner that was replaced appends after its successor's claim",
     changes: [{ file: "engine/journal/jetstream-journal.ts", from: "{ msgId: batchId, expectedLastSequence: expectedStreamSequence, timeoutMs: timeout }", to: "{ msgId: batchId, timeoutMs: timeout }" }],
