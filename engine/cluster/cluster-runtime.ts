@@ -413,7 +413,8 @@ export class ClusterRuntime implements Markets {
     const { actorId } = command.identity;
     const { commandId } = command;
     const home = homeOf(actorId, commandId, this.options.keyHomes);
-    if (home === this.partitionOf(command)) {
+    const partition = this.partitionOf(command);
+    if (home === partition) {
       // A command executing in its key's home: no binding was made, but one made for another market
       // must win. One in flight decides first (abandoned: it wins nothing); the last check and the
       // claim below then run in one turn, so no bind passes between them.
@@ -422,8 +423,8 @@ export class ClusterRuntime implements Markets {
     }
     // A key an identity command took (those are logged on the cluster's identity log, not in a partition).
     if (this.options.idempotency.usedOtherwise(actorId, commandId, fingerprint)) return { disposition: "replayed", reply: IDEMPOTENCY_CONFLICT };
-    const index = this.indexes.get(this.partitionOf(command));
-    if (index === undefined) throw new UnavailableError(this.notServedHere(this.partitionOf(command)));
+    const index = this.indexes.get(partition);
+    if (index === undefined) throw new UnavailableError(this.notServedHere(partition));
     return submitOnce(index, this.executor, command, fingerprint);
   }
 

@@ -403,17 +403,17 @@ export class ShardCore {
     await this.commit(nowMs);
     // A batch of commands only (a claim storm's) has no reads to start.
     if (reads === undefined) return { responses, reads: undefined };
-    // Every read takes its state now, before anything is awaited (the next batch may run meanwhile).
-    const answers = reads.map((index) => this.read(requests[index] as ReadRequest).then(shardResponse));
+    // Every read takes its state as it starts, before anything is awaited (the next batch may run meanwhile).
     const later: Array<{ index: number; answered: Promise<ShardResponse> }> = [];
     const now: Array<Promise<void>> = [];
-    reads.forEach((index, i) => {
-      const answered = answers[i] as Promise<ShardResponse>;
+    for (const index of reads) {
+      const request = requests[index] as ReadRequest;
+      const answered = this.read(request).then(shardResponse);
       // Answers from memory go with the batch: a watch's must reach the node before the events of
       // the batches after it (docs/events.md), and they cost no wait.
-      if (readsTheLog(requests[index] as ReadRequest)) later.push({ index, answered });
+      if (readsTheLog(request)) later.push({ index, answered });
       else now.push(answered.then((response) => void (responses[index] = response)));
-    });
+    }
     await Promise.all(now);
     return { responses, reads: later.length === 0 ? undefined : later };
   }
@@ -691,8 +691,7 @@ export class ShardCore {
     return this.commandsSinceSnapshot;
   }
 
-  /** Write a snapshot of the committed state (call between batches). */
-  /** `mark`: a journal on a stream's (Journal's WrittenSnapshot). */
+  /** Write a snapshot of the committed state (call between batches); `mark`: a journal on a stream's (Journal's WrittenSnapshot). */
   async snapshot(): Promise<{ lsn: number; sizeBytes: number; mark?: SnapshotMark }> {
     if (this.staged.length !== 0) throw new Error("snapshot with uncommitted commands");
     const header = { shardIndex: this.options.shardIndex, lastStampMs: this.fold.lastStampMs, headAnchor: this.heads?.state() };

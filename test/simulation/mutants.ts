@@ -33,8 +33,8 @@ export const MUTANTS: readonly Mutant[] = [
       },
       {
         file: "engine/cluster/cluster-runtime.ts",
-        from: "    const index = this.indexes.get(this.partitionOf(command));\n    if (index === undefined) throw new UnavailableError(this.notServedHere(this.partitionOf(command)));\n",
-        to: "    const index = this.indexes.get(this.partitionOf(command)) ?? this.options.idempotency;\n",
+        from: "    const index = this.indexes.get(partition);\n    if (index === undefined) throw new UnavailableError(this.notServedHere(partition));\n",
+        to: "    const index = this.indexes.get(partition) ?? this.options.idempotency;\n",
       },
       {
         file: "engine/cluster/key-bindings.ts",
