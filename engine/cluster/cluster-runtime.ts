@@ -561,8 +561,10 @@ export class ClusterRuntime implements Markets {
       lastSequence: opened.report.lastLsn,
       headsChecked: opened.report.headsChecked,
       ...(bindings === undefined ? {} : { keyBindings: bindings.bindings, keyBindingsFromSnapshot: bindings.fromSnapshot }),
-      // The shard's open: its worker's start, NATS connection, claim, and its recovery proper (shardRecoveryMs).
+      // The shard's open: its worker's start, NATS connection (shardConnectMs), the stream's open and claim (streamOpenMs), and its recovery proper (shardRecoveryMs).
       shardOpenMs: shard.value.ms,
+      ...(opened.report.connectMs === undefined ? {} : { shardConnectMs: opened.report.connectMs }),
+      ...(opened.report.streamOpenMs === undefined ? {} : { streamOpenMs: opened.report.streamOpenMs }),
       shardRecoveryMs: opened.report.elapsedMs,
       // A read of the stream that resumed on a new consumer (an election, or one that stalled): recovery waited there.
       ...(opened.report.readsResumed === undefined ? {} : { streamReadsResumed: opened.report.readsResumed.count, lastStreamReadResumed: opened.report.readsResumed.last }),

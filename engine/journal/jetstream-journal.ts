@@ -62,7 +62,7 @@ import { readStreamMessages } from "./jetstream-stream-reader.js";
 import { StreamContinuity } from "./stream-continuity.js";
 import { genesisChainHash } from "../../storage/hash-chain.js";
 import { followStream } from "./jetstream-follow.js";
-import { JetStreamSnapshots, type SnapshotMark } from "./jetstream-snapshots.js";
+import { JetStreamSnapshots, type SnapshotMark, type StoredSnapshot } from "./jetstream-snapshots.js";
 import type { FollowingJournal, JournalFollower } from "./following-journal.js";
 import {
   JournalFencedError,
@@ -117,7 +117,16 @@ export interface JetStreamJournalOptions {
   readonly epoch?: number;
   /** Called before each retried publish (metrics, and tests that need to see the retry happen). */
   readonly onRetry?: (retry: PublishRetry) => void;
+  /**
+   * Names of snapshots kept beside the journal's own in its bucket (a partition's idempotency
+   * entries, decision I58): their newest are read at open, with the journal's own, and checked
+   * against the stream (`snapshotBeside`).
+   */
+  readonly snapshotsBeside?: readonly string[];
 }
+
+/** A snapshot kept beside a journal's own, checked against its stream: `ignored` says why it does not match; undefined: none. */
+export type SnapshotBeside = { readonly snapshot: JournalSnapshot } | { readonly ignored: string } | undefined;
 
 export interface PublishRetry {
   /** The attempt about to be made: 2 for the first retry. */
@@ -211,6 +220,8 @@ export class JetStreamJournal implements FollowingJournal {
     private readonly snapshotMark: SnapshotMark | undefined,
     readonly recovery: JournalRecovery,
     cache: BatchCache,
+    /** The snapshots kept beside this journal's, by name, as read at open. */
+    private readonly besides: ReadonlyMap<string, SnapshotBeside>,
   ) {
     this.subject = `journal.${options.name}`;
     this.cache = cache;
@@ -235,26 +246,17 @@ export class JetStreamJournal implements FollowingJournal {
   private static async openOnce(options: JetStreamJournalOptions): Promise<JetStreamJournal> {
     const replicas = options.replicas ?? 3;
     const { streams, objects } = options.messaging.jetStream(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
-    const info = await JetStreamJournal.ensureStream(streams, options.name, replicas);
     const cache = new BatchCache(options.cacheBytes ?? 8 * 1024 * 1024);
-    const state = info.state;
-    if (state.messages > 0 && state.firstSequence !== 1) {
-      throw new Error(`stream ${options.name} starts at message ${state.firstSequence}: messages were removed from it, so its journal is not whole`);
-    }
-    let tail = EMPTY_TAIL;
-    let lastBatchCount = 0;
-    if (state.lastSequence > 0) {
-      const message = await streams.getMessage(options.name, state.lastSequence);
-      if (message === null) throw new Error(`stream ${options.name} reports last message ${state.lastSequence} but does not return it`);
-      const batch: CachedBatch = { ...decodeBatch(message.data, state.lastSequence), streamSequence: state.lastSequence, batchId: message.msgId };
-      cache.put(batch);
-      // The epoch and the chain continue from here: a new owner's batches chain onto the last owner's.
-      tail = tailOf(batch);
-      lastBatchCount = batch.count;
-    }
-
-    const snapshots = await JetStreamSnapshots.open(objects, options.snapshotBucket ?? DEFAULT_SNAPSHOT_BUCKET, replicas);
-    const stored = await snapshots.newest(options.name);
+    // The stream's last batch and the newest snapshots are independent reads of several round trips
+    // each, which a takeover waits for: they go at once, and the marks are checked once both are in.
+    const besides = options.snapshotsBeside ?? [];
+    const [{ info, tail, lastBatchCount }, { snapshots, stored, storedBeside }] = await Promise.all([
+      JetStreamJournal.readTail(streams, options.name, replicas, cache),
+      JetStreamSnapshots.open(objects, options.snapshotBucket ?? DEFAULT_SNAPSHOT_BUCKET, replicas).then(async (snapshots) => {
+        const [stored, ...storedBeside] = await snapshots.newestOf([options.name, ...besides]);
+        return { snapshots, stored, storedBeside };
+      }),
+    ]);
     let snapshot: JournalSnapshot | undefined;
     let snapshotMark: SnapshotMark | undefined;
     let snapshotIgnored: string | null = null;
@@ -263,17 +265,50 @@ export class JetStreamJournal implements FollowingJournal {
       if (mark.streamSequence > tail.streamSequence || mark.sequence > tail.lastSequence) {
         throw new Error(`snapshot of sequence ${mark.sequence} (message ${mark.streamSequence}) is newer than stream ${options.name} (last sequence ${tail.lastSequence}, message ${tail.streamSequence})`);
       }
-      const problem = await JetStreamJournal.checkMark(streams, options.name, mark, cache);
+    }
+    const [problem, ...checkedBeside] = await Promise.all([
+      stored === undefined ? undefined : JetStreamJournal.checkMark(streams, options.name, stored.mark, cache),
+      ...storedBeside.map((beside) => JetStreamJournal.checkBeside(streams, options.name, tail, beside, cache)),
+    ]);
+    if (stored !== undefined) {
       if (problem === undefined) {
-        snapshot = { sequence: mark.sequence, payload: stored.payload };
-        snapshotMark = mark;
+        snapshot = { sequence: stored.mark.sequence, payload: stored.payload };
+        snapshotMark = stored.mark;
       } else {
         snapshotIgnored = problem;
       }
     }
     // Open reads only the last batch: the entries before it are taken on the replicated stream's word.
     const recovery: JournalRecovery = { truncatedBytes: 0, entriesTrusted: tail.lastSequence - lastBatchCount, snapshotIgnored };
-    return new JetStreamJournal(options, streams, snapshots, tail, state.bytes, snapshot, snapshotMark, recovery, cache);
+    const beside = new Map(besides.map((name, i) => [name, checkedBeside[i]] as const));
+    return new JetStreamJournal(options, streams, snapshots, tail, info.state.bytes, snapshot, snapshotMark, recovery, cache, beside);
+  }
+
+  /** The stream (created if absent) and its last batch, cached: the epoch and the chain continue from there. */
+  private static async readTail(streams: Streams, name: string, replicas: number, cache: BatchCache): Promise<{ info: StreamInfo; tail: Tail; lastBatchCount: number }> {
+    const info = await JetStreamJournal.ensureStream(streams, name, replicas);
+    const state = info.state;
+    if (state.messages > 0 && state.firstSequence !== 1) {
+      throw new Error(`stream ${name} starts at message ${state.firstSequence}: messages were removed from it, so its journal is not whole`);
+    }
+    if (state.lastSequence === 0) return { info, tail: EMPTY_TAIL, lastBatchCount: 0 };
+    const message = await streams.getMessage(name, state.lastSequence);
+    if (message === null) throw new Error(`stream ${name} reports last message ${state.lastSequence} but does not return it`);
+    const batch: CachedBatch = { ...decodeBatch(message.data, state.lastSequence), streamSequence: state.lastSequence, batchId: message.msgId };
+    cache.put(batch);
+    // A new owner's batches chain onto the last owner's.
+    return { info, tail: tailOf(batch), lastBatchCount: batch.count };
+  }
+
+  /** A snapshot kept beside the journal's, if its mark matches the stream as it ends at `tail`. */
+  private static async checkBeside(streams: Streams, name: string, tail: Tail, stored: StoredSnapshot | undefined, cache: BatchCache): Promise<SnapshotBeside> {
+    if (stored === undefined) return undefined;
+    const { mark } = stored;
+    if (mark.streamSequence > tail.streamSequence || mark.sequence > tail.lastSequence) {
+      return { ignored: `snapshot of sequence ${mark.sequence} (message ${mark.streamSequence}) is newer than stream ${name} (last sequence ${tail.lastSequence}, message ${tail.streamSequence})` };
+    }
+    const problem = await JetStreamJournal.checkMark(streams, name, mark, cache);
+    return problem === undefined ? { snapshot: { sequence: mark.sequence, payload: stored.payload } } : { ignored: problem };
   }
 
   private static async ensureStream(streams: Streams, name: string, replicas: number): Promise<StreamInfo> {
@@ -732,21 +767,10 @@ export class JetStreamJournal implements FollowingJournal {
     return { sequence: mark.sequence, sizeBytes, mark };
   }
 
-  /**
-   * The newest snapshot stored as `name` beside this journal's own (state another component keeps,
-   * written under the mark of one of this journal's snapshots: `WrittenSnapshot.mark`), checked
-   * against the stream as open checks the journal's own: undefined if there is none, `ignored` (why)
-   * if its mark does not match this stream.
-   */
-  async snapshotBeside(name: string): Promise<{ snapshot: JournalSnapshot } | { ignored: string } | undefined> {
-    const stored = await this.snapshots.newest(name);
-    if (stored === undefined) return undefined;
-    const { mark } = stored;
-    if (mark.streamSequence > this.tail.streamSequence || mark.sequence > this.tail.lastSequence) {
-      return { ignored: `snapshot of sequence ${mark.sequence} (message ${mark.streamSequence}) is newer than stream ${this.options.name} (last sequence ${this.tail.lastSequence}, message ${this.tail.streamSequence})` };
-    }
-    const problem = await JetStreamJournal.checkMark(this.streams, this.options.name, mark, this.cache);
-    return problem === undefined ? { snapshot: { sequence: mark.sequence, payload: stored.payload } } : { ignored: problem };
+  /** The newest snapshot named `name` kept beside this journal's, as read and checked at open (`snapshotsBeside`). */
+  snapshotBeside(name: string): SnapshotBeside {
+    if (!this.besides.has(name)) throw new Error(`the snapshot ${name} was not asked for when journal ${this.options.name} opened`);
+    return this.besides.get(name);
   }
 
   /** Resolves once the appends made before have settled; later calls are refused. The connection stays open. */

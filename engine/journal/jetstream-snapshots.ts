@@ -91,19 +91,32 @@ export class JetStreamSnapshots {
     return store === undefined ? undefined : new JetStreamSnapshots(store);
   }
 
-  /** The sequences of `journal`'s stored snapshots, newest first. */
-  private async sequences(journal: string): Promise<number[]> {
-    const sequences: number[] = [];
+  /** The sequences of each of `journals`' stored snapshots, newest first, from one listing of the bucket. */
+  private async sequences(journals: readonly string[]): Promise<number[][]> {
+    const sequences: number[][] = journals.map(() => []);
     for (const info of await this.store.list()) {
-      const sequence = sequenceOf(journal, info.name);
-      if (sequence !== undefined && !info.deleted) sequences.push(sequence);
+      if (info.deleted) continue;
+      journals.forEach((journal, i) => {
+        const sequence = sequenceOf(journal, info.name);
+        if (sequence !== undefined) sequences[i]?.push(sequence);
+      });
     }
-    return sequences.sort((a, b) => b - a);
+    return sequences.map((each) => each.sort((a, b) => b - a));
   }
 
   /** `journal`'s newest snapshot, or undefined if it has none. */
   async newest(journal: string): Promise<StoredSnapshot | undefined> {
-    for (const sequence of await this.sequences(journal)) {
+    return (await this.newestOf([journal]))[0];
+  }
+
+  /** The newest snapshot of each of `journals` (undefined for one that has none), read at once after one listing. */
+  async newestOf(journals: readonly string[]): Promise<Array<StoredSnapshot | undefined>> {
+    const listed = await this.sequences(journals);
+    return Promise.all(journals.map((journal, i) => this.newestListed(journal, listed[i] ?? [])));
+  }
+
+  private async newestListed(journal: string, sequences: readonly number[]): Promise<StoredSnapshot | undefined> {
+    for (const sequence of sequences) {
       const name = objectName(journal, sequence);
       const stored = await this.store.getBlob(name);
       // Deleted between the listing and the read (pruned by another writer): the next one is older.
@@ -117,7 +130,7 @@ export class JetStreamSnapshots {
   async write(journal: string, mark: SnapshotMark, payload: Uint8Array, keep: number): Promise<number> {
     const envelope = wrap(mark, payload);
     await this.store.putBlob(objectName(journal, mark.sequence), envelope);
-    const stale = (await this.sequences(journal)).slice(Math.max(1, keep));
+    const stale = ((await this.sequences([journal]))[0] ?? []).slice(Math.max(1, keep));
     for (const sequence of stale) await this.store.delete(objectName(journal, sequence));
     return envelope.length;
   }

@@ -5,9 +5,8 @@
  * so what the shard recovers is everything the stream will ever hold before this owner's own
  * batches. The connection is closed after the journal.
  */
-import { JetStreamJournal } from "./jetstream-journal.js";
+import { JetStreamJournal, type SnapshotBeside } from "./jetstream-journal.js";
 import type { Messaging } from "../messaging/messaging.js";
-import type { JournalSnapshot } from "./journal.js";
 
 export interface PartitionJournal {
   readonly journal: JetStreamJournal;
@@ -16,7 +15,7 @@ export interface PartitionJournal {
    * the partition's own snapshots (decision I58), checked against the stream: `ignored` says why it
    * does not match; undefined when there is none.
    */
-  readonly idempotency: { snapshot: JournalSnapshot } | { ignored: string } | undefined;
+  readonly idempotency: SnapshotBeside;
   close(): Promise<void>;
 }
 
@@ -33,20 +32,19 @@ export function idempotencySnapshotName(stream: string): string {
  */
 export async function openPartitionJournal(messaging: Messaging, spec: { readonly stream: string; readonly epoch: number }): Promise<PartitionJournal> {
   try {
-    // Reopened at the epoch this owner claimed before (its journal failed while it kept the
-    // lease): it goes on writing in that epoch; a claim must raise the stream's epoch.
-    const journal = await JetStreamJournal.open({ messaging, name: spec.stream, epoch: spec.epoch });
-    let idempotency: PartitionJournal["idempotency"];
+    const idempotencyName = idempotencySnapshotName(spec.stream);
+    const journal = await JetStreamJournal.open({ messaging, name: spec.stream, epoch: spec.epoch, snapshotsBeside: [idempotencyName] });
     try {
+      // Reopened at the epoch this owner claimed before (its journal failed while it kept the
+      // lease): it goes on writing in that epoch; a claim must raise the stream's epoch.
       if (journal.lastEpoch !== spec.epoch) await journal.claim(spec.epoch);
-      idempotency = await journal.snapshotBeside(idempotencySnapshotName(spec.stream));
     } catch (error) {
       await journal.close();
       throw error;
     }
     return {
       journal,
-      idempotency,
+      idempotency: journal.snapshotBeside(idempotencyName),
       close: async () => {
         await journal.close();
         await messaging.close();

@@ -19,13 +19,16 @@ export async function openPartitionShard(
   spec: { readonly stream: string; readonly epoch: number },
   options: Omit<ShardCoreOptions, "journal" | "fenced" | "reportIdempotencyAfterLsn">,
 ): Promise<{ opened: OpenedShard; close(): Promise<void> }> {
+  const startedMs = performance.now();
   const partition = await openPartitionJournal(messaging, spec);
+  const streamOpenMs = Math.round(performance.now() - startedMs);
   const beside = checked(partition.idempotency, spec.stream);
   const snapshot = beside !== undefined && "snapshot" in beside ? beside.snapshot : undefined;
   try {
     const opened = await ShardCore.open({ ...options, journal: partition.journal, fenced: true, reportIdempotencyAfterLsn: snapshot?.sequence ?? 0 });
     if (snapshot !== undefined) opened.idempotency.snapshot = { sequence: snapshot.sequence, payload: snapshot.payload };
     if (beside !== undefined && "ignored" in beside) opened.report.idempotencySnapshotIgnored = beside.ignored;
+    opened.report.streamOpenMs = streamOpenMs;
     return { opened, close: () => partition.close() };
   } catch (error) {
     await partition.close();

@@ -36,7 +36,12 @@ async function openShard(data: ShardWorkerData, clock: Clock): Promise<{ opened:
     return { opened, close: () => Promise.resolve() };
   }
   // Cluster mode: the partition's stream on a NATS connection of this thread's own, closed after the core.
-  return openPartitionShard(await connectMessaging(spec.natsUrls, spec.connectionName), spec, common);
+  const startedMs = performance.now();
+  const messaging = await connectMessaging(spec.natsUrls, spec.connectionName);
+  const connectMs = Math.round(performance.now() - startedMs);
+  const partition = await openPartitionShard(messaging, spec, common);
+  partition.opened.report.connectMs = connectMs;
+  return partition;
 }
 
 function headsOptions(spec: ShardHeadsSpec, logId: string): LogHeadsOptions {

@@ -204,6 +204,10 @@ export interface ShardRecoveryReport {
   readsResumed?: { count: number; last: string };
   /** Entries after the last verified head that an operator accepted (AUDIT_ACCEPT_UNSIGNED_TAIL), recorded by a head entry. */
   acceptedUnsignedTail?: { logId: string; from: number; to: number };
+  /** Cluster mode: the shard's NATS connection made, before the stream was opened. */
+  connectMs?: number;
+  /** Cluster mode: the partition's stream opened and claimed and its idempotency snapshot read, before recovery proper (elapsedMs). */
+  streamOpenMs?: number;
   elapsedMs: number;
 }
 

@@ -14,8 +14,9 @@ const CAUGHT_BY: Readonly<Record<string, RegExp>> = {
   "entries-snapshot-before-replies": /executed twice/,
   "append-without-expected-sequence": /breaks at message|two nodes appended/,
   // The partition is fenced from the stale owner and refused to the rightful one (never served
-  // again), or both reopen a stream at the epoch each believes its own and both append.
-  "renewed-at-stale-epoch": /still had no answer|could not read|two nodes appended/,
+  // again: a request without an answer, a read that fails, a deadline that never fires), or both
+  // reopen a stream at the epoch each believes its own and both append.
+  "renewed-at-stale-epoch": /still had no answer|could not read|never fired|two nodes appended/,
 };
 
 describe("the simulation finds each known bug within its budget", () => {

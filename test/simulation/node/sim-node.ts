@@ -45,7 +45,7 @@ export const OPERATOR = "operator";
 const IDENTITY_DIR = path.join(tmpdir(), "market-service-simulation", "identity");
 
 /** Fields of the runtime's log lines that measure real time: left out of the trace, which must replay exactly. */
-const UNTRACED_FIELDS = new Set(["elapsedMs", "shardRecoveryMs"]);
+const UNTRACED_FIELDS = new Set(["elapsedMs", "shardRecoveryMs", "streamOpenMs"]);
 
 function fieldsText(fields: Record<string, unknown>): string {
   return Object.entries(fields)
