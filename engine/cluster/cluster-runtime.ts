@@ -561,7 +561,7 @@ export class ClusterRuntime implements Markets {
       lastSequence: opened.report.lastLsn,
       headsChecked: opened.report.headsChecked,
       ...(bindings === undefined ? {} : { keyBindings: bindings.bindings, keyBindingsFromSnapshot: bindings.fromSnapshot }),
-      // The shard's open: its worker's start, NATS connection (shardConnectMs), the stream's open and claim (streamOpenMs), and its recovery proper (shardRecoveryMs).
+      // The shard's open: its worker's start, NATS connection (shardConnectMs), the stream's open and claim (streamOpenMs), the check of the idempotency snapshot and the thread's messages (not timed apart), and its recovery proper (shardRecoveryMs).
       shardOpenMs: shard.value.ms,
       ...(opened.report.connectMs === undefined ? {} : { shardConnectMs: opened.report.connectMs }),
       ...(opened.report.streamOpenMs === undefined ? {} : { streamOpenMs: opened.report.streamOpenMs }),

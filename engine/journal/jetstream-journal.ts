@@ -18,8 +18,9 @@
  *   of one (at open, or from a refusal) every append is refused with JournalEpochFencedError (a
  *   JournalFencedError), with or without `expectedLastSequence`, so a succeeded owner cannot append
  *   by learning the new tail; nor can it write a snapshot. A claim must raise the stream's epoch; one that does not is refused
- *   the same way (an old owner cannot claim back). Claim before reading the state to serve from:
- *   everything before the claim is then final.
+ *   the same way (an old owner cannot claim back). Claim before reading the entries to serve from:
+ *   everything before the claim is then final. (Open reads the newest snapshot before it: a snapshot
+ *   holds entries up to a message already in the stream, and those after it are read after the claim.)
  * - The hash chain (jetstream-batch.ts) runs over every entry of the stream; a writer takes the
  *   value before its batch from the last message it knows of, so a new owner continues the previous
  *   owner's chain.
@@ -62,7 +63,7 @@ import { readStreamMessages } from "./jetstream-stream-reader.js";
 import { StreamContinuity } from "./stream-continuity.js";
 import { genesisChainHash } from "../../storage/hash-chain.js";
 import { followStream } from "./jetstream-follow.js";
-import { JetStreamSnapshots, type SnapshotMark, type StoredSnapshot } from "./jetstream-snapshots.js";
+import { JetStreamSnapshots, type SnapshotMark } from "./jetstream-snapshots.js";
 import type { FollowingJournal, JournalFollower } from "./following-journal.js";
 import {
   JournalFencedError,
@@ -120,7 +121,7 @@ export interface JetStreamJournalOptions {
   /**
    * Names of snapshots kept beside the journal's own in its bucket (a partition's idempotency
    * entries, decision I58): their newest are read at open, with the journal's own, and checked
-   * against the stream (`snapshotBeside`).
+   * against the stream (`takeSnapshotBeside`).
    */
   readonly snapshotsBeside?: readonly string[];
 }
@@ -186,6 +187,49 @@ export interface JetStreamJournalFigures {
   readonly duplicatesAcknowledged: number;
 }
 
+/**
+ * The batch at a stream sequence, or null if the stream has no such message: from `cache`, else
+ * read once however many marks name it (a partition's snapshot and its idempotency entries' are
+ * taken under one mark), and cached: a read after a snapshot starts with the chain it records.
+ */
+function markedBatches(streams: Streams, name: string, cache: BatchCache): (streamSequence: number) => Promise<CachedBatch | null> {
+  const reading = new Map<number, Promise<CachedBatch | null>>();
+  return (streamSequence) => {
+    const cached = cache.get(streamSequence);
+    if (cached !== undefined) return Promise.resolve(cached);
+    let read = reading.get(streamSequence);
+    if (read === undefined) {
+      read = streams.getMessage(name, streamSequence).then((message) => {
+        if (message === null) return null;
+        const batch: CachedBatch = { ...decodeBatch(message.data, streamSequence), streamSequence, batchId: message.msgId };
+        cache.put(batch);
+        return batch;
+      });
+      reading.set(streamSequence, read);
+    }
+    return read;
+  };
+}
+
+/**
+ * Why a snapshot's mark does not match the stream, or undefined if it does. The marked message may
+ * be a claim (a snapshot taken right after one): it ends where the entries before it end.
+ */
+async function checkMark(mark: SnapshotMark, batchAt: (streamSequence: number) => Promise<CachedBatch | null>): Promise<string | undefined> {
+  if (mark.streamSequence === 0) return mark.sequence === 0 ? undefined : `snapshot of sequence ${mark.sequence} names no message`;
+  const batch = await batchAt(mark.streamSequence);
+  if (batch === null) return `snapshot at sequence ${mark.sequence}: the stream has no message ${mark.streamSequence}`;
+  if (batch.batchId !== mark.batchId) return `snapshot at sequence ${mark.sequence}: message ${mark.streamSequence} is another batch than the one it was taken after`;
+  if (lastSequenceOf(batch) !== mark.sequence) return `snapshot at sequence ${mark.sequence}: message ${mark.streamSequence} ends at sequence ${lastSequenceOf(batch)}`;
+  return undefined;
+}
+
+/** Why a snapshot's mark lies beyond the stream's end as open read it, or undefined. */
+function newerThanStream(mark: SnapshotMark, tail: Tail, name: string): string | undefined {
+  if (mark.streamSequence <= tail.streamSequence && mark.sequence <= tail.lastSequence) return undefined;
+  return `snapshot of sequence ${mark.sequence} (message ${mark.streamSequence}) is newer than stream ${name} (last sequence ${tail.lastSequence}, message ${tail.streamSequence})`;
+}
+
 type PublishOutcome = { readonly stored: true; readonly streamSequence: number } | { readonly stored: false; readonly lastStreamSequence: number };
 
 export class JetStreamJournal implements FollowingJournal {
@@ -205,6 +249,8 @@ export class JetStreamJournal implements FollowingJournal {
   private resumedReads: ReadsResumed | undefined;
   /** The epoch this journal writes with (the option, then the last claim's). */
   private writerEpoch: number;
+  /** The names of `snapshotsBeside` (takeSnapshotBeside). */
+  private readonly besideNames: ReadonlySet<string>;
   /** Reads of batches from the stream under way, by stream sequence (`batchAt`). */
   private readonly fetching = new Map<number, Promise<CachedBatch>>();
 
@@ -220,9 +266,10 @@ export class JetStreamJournal implements FollowingJournal {
     private readonly snapshotMark: SnapshotMark | undefined,
     readonly recovery: JournalRecovery,
     cache: BatchCache,
-    /** The snapshots kept beside this journal's, by name, as read at open. */
-    private readonly besides: ReadonlyMap<string, SnapshotBeside>,
+    /** The snapshots kept beside this journal's that open found, by name, until taken. */
+    private readonly besides: Map<string, SnapshotBeside>,
   ) {
+    this.besideNames = new Set(options.snapshotsBeside);
     this.subject = `journal.${options.name}`;
     this.cache = cache;
     this.writerEpoch = options.epoch ?? 0;
@@ -233,7 +280,7 @@ export class JetStreamJournal implements FollowingJournal {
   /**
    * Opens the journal on stream `name`, creating the stream (R`replicas`, file storage, no
    * deletes or purges) if it does not exist; reads its last batch to learn the last sequence, and
-   * the newest snapshot, checked against the stream.
+   * the newest snapshot (and those of `snapshotsBeside`), checked against the stream.
    */
   static async open(options: JetStreamJournalOptions): Promise<JetStreamJournal> {
     if (!/^[A-Za-z0-9_-]+$/.test(options.name)) throw new Error(`journal name ${JSON.stringify(options.name)} must be letters, digits, "-" or "_" (it names a stream and a subject)`);
@@ -247,30 +294,27 @@ export class JetStreamJournal implements FollowingJournal {
     const replicas = options.replicas ?? 3;
     const { streams, objects } = options.messaging.jetStream(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
     const cache = new BatchCache(options.cacheBytes ?? 8 * 1024 * 1024);
-    // The stream's last batch and the newest snapshots are independent reads of several round trips
-    // each, which a takeover waits for: they go at once, and the marks are checked once both are in.
-    const besides = options.snapshotsBeside ?? [];
-    const [{ info, tail, lastBatchCount }, { snapshots, stored, storedBeside }] = await Promise.all([
+    const batchAt = markedBatches(streams, options.name, cache);
+    // The stream's last batch, and the newest snapshots with the batches their marks name, are
+    // independent reads of several round trips each, which a takeover waits for: they go at once,
+    // and each mark is compared with the stream's end once both are in.
+    const besideNames = options.snapshotsBeside ?? [];
+    const [{ bytes, tail, lastBatchCount }, newest] = await Promise.all([
       JetStreamJournal.readTail(streams, options.name, replicas, cache),
       JetStreamSnapshots.open(objects, options.snapshotBucket ?? DEFAULT_SNAPSHOT_BUCKET, replicas).then(async (snapshots) => {
-        const [stored, ...storedBeside] = await snapshots.newestOf([options.name, ...besides]);
-        return { snapshots, stored, storedBeside };
+        const stored = await snapshots.newestOf([options.name, ...besideNames]);
+        const problems = await Promise.all(stored.map((each) => (each === undefined ? undefined : checkMark(each.mark, batchAt))));
+        return { snapshots, stored, problems };
       }),
     ]);
+    const [stored, ...storedBeside] = newest.stored;
+    const [problem, ...besideProblems] = newest.problems;
     let snapshot: JournalSnapshot | undefined;
     let snapshotMark: SnapshotMark | undefined;
     let snapshotIgnored: string | null = null;
     if (stored !== undefined) {
-      const mark = stored.mark;
-      if (mark.streamSequence > tail.streamSequence || mark.sequence > tail.lastSequence) {
-        throw new Error(`snapshot of sequence ${mark.sequence} (message ${mark.streamSequence}) is newer than stream ${options.name} (last sequence ${tail.lastSequence}, message ${tail.streamSequence})`);
-      }
-    }
-    const [problem, ...checkedBeside] = await Promise.all([
-      stored === undefined ? undefined : JetStreamJournal.checkMark(streams, options.name, stored.mark, cache),
-      ...storedBeside.map((beside) => JetStreamJournal.checkBeside(streams, options.name, tail, beside, cache)),
-    ]);
-    if (stored !== undefined) {
+      const newer = newerThanStream(stored.mark, tail, options.name);
+      if (newer !== undefined) throw new Error(newer);
       if (problem === undefined) {
         snapshot = { sequence: stored.mark.sequence, payload: stored.payload };
         snapshotMark = stored.mark;
@@ -278,37 +322,31 @@ export class JetStreamJournal implements FollowingJournal {
         snapshotIgnored = problem;
       }
     }
+    const besides = new Map<string, SnapshotBeside>();
+    besideNames.forEach((name, i) => {
+      const beside = storedBeside[i];
+      if (beside === undefined) return;
+      const ignored = newerThanStream(beside.mark, tail, options.name) ?? besideProblems[i];
+      besides.set(name, ignored === undefined ? { snapshot: { sequence: beside.mark.sequence, payload: beside.payload } } : { ignored });
+    });
     // Open reads only the last batch: the entries before it are taken on the replicated stream's word.
     const recovery: JournalRecovery = { truncatedBytes: 0, entriesTrusted: tail.lastSequence - lastBatchCount, snapshotIgnored };
-    const beside = new Map(besides.map((name, i) => [name, checkedBeside[i]] as const));
-    return new JetStreamJournal(options, streams, snapshots, tail, info.state.bytes, snapshot, snapshotMark, recovery, cache, beside);
+    return new JetStreamJournal(options, streams, newest.snapshots, tail, bytes, snapshot, snapshotMark, recovery, cache, besides);
   }
 
-  /** The stream (created if absent) and its last batch, cached: the epoch and the chain continue from there. */
-  private static async readTail(streams: Streams, name: string, replicas: number, cache: BatchCache): Promise<{ info: StreamInfo; tail: Tail; lastBatchCount: number }> {
-    const info = await JetStreamJournal.ensureStream(streams, name, replicas);
-    const state = info.state;
+  /** The stream (created if absent), its size, and its last batch, cached: the epoch and the chain continue from there. */
+  private static async readTail(streams: Streams, name: string, replicas: number, cache: BatchCache): Promise<{ bytes: number; tail: Tail; lastBatchCount: number }> {
+    const { state } = await JetStreamJournal.ensureStream(streams, name, replicas);
     if (state.messages > 0 && state.firstSequence !== 1) {
       throw new Error(`stream ${name} starts at message ${state.firstSequence}: messages were removed from it, so its journal is not whole`);
     }
-    if (state.lastSequence === 0) return { info, tail: EMPTY_TAIL, lastBatchCount: 0 };
+    if (state.lastSequence === 0) return { bytes: state.bytes, tail: EMPTY_TAIL, lastBatchCount: 0 };
     const message = await streams.getMessage(name, state.lastSequence);
     if (message === null) throw new Error(`stream ${name} reports last message ${state.lastSequence} but does not return it`);
     const batch: CachedBatch = { ...decodeBatch(message.data, state.lastSequence), streamSequence: state.lastSequence, batchId: message.msgId };
     cache.put(batch);
     // A new owner's batches chain onto the last owner's.
-    return { info, tail: tailOf(batch), lastBatchCount: batch.count };
-  }
-
-  /** A snapshot kept beside the journal's, if its mark matches the stream as it ends at `tail`. */
-  private static async checkBeside(streams: Streams, name: string, tail: Tail, stored: StoredSnapshot | undefined, cache: BatchCache): Promise<SnapshotBeside> {
-    if (stored === undefined) return undefined;
-    const { mark } = stored;
-    if (mark.streamSequence > tail.streamSequence || mark.sequence > tail.lastSequence) {
-      return { ignored: `snapshot of sequence ${mark.sequence} (message ${mark.streamSequence}) is newer than stream ${name} (last sequence ${tail.lastSequence}, message ${tail.streamSequence})` };
-    }
-    const problem = await JetStreamJournal.checkMark(streams, name, mark, cache);
-    return problem === undefined ? { snapshot: { sequence: mark.sequence, payload: stored.payload } } : { ignored: problem };
+    return { bytes: state.bytes, tail: tailOf(batch), lastBatchCount: batch.count };
   }
 
   private static async ensureStream(streams: Streams, name: string, replicas: number): Promise<StreamInfo> {
@@ -327,22 +365,6 @@ export class JetStreamJournal implements FollowingJournal {
       throw new Error(`stream ${name} exists with another configuration (subjects ${JSON.stringify(config.subjects)}, ${config.replicas} replicas, ${config.storage} storage) than a journal's (${subject}, ${replicas}, file)`);
     }
     return info;
-  }
-
-  /**
-   * Why a snapshot's mark does not match the stream, or undefined if it does. The marked message may
-   * be a claim (a snapshot taken right after one): it ends where the entries before it end. The
-   * message is cached: a read after the snapshot starts with the chain it records.
-   */
-  private static async checkMark(streams: Streams, name: string, mark: SnapshotMark, cache: BatchCache): Promise<string | undefined> {
-    if (mark.streamSequence === 0) return mark.sequence === 0 ? undefined : `snapshot of sequence ${mark.sequence} names no message`;
-    const message = await streams.getMessage(name, mark.streamSequence);
-    if (message === null) return `snapshot at sequence ${mark.sequence}: the stream has no message ${mark.streamSequence}`;
-    if (message.msgId !== mark.batchId) return `snapshot at sequence ${mark.sequence}: message ${mark.streamSequence} is another batch than the one it was taken after`;
-    const batch = decodeBatch(message.data, mark.streamSequence);
-    if (lastSequenceOf(batch) !== mark.sequence) return `snapshot at sequence ${mark.sequence}: message ${mark.streamSequence} ends at sequence ${lastSequenceOf(batch)}`;
-    cache.put({ ...batch, streamSequence: mark.streamSequence, batchId: message.msgId });
-    return undefined;
   }
 
   get lastSequence(): number {
@@ -767,10 +789,16 @@ export class JetStreamJournal implements FollowingJournal {
     return { sequence: mark.sequence, sizeBytes, mark };
   }
 
-  /** The newest snapshot named `name` kept beside this journal's, as read and checked at open (`snapshotsBeside`). */
-  snapshotBeside(name: string): SnapshotBeside {
-    if (!this.besides.has(name)) throw new Error(`the snapshot ${name} was not asked for when journal ${this.options.name} opened`);
-    return this.besides.get(name);
+  /**
+   * The newest snapshot named `name` kept beside this journal's, as open read it and checked it
+   * against the stream (`snapshotsBeside`; undefined: there is none), handed over once: the journal
+   * keeps no payload its owner has taken.
+   */
+  takeSnapshotBeside(name: string): SnapshotBeside {
+    if (!this.besideNames.has(name)) throw new Error(`the snapshot ${name} was not asked for when journal ${this.options.name} opened`);
+    const beside = this.besides.get(name);
+    this.besides.delete(name);
+    return beside;
   }
 
   /** Resolves once the appends made before have settled; later calls are refused. The connection stays open. */

@@ -1,9 +1,11 @@
 /**
  * A cluster partition's journal as its owner's shard opens it: on a connection of the shard's own
  * (a worker thread cannot share the gateway thread's), the partition's JetStream stream, claimed for
- * the owner's lease epoch BEFORE the shard reads it: from the claim on, no earlier owner can append,
- * so what the shard recovers is everything the stream will ever hold before this owner's own
- * batches. The connection is closed after the journal.
+ * the owner's lease epoch BEFORE the shard reads its entries: from the claim on, no earlier owner
+ * can append, so what the shard recovers is everything the stream will ever hold before this
+ * owner's own batches. The snapshots open read before the claim hold entries only up to a message
+ * already in the stream, which allows no deletes: whatever an earlier owner appended after them, up
+ * to the claim, is read after it. The connection is closed after the journal.
  */
 import { JetStreamJournal, type SnapshotBeside } from "./jetstream-journal.js";
 import type { Messaging } from "../messaging/messaging.js";
@@ -12,8 +14,8 @@ export interface PartitionJournal {
   readonly journal: JetStreamJournal;
   /**
    * The newest snapshot of the partition's idempotency entries, which its owners' nodes write beside
-   * the partition's own snapshots (decision I58), checked against the stream: `ignored` says why it
-   * does not match; undefined when there is none.
+   * the partition's own snapshots (decision I58), checked against the stream as it was before the
+   * claim: `ignored` says why it does not match; undefined when there is none.
    */
   readonly idempotency: SnapshotBeside;
   close(): Promise<void>;
@@ -44,7 +46,7 @@ export async function openPartitionJournal(messaging: Messaging, spec: { readonl
     }
     return {
       journal,
-      idempotency: journal.snapshotBeside(idempotencyName),
+      idempotency: journal.takeSnapshotBeside(idempotencyName),
       close: async () => {
         await journal.close();
         await messaging.close();
