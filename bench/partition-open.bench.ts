@@ -27,6 +27,7 @@ import { buildCommand, buildIdentity, type Command } from "../engine/index.js";
 import { NatsCluster } from "../scripts/nats-cluster.js";
 import { numberArg } from "./args.js";
 import { cpuSecondsOf } from "./storm/processes.js";
+import { median } from "./storm/paired-rounds.js";
 
 const MARKETS = numberArg("markets", 20);
 const BEFORE = numberArg("before", 3_000);
@@ -38,7 +39,6 @@ const PARTITION = 0;
 const STREAM = partitionStream(PARTITION);
 const START_MS = Date.parse("2026-03-01T12:00:00.000Z");
 
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[values.length >> 1] ?? NaN;
 
 function openShard(urls: readonly string[], epoch: number) {
   return connectMessaging(urls, `${STREAM} epoch ${epoch}`).then((messaging) => openPartitionShard(messaging, { stream: STREAM, epoch }, { shardIndex: PARTITION, clock: new ManualClock(START_MS) }));
