@@ -63,7 +63,7 @@ import { readStreamMessages } from "./jetstream-stream-reader.js";
 import { StreamContinuity } from "./stream-continuity.js";
 import { genesisChainHash } from "../../storage/hash-chain.js";
 import { followStream } from "./jetstream-follow.js";
-import { JetStreamSnapshots, type SnapshotMark } from "./jetstream-snapshots.js";
+import { JetStreamSnapshots, type SnapshotMark, type StoredSnapshot, type UnreadableSnapshot } from "./jetstream-snapshots.js";
 import type { FollowingJournal, JournalFollower } from "./following-journal.js";
 import {
   JournalFencedError,
@@ -224,6 +224,17 @@ async function checkMark(mark: SnapshotMark, batchAt: (streamSequence: number) =
   return undefined;
 }
 
+/**
+ * A newest snapshot as open judges it once the stream's end is known: usable, or ignored and why
+ * (an object that cannot be read, a mark the stream does not hold or has not reached), or none.
+ */
+function judged(found: StoredSnapshot | UnreadableSnapshot | undefined, markProblem: string | undefined, tail: Tail, name: string): { usable: StoredSnapshot } | { ignored: string } | undefined {
+  if (found === undefined) return undefined;
+  if ("unreadable" in found) return { ignored: found.unreadable };
+  const ignored = newerThanStream(found.mark, tail, name) ?? markProblem;
+  return ignored === undefined ? { usable: found } : { ignored };
+}
+
 /** Why a snapshot's mark lies beyond the stream's end as open read it, or undefined. */
 function newerThanStream(mark: SnapshotMark, tail: Tail, name: string): string | undefined {
   if (mark.streamSequence <= tail.streamSequence && mark.sequence <= tail.lastSequence) return undefined;
@@ -302,36 +313,28 @@ export class JetStreamJournal implements FollowingJournal {
     const [{ bytes, tail, lastBatchCount }, newest] = await Promise.all([
       JetStreamJournal.readTail(streams, options.name, replicas, cache),
       JetStreamSnapshots.open(objects, options.snapshotBucket ?? DEFAULT_SNAPSHOT_BUCKET, replicas).then(async (snapshots) => {
-        const stored = await snapshots.newestOf([options.name, ...besideNames]);
-        const problems = await Promise.all(stored.map((each) => (each === undefined ? undefined : checkMark(each.mark, batchAt))));
-        return { snapshots, stored, problems };
+        const found = await snapshots.newestOf([options.name, ...besideNames]);
+        const markProblems = await Promise.all(found.map((each) => (each === undefined || "unreadable" in each ? undefined : checkMark(each.mark, batchAt))));
+        return { snapshots, found, markProblems };
       }),
     ]);
-    const [stored, ...storedBeside] = newest.stored;
-    const [problem, ...besideProblems] = newest.problems;
-    let snapshot: JournalSnapshot | undefined;
-    let snapshotMark: SnapshotMark | undefined;
-    let snapshotIgnored: string | null = null;
-    if (stored !== undefined) {
-      const newer = newerThanStream(stored.mark, tail, options.name);
+    const [ownFound, ...besidesFound] = newest.found;
+    const [ownProblem, ...besideProblems] = newest.markProblems;
+    if (ownFound !== undefined && !("unreadable" in ownFound)) {
+      const newer = newerThanStream(ownFound.mark, tail, options.name);
       if (newer !== undefined) throw new Error(newer);
-      if (problem === undefined) {
-        snapshot = { sequence: stored.mark.sequence, payload: stored.payload };
-        snapshotMark = stored.mark;
-      } else {
-        snapshotIgnored = problem;
-      }
     }
+    const own = judged(ownFound, ownProblem, tail, options.name);
+    const snapshot = own !== undefined && "usable" in own ? own.usable : undefined;
     const besides = new Map<string, SnapshotBeside>();
     besideNames.forEach((name, i) => {
-      const beside = storedBeside[i];
-      if (beside === undefined) return;
-      const ignored = newerThanStream(beside.mark, tail, options.name) ?? besideProblems[i];
-      besides.set(name, ignored === undefined ? { snapshot: { sequence: beside.mark.sequence, payload: beside.payload } } : { ignored });
+      const beside = judged(besidesFound[i], besideProblems[i], tail, options.name);
+      if (beside !== undefined) besides.set(name, "usable" in beside ? { snapshot: { sequence: beside.usable.mark.sequence, payload: beside.usable.payload } } : beside);
     });
     // Open reads only the last batch: the entries before it are taken on the replicated stream's word.
-    const recovery: JournalRecovery = { truncatedBytes: 0, entriesTrusted: tail.lastSequence - lastBatchCount, snapshotIgnored };
-    return new JetStreamJournal(options, streams, newest.snapshots, tail, bytes, snapshot, snapshotMark, recovery, cache, besides);
+    const recovery: JournalRecovery = { truncatedBytes: 0, entriesTrusted: tail.lastSequence - lastBatchCount, snapshotIgnored: own !== undefined && "ignored" in own ? own.ignored : null };
+    const journalSnapshot = snapshot === undefined ? undefined : { sequence: snapshot.mark.sequence, payload: snapshot.payload };
+    return new JetStreamJournal(options, streams, newest.snapshots, tail, bytes, journalSnapshot, snapshot?.mark, recovery, cache, besides);
   }
 
   /** The stream (created if absent), its size, and its last batch, cached: the epoch and the chain continue from there. */

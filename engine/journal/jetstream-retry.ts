@@ -27,6 +27,7 @@ export function retryable(error: unknown): RetryVerdict {
       return { retry: true, unknown: false };
     case "wrong-last-sequence":
     case "not-found":
+    case "corrupt":
       return { retry: false, unknown: false };
   }
 }

@@ -14,6 +14,7 @@
  * another stream of the same name (deleted and made again) does not pass for this one's.
  */
 import type { ObjectStore, ObjectStores } from "../messaging/object-store.js";
+import { isMessagingFailure } from "../messaging/messaging-error.js";
 
 /** "JSS1" */
 const ENVELOPE_MAGIC = 0x3153534a;
@@ -32,6 +33,15 @@ export interface SnapshotMark {
 export interface StoredSnapshot {
   readonly mark: SnapshotMark;
   readonly payload: Uint8Array;
+}
+
+/**
+ * A journal's newest snapshot object, which cannot be read (its bytes do not match their digest, or
+ * it has no envelope): why. A journal then reads more of its stream instead, as for a snapshot that
+ * does not match it; refusing would stop it wherever it opens, each opener reading the same object.
+ */
+export interface UnreadableSnapshot {
+  readonly unreadable: string;
 }
 
 function wrap(mark: SnapshotMark, payload: Uint8Array): Uint8Array {
@@ -104,24 +114,36 @@ export class JetStreamSnapshots {
     return sequences.map((each) => each.sort((a, b) => b - a));
   }
 
-  /** `journal`'s newest snapshot, or undefined if it has none. */
+  /** `journal`'s newest snapshot, or undefined if it has none; throws if it cannot be read. */
   async newest(journal: string): Promise<StoredSnapshot | undefined> {
-    return (await this.newestOf([journal]))[0];
+    const [newest] = await this.newestOf([journal]);
+    if (newest !== undefined && "unreadable" in newest) throw new Error(newest.unreadable);
+    return newest;
   }
 
   /** The newest snapshot of each of `journals` (undefined for one that has none), read at once after one listing. */
-  async newestOf(journals: readonly string[]): Promise<Array<StoredSnapshot | undefined>> {
+  async newestOf(journals: readonly string[]): Promise<ReadonlyArray<StoredSnapshot | UnreadableSnapshot | undefined>> {
     const listed = await this.sequences(journals);
     return Promise.all(journals.map((journal, i) => this.newestListed(journal, listed[i] ?? [])));
   }
 
-  private async newestListed(journal: string, sequences: readonly number[]): Promise<StoredSnapshot | undefined> {
+  private async newestListed(journal: string, sequences: readonly number[]): Promise<StoredSnapshot | UnreadableSnapshot | undefined> {
     for (const sequence of sequences) {
       const name = objectName(journal, sequence);
-      const stored = await this.store.getBlob(name);
+      let stored: Uint8Array | null;
+      try {
+        stored = await this.store.getBlob(name);
+      } catch (error) {
+        if (isMessagingFailure(error, "corrupt")) return { unreadable: `snapshot object ${name} cannot be read: ${error.message}` };
+        throw error;
+      }
       // Deleted between the listing and the read (pruned by another writer): the next one is older.
       if (stored === null) continue;
-      return unwrap(stored, name);
+      try {
+        return unwrap(stored, name);
+      } catch (error) {
+        return { unreadable: error instanceof Error ? error.message : String(error) };
+      }
     }
     return undefined;
   }

@@ -19,7 +19,9 @@ export type MessagingFailure =
    */
   | "wrong-last-sequence"
   /** No such stream (API error 10059). */
-  | "not-found";
+  | "not-found"
+  /** An object store object whose bytes do not match its recorded digest: reading it again gives the same. */
+  | "corrupt";
 
 export class MessagingError extends Error {
   override name = "MessagingError";

@@ -150,4 +150,24 @@ describe("a partition's idempotency entries snapshotted beside it", () => {
       expect(opened.idempotency.commandIds).toEqual(executed.map((entry) => entry.commandId));
     });
   }, 60_000);
+
+  it("are read from the stream's first message when the newest snapshot objects cannot be read, the partition's own as well", async () => {
+    const partition = 9;
+    const stream = partitionStream(partition);
+    const { first, executed } = await firstOwner(partition, 6);
+    await first.opened.core.close();
+    await first.close();
+    // Newer objects under both names than the snapshots written, whose bytes are no snapshot at all.
+    const objects = await node.jetStream(2_000).objects.create(DEFAULT_SNAPSHOT_BUCKET, { replicas: 3, description: "test" });
+    const garbage = new TextEncoder().encode("not a snapshot");
+    await objects.putBlob(`${stream}/0000000000000099`, garbage);
+    await objects.putBlob(`${idempotencySnapshotName(stream)}/0000000000000099`, garbage);
+
+    await nextOwner(partition, executed, 0, (opened) => {
+      expect(opened.report.snapshotIgnored).toMatch(/has no JSS1 envelope/);
+      expect(opened.report.snapshotLsn).toBe(0);
+      expect(opened.report.idempotencySnapshotIgnored).toMatch(/has no JSS1 envelope/);
+      expect(opened.idempotency.commandIds).toEqual(executed.map((entry) => entry.commandId));
+    });
+  }, 60_000);
 });

@@ -5,14 +5,17 @@
  * a JetStream object store, exercised by the cluster tests); it counts its listings.
  */
 import { describe, expect, it } from "vitest";
-import { JetStreamSnapshots, type SnapshotMark } from "../../engine/journal/jetstream-snapshots.js";
+import { JetStreamSnapshots, type SnapshotMark, type StoredSnapshot, type UnreadableSnapshot } from "../../engine/journal/jetstream-snapshots.js";
 import type { ObjectStore, ObjectStores, StoredObjectInfo } from "../../engine/messaging/object-store.js";
+import { MessagingError } from "../../engine/messaging/messaging-error.js";
 
 class MapBucket implements ObjectStore {
   readonly objects = new Map<string, Uint8Array>();
   listings = 0;
   /** Called after a listing, before it is answered: a writer may prune meanwhile. */
   afterList: () => void = () => undefined;
+  /** What a read of an object throws instead of answering, by name. */
+  readonly failing = new Map<string, Error>();
 
   list(): Promise<StoredObjectInfo[]> {
     this.listings += 1;
@@ -21,6 +24,8 @@ class MapBucket implements ObjectStore {
     return Promise.resolve(listed);
   }
   getBlob(name: string): Promise<Uint8Array | null> {
+    const failure = this.failing.get(name);
+    if (failure !== undefined) return Promise.reject(failure);
     return Promise.resolve(this.objects.get(name) ?? null);
   }
   putBlob(name: string, data: Uint8Array): Promise<void> {
@@ -43,6 +48,11 @@ const mark = (sequence: number): SnapshotMark => ({ sequence, streamSequence: se
 const payload = (text: string): Uint8Array => new TextEncoder().encode(text);
 const text = (bytes: Uint8Array | undefined): string | undefined => (bytes === undefined ? undefined : new TextDecoder().decode(bytes));
 
+function readable(newest: StoredSnapshot | UnreadableSnapshot | undefined): StoredSnapshot | undefined {
+  if (newest !== undefined && "unreadable" in newest) throw new Error(`unreadable: ${newest.unreadable}`);
+  return newest;
+}
+
 describe("JetStreamSnapshots", () => {
   it("gives the newest snapshot of each journal from one listing, journals whose names share a prefix kept apart", async () => {
     const { store, snapshots } = await bucket();
@@ -52,7 +62,7 @@ describe("JetStreamSnapshots", () => {
     await snapshots.write("partition-10", mark(12), payload("p10 at 12"), 2);
     store.listings = 0;
 
-    const [own, entries, other, none] = await snapshots.newestOf(["partition-1", "partition-1.idempotency", "partition-10", "partition-2"]);
+    const [own, entries, other, none] = (await snapshots.newestOf(["partition-1", "partition-1.idempotency", "partition-10", "partition-2"])).map(readable);
 
     expect(store.listings).toBe(1);
     expect(own?.mark).toEqual(mark(9));
@@ -83,8 +93,32 @@ describe("JetStreamSnapshots", () => {
     await snapshots.write("partition-1", mark(9), payload("p1 at 9"), 2);
     store.afterList = () => store.objects.delete("partition-1/0000000000000009");
 
-    const [own] = await snapshots.newestOf(["partition-1"]);
+    const [own] = (await snapshots.newestOf(["partition-1"])).map(readable);
 
     expect(own?.mark).toEqual(mark(5));
+  });
+
+  it("says why the newest snapshot cannot be read (no envelope, or bytes that do not match their digest) instead of failing the read", async () => {
+    const { store, snapshots } = await bucket();
+    await snapshots.write("partition-1", mark(5), payload("p1 at 5"), 2);
+    await snapshots.write("partition-2", mark(5), payload("p2 at 5"), 2);
+    await snapshots.write("partition-3", mark(5), payload("p3 at 5"), 2);
+    store.objects.set("partition-1/0000000000000009", payload("no envelope"));
+    store.failing.set("partition-2/0000000000000005", new MessagingError("corrupt", "received a corrupt object, digests do not match"));
+
+    const [one, two, three] = await snapshots.newestOf(["partition-1", "partition-2", "partition-3"]);
+
+    expect(one).toEqual({ unreadable: "snapshot object partition-1/0000000000000009 has no JSS1 envelope" });
+    expect(two).toEqual({ unreadable: "snapshot object partition-2/0000000000000005 cannot be read: received a corrupt object, digests do not match" });
+    expect(text(readable(three)?.payload)).toBe("p3 at 5");
+    await expect(snapshots.newest("partition-1")).rejects.toThrow("has no JSS1 envelope");
+  });
+
+  it("passes on a failure to read that another attempt may not meet (a timeout)", async () => {
+    const { store, snapshots } = await bucket();
+    await snapshots.write("partition-1", mark(5), payload("p1 at 5"), 2);
+    store.failing.set("partition-1/0000000000000005", new MessagingError("timeout", "no answer"));
+
+    await expect(snapshots.newestOf(["partition-1"])).rejects.toThrow("no answer");
   });
 });

@@ -20,6 +20,8 @@ export function messagingErrorOf(error: unknown): unknown {
     if (cause instanceof MessagingError) return cause;
   }
   if (error instanceof TimeoutError) return new MessagingError("timeout", text(error), undefined, { cause: error });
+  // The object store client checks an object's SHA-256 as it reads it, and says so only in words.
+  if (error.message.startsWith("received a corrupt object, digests do not match")) return new MessagingError("corrupt", text(error), undefined, { cause: error });
   // No responders: no server took the request (a stream without a leader, a node restarting). The
   // JetStream client reports it as JetStreamNotEnabled, a class its package does not export: known by name.
   if (error instanceof NoRespondersError || error.name === "JetStreamNotEnabled") return new MessagingError("no-responders", text(error), undefined, { cause: error });
