@@ -132,6 +132,9 @@ export class KeyBindings {
     // Reopened at the epoch this owner claimed before (a failure while it kept the lease): it goes on
     // writing in that epoch, as the partition's journal does (engine/journal/partition-journal.ts).
     const journal = await JetStreamJournal.open({ messaging: this.messaging, name: keysStream(partition), epoch });
+    // The stream holds every binding, so a snapshot not used (its mark does not match, its object cannot be read) costs a longer read: said, not refused.
+    const ignored = journal.recovery.snapshotIgnored;
+    if (ignored !== null) this.events.snapshotFailed(partition, new Error(`the newest snapshot of ${keysStream(partition)} was not used: ${ignored}`));
     let bindings = new IdempotencyIndex();
     let fromSnapshot = 0;
     try {

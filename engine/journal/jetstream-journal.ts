@@ -226,19 +226,21 @@ async function checkMark(mark: SnapshotMark, batchAt: (streamSequence: number) =
 
 /**
  * A newest snapshot as open judges it once the stream's end is known: usable, or ignored and why
- * (an object that cannot be read, a mark the stream does not hold or has not reached), or none.
+ * (a mark the stream has not reached, an object that cannot be read, a mark the stream does not
+ * hold), or none. (The journal's own snapshot beyond the stream's end refuses the open before.)
  */
 function judged(found: StoredSnapshot | UnreadableSnapshot | undefined, markProblem: string | undefined, tail: Tail, name: string): { usable: StoredSnapshot } | { ignored: string } | undefined {
   if (found === undefined) return undefined;
-  if ("unreadable" in found) return { ignored: found.unreadable };
+  if ("unreadable" in found) return { ignored: newerThanStream({ sequence: found.sequence }, tail, name) ?? found.unreadable };
   const ignored = newerThanStream(found.mark, tail, name) ?? markProblem;
   return ignored === undefined ? { usable: found } : { ignored };
 }
 
-/** Why a snapshot's mark lies beyond the stream's end as open read it, or undefined. */
-function newerThanStream(mark: SnapshotMark, tail: Tail, name: string): string | undefined {
-  if (mark.streamSequence <= tail.streamSequence && mark.sequence <= tail.lastSequence) return undefined;
-  return `snapshot of sequence ${mark.sequence} (message ${mark.streamSequence}) is newer than stream ${name} (last sequence ${tail.lastSequence}, message ${tail.streamSequence})`;
+/** Why a snapshot's mark (of an object that cannot be read: the sequence its name gives) lies beyond the stream's end as open read it, or undefined. */
+function newerThanStream(mark: { readonly sequence: number; readonly streamSequence?: number }, tail: Tail, name: string): string | undefined {
+  if ((mark.streamSequence ?? 0) <= tail.streamSequence && mark.sequence <= tail.lastSequence) return undefined;
+  const message = mark.streamSequence === undefined ? "" : ` (message ${mark.streamSequence})`;
+  return `snapshot of sequence ${mark.sequence}${message} is newer than stream ${name} (last sequence ${tail.lastSequence}, message ${tail.streamSequence})`;
 }
 
 type PublishOutcome = { readonly stored: true; readonly streamSequence: number } | { readonly stored: false; readonly lastStreamSequence: number };
@@ -260,8 +262,9 @@ export class JetStreamJournal implements FollowingJournal {
   private resumedReads: ReadsResumed | undefined;
   /** The epoch this journal writes with (the option, then the last claim's). */
   private writerEpoch: number;
-  /** The names of `snapshotsBeside` (takeSnapshotBeside). */
+  /** The names of `snapshotsBeside`, and those taken (takeSnapshotBeside). */
   private readonly besideNames: ReadonlySet<string>;
+  private readonly besidesTaken = new Set<string>();
   /** Reads of batches from the stream under way, by stream sequence (`batchAt`). */
   private readonly fetching = new Map<number, Promise<CachedBatch>>();
 
@@ -308,20 +311,26 @@ export class JetStreamJournal implements FollowingJournal {
     const batchAt = markedBatches(streams, options.name, cache);
     // The stream's last batch, and the newest snapshots with the batches their marks name, are
     // independent reads of several round trips each, which a takeover waits for: they go at once,
-    // and each mark is compared with the stream's end once both are in.
+    // and each mark is compared with the stream's end once both are in. A mark's batch is read once
+    // the stream is known to exist and to reach it.
     const besideNames = options.snapshotsBeside ?? [];
+    const ensured = JetStreamJournal.ensureStream(streams, options.name, replicas);
     const [{ bytes, tail, lastBatchCount }, newest] = await Promise.all([
-      JetStreamJournal.readTail(streams, options.name, replicas, cache),
+      JetStreamJournal.readTail(ensured, streams, options.name, cache),
       JetStreamSnapshots.open(objects, options.snapshotBucket ?? DEFAULT_SNAPSHOT_BUCKET, replicas).then(async (snapshots) => {
         const found = await snapshots.newestOf([options.name, ...besideNames]);
-        const markProblems = await Promise.all(found.map((each) => (each === undefined || "unreadable" in each ? undefined : checkMark(each.mark, batchAt))));
+        const { state } = await ensured;
+        const markProblems = await Promise.all(
+          found.map((each) => (each === undefined || "unreadable" in each || each.mark.streamSequence > state.lastSequence ? undefined : checkMark(each.mark, batchAt))),
+        );
         return { snapshots, found, markProblems };
       }),
     ]);
     const [ownFound, ...besidesFound] = newest.found;
     const [ownProblem, ...besideProblems] = newest.markProblems;
-    if (ownFound !== undefined && !("unreadable" in ownFound)) {
-      const newer = newerThanStream(ownFound.mark, tail, options.name);
+    // A snapshot of entries the stream does not hold (readable or not): entries were lost, or the stream was made again.
+    if (ownFound !== undefined) {
+      const newer = newerThanStream("unreadable" in ownFound ? { sequence: ownFound.sequence } : ownFound.mark, tail, options.name);
       if (newer !== undefined) throw new Error(newer);
     }
     const own = judged(ownFound, ownProblem, tail, options.name);
@@ -337,9 +346,9 @@ export class JetStreamJournal implements FollowingJournal {
     return new JetStreamJournal(options, streams, newest.snapshots, tail, bytes, journalSnapshot, snapshot?.mark, recovery, cache, besides);
   }
 
-  /** The stream (created if absent), its size, and its last batch, cached: the epoch and the chain continue from there. */
-  private static async readTail(streams: Streams, name: string, replicas: number, cache: BatchCache): Promise<{ bytes: number; tail: Tail; lastBatchCount: number }> {
-    const { state } = await JetStreamJournal.ensureStream(streams, name, replicas);
+  /** The stream's size and its last batch, cached: the epoch and the chain continue from there. `ensured`: the stream, created if absent. */
+  private static async readTail(ensured: Promise<StreamInfo>, streams: Streams, name: string, cache: BatchCache): Promise<{ bytes: number; tail: Tail; lastBatchCount: number }> {
+    const { state } = await ensured;
     if (state.messages > 0 && state.firstSequence !== 1) {
       throw new Error(`stream ${name} starts at message ${state.firstSequence}: messages were removed from it, so its journal is not whole`);
     }
@@ -799,6 +808,8 @@ export class JetStreamJournal implements FollowingJournal {
    */
   takeSnapshotBeside(name: string): SnapshotBeside {
     if (!this.besideNames.has(name)) throw new Error(`the snapshot ${name} was not asked for when journal ${this.options.name} opened`);
+    if (this.besidesTaken.has(name)) throw new Error(`the snapshot ${name} beside journal ${this.options.name} was taken already`);
+    this.besidesTaken.add(name);
     const beside = this.besides.get(name);
     this.besides.delete(name);
     return beside;

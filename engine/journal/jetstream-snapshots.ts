@@ -42,6 +42,8 @@ export interface StoredSnapshot {
  */
 export interface UnreadableSnapshot {
   readonly unreadable: string;
+  /** The sequence the object's name gives (a snapshot beyond the stream's end refuses a journal's open, readable or not). */
+  readonly sequence: number;
 }
 
 function wrap(mark: SnapshotMark, payload: Uint8Array): Uint8Array {
@@ -121,7 +123,10 @@ export class JetStreamSnapshots {
     return newest;
   }
 
-  /** The newest snapshot of each of `journals` (undefined for one that has none), read at once after one listing. */
+  /**
+   * The newest snapshot of each of `journals` (undefined for one that has none; `unreadable`, why,
+   * for one whose newest object cannot be read), read at once after one listing.
+   */
   async newestOf(journals: readonly string[]): Promise<ReadonlyArray<StoredSnapshot | UnreadableSnapshot | undefined>> {
     const listed = await this.sequences(journals);
     return Promise.all(journals.map((journal, i) => this.newestListed(journal, listed[i] ?? [])));
@@ -134,7 +139,8 @@ export class JetStreamSnapshots {
       try {
         stored = await this.store.getBlob(name);
       } catch (error) {
-        if (isMessagingFailure(error, "corrupt")) return { unreadable: `snapshot object ${name} cannot be read: ${error.message}` };
+        // The client's message goes on with both digests on lines of their own.
+        if (isMessagingFailure(error, "corrupt")) return { unreadable: `snapshot object ${name} cannot be read: ${error.message.split("\n")[0] ?? ""}`, sequence };
         throw error;
       }
       // Deleted between the listing and the read (pruned by another writer): the next one is older.
@@ -142,7 +148,7 @@ export class JetStreamSnapshots {
       try {
         return unwrap(stored, name);
       } catch (error) {
-        return { unreadable: error instanceof Error ? error.message : String(error) };
+        return { unreadable: error instanceof Error ? error.message : String(error), sequence };
       }
     }
     return undefined;

@@ -154,14 +154,15 @@ describe("a partition's idempotency entries snapshotted beside it", () => {
   it("are read from the stream's first message when the newest snapshot objects cannot be read, the partition's own as well", async () => {
     const partition = 9;
     const stream = partitionStream(partition);
-    const { first, executed } = await firstOwner(partition, 6);
+    const { first, executed, marked } = await firstOwner(partition, 6);
     await first.opened.core.close();
     await first.close();
-    // Newer objects under both names than the snapshots written, whose bytes are no snapshot at all.
+    // Both snapshots made unreadable in place: bytes that are no snapshot at all under their names.
     const objects = await node.jetStream(2_000).objects.create(DEFAULT_SNAPSHOT_BUCKET, { replicas: 3, description: "test" });
+    const named = (journal: string, sequence: number): string => `${journal}/${String(sequence).padStart(16, "0")}`;
     const garbage = new TextEncoder().encode("not a snapshot");
-    await objects.putBlob(`${stream}/0000000000000099`, garbage);
-    await objects.putBlob(`${idempotencySnapshotName(stream)}/0000000000000099`, garbage);
+    await objects.putBlob(named(stream, marked.sequence), garbage);
+    await objects.putBlob(named(idempotencySnapshotName(stream), marked.sequence), garbage);
 
     await nextOwner(partition, executed, 0, (opened) => {
       expect(opened.report.snapshotIgnored).toMatch(/has no JSS1 envelope/);
@@ -169,5 +170,9 @@ describe("a partition's idempotency entries snapshotted beside it", () => {
       expect(opened.report.idempotencySnapshotIgnored).toMatch(/has no JSS1 envelope/);
       expect(opened.idempotency.commandIds).toEqual(executed.map((entry) => entry.commandId));
     });
+
+    // One named beyond the stream's end still refuses the open, readable or not: entries were lost.
+    await objects.putBlob(named(stream, marked.sequence + 100), garbage);
+    await expect(openShard(partition, 3)).rejects.toThrow(/newer than stream/);
   }, 60_000);
 });

@@ -7,7 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { JetStreamSnapshots, type SnapshotMark, type StoredSnapshot, type UnreadableSnapshot } from "../../engine/journal/jetstream-snapshots.js";
 import type { ObjectStore, ObjectStores, StoredObjectInfo } from "../../engine/messaging/object-store.js";
-import { MessagingError } from "../../engine/messaging/messaging-error.js";
+import { MessagingError, isMessagingFailure } from "../../engine/messaging/messaging-error.js";
+import { messagingErrorOf } from "../../engine/messaging/nats/nats-errors.js";
 
 class MapBucket implements ObjectStore {
   readonly objects = new Map<string, Uint8Array>();
@@ -104,12 +105,15 @@ describe("JetStreamSnapshots", () => {
     await snapshots.write("partition-2", mark(5), payload("p2 at 5"), 2);
     await snapshots.write("partition-3", mark(5), payload("p3 at 5"), 2);
     store.objects.set("partition-1/0000000000000009", payload("no envelope"));
-    store.failing.set("partition-2/0000000000000005", new MessagingError("corrupt", "received a corrupt object, digests do not match"));
+    // What the object store client (@nats-io/obj) rejects a read with when the bytes do not match their digest, as the NATS adapter passes it on.
+    const digestMismatch = messagingErrorOf(new Error("received a corrupt object, digests do not match\n  expected: SHA-256=abc\n  computed: SHA-256 def"));
+    expect(isMessagingFailure(digestMismatch, "corrupt")).toBe(true);
+    store.failing.set("partition-2/0000000000000005", digestMismatch as MessagingError);
 
     const [one, two, three] = await snapshots.newestOf(["partition-1", "partition-2", "partition-3"]);
 
-    expect(one).toEqual({ unreadable: "snapshot object partition-1/0000000000000009 has no JSS1 envelope" });
-    expect(two).toEqual({ unreadable: "snapshot object partition-2/0000000000000005 cannot be read: received a corrupt object, digests do not match" });
+    expect(one).toEqual({ unreadable: "snapshot object partition-1/0000000000000009 has no JSS1 envelope", sequence: 9 });
+    expect(two).toEqual({ unreadable: "snapshot object partition-2/0000000000000005 cannot be read: Error: received a corrupt object, digests do not match", sequence: 5 });
     expect(text(readable(three)?.payload)).toBe("p3 at 5");
     await expect(snapshots.newest("partition-1")).rejects.toThrow("has no JSS1 envelope");
   });
