@@ -18,6 +18,8 @@ export class BatchCache {
   /** Map order is recency order: the first entry is the least recently used. */
   private readonly batches = new Map<number, CachedBatch>();
   private bytes = 0;
+  /** Reads of batches not cached, under way, by stream sequence (`readThrough`). */
+  private readonly reading = new Map<number, Promise<CachedBatch | null>>();
 
   constructor(private readonly maxBytes: number) {
     if (!(Number.isSafeInteger(maxBytes) && maxBytes >= 0)) throw new RangeError(`batch cache bytes must be a non-negative integer, not ${maxBytes}`);
@@ -45,6 +47,25 @@ export class BatchCache {
       this.batches.delete(streamSequence);
       this.bytes -= oldest.sizeBytes;
     }
+  }
+
+  /**
+   * The batch at `streamSequence`: cached, else what `read` gives (null: the stream has no such
+   * message), read once however many ask while it is read, and cached.
+   */
+  readThrough(streamSequence: number, read: () => Promise<CachedBatch | null>): Promise<CachedBatch | null> {
+    const cached = this.get(streamSequence);
+    if (cached !== undefined) return Promise.resolve(cached);
+    const running = this.reading.get(streamSequence);
+    if (running !== undefined) return running;
+    const reading = read()
+      .then((batch) => {
+        if (batch !== null) this.put(batch);
+        return batch;
+      })
+      .finally(() => this.reading.delete(streamSequence));
+    this.reading.set(streamSequence, reading);
+    return reading;
   }
 
   /** The cached batch holding entry `sequence`, if any (a scan: the cache holds few batches). */

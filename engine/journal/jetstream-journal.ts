@@ -187,28 +187,15 @@ export interface JetStreamJournalFigures {
   readonly duplicatesAcknowledged: number;
 }
 
-/**
- * The batch at a stream sequence, or null if the stream has no such message: from `cache`, else
- * read once however many marks name it (a partition's snapshot and its idempotency entries' are
- * taken under one mark), and cached: a read after a snapshot starts with the chain it records.
- */
-function markedBatches(streams: Streams, name: string, cache: BatchCache): (streamSequence: number) => Promise<CachedBatch | null> {
-  const reading = new Map<number, Promise<CachedBatch | null>>();
-  return (streamSequence) => {
-    const cached = cache.get(streamSequence);
-    if (cached !== undefined) return Promise.resolve(cached);
-    let read = reading.get(streamSequence);
-    if (read === undefined) {
-      read = streams.getMessage(name, streamSequence).then((message) => {
-        if (message === null) return null;
-        const batch: CachedBatch = { ...decodeBatch(message.data, streamSequence), streamSequence, batchId: message.msgId };
-        cache.put(batch);
-        return batch;
-      });
-      reading.set(streamSequence, read);
-    }
-    return read;
-  };
+/** A stream message as the journal keeps it: its batch decoded, where it is, and its id. */
+function cachedBatch(data: Uint8Array, streamSequence: number, batchId: string): CachedBatch {
+  return { ...decodeBatch(data, streamSequence), streamSequence, batchId };
+}
+
+/** Message `streamSequence` of stream `name` as a batch, or null if the stream has no such message. */
+async function messageBatch(streams: Streams, name: string, streamSequence: number): Promise<CachedBatch | null> {
+  const message = await streams.getMessage(name, streamSequence);
+  return message === null ? null : cachedBatch(message.data, streamSequence, message.msgId);
 }
 
 /**
@@ -265,8 +252,6 @@ export class JetStreamJournal implements FollowingJournal {
   /** The names of `snapshotsBeside`, and those taken (takeSnapshotBeside). */
   private readonly besideNames: ReadonlySet<string>;
   private readonly besidesTaken = new Set<string>();
-  /** Reads of batches from the stream under way, by stream sequence (`batchAt`). */
-  private readonly fetching = new Map<number, Promise<CachedBatch>>();
 
   private constructor(
     private readonly options: JetStreamJournalOptions,
@@ -308,7 +293,10 @@ export class JetStreamJournal implements FollowingJournal {
     const replicas = options.replicas ?? 3;
     const { streams, objects } = options.messaging.jetStream(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
     const cache = new BatchCache(options.cacheBytes ?? 8 * 1024 * 1024);
-    const batchAt = markedBatches(streams, options.name, cache);
+    // Each batch read once, however many ask (a partition's snapshot and its idempotency entries'
+    // are taken under one mark, which is often the tail), and cached: a read after a snapshot starts
+    // with the chain it records.
+    const batchAt = (streamSequence: number): Promise<CachedBatch | null> => cache.readThrough(streamSequence, () => messageBatch(streams, options.name, streamSequence));
     // The stream's last batch, and the newest snapshots with the batches their marks name, are
     // independent reads of several round trips each, which a takeover waits for: they go at once,
     // and each mark is compared with the stream's end once both are in. A mark's batch is read once
@@ -316,7 +304,7 @@ export class JetStreamJournal implements FollowingJournal {
     const besideNames = options.snapshotsBeside ?? [];
     const ensured = JetStreamJournal.ensureStream(streams, options.name, replicas);
     const [{ bytes, tail, lastBatchCount }, newest] = await Promise.all([
-      JetStreamJournal.readTail(ensured, streams, options.name, cache),
+      JetStreamJournal.readTail(ensured, options.name, batchAt),
       JetStreamSnapshots.open(objects, options.snapshotBucket ?? DEFAULT_SNAPSHOT_BUCKET, replicas).then(async (snapshots) => {
         const found = await snapshots.newestOf([options.name, ...besideNames]);
         const { state } = await ensured;
@@ -347,16 +335,14 @@ export class JetStreamJournal implements FollowingJournal {
   }
 
   /** The stream's size and its last batch, cached: the epoch and the chain continue from there. `ensured`: the stream, created if absent. */
-  private static async readTail(ensured: Promise<StreamInfo>, streams: Streams, name: string, cache: BatchCache): Promise<{ bytes: number; tail: Tail; lastBatchCount: number }> {
+  private static async readTail(ensured: Promise<StreamInfo>, name: string, batchAt: (streamSequence: number) => Promise<CachedBatch | null>): Promise<{ bytes: number; tail: Tail; lastBatchCount: number }> {
     const { state } = await ensured;
     if (state.messages > 0 && state.firstSequence !== 1) {
       throw new Error(`stream ${name} starts at message ${state.firstSequence}: messages were removed from it, so its journal is not whole`);
     }
     if (state.lastSequence === 0) return { bytes: state.bytes, tail: EMPTY_TAIL, lastBatchCount: 0 };
-    const message = await streams.getMessage(name, state.lastSequence);
-    if (message === null) throw new Error(`stream ${name} reports last message ${state.lastSequence} but does not return it`);
-    const batch: CachedBatch = { ...decodeBatch(message.data, state.lastSequence), streamSequence: state.lastSequence, batchId: message.msgId };
-    cache.put(batch);
+    const batch = await batchAt(state.lastSequence);
+    if (batch === null) throw new Error(`stream ${name} reports last message ${state.lastSequence} but does not return it`);
     // A new owner's batches chain onto the last owner's.
     return { bytes: state.bytes, tail: tailOf(batch), lastBatchCount: batch.count };
   }
@@ -507,7 +493,7 @@ export class JetStreamJournal implements FollowingJournal {
         throw this.failure;
       }
       if (outcome.stored) {
-        const batch: CachedBatch = { ...decodeBatch(body, outcome.streamSequence), streamSequence: outcome.streamSequence, batchId };
+        const batch = cachedBatch(body, outcome.streamSequence, batchId);
         this.cache.put(batch);
         // A follower may have seen this batch, and later ones, before its acknowledgement came.
         if (outcome.streamSequence > this.tail.streamSequence) this.tail = tailOf(batch);
@@ -595,7 +581,7 @@ export class JetStreamJournal implements FollowingJournal {
   private async learnTail(streamSequence: number): Promise<void> {
     const message = await this.streams.getMessage(this.options.name, streamSequence);
     if (message === null) throw new Error(`stream ${this.options.name} has no message ${streamSequence}`);
-    const batch: CachedBatch = { ...decodeBatch(message.data, streamSequence), streamSequence, batchId: message.msgId };
+    const batch = cachedBatch(message.data, streamSequence, message.msgId);
     this.cache.put(batch);
     this.tail = tailOf(batch);
   }
@@ -623,23 +609,12 @@ export class JetStreamJournal implements FollowingJournal {
    * the same batch made while one is under way share it: a shard reads a market's entries several
    * at a time (entry-payloads.ts), and neighbouring entries are mostly in one batch.
    */
-  private batchAt(streamSequence: number): Promise<CachedBatch> {
-    const cached = this.cache.get(streamSequence);
-    if (cached !== undefined) return Promise.resolve(cached);
-    const running = this.fetching.get(streamSequence);
-    if (running !== undefined) return running;
-    const fetch = this.fetchBatch(streamSequence).finally(() => this.fetching.delete(streamSequence));
-    this.fetching.set(streamSequence, fetch);
-    return fetch;
-  }
-
-  private async fetchBatch(streamSequence: number): Promise<CachedBatch> {
-    const message = await withRetries(this.timers, `reading message ${streamSequence} of stream ${this.options.name}`, this.retryDeadlineMs, () =>
-      this.streams.getMessage(this.options.name, streamSequence),
+  /** The batch at `streamSequence`, cached or read (retried through elections); the stream must have it. */
+  private async batchAt(streamSequence: number): Promise<CachedBatch> {
+    const batch = await this.cache.readThrough(streamSequence, () =>
+      withRetries(this.timers, `reading message ${streamSequence} of stream ${this.options.name}`, this.retryDeadlineMs, () => messageBatch(this.streams, this.options.name, streamSequence)),
     );
-    if (message === null) throw new Error(`stream ${this.options.name} has no message ${streamSequence}`);
-    const batch: CachedBatch = { ...decodeBatch(message.data, streamSequence), streamSequence, batchId: message.msgId };
-    this.cache.put(batch);
+    if (batch === null) throw new Error(`stream ${this.options.name} has no message ${streamSequence}`);
     return batch;
   }
 
@@ -713,7 +688,7 @@ export class JetStreamJournal implements FollowingJournal {
       return;
     }
     await readStreamMessages(this.streams, this.timers, name, next, last, this.retryDeadlineMs, (message) => {
-      const batch: CachedBatch = { ...decodeBatch(message.data, message.streamSequence), streamSequence: message.streamSequence, batchId: message.msgId };
+      const batch = cachedBatch(message.data, message.streamSequence, message.msgId);
       this.cache.put(batch);
       emit(batch);
     }, (problem) => {
