@@ -16,7 +16,7 @@
  */
 import { assertSafeUint, assertStorage } from "./assert.js";
 import { crc32c } from "./crc32c.js";
-import { CHAIN_HASH_BYTES, sha256 } from "./hash-chain.js";
+import { CHAIN_HASH_BYTES, sha256, sha256Into } from "./hash-chain.js";
 import { readSafeU64LE, writeSafeU64LE } from "./safe-u64.js";
 
 export const FRAME_HEADER_BYTES = 48;
@@ -63,8 +63,7 @@ export function sealFrameInPlace(target: Buffer, offsetBytes: number, lsn: numbe
   const chainAt = offsetBytes + FRAME_CHAIN_OFFSET;
   const payloadAt = offsetBytes + FRAME_PAYLOAD_OFFSET;
   target.set(payload, payloadAt);
-  const chain = sha256(target.subarray(chainAt, payloadAt + payload.length));
-  target.set(chain, chainAt);
+  sha256Into(target.subarray(chainAt, payloadAt + payload.length), target, chainAt);
 
   target.writeUInt32LE(payload.length, offsetBytes + FRAME_LENGTH_OFFSET);
   writeSafeU64LE(target, lsn, offsetBytes + FRAME_LSN_OFFSET);

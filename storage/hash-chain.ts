@@ -15,9 +15,23 @@ export function genesisChainHash(): Buffer {
   return Buffer.alloc(CHAIN_HASH_BYTES);
 }
 
-/** SHA-256 of one contiguous view, as a new Buffer. One-shot `crypto.hash` is the fastest call. */
+/**
+ * SHA-256 of one contiguous view, written at `offset` of `target` (which `data` may overlap: the
+ * digest is complete before anything is written). One-shot `crypto.hash` is the fastest call; its
+ * digest is taken as latin1 text, one character per byte and so exact, rather than as a Buffer: in
+ * Node 20 each Buffer digest is a fresh ArrayBuffer, whose allocation and sweeping cost a log more
+ * than hashing an entry does (docs/storage.md, "What an entry's hashes cost").
+ */
+export function sha256Into(data: Uint8Array, target: Uint8Array, offset: number): void {
+  const digest = hash("sha256", data, "binary"); // Node's other name for latin1: one character per byte
+  for (let i = 0; i < CHAIN_HASH_BYTES; i++) target[offset + i] = digest.charCodeAt(i);
+}
+
+/** SHA-256 of one contiguous view, as a new Buffer (from Node's pool of small buffers). */
 export function sha256(data: Uint8Array): Buffer {
-  return hash("sha256", data, "buffer");
+  const digest = Buffer.allocUnsafe(CHAIN_HASH_BYTES);
+  sha256Into(data, digest, 0);
+  return digest;
 }
 
 /** Reference definition of one chain step (allocates; the log uses an in-place variant). */

@@ -5,18 +5,21 @@
  * shard pays for every entry it appends (bench:storm --scenario heads measures what heads cost).
  * Node only: the pure tree code and everything a browser runs keep noble's.
  */
-import { hash } from "node:crypto";
+import { sha256Into } from "../../storage/hash-chain.js";
 import type { TreeHashing } from "@market-service/client/audit";
 
 const HASH_BYTES = 32;
 
+/** A new 32-byte array (small enough for V8 to keep inside its heap, with no ArrayBuffer of its own). */
 function sha256(data: Uint8Array): Uint8Array {
-  const digest = hash("sha256", data, "buffer");
-  return new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength);
+  const digest = new Uint8Array(HASH_BYTES);
+  sha256Into(data, digest, 0);
+  return digest;
 }
 
 // Reused input buffers (JavaScript runs one call at a time). A shard hashes a leaf for every entry it
-// appends, and a fresh ArrayBuffer per leaf cost it about as much as the hash (bench:guard).
+// appends, and a fresh ArrayBuffer per input costs more than the hash, as one per digest does
+// (storage/hash-chain.ts, sha256Into).
 const nodeInput = new Uint8Array(1 + 2 * HASH_BYTES);
 nodeInput[0] = 0x01;
 /** Entries up to this size are hashed from `leafInput`; a larger one (a market with a big subject) gets an input of its own. */

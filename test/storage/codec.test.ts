@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { crc32c, crc32cPortable } from "../../storage/crc32c.js";
 import { encodeFrame, frameChainMatches, frameCrcMatches, readFrameLsn, readFramePayloadLength, FRAME_HEADER_BYTES } from "../../storage/frame.js";
-import { genesisChainHash, nextChainHash } from "../../storage/hash-chain.js";
+import { genesisChainHash, nextChainHash, sha256, sha256Into } from "../../storage/hash-chain.js";
 import { readSafeU64LE, writeSafeU64LE } from "../../storage/safe-u64.js";
 import {
   SEGMENT_HEADER_BYTES,
@@ -57,6 +57,24 @@ describe("hash chain", () => {
     const expected = createHash("sha256").update(Buffer.alloc(32)).update(payload).digest();
     expect(genesisChainHash()).toEqual(Buffer.alloc(32));
     expect(nextChainHash(genesisChainHash(), payload)).toEqual(expected);
+  });
+
+  it("writes every digest byte exactly, 0x80–0xff included, also over its own input", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 600 }), fc.nat({ max: 40 }), (bytes, offset) => {
+        const expected = createHash("sha256").update(bytes).digest();
+        expect(sha256(bytes).equals(expected)).toBe(true);
+        const target = new Uint8Array(offset + 32 + 5).fill(0xee);
+        sha256Into(bytes, target, offset);
+        expect(Buffer.from(target.subarray(offset, offset + 32)).equals(expected)).toBe(true);
+        expect([...target.subarray(0, offset), ...target.subarray(offset + 32)].every((b) => b === 0xee)).toBe(true);
+        // Over its own input, as a frame's chain slot is: the digest is of the bytes before the write.
+        const overlapping = Buffer.concat([Buffer.from(bytes), Buffer.alloc(32)]);
+        const whole = createHash("sha256").update(overlapping).digest();
+        sha256Into(overlapping, overlapping, 0);
+        expect(overlapping.subarray(0, 32).equals(whole)).toBe(true);
+      }),
+    );
   });
 });
 
