@@ -12,7 +12,7 @@ import type { Timers } from "../timers.js";
 import { DEFAULT_SNAPSHOT_BUCKET } from "./jetstream-journal.js";
 import { withRetries } from "./jetstream-retry.js";
 import { readStreamMessages, type StreamMessage } from "./jetstream-stream-reader.js";
-import { JetStreamSnapshots, type StoredSnapshot } from "./jetstream-snapshots.js";
+import { JetStreamSnapshots, type StoredSnapshot, type UnreadableSnapshot } from "./jetstream-snapshots.js";
 
 const REQUEST_TIMEOUT_MS = 5_000;
 /** How long a read keeps retrying through a stream's leader election before it gives up. */
@@ -59,9 +59,11 @@ export class LiveStream {
     return message.data;
   }
 
-  /** The stream's newest snapshot in the journals' snapshot bucket, if the bucket exists and holds one. */
-  async newestSnapshot(bucket: string = DEFAULT_SNAPSHOT_BUCKET): Promise<StoredSnapshot | undefined> {
+  /** The stream's newest snapshot in the journals' snapshot bucket, if the bucket exists and holds one; why, if it cannot be read. */
+  async newestSnapshot(bucket: string = DEFAULT_SNAPSHOT_BUCKET): Promise<StoredSnapshot | UnreadableSnapshot | undefined> {
     const snapshots = await JetStreamSnapshots.openExisting(this.objects, bucket);
-    return snapshots === undefined ? undefined : snapshots.newest(this.name);
+    if (snapshots === undefined) return undefined;
+    const [newest] = await snapshots.newestOf([this.name]);
+    return newest;
   }
 }

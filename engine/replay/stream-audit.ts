@@ -28,7 +28,7 @@ import type { HeadInterval } from "../audit/heads/unsigned-tail.js";
 import type { PublicKeyEntry } from "../audit/signing/head-keys.js";
 import { decodeBatch, lastSequenceOf, locate, positionOf, type DecodedBatch } from "../journal/jetstream-batch.js";
 import type { StreamMessage } from "../journal/jetstream-stream-reader.js";
-import type { StoredSnapshot } from "../journal/jetstream-snapshots.js";
+import type { StoredSnapshot, UnreadableSnapshot } from "../journal/jetstream-snapshots.js";
 import { StreamContinuity } from "../journal/stream-continuity.js";
 import type { StreamExportReader } from "../journal/stream-export.js";
 import { DEFAULT_KEPT_PAYLOAD_BYTES, KeptPayloads } from "./kept-payloads.js";
@@ -45,8 +45,8 @@ export interface AuditedStream {
   messages(onMessage: (message: StreamMessage) => void): Promise<void>;
   /** A message's body again (records are rebuilt after the pass; what the pass kept is not read again). */
   body(streamSequence: number): Promise<Uint8Array>;
-  /** The stream's newest snapshot, where the source has snapshots (a live stream). */
-  newestSnapshot?(): Promise<StoredSnapshot | undefined>;
+  /** The stream's newest snapshot, where the source has snapshots (a live stream); why, if its object cannot be read. */
+  newestSnapshot?(): Promise<StoredSnapshot | UnreadableSnapshot | undefined>;
 }
 
 /** An export file as a stream to audit. */
@@ -239,9 +239,12 @@ export async function replayStream(source: AuditedStream, options: StreamAuditOp
 export async function verifyStream(source: AuditedStream, options: StreamAuditOptions = {}): Promise<StreamVerifyResult> {
   const startedMs = performance.now();
   let folded: Folded;
+  let unreadable: UnreadableSnapshot | undefined;
   try {
-    const snapshot = source.newestSnapshot === undefined ? undefined : await source.newestSnapshot();
-    folded = await foldStream(source, options.keptPayloadBytes ?? DEFAULT_KEPT_PAYLOAD_BYTES, snapshot, options);
+    const newest = source.newestSnapshot === undefined ? undefined : await source.newestSnapshot();
+    // An unreadable snapshot is the audit's last problem: the stream, which a new owner then replays whole, is checked first.
+    if (newest !== undefined && "unreadable" in newest) unreadable = newest;
+    folded = await foldStream(source, options.keptPayloadBytes ?? DEFAULT_KEPT_PAYLOAD_BYTES, newest === undefined || "unreadable" in newest ? undefined : newest, options);
   } catch (error) {
     if (!(error instanceof FoldProblem)) throw error;
     return { ok: false, problem: error.message, replay: resultOf(0, [], startedMs, false), snapshotsCompared: 0, signedHeads: summarizeHeads([], options.publicKeys !== undefined), stream: error.facts };
@@ -251,6 +254,10 @@ export async function verifyStream(source: AuditedStream, options: StreamAuditOp
     return { ok: false, problem: audited.problem, replay: resultOf(folded.commands, audited.markets, startedMs, false), snapshotsCompared: folded.snapshotsCompared, signedHeads: folded.signedHeads, stream: folded.facts };
   }
   audited.markets.sort(byMarketId);
+  if (unreadable !== undefined) {
+    const problem = `stream ${source.name}: its newest snapshot cannot be read (${unreadable.unreadable}); every message of the stream verified, and a new owner ignores this snapshot and replays the stream`;
+    return { ok: false, problem, replay: resultOf(folded.commands, audited.markets, startedMs, true), snapshotsCompared: 0, signedHeads: folded.signedHeads, stream: folded.facts };
+  }
   return { ok: true, replay: resultOf(folded.commands, audited.markets, startedMs, true), snapshotsCompared: folded.snapshotsCompared, signedHeads: folded.signedHeads, stream: folded.facts };
 }
 

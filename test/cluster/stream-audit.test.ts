@@ -21,7 +21,7 @@ import { isoFromMs } from "../../engine/index.js";
 import { ManualClock } from "../../engine/clock.js";
 import { connectForJournals } from "../../engine/messaging/nats/connect.js";
 import { NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
-import { JetStreamJournal } from "../../engine/journal/jetstream-journal.js";
+import { DEFAULT_SNAPSHOT_BUCKET, JetStreamJournal } from "../../engine/journal/jetstream-journal.js";
 import { decodeBatch, encodeBatch } from "../../engine/journal/jetstream-batch.js";
 import { openFileShard, ShardCore } from "../../engine/runtime/shard-core.js";
 import type { ShardRequest } from "../../engine/shard-protocol/shard-protocol.js";
@@ -258,6 +258,22 @@ describe("replay and verify from a partition's stream", () => {
     // An audit changes nothing.
     const jsm = await jetstreamManager(connection);
     expect((await jsm.streams.info("partition-6")).state.messages).toBe(2);
+  });
+
+  it("fails verify of a live stream whose newest snapshot object cannot be read, after verifying every message", async () => {
+    const name = "partition-7";
+    const messaging = new NatsMessaging(connection);
+    const journal = await JetStreamJournal.open({ messaging, name });
+    await journal.claim(1);
+    await journal.close();
+    // Bytes that are no snapshot at all, under the name of the stream's snapshot at its first entry.
+    const objects = await messaging.jetStream(2_000).objects.create(DEFAULT_SNAPSHOT_BUCKET, { replicas: 3, description: "test" });
+    await objects.putBlob(`${name}/${String(1).padStart(16, "0")}`, new TextEncoder().encode("not a snapshot"));
+    const verify = await cli(["verify", "--nats", cluster.urls.join(","), "--stream", name]);
+    expect(verify.code).toBe(1);
+    expect(verify.stderr).toMatch(/verify: FAILED: stream partition-7: its newest snapshot cannot be read \(snapshot object partition-7\/0+1 has no JSS1 envelope\); every message of the stream verified, and a new owner ignores this snapshot/);
+    // replay does not read snapshots.
+    expect((await cli(["replay", "--nats", cluster.urls.join(","), "--stream", name])).code).toBe(0);
   });
 
   it("refuses what it cannot audit, naming why: two sources, half a source, no stream, no NATS, an existing export file", async () => {
