@@ -126,8 +126,11 @@ export interface JetStreamJournalOptions {
   readonly snapshotsBeside?: readonly string[];
 }
 
-/** A snapshot kept beside a journal's own, checked against its stream: `ignored` says why it does not match; undefined: none. */
-export type SnapshotBeside = { readonly snapshot: JournalSnapshot } | { readonly ignored: string } | undefined;
+/**
+ * A snapshot kept beside a journal's own, checked against its stream: `ignored` says why it does not
+ * match, or, beside a snapshot, why the newer one that could not be read was passed over; undefined: none.
+ */
+export type SnapshotBeside = { readonly snapshot: JournalSnapshot; readonly ignored?: string } | { readonly ignored: string } | undefined;
 
 export interface PublishRetry {
   /** The attempt about to be made: 2 for the first retry. */
@@ -211,16 +214,30 @@ async function checkMark(mark: SnapshotMark, batchAt: (streamSequence: number) =
   return undefined;
 }
 
+/** The snapshot an open would start from: the newest, or the newest older one that can be read when the newest cannot. */
+function candidateOf(found: StoredSnapshot | UnreadableSnapshot | undefined): StoredSnapshot | undefined {
+  return found === undefined || !("unreadable" in found) ? found : found.older;
+}
+
 /**
  * A newest snapshot as open judges it once the stream's end is known: usable, or ignored and why
  * (a mark the stream has not reached, an object that cannot be read, a mark the stream does not
- * hold), or none. (The journal's own snapshot beyond the stream's end refuses the open before.)
+ * hold), or none. When the newest object cannot be read, the older one that can (`markProblem` is
+ * its mark's) is judged in its place, and why the newest was passed over goes with it. (The
+ * journal's own snapshot beyond the stream's end refuses the open before.)
  */
-function judged(found: StoredSnapshot | UnreadableSnapshot | undefined, markProblem: string | undefined, tail: Tail, name: string): { usable: StoredSnapshot } | { ignored: string } | undefined {
+function judged(found: StoredSnapshot | UnreadableSnapshot | undefined, markProblem: string | undefined, tail: Tail, name: string): { usable: StoredSnapshot; ignored?: string } | { ignored: string } | undefined {
   if (found === undefined) return undefined;
-  if ("unreadable" in found) return { ignored: newerThanStream({ sequence: found.sequence }, tail, name) ?? found.unreadable };
-  const ignored = newerThanStream(found.mark, tail, name) ?? markProblem;
-  return ignored === undefined ? { usable: found } : { ignored };
+  if (!("unreadable" in found)) {
+    const ignored = newerThanStream(found.mark, tail, name) ?? markProblem;
+    return ignored === undefined ? { usable: found } : { ignored };
+  }
+  const newer = newerThanStream({ sequence: found.sequence }, tail, name);
+  if (newer !== undefined) return { ignored: newer };
+  const older = judged(found.older, markProblem, tail, name);
+  if (older === undefined) return { ignored: found.unreadable };
+  if ("usable" in older) return { usable: older.usable, ignored: `${found.unreadable}; the snapshot at sequence ${older.usable.mark.sequence} was used instead` };
+  return { ignored: `${found.unreadable}; the one before it: ${older.ignored}` };
 }
 
 /** Why a snapshot's mark (of an object that cannot be read: the sequence its name gives) lies beyond the stream's end as open read it, or undefined. */
@@ -309,7 +326,7 @@ export class JetStreamJournal implements FollowingJournal {
         const found = await snapshots.newestOf([options.name, ...besideNames]);
         const { state } = await ensured;
         const markProblems = await Promise.all(
-          found.map((each) => (each === undefined || "unreadable" in each || each.mark.streamSequence > state.lastSequence ? undefined : checkMark(each.mark, batchAt))),
+          found.map(candidateOf).map((each) => (each === undefined || each.mark.streamSequence > state.lastSequence ? undefined : checkMark(each.mark, batchAt))),
         );
         return { snapshots, found, markProblems };
       }),
@@ -326,10 +343,12 @@ export class JetStreamJournal implements FollowingJournal {
     const besides = new Map<string, SnapshotBeside>();
     besideNames.forEach((name, i) => {
       const beside = judged(besidesFound[i], besideProblems[i], tail, options.name);
-      if (beside !== undefined) besides.set(name, "usable" in beside ? { snapshot: { sequence: beside.usable.mark.sequence, payload: beside.usable.payload } } : beside);
+      if (beside === undefined) return;
+      if (!("usable" in beside)) besides.set(name, beside);
+      else besides.set(name, { snapshot: { sequence: beside.usable.mark.sequence, payload: beside.usable.payload }, ...(beside.ignored === undefined ? {} : { ignored: beside.ignored }) });
     });
     // Open reads only the last batch: the entries before it are taken on the replicated stream's word.
-    const recovery: JournalRecovery = { truncatedBytes: 0, entriesTrusted: tail.lastSequence - lastBatchCount, snapshotIgnored: own !== undefined && "ignored" in own ? own.ignored : null };
+    const recovery: JournalRecovery = { truncatedBytes: 0, entriesTrusted: tail.lastSequence - lastBatchCount, snapshotIgnored: own?.ignored ?? null };
     const journalSnapshot = snapshot === undefined ? undefined : { sequence: snapshot.mark.sequence, payload: snapshot.payload };
     return new JetStreamJournal(options, streams, newest.snapshots, tail, bytes, journalSnapshot, snapshot?.mark, recovery, cache, besides);
   }

@@ -37,13 +37,16 @@ export interface StoredSnapshot {
 
 /**
  * A journal's newest snapshot object, which cannot be read (its bytes do not match their digest, or
- * it has no envelope): why. A journal then reads more of its stream instead, as for a snapshot that
- * does not match it; refusing would stop it wherever it opens, each opener reading the same object.
+ * it has no envelope): why. A journal then starts from the newest older snapshot that can be read,
+ * or reads more of its stream, as for a snapshot that does not match it; refusing would stop it
+ * wherever it opens, each opener reading the same object.
  */
 export interface UnreadableSnapshot {
   readonly unreadable: string;
   /** The sequence the object's name gives (a snapshot beyond the stream's end refuses a journal's open, readable or not). */
   readonly sequence: number;
+  /** The newest of the older objects that can be read, if one can. */
+  readonly older?: StoredSnapshot;
 }
 
 function wrap(mark: SnapshotMark, payload: Uint8Array): Uint8Array {
@@ -132,26 +135,39 @@ export class JetStreamSnapshots {
     return Promise.all(journals.map((journal, i) => this.newestListed(journal, listed[i] ?? [])));
   }
 
+  /** The newest readable object of `sequences` (newest first); when a newer one cannot be read, why, with it. */
   private async newestListed(journal: string, sequences: readonly number[]): Promise<StoredSnapshot | UnreadableSnapshot | undefined> {
+    let unreadable: UnreadableSnapshot | undefined;
     for (const sequence of sequences) {
       const name = objectName(journal, sequence);
-      let stored: Uint8Array | null;
-      try {
-        stored = await this.store.getBlob(name);
-      } catch (error) {
-        // The client's message goes on with both digests on lines of their own.
-        if (isMessagingFailure(error, "corrupt")) return { unreadable: `snapshot object ${name} cannot be read: ${error.message.split("\n")[0] ?? ""}`, sequence };
-        throw error;
-      }
+      const read = await this.readObject(name, sequence);
       // Deleted between the listing and the read (pruned by another writer): the next one is older.
-      if (stored === null) continue;
-      try {
-        return unwrap(stored, name);
-      } catch (error) {
-        return { unreadable: error instanceof Error ? error.message : String(error), sequence };
+      if (read === null) continue;
+      if ("unreadable" in read) {
+        unreadable ??= read;
+        continue;
       }
+      return unreadable === undefined ? read : { ...unreadable, older: read };
     }
-    return undefined;
+    return unreadable;
+  }
+
+  /** One object as a snapshot, why it cannot be read, or null if it is gone. */
+  private async readObject(name: string, sequence: number): Promise<StoredSnapshot | UnreadableSnapshot | null> {
+    let stored: Uint8Array | null;
+    try {
+      stored = await this.store.getBlob(name);
+    } catch (error) {
+      // The client's message goes on with both digests on lines of their own.
+      if (isMessagingFailure(error, "corrupt")) return { unreadable: `snapshot object ${name} cannot be read: ${error.message.split("\n")[0] ?? ""}`, sequence };
+      throw error;
+    }
+    if (stored === null) return null;
+    try {
+      return unwrap(stored, name);
+    } catch (error) {
+      return { unreadable: error instanceof Error ? error.message : String(error), sequence };
+    }
   }
 
   /** Stores a snapshot of `journal`, then deletes all but its newest `keep`; resolves with the stored bytes. */

@@ -242,9 +242,13 @@ export async function verifyStream(source: AuditedStream, options: StreamAuditOp
   let unreadable: UnreadableSnapshot | undefined;
   try {
     const newest = source.newestSnapshot === undefined ? undefined : await source.newestSnapshot();
-    // An unreadable snapshot is the audit's last problem: the stream, which a new owner then replays whole, is checked first.
-    if (newest !== undefined && "unreadable" in newest) unreadable = newest;
-    folded = await foldStream(source, options.keptPayloadBytes ?? DEFAULT_KEPT_PAYLOAD_BYTES, newest === undefined || "unreadable" in newest ? undefined : newest, options);
+    // An unreadable snapshot is the audit's last problem: the stream, and the older snapshot a new owner starts from instead, are checked first.
+    let snapshot: StoredSnapshot | undefined;
+    if (newest !== undefined && "unreadable" in newest) {
+      unreadable = newest;
+      snapshot = newest.older;
+    } else snapshot = newest;
+    folded = await foldStream(source, options.keptPayloadBytes ?? DEFAULT_KEPT_PAYLOAD_BYTES, snapshot, options);
   } catch (error) {
     if (!(error instanceof FoldProblem)) throw error;
     return { ok: false, problem: error.message, replay: resultOf(0, [], startedMs, false), snapshotsCompared: 0, signedHeads: summarizeHeads([], options.publicKeys !== undefined), stream: error.facts };
@@ -255,8 +259,9 @@ export async function verifyStream(source: AuditedStream, options: StreamAuditOp
   }
   audited.markets.sort(byMarketId);
   if (unreadable !== undefined) {
-    const problem = `stream ${source.name}: its newest snapshot cannot be read (${unreadable.unreadable}); every message of the stream verified, and a new owner ignores this snapshot and replays the stream`;
-    return { ok: false, problem, replay: resultOf(folded.commands, audited.markets, startedMs, true), snapshotsCompared: 0, signedHeads: folded.signedHeads, stream: folded.facts };
+    const instead = unreadable.older === undefined ? "a new owner, which has no older snapshot to start from, replays the stream" : `the snapshot before it (sequence ${unreadable.older.mark.sequence}), which a new owner starts from instead, matched`;
+    const problem = `stream ${source.name}: its newest snapshot cannot be read (${unreadable.unreadable}); every message of the stream verified, and ${instead}`;
+    return { ok: false, problem, replay: resultOf(folded.commands, audited.markets, startedMs, true), snapshotsCompared: folded.snapshotsCompared, signedHeads: folded.signedHeads, stream: folded.facts };
   }
   return { ok: true, replay: resultOf(folded.commands, audited.markets, startedMs, true), snapshotsCompared: folded.snapshotsCompared, signedHeads: folded.signedHeads, stream: folded.facts };
 }

@@ -27,7 +27,7 @@ export async function openPartitionShard(
   try {
     const opened = await ShardCore.open({ ...options, journal: partition.journal, fenced: true, reportIdempotencyAfterLsn: snapshot?.sequence ?? 0 });
     if (snapshot !== undefined) opened.idempotency.snapshot = { sequence: snapshot.sequence, payload: snapshot.payload };
-    if (beside !== undefined && "ignored" in beside) opened.report.idempotencySnapshotIgnored = beside.ignored;
+    if (beside?.ignored !== undefined) opened.report.idempotencySnapshotIgnored = beside.ignored;
     opened.report.streamOpenMs = streamOpenMs;
     return { opened, close: () => partition.close() };
   } catch (error) {
@@ -43,13 +43,15 @@ export async function openPartitionShard(
  * otherwise stop the partition on every node, each reading the same newest snapshot.
  */
 function checked(beside: PartitionJournal["idempotency"], stream: string): PartitionJournal["idempotency"] {
-  if (beside === undefined || "ignored" in beside) return beside;
+  if (beside === undefined || !("snapshot" in beside)) return beside;
+  // Why a newer object was passed over for this one, if it was.
+  const before = beside.ignored === undefined ? "" : `${beside.ignored}; then `;
   try {
     const opened = decodeIndexSnapshot(beside.snapshot.payload, 1, `the idempotency entries of ${stream}`);
-    if (opened.watermarks[0] !== beside.snapshot.sequence) return { ignored: `the idempotency snapshot at sequence ${beside.snapshot.sequence} says it holds the entries up to ${String(opened.watermarks[0])}` };
+    if (opened.watermarks[0] !== beside.snapshot.sequence) return { ignored: `${before}the idempotency snapshot at sequence ${beside.snapshot.sequence} says it holds the entries up to ${String(opened.watermarks[0])}` };
     opened.restoreInto(new IdempotencyIndex());
     return beside;
   } catch (error) {
-    return { ignored: error instanceof Error ? error.message : String(error) };
+    return { ignored: before + (error instanceof Error ? error.message : String(error)) };
   }
 }

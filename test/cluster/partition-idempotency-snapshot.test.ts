@@ -92,7 +92,7 @@ async function firstOwner(partition: number, claimCount: number) {
   const marked = (await first.opened.core.snapshot()).mark as SnapshotMark;
   writer.snapshotted(partition, marked);
   await writer.settled(partition);
-  return { first, index, executed, marked };
+  return { first, writer, index, executed, marked };
 }
 
 /**
@@ -174,5 +174,33 @@ describe("a partition's idempotency entries snapshotted beside it", () => {
     // One named beyond the stream's end still refuses the open, readable or not: entries were lost.
     await objects.putBlob(named(stream, marked.sequence + 100), garbage);
     await expect(openShard(partition, 3)).rejects.toThrow(/newer than stream/);
+  }, 60_000);
+
+  it("start from the older snapshots when the newest objects cannot be read, saying why, the partition's own as well", async () => {
+    const partition = 11;
+    const stream = partitionStream(partition);
+    const { first, writer, index, executed, marked } = await firstOwner(partition, 6);
+    // A second pair of snapshots under a later mark, as the node's next checkpoint takes them.
+    await execute(first.opened, index, claims("m", 6, 4), executed);
+    const later = (await first.opened.core.snapshot()).mark as SnapshotMark;
+    writer.snapshotted(partition, later);
+    await writer.settled(partition);
+    await execute(first.opened, index, claims("m", 10, 2), executed);
+    await first.opened.core.close();
+    await first.close();
+    // The newer of each pair made unreadable in place.
+    const objects = await node.jetStream(2_000).objects.create(DEFAULT_SNAPSHOT_BUCKET, { replicas: 3, description: "test" });
+    const named = (journal: string, sequence: number): string => `${journal}/${String(sequence).padStart(16, "0")}`;
+    const garbage = new TextEncoder().encode("not a snapshot");
+    await objects.putBlob(named(stream, later.sequence), garbage);
+    await objects.putBlob(named(idempotencySnapshotName(stream), later.sequence), garbage);
+
+    await nextOwner(partition, executed, 8, (opened) => {
+      const passedOver = new RegExp(`has no JSS1 envelope; the snapshot at sequence ${marked.sequence} was used instead`);
+      expect(opened.report.snapshotIgnored).toMatch(passedOver);
+      expect(opened.report.snapshotLsn).toBe(marked.sequence);
+      expect(opened.report.idempotencySnapshotIgnored).toMatch(passedOver);
+      expect(opened.idempotency.snapshot?.sequence).toBe(marked.sequence);
+    });
   }, 60_000);
 });

@@ -271,9 +271,23 @@ describe("replay and verify from a partition's stream", () => {
     await objects.putBlob(`${name}/${String(1).padStart(16, "0")}`, new TextEncoder().encode("not a snapshot"));
     const verify = await cli(["verify", "--nats", cluster.urls.join(","), "--stream", name]);
     expect(verify.code).toBe(1);
-    expect(verify.stderr).toMatch(/verify: FAILED: stream partition-7: its newest snapshot cannot be read \(snapshot object partition-7\/0+1 has no JSS1 envelope\); every message of the stream verified, and a new owner ignores this snapshot/);
+    expect(verify.stderr).toMatch(/verify: FAILED: stream partition-7: its newest snapshot cannot be read \(snapshot object partition-7\/0+1 has no JSS1 envelope\); every message of the stream verified, and a new owner, which has no older snapshot to start from, replays the stream/);
     // replay does not read snapshots.
     expect((await cli(["replay", "--nats", cluster.urls.join(","), "--stream", name])).code).toBe(0);
+
+    // A stream with an older snapshot that can be read: that one is compared, as a new owner would start from it.
+    const stored = (await objects.list()).filter((info) => !info.deleted && info.name.startsWith(`${STREAM}/`)).map((info) => Number(info.name.slice(STREAM.length + 1)));
+    expect(stored).toHaveLength(1);
+    const newer = `${STREAM}/${String((stored[0] as number) + 1).padStart(16, "0")}`;
+    await objects.putBlob(newer, new TextEncoder().encode("not a snapshot"));
+    try {
+      const withOlder = await cli(["verify", ...live()]);
+      expect(withOlder.code).toBe(1);
+      expect(withOlder.stderr).toContain(`verify: FAILED: stream ${STREAM}: its newest snapshot cannot be read (snapshot object ${newer} has no JSS1 envelope); every message of the stream verified, and the snapshot before it (sequence ${String(stored[0])}), which a new owner starts from instead, matched`);
+    } finally {
+      await objects.delete(newer);
+    }
+    expect((await cli(["verify", ...live()])).code).toBe(0);
   });
 
   it("refuses what it cannot audit, naming why: two sources, half a source, no stream, no NATS, an existing export file", async () => {

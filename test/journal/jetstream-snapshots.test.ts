@@ -112,7 +112,9 @@ describe("JetStreamSnapshots", () => {
 
     const [one, two, three] = await snapshots.newestOf(["partition-1", "partition-2", "partition-3"]);
 
-    expect(one).toEqual({ unreadable: "snapshot object partition-1/0000000000000009 has no JSS1 envelope", sequence: 9 });
+    // The older object that can be read comes with why the newest could not.
+    expect(one).toMatchObject({ unreadable: "snapshot object partition-1/0000000000000009 has no JSS1 envelope", sequence: 9, older: { mark: mark(5) } });
+    expect(text((one as UnreadableSnapshot).older?.payload)).toBe("p1 at 5");
     expect(two).toEqual({ unreadable: "snapshot object partition-2/0000000000000005 cannot be read: Error: received a corrupt object, digests do not match", sequence: 5 });
     expect(text(readable(three)?.payload)).toBe("p3 at 5");
     await expect(snapshots.newest("partition-1")).rejects.toThrow("has no JSS1 envelope");
