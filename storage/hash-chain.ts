@@ -23,6 +23,7 @@ export function genesisChainHash(): Buffer {
  * than hashing an entry does (docs/storage.md, "What an entry's hashes cost").
  */
 export function sha256Into(data: Uint8Array, target: Uint8Array, offset: number): void {
+  assertStorage(offset >= 0 && offset + CHAIN_HASH_BYTES <= target.length, "a SHA-256 digest does not fit its target");
   const digest = hash("sha256", data, "binary"); // Node's other name for latin1: one character per byte
   for (let i = 0; i < CHAIN_HASH_BYTES; i++) target[offset + i] = digest.charCodeAt(i);
 }

@@ -22,7 +22,7 @@ function sha256(data: Uint8Array): Uint8Array {
 // (storage/hash-chain.ts, sha256Into).
 const nodeInput = new Uint8Array(1 + 2 * HASH_BYTES);
 nodeInput[0] = 0x01;
-/** Entries up to this size are hashed from `leafInput`; a larger one (a market with a big subject) gets an input of its own. */
+/** Leaf inputs (an entry after its 0x00) up to this size are built in `leafInput`; a larger one (a market with a big subject) gets one of its own. */
 const REUSED_LEAF_INPUT_BYTES = 64 * 1024;
 const leafInput = new Uint8Array(REUSED_LEAF_INPUT_BYTES); // leafInput[0] stays 0x00
 

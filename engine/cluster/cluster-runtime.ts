@@ -557,7 +557,7 @@ export class ClusterRuntime implements Markets {
       // Entries read before the snapshot's, for their idempotency entries only (those after the newest snapshot of them, decision I58).
       commandsScanned: opened.report.framesScannedForIdempotency,
       idempotencyFromSnapshot,
-      // Why the stream's newest snapshot was not used (its mark does not match, or it cannot be read): everything was replayed.
+      // Why the stream's newest snapshot was not used (its mark does not match, or it cannot be read): the stream was replayed from the older snapshot it names, or from its first entry.
       ...(opened.report.snapshotIgnored === null ? {} : { snapshotIgnored: opened.report.snapshotIgnored }),
       ...(opened.report.idempotencySnapshotIgnored === undefined ? {} : { idempotencySnapshotIgnored: opened.report.idempotencySnapshotIgnored }),
       lastSequence: opened.report.lastLsn,

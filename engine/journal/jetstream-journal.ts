@@ -63,7 +63,7 @@ import { readStreamMessages } from "./jetstream-stream-reader.js";
 import { StreamContinuity } from "./stream-continuity.js";
 import { genesisChainHash } from "../../storage/hash-chain.js";
 import { followStream } from "./jetstream-follow.js";
-import { JetStreamSnapshots, type SnapshotMark, type StoredSnapshot, type UnreadableSnapshot } from "./jetstream-snapshots.js";
+import { JetStreamSnapshots, startingSnapshot, type SnapshotMark, type StoredSnapshot, type UnreadableSnapshot } from "./jetstream-snapshots.js";
 import type { FollowingJournal, JournalFollower } from "./following-journal.js";
 import {
   JournalFencedError,
@@ -214,11 +214,6 @@ async function checkMark(mark: SnapshotMark, batchAt: (streamSequence: number) =
   return undefined;
 }
 
-/** The snapshot an open would start from: the newest, or the newest older one that can be read when the newest cannot. */
-function candidateOf(found: StoredSnapshot | UnreadableSnapshot | undefined): StoredSnapshot | undefined {
-  return found === undefined || !("unreadable" in found) ? found : found.older;
-}
-
 /**
  * A newest snapshot as open judges it once the stream's end is known: usable, or ignored and why
  * (a mark the stream has not reached, an object that cannot be read, a mark the stream does not
@@ -236,7 +231,7 @@ function judged(found: StoredSnapshot | UnreadableSnapshot | undefined, markProb
   if (newer !== undefined) return { ignored: newer };
   const older = judged(found.older, markProblem, tail, name);
   if (older === undefined) return { ignored: found.unreadable };
-  if ("usable" in older) return { usable: older.usable, ignored: `${found.unreadable}; the snapshot at sequence ${older.usable.mark.sequence} was used instead` };
+  if ("usable" in older) return { usable: older.usable, ignored: `${found.unreadable}; the snapshot at sequence ${older.usable.mark.sequence} was tried instead` };
   return { ignored: `${found.unreadable}; the one before it: ${older.ignored}` };
 }
 
@@ -326,7 +321,7 @@ export class JetStreamJournal implements FollowingJournal {
         const found = await snapshots.newestOf([options.name, ...besideNames]);
         const { state } = await ensured;
         const markProblems = await Promise.all(
-          found.map(candidateOf).map((each) => (each === undefined || each.mark.streamSequence > state.lastSequence ? undefined : checkMark(each.mark, batchAt))),
+          found.map(startingSnapshot).map((each) => (each === undefined || each.mark.streamSequence > state.lastSequence ? undefined : checkMark(each.mark, batchAt))),
         );
         return { snapshots, found, markProblems };
       }),

@@ -49,6 +49,11 @@ export interface UnreadableSnapshot {
   readonly older?: StoredSnapshot;
 }
 
+/** The snapshot a journal would start from: the newest, or, when that cannot be read, the newest older one that can. */
+export function startingSnapshot(found: StoredSnapshot | UnreadableSnapshot | undefined): StoredSnapshot | undefined {
+  return found === undefined || !("unreadable" in found) ? found : found.older;
+}
+
 function wrap(mark: SnapshotMark, payload: Uint8Array): Uint8Array {
   const id = new TextEncoder().encode(mark.batchId);
   if (id.length > 0xffff) throw new RangeError(`batch id of ${id.length} bytes is too long for a snapshot envelope`);

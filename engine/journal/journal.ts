@@ -82,7 +82,7 @@ export interface JournalRecovery {
   readonly truncatedBytes: number;
   /** Entries open accepted without reading them again (covered by a checked snapshot or sealed segment). */
   readonly entriesTrusted: number;
-  /** Why the newest stored snapshot was not handed over (it does not match the log), or null. */
+  /** Why the newest stored snapshot was not handed over (it does not match the log, or cannot be read; an older one may have been instead, which this then names), or null. */
   readonly snapshotIgnored: string | null;
 }
 

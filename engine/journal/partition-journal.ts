@@ -15,7 +15,8 @@ export interface PartitionJournal {
   /**
    * The newest snapshot of the partition's idempotency entries, which its owners' nodes write beside
    * the partition's own snapshots (decision I58), checked against the stream as it was before the
-   * claim: `ignored` says why it does not match; undefined when there is none.
+   * claim: `ignored` says why it does not match, or why a newer one that cannot be read was passed
+   * over for it; undefined when there is none.
    */
   readonly idempotency: SnapshotBeside;
   close(): Promise<void>;

@@ -28,7 +28,7 @@ import type { HeadInterval } from "../audit/heads/unsigned-tail.js";
 import type { PublicKeyEntry } from "../audit/signing/head-keys.js";
 import { decodeBatch, lastSequenceOf, locate, positionOf, type DecodedBatch } from "../journal/jetstream-batch.js";
 import type { StreamMessage } from "../journal/jetstream-stream-reader.js";
-import type { StoredSnapshot, UnreadableSnapshot } from "../journal/jetstream-snapshots.js";
+import { startingSnapshot, type StoredSnapshot, type UnreadableSnapshot } from "../journal/jetstream-snapshots.js";
 import { StreamContinuity } from "../journal/stream-continuity.js";
 import type { StreamExportReader } from "../journal/stream-export.js";
 import { DEFAULT_KEPT_PAYLOAD_BYTES, KeptPayloads } from "./kept-payloads.js";
@@ -104,6 +104,8 @@ interface Folded {
   /** Offsets of each market's kept payloads, in record order (a prefix of its commands). */
   readonly keptOffsets: Map<string, number[]>;
   readonly snapshotsCompared: number;
+  /** The sequence of the stream's last entry (0: none). */
+  readonly lastSequence: number;
 }
 
 /** A problem found while folding, carrying what the fold saw up to it. */
@@ -181,7 +183,8 @@ async function foldStream(source: AuditedStream, keptPayloadBytes: number, snaps
     throw new FoldProblem(error instanceof Error ? error.message : String(error), facts());
   }
   const signedHeads = summarizeHeads([heads.report()], options.publicKeys !== undefined);
-  return { fold, commands: continuity.current.nextSequence - 1 - signedHeads.heads, signedHeads, facts: facts(), kept, keptOffsets, snapshotsCompared };
+  const lastSequence = continuity.current.nextSequence - 1;
+  return { fold, commands: lastSequence - signedHeads.heads, signedHeads, facts: facts(), kept, keptOffsets, snapshotsCompared, lastSequence };
 }
 
 /** A market's commands: those the pass kept (a prefix), the rest read from their messages again. */
@@ -243,15 +246,12 @@ export async function verifyStream(source: AuditedStream, options: StreamAuditOp
   try {
     const newest = source.newestSnapshot === undefined ? undefined : await source.newestSnapshot();
     // An unreadable snapshot is the audit's last problem: the stream, and the older snapshot a new owner starts from instead, are checked first.
-    let snapshot: StoredSnapshot | undefined;
-    if (newest !== undefined && "unreadable" in newest) {
-      unreadable = newest;
-      snapshot = newest.older;
-    } else snapshot = newest;
-    folded = await foldStream(source, options.keptPayloadBytes ?? DEFAULT_KEPT_PAYLOAD_BYTES, snapshot, options);
+    if (newest !== undefined && "unreadable" in newest) unreadable = newest;
+    folded = await foldStream(source, options.keptPayloadBytes ?? DEFAULT_KEPT_PAYLOAD_BYTES, startingSnapshot(newest), options);
   } catch (error) {
     if (!(error instanceof FoldProblem)) throw error;
-    return { ok: false, problem: error.message, replay: resultOf(0, [], startedMs, false), snapshotsCompared: 0, signedHeads: summarizeHeads([], options.publicKeys !== undefined), stream: error.facts };
+    const problem = unreadable === undefined ? error.message : `${error.message} (and the stream's newest snapshot cannot be read: ${unreadable.unreadable})`;
+    return { ok: false, problem, replay: resultOf(0, [], startedMs, false), snapshotsCompared: 0, signedHeads: summarizeHeads([], options.publicKeys !== undefined), stream: error.facts };
   }
   const audited = await auditMarkets(source, folded, true);
   if (audited.problem !== undefined) {
@@ -259,11 +259,18 @@ export async function verifyStream(source: AuditedStream, options: StreamAuditOp
   }
   audited.markets.sort(byMarketId);
   if (unreadable !== undefined) {
-    const instead = unreadable.older === undefined ? "a new owner, which has no older snapshot to start from, replays the stream" : `the snapshot before it (sequence ${unreadable.older.mark.sequence}), which a new owner starts from instead, matched`;
-    const problem = `stream ${source.name}: its newest snapshot cannot be read (${unreadable.unreadable}); every message of the stream verified, and ${instead}`;
+    const problem = `stream ${source.name}: its newest snapshot cannot be read (${unreadable.unreadable}); every message of the stream verified, and ${whatANewOwnerDoes(unreadable, folded)}`;
     return { ok: false, problem, replay: resultOf(folded.commands, audited.markets, startedMs, true), snapshotsCompared: folded.snapshotsCompared, signedHeads: folded.signedHeads, stream: folded.facts };
   }
   return { ok: true, replay: resultOf(folded.commands, audited.markets, startedMs, true), snapshotsCompared: folded.snapshotsCompared, signedHeads: folded.signedHeads, stream: folded.facts };
+}
+
+/** What a new owner does about an unreadable newest snapshot (engine/journal/jetstream-journal.ts), given what the audit found. */
+function whatANewOwnerDoes(unreadable: UnreadableSnapshot, folded: Folded): string {
+  if (unreadable.sequence > folded.lastSequence) return `its name's sequence ${unreadable.sequence} is beyond the stream's last entry ${folded.lastSequence}: a new owner refuses to open the stream`;
+  if (unreadable.older === undefined) return "a new owner, which has no older snapshot to start from, replays the stream";
+  const compared = folded.snapshotsCompared > 0 ? "matched" : "could not be compared (a format this build does not read)";
+  return `the snapshot before it (sequence ${unreadable.older.mark.sequence}), which a new owner tries instead, ${compared}`;
 }
 
 /** One market's full record, from the stream; undefined if the stream holds no such market. */

@@ -190,7 +190,7 @@ export interface ShardRecoveryReport {
   framesReplayed: number;
   /** Frames read only to report their idempotency entries. */
   framesScannedForIdempotency: number;
-  /** Cluster mode: why the newest snapshot of the partition's idempotency entries was not used (it does not match the stream), so every entry was read. */
+  /** Cluster mode: why the newest snapshot of the partition's idempotency entries was not used (it does not match the stream, or it cannot be read): the entries were read after the older snapshot it names, or from the first. */
   idempotencySnapshotIgnored?: string;
   /** Frames of the last segment open did not read, because it started at the snapshot's own frame. */
   framesTrustedByCheckpoint: number;

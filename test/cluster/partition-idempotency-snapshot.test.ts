@@ -112,6 +112,12 @@ async function nextOwner(partition: number, executed: readonly Executed[], fromS
   }
 }
 
+/** Bytes that are no snapshot at all, stored as each of `journals`' snapshot at `sequence` (in place of one there). */
+async function garbageAt(journals: readonly string[], sequence: number): Promise<void> {
+  const objects = await node.jetStream(2_000).objects.create(DEFAULT_SNAPSHOT_BUCKET, { replicas: 3, description: "test" });
+  for (const journal of journals) await objects.putBlob(`${journal}/${String(sequence).padStart(16, "0")}`, new TextEncoder().encode("not a snapshot"));
+}
+
 describe("a partition's idempotency entries snapshotted beside it", () => {
   it("are read from the stream only after their newest snapshot, and the rebuilt index holds every command", async () => {
     const partition = 7;
@@ -157,12 +163,8 @@ describe("a partition's idempotency entries snapshotted beside it", () => {
     const { first, executed, marked } = await firstOwner(partition, 6);
     await first.opened.core.close();
     await first.close();
-    // Both snapshots made unreadable in place: bytes that are no snapshot at all under their names.
-    const objects = await node.jetStream(2_000).objects.create(DEFAULT_SNAPSHOT_BUCKET, { replicas: 3, description: "test" });
-    const named = (journal: string, sequence: number): string => `${journal}/${String(sequence).padStart(16, "0")}`;
-    const garbage = new TextEncoder().encode("not a snapshot");
-    await objects.putBlob(named(stream, marked.sequence), garbage);
-    await objects.putBlob(named(idempotencySnapshotName(stream), marked.sequence), garbage);
+    // Both snapshots made unreadable in place.
+    await garbageAt([stream, idempotencySnapshotName(stream)], marked.sequence);
 
     await nextOwner(partition, executed, 0, (opened) => {
       expect(opened.report.snapshotIgnored).toMatch(/has no JSS1 envelope/);
@@ -172,7 +174,7 @@ describe("a partition's idempotency entries snapshotted beside it", () => {
     });
 
     // One named beyond the stream's end still refuses the open, readable or not: entries were lost.
-    await objects.putBlob(named(stream, marked.sequence + 100), garbage);
+    await garbageAt([stream], marked.sequence + 100);
     await expect(openShard(partition, 3)).rejects.toThrow(/newer than stream/);
   }, 60_000);
 
@@ -189,14 +191,10 @@ describe("a partition's idempotency entries snapshotted beside it", () => {
     await first.opened.core.close();
     await first.close();
     // The newer of each pair made unreadable in place.
-    const objects = await node.jetStream(2_000).objects.create(DEFAULT_SNAPSHOT_BUCKET, { replicas: 3, description: "test" });
-    const named = (journal: string, sequence: number): string => `${journal}/${String(sequence).padStart(16, "0")}`;
-    const garbage = new TextEncoder().encode("not a snapshot");
-    await objects.putBlob(named(stream, later.sequence), garbage);
-    await objects.putBlob(named(idempotencySnapshotName(stream), later.sequence), garbage);
+    await garbageAt([stream, idempotencySnapshotName(stream)], later.sequence);
 
     await nextOwner(partition, executed, 8, (opened) => {
-      const passedOver = new RegExp(`has no JSS1 envelope; the snapshot at sequence ${marked.sequence} was used instead`);
+      const passedOver = new RegExp(`has no JSS1 envelope; the snapshot at sequence ${marked.sequence} was tried instead`);
       expect(opened.report.snapshotIgnored).toMatch(passedOver);
       expect(opened.report.snapshotLsn).toBe(marked.sequence);
       expect(opened.report.idempotencySnapshotIgnored).toMatch(passedOver);

@@ -266,14 +266,21 @@ describe("replay and verify from a partition's stream", () => {
     const journal = await JetStreamJournal.open({ messaging, name });
     await journal.claim(1);
     await journal.close();
-    // Bytes that are no snapshot at all, under the name of the stream's snapshot at its first entry.
+    // Bytes that are no snapshot at all, under the name of a snapshot at the stream's last entry (0: it holds only the claim).
     const objects = await messaging.jetStream(2_000).objects.create(DEFAULT_SNAPSHOT_BUCKET, { replicas: 3, description: "test" });
-    await objects.putBlob(`${name}/${String(1).padStart(16, "0")}`, new TextEncoder().encode("not a snapshot"));
+    const garbage = async (sequence: number): Promise<void> => objects.putBlob(`${name}/${String(sequence).padStart(16, "0")}`, new TextEncoder().encode("not a snapshot")).then(() => undefined);
+    await garbage(0);
     const verify = await cli(["verify", "--nats", cluster.urls.join(","), "--stream", name]);
     expect(verify.code).toBe(1);
-    expect(verify.stderr).toMatch(/verify: FAILED: stream partition-7: its newest snapshot cannot be read \(snapshot object partition-7\/0+1 has no JSS1 envelope\); every message of the stream verified, and a new owner, which has no older snapshot to start from, replays the stream/);
+    expect(verify.stderr).toMatch(/verify: FAILED: stream partition-7: its newest snapshot cannot be read \(snapshot object partition-7\/0{16} has no JSS1 envelope\); every message of the stream verified, and a new owner, which has no older snapshot to start from, replays the stream/);
     // replay does not read snapshots.
     expect((await cli(["replay", "--nats", cluster.urls.join(","), "--stream", name])).code).toBe(0);
+    // One named beyond the stream's end: a new owner refuses the open (engine/journal/jetstream-journal.ts), and verify says so.
+    await garbage(5);
+    const beyond = await cli(["verify", "--nats", cluster.urls.join(","), "--stream", name]);
+    expect(beyond.code).toBe(1);
+    expect(beyond.stderr).toContain("its name's sequence 5 is beyond the stream's last entry 0: a new owner refuses to open the stream");
+    await expect(JetStreamJournal.open({ messaging, name })).rejects.toThrow(/newer than stream partition-7/);
 
     // A stream with an older snapshot that can be read: that one is compared, as a new owner would start from it.
     const stored = (await objects.list()).filter((info) => !info.deleted && info.name.startsWith(`${STREAM}/`)).map((info) => Number(info.name.slice(STREAM.length + 1)));
@@ -283,7 +290,7 @@ describe("replay and verify from a partition's stream", () => {
     try {
       const withOlder = await cli(["verify", ...live()]);
       expect(withOlder.code).toBe(1);
-      expect(withOlder.stderr).toContain(`verify: FAILED: stream ${STREAM}: its newest snapshot cannot be read (snapshot object ${newer} has no JSS1 envelope); every message of the stream verified, and the snapshot before it (sequence ${String(stored[0])}), which a new owner starts from instead, matched`);
+      expect(withOlder.stderr).toContain(`verify: FAILED: stream ${STREAM}: its newest snapshot cannot be read (snapshot object ${newer} has no JSS1 envelope); every message of the stream verified, and the snapshot before it (sequence ${String(stored[0])}), which a new owner tries instead, matched`);
     } finally {
       await objects.delete(newer);
     }

@@ -5,7 +5,7 @@
  * a JetStream object store, exercised by the cluster tests); it counts its listings.
  */
 import { describe, expect, it } from "vitest";
-import { JetStreamSnapshots, type SnapshotMark, type StoredSnapshot, type UnreadableSnapshot } from "../../engine/journal/jetstream-snapshots.js";
+import { JetStreamSnapshots, startingSnapshot, type SnapshotMark, type StoredSnapshot, type UnreadableSnapshot } from "../../engine/journal/jetstream-snapshots.js";
 import type { ObjectStore, ObjectStores, StoredObjectInfo } from "../../engine/messaging/object-store.js";
 import { MessagingError, isMessagingFailure } from "../../engine/messaging/messaging-error.js";
 import { messagingErrorOf } from "../../engine/messaging/nats/nats-errors.js";
@@ -118,6 +118,21 @@ describe("JetStreamSnapshots", () => {
     expect(two).toEqual({ unreadable: "snapshot object partition-2/0000000000000005 cannot be read: Error: received a corrupt object, digests do not match", sequence: 5 });
     expect(text(readable(three)?.payload)).toBe("p3 at 5");
     await expect(snapshots.newest("partition-1")).rejects.toThrow("has no JSS1 envelope");
+  });
+
+  it("gives the newest reason with the newest older object that can be read, past several that cannot", async () => {
+    const { store, snapshots } = await bucket();
+    await snapshots.write("partition-1", mark(3), payload("p1 at 3"), 9);
+    store.objects.set("partition-1/0000000000000005", payload("no envelope at 5"));
+    store.objects.set("partition-1/0000000000000007", payload("no envelope at 7"));
+    const [found] = await snapshots.newestOf(["partition-1"]);
+    expect(found).toMatchObject({ unreadable: "snapshot object partition-1/0000000000000007 has no JSS1 envelope", sequence: 7 });
+    expect(text(startingSnapshot(found)?.payload)).toBe("p1 at 3");
+    // None that can be read: the reason alone.
+    store.objects.delete("partition-1/0000000000000003");
+    const [none] = await snapshots.newestOf(["partition-1"]);
+    expect(none).toEqual({ unreadable: "snapshot object partition-1/0000000000000007 has no JSS1 envelope", sequence: 7 });
+    expect(startingSnapshot(none)).toBeUndefined();
   });
 
   it("passes on a failure to read that another attempt may not meet (a timeout)", async () => {
