@@ -120,6 +120,15 @@ export function unpackPayload(packed: PackedPayloads, index: number): Uint8Array
   return found;
 }
 
+/** The first `count` packed payloads (views into `packed`, not copies). */
+export function firstPayloads(packed: PackedPayloads, count: number): PackedPayloads {
+  const total = payloadCount(packed);
+  if (!(Number.isInteger(count) && count >= 0 && count <= total)) throw new RangeError(`${count} of ${total} packed payloads`);
+  if (count === total) return packed;
+  const end = count === 0 ? 0 : (float64sOf(packed.ends.subarray((count - 1) * 8, count * 8))[0] as number);
+  return { payloads: packed.payloads.subarray(0, end), ends: packed.ends.subarray(0, count * 8) };
+}
+
 /** How many payloads are packed. */
 export function payloadCount(packed: PackedPayloads): number {
   return packed.ends.byteLength / 8;

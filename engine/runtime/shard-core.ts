@@ -29,7 +29,7 @@ import { NODE_TREE_HASHING } from "../audit/node-tree-hashing.js";
 import { LogFold, type ShardMarket } from "../log-fold.js";
 import { decodeShardSnapshot, encodeMarketImage, encodeShardSnapshot } from "./shard-snapshot.js";
 import { float64Bytes } from "./float64-bytes.js";
-import { readPayloads, readPayloadsAfter, unpackPayload } from "./entry-payloads.js";
+import { firstPayloads, readPayloads, readPayloadsAfter, unpackPayload, type PackedPayloads } from "./entry-payloads.js";
 import { requestProblem, type LogProofRequest } from "../audit/log-proofs.js";
 import type { TreeAnchor } from "../audit/cached-log-proofs.js";
 import { shardLogId } from "./shard-routing.js";
@@ -181,6 +181,8 @@ export class ShardCore {
   private readonly timers = new TimerWheel<Deadline>();
   /** Map order is insertion order: the first entry is the oldest reply. */
   private readonly replyCache = new Map<number, ShardReply>();
+  /** marketPayloads's read of the market read last (a journal without a view only). */
+  private keptPayloads: { readonly marketId: string; readonly count: number; readonly read: Promise<PackedPayloads> } | undefined;
   /** The commands of the batch being decided, in order, until `commit` appends them. */
   private staged: StagedCommand[] = [];
   private replyCacheChars = 0;
@@ -603,20 +605,40 @@ export class ShardCore {
     }
     const market = encodeMarketImage(entry);
     const recordLength = entry.positions.length;
-    return recordWork(await this.replaySource(entry.positions, recordLength), market, marketId, recordLength);
+    return recordWork(await this.replaySource(marketId, entry.positions, recordLength), market, marketId, recordLength);
   }
 
   /**
-   * Where a replay of the commands at the first `count` of `positions` reads them: the journal's
-   * view when it has one (the file journal: nothing is read or copied here), else their payloads,
-   * read here through the journal.
+   * Where a replay of the first `count` commands of a market (at `positions`) reads them: the
+   * journal's view when it has one (the file journal: nothing is read or copied here), else their
+   * payloads, read here through the journal (marketPayloads).
    */
-  private async replaySource(positions: readonly JournalPosition[], count: number): Promise<ReplaySource> {
+  private async replaySource(marketId: string, positions: readonly JournalPosition[], count: number): Promise<ReplaySource> {
     const view = this.journal.readView();
     if (view !== undefined) return logSource(view);
-    // Copied before the first read: a batch processed meanwhile may append to the market's positions.
-    const packed = await readPayloads(this.journal, positions.slice(0, count));
+    const packed = firstPayloads(await this.marketPayloads(marketId, positions, count), count);
     return payloadSource(packed.payloads, packed.ends);
+  }
+
+  /**
+   * The payloads of at least the first `count` of a market's commands, read through the journal
+   * once for every replay they serve: the market read last is kept, and its read is shared while in
+   * flight. A failover's clients retry many commands of one hot market at once, each old reply
+   * replayed from the market's first command, and each reading that prefix again cost the partition
+   * more than the replays did.
+   */
+  private marketPayloads(marketId: string, positions: readonly JournalPosition[], count: number): Promise<PackedPayloads> {
+    const kept = this.keptPayloads;
+    if (kept !== undefined && kept.marketId === marketId && kept.count >= count) return kept.read;
+    // Every position known now, copied before the first read: a batch processed meanwhile may
+    // append to the market's positions, and a later retry's command is then covered too.
+    const read = readPayloads(this.journal, positions.slice());
+    const reading = { marketId, count: positions.length, read };
+    this.keptPayloads = reading;
+    read.catch(() => {
+      if (this.keptPayloads === reading) this.keptPayloads = undefined; // a failed read is not kept
+    });
+    return read;
   }
 
   private readOutcome(marketId: string, principalId: string): ShardReply {
@@ -653,10 +675,10 @@ export class ShardCore {
     const marketId = marketIdOfCommand(logged.c);
     const market = marketId === undefined ? undefined : this.markets.get(marketId);
     const index = market === undefined ? -1 : indexOfPosition(market.positions, position);
-    if (market === undefined || index < 0) throw new Error(`no market record holds the command logged at ${position}`);
+    if (marketId === undefined || market === undefined || index < 0) throw new Error(`no market record holds the command logged at ${position}`);
     const positions = market.positions.slice(0, index + 1);
     const receipt = head === undefined ? "" : receiptJson(entry.sequence - 1, head);
-    return replyWork(await this.replaySource(positions, positions.length), float64Bytes(positions), receipt);
+    return replyWork(await this.replaySource(marketId, market.positions, index + 1), float64Bytes(positions), receipt);
   }
 
   /**
