@@ -181,7 +181,7 @@ export class ShardCore {
   private readonly timers = new TimerWheel<Deadline>();
   /** Map order is insertion order: the first entry is the oldest reply. */
   private readonly replyCache = new Map<number, ShardReply>();
-  /** marketPayloads's read of the market read last (a journal without a view only). */
+  /** marketPayloads's read of the market read last (a journal without a view only), let go at the next snapshot. */
   private keptPayloads: { readonly marketId: string; readonly count: number; readonly read: Promise<PackedPayloads> } | undefined;
   /** The commands of the batch being decided, in order, until `commit` appends them. */
   private staged: StagedCommand[] = [];
@@ -622,8 +622,8 @@ export class ShardCore {
 
   /**
    * The payloads of at least the first `count` of a market's commands, read through the journal
-   * once for every replay they serve: the market read last is kept, and its read is shared while in
-   * flight. A failover's clients retry many commands of one hot market at once, each old reply
+   * once for every replay they serve: the market read last is kept until the next snapshot (which
+   * bounds how long its payloads stay in memory), and its read is shared while in flight. A failover's clients retry many commands of one hot market at once, each old reply
    * replayed from the market's first command, and each reading that prefix again cost the partition
    * more than the replays did.
    */
@@ -720,6 +720,7 @@ export class ShardCore {
     const payload = encodeShardSnapshot(header, this.markets.values());
     const written = await this.journal.writeSnapshot(payload, SNAPSHOTS_KEPT);
     this.commandsSinceSnapshot = 0;
+    this.keptPayloads = undefined;
     return { lsn: written.sequence, sizeBytes: written.sizeBytes, ...(written.mark === undefined ? {} : { mark: written.mark }) };
   }
 

@@ -76,6 +76,11 @@ describe("old replies on a journal without a view", () => {
     const again = await core.processBatch([{ kind: "reply-at", position: (claimed[5] as CommandResponse).position }]);
     expect(replyOf(again[0])).toContain(asGiven(claimed[5] as CommandResponse).slice(1, -1));
     expect(entriesRead() - after).toBe(1); // its own frame only
+    // Let go at the next snapshot: read again after it.
+    await core.snapshot();
+    const afterSnapshot = entriesRead();
+    await core.processBatch([{ kind: "reply-at", position: (claimed[5] as CommandResponse).position }]);
+    expect(entriesRead() - afterSnapshot).toBeGreaterThan(given.length);
 
     // A command logged after the kept read: read again, to the market's end.
     await run([request(commands.create("bob", "n", directClaim({ capacity: 5, pricing: { mode: "free" }, confirmation: "none" }))), request(commands.publish("bob", "n"))]);
