@@ -102,6 +102,13 @@ export interface CommittedBatch {
 }
 
 /** Whether a read is answered from the log (a record, an old reply, a proof), which may have to be read first; the others come from memory. */
+/** A read of a market's first `count` commands' payloads (ShardCore.marketPayloads). */
+interface PayloadRead {
+  readonly marketId: string;
+  readonly count: number;
+  readonly read: Promise<PackedPayloads>;
+}
+
 function readsTheLog(request: ReadRequest): boolean {
   return request.kind === "record" || request.kind === "reply-at" || request.kind === "log-proof";
 }
@@ -181,8 +188,9 @@ export class ShardCore {
   private readonly timers = new TimerWheel<Deadline>();
   /** Map order is insertion order: the first entry is the oldest reply. */
   private readonly replyCache = new Map<number, ShardReply>();
-  /** marketPayloads's read of the market read last (a journal without a view only), let go at the next snapshot. */
-  private keptPayloads: { readonly marketId: string; readonly count: number; readonly read: Promise<PackedPayloads> } | undefined;
+  /** marketPayloads's reads (a journal without a view only): those in flight, by market, and the one settled last until the next snapshot. */
+  private readonly payloadReads = new Map<string, PayloadRead>();
+  private keptPayloads: PayloadRead | undefined;
   /** The commands of the batch being decided, in order, until `commit` appends them. */
   private staged: StagedCommand[] = [];
   private replyCacheChars = 0;
@@ -622,23 +630,35 @@ export class ShardCore {
 
   /**
    * The payloads of at least the first `count` of a market's commands, read through the journal
-   * once for every replay they serve: the market read last is kept until the next snapshot (which
-   * bounds how long its payloads stay in memory), and its read is shared while in flight. A failover's clients retry many commands of one hot market at once, each old reply
-   * replayed from the market's first command, and each reading that prefix again cost the partition
-   * more than the replays did.
+   * once for every replay they serve. A failover's clients retry many commands of one hot market at
+   * once, each old reply replayed from the market's first command, and each reading that prefix
+   * again cost the partition more than the replays did. So a read is shared while in flight, and
+   * the one settled last is kept until the shard's next snapshot (taken every so many commands, or
+   * at a checkpoint after traffic), which bounds how long its payloads stay in memory. A read takes
+   * every command the market has, not only the prefix asked for: the retries of its later commands
+   * come with those of the earlier ones.
    */
   private marketPayloads(marketId: string, positions: readonly JournalPosition[], count: number): Promise<PackedPayloads> {
+    const inFlight = this.payloadReads.get(marketId);
+    if (inFlight !== undefined && inFlight.count >= count) return inFlight.read;
     const kept = this.keptPayloads;
     if (kept !== undefined && kept.marketId === marketId && kept.count >= count) return kept.read;
     // Every position known now, copied before the first read: a batch processed meanwhile may
-    // append to the market's positions, and a later retry's command is then covered too.
-    const read = readPayloads(this.journal, positions.slice());
-    const reading = { marketId, count: positions.length, read };
-    this.keptPayloads = reading;
-    read.catch(() => {
-      if (this.keptPayloads === reading) this.keptPayloads = undefined; // a failed read is not kept
-    });
-    return read;
+    // append to the market's positions.
+    const reading: PayloadRead = { marketId, count: positions.length, read: readPayloads(this.journal, positions.slice()) };
+    this.payloadReads.set(marketId, reading);
+    const settled = (): void => {
+      if (this.payloadReads.get(marketId) === reading) this.payloadReads.delete(marketId);
+    };
+    reading.read.then(
+      () => {
+        settled();
+        const last = this.keptPayloads;
+        if (last === undefined || last.marketId !== marketId || last.count <= reading.count) this.keptPayloads = reading;
+      },
+      settled, // a failed read is not kept (its callers get the failure)
+    );
+    return reading.read;
   }
 
   private readOutcome(marketId: string, principalId: string): ShardReply {

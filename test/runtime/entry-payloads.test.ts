@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { FileJournal } from "../../engine/journal/file-journal.js";
 import type { Journal, JournalEntry, JournalPosition } from "../../engine/journal/journal.js";
-import { forEachPayload, packPayloads, payloadCount, readPayloads } from "../../engine/runtime/entry-payloads.js";
+import { firstPayloads, forEachPayload, packPayloads, payloadCount, readPayloads } from "../../engine/runtime/entry-payloads.js";
 import { float64Bytes } from "../../engine/runtime/float64-bytes.js";
 import { tempDir } from "./support.js";
 
@@ -123,5 +123,15 @@ describe("packed payloads", () => {
     expect(() => forEachPayload({ payloads: packed.payloads, ends: float64Bytes([1, 0, 4, 4]) }, () => undefined)).toThrow(RangeError);
     expect(() => forEachPayload({ payloads: packed.payloads, ends: float64Bytes([1, 1, 3]) }, () => undefined)).toThrow(/1 bytes after the last payload/);
     expect(() => forEachPayload({ payloads: packed.payloads, ends: float64Bytes([1, 1, 9]) }, () => undefined)).toThrow(RangeError);
+  });
+
+  it("give their first n as views: none, some, all; and refuse more than they hold", () => {
+    const packed = packPayloads(["a", "", "bcd", "ef"].map(bytes));
+    expect(textsOf(firstPayloads(packed, 0))).toEqual([]);
+    expect(textsOf(firstPayloads(packed, 3))).toEqual(["a", "", "bcd"]);
+    expect(firstPayloads(packed, 3).payloads.buffer).toBe(packed.payloads.buffer);
+    expect(firstPayloads(packed, 4)).toBe(packed);
+    expect(() => firstPayloads(packed, 5)).toThrow(RangeError);
+    expect(() => firstPayloads(packed, -1)).toThrow(RangeError);
   });
 });

@@ -86,7 +86,19 @@ describe("old replies on a journal without a view", () => {
     await run([request(commands.create("bob", "n", directClaim({ capacity: 5, pricing: { mode: "free" }, confirmation: "none" }))), request(commands.publish("bob", "n"))]);
     await run(claims("m", 40, 1));
     const later = given[given.length - 1] as CommandResponse;
+    const beforeLatest = entriesRead();
     const latest = await core.processBatch([{ kind: "reply-at", position: later.position }]);
     expect(replyOf(latest[0])).toContain(asGiven(later).slice(1, -1));
+    expect(entriesRead() - beforeLatest).toBeGreaterThan(given.length - 3);
+
+    // Two markets asked for in turn, in one batch: one read of each, shared by that market's replies.
+    const ofN = given.slice(given.length - 3, given.length - 1);
+    const beforeTwo = entriesRead();
+    const both = await core.processBatch([later, ...ofN, claimed[7] as CommandResponse].map((response) => ({ kind: "reply-at", position: response.position })));
+    expect(both).toHaveLength(4);
+    // Each reply's own frame; then n's first and last command and one pass over its two. The read of
+    // m kept from before serves both of m's, though n's was started between them.
+    expect(entriesRead() - beforeTwo).toBeLessThanOrEqual(4 + 2 + 2);
+    for (const [i, response] of [later, ...ofN, claimed[7] as CommandResponse].entries()) expect(replyOf(both[i])).toContain(asGiven(response).slice(1, -1));
   });
 });
