@@ -101,7 +101,6 @@ export interface CommittedBatch {
   readonly reads: ReadonlyArray<{ readonly index: number; readonly answered: Promise<ShardResponse> }> | undefined;
 }
 
-/** Whether a read is answered from the log (a record, an old reply, a proof), which may have to be read first; the others come from memory. */
 /** A read of a market's first `count` commands' payloads (ShardCore.marketPayloads). */
 interface PayloadRead {
   readonly marketId: string;
@@ -109,6 +108,7 @@ interface PayloadRead {
   readonly read: Promise<PackedPayloads>;
 }
 
+/** Whether a read is answered from the log (a record, an old reply, a proof), which may have to be read first; the others come from memory. */
 function readsTheLog(request: ReadRequest): boolean {
   return request.kind === "record" || request.kind === "reply-at" || request.kind === "log-proof";
 }
