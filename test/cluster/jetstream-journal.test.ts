@@ -8,7 +8,7 @@
  * No nats-server binary is a failure (scripts/fetch-nats-server.sh), not a skip.
  */
 import { jetstream, jetstreamManager, StorageType, type JetStreamManager } from "@nats-io/jetstream";
-import { Objm } from "@nats-io/obj";
+import { Objm, getSha256Backend } from "@nats-io/obj";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { JOURNAL_CONNECTION_SETTINGS, connectForJournals } from "../../engine/messaging/nats/connect.js";
@@ -372,6 +372,8 @@ describe("JetStreamJournal on a 3-node cluster", () => {
     expect(reopened.snapshot?.sequence).toBe(4);
     expect(text(reopened.snapshot?.payload ?? new Uint8Array())).toBe("state 4");
     expect(await readAll(reopened, reopened.snapshot?.sequence)).toEqual([]);
+    // Written and read back with the native SHA-256 for the objects' digests (nats-objects.ts).
+    expect(getSha256Backend()).toBe("native");
   });
 
   it("refuses a batch larger than the servers' max_payload without failing the journal", async () => {

@@ -1,9 +1,16 @@
 /** JetStream object stores on the NATS client (../object-store.ts). */
 import { StorageType, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
-import { Objm, type ObjectStore as NatsObjectStore } from "@nats-io/obj";
+import { Objm, setSha256Backend, type ObjectStore as NatsObjectStore } from "@nats-io/obj";
 import { isMessagingFailure } from "../messaging-error.js";
 import type { ObjectStore, ObjectStores, StoredObjectInfo } from "../object-store.js";
 import { viaNats } from "./nats-errors.js";
+
+// The client checks every object it writes or reads against a SHA-256 digest, by default in pure
+// JavaScript (its browser-safe choice). On Node the native hash is far cheaper, and a snapshot's
+// digest is computed on a partition's thread while it writes one and on a new owner's path while it
+// takes a partition over (docs/cluster.md, "Snapshots in an object store"). The setting is per
+// module instance, so every thread that loads this module sets it for itself.
+setSha256Backend("native");
 
 class NatsObjectStoreBucket implements ObjectStore {
   constructor(private readonly store: NatsObjectStore) {}
