@@ -59,6 +59,7 @@ import {
 import { TimerWheel } from "./timer-wheel.js";
 import { tableStorage } from "../store/market-storage.js";
 import { renderedEvent } from "../events/public-event.js";
+import { RecentReplies } from "./recent-replies.js";
 import type { EmittedEvent, WatchAnswer } from "../shard-protocol/shard-protocol.js";
 
 export interface ShardCoreOptions {
@@ -89,7 +90,7 @@ export interface ShardCoreOptions {
   headChecks?: { keys: HeadKeys | undefined; acceptedTails: readonly string[] };
   /** Replies kept for fast idempotent replays (older ones are recomputed from the log) ... */
   replyCacheEntries?: number;
-  /** ... and at most this many characters of their JSON and messages in all (see `remember`). */
+  /** ... and at most this many characters of their JSON and messages in all (recent-replies.ts). */
   replyCacheChars?: number;
 }
 
@@ -146,11 +147,6 @@ interface StagedCommand {
  */
 export const DEFAULT_REPLY_CACHE_CHARS = 8 * 1024 * 1024;
 
-/** What a kept reply costs, in characters of its text (O(1): no encoding is measured). */
-function replyChars(reply: ShardReply): number {
-  if (!reply.ok) return reply.code.length + reply.message.length;
-  return typeof reply.json === "string" ? reply.json.length : reply.json.byteLength;
-}
 
 /** Index of `position` in an ascending list, or -1. */
 function indexOfPosition(positions: readonly number[], position: number): number {
@@ -186,14 +182,12 @@ export class ShardCore {
   private readonly fold = new LogFold();
   private readonly markets = this.fold.markets;
   private readonly timers = new TimerWheel<Deadline>();
-  /** Map order is insertion order: the first entry is the oldest reply. */
-  private readonly replyCache = new Map<number, ShardReply>();
+  private readonly replyCache: RecentReplies;
   /** marketPayloads's reads (a journal without a view only): those in flight, by market, and the one settled last until the next snapshot. */
   private readonly payloadReads = new Map<string, PayloadRead>();
   private keptPayloads: PayloadRead | undefined;
   /** The commands of the batch being decided, in order, until `commit` appends them. */
   private staged: StagedCommand[] = [];
-  private replyCacheChars = 0;
   /** Entries of this log sent to the worker pool for proofs, as payloads (a journal without a view). */
   private proofEntriesSent = 0;
   private commandsSinceSnapshot = 0;
@@ -214,7 +208,9 @@ export class ShardCore {
     private readonly journal: Journal,
     /** The log's Merkle tree and signed heads, when the shard signs them. */
     private readonly heads: LogHeads | undefined,
-  ) {}
+  ) {
+    this.replyCache = new RecentReplies(options.replyCacheEntries ?? DEFAULT_REPLY_CACHE_ENTRIES, options.replyCacheChars ?? DEFAULT_REPLY_CACHE_CHARS);
+  }
 
   /** Recover: the journal's newest snapshot, then every entry after it; rebuild the timer wheel. */
   static async open(options: ShardCoreOptions): Promise<OpenedShard> {
@@ -342,30 +338,9 @@ export class ShardCore {
     return response;
   }
 
-  /**
-   * Keep a reply for fast retries: the newest `replyCacheEntries` replies, and no more than
-   * `replyCacheChars` characters of them. A count alone bounded nothing: every reply repeats its
-   * market's subject (in the market and in each commitment's terms), which a client may make up to
-   * the body limit, so 4096 kept replies could hold gigabytes. Older replies are recomputed from
-   * the log (`replyAt`), byte for byte the same; one larger than the whole bound is not kept.
-   */
-  private remember(position: number, reply: ShardReply): void {
-    const maxEntries = this.options.replyCacheEntries ?? DEFAULT_REPLY_CACHE_ENTRIES;
-    const maxChars = this.options.replyCacheChars ?? DEFAULT_REPLY_CACHE_CHARS;
-    const chars = replyChars(reply);
-    if (maxEntries <= 0 || chars > maxChars) return;
-    this.replyCache.set(position, reply);
-    this.replyCacheChars += chars;
-    for (const [oldestPosition, oldest] of this.replyCache) {
-      if (this.replyCache.size <= maxEntries && this.replyCacheChars <= maxChars) break;
-      this.replyCache.delete(oldestPosition);
-      this.replyCacheChars -= replyChars(oldest);
-    }
-  }
-
   /** Replies kept for retries and their size in characters (tests, metrics). */
   get replyCacheStats(): { entries: number; chars: number } {
-    return { entries: this.replyCache.size, chars: this.replyCacheChars };
+    return { entries: this.replyCache.size, chars: this.replyCache.chars };
   }
 
   /** Submit the system commands of every deadline that has passed (staged; the caller commits). */
@@ -480,7 +455,7 @@ export class ShardCore {
         if (receiptHead !== undefined && reply.ok) reply.receipt = receiptJson(firstSequence - 1 + at, receiptHead);
         item.response.position = position;
         item.record?.positions.push(position);
-        this.remember(position, reply);
+        this.replyCache.remember(position, reply);
         if (item.watchedEvents !== undefined) this.emit(item.watchedEvents);
       });
     }
@@ -491,7 +466,7 @@ export class ShardCore {
       markets: this.markets.size,
       commitments: this.commitmentCount,
       replyCacheEntries: this.replyCache.size,
-      replyCacheChars: this.replyCacheChars,
+      replyCacheChars: this.replyCache.chars,
     };
   }
 
