@@ -9,7 +9,9 @@
  * - appends are conditional on the expected last sequence, so a writer that lost ownership of a
  *   journal is refused (fenced) instead of appending behind someone else's entries;
  * - positions are opaque: the runtime stores them (idempotency index, a market's record) and hands
- *   them back to the same journal, and never computes with them;
+ *   them back to the same journal, and never computes with them; it only relies on their order, as
+ *   they ascend in append order (a market's positions are searched, recent-replies.ts keeps a ring
+ *   in that order);
  * - reading streams: entries are handed over as they are read, never collected first.
  *
  * Retention: entries are kept for as long as the journal exists. A market's record and every old
@@ -21,7 +23,7 @@
 import type { LogReadView } from "../../storage/index.js";
 import type { SnapshotMark } from "./jetstream-snapshots.js";
 
-/** Where an entry lies in its journal. Opaque outside the journal that gave it. */
+/** Where an entry lies in its journal. Opaque outside the journal that gave it, except that a later entry's is greater. */
 export type JournalPosition = number;
 
 export interface JournalEntry {

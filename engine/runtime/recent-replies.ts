@@ -14,7 +14,7 @@
 import type { ShardReply } from "../shard-protocol/shard-protocol.js";
 
 /** What a kept reply costs, in characters of its text (O(1): no encoding is measured). */
-function replyChars(reply: ShardReply): number {
+function charsOf(reply: ShardReply): number {
   if (!reply.ok) return reply.code.length + reply.message.length;
   return typeof reply.json === "string" ? reply.json.length : reply.json.byteLength;
 }
@@ -26,6 +26,8 @@ export class RecentReplies {
   /** Slot `(first + i) % capacity` holds the i-th oldest kept reply, for i below `count`. */
   private positions: number[] = [];
   private replies: Array<ShardReply | undefined> = [];
+  /** Each kept reply's characters as counted when it was kept, so that its leaving takes off exactly that. */
+  private replyChars: number[] = [];
   private first = 0;
   private count = 0;
   private charsKept = 0;
@@ -50,7 +52,7 @@ export class RecentReplies {
 
   /** Keeps the reply of the command logged at `position`, after every one kept so far; the oldest leave to stay within the bounds. */
   remember(position: number, reply: ShardReply): void {
-    const chars = replyChars(reply);
+    const chars = charsOf(reply);
     if (this.maxEntries === 0 || chars > this.maxChars) return;
     if (this.count > 0 && position <= this.positionAt(this.count - 1)) {
       throw new Error(`a reply is kept at log position ${position}, not after the newest kept one's (${this.positionAt(this.count - 1)})`);
@@ -60,6 +62,7 @@ export class RecentReplies {
     const slot = (this.first + this.count) % this.positions.length;
     this.positions[slot] = position;
     this.replies[slot] = reply;
+    this.replyChars[slot] = chars;
     this.count += 1;
     this.charsKept += chars;
   }
@@ -83,9 +86,8 @@ export class RecentReplies {
   }
 
   private dropOldest(): void {
-    const reply = this.replies[this.first] as ShardReply;
     this.replies[this.first] = undefined;
-    this.charsKept -= replyChars(reply);
+    this.charsKept -= this.replyChars[this.first] as number;
     this.first = (this.first + 1) % this.positions.length;
     this.count -= 1;
   }
@@ -95,17 +97,21 @@ export class RecentReplies {
     const capacity = Math.min(this.maxEntries, Math.max(INITIAL_CAPACITY, this.positions.length * 2));
     const positions: number[] = [];
     const replies: Array<ShardReply | undefined> = [];
+    const replyChars: number[] = [];
     for (let i = 0; i < this.count; i += 1) {
       const slot = (this.first + i) % this.positions.length;
       positions.push(this.positions[slot] as number);
       replies.push(this.replies[slot]);
+      replyChars.push(this.replyChars[slot] as number);
     }
     for (let i = this.count; i < capacity; i += 1) {
       positions.push(0);
       replies.push(undefined);
+      replyChars.push(0);
     }
     this.positions = positions;
     this.replies = replies;
+    this.replyChars = replyChars;
     this.first = 0;
   }
 }

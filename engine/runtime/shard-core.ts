@@ -88,7 +88,7 @@ export interface ShardCoreOptions {
    * AUDIT_ACCEPT_UNSIGNED_TAIL). Used only with `heads`.
    */
   headChecks?: { keys: HeadKeys | undefined; acceptedTails: readonly string[] };
-  /** Replies kept for fast idempotent replays (older ones are recomputed from the log) ... */
+  /** Replies kept for fast idempotent replays, a non-negative integer (older ones are recomputed from the log) ... */
   replyCacheEntries?: number;
   /** ... and at most this many characters of their JSON and messages in all (recent-replies.ts). */
   replyCacheChars?: number;
@@ -146,7 +146,6 @@ interface StagedCommand {
  * size (decision I21).
  */
 export const DEFAULT_REPLY_CACHE_CHARS = 8 * 1024 * 1024;
-
 
 /** Index of `position` in an ascending list, or -1. */
 function indexOfPosition(positions: readonly number[], position: number): number {

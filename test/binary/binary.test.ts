@@ -521,11 +521,15 @@ describe.skipIf(!ENABLED)("single binary dist/market-service", () => {
       }
       expect(read.status, JSON.stringify(read.body)).toBe(200);
       expect(read.body.version).toBe(3);
-      const acquired = again
-        .output()
-        .split("\n")
-        .filter((line) => line.includes('"partition acquired"'))
-        .map((line) => JSON.parse(line) as { markets: number; commandsReplayed: number; snapshotIgnored?: string });
+      // The log is written asynchronously: wait for the line of the market's partition.
+      const acquiredLines = (): Array<{ markets: number; commandsReplayed: number; snapshotIgnored?: string }> =>
+        again
+          .output()
+          .split("\n")
+          .filter((line) => line.includes('"partition acquired"'))
+          .map((line) => JSON.parse(line) as { markets: number; commandsReplayed: number; snapshotIgnored?: string });
+      for (let attempt = 0; !acquiredLines().some((line) => line.markets > 0) && attempt < 100; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+      const acquired = acquiredLines();
       const withMarket = acquired.filter((line) => line.markets > 0);
       expect(withMarket, again.output()).toHaveLength(1);
       expect(withMarket[0]).toMatchObject({ markets: 1, commandsReplayed: 0 });

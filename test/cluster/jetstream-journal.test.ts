@@ -372,7 +372,7 @@ describe("JetStreamJournal on a 3-node cluster", () => {
     expect(reopened.snapshot?.sequence).toBe(4);
     expect(text(reopened.snapshot?.payload ?? new Uint8Array())).toBe("state 4");
     expect(await readAll(reopened, reopened.snapshot?.sequence)).toEqual([]);
-    // Written and read back with the native SHA-256 for the objects' digests (nats-objects.ts).
+    // The objects' digests are computed with node:crypto, as nats-objects.ts selects.
     expect(getSha256Backend()).toBe("native");
   });
 

@@ -100,6 +100,8 @@ describe.each(implementations)("%s keeps the journal contract", (_name, { openAt
     const second = await journal.append([bytes("c")]);
     expect(journal.lastSequence).toBe(3);
     const positions = [...first, ...second];
+    // Opaque, but ascending in append order (journal.ts).
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     expect(new Set(positions).size).toBe(3);
     const byPosition = await Promise.all(positions.map((position) => journal.readAt(position)));
     expect(byPosition.map((entry) => text(entry.payload))).toEqual(["a", "b", "c"]);

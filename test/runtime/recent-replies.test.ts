@@ -44,8 +44,8 @@ describe("RecentReplies", () => {
     expect(keptPositions(replies, 1, 4)).toEqual([2, 3]);
     replies.remember(5, replyOf(100));
     expect([replies.size, replies.chars, keptPositions(replies, 1, 5)]).toEqual([1, 100, [5]]);
-    replies.remember(6, errorReply("sold_out", "x".repeat(10)));
-    expect([replies.size, replies.chars, keptPositions(replies, 1, 6)]).toEqual([1, 18, [6]]);
+    replies.remember(6, errorReply("capacity_exhausted", "x".repeat(10)));
+    expect([replies.size, replies.chars, keptPositions(replies, 1, 6)]).toEqual([1, 28, [6]]);
   });
 
   it("grows a ring that has wrapped around, its replies kept in order", () => {
@@ -57,6 +57,17 @@ describe("RecentReplies", () => {
     for (let position = 66; position <= 95; position += 1) replies.remember(position, replyOf(1));
     expect(keptPositions(replies, 1, 95)).toEqual(Array.from({ length: 94 }, (_, i) => 2 + i));
     expect(replies.chars).toBe(63 + 10 + 30);
+  });
+
+  it("keeps the newest one with maxEntries 1, and only empty replies with maxChars 0", () => {
+    const one = new RecentReplies(1, 100);
+    one.remember(1, replyOf(5));
+    one.remember(2, replyOf(6));
+    expect([one.size, one.chars, keptPositions(one, 1, 2)]).toEqual([1, 6, [2]]);
+    const none = new RecentReplies(10, 0);
+    none.remember(1, replyOf(1));
+    none.remember(2, replyOf(0));
+    expect([none.size, none.chars, keptPositions(none, 1, 2)]).toEqual([1, 0, [2]]);
   });
 
   it("keeps nothing with maxEntries 0", () => {

@@ -7,9 +7,10 @@ import { viaNats } from "./nats-errors.js";
 
 // The client checks every object it writes or reads against a SHA-256 digest, by default in pure
 // JavaScript (its browser-safe choice). On Node the native hash is far cheaper, and a snapshot's
-// digest is computed on a partition's thread while it writes one and on a new owner's path while it
-// takes a partition over (docs/cluster.md, "Snapshots in an object store"). The setting is per
-// module instance, so every thread that loads this module sets it for itself.
+// digest is computed on the thread that writes it (a partition's, or the node's main thread for the
+// idempotency snapshots) and on a new owner's path while it takes a partition over (docs/cluster.md,
+// "Snapshots in an object store"). The setting is per module instance, so every thread that loads
+// this module sets it for itself.
 setSha256Backend("native");
 
 class NatsObjectStoreBucket implements ObjectStore {
