@@ -19,15 +19,10 @@ function charsOf(reply: ShardReply): number {
   return typeof reply.json === "string" ? reply.json.length : reply.json.byteLength;
 }
 
-/** The ring's first capacity; it doubles up to `maxEntries` as replies come. */
-const INITIAL_CAPACITY = 64;
-
 export class RecentReplies {
-  /** Slot `(first + i) % capacity` holds the i-th oldest kept reply, for i below `count`. */
-  private positions: number[] = [];
-  private replies: Array<ShardReply | undefined> = [];
-  /** Each kept reply's characters as counted when it was kept, so that its leaving takes off exactly that. */
-  private replyChars: number[] = [];
+  /** Slot `(first + i) % maxEntries` holds the i-th oldest kept reply, for i below `count`. */
+  private readonly positions: number[];
+  private readonly replies: Array<ShardReply | undefined>;
   private first = 0;
   private count = 0;
   private charsKept = 0;
@@ -38,6 +33,8 @@ export class RecentReplies {
   ) {
     if (!(Number.isSafeInteger(maxEntries) && maxEntries >= 0)) throw new RangeError(`kept replies must be a non-negative integer, not ${maxEntries}`);
     if (!(Number.isSafeInteger(maxChars) && maxChars >= 0)) throw new RangeError(`kept replies' characters must be a non-negative integer, not ${maxChars}`);
+    this.positions = new Array<number>(maxEntries).fill(0);
+    this.replies = new Array<ShardReply | undefined>(maxEntries).fill(undefined);
   }
 
   /** Replies kept. */
@@ -58,11 +55,9 @@ export class RecentReplies {
       throw new Error(`a reply is kept at log position ${position}, not after the newest kept one's (${this.positionAt(this.count - 1)})`);
     }
     while (this.count > 0 && (this.count === this.maxEntries || this.charsKept + chars > this.maxChars)) this.dropOldest();
-    if (this.count === this.positions.length) this.grow();
-    const slot = (this.first + this.count) % this.positions.length;
+    const slot = (this.first + this.count) % this.maxEntries;
     this.positions[slot] = position;
     this.replies[slot] = reply;
-    this.replyChars[slot] = chars;
     this.count += 1;
     this.charsKept += chars;
   }
@@ -74,7 +69,7 @@ export class RecentReplies {
     while (low <= high) {
       const mid = (low + high) >>> 1;
       const at = this.positionAt(mid);
-      if (at === position) return this.replies[(this.first + mid) % this.positions.length];
+      if (at === position) return this.replies[(this.first + mid) % this.maxEntries];
       if (at < position) low = mid + 1;
       else high = mid - 1;
     }
@@ -82,36 +77,13 @@ export class RecentReplies {
   }
 
   private positionAt(index: number): number {
-    return this.positions[(this.first + index) % this.positions.length] as number;
+    return this.positions[(this.first + index) % this.maxEntries] as number;
   }
 
   private dropOldest(): void {
+    this.charsKept -= charsOf(this.replies[this.first] as ShardReply);
     this.replies[this.first] = undefined;
-    this.charsKept -= this.replyChars[this.first] as number;
-    this.first = (this.first + 1) % this.positions.length;
+    this.first = (this.first + 1) % this.maxEntries;
     this.count -= 1;
-  }
-
-  /** Doubles the ring (up to `maxEntries`), its replies moved to the front in order. */
-  private grow(): void {
-    const capacity = Math.min(this.maxEntries, Math.max(INITIAL_CAPACITY, this.positions.length * 2));
-    const positions: number[] = [];
-    const replies: Array<ShardReply | undefined> = [];
-    const replyChars: number[] = [];
-    for (let i = 0; i < this.count; i += 1) {
-      const slot = (this.first + i) % this.positions.length;
-      positions.push(this.positions[slot] as number);
-      replies.push(this.replies[slot]);
-      replyChars.push(this.replyChars[slot] as number);
-    }
-    for (let i = this.count; i < capacity; i += 1) {
-      positions.push(0);
-      replies.push(undefined);
-      replyChars.push(0);
-    }
-    this.positions = positions;
-    this.replies = replies;
-    this.replyChars = replyChars;
-    this.first = 0;
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The replies a shard keeps for retries (engine/runtime/recent-replies.ts): the newest within both
- * bounds, found by position through the ring's wrap-arounds and growth.
+ * bounds, found by position through the ring's wrap-arounds.
  */
 import { describe, expect, it } from "vitest";
 import { RecentReplies } from "../../engine/runtime/recent-replies.js";
@@ -18,7 +18,7 @@ function keptPositions(replies: RecentReplies, from: number, to: number): number
 }
 
 describe("RecentReplies", () => {
-  it("keeps the newest maxEntries replies, each found by its position, through growth and wrap-around", () => {
+  it("keeps the newest maxEntries replies, each found by its position, through wrap-arounds", () => {
     const replies = new RecentReplies(100, 1_000_000);
     const given = new Map<number, ShardReply>();
     for (let i = 1; i <= 1_000; i += 1) {
@@ -48,11 +48,11 @@ describe("RecentReplies", () => {
     expect([replies.size, replies.chars, keptPositions(replies, 1, 6)]).toEqual([1, 28, [6]]);
   });
 
-  it("grows a ring that has wrapped around, its replies kept in order", () => {
+  it("keeps replies in order after the ring has wrapped around", () => {
     const replies = new RecentReplies(1_000, 130);
     replies.remember(1, replyOf(60));
     for (let position = 2; position <= 64; position += 1) replies.remember(position, replyOf(1));
-    // 123 + 10 characters: the oldest leaves, so the full ring's front is no longer its first slot when it grows.
+    // 123 + 10 characters: the oldest leaves, so the ring's front is no longer its first slot.
     replies.remember(65, replyOf(10));
     for (let position = 66; position <= 95; position += 1) replies.remember(position, replyOf(1));
     expect(keptPositions(replies, 1, 95)).toEqual(Array.from({ length: 94 }, (_, i) => 2 + i));
