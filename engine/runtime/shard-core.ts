@@ -710,6 +710,10 @@ export class ShardCore {
   /** Write a snapshot of the committed state (call between batches); `mark`: a journal on a stream's (Journal's WrittenSnapshot). */
   async snapshot(): Promise<{ lsn: number; sizeBytes: number; mark?: SnapshotMark }> {
     if (this.staged.length !== 0) throw new Error("snapshot with uncommitted commands");
+    // A head over every entry first: the snapshot's tree anchor is then its own last entry but one
+    // (the head), and a recovery from it reads the log from there, not back to the last head before
+    // it (up to AUDIT_HEAD_EVERY_COMMANDS entries read again only to rebuild the tree).
+    if (this.heads !== undefined && this.heads.uncovered > 0) await this.commit(this.stamp(), true);
     const header = { shardIndex: this.options.shardIndex, lastStampMs: this.fold.lastStampMs, headAnchor: this.heads?.state() };
     const payload = encodeShardSnapshot(header, this.markets.values());
     const written = await this.journal.writeSnapshot(payload, SNAPSHOTS_KEPT);

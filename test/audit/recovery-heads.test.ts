@@ -189,10 +189,11 @@ describe("recovery checks the heads it reads", () => {
     await first.core.processBatch([request(commands.claim("carol", "m1"))]);
     await first.core.snapshot();
     await first.core.close();
-    // The anchor is the head at entry 4 (over 3 entries): recovery reads from it, and checks it.
+    // The snapshot records a head over what no head covered first (entry 6, over 5 entries), and
+    // that head is its anchor: recovery reads the log from it, and checks it, not from entry 4's.
     const second = await openShard(shardDir, clock, key, { everyCommands: 3 });
-    expect(second.report.snapshotLsn).toBe(5);
-    expect(second.report.headsChecked).toBe(2);
+    expect(second.report.snapshotLsn).toBe(6);
+    expect(second.report.headsChecked).toBe(1);
     // A snapshot written right after recovery keeps the anchor recovery read from the log (the head
     // decoded from its frame, which outlives the frame's buffer): the next start uses it.
     await second.core.snapshot();
