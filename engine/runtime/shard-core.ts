@@ -710,16 +710,20 @@ export class ShardCore {
   /** Write a snapshot of the committed state (call between batches); `mark`: a journal on a stream's (Journal's WrittenSnapshot). */
   async snapshot(): Promise<{ lsn: number; sizeBytes: number; mark?: SnapshotMark }> {
     if (this.staged.length !== 0) throw new Error("snapshot with uncommitted commands");
-    // A head over every entry first: the snapshot's tree anchor is then its own last entry but one
-    // (the head), and a recovery from it reads the log from there, not back to the last head before
-    // it (up to AUDIT_HEAD_EVERY_COMMANDS entries read again only to rebuild the tree).
-    if (this.heads !== undefined && this.heads.uncovered > 0) await this.commit(this.stamp(), true);
+    // The snapshot's tree anchor is then the head at its own last entry, and a recovery from it
+    // reads the log from there, not back to the last head before it only to rebuild the tree.
+    await this.coverWithHead();
     const header = { shardIndex: this.options.shardIndex, lastStampMs: this.fold.lastStampMs, headAnchor: this.heads?.state() };
     const payload = encodeShardSnapshot(header, this.markets.values());
     const written = await this.journal.writeSnapshot(payload, SNAPSHOTS_KEPT);
     this.commandsSinceSnapshot = 0;
     this.keptPayloads = undefined;
     return { lsn: written.sequence, sizeBytes: written.sizeBytes, ...(written.mark === undefined ? {} : { mark: written.mark }) };
+  }
+
+  /** Appends a head over every entry, if an entry follows the last head (nothing staged). */
+  private async coverWithHead(): Promise<void> {
+    if (this.heads !== undefined && this.heads.uncovered > 0) await this.commit(this.stamp(), true);
   }
 
   /**
@@ -730,10 +734,10 @@ export class ShardCore {
    */
   async close(): Promise<void> {
     if (this.closed) return;
-    if (this.heads !== undefined && this.heads.uncovered > 0 && this.staged.length === 0) {
+    if (this.staged.length === 0) {
       // Best effort: a shard closed because its journal failed (or was fenced) cannot append, and
       // leaves its last entries unsigned, as a crash would.
-      await this.commit(this.stamp(), true).catch(() => undefined);
+      await this.coverWithHead().catch(() => undefined);
     }
     this.closed = true;
     await this.journal.close();
