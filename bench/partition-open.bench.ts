@@ -20,7 +20,6 @@ import { openPartitionShard } from "../engine/runtime/partition-shard.js";
 import { partitionStream } from "../engine/cluster/partition-host.js";
 import { PartitionIndexes } from "../engine/cluster/partition-indexes.js";
 import type { IdempotencyIndex } from "../engine/idempotency/index.js";
-import type { SnapshotMark } from "../engine/journal/jetstream-snapshots.js";
 import type { ShardRequest } from "../engine/shard-protocol/shard-protocol.js";
 import { commandRequest } from "../engine/shard-protocol/shard-protocol.js";
 import { buildCommand, buildIdentity, type Command } from "../engine/index.js";
@@ -82,8 +81,7 @@ async function fill(urls: readonly string[]): Promise<void> {
     }
   };
   await claims(BEFORE);
-  indexes.snapshotted(PARTITION, (await first.opened.core.snapshot()).mark as SnapshotMark);
-  await indexes.settled(PARTITION);
+  await first.opened.core.snapshot((mark) => indexes.snapshotting(PARTITION, mark));
   await claims(AFTER);
   await first.opened.core.close();
   await first.close();

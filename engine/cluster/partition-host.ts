@@ -42,8 +42,8 @@ export interface PartitionHostOptions {
   snapshotEveryCommands?: number;
   /** Committed events of watched markets (live streams, docs/events.md). */
   onEvents?: (partition: number, events: readonly EmittedEvent[]) => void;
-  /** A partition's shard wrote a snapshot, after the replies of every batch it holds: its mark (decision I58). */
-  onSnapshotted?: (partition: number, mark: SnapshotMark) => void;
+  /** A partition's shard took a snapshot, after the replies of every batch it holds: its mark (decision I58); the shard stores it once the promise settles (decision I60). */
+  onSnapshotting?: (partition: number, mark: SnapshotMark) => Promise<void>;
 }
 
 interface OwnedPartition {
@@ -128,7 +128,7 @@ export class PartitionHost {
       onFenced: (message) => this.stopped(partition, `another owner took it: ${message}`),
       ...(options.onBatch === undefined ? {} : { onBatch: (stats: BatchStats) => options.onBatch?.(partition, stats) }),
       ...(options.onEvents === undefined ? {} : { onEvents: (events: readonly EmittedEvent[]) => options.onEvents?.(partition, events) }),
-      ...(options.onSnapshotted === undefined ? {} : { onSnapshotted: (mark: SnapshotMark) => options.onSnapshotted?.(partition, mark) }),
+      ...(options.onSnapshotting === undefined ? {} : { onSnapshotting: (mark: SnapshotMark) => options.onSnapshotting?.(partition, mark) ?? Promise.resolve() }),
     }, options.timers).finally(() => {
       this.opening -= 1;
       this.keepSpare();

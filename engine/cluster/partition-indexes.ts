@@ -4,10 +4,13 @@
  * the partition's own snapshots so that the next owner reads the stream for them only after the
  * newest one, not from its first message.
  *
- * - A snapshot of a partition's entries is written under the mark of a snapshot its shard wrote
+ * - A snapshot of a partition's entries is written under the mark of a snapshot its shard took
  *   (ShardLoop posts it after the replies of every batch that snapshot holds, so the index holds
  *   every entry up to the mark by then). The next owner's shard checks that mark against the stream
  *   as it checks its own snapshot's (openPartitionShard) and reports the entries after it.
+ * - The shard stores its own snapshot only once this one is written or has failed (decision I60):
+ *   so the newest shard snapshot a next owner finds has its entries' beside it, and the next owner
+ *   does not read the interval before it again for them (a kill between the two writes did).
  * - An index holds at least the entries up to its mark, and may hold later ones: every entry is of
  *   a command logged in the stream, and the entries read after the mark repeat them harmlessly.
  * - One write per partition at a time; a mark that comes meanwhile is written next, with the index
@@ -31,6 +34,8 @@ const SNAPSHOT_REPLICAS = 3;
 interface Job {
   readonly mark: SnapshotMark;
   readonly payload: Uint8Array;
+  /** The shards' snapshots waiting for this write: its own mark's, and those of jobs it replaced. */
+  readonly waiters: Array<() => void>;
 }
 
 interface Writing {
@@ -77,7 +82,7 @@ export class PartitionIndexes {
     const early = this.early.get(partition);
     if (early !== undefined) {
       this.early.delete(partition);
-      this.snapshotted(partition, early);
+      void this.snapshotting(partition, early);
     }
     return fromSnapshot;
   }
@@ -100,23 +105,32 @@ export class PartitionIndexes {
     this.early.delete(partition);
   }
 
-  /** The partition's shard wrote a snapshot marked `mark`: snapshot the partition's entries under it. */
-  snapshotted(partition: number, mark: SnapshotMark): void {
+  /**
+   * The partition's shard took a snapshot marked `mark`: snapshot the partition's entries under it.
+   * Resolves once that is written, or a later mark's is, or the write failed, or there is no index
+   * to write yet (a mark before the index was made, or after it was dropped): the shard then stores
+   * its own.
+   */
+  snapshotting(partition: number, mark: SnapshotMark): Promise<void> {
     const index = this.indexes.get(partition);
     if (index === undefined) {
       this.early.set(partition, mark);
-      return;
+      return Promise.resolve();
     }
     // Taken now: the index may be dropped before the write's turn comes.
-    const job: Job = { mark, payload: Buffer.concat(indexSnapshotParts(index, [mark.sequence])) };
-    const writing = this.writing.get(partition);
-    if (writing !== undefined) {
-      writing.next = job;
-      return;
-    }
-    const started: Writing = { done: Promise.resolve(), next: undefined };
-    this.writing.set(partition, started);
-    started.done = this.write(partition, job, started);
+    const written = new Promise<void>((resolve) => {
+      const job: Job = { mark, payload: Buffer.concat(indexSnapshotParts(index, [mark.sequence])), waiters: [resolve] };
+      const writing = this.writing.get(partition);
+      if (writing !== undefined) {
+        if (writing.next !== undefined) job.waiters.push(...writing.next.waiters);
+        writing.next = job;
+        return;
+      }
+      const started: Writing = { done: Promise.resolve(), next: undefined };
+      this.writing.set(partition, started);
+      started.done = this.write(partition, job, started);
+    });
+    return written;
   }
 
   /** Writes `first`, then whatever came meanwhile; ends (and leaves `writing`) in the turn it finds nothing more. */
@@ -132,6 +146,7 @@ export class PartitionIndexes {
       } catch (error) {
         this.writeFailed(partition, error);
       }
+      for (const resolve of job.waiters) resolve();
       job = writing.next;
       writing.next = undefined;
       if (job === undefined) this.writing.delete(partition);

@@ -779,13 +779,15 @@ export class JetStreamJournal implements FollowingJournal {
    * Stores a snapshot of the state folded through `lastSequence` in the snapshot bucket, marked with
    * the batch that sequence ends (checked at the next open), and keeps the journal's newest `keep`.
    */
-  async writeSnapshot(payload: Uint8Array, keep: number): Promise<WrittenSnapshot> {
+  async writeSnapshot(payload: Uint8Array, keep: number, besideFirst?: (mark: SnapshotMark) => Promise<void>): Promise<WrittenSnapshot> {
     if (this.closed) throw new Error(`the JetStream journal ${this.options.name} is closed`);
     if (this.failure !== undefined) throw this.failure;
     if (this.appendsPending !== 0) throw new Error("snapshot with an append in flight");
     // A succeeded owner's state does not hold its successor's entries that the tail now covers.
     this.refuseIfSucceeded(undefined);
+    // Taken before the first await: later appends may go on while the snapshot is stored.
     const mark: SnapshotMark = { sequence: this.tail.lastSequence, streamSequence: this.tail.streamSequence, batchId: this.tail.batchId };
+    if (besideFirst !== undefined) await besideFirst(mark);
     const sizeBytes = await withRetries(this.timers, `writing a snapshot of ${this.options.name}`, this.retryDeadlineMs, () => this.snapshots.write(this.options.name, mark, payload, keep));
     return { sequence: mark.sequence, sizeBytes, mark };
   }

@@ -127,8 +127,14 @@ export interface Journal {
   readView(): JournalReadView | undefined;
   /** The newest valid snapshot, if any (read when the journal was opened). */
   readonly snapshot: JournalSnapshot | undefined;
-  /** Writes a snapshot of the state folded through `lastSequence`, and keeps the newest `keep`. */
-  writeSnapshot(payload: Uint8Array, keep: number): Promise<WrittenSnapshot>;
+  /**
+   * Writes a snapshot of the state folded through `lastSequence` (as of this call: appends made
+   * while it is written are not in it), and keeps the newest `keep`. A journal on a stream hands its
+   * mark to `besideFirst` and stores its own snapshot only once that has resolved: state kept beside
+   * it under the same mark is then stored first, so the newest snapshot a next opener finds has its
+   * companion (decision I60). Files have no mark and ignore it.
+   */
+  writeSnapshot(payload: Uint8Array, keep: number, besideFirst?: (mark: SnapshotMark) => Promise<void>): Promise<WrittenSnapshot>;
   /** Closes the journal once what was appended before is done; later calls are refused. */
   close(): Promise<void>;
 }

@@ -23,8 +23,11 @@ export interface ShardChannelEvents {
   onBatch?(stats: BatchStats): void;
   /** Committed events of watched markets (live streams), in commit order. */
   onEvents?(events: readonly EmittedEvent[]): void;
-  /** A snapshot on a journal on a stream, after the replies of every batch it holds (decision I58). */
-  onSnapshotted?(mark: SnapshotMark): void;
+  /**
+   * A snapshot on a journal on a stream is taken, after the replies of every batch it holds
+   * (decision I58): the shard stores it once what this returns has settled (decision I60).
+   */
+  onSnapshotting?(mark: SnapshotMark): Promise<void>;
 }
 
 export interface StartedShard {
@@ -163,8 +166,8 @@ export class ShardChannel {
       case "events":
         this.events.onEvents?.(message.events);
         return;
-      case "snapshotted":
-        this.events.onSnapshotted?.(message.mark);
+      case "snapshotting":
+        this.snapshotting(message.mark);
         return;
       case "snapshot": {
         const resolve = this.snapshotWaiters.get(message.id);
@@ -184,6 +187,14 @@ export class ShardChannel {
       case "ready":
         return;
     }
+  }
+
+  /** Tells the shard to store its snapshot once what is kept beside it is (a shard that ended hears nothing). */
+  private snapshotting(mark: SnapshotMark): void {
+    const beside = this.events.onSnapshotting?.(mark) ?? Promise.resolve();
+    void beside.then(() => {
+      if (this.failure === undefined) this.worker.postMessage({ t: "besideStored", sequence: mark.sequence } satisfies ToShard);
+    });
   }
 
   private answer(items: Uint8Array): void {

@@ -124,6 +124,12 @@ export interface OpenedShard {
   idempotency: IdempotencyEntries;
 }
 
+/** A snapshot taken (ShardCore.snapshot): the last entry it holds, and its storing. */
+export interface TakenSnapshot {
+  readonly lsn: number;
+  readonly stored: Promise<{ readonly sizeBytes: number }>;
+}
+
 const DEFAULT_REPLY_CACHE_ENTRIES = 4096;
 /** Snapshots kept: the newest, and one before it in case the newest turns out damaged. */
 const SNAPSHOTS_KEPT = 2;
@@ -707,18 +713,29 @@ export class ShardCore {
     return this.commandsSinceSnapshot;
   }
 
-  /** Write a snapshot of the committed state (call between batches); `mark`: a journal on a stream's (Journal's WrittenSnapshot). */
-  async snapshot(): Promise<{ lsn: number; sizeBytes: number; mark?: SnapshotMark }> {
+  /** Writes a snapshot of the committed state (call between batches); `besideFirst`: the journal's (Journal.writeSnapshot). */
+  async snapshot(besideFirst?: (mark: SnapshotMark) => Promise<void>): Promise<{ lsn: number; sizeBytes: number }> {
+    const taken = await this.takeSnapshot(besideFirst);
+    return { lsn: taken.lsn, sizeBytes: (await taken.stored).sizeBytes };
+  }
+
+  /**
+   * Takes a snapshot of the committed state (call between batches) and starts storing it: resolves
+   * once the state is taken, and `stored` once it is stored. Later batches may be committed
+   * meanwhile: they are not in it.
+   */
+  async takeSnapshot(besideFirst?: (mark: SnapshotMark) => Promise<void>): Promise<TakenSnapshot> {
     if (this.staged.length !== 0) throw new Error("snapshot with uncommitted commands");
     // The snapshot's tree anchor is then the head at its own last entry, and a recovery from it
     // reads the log from there, not back to the last head before it only to rebuild the tree.
     await this.coverWithHead();
     const header = { shardIndex: this.options.shardIndex, lastStampMs: this.fold.lastStampMs, headAnchor: this.heads?.state() };
     const payload = encodeShardSnapshot(header, this.markets.values());
-    const written = await this.journal.writeSnapshot(payload, SNAPSHOTS_KEPT);
+    const lsn = this.lastLsn;
+    const stored = this.journal.writeSnapshot(payload, SNAPSHOTS_KEPT, besideFirst);
     this.commandsSinceSnapshot = 0;
     this.keptPayloads = undefined;
-    return { lsn: written.sequence, sizeBytes: written.sizeBytes, ...(written.mark === undefined ? {} : { mark: written.mark }) };
+    return { lsn, stored: stored.then((written) => ({ sizeBytes: written.sizeBytes })) };
   }
 
   /** Appends a head over every entry, if an entry follows the last head (nothing staged). */

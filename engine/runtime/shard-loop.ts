@@ -16,6 +16,7 @@ import type { ManualClock } from "../clock.js";
 import { JournalFencedError } from "../journal/journal.js";
 import type { Timers } from "../timers.js";
 import type { CommittedBatch, OpenedShard, ShardCore } from "./shard-core.js";
+import type { SnapshotMark } from "../journal/jetstream-snapshots.js";
 import type { ShardRequest, ShardResponse } from "../shard-protocol/shard-protocol.js";
 import { packResponses, unpackRequests } from "./wire.js";
 import { envelope, type Envelope, type FromShard, type ShardWorkerData, type ToShard } from "./worker-messages.js";
@@ -62,6 +63,10 @@ export class ShardLoop {
   private inbox: Array<Envelope<ShardRequest>> = [];
   /** Reads of earlier batches still being answered (ShardCore.commitBatch). */
   private readonly readsInFlight = new Set<Promise<void>>();
+  /** A snapshot due by count still being stored (snapshotBeside); none other is taken meanwhile. */
+  private storing: Promise<void> | undefined;
+  /** Snapshots waiting for the node to store what it keeps beside them, by the last entry they hold. */
+  private readonly besideWaiters = new Map<number, () => void>();
   private scheduled = false;
   private closing = false;
   private readonly ticker;
@@ -106,7 +111,7 @@ export class ShardLoop {
     const packed = packResponses(answered);
     this.options.post({ t: "batch", items: packed, stats: shard.lastBatch }, [packed.buffer as ArrayBuffer]);
     if (reads !== undefined) this.answerLater(items, reads);
-    if (this.snapshotDue(shard)) await this.snapshot(shard);
+    if (this.snapshotDue(shard)) await this.snapshotBeside(shard);
   }
 
   /**
@@ -131,19 +136,46 @@ export class ShardLoop {
   }
 
   /**
-   * Every snapshot, whoever asked: a journal on a stream marks it, and the node that owns the
-   * partition then snapshots its idempotency entries under the same mark (decision I58).
+   * A snapshot asked for (a checkpoint, a close): stored before the loop goes on, after one that
+   * was still being stored.
    */
   private async snapshot(shard: ShardCore): Promise<{ lsn: number; sizeBytes: number }> {
-    const written = await shard.snapshot();
-    if (written.mark !== undefined) this.options.post({ t: "snapshotted", mark: written.mark });
-    return written;
+    await this.storing;
+    return shard.snapshot(this.besideFirst);
   }
+
+  /**
+   * A snapshot due by count (cluster mode): taken between two batches, and stored while later
+   * batches go on, so that the partition does not wait for the snapshot's writes; a failure to
+   * store it stops the shard, as a failed snapshot always did.
+   */
+  private async snapshotBeside(shard: ShardCore): Promise<void> {
+    const taken = await shard.takeSnapshot(this.besideFirst);
+    const storing = taken.stored.then(
+      () => {
+        if (this.storing === storing) this.storing = undefined;
+      },
+      (error: unknown) => this.fatal(error),
+    );
+    this.storing = storing;
+  }
+
+  /**
+   * Every snapshot, whoever asked: a journal on a stream marks it, and the node that owns the
+   * partition snapshots its idempotency entries under the same mark (decision I58) first; the
+   * shard's own is stored once the node says so (decision I60), so that the newest one a next owner
+   * finds has its entries' beside it and it reads no interval of the stream again for them.
+   */
+  private readonly besideFirst = (mark: SnapshotMark): Promise<void> => {
+    const stored = new Promise<void>((resolve) => this.besideWaiters.set(mark.sequence, resolve));
+    this.options.post({ t: "snapshotting", mark });
+    return stored;
+  };
 
   /** Checked without awaiting anything, so a batch that needs no snapshot (every batch of the embedded default) costs no extra turn. */
   private snapshotDue(shard: ShardCore): boolean {
     const every = this.options.snapshotEveryCommands;
-    return every !== undefined && shard.commandsSinceLastSnapshot >= every;
+    return every !== undefined && this.storing === undefined && shard.commandsSinceLastSnapshot >= every;
   }
 
   /**
@@ -160,7 +192,7 @@ export class ShardLoop {
     const fired = await shard.tick();
     this.postEvents(shard);
     if (fired > 0) this.options.post({ t: "stats", stats: shard.lastBatch });
-    if (this.snapshotDue(shard)) await this.snapshot(shard);
+    if (this.snapshotDue(shard)) await this.snapshotBeside(shard);
   }
 
   receive(message: ToShard): void {
@@ -188,6 +220,12 @@ export class ShardLoop {
           this.options.post({ t: "snapshot", id: message.id, lsn: written.lsn, sizeBytes: written.sizeBytes });
         });
         return;
+      case "besideStored": {
+        const resolve = this.besideWaiters.get(message.sequence);
+        this.besideWaiters.delete(message.sequence);
+        resolve?.();
+        return;
+      }
       case "open":
         this.enqueue(() => Promise.reject(new Error("the shard thread was sent a second open")));
         return;
@@ -198,7 +236,7 @@ export class ShardLoop {
           await this.processInbox();
           const shard = this.opened();
           // Reads still being answered use the journal: they end first.
-          await Promise.allSettled([...this.readsInFlight]);
+          await Promise.allSettled([...this.readsInFlight, this.storing]);
           if (shard.commandsSinceLastSnapshot > 0) await this.snapshot(shard);
           await shard.close();
           await this.closeOpened?.();

@@ -74,6 +74,8 @@ export type ToShard =
   | { t: "batch"; nowMs: number; items: Uint8Array }
   | { t: "time"; nowMs: number }
   | { t: "snapshot"; id: number }
+  /** The node stored what it keeps beside the snapshot `snapshotting` marked at `sequence`, or will not (decision I60). */
+  | { t: "besideStored"; sequence: number }
   | { t: "close" };
 
 export type FromShard =
@@ -84,8 +86,11 @@ export type FromShard =
   | { t: "answers"; items: Uint8Array }
   /** Committed events of watched markets (live streams), posted before the replies of their batch. */
   | { t: "events"; events: readonly EmittedEvent[] }
-  /** A snapshot was written on a journal on a stream, after the replies of every batch it holds: its mark (decision I58). */
-  | { t: "snapshotted"; mark: SnapshotMark }
+  /**
+   * A snapshot on a journal on a stream is taken, after the replies of every batch it holds: its
+   * mark (decision I58). It is stored once the node answers `besideStored` (decision I60).
+   */
+  | { t: "snapshotting"; mark: SnapshotMark }
   /** A timer tick that logged system commands (no client replies). */
   | { t: "stats"; stats: BatchStats }
   | { t: "snapshot"; id: number; lsn: number; sizeBytes: number }

@@ -81,6 +81,16 @@ const failed = (partition: number, error: unknown): never => {
  * The partition's first owner (epoch 1) creates and publishes a market, takes `claimCount` claims
  * on it, snapshots the shard, and snapshots the entries under that mark as its node does.
  */
+/** A snapshot as a node's shard takes one: the entries' snapshot under its mark stored first, then the shard's (decision I60). Returns the mark. */
+async function snapshotBeside(opened: OpenedShard, writer: PartitionIndexes, partition: number): Promise<SnapshotMark> {
+  let marked: SnapshotMark | undefined;
+  await opened.core.snapshot((mark) => {
+    marked = mark;
+    return writer.snapshotting(partition, mark);
+  });
+  return marked as SnapshotMark;
+}
+
 async function firstOwner(partition: number, claimCount: number) {
   const executed: Executed[] = [];
   const first = await openShard(partition, 1);
@@ -89,9 +99,7 @@ async function firstOwner(partition: number, claimCount: number) {
   const index = writer.get(partition) as IdempotencyIndex;
   await execute(first.opened, index, [request(commands.create("alice", "m", directClaim({ capacity: 100, pricing: { mode: "free" }, confirmation: "none" }))), request(commands.publish("alice", "m"))], executed);
   await execute(first.opened, index, claims("m", 0, claimCount), executed);
-  const marked = (await first.opened.core.snapshot()).mark as SnapshotMark;
-  writer.snapshotted(partition, marked);
-  await writer.settled(partition);
+  const marked = await snapshotBeside(first.opened, writer, partition);
   return { first, writer, index, executed, marked };
 }
 
@@ -184,9 +192,7 @@ describe("a partition's idempotency entries snapshotted beside it", () => {
     const { first, writer, index, executed, marked } = await firstOwner(partition, 6);
     // A second pair of snapshots under a later mark, as the node's next checkpoint takes them.
     await execute(first.opened, index, claims("m", 6, 4), executed);
-    const later = (await first.opened.core.snapshot()).mark as SnapshotMark;
-    writer.snapshotted(partition, later);
-    await writer.settled(partition);
+    const later = await snapshotBeside(first.opened, writer, partition);
     await execute(first.opened, index, claims("m", 10, 2), executed);
     await first.opened.core.close();
     await first.close();

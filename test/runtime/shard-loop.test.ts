@@ -103,3 +103,95 @@ describe("the shard loop", () => {
     await eventually(() => (closed ||= posted.some((message) => message.t === "closed")), 10_000, "the loop closed");
   });
 });
+
+/**
+ * The journal as one on a stream behaves for snapshots (Journal.writeSnapshot): the mark handed to
+ * `besideFirst` and awaited before the snapshot is stored; storing itself held back by a gate.
+ */
+function streamLikeSnapshots(journal: FileJournal): { journal: Journal; stored: number[]; open(): void } {
+  // Stored in `stored` only: the file journal would label a snapshot with its last sequence as of the write.
+  let open = (): void => undefined;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const stored: number[] = [];
+  const writeSnapshot: Journal["writeSnapshot"] = async (payload, _keep, besideFirst) => {
+    const sequence = journal.lastSequence;
+    await besideFirst?.({ sequence, streamSequence: sequence, batchId: `batch-${sequence}` });
+    await gate;
+    stored.push(sequence);
+    return { sequence, sizeBytes: payload.length };
+  };
+  const wrapped = new Proxy(journal, {
+    get(target, property) {
+      if (property === "writeSnapshot") return writeSnapshot;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { journal: wrapped, stored, open };
+}
+
+describe("the shard loop's snapshots by count (decision I60)", () => {
+  it("store the shard's snapshot only after the node says it stored what it keeps beside it, and answer batches meanwhile", async () => {
+    const dir = tempDir("shard-loop-snapshot");
+    cleanups.push(dir.cleanup);
+    const file = FileJournal.open({ dir: dir.dir });
+    const { journal, stored, open } = streamLikeSnapshots(file);
+    const clock = new ManualClock(T0);
+    const posted: FromShard[] = [];
+    const loop = new ShardLoop({
+      open: async () => ({ opened: await ShardCore.open({ journal, shardIndex: 0, clock }), close: () => Promise.resolve() }),
+      post: (message) => posted.push(message),
+      exit: () => undefined,
+      timers: systemTimers,
+      controlled: clock,
+      tickIntervalMs: 100,
+      snapshotEveryCommands: 3,
+    });
+    let nextId = 1;
+    const answers = new Map<number, ShardResponse>();
+    const marks: number[] = [];
+    const send = (requests: ShardRequest[]): number[] => {
+      const ids = requests.map(() => nextId++);
+      loop.receive({ t: "batch", nowMs: clock.nowMs(), items: packRequests(requests.map((body, i) => envelope(ids[i] as number, body))) });
+      return ids;
+    };
+    const collect = (): void => {
+      for (const message of posted.splice(0)) {
+        if (message.t === "snapshotting") marks.push(message.mark.sequence);
+        if (message.t === "batch") for (const item of unpackResponses(message.items)) answers.set(item.id, item.body);
+      }
+    };
+    const answered = (ids: readonly number[]) => () => {
+      collect();
+      return ids.every((id) => answers.has(id));
+    };
+
+    const first = send([
+      request(commands.create("alice", "m", directClaim({ capacity: 5, pricing: { mode: "free" }, confirmation: "none" }))),
+      request(commands.publish("alice", "m")),
+      request(commands.claim("bob", "m")),
+    ]);
+    await eventually(answered(first), 10_000, "the first batch answered");
+    await eventually(() => (collect(), marks.length === 1), 10_000, "the snapshot's mark posted");
+    const mark = marks[0] as number;
+    // Its replies were posted before its mark: the node's index holds them when it snapshots it.
+    expect(mark).toBe(3);
+    // The node has not answered: the loop goes on, and stores nothing.
+    const [next] = send([request(commands.claim("carol", "m"))]);
+    await eventually(answered([next as number]), 10_000, "a later batch answered while the snapshot waits");
+    open();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(stored).toEqual([]);
+    loop.receive({ t: "besideStored", sequence: mark });
+    await eventually(() => stored.length === 1, 10_000, "the shard's snapshot stored once the node answered");
+    expect(stored).toEqual([mark]);
+    // A close snapshots what came since, beside first as well, and ends once that is stored.
+    let closed = false;
+    loop.receive({ t: "close" });
+    await eventually(() => (collect(), marks.length === 2), 10_000, "the close's snapshot's mark posted");
+    expect(marks[1]).toBe(4);
+    loop.receive({ t: "besideStored", sequence: 4 });
+    await eventually(() => (closed ||= posted.some((message) => message.t === "closed")), 10_000, "the loop closed");
+    expect(stored).toEqual([3, 4]);
+  });
+});
