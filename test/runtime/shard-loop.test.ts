@@ -36,42 +36,63 @@ function gatedReads(journal: FileJournal): { journal: Journal; open(): void } {
   return { journal: gated, open };
 }
 
+/** Sends batches to a loop and keeps what it posts: every message in order, and the answers by request id. */
+function loopDriver(clock: ManualClock) {
+  const posted: FromShard[] = [];
+  const answers = new Map<number, ShardResponse>();
+  let read = 0;
+  let nextId = 1;
+  let loop: ShardLoop | undefined;
+  const collect = (): void => {
+    for (; read < posted.length; read += 1) {
+      const message = posted[read] as FromShard;
+      if (message.t === "batch" || message.t === "answers") for (const item of unpackResponses(message.items)) answers.set(item.id, item.body);
+    }
+  };
+  return {
+    post: (message: FromShard): void => void posted.push(message),
+    drive(driven: ShardLoop): void {
+      loop = driven;
+    },
+    /** Sends one batch; returns its requests' ids. */
+    send(requests: ShardRequest[]): number[] {
+      const ids = requests.map(() => nextId++);
+      loop?.receive({ t: "batch", nowMs: clock.nowMs(), items: packRequests(requests.map((body, i) => envelope(ids[i] as number, body))) });
+      return ids;
+    },
+    answers,
+    /** A condition: every one of `ids` answered. */
+    answered: (ids: readonly number[]) => (): boolean => {
+      collect();
+      return ids.every((id) => answers.has(id));
+    },
+    /** The messages posted so far of kind `t`. */
+    seen<T extends FromShard["t"]>(t: T): Array<Extract<FromShard, { t: T }>> {
+      collect();
+      return posted.filter((message): message is Extract<FromShard, { t: T }> => message.t === t);
+    },
+  };
+}
+
 describe("the shard loop", () => {
   it("answers a batch's commands, and later batches', while its read waits on the journal", async () => {
     const dir = tempDir("shard-loop");
     cleanups.push(dir.cleanup);
     const { journal, open } = gatedReads(FileJournal.open({ dir: dir.dir }));
     const clock = new ManualClock(T0);
-    const posted: FromShard[] = [];
+    const driver = loopDriver(clock);
     const loop = new ShardLoop({
       // No reply kept: an old reply is read back from the journal.
       open: async () => ({ opened: await ShardCore.open({ journal, shardIndex: 0, clock, replyCacheEntries: 0 }), close: () => Promise.resolve() }),
-      post: (message) => posted.push(message),
+      post: driver.post,
       exit: () => undefined,
       timers: systemTimers,
       controlled: clock,
       tickIntervalMs: 100,
       snapshotEveryCommands: undefined,
     });
-    let nextId = 1;
-    /** Sends one batch; resolves with the responses posted for it, by request, once all came. */
-    const answers = new Map<number, ShardResponse>();
-    const send = (requests: ShardRequest[]): number[] => {
-      const ids = requests.map(() => nextId++);
-      loop.receive({ t: "batch", nowMs: clock.nowMs(), items: packRequests(requests.map((body, i) => envelope(ids[i] as number, body))) });
-      return ids;
-    };
-    let batchesPosted = 0;
-    const collect = (): void => {
-      for (const message of posted.splice(0)) {
-        if (message.t === "batch") batchesPosted += 1;
-        if (message.t === "batch" || message.t === "answers") for (const item of unpackResponses(message.items)) answers.set(item.id, item.body);
-      }
-    };
-    const answered = (ids: readonly number[]) => () => {
-      collect();
-      return ids.every((id) => answers.has(id));
-    };
+    driver.drive(loop);
+    const { send, answers, answered } = driver;
 
     const setup = send([
       request(commands.create("alice", "m", directClaim({ capacity: 5, pricing: { mode: "free" }, confirmation: "none" }))),
@@ -82,10 +103,7 @@ describe("the shard loop", () => {
     const claimed = answers.get(setup[2] as number) as CommandResponse;
     // The claim's old reply, read back from the journal (held back), in a batch of its own; once
     // that batch is through (its "batch" message, with no answer yet), a claim in the next one.
-    const batches = (): number => {
-      collect();
-      return batchesPosted;
-    };
+    const batches = (): number => driver.seen("batch").length;
     const before = batches();
     const [read] = send([replyAtRead(claimed.position)]);
     await eventually(() => batches() > before, 10_000, "the read's batch processed");
@@ -98,9 +116,8 @@ describe("the shard loop", () => {
     // The old reply is the claim's own: one claim allocated then, whatever came after.
     const replayed = replyOf(answers.get(read as number));
     expect(replayed).toEqual(replyOf(claimed));
-    let closed = false;
     loop.receive({ t: "close" });
-    await eventually(() => (closed ||= posted.some((message) => message.t === "closed")), 10_000, "the loop closed");
+    await eventually(() => driver.seen("closed").length === 1, 10_000, "the loop closed");
   });
 });
 
@@ -137,34 +154,19 @@ describe("the shard loop's snapshots by count (decision I60)", () => {
     const file = FileJournal.open({ dir: dir.dir });
     const { journal, stored, open } = streamLikeSnapshots(file);
     const clock = new ManualClock(T0);
-    const posted: FromShard[] = [];
+    const driver = loopDriver(clock);
     const loop = new ShardLoop({
       open: async () => ({ opened: await ShardCore.open({ journal, shardIndex: 0, clock }), close: () => Promise.resolve() }),
-      post: (message) => posted.push(message),
+      post: driver.post,
       exit: () => undefined,
       timers: systemTimers,
       controlled: clock,
       tickIntervalMs: 100,
       snapshotEveryCommands: 3,
     });
-    let nextId = 1;
-    const answers = new Map<number, ShardResponse>();
-    const marks: number[] = [];
-    const send = (requests: ShardRequest[]): number[] => {
-      const ids = requests.map(() => nextId++);
-      loop.receive({ t: "batch", nowMs: clock.nowMs(), items: packRequests(requests.map((body, i) => envelope(ids[i] as number, body))) });
-      return ids;
-    };
-    const collect = (): void => {
-      for (const message of posted.splice(0)) {
-        if (message.t === "snapshotting") marks.push(message.mark.sequence);
-        if (message.t === "batch") for (const item of unpackResponses(message.items)) answers.set(item.id, item.body);
-      }
-    };
-    const answered = (ids: readonly number[]) => () => {
-      collect();
-      return ids.every((id) => answers.has(id));
-    };
+    driver.drive(loop);
+    const { send, answered } = driver;
+    const marks = (): number[] => driver.seen("snapshotting").map((message) => message.mark.sequence);
 
     const first = send([
       request(commands.create("alice", "m", directClaim({ capacity: 5, pricing: { mode: "free" }, confirmation: "none" }))),
@@ -172,8 +174,8 @@ describe("the shard loop's snapshots by count (decision I60)", () => {
       request(commands.claim("bob", "m")),
     ]);
     await eventually(answered(first), 10_000, "the first batch answered");
-    await eventually(() => (collect(), marks.length === 1), 10_000, "the snapshot's mark posted");
-    const mark = marks[0] as number;
+    await eventually(() => marks().length === 1, 10_000, "the snapshot's mark posted");
+    const mark = marks()[0] as number;
     // Its replies were posted before its mark: the node's index holds them when it snapshots it.
     expect(mark).toBe(3);
     // The node has not answered: the loop goes on, and stores nothing.
@@ -186,12 +188,11 @@ describe("the shard loop's snapshots by count (decision I60)", () => {
     await eventually(() => stored.length === 1, 10_000, "the shard's snapshot stored once the node answered");
     expect(stored).toEqual([mark]);
     // A close snapshots what came since, beside first as well, and ends once that is stored.
-    let closed = false;
     loop.receive({ t: "close" });
-    await eventually(() => (collect(), marks.length === 2), 10_000, "the close's snapshot's mark posted");
-    expect(marks[1]).toBe(4);
+    await eventually(() => marks().length === 2, 10_000, "the close's snapshot's mark posted");
+    expect(marks()[1]).toBe(4);
     loop.receive({ t: "besideStored", sequence: 4 });
-    await eventually(() => (closed ||= posted.some((message) => message.t === "closed")), 10_000, "the loop closed");
+    await eventually(() => driver.seen("closed").length === 1, 10_000, "the loop closed");
     expect(stored).toEqual([3, 4]);
   });
 });
