@@ -517,10 +517,14 @@ export class ClusterRuntime implements Markets {
     // The partition's stream and, for a key home, its bindings' stream: each claimed at `epoch` and
     // read, independent of each other, so at once. The partition is served only once both are done.
     const keyHome = partition < this.options.keyHomes;
+    // A snapshot the shard takes before the index is made waits for it (decision I60).
+    this.indexes.expect(partition);
     const shardOpened = timed(this.host.open(partition, epoch));
     const keysOpened = timed(keyHome ? this.keys.open(partition, epoch) : Promise.resolve(undefined));
     const [shard, keys] = await Promise.allSettled([shardOpened, keysOpened]);
     if (shard.status === "rejected" || keys.status === "rejected") {
+      // Dropped first: the shard's snapshot on closing then waits for no index.
+      this.indexes.drop(partition);
       if (shard.status === "fulfilled") await this.host.close(partition);
       if (keys.status === "fulfilled") await this.keys.close(partition);
       throw shard.status === "rejected" ? shard.reason : (keys as PromiseRejectedResult).reason;
@@ -531,6 +535,7 @@ export class ClusterRuntime implements Markets {
     try {
       idempotencyFromSnapshot = this.indexes.open(partition, opened.idempotency);
     } catch (error) {
+      this.indexes.drop(partition);
       await this.host.close(partition);
       if (keyHome) await this.keys.close(partition);
       throw error;
@@ -584,7 +589,9 @@ export class ClusterRuntime implements Markets {
     this.moved(partition);
     this.relay.publishMoved(partition);
     await this.host.close(partition);
-    // The shard's last snapshot on closing came with its mark: the next owner then reads the stream after it.
+    // The shard's last snapshot on closing was stored after the entries' under its mark (decision
+    // I60); a write of an earlier mark may still be ending, and a close that took no snapshot waits
+    // on nothing else: settled before the index goes.
     await this.indexes.settled(partition);
     this.indexes.drop(partition);
     await this.keys.close(partition);

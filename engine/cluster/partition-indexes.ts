@@ -9,7 +9,7 @@
  *   every entry up to the mark by then). The next owner's shard checks that mark against the stream
  *   as it checks its own snapshot's (openPartitionShard) and reports the entries after it.
  * - The shard stores its own snapshot only once this one is written or has failed (decision I60):
- *   so the newest shard snapshot a next owner finds has its entries' beside it, and the next owner
+ *   so the newest shard snapshot a next owner finds has its entries' snapshot beside it, and the next owner
  *   does not read the interval before it again for them (a kill between the two writes did).
  * - An index holds at least the entries up to its mark, and may hold later ones: every entry is of
  *   a command logged in the stream, and the entries read after the mark repeat them harmlessly.
@@ -46,12 +46,14 @@ interface Writing {
 export class PartitionIndexes {
   private readonly indexes = new Map<number, IdempotencyIndex>();
   private readonly writing = new Map<number, Writing>();
+  /** Partitions this node is opening (`expect`) and has made no index of yet. */
+  private readonly expected = new Set<number>();
   /**
-   * A mark that came before the partition's index was made (a shard that snapshots on its first
-   * tick, while the node still awaits the key bindings): written once it is, since the index then
-   * holds every entry up to it (nothing is served before).
+   * A mark that came while the partition was expected (a shard that snapshots on its first tick,
+   * while the node still awaits the key bindings): written once its index is made, since the index
+   * then holds every entry up to it (nothing is served before); the shards' snapshots wait for it.
    */
-  private readonly early = new Map<number, SnapshotMark>();
+  private readonly early = new Map<number, { mark: SnapshotMark; waiters: Array<() => void> }>();
   private snapshots: Promise<JetStreamSnapshots> | undefined;
 
   constructor(
@@ -60,6 +62,11 @@ export class PartitionIndexes {
     /** A snapshot could not be written (nothing is lost: the stream holds every entry). */
     private readonly writeFailed: (partition: number, error: unknown) => void,
   ) {}
+
+  /** This node begins to open `partition`: a mark that comes before its index waits for it (`early`). */
+  expect(partition: number): void {
+    this.expected.add(partition);
+  }
 
   /**
    * The new owner's index of `partition`: the snapshot its shard found matching the stream, then
@@ -79,10 +86,11 @@ export class PartitionIndexes {
       index.restore(entries.actorIds[i] as string, entries.commandIds[i] as string, entries.fingerprints[i] as string, { owner: partition, position: entries.positions[i] as number });
     }
     this.indexes.set(partition, index);
+    this.expected.delete(partition);
     const early = this.early.get(partition);
     if (early !== undefined) {
       this.early.delete(partition);
-      void this.snapshotting(partition, early);
+      void this.snapshotting(partition, early.mark).then(() => resolveAll(early.waiters));
     }
     return fromSnapshot;
   }
@@ -102,24 +110,38 @@ export class PartitionIndexes {
   /** This node no longer serves `partition`: its entries go (a write already begun still ends). */
   drop(partition: number): void {
     this.indexes.delete(partition);
+    this.expected.delete(partition);
+    const early = this.early.get(partition);
     this.early.delete(partition);
+    if (early !== undefined) resolveAll(early.waiters);
   }
 
   /**
    * The partition's shard took a snapshot marked `mark`: snapshot the partition's entries under it.
-   * Resolves once that is written, or a later mark's is, or the write failed, or there is no index
-   * to write yet (a mark before the index was made, or after it was dropped): the shard then stores
-   * its own.
+   * Resolves (never rejects) once that is written, or a later mark's is, or the write failed, or
+   * the node gives the partition up; at once when the node has no index of it and is not opening it
+   * (a shard closing after its partition was dropped): the shard then stores its own.
    */
   snapshotting(partition: number, mark: SnapshotMark): Promise<void> {
     const index = this.indexes.get(partition);
     if (index === undefined) {
-      this.early.set(partition, mark);
-      return Promise.resolve();
+      if (!this.expected.has(partition)) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const waiters = [...(this.early.get(partition)?.waiters ?? []), resolve];
+        this.early.set(partition, { mark, waiters });
+      });
     }
-    // Taken now: the index may be dropped before the write's turn comes.
-    const written = new Promise<void>((resolve) => {
-      const job: Job = { mark, payload: Buffer.concat(indexSnapshotParts(index, [mark.sequence])), waiters: [resolve] };
+    return new Promise<void>((resolve) => {
+      let payload: Uint8Array;
+      try {
+        // Taken now: the index may be dropped before the write's turn comes.
+        payload = Buffer.concat(indexSnapshotParts(index, [mark.sequence]));
+      } catch (error) {
+        this.writeFailed(partition, error);
+        resolve();
+        return;
+      }
+      const job: Job = { mark, payload, waiters: [resolve] };
       const writing = this.writing.get(partition);
       if (writing !== undefined) {
         if (writing.next !== undefined) job.waiters.push(...writing.next.waiters);
@@ -130,26 +152,32 @@ export class PartitionIndexes {
       this.writing.set(partition, started);
       started.done = this.write(partition, job, started);
     });
-    return written;
   }
 
   /** Writes `first`, then whatever came meanwhile; ends (and leaves `writing`) in the turn it finds nothing more. */
   private async write(partition: number, first: Job, writing: Writing): Promise<void> {
-    for (let job: Job | undefined = first; job !== undefined; ) {
-      try {
-        this.snapshots ??= JetStreamSnapshots.open(this.messaging.jetStream(DEFAULT_REQUEST_TIMEOUT_MS).objects, DEFAULT_SNAPSHOT_BUCKET, SNAPSHOT_REPLICAS);
-        const store = await this.snapshots.catch((error: unknown) => {
-          this.snapshots = undefined; // opened again for the next write
-          throw error;
-        });
-        await store.write(idempotencySnapshotName(partitionStream(partition)), job.mark, job.payload, SNAPSHOTS_KEPT);
-      } catch (error) {
-        this.writeFailed(partition, error);
+    let job: Job | undefined = first;
+    try {
+      while (job !== undefined) {
+        try {
+          this.snapshots ??= JetStreamSnapshots.open(this.messaging.jetStream(DEFAULT_REQUEST_TIMEOUT_MS).objects, DEFAULT_SNAPSHOT_BUCKET, SNAPSHOT_REPLICAS);
+          const store = await this.snapshots.catch((error: unknown) => {
+            this.snapshots = undefined; // opened again for the next write
+            throw error;
+          });
+          await store.write(idempotencySnapshotName(partitionStream(partition)), job.mark, job.payload, SNAPSHOTS_KEPT);
+        } catch (error) {
+          this.writeFailed(partition, error);
+        }
+        resolveAll(job.waiters);
+        job = writing.next;
+        writing.next = undefined;
       }
-      for (const resolve of job.waiters) resolve();
-      job = writing.next;
-      writing.next = undefined;
-      if (job === undefined) this.writing.delete(partition);
+    } finally {
+      // Even when `writeFailed` threw: no shard's snapshot waits on a write that will not come.
+      if (job !== undefined) resolveAll(job.waiters);
+      if (writing.next !== undefined) resolveAll(writing.next.waiters);
+      this.writing.delete(partition);
     }
   }
 
@@ -158,4 +186,8 @@ export class PartitionIndexes {
     const pending = partition === undefined ? [...this.writing.values()] : [this.writing.get(partition)];
     await Promise.all(pending.map((writing) => writing?.done));
   }
+}
+
+function resolveAll(waiters: ReadonlyArray<() => void>): void {
+  for (const resolve of waiters) resolve();
 }

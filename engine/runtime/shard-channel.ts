@@ -189,12 +189,17 @@ export class ShardChannel {
     }
   }
 
-  /** Tells the shard to store its snapshot once what is kept beside it is (a shard that ended hears nothing). */
+  /**
+   * Tells the shard to store its snapshot once what is kept beside it is stored, or failed to be
+   * (a failure costs the next owner a longer read, never the shard its snapshot); a shard that ended
+   * hears nothing.
+   */
   private snapshotting(mark: SnapshotMark): void {
-    const beside = this.events.onSnapshotting?.(mark) ?? Promise.resolve();
-    void beside.then(() => {
+    const answer = (): void => {
       if (this.failure === undefined) this.worker.postMessage({ t: "besideStored", sequence: mark.sequence } satisfies ToShard);
-    });
+    };
+    const beside = this.events.onSnapshotting?.(mark) ?? Promise.resolve();
+    beside.then(answer, answer);
   }
 
   private answer(items: Uint8Array): void {

@@ -77,19 +77,33 @@ const failed = (partition: number, error: unknown): never => {
   throw new Error(`snapshot of partition ${partition}'s entries failed: ${String(error)}`);
 };
 
+/** The sequence of the newest snapshot stored under `name`, or 0. */
+async function newestStored(name: string): Promise<number> {
+  const snapshots = await JetStreamSnapshots.open(node.jetStream(2_000).objects, DEFAULT_SNAPSHOT_BUCKET, 3);
+  return (await snapshots.newest(name))?.mark.sequence ?? 0;
+}
+
+/**
+ * A snapshot as a node's shard takes one: the entries' snapshot under its mark stored first, then
+ * the shard's (decision I60), which the journal stores only once the entries' is. Returns the mark.
+ */
+async function snapshotBeside(opened: OpenedShard, writer: PartitionIndexes, partition: number): Promise<SnapshotMark> {
+  const stream = partitionStream(partition);
+  let marked: SnapshotMark | undefined;
+  await opened.core.snapshot(async (mark) => {
+    marked = mark;
+    await writer.snapshotting(partition, mark);
+    expect(await newestStored(idempotencySnapshotName(stream))).toBe(mark.sequence);
+    expect(await newestStored(stream)).toBeLessThan(mark.sequence);
+  });
+  expect(await newestStored(stream)).toBe((marked as SnapshotMark).sequence);
+  return marked as SnapshotMark;
+}
+
 /**
  * The partition's first owner (epoch 1) creates and publishes a market, takes `claimCount` claims
  * on it, snapshots the shard, and snapshots the entries under that mark as its node does.
  */
-/** A snapshot as a node's shard takes one: the entries' snapshot under its mark stored first, then the shard's (decision I60). Returns the mark. */
-async function snapshotBeside(opened: OpenedShard, writer: PartitionIndexes, partition: number): Promise<SnapshotMark> {
-  let marked: SnapshotMark | undefined;
-  await opened.core.snapshot((mark) => {
-    marked = mark;
-    return writer.snapshotting(partition, mark);
-  });
-  return marked as SnapshotMark;
-}
 
 async function firstOwner(partition: number, claimCount: number) {
   const executed: Executed[] = [];
@@ -206,5 +220,53 @@ describe("a partition's idempotency entries snapshotted beside it", () => {
       expect(opened.report.idempotencySnapshotIgnored).toMatch(passedOver);
       expect(opened.idempotency.snapshot?.sequence).toBe(marked.sequence);
     });
+  }, 60_000);
+
+  it("wait, when the shard snapshots before its node made the index, for the index and its write; a partition given up waits for nothing", async () => {
+    const partition = 13;
+    const stream = partitionStream(partition);
+    const executed: Executed[] = [];
+    const first = await openShard(partition, 1);
+    const scratch = new PartitionIndexes(node, failed);
+    scratch.open(partition, first.opened.idempotency);
+    await execute(first.opened, scratch.get(partition) as IdempotencyIndex, [request(commands.create("alice", "m", directClaim({ capacity: 100, pricing: { mode: "free" }, confirmation: "none" }))), request(commands.publish("alice", "m")), ...claims("m", 0, 4)], executed);
+    await first.opened.core.close();
+    await first.close();
+
+    // The next owner's node is opening the partition: its shard snapshots before the index is made.
+    const second = await openShard(partition, 2);
+    try {
+      const writer = new PartitionIndexes(node, failed);
+      writer.expect(partition);
+      let marked: SnapshotMark | undefined;
+      let stored = false;
+      const snapshot = second.opened.core
+        .snapshot((mark) => {
+          marked = mark;
+          return writer.snapshotting(partition, mark);
+        })
+        .then(() => (stored = true));
+      // Round trips to the servers meanwhile: the shard's snapshot is still not stored.
+      expect(await newestStored(idempotencySnapshotName(stream))).toBe(0);
+      expect(await newestStored(stream)).toBe(0);
+      expect(stored).toBe(false);
+      writer.open(partition, second.opened.idempotency);
+      await snapshot;
+      const mark = (marked as SnapshotMark).sequence;
+      expect(await newestStored(idempotencySnapshotName(stream))).toBe(mark);
+      expect(await newestStored(stream)).toBe(mark);
+
+      // Given up: a mark waits for no index, whether it came before the drop or after it.
+      const other = new PartitionIndexes(node, failed);
+      other.expect(partition);
+      const before = other.snapshotting(partition, marked as SnapshotMark);
+      other.drop(partition);
+      await before;
+      await other.snapshotting(partition, marked as SnapshotMark);
+      await writer.settled();
+    } finally {
+      await second.opened.core.close();
+      await second.close();
+    }
   }, 60_000);
 });

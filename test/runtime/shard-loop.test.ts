@@ -66,6 +66,8 @@ function loopDriver(clock: ManualClock) {
       collect();
       return ids.every((id) => answers.has(id));
     },
+    /** The kinds of the messages posted so far, in order. */
+    kinds: (): Array<FromShard["t"]> => posted.map((message) => message.t),
     /** The messages posted so far of kind `t`. */
     seen<T extends FromShard["t"]>(t: T): Array<Extract<FromShard, { t: T }>> {
       collect();
@@ -178,6 +180,7 @@ describe("the shard loop's snapshots by count (decision I60)", () => {
     const mark = marks()[0] as number;
     // Its replies were posted before its mark: the node's index holds them when it snapshots it.
     expect(mark).toBe(3);
+    expect(driver.kinds().indexOf("snapshotting")).toBeGreaterThan(driver.kinds().indexOf("batch"));
     // The node has not answered: the loop goes on, and stores nothing.
     const [next] = send([request(commands.claim("carol", "m"))]);
     await eventually(answered([next as number]), 10_000, "a later batch answered while the snapshot waits");
