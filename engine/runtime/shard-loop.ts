@@ -63,10 +63,10 @@ export class ShardLoop {
   private inbox: Array<Envelope<ShardRequest>> = [];
   /** Reads of earlier batches still being answered (ShardCore.commitBatch). */
   private readonly readsInFlight = new Set<Promise<void>>();
-  /** A snapshot due by count still being stored (snapshotBeside); none other is taken meanwhile. */
-  private storing: Promise<void> | undefined;
-  /** Snapshots waiting for the node to store what it keeps beside them, by the last entry they hold. */
-  private readonly besideWaiters = new Map<number, () => void>();
+  /** Snapshots taken and still being stored (snapshotInBackground); none is due by count meanwhile. */
+  private readonly storing = new Set<Promise<void>>();
+  /** Snapshots waiting for the node to store what it keeps beside them, by the last entry they hold (two taken with no entry between share it). */
+  private readonly besideWaiters = new Map<number, Array<() => void>>();
   private scheduled = false;
   private closing = false;
   private readonly ticker;
@@ -111,7 +111,7 @@ export class ShardLoop {
     const packed = packResponses(answered);
     this.options.post({ t: "batch", items: packed, stats: shard.lastBatch }, [packed.buffer as ArrayBuffer]);
     if (reads !== undefined) this.answerLater(items, reads);
-    if (this.snapshotDue(shard)) await this.snapshotBeside(shard);
+    if (this.snapshotDue(shard)) await this.snapshotInBackground(shard);
   }
 
   /**
@@ -136,28 +136,24 @@ export class ShardLoop {
   }
 
   /**
-   * A snapshot asked for (a checkpoint, a close): stored before the loop goes on, after one that
-   * was still being stored.
+   * Takes a snapshot now, between two batches, and stores it while later batches go on (decision
+   * I60): on a journal on a stream, storing waits for the node to store the partition's entries
+   * under the snapshot's mark, and then writes an object; neither holds up the partition. A
+   * failure to store it stops the shard, as a failed snapshot always did. `onStored`: once stored.
    */
-  private async snapshot(shard: ShardCore): Promise<{ lsn: number; sizeBytes: number }> {
-    await this.storing;
-    return shard.snapshot(this.besideFirst);
-  }
-
-  /**
-   * A snapshot due by count (cluster mode): taken between two batches, and stored while later
-   * batches go on, so that the partition does not wait for the snapshot's writes; a failure to
-   * store it stops the shard, as a failed snapshot always did.
-   */
-  private async snapshotBeside(shard: ShardCore): Promise<void> {
+  private async snapshotInBackground(shard: ShardCore, onStored?: (lsn: number, sizeBytes: number) => void): Promise<void> {
     const taken = await shard.takeSnapshot(this.besideFirst);
-    const storing = taken.stored.then(
-      () => {
-        if (this.storing === storing) this.storing = undefined;
+    const storing: Promise<void> = taken.stored.then(
+      (stored) => {
+        this.storing.delete(storing);
+        onStored?.(taken.lsn, stored.sizeBytes);
       },
-      (error: unknown) => this.fatal(error),
+      (error: unknown) => {
+        this.storing.delete(storing);
+        this.fatal(error);
+      },
     );
-    this.storing = storing;
+    this.storing.add(storing);
   }
 
   /**
@@ -167,7 +163,11 @@ export class ShardLoop {
    * finds has its entries' beside it and it reads no interval of the stream again for them.
    */
   private readonly besideFirst = (mark: SnapshotMark): Promise<void> => {
-    const stored = new Promise<void>((resolve) => this.besideWaiters.set(mark.sequence, resolve));
+    const stored = new Promise<void>((resolve) => {
+      const waiting = this.besideWaiters.get(mark.sequence);
+      if (waiting === undefined) this.besideWaiters.set(mark.sequence, [resolve]);
+      else waiting.push(resolve);
+    });
     this.options.post({ t: "snapshotting", mark });
     return stored;
   };
@@ -175,7 +175,7 @@ export class ShardLoop {
   /** Checked without awaiting anything, so a batch that needs no snapshot (every batch of the embedded default) costs no extra turn. */
   private snapshotDue(shard: ShardCore): boolean {
     const every = this.options.snapshotEveryCommands;
-    return every !== undefined && this.storing === undefined && shard.commandsSinceLastSnapshot >= every;
+    return every !== undefined && this.storing.size === 0 && shard.commandsSinceLastSnapshot >= every;
   }
 
   /**
@@ -192,7 +192,7 @@ export class ShardLoop {
     const fired = await shard.tick();
     this.postEvents(shard);
     if (fired > 0) this.options.post({ t: "stats", stats: shard.lastBatch });
-    if (this.snapshotDue(shard)) await this.snapshotBeside(shard);
+    if (this.snapshotDue(shard)) await this.snapshotInBackground(shard);
   }
 
   receive(message: ToShard): void {
@@ -216,14 +216,14 @@ export class ShardLoop {
       case "snapshot":
         this.enqueue(async () => {
           await this.processInbox();
-          const written = await this.snapshot(this.opened());
-          this.options.post({ t: "snapshot", id: message.id, lsn: written.lsn, sizeBytes: written.sizeBytes });
+          // Answered once stored; later batches go on meanwhile.
+          await this.snapshotInBackground(this.opened(), (lsn, sizeBytes) => this.options.post({ t: "snapshot", id: message.id, lsn, sizeBytes }));
         });
         return;
       case "besideStored": {
-        const resolve = this.besideWaiters.get(message.sequence);
+        const waiting = this.besideWaiters.get(message.sequence);
         this.besideWaiters.delete(message.sequence);
-        resolve?.();
+        for (const resolve of waiting ?? []) resolve();
         return;
       }
       case "open":
@@ -236,8 +236,10 @@ export class ShardLoop {
           await this.processInbox();
           const shard = this.opened();
           // Reads still being answered use the journal: they end first.
-          await Promise.allSettled([...this.readsInFlight, this.storing]);
-          if (shard.commandsSinceLastSnapshot > 0) await this.snapshot(shard);
+          await Promise.allSettled([...this.readsInFlight]);
+          if (shard.commandsSinceLastSnapshot > 0) await this.snapshotInBackground(shard);
+          // Every snapshot stored before the journal closes (a failed one has stopped the shard).
+          await Promise.all([...this.storing]);
           await shard.close();
           await this.closeOpened?.();
           this.options.post({ t: "closed", lsn: shard.lastLsn });

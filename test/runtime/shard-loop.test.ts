@@ -150,7 +150,7 @@ function streamLikeSnapshots(journal: FileJournal): { journal: Journal; stored: 
 }
 
 describe("the shard loop's snapshots by count (decision I60)", () => {
-  it("store the shard's snapshot only after the node says it stored what it keeps beside it, and answer batches meanwhile", async () => {
+  it("store the shard's snapshot only after the node says it stored what it keeps beside it, and answer batches meanwhile, asked for or not", async () => {
     const dir = tempDir("shard-loop-snapshot");
     cleanups.push(dir.cleanup);
     const file = FileJournal.open({ dir: dir.dir });
@@ -190,12 +190,22 @@ describe("the shard loop's snapshots by count (decision I60)", () => {
     loop.receive({ t: "besideStored", sequence: mark });
     await eventually(() => stored.length === 1, 10_000, "the shard's snapshot stored once the node answered");
     expect(stored).toEqual([mark]);
+    // A snapshot asked for (a checkpoint) holds up no batch either: it is answered once stored.
+    loop.receive({ t: "snapshot", id: 99 });
+    await eventually(() => marks().length === 2, 10_000, "the asked snapshot's mark posted");
+    expect(marks()[1]).toBe(4);
+    const [after] = send([request(commands.claim("dave", "m"))]);
+    await eventually(answered([after as number]), 10_000, "a batch answered while the asked snapshot waits");
+    expect(driver.seen("snapshot")).toEqual([]);
+    loop.receive({ t: "besideStored", sequence: 4 });
+    await eventually(() => driver.seen("snapshot").length === 1, 10_000, "the asked snapshot answered once stored");
+    expect(driver.seen("snapshot")[0]).toMatchObject({ id: 99, lsn: 4 });
     // A close snapshots what came since, beside first as well, and ends once that is stored.
     loop.receive({ t: "close" });
-    await eventually(() => marks().length === 2, 10_000, "the close's snapshot's mark posted");
-    expect(marks()[1]).toBe(4);
-    loop.receive({ t: "besideStored", sequence: 4 });
+    await eventually(() => marks().length === 3, 10_000, "the close's snapshot's mark posted");
+    expect(marks()[2]).toBe(5);
+    loop.receive({ t: "besideStored", sequence: 5 });
     await eventually(() => driver.seen("closed").length === 1, 10_000, "the loop closed");
-    expect(stored).toEqual([3, 4]);
+    expect(stored).toEqual([3, 4, 5]);
   });
 });

@@ -54,8 +54,8 @@ export const MUTANTS: readonly Mutant[] = [
     changes: [
       {
         file: "engine/runtime/shard-loop.ts",
-        from: "    const packed = packResponses(answered);\n    this.options.post({ t: \"batch\", items: packed, stats: shard.lastBatch }, [packed.buffer as ArrayBuffer]);\n    if (reads !== undefined) this.answerLater(items, reads);\n    if (this.snapshotDue(shard)) await this.snapshotBeside(shard);\n",
-        to: "    const packed = packResponses(answered);\n    if (this.snapshotDue(shard)) await this.snapshotBeside(shard);\n    this.options.post({ t: \"batch\", items: packed, stats: shard.lastBatch }, [packed.buffer as ArrayBuffer]);\n    if (reads !== undefined) this.answerLater(items, reads);\n",
+        from: "    const packed = packResponses(answered);\n    this.options.post({ t: \"batch\", items: packed, stats: shard.lastBatch }, [packed.buffer as ArrayBuffer]);\n    if (reads !== undefined) this.answerLater(items, reads);\n    if (this.snapshotDue(shard)) await this.snapshotInBackground(shard);\n",
+        to: "    const packed = packResponses(answered);\n    if (this.snapshotDue(shard)) await this.snapshotInBackground(shard);\n    this.options.post({ t: \"batch\", items: packed, stats: shard.lastBatch }, [packed.buffer as ArrayBuffer]);\n    if (reads !== undefined) this.answerLater(items, reads);\n",
       },
     ],
   },
