@@ -14,7 +14,7 @@ import type { Commitment, Event, SealedBidReceipt } from "@market-service/client
 import { isoFromMs } from "../rules/common/time.js";
 import type { Command } from "../rules/types/command.js";
 import { FileJournal } from "../journal/file-journal.js";
-import type { Journal, JournalPosition } from "../journal/journal.js";
+import type { Journal, JournalPosition, WrittenSnapshot } from "../journal/journal.js";
 import type { SnapshotMark } from "../journal/jetstream-snapshots.js";
 import type { Clock } from "../clock.js";
 import { decodeLoggedCommand, encodeLoggedCommand, loggedCommand } from "../log/logged-command.js";
@@ -124,10 +124,10 @@ export interface OpenedShard {
   idempotency: IdempotencyEntries;
 }
 
-/** A snapshot taken (ShardCore.snapshot): the last entry it holds, and its storing. */
+/** A snapshot taken (ShardCore.takeSnapshot): the last entry it holds, and its storing. */
 export interface TakenSnapshot {
   readonly lsn: number;
-  readonly stored: Promise<{ readonly sizeBytes: number }>;
+  readonly stored: Promise<WrittenSnapshot>;
 }
 
 const DEFAULT_REPLY_CACHE_ENTRIES = 4096;
@@ -735,7 +735,7 @@ export class ShardCore {
     const stored = this.journal.writeSnapshot(payload, SNAPSHOTS_KEPT, besideFirst);
     this.commandsSinceSnapshot = 0;
     this.keptPayloads = undefined;
-    return { lsn, stored: stored.then((written) => ({ sizeBytes: written.sizeBytes })) };
+    return { lsn, stored };
   }
 
   /** Appends a head over every entry, if an entry follows the last head (nothing staged). */
