@@ -133,6 +133,17 @@ export function applyCommand(agg: MarketAggregate | undefined, command: Command,
 }
 
 /**
+ * The reply of spec §2.8 to a command just applied, as `handleCommand` shapes it: a recovery shapes
+ * the replies of the last commands it replays with this, for the retries a takeover brings.
+ */
+export function replyOf(command: Command, applied: AppliedCommand): CommandReply {
+  const { aggregate, decision } = applied;
+  if (!decision.accepted) return { ok: false, rejection: decision.rejection };
+  assert(aggregate !== undefined, "an accepted command leaves a market");
+  return { ok: true, result: resultOf(aggregate, command, decision.events, decision.events.map(publicEvent)) };
+}
+
+/**
  * Handle one command against the market it targets (undefined when that market does not exist):
  * apply it, then shape the public events, the reply of spec §2.8 and the deadlines it created.
  */

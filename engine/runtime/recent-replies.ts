@@ -37,6 +37,11 @@ export class RecentReplies {
     this.replies = new Array<ShardReply | undefined>(maxEntries).fill(undefined);
   }
 
+  /** The most replies kept at once. */
+  get capacity(): number {
+    return this.maxEntries;
+  }
+
   /** Replies kept. */
   get size(): number {
     return this.count;

@@ -7,7 +7,7 @@
  *
  * The log is the truth: the in-memory state is always a fold of the log through the engine.
  */
-import { handleCommand, marketIdOfCommand } from "../rules/handle-command.js";
+import { handleCommand, marketIdOfCommand, replyOf, type CommandReply } from "../rules/handle-command.js";
 import { isDeadlinePending, pendingDeadlines, systemCommandFor, type Deadline } from "../rules/deadlines.js";
 import { commitmentAt, snapshotMarket } from "../rules/state/state.js";
 import type { Commitment, Event, SealedBidReceipt } from "@market-service/client/wire";
@@ -112,6 +112,11 @@ interface PayloadRead {
 /** Whether a read is answered from the log (a record, an old reply, a proof), which may have to be read first; the others come from memory. */
 function readsTheLog(request: ReadRequest): boolean {
   return request.kind === "record" || request.kind === "reply-at" || request.kind === "log-proof";
+}
+
+/** A command's reply as a shard gives it: the result as JSON text, or the rejection's code and message. */
+function shardReplyOf(reply: CommandReply): ShardReply {
+  return reply.ok ? okReply(JSON.stringify(reply.result)) : errorReply(reply.rejection.code, reply.rejection.message);
 }
 
 function shardResponse(answer: ShardReply | ReplayWork): ShardResponse {
@@ -241,6 +246,12 @@ export class ShardCore {
     const idempotency: IdempotencyEntries = { actorIds: [], commandIds: [], fingerprints: [], positions: [] };
     let framesReplayed = 0;
     let framesScannedForIdempotency = 0;
+    // The replies of the last commands replayed are kept as if just given: a new owner's clients
+    // retry what was in flight when the last one died, and a reply not kept is recomputed from its
+    // market's first command, which on a stream means reading that market's whole record (a hot
+    // market's takes seconds, and the partition's appends wait behind the read on its connection).
+    const repliesAfter = journal.lastSequence - core.replyCache.capacity;
+    const unreceipted: Array<{ reply: Extract<ShardReply, { ok: true }>; sequence: number }> = [];
     let headsChecked = 0;
     await journal.read(reportAfter, (entry) => {
       const decodedEntry = decodeLogEntry(entry.payload);
@@ -267,11 +278,21 @@ export class ShardCore {
         framesScannedForIdempotency += 1;
         return;
       }
-      core.fold.apply(logged.c, entry.position);
+      const { applied } = core.fold.apply(logged.c, entry.position);
       framesReplayed += 1;
+      if (entry.sequence > repliesAfter) {
+        const reply = shardReplyOf(replyOf(logged.c, applied));
+        core.replyCache.remember(entry.position, reply);
+        if (reply.ok && heads !== undefined) unreceipted.push({ reply, sequence: entry.sequence });
+      }
     });
     const accepted = heads === undefined ? undefined : core.acceptedTail(tail);
     if (accepted !== undefined) await core.commit(core.stamp(), true, accepted.from);
+    // As a batch's head is its acceptances' receipt, one head over the recovered log is theirs.
+    if (heads !== undefined && unreceipted.length > 0) {
+      const head = headJson(heads.sign(core.stamp()));
+      for (const { reply, sequence } of unreceipted) reply.receipt = receiptJson(sequence - 1, head);
+    }
     for (const { agg } of core.markets.values()) {
       for (const deadline of pendingDeadlines(agg)) core.timers.schedule(deadline.atMs, deadline);
       core.commitmentCount += agg.commitments.count;
@@ -330,9 +351,7 @@ export class ShardCore {
     const rejection = !recorded && !outcome.reply.ok ? outcome.reply.rejection : undefined;
     for (const deadline of outcome.deadlines) this.timers.schedule(deadline.atMs, deadline);
     this.commandsSinceSnapshot += 1;
-    const reply: ShardReply = outcome.reply.ok
-      ? okReply(JSON.stringify(outcome.reply.result))
-      : errorReply(outcome.reply.rejection.code, outcome.reply.rejection.message);
+    const reply = shardReplyOf(outcome.reply);
     const response = commandResponse(outcome.status, reply, UNKNOWN_POSITION);
     this.staged.push({
       payload: encodeLoggedCommand(loggedCommand(command, fingerprint, rejection)),

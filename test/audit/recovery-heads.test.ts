@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../engine/clock.js";
 import { openFileShard } from "../../engine/runtime/shard-core.js";
 import { verifyDataDir } from "../../engine/replay/audit-replay.js";
-import { leafHash, parseReceipt } from "@market-service/client/audit";
+import { leafHash, parseReceipt, signedHeadOf, verifyHead } from "@market-service/client/audit";
 import { decodeLogEntry } from "../../engine/log/logged-head.js";
 import { CompactRange } from "../../engine/audit/merkle/compact-range.js";
 import { HeadKeys } from "../../engine/audit/signing/head-keys.js";
@@ -115,6 +115,42 @@ describe("recovery checks the heads it reads", () => {
     await reopened.core.close();
     expect(logEntries(crashedShard).at(-1)?.entry.kind).toBe("head");
     expect(await verifyDataDir(crashed, { publicKeys: key.entries, headInterval: { everyCommands: 5, everyMs: 1000 } })).toMatchObject({ ok: true });
+  });
+
+  it("keeps the replies of the commands it replays: retried after it, they are answered as given without a replay, an acceptance's receipt naming its entry under a head over the recovered log", async () => {
+    const { shardDir } = dataDir();
+    const clock = new ManualClock(T0);
+    const key = testKey();
+    const { core } = await openShard(shardDir, clock, key);
+    const given = [
+      ...(await core.processBatch([request(commands.create("alice", "m1", OPEN)), request(commands.publish("alice", "m1"))])),
+      ...(await core.processBatch([request(commands.claim("bob", "m1"))])),
+      ...(await core.processBatch([request(commands.claim("carol", "m1"))])),
+    ];
+    await core.close();
+    const logged = logEntries(shardDir).length;
+    const reopened = await openShard(shardDir, clock, key);
+    expect(reopened.report.framesReplayed).toBe(4);
+    const retried = await reopened.core.processBatch(given.map((response) => ({ kind: "reply-at", position: response.kind === "command" ? response.position : -1 })));
+    retried.forEach((response, i) => {
+      // Kept: answered at once, not handed over as a replay of the market's record.
+      expect(response?.kind, `command ${i}`).toBe("read");
+      const reply = replyOf(response);
+      const original = replyOf(given[i]);
+      if (!reply.ok || !original.ok) {
+        expect(reply).toEqual(original);
+        return;
+      }
+      expect(reply.json).toEqual(original.json);
+      const receipt = parseReceipt(reply.receipt ?? "");
+      const first = parseReceipt(original.receipt ?? "");
+      if (!receipt.ok || !first.ok) throw new Error(`command ${i}: ${receipt.ok ? "" : receipt.message} ${first.ok ? "" : first.message}`);
+      expect(receipt.receipt.leafIndex).toBe(first.receipt.leafIndex);
+      expect(receipt.receipt.head.treeSize).toBe(logged);
+      expect(verifyHead(signedHeadOf(receipt.receipt.head), key.publicKey)).toBe(true);
+    });
+    expect(replyOf(retried[3])).toMatchObject({ ok: false, code: "capacity_exhausted" });
+    await reopened.core.close();
   });
 
   it("refuses a log whose heads were removed when more entries follow the last verified head than the interval allows, naming the log and its first uncovered entry", async () => {
