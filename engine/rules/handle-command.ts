@@ -133,14 +133,15 @@ export function applyCommand(agg: MarketAggregate | undefined, command: Command,
 }
 
 /**
- * The reply of spec §2.8 to a command just applied, as `handleCommand` shapes it: a recovery shapes
- * the replies of the last commands it replays with this, for the retries a takeover brings.
+ * The reply of spec §2.8 to a command just applied (`publicEvents`: its decision's events made
+ * public, when the caller has them already). `handleCommand` shapes every reply with this, and a
+ * recovery the replies of the last commands it replays, for the retries a takeover brings.
  */
-export function replyOf(command: Command, applied: AppliedCommand): CommandReply {
+export function replyOf(command: Command, applied: AppliedCommand, publicEvents?: Event[]): CommandReply {
   const { aggregate, decision } = applied;
   if (!decision.accepted) return { ok: false, rejection: decision.rejection };
   assert(aggregate !== undefined, "an accepted command leaves a market");
-  return { ok: true, result: resultOf(aggregate, command, decision.events, decision.events.map(publicEvent)) };
+  return { ok: true, result: resultOf(aggregate, command, decision.events, publicEvents ?? decision.events.map(publicEvent)) };
 }
 
 /**
@@ -148,16 +149,10 @@ export function replyOf(command: Command, applied: AppliedCommand): CommandReply
  * apply it, then shape the public events, the reply of spec §2.8 and the deadlines it created.
  */
 export function handleCommand(agg: MarketAggregate | undefined, command: Command, storage: MarketStorage): CommandOutcome {
-  const { aggregate, recordSequence, decision } = applyCommand(agg, command, storage);
+  const applied = applyCommand(agg, command, storage);
+  const { aggregate, recordSequence, decision } = applied;
   if (!decision.accepted) {
-    return {
-      aggregate,
-      status: "rejected",
-      recordSequence,
-      events: [],
-      reply: { ok: false, rejection: decision.rejection },
-      deadlines: [],
-    };
+    return { aggregate, status: "rejected", recordSequence, events: [], reply: replyOf(command, applied), deadlines: [] };
   }
   assert(aggregate !== undefined, "an accepted command leaves a market");
   const publicEvents = decision.events.map(publicEvent);
@@ -166,7 +161,7 @@ export function handleCommand(agg: MarketAggregate | undefined, command: Command
     status: "accepted",
     recordSequence,
     events: publicEvents,
-    reply: { ok: true, result: resultOf(aggregate, command, decision.events, publicEvents) },
+    reply: replyOf(command, applied, publicEvents),
     deadlines: deadlinesFromEvents(aggregate, publicEvents),
   };
 }

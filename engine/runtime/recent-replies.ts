@@ -14,7 +14,7 @@
 import type { ShardReply } from "../shard-protocol/shard-protocol.js";
 
 /** What a kept reply costs, in characters of its text (O(1): no encoding is measured). */
-function charsOf(reply: ShardReply): number {
+export function charsOf(reply: ShardReply): number {
   if (!reply.ok) return reply.code.length + reply.message.length;
   return typeof reply.json === "string" ? reply.json.length : reply.json.byteLength;
 }
@@ -40,6 +40,11 @@ export class RecentReplies {
   /** The most replies kept at once. */
   get capacity(): number {
     return this.maxEntries;
+  }
+
+  /** The most characters the kept replies hold at once. */
+  get capacityChars(): number {
+    return this.maxChars;
   }
 
   /** Replies kept. */

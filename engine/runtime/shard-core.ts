@@ -60,6 +60,7 @@ import { TimerWheel } from "./timer-wheel.js";
 import { tableStorage } from "../store/market-storage.js";
 import { renderedEvent } from "../events/public-event.js";
 import { RecentReplies } from "./recent-replies.js";
+import { RecoveredReplies } from "./recovered-replies.js";
 import type { EmittedEvent, WatchAnswer } from "../shard-protocol/shard-protocol.js";
 
 export interface ShardCoreOptions {
@@ -246,12 +247,8 @@ export class ShardCore {
     const idempotency: IdempotencyEntries = { actorIds: [], commandIds: [], fingerprints: [], positions: [] };
     let framesReplayed = 0;
     let framesScannedForIdempotency = 0;
-    // The replies of the last commands replayed are kept as if just given: a new owner's clients
-    // retry what was in flight when the last one died, and a reply not kept is recomputed from its
-    // market's first command, which on a stream means reading that market's whole record (a hot
-    // market's takes seconds, and the partition's appends wait behind the read on its connection).
-    const repliesAfter = journal.lastSequence - core.replyCache.capacity;
-    const unreceipted: Array<{ reply: Extract<ShardReply, { ok: true }>; sequence: number }> = [];
+    // The replies of the last client commands replayed are kept again (recovered-replies.ts).
+    const recovered = new RecoveredReplies(core.replyCache, journal.lastSequence);
     let headsChecked = 0;
     await journal.read(reportAfter, (entry) => {
       const decodedEntry = decodeLogEntry(entry.payload);
@@ -280,19 +277,14 @@ export class ShardCore {
       }
       const { applied } = core.fold.apply(logged.c, entry.position);
       framesReplayed += 1;
-      if (entry.sequence > repliesAfter) {
-        const reply = shardReplyOf(replyOf(logged.c, applied));
-        core.replyCache.remember(entry.position, reply);
-        if (reply.ok && heads !== undefined) unreceipted.push({ reply, sequence: entry.sequence });
+      const marketId = marketIdOfCommand(logged.c);
+      if (logged.f !== undefined && recovered.wanted(entry.sequence, marketId)) {
+        recovered.keep(entry.position, entry.sequence, marketId, shardReplyOf(replyOf(logged.c, applied)));
       }
     });
     const accepted = heads === undefined ? undefined : core.acceptedTail(tail);
     if (accepted !== undefined) await core.commit(core.stamp(), true, accepted.from);
-    // As a batch's head is its acceptances' receipt, one head over the recovered log is theirs.
-    if (heads !== undefined && unreceipted.length > 0) {
-      const head = headJson(heads.sign(core.stamp()));
-      for (const { reply, sequence } of unreceipted) reply.receipt = receiptJson(sequence - 1, head);
-    }
+    if (heads !== undefined && recovered.acceptances > 0) recovered.addReceipts(headJson(heads.sign(core.stamp())));
     for (const { agg } of core.markets.values()) {
       for (const deadline of pendingDeadlines(agg)) core.timers.schedule(deadline.atMs, deadline);
       core.commitmentCount += agg.commitments.count;

@@ -304,6 +304,17 @@ describe("ShardCore reply cache bounds", () => {
     expect(replays.filter((r) => r.kind === "replay").length).toBe(sent.length - stats.entries);
     expect(replays.map(replyOf)).toEqual(original.map(replyOf));
     core.close();
+
+    // A recovery keeps the last replies again, within the same bound (decision I61): the retries
+    // of the last commands are answered at once, the earlier ones replayed, all as given.
+    const reopened = (await openShard(dir, clock, { replyCacheChars: maxChars })).core;
+    const recovered = reopened.replyCacheStats;
+    expect(recovered.chars).toBeLessThanOrEqual(maxChars);
+    expect(recovered.entries).toBeGreaterThan(0);
+    const retried = await reopened.processBatch(original.map((r) => ({ kind: "reply-at" as const, position: r?.kind === "command" ? r.position : -1 })));
+    expect(retried.map((r) => r.kind)).toEqual(original.map((_, i) => (i < sent.length - recovered.entries ? "replay" : "read")));
+    expect(retried.map(replyOf)).toEqual(original.map(replyOf));
+    reopened.close();
   });
 
   it("does not keep a reply larger than the whole bound", async () => {
