@@ -275,9 +275,10 @@ export class ShardCore {
         framesScannedForIdempotency += 1;
         return;
       }
-      const { applied } = core.fold.apply(logged.c, entry.position);
+      const { applied, market } = core.fold.apply(logged.c, entry.position);
       framesReplayed += 1;
-      const marketId = marketIdOfCommand(logged.c);
+      // The market the fold just found (none for a command no record holds: its reply is a short rejection).
+      const marketId = market?.agg.market.id;
       if (logged.f !== undefined && recovered.wanted(entry.sequence, marketId)) {
         recovered.keep(entry.position, entry.sequence, marketId, shardReplyOf(replyOf(logged.c, applied)));
       }
