@@ -19,14 +19,13 @@
  * snapshots or the new one, never a half-written file under a final name.
  * Recommended location: `<shard dir>/snapshots/` (the segment log ignores subdirectories).
  */
-import * as fsPromises from "node:fs/promises";
 import * as path from "node:path";
 import { assertSafeUint, assertStorage } from "./assert.js";
 import { crc32c } from "./crc32c.js";
 import { SnapshotWriteError } from "./errors.js";
 import { CHAIN_HASH_BYTES } from "./hash-chain.js";
 import { readSafeU64LE, writeSafeU64LE } from "./safe-u64.js";
-import { fsyncDirectory, readFully, writeFully, nodeStorageFs, type StorageFs } from "./storage-fs.js";
+import { fsyncDirectory, fsyncDirectoryAsync, readFully, nodeStorageFs, type StorageFs } from "./storage-fs.js";
 
 export const SNAPSHOT_HEADER_BYTES = 64;
 export const SNAPSHOT_FORMAT_VERSION = 1;
@@ -36,11 +35,14 @@ const SNAPSHOT_NAME_PATTERN = /^snapshot-(\d{20})\.snap$/;
 const SNAPSHOT_TEMP_SUFFIX = ".tmp";
 const CRC_OFFSET = 12;
 const CRC_COVERAGE_START = 16;
+/** How much of a payload one turn of `write` checksums and hands to the file system. */
+const WRITE_SLICE_BYTES = 1024 * 1024;
 
 export interface SnapshotInput {
   readonly lsn: number;
   readonly chainHead: Uint8Array;
-  readonly payload: Uint8Array;
+  /** The payload, in parts written one after another (their concatenation is what a load returns). */
+  readonly payloadParts: readonly Uint8Array[];
 }
 
 export interface LoadedSnapshot {
@@ -98,74 +100,57 @@ export class SnapshotStore {
     fsyncDirectory(this.storageFs, path.dirname(this.dir));
   }
 
-  /** Writes a snapshot durably (temp, fsync, rename, fsync dir). Replaces one with the same lsn. */
-  write(input: SnapshotInput): { filePath: string; sizeBytes: number } {
-    this.checkInput(input.lsn, input.chainHead, input.payload.length);
-    const content = encodeSnapshot(input);
+  /**
+   * Writes a snapshot durably (temp, fsync, rename, fsync directory; replaces one with the same lsn)
+   * without holding up the calling thread, which goes on serving meanwhile (a shard takes its
+   * snapshot between two batches, the gateway its idempotency index between two requests): the
+   * file calls run on libuv's thread pool, and the payload, given in parts, is written and
+   * checksummed a slice at a time, each slice in a turn of its own, so no turn computes the CRC of
+   * a whole large payload; the header, which holds the CRC, is written last. A large payload is
+   * never copied into one buffer. The parts must not change until the promise settles.
+   */
+  async write(input: SnapshotInput): Promise<{ filePath: string; sizeBytes: number }> {
+    const payloadBytes = input.payloadParts.reduce((sum, part) => sum + part.length, 0);
+    this.checkInput(input.lsn, input.chainHead, payloadBytes);
+    const header = snapshotHeader(input.lsn, input.chainHead, payloadBytes);
     const filePath = path.join(this.dir, snapshotFileName(input.lsn));
     const tempPath = filePath + SNAPSHOT_TEMP_SUFFIX;
     try {
-      const fd = this.storageFs.openSync(tempPath, "w");
+      const fd = await this.storageFs.open(tempPath, "w");
       try {
-        writeFully(this.storageFs, fd, content, 0);
-        this.storageFs.fsyncSync(fd);
+        let crc = crc32c(header.subarray(CRC_COVERAGE_START));
+        let position = SNAPSHOT_HEADER_BYTES;
+        for (const part of input.payloadParts) {
+          for (let from = 0; from < part.length; from += WRITE_SLICE_BYTES) {
+            const slice = part.subarray(from, Math.min(part.length, from + WRITE_SLICE_BYTES));
+            crc = crc32c(slice, crc);
+            await this.writeFully(fd, slice, position);
+            position += slice.length;
+          }
+        }
+        header.writeUInt32LE(crc, CRC_OFFSET);
+        await this.writeFully(fd, header, 0);
+        await this.storageFs.fsync(fd);
       } finally {
-        this.storageFs.closeSync(fd);
+        await this.storageFs.close(fd);
       }
-      this.storageFs.renameSync(tempPath, filePath);
-      fsyncDirectory(this.storageFs, this.dir);
+      await this.storageFs.rename(tempPath, filePath);
+      await fsyncDirectoryAsync(this.storageFs, this.dir);
     } catch (cause) {
       // Leave the .tmp file (if any) behind: it never has a final name, prune() removes it.
       throw new SnapshotWriteError(`writing snapshot ${filePath} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     }
     this.knownValid.add(input.lsn);
-    return { filePath, sizeBytes: content.length };
+    return { filePath, sizeBytes: SNAPSHOT_HEADER_BYTES + payloadBytes };
   }
 
-  /**
-   * `write` without blocking the event loop, for a caller whose thread serves requests (the
-   * gateway's idempotency-index checkpoint): the same file and steps (temp, fsync, rename, fsync
-   * directory) on libuv's thread pool, and the payload given in parts, written one after another
-   * with the CRC carried across them, so a large payload is never copied into one buffer. The file
-   * is byte-for-byte what `write` makes of the parts' concatenation. Uses node's fs directly, so only
-   * for a store on the default StorageFs (fault-injection tests use `write`).
-   */
-  async writeAsync(input: { readonly lsn: number; readonly chainHead: Uint8Array; readonly payloadParts: readonly Uint8Array[] }): Promise<{ filePath: string; sizeBytes: number }> {
-    assertStorage(this.storageFs === nodeStorageFs, "writeAsync needs the default StorageFs");
-    const payloadBytes = input.payloadParts.reduce((sum, part) => sum + part.length, 0);
-    this.checkInput(input.lsn, input.chainHead, payloadBytes);
-    const header = encodeSnapshotHeader(input.lsn, input.chainHead, input.payloadParts);
-    const filePath = path.join(this.dir, snapshotFileName(input.lsn));
-    const tempPath = filePath + SNAPSHOT_TEMP_SUFFIX;
-    try {
-      const file = await fsPromises.open(tempPath, "w");
-      try {
-        let position = 0;
-        for (const part of [header, ...input.payloadParts]) {
-          let done = 0;
-          while (done < part.length) {
-            const { bytesWritten } = await file.write(part, done, part.length - done, position);
-            assertStorage(bytesWritten > 0, "write made progress");
-            done += bytesWritten;
-            position += bytesWritten;
-          }
-        }
-        await file.sync();
-      } finally {
-        await file.close();
-      }
-      await fsPromises.rename(tempPath, filePath);
-      const dir = await fsPromises.open(this.dir, "r");
-      try {
-        await dir.sync();
-      } finally {
-        await dir.close();
-      }
-    } catch (cause) {
-      throw new SnapshotWriteError(`writing snapshot ${filePath} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  private async writeFully(fd: number, bytes: Uint8Array, positionBytes: number): Promise<void> {
+    let done = 0;
+    while (done < bytes.length) {
+      const written = await this.storageFs.write(fd, bytes, done, bytes.length - done, positionBytes + done);
+      assertStorage(written > 0, "write made progress");
+      done += written;
     }
-    this.knownValid.add(input.lsn);
-    return { filePath, sizeBytes: SNAPSHOT_HEADER_BYTES + payloadBytes };
   }
 
   private checkInput(lsn: number, chainHead: Uint8Array, payloadBytes: number): void {
@@ -233,15 +218,17 @@ export class SnapshotStore {
    * kept one, plus leftover temp files. Invalid snapshots newer than that are left in place for
    * inspection (loadNewestValid keeps reporting them). A snapshot this store wrote or loaded counts
    * as valid without being read again (`knownValid`). The deletions are not fsynced: one lost in a
-   * crash leaves an older snapshot that the next prune deletes. Returns the deleted paths.
+   * crash leaves an older snapshot that the next prune deletes. Returns the deleted paths. The files
+   * are deleted off the calling thread (freeing a large file takes the file system a while); a
+   * write of the same store must not be under way (its temp file would be deleted).
    */
-  prune(keep = 2): { deleted: string[] } {
+  async prune(keep = 2): Promise<{ deleted: string[] }> {
     if (!Number.isSafeInteger(keep) || keep < 1) throw new RangeError(`keep must be an integer >= 1, got ${keep}`);
     const deleted: string[] = [];
     for (const name of this.storageFs.readdirSync(this.dir)) {
       if (name.startsWith("snapshot-") && name.endsWith(".snap" + SNAPSHOT_TEMP_SUFFIX)) {
         const filePath = path.join(this.dir, name);
-        this.storageFs.unlinkSync(filePath);
+        await this.storageFs.unlink(filePath);
         deleted.push(filePath);
       }
     }
@@ -259,7 +246,7 @@ export class SnapshotStore {
       }
     }
     for (const entry of entries.slice(cutoffIndex)) {
-      this.storageFs.unlinkSync(entry.filePath);
+      await this.storageFs.unlink(entry.filePath);
       this.knownValid.delete(entry.lsn);
       deleted.push(entry.filePath);
     }
@@ -287,22 +274,15 @@ export class SnapshotStore {
   }
 }
 
-/** The 64-byte header for a payload given in parts, its CRC carried across the parts. */
-function encodeSnapshotHeader(lsn: number, chainHead: Uint8Array, payloadParts: readonly Uint8Array[]): Buffer {
+/** The 64-byte header of a payload of `payloadBytes`, its CRC (offset 12) still zero. */
+function snapshotHeader(lsn: number, chainHead: Uint8Array, payloadBytes: number): Buffer {
   const header = Buffer.alloc(SNAPSHOT_HEADER_BYTES);
   SNAPSHOT_MAGIC.copy(header, 0);
   header.writeUInt32LE(SNAPSHOT_FORMAT_VERSION, 8);
   writeSafeU64LE(header, lsn, 16);
-  writeSafeU64LE(header, payloadParts.reduce((sum, part) => sum + part.length, 0), 24);
+  writeSafeU64LE(header, payloadBytes, 24);
   header.set(chainHead, 32);
-  let crc = crc32c(header.subarray(CRC_COVERAGE_START));
-  for (const part of payloadParts) crc = crc32c(part, crc);
-  header.writeUInt32LE(crc, CRC_OFFSET);
   return header;
-}
-
-export function encodeSnapshot(input: SnapshotInput): Buffer {
-  return Buffer.concat([encodeSnapshotHeader(input.lsn, input.chainHead, [input.payload]), input.payload]);
 }
 
 /** Decoded snapshot, or the reason the bytes are not a valid snapshot for `expectedLsn`. */

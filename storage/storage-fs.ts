@@ -2,6 +2,8 @@
  * The few file-system calls storage/ makes, behind an interface so tests can inject a failing
  * fdatasync, a short write or a failing rename. The default forwards to node:fs. Sync calls are
  * intended: the log runs in a dedicated worker thread and sync group commit measured fastest.
+ * Snapshots are written with the asynchronous calls (libuv's thread pool): a snapshot of a large
+ * state takes a while to write and sync, and the thread that takes it goes on serving meanwhile.
  */
 import * as fs from "node:fs";
 
@@ -22,6 +24,17 @@ export interface StorageFs {
   mkdirSync(dirPath: string): void;
   renameSync(fromPath: string, toPath: string): void;
   unlinkSync(path: string): void;
+  open(path: string, flags: OpenFlags): Promise<number>;
+  close(fd: number): Promise<void>;
+  write(fd: number, buffer: Uint8Array, offset: number, length: number, positionBytes: number): Promise<number>;
+  fsync(fd: number): Promise<void>;
+  rename(fromPath: string, toPath: string): Promise<void>;
+  unlink(path: string): Promise<void>;
+}
+
+/** A node:fs callback call as a promise of its result. */
+function settle<T>(call: (done: (error: NodeJS.ErrnoException | null, result: T) => void) => void): Promise<T> {
+  return new Promise((resolve, reject) => call((error, result) => (error === null ? resolve(result) : reject(error))));
 }
 
 export const nodeStorageFs: StorageFs = {
@@ -39,6 +52,12 @@ export const nodeStorageFs: StorageFs = {
   },
   renameSync: (fromPath, toPath) => fs.renameSync(fromPath, toPath),
   unlinkSync: (path) => fs.unlinkSync(path),
+  open: (path, flags) => settle((done) => fs.open(path, flags, 0o644, done)),
+  close: (fd) => settle((done) => fs.close(fd, (error) => done(error, undefined))),
+  write: (fd, buffer, offset, length, positionBytes) => settle((done) => fs.write(fd, buffer, offset, length, positionBytes, done)),
+  fsync: (fd) => settle((done) => fs.fsync(fd, (error) => done(error, undefined))),
+  rename: (fromPath, toPath) => settle((done) => fs.rename(fromPath, toPath, (error) => done(error, undefined))),
+  unlink: (path) => settle((done) => fs.unlink(path, (error) => done(error, undefined))),
 };
 
 /**
@@ -51,6 +70,16 @@ export function fsyncDirectory(storageFs: StorageFs, dirPath: string): void {
     storageFs.fsyncSync(fd);
   } finally {
     storageFs.closeSync(fd);
+  }
+}
+
+/** `fsyncDirectory` without blocking the calling thread. */
+export async function fsyncDirectoryAsync(storageFs: StorageFs, dirPath: string): Promise<void> {
+  const fd = await storageFs.open(dirPath, "r");
+  try {
+    await storageFs.fsync(fd);
+  } finally {
+    await storageFs.close(fd);
   }
 }
 

@@ -195,8 +195,8 @@ export async function writeIndexSnapshot(snapshots: SnapshotStore, index: Idempo
   const parts = indexSnapshotParts(index, watermarks);
   // The snapshot store numbers files by lsn: use a counter that only grows (sum of watermarks).
   const sequence = watermarks.reduce((sum, lsn) => sum + lsn, 0);
-  const written = await snapshots.writeAsync({ lsn: sequence, chainHead: Buffer.alloc(32), payloadParts: parts });
-  snapshots.prune(2);
+  const written = await snapshots.write({ lsn: sequence, chainHead: Buffer.alloc(32), payloadParts: parts });
+  await snapshots.prune(2);
   return written.sizeBytes;
 }
 

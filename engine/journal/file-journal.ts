@@ -35,13 +35,13 @@ interface Envelope {
   payload: Uint8Array;
 }
 
-function wrap(lastFramePosition: number, endPosition: number, payload: Uint8Array): Uint8Array {
-  const bytes = new Uint8Array(ENVELOPE_BYTES + payload.length);
+/** The envelope's bytes: written before the caller's payload, as the snapshot's first part. */
+function envelopeOf(lastFramePosition: number, endPosition: number): Uint8Array {
+  const bytes = new Uint8Array(ENVELOPE_BYTES);
   const view = new DataView(bytes.buffer);
   view.setUint32(0, ENVELOPE_MAGIC, true);
   view.setFloat64(4, lastFramePosition, true);
   view.setFloat64(12, endPosition, true);
-  bytes.set(payload, ENVELOPE_BYTES);
   return bytes;
 }
 
@@ -65,6 +65,12 @@ export class FileJournal implements Journal {
     /** Why the newest valid snapshot was not handed over (its chain head is not the log's at its sequence), or undefined. */
     private readonly snapshotIgnored: string | null,
   ) {}
+
+  /**
+   * Snapshot writes, one at a time in the order asked: a prune then never deletes the temp file of
+   * a write under way, and two snapshots of one sequence never share a temp file.
+   */
+  private snapshotsWritten: Promise<unknown> = Promise.resolve();
 
   /** Opens (recovering a torn tail, refusing mid-log corruption) and reads the newest valid snapshot. */
   static open(options: FileJournalOptions): FileJournal {
@@ -143,17 +149,27 @@ export class FileJournal implements Journal {
     return this.log.readView();
   }
 
+  /**
+   * Takes the log's position now (the snapshot is of the state through it) and writes the file off
+   * the calling thread (SnapshotStore.write): the shard goes on committing batches meanwhile.
+   * `payload` must not change until the promise settles.
+   */
   async writeSnapshot(payload: Uint8Array, keep: number): Promise<{ sequence: number; sizeBytes: number }> {
     if (this.log.stagedFrames !== 0) throw new Error("snapshot with uncommitted frames");
     const sequence = this.log.lastLsn;
-    const written = this.snapshots.write({ lsn: sequence, chainHead: this.log.chainHead, payload: wrap(this.log.lastFramePosition, this.log.endPosition, payload) });
-    this.snapshots.prune(keep);
-    return { sequence, sizeBytes: written.sizeBytes };
+    const input = { lsn: sequence, chainHead: this.log.chainHead, payloadParts: [envelopeOf(this.log.lastFramePosition, this.log.endPosition), payload] };
+    const written = this.snapshotsWritten.then(async () => {
+      const { sizeBytes } = await this.snapshots.write(input);
+      await this.snapshots.prune(keep);
+      return { sequence, sizeBytes };
+    });
+    this.snapshotsWritten = written.catch(() => undefined);
+    return written;
   }
 
-  /** Closes the files before it returns (the promise is for journals that close asynchronously). */
-  close(): Promise<void> {
+  /** Closes the log once the snapshots asked for are written (or have failed: their callers were told). */
+  async close(): Promise<void> {
+    await this.snapshotsWritten;
     this.log.close();
-    return Promise.resolve();
   }
 }

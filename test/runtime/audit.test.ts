@@ -169,7 +169,7 @@ describe.each([1, 2])("audit replay and verify, %i thread(s)", (threads) => {
       const victim = decoded.markets[0];
       if (victim === undefined) throw new Error("expected a market in shard 0");
       victim.agg.market.version += 1;
-      store.write({ lsn: newest.lsn, chainHead: newest.chainHead, payload: encodeShardSnapshot(decoded, decoded.markets) });
+      await store.write({ lsn: newest.lsn, chainHead: newest.chainHead, payloadParts: [encodeShardSnapshot(decoded, decoded.markets)] });
       const result = await verifyDataDir(copy.dir, { threads });
       expect(result.ok).toBe(false);
       expect(result.problem).toContain(JSON.stringify(victim.agg.market.id));

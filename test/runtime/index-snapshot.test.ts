@@ -102,16 +102,16 @@ describe("idempotency index snapshot", () => {
     expect(back.claim("late", "c-1", "late-fp").kind).toBe("fresh");
   });
 
-  it("reads a v1 snapshot (one value, actor and command ids in separate columns)", () => {
+  it("reads a v1 snapshot (one value, actor and command ids in separate columns)", async () => {
     const dir = dataDir();
     const v1 = { v: 1, watermarks: [5, 6], actorIds: ["alice", "bob"], commandIds: ["c1", "c2"], fingerprints: ["f1", "f2"], owners: [0, 1], positions: [100, 200] };
-    new SnapshotStore({ dir: path.join(dir, "idempotency") }).write({ lsn: 11, chainHead: Buffer.alloc(32), payload: new Packr({ useRecords: false }).pack(v1) });
+    await new SnapshotStore({ dir: path.join(dir, "idempotency") }).write({ lsn: 11, chainHead: Buffer.alloc(32), payloadParts: [new Packr({ useRecords: false }).pack(v1)] });
     const back = new IdempotencyIndex();
     expect(loadIndexSnapshot(indexSnapshotStore(dir), 2, back)).toEqual([5, 6]);
     expect(back.claim("bob", "c2", "f2")).toEqual({ kind: "replay", location: { owner: 1, position: 200 } });
   });
 
-  it("reads a v2 snapshot (a header, then MessagePack chunks of whole keys)", () => {
+  it("reads a v2 snapshot (a header, then MessagePack chunks of whole keys)", async () => {
     const dir = dataDir();
     const packr = new Packr({ useRecords: false });
     const payload = Buffer.concat([
@@ -119,7 +119,7 @@ describe("idempotency index snapshot", () => {
       packr.pack({ keys: ["alice\u0000c1", "bob\u0000c2"], fingerprints: ["f1", "f2"], owners: [0, 1], positions: [100, 200] }),
       packr.pack({ keys: ["carol\u0000c3"], fingerprints: ["f3"], owners: [1], positions: [300] }),
     ]);
-    new SnapshotStore({ dir: path.join(dir, "idempotency") }).write({ lsn: 7, chainHead: Buffer.alloc(32), payload });
+    await new SnapshotStore({ dir: path.join(dir, "idempotency") }).write({ lsn: 7, chainHead: Buffer.alloc(32), payloadParts: [payload] });
     const back = new IdempotencyIndex();
     expect(loadIndexSnapshot(indexSnapshotStore(dir), 2, back)).toEqual([3, 4]);
     expect(back.size).toBe(3);

@@ -3,20 +3,20 @@ import { nodeStorageFs, SegmentLog, type StorageFs } from "../../storage/index.j
 import { payloadFor, tempDir } from "./helpers.js";
 
 /** node:fs, counting the fds opened read-only and the fds closed. */
-function countingFs(): StorageFs & { readOpens: number; open: Set<number> } {
-  const open = new Set<number>();
+function countingFs(): StorageFs & { readOpens: number; openFds: Set<number> } {
+  const openFds = new Set<number>();
   const fsWithCounts = {
     ...nodeStorageFs,
     readOpens: 0,
-    open,
+    openFds,
     openSync(path: string, flags: "r" | "r+" | "w") {
       const fd = nodeStorageFs.openSync(path, flags);
       if (flags === "r") fsWithCounts.readOpens++;
-      open.add(fd);
+      openFds.add(fd);
       return fd;
     },
     closeSync(fd: number) {
-      open.delete(fd);
+      openFds.delete(fd);
       nodeStorageFs.closeSync(fd);
     },
   };
@@ -37,7 +37,7 @@ describe("readAt on sealed segments", () => {
     const fs = countingFs();
     const log = SegmentLog.open({ dir, segmentSizeBytes: 4096, fs });
     expect(log.segmentFiles().length).toBeGreaterThan(6);
-    const openAfterOpen = fs.open.size; // the active segment
+    const openAfterOpen = fs.openFds.size; // the active segment
     fs.readOpens = 0;
     // Twice over, first in order (each sealed segment opened once), then interleaved from both ends.
     positions.forEach((position, i) => expect(log.readAt(position).payload.equals(payloadFor(i, 200))).toBe(true));
@@ -46,9 +46,9 @@ describe("readAt on sealed segments", () => {
     for (let k = 0; k < positions.length; k++) {
       const i = k % 2 === 0 ? k / 2 : positions.length - 1 - (k - 1) / 2;
       expect(log.readAt(positions[i] as number).lsn).toBe(i + 1);
-      expect(fs.open.size).toBeLessThanOrEqual(openAfterOpen + 4);
+      expect(fs.openFds.size).toBeLessThanOrEqual(openAfterOpen + 4);
     }
     log.close();
-    expect(fs.open.size).toBe(0);
+    expect(fs.openFds.size).toBe(0);
   });
 });
