@@ -26,6 +26,7 @@ import { MetaGroupWatch } from "./nats-meta-group.js";
 import { freePort, portFree } from "./free-port.js";
 import { clusterSigningKeyFile } from "./cluster-signing-key.js";
 import { killOnExit } from "./kill-on-exit.js";
+import { SERVICE_NODE_FLAGS } from "./service-node-flags.js";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "..");
 export const MAIN_JS = path.join(REPO_ROOT, "dist/gateway/main.js");
@@ -330,7 +331,7 @@ export class LocalCluster {
     if (node === undefined) throw new Error(`no service node ${index}`);
     if (this.serviceRunning[index] !== undefined) throw new Error(`service node ${node.nodeId} is running`);
     mkdirSync(node.dataDir, { recursive: true });
-    const running = this.spawnLogged(`node ${node.nodeId}`, node.logFile, process.execPath, [...(this.options.serviceNodeArgs ?? []), MAIN_JS], this.serviceEnv(node), (slot) => {
+    const running = this.spawnLogged(`node ${node.nodeId}`, node.logFile, process.execPath, [...SERVICE_NODE_FLAGS, ...(this.options.serviceNodeArgs ?? []), MAIN_JS], this.serviceEnv(node), (slot) => {
       if (this.serviceRunning[index] === running) this.serviceRunning[index] = slot;
     });
     this.serviceRunning[index] = running;

@@ -4,6 +4,7 @@ import { once } from "node:events";
 import { existsSync, openSync, readdirSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { portFree } from "../../scripts/free-port.js";
+import { SERVICE_NODE_FLAGS } from "../../scripts/service-node-flags.js";
 
 export const REPO = path.resolve(import.meta.dirname, "..", "..");
 
@@ -55,14 +56,14 @@ function track(child: ChildProcess): Started {
 }
 
 /**
- * The service exactly as `npm start` runs it (built output, durable, default shard count unless
+ * The service as `npm start` runs it (its node flags, SERVICE_NODE_FLAGS; built output, durable, default shard count unless
  * given). `extraNodeArgs`: node flags of the caller (the soak's --inspect); STORM_NODE_ARGS in the
  * environment adds more to every bench's service, e.g. "--cpu-prof --cpu-prof-dir=DIR" to profile
  * it (bench/README.md, "Profiling"). `distDir` (or else STORM_DIST) names another build directory to
  * run instead of `dist/` (an A/B against an older build). `stdoutFile`: where its log goes (else nowhere).
  */
 export async function startService(env: Record<string, string>, port: number, extraNodeArgs: readonly string[] = [], distDir?: string, stdoutFile?: string): Promise<Started & { url: string }> {
-  const nodeArgs = [...extraNodeArgs, ...(process.env["STORM_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")];
+  const nodeArgs = [...SERVICE_NODE_FLAGS, ...extraNodeArgs, ...(process.env["STORM_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")];
   const dist = path.resolve(REPO, distDir ?? process.env["STORM_DIST"] ?? "dist");
   await requirePortFree(port);
   const child = spawn(process.execPath, [...nodeArgs, path.join(dist, "gateway", "main.js")], {

@@ -71,6 +71,8 @@ export class FileJournal implements Journal {
    * a write under way, and two snapshots of one sequence never share a temp file.
    */
   private snapshotsWritten: Promise<unknown> = Promise.resolve();
+  /** Set when `close` is called: later appends and snapshots are refused, even while it waits. */
+  private closing = false;
 
   /** Opens (recovering a torn tail, refusing mid-log corruption) and reads the newest valid snapshot. */
   static open(options: FileJournalOptions): FileJournal {
@@ -128,6 +130,7 @@ export class FileJournal implements Journal {
    * before the promise settles. A failed write or fdatasync fails the log for good.
    */
   async append(payloads: readonly Uint8Array[], options: AppendOptions = {}): Promise<JournalPosition[]> {
+    this.refuseIfClosing();
     const expected = options.expectedLastSequence;
     if (expected !== undefined && expected !== this.log.lastLsn) throw new JournalFencedError(expected, this.log.lastLsn);
     const positions = payloads.map((payload) => this.log.append(payload).position);
@@ -155,6 +158,7 @@ export class FileJournal implements Journal {
    * `payload` must not change until the promise settles.
    */
   async writeSnapshot(payload: Uint8Array, keep: number): Promise<{ sequence: number; sizeBytes: number }> {
+    this.refuseIfClosing();
     if (this.log.stagedFrames !== 0) throw new Error("snapshot with uncommitted frames");
     const sequence = this.log.lastLsn;
     const input = { lsn: sequence, chainHead: this.log.chainHead, payloadParts: [envelopeOf(this.log.lastFramePosition, this.log.endPosition), payload] };
@@ -169,7 +173,12 @@ export class FileJournal implements Journal {
 
   /** Closes the log once the snapshots asked for are written (or have failed: their callers were told). */
   async close(): Promise<void> {
+    this.closing = true;
     await this.snapshotsWritten;
     this.log.close();
+  }
+
+  private refuseIfClosing(): void {
+    if (this.closing) throw new Error("the file journal is closed");
   }
 }

@@ -132,7 +132,8 @@ export interface Journal {
    * while it is written are not in it), and keeps the newest `keep`. A journal on a stream hands its
    * mark to `besideFirst` and stores its own snapshot only once that has resolved: state kept beside
    * it under the same mark is then stored first, so the newest snapshot a next opener finds has its
-   * companion (decision I60). Files have no mark and ignore it.
+   * companion (decision I60). Files have no mark and ignore it. `payload` is stored as given, not
+   * copied: it must not change until the promise settles.
    */
   writeSnapshot(payload: Uint8Array, keep: number, besideFirst?: (mark: SnapshotMark) => Promise<void>): Promise<WrittenSnapshot>;
   /** Closes the journal once what was appended before is done; later calls are refused. */

@@ -5,11 +5,12 @@
  * writes, stops it, and starts the service again on the same directory to check they were kept.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { SERVICE_NODE_FLAGS } from "../../scripts/service-node-flags.js";
 import { readLockHolder } from "../../storage/data-dir-lock.js";
 import {
   acknowledgedWrites,
@@ -148,7 +149,7 @@ describe("the README's start command (npm start)", () => {
 });
 
 describe("npm start reads .env", () => {
-  it("takes settings from .env in the package folder; a variable already in the environment wins", async () => {
+  it("takes settings from .env in the package folder; a variable already in the environment wins; runs node with the service's flags", async () => {
     // The package as npm sees it (package.json), with the built service beside it.
     const folder = mkdtempSync(path.join(tmpdir(), "life-dotenv-"));
     cpSync(path.join(REPO_ROOT, "package.json"), path.join(folder, "package.json"));
@@ -162,7 +163,11 @@ describe("npm start reads .env", () => {
     groups.push(launched.child.pid as number);
     const url = await listeningUrl(launched);
     expect(new URL(url).port).not.toBe("99999");
-    expect(readLockHolder(dataDir)?.pid).toBeDefined();
+    const pid = readLockHolder(dataDir)?.pid;
+    expect(pid).toBeDefined();
+    // The node flags the scripts and benches start the service with are the ones npm start passes.
+    const commandLine = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    for (const flag of SERVICE_NODE_FLAGS) expect(commandLine).toContain(flag);
     const { marketId } = await acknowledgedWrites(url, "dot");
     launched.child.kill("SIGTERM");
     expect(await launched.exited).toMatchObject({ code: 0, signal: null });
