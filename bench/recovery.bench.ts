@@ -177,7 +177,7 @@ async function phaseBuildReplayRecover(): Promise<void> {
   const buildSeconds = (performance.now() - started) / 1000;
   figures.buildDurableCommandsPerSecond = TOTAL_COMMANDS / buildSeconds;
   console.log(`build:    ${fmt(TOTAL_COMMANDS)} commands in ${buildSeconds.toFixed(1)} s = ${fmt(TOTAL_COMMANDS / buildSeconds)} durable commands/s (batches of ${BATCH}, one fdatasync each)`);
-  core.close();
+  await core.close();
   phaseReplaySteps(dir);
 
   started = performance.now();
@@ -193,7 +193,7 @@ async function phaseBuildReplayRecover(): Promise<void> {
   console.log(`snapshot: ${fmt(snap.sizeBytes)} bytes in ${((performance.now() - started) / 1000).toFixed(2)} s`);
   // A short tail after the snapshot, as after a crash between checkpoints.
   await full.core.processBatch(Array.from({ length: BATCH }, (_, i) => req(claim(10_000_000 + i, `market-${i % MARKETS}`))));
-  full.core.close();
+  await full.core.close();
   full = undefined;
 
   started = performance.now();
@@ -201,7 +201,7 @@ async function phaseBuildReplayRecover(): Promise<void> {
   const recoverSeconds = (performance.now() - started) / 1000;
   figures.startWithSnapshotSeconds = recoverSeconds;
   console.log(`recovery: open with a recent snapshot (${fmt(recovered.report.marketsFromSnapshot)} markets) + ${recovered.report.framesReplayed} tail frames: ${recoverSeconds.toFixed(2)} s`);
-  recovered.core.close();
+  await recovered.core.close();
   recovered = undefined;
   await phaseServiceStart(claims, snap.lsn);
 
@@ -210,7 +210,7 @@ async function phaseBuildReplayRecover(): Promise<void> {
   const cold = await openFileShard({ dir, shardIndex: 0, clock });
   figures.startWithoutSnapshotSeconds = (performance.now() - started) / 1000;
   console.log(`recovery: open without snapshot: ${((performance.now() - started) / 1000).toFixed(2)} s (${fmt(cold.report.framesReplayed)} frames)`);
-  cold.core.close();
+  await cold.core.close();
   rmSync(ROOT, { recursive: true, force: true });
 }
 
@@ -254,7 +254,7 @@ async function phaseMemory(): Promise<void> {
     const before = heapBytes();
     const core = await buildShard(dir, count, 0, 1_000, clock);
     const grown = heapBytes() - before;
-    core.close();
+    await core.close();
     rmSync(dir, { recursive: true, force: true });
     return grown;
   };
@@ -268,7 +268,7 @@ async function phaseMemory(): Promise<void> {
     const before = heapBytes();
     const core = await buildShard(dir, 100, claims, capacity, clock);
     const grown = heapBytes() - before;
-    core.close();
+    await core.close();
     rmSync(dir, { recursive: true, force: true });
     return grown;
   };
