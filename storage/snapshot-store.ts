@@ -25,7 +25,7 @@ import { crc32c } from "./crc32c.js";
 import { SnapshotWriteError } from "./errors.js";
 import { CHAIN_HASH_BYTES } from "./hash-chain.js";
 import { readSafeU64LE, writeSafeU64LE } from "./safe-u64.js";
-import { fsyncDirectory, fsyncDirectoryAsync, readFully, nodeStorageFs, type StorageFs } from "./storage-fs.js";
+import { fsyncDirectory, fsyncDirectoryAsync, readFully, writeFullyAsync, nodeStorageFs, type StorageFs } from "./storage-fs.js";
 
 export const SNAPSHOT_HEADER_BYTES = 64;
 export const SNAPSHOT_FORMAT_VERSION = 1;
@@ -124,12 +124,12 @@ export class SnapshotStore {
           for (let from = 0; from < part.length; from += WRITE_SLICE_BYTES) {
             const slice = part.subarray(from, Math.min(part.length, from + WRITE_SLICE_BYTES));
             crc = crc32c(slice, crc);
-            await this.writeFully(fd, slice, position);
+            await writeFullyAsync(this.storageFs, fd, slice, position);
             position += slice.length;
           }
         }
         header.writeUInt32LE(crc, CRC_OFFSET);
-        await this.writeFully(fd, header, 0);
+        await writeFullyAsync(this.storageFs, fd, header, 0);
         await this.storageFs.fsync(fd);
       } finally {
         await this.storageFs.close(fd);
@@ -142,15 +142,6 @@ export class SnapshotStore {
     }
     this.knownValid.add(input.lsn);
     return { filePath, sizeBytes: SNAPSHOT_HEADER_BYTES + payloadBytes };
-  }
-
-  private async writeFully(fd: number, bytes: Uint8Array, positionBytes: number): Promise<void> {
-    let done = 0;
-    while (done < bytes.length) {
-      const written = await this.storageFs.write(fd, bytes, done, bytes.length - done, positionBytes + done);
-      assertStorage(written > 0, "write made progress");
-      done += written;
-    }
   }
 
   private checkInput(lsn: number, chainHead: Uint8Array, payloadBytes: number): void {

@@ -6,6 +6,7 @@
  * state takes a while to write and sync, and the thread that takes it goes on serving meanwhile.
  */
 import * as fs from "node:fs";
+import { promisify } from "node:util";
 
 export type OpenFlags = "r" | "r+" | "w";
 
@@ -32,10 +33,12 @@ export interface StorageFs {
   unlink(path: string): Promise<void>;
 }
 
-/** A node:fs callback call as a promise of its result. */
-function settle<T>(call: (done: (error: NodeJS.ErrnoException | null, result: T) => void) => void): Promise<T> {
-  return new Promise((resolve, reject) => call((error, result) => (error === null ? resolve(result) : reject(error))));
-}
+const openAsync = promisify(fs.open);
+const closeAsync = promisify(fs.close);
+const writeAsync = promisify(fs.write);
+const fsyncAsync = promisify(fs.fsync);
+const renameAsync = promisify(fs.rename);
+const unlinkAsync = promisify(fs.unlink);
 
 export const nodeStorageFs: StorageFs = {
   openSync: (path, flags) => fs.openSync(path, flags, 0o644),
@@ -52,12 +55,12 @@ export const nodeStorageFs: StorageFs = {
   },
   renameSync: (fromPath, toPath) => fs.renameSync(fromPath, toPath),
   unlinkSync: (path) => fs.unlinkSync(path),
-  open: (path, flags) => settle((done) => fs.open(path, flags, 0o644, done)),
-  close: (fd) => settle((done) => fs.close(fd, (error) => done(error, undefined))),
-  write: (fd, buffer, offset, length, positionBytes) => settle((done) => fs.write(fd, buffer, offset, length, positionBytes, done)),
-  fsync: (fd) => settle((done) => fs.fsync(fd, (error) => done(error, undefined))),
-  rename: (fromPath, toPath) => settle((done) => fs.rename(fromPath, toPath, (error) => done(error, undefined))),
-  unlink: (path) => settle((done) => fs.unlink(path, (error) => done(error, undefined))),
+  open: (path, flags) => openAsync(path, flags, 0o644),
+  close: (fd) => closeAsync(fd),
+  write: async (fd, buffer, offset, length, positionBytes) => (await writeAsync(fd, buffer, offset, length, positionBytes)).bytesWritten,
+  fsync: (fd) => fsyncAsync(fd),
+  rename: (fromPath, toPath) => renameAsync(fromPath, toPath),
+  unlink: (path) => unlinkAsync(path),
 };
 
 /**
@@ -111,6 +114,16 @@ export function writeFully(
   let done = 0;
   while (done < buffer.length) {
     const n = storageFs.writeSync(fd, buffer, done, buffer.length - done, positionBytes + done);
+    if (n <= 0) throw new Error(`write made no progress at ${positionBytes + done}`);
+    done += n;
+  }
+}
+
+/** `writeFully` without blocking the calling thread. */
+export async function writeFullyAsync(storageFs: StorageFs, fd: number, buffer: Uint8Array, positionBytes: number): Promise<void> {
+  let done = 0;
+  while (done < buffer.length) {
+    const n = await storageFs.write(fd, buffer, done, buffer.length - done, positionBytes + done);
     if (n <= 0) throw new Error(`write made no progress at ${positionBytes + done}`);
     done += n;
   }

@@ -134,7 +134,7 @@ describe("SnapshotStore", () => {
 
   it("writes a payload given in parts, over several slices, as the very bytes of their concatenation", async () => {
     const dir = tempDir("snap");
-    // Slices are 1 MiB: the large part spans three, the parts around it do not start on a slice.
+    // A part larger than several of write's slices, between parts that put it off a slice boundary.
     const large = Buffer.alloc(2.5 * 1024 * 1024);
     for (let i = 0; i < large.length; i += 4096) large[i] = i % 251;
     const parts = [Buffer.from("first part;"), Buffer.alloc(0), large, Buffer.from("last")];
