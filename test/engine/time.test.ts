@@ -24,3 +24,27 @@ test.prop([fc.constantFrom("2026-02-29T00:00:00.000Z", "2026-13-01T00:00:00.000Z
     else expect(msOfNormalized(text)).toBe(parsed);
   },
 );
+
+// Both functions remember their last answer (decision I64): a run of calls, repeating and
+// alternating times as a batch's events do, must give each call the answer a fresh computation gives.
+const fewInstants = fc.constantFrom(0, 1, 1_772_366_400_000, 1_772_366_400_001, -1, 253_402_300_799_999);
+test.prop([fc.array(fewInstants, { minLength: 1, maxLength: 40 })])("a run of writes and reads answers each call as if it were the first", (instants) => {
+  for (const ms of instants) {
+    const text = isoFromMs(ms);
+    expect(text).toBe(new Date(ms).toISOString());
+    expect(msOfNormalized(text)).toBe(ms);
+    // An equal text that is another string reads the same.
+    expect(msOfNormalized(`${text.slice(0, 10)}${text.slice(10)}`)).toBe(ms);
+  }
+});
+
+test("a text refused between two reads of one time does not change what that time reads as", () => {
+  const text = "2026-03-01T12:00:00.250Z";
+  const ms = Date.parse(text);
+  expect(msOfNormalized(text)).toBe(ms);
+  expect(() => msOfNormalized("2026-03-01T12:00:00.2x0Z")).toThrow();
+  expect(msOfNormalized(text)).toBe(ms);
+  expect(() => msOfNormalized("")).toThrow();
+  expect(() => msOfNormalized("")).toThrow();
+  expect(msOfNormalized(text)).toBe(ms);
+});

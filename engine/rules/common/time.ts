@@ -79,11 +79,34 @@ function digitAt(n: number, place: number): number {
 }
 
 /**
+ * The last time written and the last read, each with its answer. The commands of one batch share one
+ * server time, so a shard writes the same time into every event of a batch, and folds those events
+ * reading the same text back, one command after another. Each function gives what it computes from
+ * its argument alone, so remembering the last answer changes no result; it saves formatting and
+ * parsing the time again for every command (decision I64).
+ */
+let lastWrittenMs = Number.NaN;
+let lastWritten = "";
+let lastRead: string | undefined;
+let lastReadMs = 0;
+
+/**
  * The one textual form of time the service emits: `YYYY-MM-DDTHH:mm:ss.sssZ`, exactly
- * `Date.prototype.toISOString`, computed from the calendar arithmetic (every event and commitment of
- * a command carries times, so no Date object is made for the usual four-digit years).
+ * `Date.prototype.toISOString`.
  */
 export function isoFromMs(epochMs: number): string {
+  if (epochMs !== lastWrittenMs) {
+    lastWritten = formatIso(epochMs);
+    lastWrittenMs = epochMs;
+  }
+  return lastWritten;
+}
+
+/**
+ * `isoFromMs` computed from the calendar arithmetic (every event and commitment of a command carries
+ * times, so no Date object is made for the usual four-digit years).
+ */
+function formatIso(epochMs: number): string {
   if (epochMs < FIRST_FOUR_DIGIT_YEAR_MS || epochMs >= FIRST_FIVE_DIGIT_YEAR_MS) return new Date(epochMs).toISOString();
   const days = Math.floor(epochMs / MS_PER_DAY);
   let rest = epochMs - days * MS_PER_DAY;
@@ -114,25 +137,26 @@ export function isoFromMs(epochMs: number): string {
 }
 
 const NORMALIZED_LENGTH = 24; // YYYY-MM-DDTHH:mm:ss.sssZ
-/** Where the digits of each field of a normalized time start, and how many there are. */
-const NORMALIZED_FIELDS: ReadonlyArray<readonly [at: number, digits: number]> = [[0, 4], [5, 2], [8, 2], [11, 2], [14, 2], [17, 2], [20, 3]];
-const NORMALIZED_SEPARATORS: ReadonlyArray<readonly [at: number, code: number]> = [[4, 45], [7, 45], [10, 84], [13, 58], [16, 58], [19, 46], [23, 90]];
 
-/** The fields of a `YYYY-MM-DDTHH:mm:ss.sssZ` text, or undefined when it does not have that form. */
-function normalizedFields(text: string): number[] | undefined {
-  if (text.length !== NORMALIZED_LENGTH) return undefined;
-  for (const [at, code] of NORMALIZED_SEPARATORS) if (text.charCodeAt(at) !== code) return undefined;
-  const fields: number[] = [];
-  for (const [at, digits] of NORMALIZED_FIELDS) {
-    let value = 0;
-    for (let i = at; i < at + digits; i += 1) {
-      const digit = text.charCodeAt(i) - 48;
-      if (digit < 0 || digit > 9) return undefined;
-      value = value * 10 + digit;
-    }
-    fields.push(value);
+/** Whether `text` has the length and separators of `YYYY-MM-DDTHH:mm:ss.sssZ` (its digits are read after). */
+function hasNormalizedSeparators(text: string): boolean {
+  return (
+    text.length === NORMALIZED_LENGTH &&
+    text.charCodeAt(4) === CHAR_DASH && text.charCodeAt(7) === CHAR_DASH && text.charCodeAt(10) === CHAR_T &&
+    text.charCodeAt(13) === CHAR_COLON && text.charCodeAt(16) === CHAR_COLON && text.charCodeAt(19) === CHAR_DOT &&
+    text.charCodeAt(23) === CHAR_Z
+  );
+}
+
+/** The number the `digits` characters of `text` from `at` write in decimal, or -1 when one is not a digit. */
+function decimalAt(text: string, at: number, digits: number): number {
+  let value = 0;
+  for (let i = at; i < at + digits; i += 1) {
+    const digit = text.charCodeAt(i) - CHAR_0;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
   }
-  return fields;
+  return value;
 }
 
 /**
@@ -141,10 +165,27 @@ function normalizedFields(text: string): number[] | undefined {
  * `parseDateTimeMs`'s.
  */
 export function msOfNormalized(text: string): number {
-  const fields = normalizedFields(text);
-  if (fields !== undefined) {
-    const [year, month, day, hours, minutes, seconds, millis] = fields as [number, number, number, number, number, number, number];
-    if (month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) && hours <= 23 && minutes <= 59 && seconds <= 59) {
+  if (text !== lastRead) {
+    lastReadMs = readMs(text);
+    lastRead = text;
+  }
+  return lastReadMs;
+}
+
+/** `msOfNormalized` read from the text, its fields in place (no array or iterator per call). */
+function readMs(text: string): number {
+  if (hasNormalizedSeparators(text)) {
+    const year = decimalAt(text, 0, 4);
+    const month = decimalAt(text, 5, 2);
+    const day = decimalAt(text, 8, 2);
+    const hours = decimalAt(text, 11, 2);
+    const minutes = decimalAt(text, 14, 2);
+    const seconds = decimalAt(text, 17, 2);
+    const millis = decimalAt(text, 20, 3);
+    if (
+      year >= 0 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) &&
+      hours >= 0 && hours <= 23 && minutes >= 0 && minutes <= 59 && seconds >= 0 && seconds <= 59 && millis >= 0
+    ) {
       return daysFromCivil(year, month, day) * MS_PER_DAY + hours * 3_600_000 + minutes * MS_PER_MINUTE + seconds * MS_PER_SECOND + millis;
     }
   }
