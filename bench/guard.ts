@@ -26,7 +26,7 @@ import { once } from "node:events";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus } from "node:os";
 import * as path from "node:path";
-import { numberArg, settingsArg, stringArg } from "./args.js";
+import { numberArg, refuseUnknownArgs, settingsArg, stringArg } from "./args.js";
 import { percentile } from "./percentile.js";
 import { buildOf, git } from "./builds.js";
 import { PINNED_REFERENCE } from "./guard-reference.js";
@@ -53,6 +53,11 @@ const PORT = numberArg("port", 18_281);
 /** Settings for the candidate's service only, `NAME=value,NAME=value` (an A/B of a setting on one build). */
 const CANDIDATE_ENV = settingsArg("candidate-env");
 const WORK = path.join(REPO, ".tmp", "guard-run");
+refuseUnknownArgs(
+  "usage: npm run bench:guard -- [--against <commit>] [--candidate <commit>] [--rounds 3] [--capacities 1000,20000]\n" +
+    "  [--participants 2000] [--seconds 10] [--connections 64] [--warm-up 5] [--profile <dir>] [--perf <dir>] [--port 18281]\n" +
+    "  [--candidate-env NAME=value,...]",
+);
 
 interface Storm {
   wrk: WrkResult;

@@ -1,0 +1,29 @@
+/**
+ * bench/args.ts's `refuseUnknownArgs`, through the speed guard (bench/guard.ts): a mistyped option
+ * stops the run before any work with exit code 2 and the usage, instead of a long storm that ignored
+ * it; `--help` prints the usage and exits 0. Both stop before the guard builds or starts anything.
+ */
+import { spawnSync } from "node:child_process";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const REPO = path.join(import.meta.dirname, "..", "..");
+
+function guard(...args: string[]) {
+  return spawnSync(process.execPath, ["--import", "tsx", path.join("bench", "guard.ts"), ...args], { cwd: REPO, encoding: "utf8", timeout: 60_000 });
+}
+
+describe("the speed guard's options", () => {
+  it("refuses an option it does not know, naming it, before any work", () => {
+    const run = guard("--rouns", "3");
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("unknown option --rouns");
+    expect(run.stderr).toContain("usage: npm run bench:guard");
+  });
+
+  it("prints its usage for --help and exits 0", () => {
+    const run = guard("--help");
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain("--capacities");
+  });
+});
