@@ -1,9 +1,7 @@
 /**
  * The speed guard (issue 36): this build against a pinned reference build, the same claim storm on
  * both, alternating, in one run.
- *   npm run bench:guard -- [--against <commit>] [--candidate <commit>] [--rounds 3]
- *       [--capacities 1000,20000] [--participants 2000] [--seconds 10] [--connections 64]
- *       [--warm-up 5] [--profile <dir>]
+ *   npm run bench:guard -- [options]   (`--help` lists them: the usage passed to refuseUnknownArgs below)
  *
  * The reference (`--against`, default the pinned one named in bench/README.md) is built from its
  * commit in `.tmp/guard/<commit>/` (a `git archive` of it, `npm ci`, which builds), once, and reused;

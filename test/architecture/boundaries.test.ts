@@ -71,6 +71,19 @@ describe("engine/rules", () => {
     }
     expect(impure).toEqual([]);
   });
+
+  // A rule's answer depends on its arguments alone. The one module state allowed is the last answer
+  // of each time conversion (decision I64), which changes no result; anything else would be state
+  // shared by every market of a shard.
+  it("keeps no module state but the time conversions' last answers", () => {
+    const state: string[] = [];
+    for (const file of files) {
+      for (const line of readFileSync(file, "utf8").split("\n")) {
+        if (/^(?:export\s+)?(?:let|var)\s/.test(line)) state.push(`${path.relative(ROOT, file)}: ${line}`);
+      }
+    }
+    expect(state.filter((line) => !/^engine\/rules\/common\/time\.ts: let (?:lastWrittenMs|lastWritten|lastRead|lastReadMs)\b/.test(line))).toEqual([]);
+  });
 });
 
 describe("packages/client", () => {

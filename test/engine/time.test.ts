@@ -1,6 +1,6 @@
 /** engine/rules/common/time.ts's calendar arithmetic agrees with Date on every instant tried. */
 import { fc, test } from "@fast-check/vitest";
-import { expect } from "vitest";
+import { expect, test as plainTest, vi } from "vitest";
 import { isoFromMs, msOfNormalized, parseDateTimeMs } from "../../engine/rules/common/time.js";
 
 const anyInstant = fc.integer({ min: -8.64e15, max: 8.64e15 });
@@ -47,4 +47,16 @@ test("a text refused between two reads of one time does not change what that tim
   expect(() => msOfNormalized("")).toThrow();
   expect(() => msOfNormalized("")).toThrow();
   expect(msOfNormalized(text)).toBe(ms);
+});
+
+// The memo's starting state: a fresh module (as each worker thread loads it) must answer its first
+// calls as a fresh computation too, whatever the remembered values start as.
+plainTest("a fresh module's first calls are computed, not taken from the memo's starting values", async () => {
+  vi.resetModules();
+  const fresh = await import("../../engine/rules/common/time.js");
+  expect(() => fresh.msOfNormalized("")).toThrow();
+  expect(fresh.isoFromMs(0)).toBe("1970-01-01T00:00:00.000Z");
+  expect(() => fresh.isoFromMs(8.64e15 + 1)).toThrow();
+  expect(() => fresh.isoFromMs(8.64e15 + 1)).toThrow();
+  expect(fresh.msOfNormalized("1970-01-01T00:00:00.000Z")).toBe(0);
 });

@@ -92,7 +92,7 @@ let lastReadMs = 0;
 
 /**
  * The one textual form of time the service emits: `YYYY-MM-DDTHH:mm:ss.sssZ`, exactly
- * `Date.prototype.toISOString`.
+ * `Date.prototype.toISOString` of integer epoch milliseconds (every time the engine holds is one).
  */
 export function isoFromMs(epochMs: number): string {
   if (epochMs !== lastWrittenMs) {
