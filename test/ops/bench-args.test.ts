@@ -1,7 +1,8 @@
 /**
- * bench/args.ts's `refuseUnknownArgs`, through the speed guard (bench/guard.ts): a mistyped option
- * stops the run before any work with exit code 2 and the usage, instead of a long storm that ignored
- * it; `--help` prints the usage and exits 0. Both stop before the guard builds or starts anything.
+ * bench/args.ts's `refuseUnknownArgs`, through the speed guard (bench/guard.ts) and the replay guard
+ * (bench/replay-guard.ts): a mistyped option stops the run before any work with exit code 2 and the
+ * usage, instead of a long run that ignored it; `--help` prints the usage and exits 0. Both stop
+ * before anything is built or started.
  */
 import { spawnSync } from "node:child_process";
 import * as path from "node:path";
@@ -21,6 +22,12 @@ describe("the speed guard's options", () => {
     expect(run.status).toBe(2);
     expect(run.stderr.split("\n")[0]).toBe("unknown option --rouns");
     expect(run.stderr).toContain("usage: npm run bench:guard");
+  });
+
+  it("the replay guard refuses an option it does not know too", () => {
+    const run = spawnSync(process.execPath, ["--import", "tsx", path.join("bench", "replay-guard.ts"), "--against", "5d6d13a", "--pairs", "1", "--pairz", "1"], { cwd: REPO, encoding: "utf8", timeout: 60_000 });
+    expect(run.status).toBe(2);
+    expect(run.stderr.split("\n")[0]).toBe("unknown option --pairz");
   });
 
   it("prints its usage for --help and exits 0", () => {
