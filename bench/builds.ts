@@ -14,6 +14,11 @@ export function git(...args: string[]): string {
   return execFileSync("git", args, { cwd: REPO, encoding: "utf8" }).trim();
 }
 
+/** This working tree as a report names it: its HEAD commit, and whether it has uncommitted changes. */
+export function workingTreeName(): string {
+  return `${git("rev-parse", "HEAD")}${git("status", "--porcelain") === "" ? "" : " (+ uncommitted changes)"}`;
+}
+
 /** A commit's `dist/`, built once. */
 export function buildOf(ref: string): { commit: string; dist: string } {
   const commit = git("rev-parse", "--verify", `${ref}^{commit}`);

@@ -26,7 +26,7 @@ import { availableParallelism, cpus } from "node:os";
 import * as path from "node:path";
 import { numberArg, refuseUnknownArgs, settingsArg, stringArg } from "./args.js";
 import { percentile } from "./percentile.js";
-import { buildOf, git } from "./builds.js";
+import { buildOf, workingTreeName } from "./builds.js";
 import { PINNED_REFERENCE } from "./guard-reference.js";
 import { freshResultStem, RESULTS_DIR } from "./result-stem.js";
 import { allocatedOf, transportChecks, type Check } from "./storm/checks.js";
@@ -128,7 +128,7 @@ function describe(label: string, s: Storm): string {
 async function main(): Promise<void> {
   requireWrk();
   const reference = AGAINST === "dist" ? { commit: "this tree's dist/", dist: path.join(REPO, "dist") } : buildOf(AGAINST);
-  const candidate = CANDIDATE === "" ? { commit: `${git("rev-parse", "HEAD")}${git("status", "--porcelain") === "" ? "" : " (+ uncommitted changes)"}`, dist: path.join(REPO, "dist") } : buildOf(CANDIDATE);
+  const candidate = CANDIDATE === "" ? { commit: workingTreeName(), dist: path.join(REPO, "dist") } : buildOf(CANDIDATE);
   rmSync(WORK, { recursive: true, force: true });
   mkdirSync(WORK, { recursive: true });
   const nodeArgs = (label: string): string[] => [

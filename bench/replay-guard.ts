@@ -18,7 +18,7 @@ import { spawnSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { numberArg, refuseUnknownArgs, stringArg } from "./args.js";
-import { buildOf, git } from "./builds.js";
+import { buildOf, workingTreeName } from "./builds.js";
 import { PINNED_REFERENCE } from "./guard-reference.js";
 import { freshResultStem, RESULTS_DIR } from "./result-stem.js";
 import { pairedRounds } from "./storm/paired-rounds.js";
@@ -44,7 +44,7 @@ function replayOf(tree: string): number {
 
 const reference = buildOf(AGAINST);
 const referenceTree = path.dirname(reference.dist);
-const candidate = `${git("rev-parse", "HEAD")}${git("status", "--porcelain") === "" ? "" : " (+ uncommitted changes)"}`;
+const candidate = workingTreeName();
 const summary = await pairedRounds({
   rounds: PAIRS,
   measure: async (side, round) => {
