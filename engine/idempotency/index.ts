@@ -60,8 +60,15 @@ export class IdempotencyIndex {
    */
   private readonly shardOwned: SettledTable;
   private readonly identityOwned: SettledTable;
-  /** Commands in flight: few at any time, so a Map keyed by the joined key is fine. */
-  private readonly pending = new Map<string, PendingClaim>();
+  /**
+   * Commands in flight, by joined key: few at any time. A dictionary object (its keys hold a NUL,
+   * so none is an array index), not a Map: a Map that gains and loses an entry per command keeps
+   * in each table it outgrows the entries and a link to the next table, and once one such table is
+   * promoted, every scavenge finds the later tables and the claims they held alive through it
+   * (decision I65). A dictionary's outgrown table links to nothing.
+   */
+  private readonly pending: Record<string, PendingClaim | undefined> = Object.create(null) as Record<string, PendingClaim | undefined>;
+  private pendingSize = 0;
 
   /** `seed` for the key hash: random unless a test fixes it (an imported snapshot brings its own). */
   constructor(options: { seed?: number } = {}) {
@@ -74,7 +81,7 @@ export class IdempotencyIndex {
   }
 
   get pendingCount(): number {
-    return this.pending.size;
+    return this.pendingSize;
   }
 
   claim(actorId: string, commandId: string, fingerprint: string): ClaimResult {
@@ -84,20 +91,22 @@ export class IdempotencyIndex {
       return found.table.fingerprintIs(found.entry, fingerprint) ? { kind: "replay", location: locationAt(found.table, found.entry) } : { kind: "conflict" };
     }
     const key = idempotencyKey(actorId, commandId);
-    const inFlight = this.pending.get(key);
+    const inFlight = this.pending[key];
     if (inFlight !== undefined) {
       // The promise exists only for commands meeting one in flight: a fresh claim allocates none.
       const settled = new Promise<CommandLocation | undefined>((resolve) => (inFlight.waiters ??= []).push(resolve));
       return { kind: "pending", sameContent: inFlight.fingerprint === fingerprint, settled };
     }
     const claim = new PendingClaim(this, key, actorId, commandId, hash, fingerprint);
-    this.pending.set(key, claim);
+    this.pending[key] = claim;
+    this.pendingSize += 1;
     return claim;
   }
 
   /** A pending claim finished: logged at `location`, or not logged (undefined: its waiters retry as fresh claims). */
   settle(claim: PendingClaim, location: CommandLocation | undefined): void {
-    this.pending.delete(claim.key);
+    delete this.pending[claim.key];
+    this.pendingSize -= 1;
     // `hash` is still valid: the seed only changes on a snapshot import, which happens at start
     // with nothing in flight (restoreImage asserts it).
     if (location !== undefined) this.tableOf(location.owner).insert(claim.actorId, claim.commandId, claim.hash, claim.fingerprint, ownerCode(location.owner), location.position);
@@ -112,7 +121,7 @@ export class IdempotencyIndex {
   usedOtherwise(actorId: string, commandId: string, fingerprint: string): boolean {
     const found = this.find(actorId, commandId, this.shardOwned.hashOf(actorId, commandId));
     if (found !== undefined) return !found.table.fingerprintIs(found.entry, fingerprint);
-    const inFlight = this.pending.get(idempotencyKey(actorId, commandId));
+    const inFlight = this.pending[idempotencyKey(actorId, commandId)];
     return inFlight !== undefined && inFlight.fingerprint !== fingerprint;
   }
 
@@ -122,7 +131,7 @@ export class IdempotencyIndex {
    * undefined. A cluster node waits on it before it turns a command away as a conflict.
    */
   inFlightOtherwise(actorId: string, commandId: string, fingerprint: string): Promise<unknown> | undefined {
-    const inFlight = this.pending.get(idempotencyKey(actorId, commandId));
+    const inFlight = this.pending[idempotencyKey(actorId, commandId)];
     if (inFlight === undefined || inFlight.fingerprint === fingerprint) return undefined;
     return new Promise((resolve) => (inFlight.waiters ??= []).push(resolve));
   }
@@ -155,7 +164,7 @@ export class IdempotencyIndex {
    * image over whole; the identity-owned table then moves to the image's hash seed.
    */
   restoreImage(header: SettledTableImageHeader, body: Uint8Array): number {
-    if (this.pending.size !== 0) throw new Error("idempotency index: a snapshot is restored only with no command in flight");
+    if (this.pendingSize !== 0) throw new Error("idempotency index: a snapshot is restored only with no command in flight");
     const added = this.shardOwned.importImage(header, body);
     this.identityOwned.reseed(this.shardOwned.hashSeed);
     if (this.identityOwned.size > 0 && added > 0) this.refuseOverlap();

@@ -63,10 +63,19 @@ export function shardRefusal(name: string, why: ShardStop): string {
 }
 
 export class ShardChannel {
-  private nextId = 1;
   private outbox: Array<Envelope<ShardRequest>> = [];
   private flushScheduled = false;
-  private readonly waiting = new Map<number, Waiting>();
+  /**
+   * The requests awaiting their answers, by id. A request's id is its slot here, taken from
+   * `freeIds` and given back when it is answered, so ids stay few and small. Not a Map (decision
+   * I65): a Map that gains and loses an entry per request rebuilds its table over and over, V8
+   * keeps in each obsolete table its entries and a link to the next, and once one such table is
+   * promoted, every scavenge finds the later tables, and the requests they held, alive through it.
+   */
+  private readonly waiting: Array<Waiting | undefined> = [];
+  private readonly freeIds: number[] = [];
+  private waitingCount = 0;
+  private nextSnapshotId = 1;
   private readonly snapshotWaiters = new Map<number, (lsn: number) => void>();
   private closedWith: ((lsn: number | undefined) => void) | undefined;
   private closing = false;
@@ -122,7 +131,7 @@ export class ShardChannel {
 
   /** Requests queued for or in flight to the shard (its inbox depth, seen from here). */
   get pending(): number {
-    return this.outbox.length + this.waiting.size;
+    return this.outbox.length + this.waitingCount;
   }
 
   /** Whether the shard takes requests (not failed, fenced, exited or closing). */
@@ -135,8 +144,10 @@ export class ShardChannel {
     if (this.failure !== undefined) return;
     this.failure = shardRefusal(this.name, how);
     const error = new UnavailableError(this.failure);
-    for (const waiting of this.waiting.values()) waiting.reject(error);
-    this.waiting.clear();
+    for (const waiting of this.waiting) waiting?.reject(error);
+    this.waiting.length = 0;
+    this.freeIds.length = 0;
+    this.waitingCount = 0;
     this.outbox = [];
     if (how === "fenced") this.events.onFenced(message);
     else if (how === "fatal") this.events.onFatal(message);
@@ -204,9 +215,16 @@ export class ShardChannel {
 
   private answer(items: Uint8Array): void {
     for (const item of unpackResponses(items)) {
-      const waiting = this.waiting.get(item.id);
-      this.waiting.delete(item.id);
-      waiting?.resolve(item.body);
+      const waiting = this.waiting[item.id];
+      if (waiting === undefined) {
+        // After a failure nothing waits (fail refused them all); otherwise a shard answers each request once.
+        if (this.failure === undefined) this.fail(`the shard answered request ${item.id}, which was not waiting`, "fatal");
+        continue;
+      }
+      this.waiting[item.id] = undefined;
+      this.freeIds.push(item.id);
+      this.waitingCount -= 1;
+      waiting.resolve(item.body);
     }
   }
 
@@ -214,8 +232,9 @@ export class ShardChannel {
   request(body: ShardRequest): Promise<ShardResponse> {
     if (this.closing) return Promise.reject(new UnavailableError(shardRefusal(this.name, "closing")));
     if (this.failure !== undefined) return Promise.reject(new UnavailableError(this.failure));
-    const id = this.nextId++;
-    const reply = new Promise<ShardResponse>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    const id = this.freeIds.pop() ?? this.waiting.length;
+    const reply = new Promise<ShardResponse>((resolve, reject) => (this.waiting[id] = { resolve, reject }));
+    this.waitingCount += 1;
     this.outbox.push(envelope(id, body));
     if (!this.flushScheduled) {
       this.flushScheduled = true;
@@ -241,7 +260,7 @@ export class ShardChannel {
   /** Snapshot the shard after what was sent before; resolves with the snapshot's lsn. */
   snapshot(): Promise<number> {
     this.flush();
-    const id = this.nextId++;
+    const id = this.nextSnapshotId++;
     const done = new Promise<number>((resolve) => this.snapshotWaiters.set(id, resolve));
     this.worker.postMessage({ t: "snapshot", id } satisfies ToShard);
     return done;
