@@ -178,6 +178,13 @@ export class SnapshotStore {
     return { snapshot: null, invalid };
   }
 
+  /** The snapshot at `lsn` if its file exists and validates (header, size, CRC), else why it cannot be used. */
+  loadValid(lsn: number): LoadedSnapshot | string {
+    const result = this.readValidated(path.join(this.dir, snapshotFileName(lsn)), lsn);
+    if (typeof result !== "string") this.knownValid.add(lsn);
+    return result;
+  }
+
   /**
    * Up to the first `prefixBytes` of the newest snapshot's payload, NOT validated (no CRC: the file
    * is not read whole), or null when there is no snapshot or it cannot be read. For a
@@ -215,14 +222,7 @@ export class SnapshotStore {
    */
   async prune(keep = 2): Promise<{ deleted: string[] }> {
     if (!Number.isSafeInteger(keep) || keep < 1) throw new RangeError(`keep must be an integer >= 1, got ${keep}`);
-    const deleted: string[] = [];
-    for (const name of this.storageFs.readdirSync(this.dir)) {
-      if (name.startsWith("snapshot-") && name.endsWith(".snap" + SNAPSHOT_TEMP_SUFFIX)) {
-        const filePath = path.join(this.dir, name);
-        await this.storageFs.unlink(filePath);
-        deleted.push(filePath);
-      }
-    }
+    const deleted = await this.deleteTempFiles();
     const entries = this.list();
     let validKept = 0;
     let cutoffIndex = entries.length;
@@ -236,12 +236,40 @@ export class SnapshotStore {
         break;
       }
     }
-    for (const entry of entries.slice(cutoffIndex)) {
+    return { deleted: [...deleted, ...(await this.deleteSnapshots(entries.slice(cutoffIndex)))] };
+  }
+
+  /**
+   * Deletes every snapshot older than `lsn` (whatever its validity) and leftover temp files: for an
+   * owner whose snapshots depend on one another, which knows itself which ones a load still needs.
+   * Otherwise as `prune`.
+   */
+  async pruneOlderThan(lsn: number): Promise<{ deleted: string[] }> {
+    assertSafeUint(lsn, "lsn");
+    const deleted = await this.deleteTempFiles();
+    return { deleted: [...deleted, ...(await this.deleteSnapshots(this.list().filter((entry) => entry.lsn < lsn)))] };
+  }
+
+  private async deleteTempFiles(): Promise<string[]> {
+    const deleted: string[] = [];
+    for (const name of this.storageFs.readdirSync(this.dir)) {
+      if (name.startsWith("snapshot-") && name.endsWith(".snap" + SNAPSHOT_TEMP_SUFFIX)) {
+        const filePath = path.join(this.dir, name);
+        await this.storageFs.unlink(filePath);
+        deleted.push(filePath);
+      }
+    }
+    return deleted;
+  }
+
+  private async deleteSnapshots(entries: ReadonlyArray<{ lsn: number; filePath: string }>): Promise<string[]> {
+    const deleted: string[] = [];
+    for (const entry of entries) {
       await this.storageFs.unlink(entry.filePath);
       this.knownValid.delete(entry.lsn);
       deleted.push(entry.filePath);
     }
-    return { deleted };
+    return deleted;
   }
 
   /** Loaded snapshot, or the reason it is invalid. */

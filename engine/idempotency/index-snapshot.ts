@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { SnapshotStore } from "../../storage/index.js";
 import { endianness } from "node:os";
 import type { IdempotencyIndex } from "./index.js";
-import type { SettledTableImageHeader } from "./settled-table.js";
+import type { SettledTableContinuationHeader, SettledTableImage, SettledTableImageHeader, SettledTableMark } from "./settled-table.js";
 
 // The columns are stored as the machine's typed arrays; every platform we ship for is
 // little-endian, and a big-endian one would misread them, so refuse it outright.
@@ -24,8 +24,15 @@ if (endianness() !== "LE") throw new Error("idempotency index snapshots store li
  * decoding 10M MessagePack entries into objects (26 s for 10M in v2, measured).
  * Still read: v2 (a header, then MessagePack chunks of whole keys) and v1 (one value, actor and
  * command ids in separate columns).
+ *
+ * v4, a continuation (decision I66): a header `{v, watermarks, previous, seed, from, count,
+ * arenaPages, lastArenaPageBytes}` followed by the entries added since the snapshot at lsn
+ * `previous` (settled-table.ts `SettledTableContinuation`). A load reads the chain back to a full
+ * image and applies it forward. Only a data directory's own checkpoints write them
+ * (`IndexSnapshotWriter`); the cluster's snapshot objects are whole v3 images.
  */
 const VERSION = 3;
+const CONTINUATION_VERSION = 4;
 const packr = new Packr({ useRecords: false, moreTypes: false });
 
 interface StoredIndexV1 {
@@ -53,6 +60,13 @@ interface StoredIndexV2Header {
 interface StoredIndexV3Header extends SettledTableImageHeader {
   v: 3;
   watermarks: number[];
+}
+
+interface StoredIndexV4Header extends SettledTableContinuationHeader {
+  v: 4;
+  watermarks: number[];
+  /** The lsn (file) of the snapshot this one continues. */
+  previous: number;
 }
 
 /**
@@ -120,9 +134,59 @@ export function peekIndexWatermarks(snapshots: SnapshotStore, shardCount: number
 }
 
 export function openIndexSnapshot(snapshots: SnapshotStore, shardCount: number): OpenedIndexSnapshot {
-  const loaded = snapshots.loadNewestValid().snapshot;
-  if (loaded === null) return { watermarks: new Array<number>(shardCount).fill(0), restoreInto: () => undefined };
-  return decodeIndexSnapshot(loaded.payload, shardCount, `SHARDS=${shardCount}`);
+  // Newest first: a snapshot whose chain lost a link (a file invalid or gone) gives way to an older one.
+  for (const { lsn } of snapshots.list()) {
+    const loaded = snapshots.loadValid(lsn);
+    if (typeof loaded === "string") continue;
+    const opened = openChain(snapshots, lsn, loaded.payload, shardCount);
+    if (opened !== undefined) return opened;
+  }
+  return { watermarks: new Array<number>(shardCount).fill(0), restoreInto: () => undefined };
+}
+
+/** A snapshot as a link of a chain: what it holds, and what it continues (a continuation) or where it ends (a full v3 image). */
+interface ChainLink {
+  opened: OpenedIndexSnapshot;
+  continues: StoredIndexV4Header | undefined;
+  end: SettledTableMark | undefined;
+}
+
+/** The snapshot at `lsn` with every snapshot it continues, back to a full image; undefined if a link is missing or invalid. */
+function openChain(snapshots: SnapshotStore, lsn: number, payload: Uint8Array, shardCount: number): OpenedIndexSnapshot | undefined {
+  const expected = `SHARDS=${shardCount}`;
+  const links: ChainLink[] = [decodeLink(payload, shardCount, expected)];
+  let at = lsn;
+  for (let link = links[0] as ChainLink; link.continues !== undefined; link = links[links.length - 1] as ChainLink) {
+    const { previous, from } = link.continues;
+    if (!(Number.isSafeInteger(previous) && previous >= 0 && previous < at)) return undefined;
+    const loaded = snapshots.loadValid(previous);
+    if (typeof loaded === "string") return undefined;
+    const earlier = decodeLink(loaded.payload, shardCount, expected);
+    const end = earlier.end ?? endOf(earlier.continues);
+    if (end === undefined || end.count !== from.count || end.arenaPages !== from.arenaPages || end.lastArenaPageBytes !== from.lastArenaPageBytes) return undefined;
+    links.push(earlier);
+    at = previous;
+  }
+  const newest = links[0] as ChainLink;
+  return {
+    watermarks: newest.opened.watermarks,
+    restoreInto: (index) => {
+      for (let i = links.length - 1; i >= 0; i -= 1) (links[i] as ChainLink).opened.restoreInto(index);
+    },
+  };
+}
+
+function endOf(continuation: StoredIndexV4Header | undefined): SettledTableMark | undefined {
+  return continuation === undefined ? undefined : { count: continuation.count, arenaPages: continuation.arenaPages, lastArenaPageBytes: continuation.lastArenaPageBytes };
+}
+
+function decodeLink(payload: Uint8Array, watermarkCount: number, expected: string): ChainLink {
+  const { header, body } = decodeHeader(payload, watermarkCount, expected, [CONTINUATION_VERSION]);
+  if (header.v === CONTINUATION_VERSION) {
+    return { opened: { watermarks: header.watermarks, restoreInto: (index) => void index.appendImage(header, body) }, continues: header, end: undefined };
+  }
+  const end = header.v === VERSION ? { count: header.count, arenaPages: header.arenaPages, lastArenaPageBytes: header.lastArenaPageBytes } : undefined;
+  return { opened: decodeIndexSnapshot(payload, watermarkCount, expected), continues: undefined, end };
 }
 
 /**
@@ -131,18 +195,8 @@ export function openIndexSnapshot(snapshots: SnapshotStore, shardCount: number):
  * `expected` names what the watermarks are of, for the error when they do not match.
  */
 export function decodeIndexSnapshot(payload: Uint8Array, watermarkCount: number, expected: string): OpenedIndexSnapshot {
-  let header: StoredIndexV1 | StoredIndexV2Header | StoredIndexV3Header | undefined;
-  let headerEnd = 0;
-  packr.unpackMultiple(payload, (value: unknown, _start?: number, end?: number) => {
-    header = value as StoredIndexV1 | StoredIndexV2Header | StoredIndexV3Header;
-    headerEnd = end ?? 0;
-    return false; // the header only
-  });
-  releaseSource();
-  const stored = header;
-  if (stored === undefined || (stored.v !== 1 && stored.v !== 2 && stored.v !== VERSION) || stored.watermarks.length !== watermarkCount) {
-    throw new Error(`idempotency index snapshot does not match this build or ${expected}`);
-  }
+  const { header: stored, headerEnd, body } = decodeHeader(payload, watermarkCount, expected, []);
+  if (stored.v === CONTINUATION_VERSION) throw new Error(`idempotency index snapshot does not match this build or ${expected}`);
   if (stored.v === 1) {
     const v1 = stored;
     return {
@@ -157,11 +211,7 @@ export function decodeIndexSnapshot(payload: Uint8Array, watermarkCount: number,
       },
     };
   }
-  if (headerEnd <= 0 || headerEnd > payload.length) throw new Error("idempotency index snapshot header has no end");
-  if (stored.v === VERSION) {
-    const body = payload.subarray(Math.min(payload.length, alignedBodyStart(headerEnd)));
-    return { watermarks: stored.watermarks, restoreInto: (index) => void index.restoreImage(stored, body) };
-  }
+  if (stored.v === VERSION) return { watermarks: stored.watermarks, restoreInto: (index) => void index.restoreImage(stored, body) };
   return {
     watermarks: stored.watermarks,
     restoreInto: (index) => {
@@ -175,6 +225,29 @@ export function decodeIndexSnapshot(payload: Uint8Array, watermarkCount: number,
       releaseSource();
     },
   };
+}
+
+type StoredHeader = StoredIndexV1 | StoredIndexV2Header | StoredIndexV3Header | StoredIndexV4Header;
+
+/**
+ * A snapshot's header, checked against this build (its version, v4 only where `alsoVersions` has it)
+ * and the watermark count, and where its body starts (v3, v4: the next multiple of 8).
+ */
+function decodeHeader(payload: Uint8Array, watermarkCount: number, expected: string, alsoVersions: readonly number[]): { header: StoredHeader; headerEnd: number; body: Uint8Array } {
+  let header: StoredHeader | undefined;
+  let headerEnd = 0;
+  packr.unpackMultiple(payload, (value: unknown, _start?: number, end?: number) => {
+    header = value as StoredHeader;
+    headerEnd = end ?? 0;
+    return false; // the header only
+  });
+  releaseSource();
+  const stored = header;
+  if (stored === undefined || !(stored.v === 1 || stored.v === 2 || stored.v === VERSION || alsoVersions.includes(stored.v)) || !Array.isArray(stored.watermarks) || stored.watermarks.length !== watermarkCount) {
+    throw new Error(`idempotency index snapshot does not match this build or ${expected}`);
+  }
+  if (stored.v !== 1 && (headerEnd <= 0 || headerEnd > payload.length)) throw new Error("idempotency index snapshot header has no end");
+  return { header: stored, headerEnd, body: payload.subarray(Math.min(payload.length, alignedBodyStart(headerEnd))) };
 }
 
 /** Load the newest index snapshot into `index`; returns the per-shard watermarks (zeros if none). */
@@ -192,12 +265,61 @@ export function loadIndexSnapshot(snapshots: SnapshotStore, shardCount: number, 
  * image but skipped on load: the identity store restores them from its own log.
  */
 export async function writeIndexSnapshot(snapshots: SnapshotStore, index: IdempotencyIndex, watermarks: readonly number[]): Promise<number> {
-  const parts = indexSnapshotParts(index, watermarks);
-  // The snapshot store numbers files by lsn: use a counter that only grows (sum of watermarks).
-  const sequence = watermarks.reduce((sum, lsn) => sum + lsn, 0);
-  const written = await snapshots.write({ lsn: sequence, chainHead: Buffer.alloc(32), payloadParts: parts });
-  await snapshots.prune(2);
-  return written.sizeBytes;
+  // A writer of its own continues nothing: one full image (tests, benches).
+  return new IndexSnapshotWriter(snapshots).write(index, watermarks);
+}
+
+/**
+ * A data directory's index snapshots as its checkpoints write them (decision I66). The index holds
+ * every command ever taken, so writing it whole at every checkpoint wrote more at each, and its
+ * write and fsync took the shards' disk and the machine's cores from the claims of the moment.
+ * Instead, each snapshot after the first holds only the entries added since the last one written
+ * (a v4 continuation naming it), until the continuations since the last full image add up to that
+ * image's size: then a full image again. So a checkpoint writes about what was added since the one
+ * before, a start reads at most about two full images' worth, and the full images come about each
+ * time the index doubles. The first snapshot of a process is full (it continues nothing it knows);
+ * when a full image is written, the files older than the full image before it are deleted, so the
+ * previous chain stays, the fallback of a damaged newest chain.
+ */
+export class IndexSnapshotWriter {
+  /** The last snapshot written: its lsn and where its entries ended. */
+  private last: { lsn: number; end: SettledTableMark } | undefined;
+  /** The newest full image this writer wrote: its lsn and size. */
+  private full: { lsn: number; sizeBytes: number } | undefined;
+  private bytesSinceFull = 0;
+
+  constructor(private readonly snapshots: SnapshotStore) {}
+
+  /** Writes `index`'s entries with the watermarks they are complete up to; resolves with the file's size (0: none written, the last one holds them). */
+  async write(index: IdempotencyIndex, watermarks: readonly number[]): Promise<number> {
+    // The snapshot store numbers files by lsn: use a counter that only grows (sum of watermarks).
+    const lsn = watermarks.reduce((sum, at) => sum + at, 0);
+    // The same watermarks (each only grows, so the same sum): the last snapshot already holds every entry they cover.
+    if (this.last !== undefined && lsn === this.last.lsn) return 0;
+    const continuation = this.last !== undefined && this.full !== undefined && lsn > this.last.lsn ? continuationParts(index, watermarks, this.last) : undefined;
+    const continuationBytes = continuation?.parts.reduce((sum, part) => sum + part.length, 0) ?? 0;
+    if (continuation !== undefined && this.full !== undefined && this.bytesSinceFull + continuationBytes < this.full.sizeBytes) {
+      const written = await this.snapshots.write({ lsn, chainHead: Buffer.alloc(32), payloadParts: continuation.parts });
+      this.last = { lsn, end: continuation.end };
+      this.bytesSinceFull += continuationBytes;
+      return written.sizeBytes;
+    }
+    const image = index.image();
+    const written = await this.snapshots.write({ lsn, chainHead: Buffer.alloc(32), payloadParts: imageParts(image, watermarks) });
+    // The chain the last full image began stays: a damaged newest chain falls back to it.
+    if (this.full !== undefined) await this.snapshots.pruneOlderThan(this.full.lsn);
+    this.full = { lsn, sizeBytes: written.sizeBytes };
+    this.last = { lsn, end: { count: image.count, arenaPages: image.arenaPages, lastArenaPageBytes: image.lastArenaPageBytes } };
+    this.bytesSinceFull = 0;
+    return written.sizeBytes;
+  }
+}
+
+/** A v4 continuation of the snapshot `last` ended: its parts and where it ends. */
+function continuationParts(index: IdempotencyIndex, watermarks: readonly number[], last: { lsn: number; end: SettledTableMark }): { parts: Uint8Array[]; end: SettledTableMark } {
+  const { parts, ...image } = index.imageSince(last.end);
+  const header: StoredIndexV4Header = { v: CONTINUATION_VERSION, watermarks: [...watermarks], previous: last.lsn, ...image };
+  return { parts: [alignedHeader(header), ...parts], end: { count: image.count, arenaPages: image.arenaPages, lastArenaPageBytes: image.lastArenaPageBytes } };
 }
 
 /**
@@ -206,7 +328,10 @@ export async function writeIndexSnapshot(snapshots: SnapshotStore, index: Idempo
  * shared, the rest copied, so entries finished afterwards are not in it.
  */
 export function indexSnapshotParts(index: IdempotencyIndex, watermarks: readonly number[]): Uint8Array[] {
-  const image = index.image();
+  return imageParts(index.image(), watermarks);
+}
+
+function imageParts(image: SettledTableImage, watermarks: readonly number[]): Uint8Array[] {
   const header: StoredIndexV3Header = {
     v: VERSION,
     watermarks: [...watermarks],
@@ -216,10 +341,16 @@ export function indexSnapshotParts(index: IdempotencyIndex, watermarks: readonly
     arenaPages: image.arenaPages,
     lastArenaPageBytes: image.lastArenaPageBytes,
   };
-  // The body starts at the next multiple of 8 after the header (zero padding), so a load can adopt
-  // its columns as typed-array views. packr.pack returns a view of its reusable buffer: copied.
+  return [alignedHeader(header), ...image.parts];
+}
+
+/**
+ * A header's bytes, zero-padded to the next multiple of 8, where the body starts, so a load can
+ * adopt its columns as typed-array views. packr.pack returns a view of its reusable buffer: copied.
+ */
+function alignedHeader(header: StoredIndexV3Header | StoredIndexV4Header): Buffer {
   const packed = packr.pack(header);
   const headerBytes = Buffer.alloc(alignedBodyStart(packed.length));
   headerBytes.set(packed);
-  return [headerBytes, ...image.parts];
+  return headerBytes;
 }

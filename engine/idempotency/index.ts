@@ -12,7 +12,7 @@
  * await it) | conflict (same key, different content).
  */
 
-import { IDENTITY_OWNER, SettledTable, type SettledTableImage, type SettledTableImageHeader } from "./settled-table.js";
+import { IDENTITY_OWNER, SettledTable, type SettledTableContinuation, type SettledTableContinuationHeader, type SettledTableImage, type SettledTableImageHeader, type SettledTableMark } from "./settled-table.js";
 
 /** Which component logged a command: a market shard by index, or the identity store. */
 export type CommandOwner = number | "identity";
@@ -157,6 +157,19 @@ export class IdempotencyIndex {
   /** The shard-owned entries as bytes, for the index snapshot (identity-owned ones come from the identity log). */
   image(): SettledTableImage {
     return this.shardOwned.image();
+  }
+
+  /** The shard-owned entries added since the image that ended at `from`, for a snapshot that continues it. */
+  imageSince(from: SettledTableMark): SettledTableContinuation {
+    return this.shardOwned.imageSince(from);
+  }
+
+  /** Add a continuation's entries after those of the image it continues, restored just before (`restoreImage`). */
+  appendImage(header: SettledTableContinuationHeader, body: Uint8Array): number {
+    if (this.pendingSize !== 0) throw new Error("idempotency index: a snapshot is restored only with no command in flight");
+    const added = this.shardOwned.appendImage(header, body);
+    if (this.identityOwned.size > 0 && added > 0) this.refuseOverlap();
+    return added;
   }
 
   /**

@@ -72,6 +72,34 @@ export interface SettledTableImage {
 
 export type SettledTableImageHeader = Omit<SettledTableImage, "parts">;
 
+/** Where an image of a table ended: its entry count and the end of its arena (what a continuation starts from). */
+export type SettledTableMark = Pick<SettledTableImage, "count" | "arenaPages" | "lastArenaPageBytes">;
+
+/**
+ * The entries a table added after an earlier image of it (`from`), as bytes a table holding exactly
+ * that image's entries takes with `appendImage`: positions (float64), hashes (uint32), keyRefs
+ * (uint32) and owners (uint8) of entries `from.count` to `count`, then the arena from where `from`'s
+ * ended to where this one ends. No slots: the reader places the added entries itself.
+ */
+export interface SettledTableContinuation extends SettledTableMark {
+  seed: number;
+  from: SettledTableMark;
+  parts: Uint8Array[];
+}
+
+export type SettledTableContinuationHeader = Omit<SettledTableContinuation, "parts">;
+
+/** A continuation's arena section, page by page: which bytes of which page it holds. */
+function continuationArena(header: SettledTableContinuationHeader): Array<{ page: number; start: number; end: number }> {
+  const spans: Array<{ page: number; start: number; end: number }> = [];
+  for (let page = Math.max(0, header.from.arenaPages - 1); page < header.arenaPages; page += 1) {
+    const start = page === header.from.arenaPages - 1 ? header.from.lastArenaPageBytes : 0;
+    const end = page === header.arenaPages - 1 ? header.lastArenaPageBytes : ARENA_PAGE_BYTES;
+    spans.push({ page, start, end });
+  }
+  return spans;
+}
+
 /** Byte offsets of an image body's sections. */
 function imageLayout(header: SettledTableImageHeader) {
   const n = header.count;
@@ -211,6 +239,79 @@ export class SettledTable {
       lastArenaPageBytes,
       parts: [...column(this.positionPages), ...column(this.hashPages), ...column(this.keyRefPages), bytesOf(slots), ...column(this.ownerPages), ...arenaParts],
     };
+  }
+
+  /**
+   * The entries added since the image that ended at `from` (SettledTableContinuation). Full pages
+   * are shared, the last partial ones copied, as `image` does.
+   */
+  imageSince(from: SettledTableMark): SettledTableContinuation {
+    const count = this.count;
+    assert(from.count <= count && from.arenaPages <= this.arena.length, "idempotency image: a continuation from a later table");
+    const fullPages = count >>> ENTRY_PAGE_SHIFT;
+    const column = (pages: ReadonlyArray<Uint32Array | Uint8Array | Float64Array>): Uint8Array[] => {
+      const parts: Uint8Array[] = [];
+      for (let first = from.count - (from.count & ENTRY_IN_PAGE_MASK); first < count; first += ENTRIES_PER_PAGE) {
+        const page = first >>> ENTRY_PAGE_SHIFT;
+        const start = Math.max(from.count, first) - first;
+        const end = Math.min(count, first + ENTRIES_PER_PAGE) - first;
+        const column = pages[page] as Uint32Array | Uint8Array | Float64Array;
+        parts.push(bytesOf(page < fullPages ? column.subarray(start, end) : column.slice(start, end)));
+      }
+      return parts;
+    };
+    const arenaPages = count === 0 ? 0 : this.arena.length;
+    const header: SettledTableContinuationHeader = { seed: this.seed, from: { ...from }, count, arenaPages, lastArenaPageBytes: arenaPages === 0 ? 0 : this.arenaUsed };
+    const arenaParts = continuationArena(header).map(({ page, start, end }) => {
+      const bytes = this.arena[page] as Uint8Array;
+      return page + 1 < arenaPages ? bytes.subarray(start, end) : bytes.slice(start, end);
+    });
+    return { ...header, parts: [...column(this.positionPages), ...column(this.hashPages), ...column(this.keyRefPages), ...column(this.ownerPages), ...arenaParts] };
+  }
+
+  /**
+   * Add a continuation's entries to a table that holds exactly the entries of the image it continues
+   * (`imageSince`): its arena bytes after the table's, its entries placed one by one, each checked
+   * as an image's are (its key inside the arena, not identity-owned).
+   */
+  appendImage(header: SettledTableContinuationHeader, body: Uint8Array): number {
+    const n = header.count - header.from.count;
+    const currentArenaEnd = this.arena.length === 0 ? 0 : this.arenaUsed;
+    assert(header.seed === this.seed, "idempotency continuation: another hash seed than the image it continues");
+    assert(header.from.count === this.count && header.from.arenaPages === this.arena.length && header.from.lastArenaPageBytes === currentArenaEnd, "idempotency continuation: it continues another image than this table holds");
+    assert(Number.isInteger(n) && n >= 0 && header.count <= MAX_ENTRIES, "idempotency continuation: bad entry count");
+    assert(Number.isInteger(header.arenaPages) && header.arenaPages >= header.from.arenaPages && header.arenaPages <= MAX_ARENA_PAGES, "idempotency continuation: bad page count");
+    assert(Number.isInteger(header.lastArenaPageBytes) && header.lastArenaPageBytes >= 0 && header.lastArenaPageBytes <= ARENA_PAGE_BYTES, "idempotency continuation: bad last page size");
+    const spans = continuationArena(header);
+    const owners = 16 * n;
+    const arena = owners + n;
+    const total = spans.reduce((sum, { start, end }) => sum + Math.max(0, end - start), arena);
+    assert(spans.every(({ start, end }) => start <= end) && body.length === total, `idempotency continuation: ${body.length} bytes, expected ${total}`);
+    let at = arena;
+    for (const { page, start, end } of spans) {
+      if (page === this.arena.length) this.arena.push(new Uint8Array(ARENA_PAGE_BYTES));
+      (this.arena[page] as Uint8Array).set(body.subarray(at, at + end - start), start);
+      at += end - start;
+    }
+    this.arenaUsed = header.arenaPages === 0 ? ARENA_PAGE_BYTES : header.lastArenaPageBytes;
+    const arenaLimit = header.arenaPages === 0 ? 0 : (header.arenaPages - 1) * ARENA_PAGE_BYTES + header.lastArenaPageBytes;
+    // Columns are read through aligned scratch copies, a page at a time.
+    const hashes = new Uint32Array(ENTRIES_PER_PAGE);
+    const keyRefs = new Uint32Array(ENTRIES_PER_PAGE);
+    const positions = new Float64Array(ENTRIES_PER_PAGE);
+    for (let first = 0; first < n; first += ENTRIES_PER_PAGE) {
+      const m = Math.min(ENTRIES_PER_PAGE, n - first);
+      bytesOf(positions).set(body.subarray(8 * first, 8 * (first + m)));
+      bytesOf(hashes).set(body.subarray(8 * n + 4 * first, 8 * n + 4 * (first + m)));
+      bytesOf(keyRefs).set(body.subarray(12 * n + 4 * first, 12 * n + 4 * (first + m)));
+      for (let i = 0; i < m; i += 1) {
+        const owner = body[owners + first + i] as number;
+        if (owner === IDENTITY_OWNER) throw new Error("idempotency continuation: an identity-owned entry");
+        if ((keyRefs[i] as number) >= arenaLimit) throw new Error("idempotency continuation: a key outside the arena");
+        this.appendEntry(hashes[i] as number, keyRefs[i] as number, owner, positions[i] as number);
+      }
+    }
+    return n;
   }
 
   /**

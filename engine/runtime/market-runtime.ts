@@ -8,7 +8,7 @@ import { marketIdOfCommand } from "../rules/handle-command.js";
 import type { Command } from "../rules/types/command.js";
 import type { Clock } from "../clock.js";
 import { IdempotencyIndex, type CommandLocation } from "../idempotency/index.js";
-import { indexSnapshotStore, openIndexSnapshot, peekIndexWatermarks, writeIndexSnapshot } from "../idempotency/index-snapshot.js";
+import { IndexSnapshotWriter, indexSnapshotStore, openIndexSnapshot, peekIndexWatermarks } from "../idempotency/index-snapshot.js";
 import type { SnapshotStore } from "../../storage/index.js";
 import { ensureClusterMeta } from "../../storage/data-dir-layout.js";
 import { ShardHost, type ShardWorkerSource } from "./shard-host.js";
@@ -80,7 +80,7 @@ export class MarketRuntime implements Markets {
     private readonly host: ShardHost,
     readonly idempotency: IdempotencyIndex,
     /** The idempotency index's snapshots, kept while this runs (each checkpoint writes and prunes them). */
-    private readonly indexSnapshots: SnapshotStore,
+    private readonly indexSnapshots: IndexSnapshotWriter,
   ) {
     this.answers = new ShardAnswers(options);
   }
@@ -136,7 +136,7 @@ export class MarketRuntime implements Markets {
         });
       }
     });
-    runtime = new MarketRuntime(options, host, index, indexSnapshots);
+    runtime = new MarketRuntime(options, host, index, new IndexSnapshotWriter(indexSnapshots));
     const everySeconds = options.checkpointEverySeconds ?? 60;
     if (everySeconds > 0) {
       runtime.timer = setInterval(() => {
@@ -270,7 +270,7 @@ export class MarketRuntime implements Markets {
     this.checkpointing = (async () => {
       try {
         const lsns = await this.host.snapshotAll();
-        await writeIndexSnapshot(this.indexSnapshots, this.idempotency, lsns);
+        await this.indexSnapshots.write(this.idempotency, lsns);
       } finally {
         this.checkpointing = undefined;
       }
@@ -288,7 +288,7 @@ export class MarketRuntime implements Markets {
     await this.answers.close();
     // A shard that died reports no final position: the previous index snapshot stays, and the next
     // start rebuilds what is newer from the shards' logs.
-    if (lsns.every((lsn) => lsn !== undefined)) await writeIndexSnapshot(this.indexSnapshots, this.idempotency, lsns);
+    if (lsns.every((lsn) => lsn !== undefined)) await this.indexSnapshots.write(this.idempotency, lsns as number[]);
   }
 }
 

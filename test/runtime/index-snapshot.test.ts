@@ -4,13 +4,14 @@
  * the older formats (v1 single value, v2 MessagePack chunks) are still read.
  */
 import { Packr } from "msgpackr";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { IdempotencyIndex } from "../../engine/idempotency/index.js";
-import { indexSnapshotStore, loadIndexSnapshot, openIndexSnapshot, peekIndexWatermarks, writeIndexSnapshot } from "../../engine/idempotency/index-snapshot.js";
+import { IndexSnapshotWriter, indexSnapshotStore, loadIndexSnapshot, openIndexSnapshot, peekIndexWatermarks, writeIndexSnapshot } from "../../engine/idempotency/index-snapshot.js";
 import { SnapshotStore } from "../../storage/index.js";
+import { SNAPSHOT_HEADER_BYTES } from "../../storage/snapshot-store.js";
 
 const dirs: string[] = [];
 function dataDir(): string {
@@ -24,6 +25,48 @@ afterEach(() => {
 
 function fingerprint(n: number): string {
   return `fp-${n.toString(36)}`;
+}
+
+/** Entries [from, to) of a deterministic run: some actors' ids wider than a byte. */
+function addEntries(index: IdempotencyIndex, from: number, to: number): void {
+  for (let n = from; n < to; n += 1) index.restore(n % 5 === 0 ? `参加者-${n % 11}` : `actor-${n % 97}`, `command-${n}`, fingerprint(n), { owner: n % 3, position: n * 10 });
+}
+
+/** Whether every entry in [from, to) replays at its location, and the entry `to` is not there. */
+function holdsExactly(index: IdempotencyIndex, from: number, to: number): boolean {
+  const actor = (n: number): string => (n % 5 === 0 ? `参加者-${n % 11}` : `actor-${n % 97}`);
+  for (let n = from; n < to; n += 1) {
+    const claim = index.claim(actor(n), `command-${n}`, fingerprint(n));
+    if (claim.kind !== "replay" || claim.location.owner !== n % 3 || claim.location.position !== n * 10) return false;
+  }
+  return index.size === to - from;
+}
+
+/** The index snapshot files of `dir`, oldest first, with their sizes. */
+function snapshotFiles(dir: string): Array<{ name: string; sizeBytes: number }> {
+  const indexDir = path.join(dir, "idempotency");
+  return readdirSync(indexDir)
+    .filter((name) => name.endsWith(".snap"))
+    .sort()
+    .map((name) => ({ name, sizeBytes: statSync(path.join(indexDir, name)).size }));
+}
+
+/** The version in a snapshot file's header (3: a full image, 4: a continuation). */
+function versionOf(dir: string, name: string): number {
+  const payload = readFileSync(path.join(dir, "idempotency", name)).subarray(SNAPSHOT_HEADER_BYTES);
+  let version = 0;
+  new Packr({ useRecords: false }).unpackMultiple(payload, (header: unknown) => {
+    version = (header as { v: number }).v;
+    return false;
+  });
+  return version;
+}
+
+function damage(dir: string, name: string): void {
+  const file = path.join(dir, "idempotency", name);
+  const bytes = readFileSync(file);
+  bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) ^ 0xff;
+  writeFileSync(file, bytes);
 }
 
 describe("idempotency index snapshot", () => {
@@ -100,6 +143,89 @@ describe("idempotency index snapshot", () => {
     expect(back.size).toBe(50_000);
     expect(back.claim("a", "c-49999", fingerprint(49_999)).kind).toBe("replay");
     expect(back.claim("late", "c-1", "late-fp").kind).toBe("fresh");
+  });
+
+  it("writes only what was added since the last snapshot (a continuation), and a load applies the chain", async () => {
+    const dir = dataDir();
+    const writer = new IndexSnapshotWriter(indexSnapshotStore(dir));
+    const index = new IdempotencyIndex();
+    addEntries(index, 0, 60_000);
+    await writer.write(index, [10, 20]);
+    addEntries(index, 60_000, 70_000);
+    await writer.write(index, [30, 40]);
+    addEntries(index, 70_000, 75_000);
+    await writer.write(index, [50, 60]);
+    const files = snapshotFiles(dir);
+    expect(files).toHaveLength(3);
+    const [full, second, third] = files.map((file) => file.sizeBytes) as [number, number, number];
+    // About a sixth and a twelfth of the whole image: what was added, not the index again.
+    expect(second).toBeLessThan(full / 4);
+    expect(third).toBeLessThan(second);
+
+    const opened = openIndexSnapshot(indexSnapshotStore(dir), 2);
+    expect(opened.watermarks).toEqual([50, 60]);
+    expect(peekIndexWatermarks(indexSnapshotStore(dir), 2)).toEqual([50, 60]);
+    const back = new IdempotencyIndex();
+    opened.restoreInto(back);
+    expect(holdsExactly(back, 0, 75_000)).toBe(true);
+    expect(back.claim("actor-1", "command-1", "another").kind).toBe("conflict");
+  });
+
+  it("writes a full image again once the continuations add up to the last one, and then deletes the chain before the previous", async () => {
+    const dir = dataDir();
+    const writer = new IndexSnapshotWriter(indexSnapshotStore(dir));
+    const index = new IdempotencyIndex();
+    let entries = 0;
+    const kinds: number[] = [];
+    // Each step adds a tenth of what the index holds: a full image, continuations, a full image, ….
+    for (let step = 1; step <= 30; step += 1) {
+      const to = entries === 0 ? 20_000 : entries + Math.ceil(entries / 10);
+      addEntries(index, entries, to);
+      entries = to;
+      await writer.write(index, [step, 0]);
+      kinds.push(versionOf(dir, (snapshotFiles(dir).at(-1) as { name: string }).name));
+      const back = new IdempotencyIndex();
+      expect(loadIndexSnapshot(indexSnapshotStore(dir), 2, back)).toEqual([step, 0]);
+      expect(back.size).toBe(entries);
+    }
+    // A full image (v3), then continuations (v4) until they add up to it: about seven at a tenth each.
+    expect(kinds.slice(0, 8)).toEqual([3, 4, 4, 4, 4, 4, 4, 4]);
+    const fulls = kinds.flatMap((kind, i) => (kind === 3 ? [i + 1] : []));
+    expect(fulls.length).toBeGreaterThanOrEqual(3);
+    // Kept: the newest chain and the one before it (the fallback), nothing older.
+    const kept = snapshotFiles(dir).map((file) => Number(/snapshot-0*(\d+)\.snap/.exec(file.name)?.[1]));
+    expect(kept[0]).toBe(fulls.at(-2));
+    expect(kept.at(-1)).toBe(30);
+    const back = new IdempotencyIndex();
+    loadIndexSnapshot(indexSnapshotStore(dir), 2, back);
+    expect(holdsExactly(back, 0, entries)).toBe(true);
+  });
+
+  it("falls back to the newest snapshot whose whole chain is valid", async () => {
+    const dir = dataDir();
+    const writer = new IndexSnapshotWriter(indexSnapshotStore(dir));
+    const index = new IdempotencyIndex();
+    addEntries(index, 0, 30_000);
+    await writer.write(index, [1, 1]);
+    addEntries(index, 30_000, 33_000);
+    await writer.write(index, [2, 2]);
+    addEntries(index, 33_000, 36_000);
+    await writer.write(index, [3, 3]);
+    const [full, middle, newest] = snapshotFiles(dir).map((file) => file.name) as [string, string, string];
+
+    damage(dir, newest);
+    const withoutNewest = new IdempotencyIndex();
+    expect(loadIndexSnapshot(indexSnapshotStore(dir), 2, withoutNewest)).toEqual([2, 2]);
+    expect(holdsExactly(withoutNewest, 0, 33_000)).toBe(true);
+
+    damage(dir, newest); // whole again
+    damage(dir, middle); // the newest continues a damaged link: the full image before both decides
+    const fullOnly = new IdempotencyIndex();
+    expect(loadIndexSnapshot(indexSnapshotStore(dir), 2, fullOnly)).toEqual([1, 1]);
+    expect(holdsExactly(fullOnly, 0, 30_000)).toBe(true);
+
+    damage(dir, full);
+    expect(loadIndexSnapshot(indexSnapshotStore(dir), 2, new IdempotencyIndex())).toEqual([0, 0]);
   });
 
   it("reads a v1 snapshot (one value, actor and command ids in separate columns)", async () => {

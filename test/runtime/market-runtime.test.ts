@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isoFromMs } from "../../engine/index.js";
@@ -171,6 +171,39 @@ describe("MarketRuntime with shard workers", () => {
     await expectReplayed(third.runtime, sent, replies);
     expect(third.fatal).toEqual([]);
     await third.runtime.close();
+  });
+
+  it("restores the index from a full snapshot and the continuations its later checkpoints wrote (decision I66)", async () => {
+    const dir = freshDir();
+    const clock = new ManualClock(T0);
+    const sent: Command[] = [];
+    const replies: unknown[] = [];
+    const first = await openRuntime(dir, clock);
+    for (let i = 0; i < 9; i += 1) {
+      for (const command of [
+        commands.create("alice", `m${i}`, directClaim({ capacity: 2, pricing: { mode: "free" }, confirmation: "none" }), `c${i}`),
+        commands.publish("alice", `m${i}`, 1, `p${i}`),
+        commands.claim("bob", `m${i}`, `bob${i}`),
+      ]) {
+        clock.advance(1);
+        sent.push(command);
+        replies.push((await submit(first.runtime, command)).reply);
+      }
+      if (i % 3 === 2) await first.runtime.checkpoint(); // a full image, then two continuations
+    }
+    await first.runtime.close(); // nothing logged since the last checkpoint: no snapshot written
+    const indexDir = path.join(dir, "idempotency");
+    const sizes = readdirSync(indexDir)
+      .filter((name) => name.endsWith(".snap"))
+      .sort()
+      .map((name) => statSync(path.join(indexDir, name)).size);
+    expect(sizes).toHaveLength(3);
+    expect(Math.max(sizes[1] as number, sizes[2] as number)).toBeLessThan(sizes[0] as number);
+    const second = await openRuntime(dir, clock);
+    expect(second.recovery.idempotencyEntries).toBe(sent.length);
+    await expectReplayed(second.runtime, sent, replies);
+    expect(second.fatal).toEqual([]);
+    await second.runtime.close();
   });
 
   it("refuses to start with another shard count", async () => {

@@ -137,6 +137,52 @@ describe("settled idempotency table", () => {
     expect(again.importImage(image, before)).toBe(ENTRIES_PER_PAGE + 10);
   });
 
+  it("a continuation carries what was added after an image, across entry and arena pages, and does not change afterwards", () => {
+    const source = new SettledTable(7);
+    const first = ENTRIES_PER_PAGE + 300;
+    fill(source, 0, first);
+    const image = source.image();
+    const end = { count: image.count, arenaPages: image.arenaPages, lastArenaPageBytes: image.lastArenaPageBytes };
+    // Past another entry page and another arena page (the records take about 40 bytes each).
+    const second = first + ENTRIES_PER_PAGE + Math.ceil(ARENA_PAGE_BYTES / 40);
+    fill(source, first, second);
+    const continuation = source.imageSince(end);
+    expect(continuation.arenaPages).toBeGreaterThan(image.arenaPages);
+    const continuationBody = Buffer.concat(continuation.parts);
+    fill(source, second, second + 100);
+    expect(Buffer.concat(continuation.parts).equals(continuationBody)).toBe(true);
+
+    const target = new SettledTable(8);
+    target.importImage(image, body(image));
+    expect(target.appendImage(continuation, continuationBody)).toBe(second - first);
+    expect(target.size).toBe(second);
+    expect(missing(target, 0, second)).toEqual([]);
+    expect(holds(target, second)).toBe(false);
+    // It goes on taking entries, and a continuation of the continuation applies after it.
+    const next = source.imageSince({ count: continuation.count, arenaPages: continuation.arenaPages, lastArenaPageBytes: continuation.lastArenaPageBytes });
+    expect(target.appendImage(next, Buffer.concat(next.parts))).toBe(100);
+    fill(target, second + 100, second + 1100);
+    expect(missing(target, 0, second + 1100)).toEqual([]);
+  });
+
+  it("continues an empty table's image, and refuses a continuation of another image or with a damaged body", () => {
+    const source = new SettledTable(9);
+    const empty = source.image();
+    fill(source, 0, 3000);
+    const continuation = source.imageSince({ count: empty.count, arenaPages: empty.arenaPages, lastArenaPageBytes: empty.lastArenaPageBytes });
+    const bytes = Buffer.concat(continuation.parts);
+    const target = new SettledTable(9);
+    expect(target.appendImage(continuation, bytes)).toBe(3000);
+    expect(missing(target, 0, 3000)).toEqual([]);
+
+    expect(() => target.appendImage(continuation, bytes)).toThrow(/continues another image/);
+    expect(() => new SettledTable(10).appendImage(continuation, bytes)).toThrow(/another hash seed/);
+    expect(() => new SettledTable(9).appendImage(continuation, bytes.subarray(1))).toThrow(/bytes, expected/);
+    const outside = Buffer.from(bytes);
+    outside.writeUInt32LE(0xffffff00, 12 * 3000); // the first keyRef, far past the arena
+    expect(() => new SettledTable(9).appendImage(continuation, outside)).toThrow(/a key outside the arena/);
+  });
+
   it("refuses an image holding an identity-owned entry (those are rebuilt from the identity log)", () => {
     const source = new SettledTable(1);
     fill(source, 0, 10);
