@@ -42,6 +42,16 @@ function holdsExactly(index: IdempotencyIndex, from: number, to: number): boolea
   return index.size === to - from;
 }
 
+/** One writer's snapshots of one index: at each step, the entries up to the step's count added, then a snapshot with its watermarks. */
+async function writeSteps(dir: string, steps: ReadonlyArray<readonly [number, number[]]>): Promise<void> {
+  const writer = new IndexSnapshotWriter(indexSnapshotStore(dir));
+  const index = new IdempotencyIndex();
+  for (const [to, watermarks] of steps) {
+    addEntries(index, index.size, to);
+    await writer.write(index, watermarks);
+  }
+}
+
 /** The index snapshot files of `dir`, oldest first, with their sizes. */
 function snapshotFiles(dir: string): Array<{ name: string; sizeBytes: number }> {
   const indexDir = path.join(dir, "idempotency");
@@ -147,14 +157,11 @@ describe("idempotency index snapshot", () => {
 
   it("writes only what was added since the last snapshot (a continuation), and a load applies the chain", async () => {
     const dir = dataDir();
-    const writer = new IndexSnapshotWriter(indexSnapshotStore(dir));
-    const index = new IdempotencyIndex();
-    addEntries(index, 0, 60_000);
-    await writer.write(index, [10, 20]);
-    addEntries(index, 60_000, 70_000);
-    await writer.write(index, [30, 40]);
-    addEntries(index, 70_000, 75_000);
-    await writer.write(index, [50, 60]);
+    await writeSteps(dir, [
+      [60_000, [10, 20]],
+      [70_000, [30, 40]],
+      [75_000, [50, 60]],
+    ]);
     const files = snapshotFiles(dir);
     expect(files).toHaveLength(3);
     const [full, second, third] = files.map((file) => file.sizeBytes) as [number, number, number];
@@ -203,14 +210,11 @@ describe("idempotency index snapshot", () => {
 
   it("falls back to the newest snapshot whose whole chain is valid", async () => {
     const dir = dataDir();
-    const writer = new IndexSnapshotWriter(indexSnapshotStore(dir));
-    const index = new IdempotencyIndex();
-    addEntries(index, 0, 30_000);
-    await writer.write(index, [1, 1]);
-    addEntries(index, 30_000, 33_000);
-    await writer.write(index, [2, 2]);
-    addEntries(index, 33_000, 36_000);
-    await writer.write(index, [3, 3]);
+    await writeSteps(dir, [
+      [30_000, [1, 1]],
+      [33_000, [2, 2]],
+      [36_000, [3, 3]],
+    ]);
     const [full, middle, newest] = snapshotFiles(dir).map((file) => file.name) as [string, string, string];
 
     damage(dir, newest);

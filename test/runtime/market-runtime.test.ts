@@ -14,6 +14,21 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
 
+/** Markets m<from> … m<to - 1>: each created, published and claimed once by bob; every command and its reply recorded. */
+async function createAndClaim(runtime: MarketRuntime, clock: ManualClock, from: number, to: number, sent: Command[], replies: unknown[]): Promise<void> {
+  for (let i = from; i < to; i += 1) {
+    for (const command of [
+      commands.create("alice", `m${i}`, directClaim({ capacity: 2, pricing: { mode: "free" }, confirmation: "none" }), `c${i}`),
+      commands.publish("alice", `m${i}`, 1, `p${i}`),
+      commands.claim("bob", `m${i}`, `bob${i}`),
+    ]) {
+      clock.advance(1);
+      sent.push(command);
+      replies.push((await submit(runtime, command)).reply);
+    }
+  }
+}
+
 async function openRuntime(dataDir: string, clock: ManualClock, shardCount = 2) {
   const fatal: string[] = [];
   const { runtime, recovery } = await MarketRuntime.open({
@@ -138,19 +153,7 @@ describe("MarketRuntime with shard workers", () => {
     const clock = new ManualClock(T0);
     const sent: Command[] = [];
     const replies: unknown[] = [];
-    const run = async (runtime: MarketRuntime, from: number, to: number) => {
-      for (let i = from; i < to; i += 1) {
-        for (const command of [
-          commands.create("alice", `m${i}`, directClaim({ capacity: 2, pricing: { mode: "free" }, confirmation: "none" }), `c${i}`),
-          commands.publish("alice", `m${i}`, 1, `p${i}`),
-          commands.claim("bob", `m${i}`, `bob${i}`),
-        ]) {
-          clock.advance(1);
-          sent.push(command);
-          replies.push((await submit(runtime, command)).reply);
-        }
-      }
-    };
+    const run = (runtime: MarketRuntime, from: number, to: number) => createAndClaim(runtime, clock, from, to, sent, replies);
     const first = await openRuntime(dir, clock);
     await run(first.runtime, 0, 4);
     await first.runtime.close(); // index snapshot 1
@@ -179,17 +182,9 @@ describe("MarketRuntime with shard workers", () => {
     const sent: Command[] = [];
     const replies: unknown[] = [];
     const first = await openRuntime(dir, clock);
-    for (let i = 0; i < 9; i += 1) {
-      for (const command of [
-        commands.create("alice", `m${i}`, directClaim({ capacity: 2, pricing: { mode: "free" }, confirmation: "none" }), `c${i}`),
-        commands.publish("alice", `m${i}`, 1, `p${i}`),
-        commands.claim("bob", `m${i}`, `bob${i}`),
-      ]) {
-        clock.advance(1);
-        sent.push(command);
-        replies.push((await submit(first.runtime, command)).reply);
-      }
-      if (i % 3 === 2) await first.runtime.checkpoint(); // a full image, then two continuations
+    for (let step = 0; step < 3; step += 1) {
+      await createAndClaim(first.runtime, clock, 3 * step, 3 * step + 3, sent, replies);
+      await first.runtime.checkpoint(); // a full image, then two continuations
     }
     await first.runtime.close(); // nothing logged since the last checkpoint: no snapshot written
     const indexDir = path.join(dir, "idempotency");
