@@ -97,6 +97,8 @@ export function indexSnapshotStore(dataDir: string): SnapshotStore {
 export interface OpenedIndexSnapshot {
   /** Per shard, the lsn its entries are complete up to (zeros when there is no snapshot). */
   watermarks: number[];
+  /** The lsn of the full image the opened snapshot's chain starts from (undefined: none opened). */
+  fullLsn?: number;
   /** Decode the entries into `index` (the expensive part: a start runs it while the shards open). */
   restoreInto(index: IdempotencyIndex): void;
 }
@@ -148,7 +150,8 @@ export function openIndexSnapshot(snapshots: SnapshotStore, shardCount: number):
 interface ChainLink {
   opened: OpenedIndexSnapshot;
   continues: StoredIndexV4Header | undefined;
-  end: SettledTableMark | undefined;
+  /** Where a full v3 image ends, with its hash seed (a continuation must continue both). */
+  end: (SettledTableMark & { seed: number }) | undefined;
 }
 
 /** The snapshot at `lsn` with every snapshot it continues, back to a full image; undefined if a link is missing or invalid. */
@@ -157,27 +160,28 @@ function openChain(snapshots: SnapshotStore, lsn: number, payload: Uint8Array, s
   const links: ChainLink[] = [decodeLink(payload, shardCount, expected)];
   let at = lsn;
   for (let link = links[0] as ChainLink; link.continues !== undefined; link = links[links.length - 1] as ChainLink) {
-    const { previous, from } = link.continues;
+    const { previous, from, seed } = link.continues;
     if (!(Number.isSafeInteger(previous) && previous >= 0 && previous < at)) return undefined;
     const loaded = snapshots.loadValid(previous);
     if (typeof loaded === "string") return undefined;
     const earlier = decodeLink(loaded.payload, shardCount, expected);
     const end = earlier.end ?? endOf(earlier.continues);
-    if (end === undefined || end.count !== from.count || end.arenaPages !== from.arenaPages || end.lastArenaPageBytes !== from.lastArenaPageBytes) return undefined;
+    if (end === undefined || end.seed !== seed || end.count !== from.count || end.arenaPages !== from.arenaPages || end.lastArenaPageBytes !== from.lastArenaPageBytes) return undefined;
     links.push(earlier);
     at = previous;
   }
   const newest = links[0] as ChainLink;
   return {
     watermarks: newest.opened.watermarks,
+    fullLsn: at,
     restoreInto: (index) => {
       for (let i = links.length - 1; i >= 0; i -= 1) (links[i] as ChainLink).opened.restoreInto(index);
     },
   };
 }
 
-function endOf(continuation: StoredIndexV4Header | undefined): SettledTableMark | undefined {
-  return continuation === undefined ? undefined : { count: continuation.count, arenaPages: continuation.arenaPages, lastArenaPageBytes: continuation.lastArenaPageBytes };
+function endOf(continuation: StoredIndexV4Header | undefined): (SettledTableMark & { seed: number }) | undefined {
+  return continuation === undefined ? undefined : { seed: continuation.seed, count: continuation.count, arenaPages: continuation.arenaPages, lastArenaPageBytes: continuation.lastArenaPageBytes };
 }
 
 function decodeLink(payload: Uint8Array, watermarkCount: number, expected: string): ChainLink {
@@ -185,7 +189,7 @@ function decodeLink(payload: Uint8Array, watermarkCount: number, expected: strin
   if (header.v === CONTINUATION_VERSION) {
     return { opened: { watermarks: header.watermarks, restoreInto: (index) => void index.appendImage(header, body) }, continues: header, end: undefined };
   }
-  const end = header.v === VERSION ? { count: header.count, arenaPages: header.arenaPages, lastArenaPageBytes: header.lastArenaPageBytes } : undefined;
+  const end = header.v === VERSION ? { seed: header.seed, count: header.count, arenaPages: header.arenaPages, lastArenaPageBytes: header.lastArenaPageBytes } : undefined;
   return { opened: decodeIndexSnapshot(payload, watermarkCount, expected), continues: undefined, end };
 }
 
@@ -282,23 +286,40 @@ export async function writeIndexSnapshot(snapshots: SnapshotStore, index: Idempo
  * previous chain stays, the fallback of a damaged newest chain.
  */
 export class IndexSnapshotWriter {
-  /** The last snapshot written: its lsn and where its entries ended. */
+  /** The last snapshot this writer wrote: its lsn and where its entries ended. */
   private last: { lsn: number; end: SettledTableMark } | undefined;
-  /** The newest full image this writer wrote: its lsn and size. */
-  private full: { lsn: number; sizeBytes: number } | undefined;
+  /** The size of the newest full image this writer wrote (continuations follow only its own). */
+  private fullBytes = 0;
   private bytesSinceFull = 0;
+  /** Writes one after another: a checkpoint's and a close's may be asked for at once. */
+  private writing: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly snapshots: SnapshotStore) {}
+  /**
+   * `fullLsn`: the lsn of the full image the snapshot this process started from began with
+   * (`OpenedIndexSnapshot.fullLsn`): the files older than it are deleted at the first full image
+   * this writer writes, and the chain it began is kept as that one's fallback.
+   */
+  constructor(
+    private readonly snapshots: SnapshotStore,
+    private fullLsn?: number,
+  ) {}
 
   /** Writes `index`'s entries with the watermarks they are complete up to; resolves with the file's size (0: none written, the last one holds them). */
-  async write(index: IdempotencyIndex, watermarks: readonly number[]): Promise<number> {
+  write(index: IdempotencyIndex, watermarks: readonly number[]): Promise<number> {
+    const written = this.writing.then(() => this.writeNow(index, watermarks));
+    this.writing = written.catch(() => undefined);
+    return written;
+  }
+
+  private async writeNow(index: IdempotencyIndex, watermarks: readonly number[]): Promise<number> {
     // The snapshot store numbers files by lsn: use a counter that only grows (sum of watermarks).
     const lsn = watermarks.reduce((sum, at) => sum + at, 0);
+    if (this.last !== undefined && lsn < this.last.lsn) throw new Error(`idempotency index snapshot: watermarks went back (${lsn} after ${this.last.lsn})`);
     // The same watermarks (each only grows, so the same sum): the last snapshot already holds every entry they cover.
     if (this.last !== undefined && lsn === this.last.lsn) return 0;
-    const continuation = this.last !== undefined && this.full !== undefined && lsn > this.last.lsn ? continuationParts(index, watermarks, this.last) : undefined;
+    const continuation = this.last !== undefined && this.last.end.count > 0 ? continuationParts(index, watermarks, this.last) : undefined;
     const continuationBytes = continuation?.parts.reduce((sum, part) => sum + part.length, 0) ?? 0;
-    if (continuation !== undefined && this.full !== undefined && this.bytesSinceFull + continuationBytes < this.full.sizeBytes) {
+    if (continuation !== undefined && this.bytesSinceFull + continuationBytes < this.fullBytes) {
       const written = await this.snapshots.write({ lsn, chainHead: Buffer.alloc(32), payloadParts: continuation.parts });
       this.last = { lsn, end: continuation.end };
       this.bytesSinceFull += continuationBytes;
@@ -306,9 +327,10 @@ export class IndexSnapshotWriter {
     }
     const image = index.image();
     const written = await this.snapshots.write({ lsn, chainHead: Buffer.alloc(32), payloadParts: imageParts(image, watermarks) });
-    // The chain the last full image began stays: a damaged newest chain falls back to it.
-    if (this.full !== undefined) await this.snapshots.pruneOlderThan(this.full.lsn);
-    this.full = { lsn, sizeBytes: written.sizeBytes };
+    // The chain the full image before this one began stays: a damaged newest chain falls back to it.
+    if (this.fullLsn !== undefined) await this.snapshots.pruneOlderThan(this.fullLsn);
+    this.fullLsn = lsn;
+    this.fullBytes = written.sizeBytes;
     this.last = { lsn, end: { count: image.count, arenaPages: image.arenaPages, lastArenaPageBytes: image.lastArenaPageBytes } };
     this.bytesSinceFull = 0;
     return written.sizeBytes;

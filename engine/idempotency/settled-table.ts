@@ -330,7 +330,11 @@ export class SettledTable {
     assert(Number.isInteger(header.lastArenaPageBytes) && header.lastArenaPageBytes >= 0 && header.lastArenaPageBytes <= ARENA_PAGE_BYTES, "idempotency image: bad last page size");
     const layout = imageLayout(header);
     assert(body.length === layout.total, `idempotency image: ${body.length} bytes, expected ${layout.total}`);
-    if (n === 0) return 0;
+    if (n === 0) {
+      // An empty table takes even an empty image's seed: a continuation of that image hashes with it.
+      if (this.count === 0) this.seed = header.seed;
+      return 0;
+    }
     return this.count === 0 ? this.adopt(header, body) : this.merge(header, body);
   }
 

@@ -115,8 +115,10 @@ export class MarketRuntime implements Markets {
       const started = await starting?.catch(() => undefined);
       await started?.host.close();
     };
+    let fullLsn: number | undefined;
     try {
       const indexSnapshot = openIndexSnapshot(indexSnapshots, options.shardCount);
+      fullLsn = indexSnapshot.fullLsn;
       if (hinted === undefined || !sameNumbers(hinted, indexSnapshot.watermarks)) {
         await stopStarted();
         starting = start(indexSnapshot.watermarks);
@@ -136,7 +138,7 @@ export class MarketRuntime implements Markets {
         });
       }
     });
-    runtime = new MarketRuntime(options, host, index, new IndexSnapshotWriter(indexSnapshots));
+    runtime = new MarketRuntime(options, host, index, new IndexSnapshotWriter(indexSnapshots, fullLsn));
     const everySeconds = options.checkpointEverySeconds ?? 60;
     if (everySeconds > 0) {
       runtime.timer = setInterval(() => {

@@ -37,9 +37,14 @@ export interface StartedShard {
 }
 
 interface Waiting {
+  /** The request's id: its slot and the slot's use (a late second answer for an earlier use is refused). */
+  id: number;
   resolve(response: ShardResponse): void;
   reject(error: Error): void;
 }
+
+/** Requests in flight to one shard at most (the slots an id names): the gateway's connections bound them far below. */
+const MAX_WAITING = 2 ** 20;
 
 /** Why a shard takes no more requests. */
 export type ShardStop = "fatal" | "fenced" | "stopped" | "closing";
@@ -66,14 +71,16 @@ export class ShardChannel {
   private outbox: Array<Envelope<ShardRequest>> = [];
   private flushScheduled = false;
   /**
-   * The requests awaiting their answers, by id. A request's id is its slot here, taken from
-   * `freeIds` and given back when it is answered, so ids stay few and small. Not a Map (decision
-   * I65): a Map that gains and loses an entry per request rebuilds its table over and over, V8
-   * keeps in each obsolete table its entries and a link to the next, and once one such table is
-   * promoted, every scavenge finds the later tables, and the requests they held, alive through it.
+   * The requests awaiting their answers, by slot: a slot is taken from `freeSlots` and given back
+   * when its request is answered, and a request's id is its slot plus MAX_WAITING times the slot's
+   * use count, so an answer names one use of one slot. Not a Map (decision I65): a Map that gains
+   * and loses an entry per request rebuilds its table over and over, V8 keeps in each obsolete table
+   * its entries and a link to the next, and once one such table is promoted, every scavenge finds
+   * the later tables, and the requests they held, alive through it.
    */
   private readonly waiting: Array<Waiting | undefined> = [];
-  private readonly freeIds: number[] = [];
+  private readonly uses: number[] = [];
+  private readonly freeSlots: number[] = [];
   private waitingCount = 0;
   private nextSnapshotId = 1;
   private readonly snapshotWaiters = new Map<number, (lsn: number) => void>();
@@ -143,14 +150,17 @@ export class ShardChannel {
   private fail(message: string, how: Exclude<ShardStop, "closing">): void {
     if (this.failure !== undefined) return;
     this.failure = shardRefusal(this.name, how);
-    const error = new UnavailableError(this.failure);
-    for (const waiting of this.waiting) waiting?.reject(error);
-    this.waiting.length = 0;
-    this.freeIds.length = 0;
-    this.waitingCount = 0;
+    this.refuseWaiting(new UnavailableError(this.failure));
     this.outbox = [];
     if (how === "fenced") this.events.onFenced(message);
     else if (how === "fatal") this.events.onFatal(message);
+  }
+
+  private refuseWaiting(error: Error): void {
+    for (const waiting of this.waiting) waiting?.reject(error);
+    this.waiting.length = 0;
+    this.freeSlots.length = 0;
+    this.waitingCount = 0;
   }
 
   private attach(): void {
@@ -158,6 +168,8 @@ export class ShardChannel {
     this.worker.on("error", (error) => this.fail(error.message, "fatal"));
     this.worker.on("exit", (code) => {
       if (!this.closing) this.fail(`shard worker exited unexpectedly (code ${code})`, "fatal");
+      // A worker that ends while closing answers nothing more: what still waits is refused, never left hanging.
+      else this.refuseWaiting(new UnavailableError(shardRefusal(this.name, "closing")));
       this.closedWith?.(undefined);
     });
   }
@@ -215,14 +227,15 @@ export class ShardChannel {
 
   private answer(items: Uint8Array): void {
     for (const item of unpackResponses(items)) {
-      const waiting = this.waiting[item.id];
-      if (waiting === undefined) {
+      const slot = item.id % MAX_WAITING;
+      const waiting = this.waiting[slot];
+      if (waiting === undefined || waiting.id !== item.id) {
         // After a failure nothing waits (fail refused them all); otherwise a shard answers each request once.
         if (this.failure === undefined) this.fail(`the shard answered request ${item.id}, which was not waiting`, "fatal");
         continue;
       }
-      this.waiting[item.id] = undefined;
-      this.freeIds.push(item.id);
+      this.waiting[slot] = undefined;
+      this.freeSlots.push(slot);
       this.waitingCount -= 1;
       waiting.resolve(item.body);
     }
@@ -232,8 +245,12 @@ export class ShardChannel {
   request(body: ShardRequest): Promise<ShardResponse> {
     if (this.closing) return Promise.reject(new UnavailableError(shardRefusal(this.name, "closing")));
     if (this.failure !== undefined) return Promise.reject(new UnavailableError(this.failure));
-    const id = this.freeIds.pop() ?? this.waiting.length;
-    const reply = new Promise<ShardResponse>((resolve, reject) => (this.waiting[id] = { resolve, reject }));
+    const slot = this.freeSlots.pop() ?? this.waiting.length;
+    if (slot >= MAX_WAITING) return Promise.reject(new UnavailableError(`${this.name} has too many requests in flight; retry shortly`));
+    const use = ((this.uses[slot] ?? 0) + 1) % 2 ** 32;
+    this.uses[slot] = use;
+    const id = use * MAX_WAITING + slot;
+    const reply = new Promise<ShardResponse>((resolve, reject) => (this.waiting[slot] = { id, resolve, reject }));
     this.waitingCount += 1;
     this.outbox.push(envelope(id, body));
     if (!this.flushScheduled) {

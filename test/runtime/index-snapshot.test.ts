@@ -208,6 +208,47 @@ describe("idempotency index snapshot", () => {
     expect(holdsExactly(back, 0, entries)).toBe(true);
   });
 
+  it("keeps at most the chain a process started from and its own across restarts", async () => {
+    const dir = dataDir();
+    let entries = 0;
+    let watermark = 0;
+    for (let process = 0; process < 5; process += 1) {
+      const opened = openIndexSnapshot(indexSnapshotStore(dir), 2);
+      const index = new IdempotencyIndex();
+      opened.restoreInto(index);
+      expect(holdsExactly(index, 0, entries)).toBe(true);
+      const writer = new IndexSnapshotWriter(indexSnapshotStore(dir), opened.fullLsn);
+      if (process === 0) {
+        addEntries(index, 0, 20_000);
+        entries = 20_000;
+      }
+      for (let checkpoint = 0; checkpoint < 3; checkpoint += 1) {
+        addEntries(index, entries, entries + 2_000);
+        entries += 2_000;
+        watermark += 1;
+        await writer.write(index, [watermark, 0]);
+      }
+      const versions = snapshotFiles(dir).map((file) => versionOf(dir, file.name));
+      // This process's chain (a full image and two continuations) and, after the first, the one it started from.
+      expect(versions).toEqual(process === 0 ? [3, 4, 4] : [3, 4, 4, 3, 4, 4]);
+    }
+  });
+
+  it("writes a full image after an empty one, never a continuation of it", async () => {
+    const dir = dataDir();
+    await writeSteps(dir, [
+      [0, [1, 0]],
+      [0, [2, 0]],
+      [1_000, [3, 0]],
+      [1_100, [4, 0]],
+    ]);
+    // The second full image deleted nothing (the first was the one before it); the third deleted the first.
+    expect(snapshotFiles(dir).map((file) => versionOf(dir, file.name))).toEqual([3, 3, 4]);
+    const back = new IdempotencyIndex();
+    expect(loadIndexSnapshot(indexSnapshotStore(dir), 2, back)).toEqual([4, 0]);
+    expect(holdsExactly(back, 0, 1_100)).toBe(true);
+  });
+
   it("falls back to the newest snapshot whose whole chain is valid", async () => {
     const dir = dataDir();
     await writeSteps(dir, [

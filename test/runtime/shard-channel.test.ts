@@ -70,18 +70,47 @@ describe("ShardChannel", () => {
     expect(channel.pending).toBe(0);
   });
 
-  it("reuses an answered request's id, so ids stay as few as the requests in flight", async () => {
+  it("reuses an answered request's slot, so the slots ids name stay as few as the requests in flight", async () => {
     const thread = new FakeShardThread();
     const channel = await channelOn(thread);
     const ids = new Set<number>();
     for (let round = 0; round < 50; round += 1) {
       const replies = [channel.request(marketRead(`a-${round}`)), channel.request(marketRead(`b-${round}`))];
       const batch = await thread.batch(round + 1);
-      for (const item of batch) ids.add(item.id);
+      for (const item of batch) ids.add(item.id % 2 ** 20);
       thread.answer(batch);
       expect((await Promise.all(replies)).map(askedOf)).toEqual([`a-${round}`, `b-${round}`]);
     }
     expect(ids.size).toBe(2);
+  });
+
+  it("stops when a late second answer names an earlier use of a slot a new request now holds", async () => {
+    const thread = new FakeShardThread();
+    const fatal: string[] = [];
+    const channel = await channelOn(thread, fatal);
+    const first = channel.request(marketRead("m-0"));
+    const [firstItem] = await thread.batch(1);
+    if (firstItem === undefined) throw new Error("no request sent");
+    thread.answer([firstItem]);
+    expect(askedOf(await first)).toBe("m-0");
+    const second = channel.request(marketRead("m-1"));
+    const [secondItem] = await thread.batch(2);
+    expect(secondItem?.id).not.toBe(firstItem.id);
+    expect((secondItem?.id ?? 0) % 2 ** 20).toBe(firstItem.id % 2 ** 20);
+    thread.answer([firstItem]); // the first request's answer again: not the second's
+    await expect(second).rejects.toThrow(/shard 0 stopped on this node/);
+    expect(fatal).toEqual([`the shard answered request ${firstItem.id}, which was not waiting`]);
+  });
+
+  it("refuses what still waits when the worker ends while closing, rather than leaving it hanging", async () => {
+    const thread = new FakeShardThread();
+    const channel = await channelOn(thread);
+    const waiting = channel.request(marketRead("m-0"));
+    await thread.batch(1);
+    const closed = channel.close();
+    thread.emit("exit", 1);
+    await expect(waiting).rejects.toThrow(/shard 0 is closing on this node/);
+    await expect(closed).resolves.toBeUndefined();
   });
 
   it("stops when the shard answers a request that is not waiting, refusing what waits instead of answering it", async () => {
