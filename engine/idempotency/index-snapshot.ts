@@ -185,12 +185,13 @@ function endOf(continuation: StoredIndexV4Header | undefined): (SettledTableMark
 }
 
 function decodeLink(payload: Uint8Array, watermarkCount: number, expected: string): ChainLink {
-  const { header, body } = decodeHeader(payload, watermarkCount, expected, [CONTINUATION_VERSION]);
+  const decoded = decodeHeader(payload, watermarkCount, expected, [CONTINUATION_VERSION]);
+  const { header, body } = decoded;
   if (header.v === CONTINUATION_VERSION) {
     return { opened: { watermarks: header.watermarks, restoreInto: (index) => void index.appendImage(header, body) }, continues: header, end: undefined };
   }
   const end = header.v === VERSION ? { seed: header.seed, count: header.count, arenaPages: header.arenaPages, lastArenaPageBytes: header.lastArenaPageBytes } : undefined;
-  return { opened: decodeIndexSnapshot(payload, watermarkCount, expected), continues: undefined, end };
+  return { opened: openWhole({ ...decoded, header }, payload), continues: undefined, end };
 }
 
 /**
@@ -199,8 +200,15 @@ function decodeLink(payload: Uint8Array, watermarkCount: number, expected: strin
  * `expected` names what the watermarks are of, for the error when they do not match.
  */
 export function decodeIndexSnapshot(payload: Uint8Array, watermarkCount: number, expected: string): OpenedIndexSnapshot {
-  const { header: stored, headerEnd, body } = decodeHeader(payload, watermarkCount, expected, []);
-  if (stored.v === CONTINUATION_VERSION) throw new Error(`idempotency index snapshot does not match this build or ${expected}`);
+  const decoded = decodeHeader(payload, watermarkCount, expected, []);
+  const { header } = decoded;
+  if (header.v === CONTINUATION_VERSION) throw new Error(`idempotency index snapshot does not match this build or ${expected}`);
+  return openWhole({ ...decoded, header }, payload);
+}
+
+/** A whole snapshot (v1, v2 or a v3 image) from its decoded header: its watermarks, and its entries when asked. */
+function openWhole(decoded: { header: Exclude<StoredHeader, StoredIndexV4Header>; headerEnd: number; body: Uint8Array }, payload: Uint8Array): OpenedIndexSnapshot {
+  const { header: stored, headerEnd, body } = decoded;
   if (stored.v === 1) {
     const v1 = stored;
     return {
@@ -263,9 +271,10 @@ export function loadIndexSnapshot(snapshots: SnapshotStore, shardCount: number, 
 
 /**
  * Write the finished entries with the watermarks they are complete up to. The table image is taken
- * synchronously (full pages shared, the last partial pages copied) and written off the thread.
- * Entries finished while the file is written are not in it: they lie after the watermarks (taken
- * before this call), so a restart gets them from the shard logs. Identity-owned entries are in the
+ * in one turn when the write starts (full pages shared, the last partial pages copied) and written
+ * off the thread. Entries finished while the file is written are not in it; those finished after the
+ * watermarks were taken may be: a restart gets what is after the watermarks from the shard logs
+ * again, and restoring an entry twice changes nothing. Identity-owned entries are in the
  * image but skipped on load: the identity store restores them from its own log.
  */
 export async function writeIndexSnapshot(snapshots: SnapshotStore, index: IdempotencyIndex, watermarks: readonly number[]): Promise<number> {

@@ -89,15 +89,26 @@ export interface SettledTableContinuation extends SettledTableMark {
 
 export type SettledTableContinuationHeader = Omit<SettledTableContinuation, "parts">;
 
-/** A continuation's arena section, page by page: which bytes of which page it holds. */
-function continuationArena(header: SettledTableContinuationHeader): Array<{ page: number; start: number; end: number }> {
+/** Where an empty table ends: an image's arena runs from here. */
+const EMPTY_MARK: SettledTableMark = { count: 0, arenaPages: 0, lastArenaPageBytes: 0 };
+
+/** The arena's bytes between two marks, page by page: which bytes of which page (an image's: from EMPTY_MARK). */
+function arenaSpans(from: SettledTableMark, to: SettledTableMark): Array<{ page: number; start: number; end: number }> {
   const spans: Array<{ page: number; start: number; end: number }> = [];
-  for (let page = Math.max(0, header.from.arenaPages - 1); page < header.arenaPages; page += 1) {
-    const start = page === header.from.arenaPages - 1 ? header.from.lastArenaPageBytes : 0;
-    const end = page === header.arenaPages - 1 ? header.lastArenaPageBytes : ARENA_PAGE_BYTES;
+  for (let page = Math.max(0, from.arenaPages - 1); page < to.arenaPages; page += 1) {
+    const start = page === from.arenaPages - 1 ? from.lastArenaPageBytes : 0;
+    const end = page === to.arenaPages - 1 ? to.lastArenaPageBytes : ARENA_PAGE_BYTES;
     spans.push({ page, start, end });
   }
   return spans;
+}
+
+/** Where a stored body's entry columns start (bytes), for `forEachStoredEntry`. */
+interface StoredColumns {
+  positions: number;
+  hashes: number;
+  keyRefs: number;
+  owners: number;
 }
 
 /** Byte offsets of an image body's sections. */
@@ -215,29 +226,14 @@ export class SettledTable {
    * do not change it.
    */
   image(): SettledTableImage {
-    const count = this.count;
-    const fullPages = count >>> ENTRY_PAGE_SHIFT;
-    const tail = count & ENTRY_IN_PAGE_MASK;
-    const column = (pages: ReadonlyArray<Uint32Array | Uint8Array | Float64Array>): Uint8Array[] => {
-      const parts: Uint8Array[] = [];
-      for (let p = 0; p < fullPages; p += 1) parts.push(bytesOf(pages[p] as Uint32Array | Uint8Array | Float64Array));
-      if (tail > 0) parts.push(bytesOf((pages[fullPages] as Uint32Array | Uint8Array | Float64Array).slice(0, tail)));
-      return parts;
-    };
-    const arenaPages = count === 0 ? 0 : this.arena.length;
-    const lastArenaPageBytes = arenaPages === 0 ? 0 : this.arenaUsed;
-    const arenaParts: Uint8Array[] = [];
-    for (let p = 0; p + 1 < arenaPages; p += 1) arenaParts.push(this.arena[p] as Uint8Array);
-    if (arenaPages > 0) arenaParts.push((this.arena[arenaPages - 1] as Uint8Array).slice(0, lastArenaPageBytes));
+    const end = this.mark();
     // The slots change with every insert: copied (four bytes per slot).
-    const slots = count === 0 ? new Uint32Array(0) : this.slots.slice();
+    const slots = end.count === 0 ? new Uint32Array(0) : this.slots.slice();
     return {
       seed: this.seed,
-      count,
+      ...end,
       slotCount: slots.length,
-      arenaPages,
-      lastArenaPageBytes,
-      parts: [...column(this.positionPages), ...column(this.hashPages), ...column(this.keyRefPages), bytesOf(slots), ...column(this.ownerPages), ...arenaParts],
+      parts: [...this.columnSince(this.positionPages, 0), ...this.columnSince(this.hashPages, 0), ...this.columnSince(this.keyRefPages, 0), bytesOf(slots), ...this.columnSince(this.ownerPages, 0), ...this.arenaSince(EMPTY_MARK, end)],
     };
   }
 
@@ -246,27 +242,70 @@ export class SettledTable {
    * are shared, the last partial ones copied, as `image` does.
    */
   imageSince(from: SettledTableMark): SettledTableContinuation {
+    const end = this.mark();
+    assert(from.count <= end.count && from.arenaPages <= this.arena.length, "idempotency image: a continuation from a later table");
+    const columns = [this.positionPages, this.hashPages, this.keyRefPages, this.ownerPages].flatMap((pages) => this.columnSince(pages, from.count));
+    return { seed: this.seed, from: { ...from }, ...end, parts: [...columns, ...this.arenaSince(from, end)] };
+  }
+
+  /** Where the table ends now: an image taken now ends here. */
+  private mark(): SettledTableMark {
+    const arenaPages = this.count === 0 ? 0 : this.arena.length;
+    return { count: this.count, arenaPages, lastArenaPageBytes: arenaPages === 0 ? 0 : this.arenaUsed };
+  }
+
+  /** One column's cells from entry `from` to the end, as bytes: whole pages shared (they never change), the partly filled last one copied. */
+  private columnSince(pages: ReadonlyArray<Column>, from: number): Uint8Array[] {
     const count = this.count;
-    assert(from.count <= count && from.arenaPages <= this.arena.length, "idempotency image: a continuation from a later table");
     const fullPages = count >>> ENTRY_PAGE_SHIFT;
-    const column = (pages: ReadonlyArray<Uint32Array | Uint8Array | Float64Array>): Uint8Array[] => {
-      const parts: Uint8Array[] = [];
-      for (let first = from.count - (from.count & ENTRY_IN_PAGE_MASK); first < count; first += ENTRIES_PER_PAGE) {
-        const page = first >>> ENTRY_PAGE_SHIFT;
-        const start = Math.max(from.count, first) - first;
-        const end = Math.min(count, first + ENTRIES_PER_PAGE) - first;
-        const column = pages[page] as Uint32Array | Uint8Array | Float64Array;
-        parts.push(bytesOf(page < fullPages ? column.subarray(start, end) : column.slice(start, end)));
-      }
-      return parts;
-    };
-    const arenaPages = count === 0 ? 0 : this.arena.length;
-    const header: SettledTableContinuationHeader = { seed: this.seed, from: { ...from }, count, arenaPages, lastArenaPageBytes: arenaPages === 0 ? 0 : this.arenaUsed };
-    const arenaParts = continuationArena(header).map(({ page, start, end }) => {
+    const parts: Uint8Array[] = [];
+    for (let first = from - (from & ENTRY_IN_PAGE_MASK); first < count; first += ENTRIES_PER_PAGE) {
+      const page = first >>> ENTRY_PAGE_SHIFT;
+      const start = Math.max(from, first) - first;
+      const end = Math.min(count, first + ENTRIES_PER_PAGE) - first;
+      const column = pages[page] as Column;
+      parts.push(bytesOf(page < fullPages ? column.subarray(start, end) : column.slice(start, end)));
+    }
+    return parts;
+  }
+
+  /** The arena's bytes between two marks, the second this table's end: whole pages shared, the last copied. */
+  private arenaSince(from: SettledTableMark, end: SettledTableMark): Uint8Array[] {
+    return arenaSpans(from, end).map(({ page, start, end: stop }) => {
       const bytes = this.arena[page] as Uint8Array;
-      return page + 1 < arenaPages ? bytes.subarray(start, end) : bytes.slice(start, end);
+      return page + 1 < end.arenaPages ? bytes.subarray(start, stop) : bytes.slice(start, stop);
     });
-    return { ...header, parts: [...column(this.positionPages), ...column(this.hashPages), ...column(this.keyRefPages), ...column(this.ownerPages), ...arenaParts] };
+  }
+
+  /**
+   * Each entry of a stored body (an image's or a continuation's), its columns read through aligned
+   * scratch copies a page at a time, refused if identity-owned or if its key (moved by `refShift`)
+   * lies outside the arena; `what` names the body in the error.
+   */
+  private static forEachStoredEntry(
+    body: Uint8Array,
+    n: number,
+    at: StoredColumns,
+    arena: { refShift: number; limit: number },
+    what: string,
+    visit: (hash: number, ref: number, owner: number, position: number) => void,
+  ): void {
+    const hashes = new Uint32Array(ENTRIES_PER_PAGE);
+    const keyRefs = new Uint32Array(ENTRIES_PER_PAGE);
+    const positions = new Float64Array(ENTRIES_PER_PAGE);
+    for (let first = 0; first < n; first += ENTRIES_PER_PAGE) {
+      const m = Math.min(ENTRIES_PER_PAGE, n - first);
+      bytesOf(positions).set(body.subarray(at.positions + 8 * first, at.positions + 8 * (first + m)));
+      bytesOf(hashes).set(body.subarray(at.hashes + 4 * first, at.hashes + 4 * (first + m)));
+      bytesOf(keyRefs).set(body.subarray(at.keyRefs + 4 * first, at.keyRefs + 4 * (first + m)));
+      for (let i = 0; i < m; i += 1) {
+        const owner = body[at.owners + first + i] as number;
+        if (owner === IDENTITY_OWNER) throw new Error(`idempotency ${what}: an identity-owned entry`);
+        const ref = (keyRefs[i] as number) + arena.refShift;
+        if (ref >= arena.limit) throw new Error(`idempotency ${what}: a key outside the arena`);
+        visit(hashes[i] as number, ref, owner, positions[i] as number);
+      }
+    }
   }
 
   /**
@@ -282,7 +321,7 @@ export class SettledTable {
     assert(Number.isInteger(n) && n >= 0 && header.count <= MAX_ENTRIES, "idempotency continuation: bad entry count");
     assert(Number.isInteger(header.arenaPages) && header.arenaPages >= header.from.arenaPages && header.arenaPages <= MAX_ARENA_PAGES, "idempotency continuation: bad page count");
     assert(Number.isInteger(header.lastArenaPageBytes) && header.lastArenaPageBytes >= 0 && header.lastArenaPageBytes <= ARENA_PAGE_BYTES, "idempotency continuation: bad last page size");
-    const spans = continuationArena(header);
+    const spans = arenaSpans(header.from, header);
     const owners = 16 * n;
     const arena = owners + n;
     const total = spans.reduce((sum, { start, end }) => sum + Math.max(0, end - start), arena);
@@ -294,23 +333,9 @@ export class SettledTable {
       at += end - start;
     }
     this.arenaUsed = header.arenaPages === 0 ? ARENA_PAGE_BYTES : header.lastArenaPageBytes;
-    const arenaLimit = header.arenaPages === 0 ? 0 : (header.arenaPages - 1) * ARENA_PAGE_BYTES + header.lastArenaPageBytes;
-    // Columns are read through aligned scratch copies, a page at a time.
-    const hashes = new Uint32Array(ENTRIES_PER_PAGE);
-    const keyRefs = new Uint32Array(ENTRIES_PER_PAGE);
-    const positions = new Float64Array(ENTRIES_PER_PAGE);
-    for (let first = 0; first < n; first += ENTRIES_PER_PAGE) {
-      const m = Math.min(ENTRIES_PER_PAGE, n - first);
-      bytesOf(positions).set(body.subarray(8 * first, 8 * (first + m)));
-      bytesOf(hashes).set(body.subarray(8 * n + 4 * first, 8 * n + 4 * (first + m)));
-      bytesOf(keyRefs).set(body.subarray(12 * n + 4 * first, 12 * n + 4 * (first + m)));
-      for (let i = 0; i < m; i += 1) {
-        const owner = body[owners + first + i] as number;
-        if (owner === IDENTITY_OWNER) throw new Error("idempotency continuation: an identity-owned entry");
-        if ((keyRefs[i] as number) >= arenaLimit) throw new Error("idempotency continuation: a key outside the arena");
-        this.appendEntry(hashes[i] as number, keyRefs[i] as number, owner, positions[i] as number);
-      }
-    }
+    const limit = header.arenaPages === 0 ? 0 : (header.arenaPages - 1) * ARENA_PAGE_BYTES + header.lastArenaPageBytes;
+    const columns: StoredColumns = { positions: 0, hashes: 8 * n, keyRefs: 12 * n, owners };
+    SettledTable.forEachStoredEntry(body, n, columns, { refShift: 0, limit }, "continuation", (hash, ref, owner, position) => this.appendEntry(hash, ref, owner, position));
     return n;
   }
 
@@ -436,35 +461,19 @@ export class SettledTable {
     for (let entry = 0; entry < before; entry += 1) existingHashes.add(this.hashAt(entry));
     assert(before + n <= MAX_ENTRIES, "idempotency index: entry bound reached");
     this.reserveSlots(before + n);
-    // Columns are read through aligned scratch copies, a page at a time.
-    const hashes = new Uint32Array(ENTRIES_PER_PAGE);
-    const keyRefs = new Uint32Array(ENTRIES_PER_PAGE);
-    const positions = new Float64Array(ENTRIES_PER_PAGE);
-    const refShift = base * ARENA_PAGE_BYTES;
-    const arenaLimit = this.arena.length * ARENA_PAGE_BYTES;
     let added = 0;
-    for (let first = 0; first < n; first += ENTRIES_PER_PAGE) {
-      const m = Math.min(ENTRIES_PER_PAGE, n - first);
-      bytesOf(positions).set(body.subarray(layout.positions + 8 * first, layout.positions + 8 * (first + m)));
-      bytesOf(hashes).set(body.subarray(layout.hashes + 4 * first, layout.hashes + 4 * (first + m)));
-      bytesOf(keyRefs).set(body.subarray(layout.keyRefs + 4 * first, layout.keyRefs + 4 * (first + m)));
-      for (let i = 0; i < m; i += 1) {
-        const owner = body[layout.owners + first + i] as number;
-        if (owner === IDENTITY_OWNER) throw new Error("idempotency image: an identity-owned entry");
-        const ref = (keyRefs[i] as number) + refShift;
-        if (ref >= arenaLimit) throw new Error("idempotency image: a key outside the arena");
-        const hash = hashes[i] as number;
-        if (existingHashes.has(hash)) {
-          const existing = this.findRecord(ref, hash);
-          if (existing >= 0) {
-            assert(this.fingerprintIs(existing, this.fingerprintOf(ref)), "idempotency index: one key logged with two different contents");
-            continue;
-          }
+    const arena = { refShift: base * ARENA_PAGE_BYTES, limit: this.arena.length * ARENA_PAGE_BYTES };
+    SettledTable.forEachStoredEntry(body, n, layout, arena, "image", (hash, ref, owner, position) => {
+      if (existingHashes.has(hash)) {
+        const existing = this.findRecord(ref, hash);
+        if (existing >= 0) {
+          assert(this.fingerprintIs(existing, this.fingerprintOf(ref)), "idempotency index: one key logged with two different contents");
+          return;
         }
-        this.appendEntry(hash, ref, owner, positions[i] as number);
-        added += 1;
       }
-    }
+      this.appendEntry(hash, ref, owner, position);
+      added += 1;
+    });
     return added;
   }
 

@@ -9,7 +9,6 @@ import type { Command } from "../rules/types/command.js";
 import type { Clock } from "../clock.js";
 import { IdempotencyIndex, type CommandLocation } from "../idempotency/index.js";
 import { IndexSnapshotWriter, indexSnapshotStore, openIndexSnapshot, peekIndexWatermarks } from "../idempotency/index-snapshot.js";
-import type { SnapshotStore } from "../../storage/index.js";
 import { ensureClusterMeta } from "../../storage/data-dir-layout.js";
 import { ShardHost, type ShardWorkerSource } from "./shard-host.js";
 import type { ShardHeadsSpec } from "./worker-messages.js";
@@ -79,8 +78,8 @@ export class MarketRuntime implements Markets {
     private readonly options: MarketRuntimeOptions,
     private readonly host: ShardHost,
     readonly idempotency: IdempotencyIndex,
-    /** The idempotency index's snapshots, kept while this runs (each checkpoint writes and prunes them). */
-    private readonly indexSnapshots: IndexSnapshotWriter,
+    /** Writes the idempotency index's snapshots, kept while this runs (each checkpoint writes and prunes them). */
+    private readonly indexSnapshotWriter: IndexSnapshotWriter,
   ) {
     this.answers = new ShardAnswers(options);
   }
@@ -272,7 +271,7 @@ export class MarketRuntime implements Markets {
     this.checkpointing = (async () => {
       try {
         const lsns = await this.host.snapshotAll();
-        await this.indexSnapshots.write(this.idempotency, lsns);
+        await this.indexSnapshotWriter.write(this.idempotency, lsns);
       } finally {
         this.checkpointing = undefined;
       }
@@ -290,7 +289,7 @@ export class MarketRuntime implements Markets {
     await this.answers.close();
     // A shard that died reports no final position: the previous index snapshot stays, and the next
     // start rebuilds what is newer from the shards' logs.
-    if (lsns.every((lsn) => lsn !== undefined)) await this.indexSnapshots.write(this.idempotency, lsns as number[]);
+    if (lsns.every((lsn) => lsn !== undefined)) await this.indexSnapshotWriter.write(this.idempotency, lsns as number[]);
   }
 }
 

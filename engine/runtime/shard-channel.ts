@@ -71,8 +71,8 @@ export class ShardChannel {
   private outbox: Array<Envelope<ShardRequest>> = [];
   private flushScheduled = false;
   /**
-   * The requests awaiting their answers, by slot: a slot is taken from `freeSlots` and given back
-   * when its request is answered, and a request's id is its slot plus MAX_WAITING times the slot's
+   * The requests awaiting their answers, by slot (every slot is either waiting or in `freeSlots`):
+   * a slot is taken from `freeSlots` and given back when its request is answered, and a request's id is its slot plus MAX_WAITING times the slot's
    * use count, so an answer names one use of one slot. Not a Map (decision I65): a Map that gains
    * and loses an entry per request rebuilds its table over and over, V8 keeps in each obsolete table
    * its entries and a link to the next, and once one such table is promoted, every scavenge finds
@@ -81,7 +81,6 @@ export class ShardChannel {
   private readonly waiting: Array<Waiting | undefined> = [];
   private readonly uses: number[] = [];
   private readonly freeSlots: number[] = [];
-  private waitingCount = 0;
   private nextSnapshotId = 1;
   private readonly snapshotWaiters = new Map<number, (lsn: number) => void>();
   private closedWith: ((lsn: number | undefined) => void) | undefined;
@@ -138,7 +137,7 @@ export class ShardChannel {
 
   /** Requests queued for or in flight to the shard (its inbox depth, seen from here). */
   get pending(): number {
-    return this.outbox.length + this.waitingCount;
+    return this.outbox.length + this.waiting.length - this.freeSlots.length;
   }
 
   /** Whether the shard takes requests (not failed, fenced, exited or closing). */
@@ -160,7 +159,6 @@ export class ShardChannel {
     for (const waiting of this.waiting) waiting?.reject(error);
     this.waiting.length = 0;
     this.freeSlots.length = 0;
-    this.waitingCount = 0;
   }
 
   private attach(): void {
@@ -236,7 +234,6 @@ export class ShardChannel {
       }
       this.waiting[slot] = undefined;
       this.freeSlots.push(slot);
-      this.waitingCount -= 1;
       waiting.resolve(item.body);
     }
   }
@@ -251,7 +248,6 @@ export class ShardChannel {
     this.uses[slot] = use;
     const id = use * MAX_WAITING + slot;
     const reply = new Promise<ShardResponse>((resolve, reject) => (this.waiting[slot] = { id, resolve, reject }));
-    this.waitingCount += 1;
     this.outbox.push(envelope(id, body));
     if (!this.flushScheduled) {
       this.flushScheduled = true;
