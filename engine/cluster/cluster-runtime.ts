@@ -263,14 +263,9 @@ export class ClusterRuntime implements Markets {
   private async submitAnywhere(command: Command, fingerprint: string): Promise<SubmitResult> {
     this.refuseIfClosed();
     const partition = this.partitionOf(command);
-    const { actorId } = command.identity;
-    const home = homeOf(actorId, command.commandId, this.options.keyHomes);
-    // A key whose home is another partition is bound there first (key-bindings.ts).
-    if (home !== partition && (await this.bind(home, { actorId, commandId: command.commandId, fingerprint, marketPartition: partition })) === "conflict") {
-      return { disposition: "replayed", reply: IDEMPOTENCY_CONFLICT };
-    }
     if (this.serving(partition, true) !== undefined) return this.submitHere(command, fingerprint);
-    // The owner decides idempotency; what it answers is the reply, whether it executed or replayed.
+    // The owner binds the key and decides idempotency; what it answers is the reply, whether it
+    // executed or replayed.
     return { disposition: "executed", reply: await this.routed(partition, commandRequest(command, fingerprint)) };
   }
 
@@ -409,13 +404,22 @@ export class ClusterRuntime implements Markets {
     return this.answers.proofCacheStats;
   }
 
+  /**
+   * A command executed by this node, the owner of its partition, whether it came from a client here
+   * or was forwarded. A key whose home is another partition is bound there first (key-bindings.ts),
+   * by the owner rather than by the node the client reached: the owner's binds of one turn, from
+   * every node's clients, travel to the home as one message, and a claim crosses NATS to its owner
+   * and back once (docs/cluster.md, "Idempotency across the cluster").
+   */
   private async submitHere(command: Command, fingerprint: string): Promise<SubmitResult> {
     const { actorId } = command.identity;
     const { commandId } = command;
     const home = homeOf(actorId, commandId, this.options.keyHomes);
     const partition = this.partitionOf(command);
-    if (home === partition) {
-      // A command executing in its key's home: no binding was made, but one made for another market
+    if (home !== partition) {
+      if ((await this.bind(home, { actorId, commandId, fingerprint, marketPartition: partition })) === "conflict") return { disposition: "replayed", reply: IDEMPOTENCY_CONFLICT };
+    } else {
+      // A command executing in its key's home: no binding is made, but one made for another market
       // must win. One in flight decides first (abandoned: it wins nothing); the last check and the
       // claim below then run in one turn, so no bind passes between them.
       for (let binding = this.keys.bindingInFlightOtherwise(home, actorId, commandId, fingerprint); binding !== undefined; binding = this.keys.bindingInFlightOtherwise(home, actorId, commandId, fingerprint)) await binding;

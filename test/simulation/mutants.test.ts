@@ -1,11 +1,11 @@
 /**
  * The simulation's teeth (docs/simulation.md "Teeth"): each known bug, put back into a throwaway
- * copy of the code (mutants.ts; the code under test is never touched), is found within the CI's
- * budget of seeds, the same seeds the unchanged code passes (simulation.test.ts).
+ * copy of the code (mutants.ts; the code under test is never touched), is found within the first
+ * MUTANT_BUDGET_SEEDS seeds, which begin with the seeds the unchanged code passes (simulation.test.ts).
  */
 import { describe, expect, it } from "vitest";
 import { MUTANTS } from "./mutants.js";
-import { BUDGET_SEEDS, failures, runSim } from "./sim-cli.js";
+import { MUTANT_BUDGET_SEEDS, failures, runSim } from "./sim-cli.js";
 
 /** What each mutant's first failure must say: the invariant that catches it. */
 const CAUGHT_BY: Readonly<Record<string, RegExp>> = {
@@ -25,7 +25,7 @@ describe("the simulation finds each known bug within its budget", () => {
   });
 
   it.each(MUTANTS.map((mutant) => mutant.name))("%s", async (name) => {
-    const run = await runSim(["--mutant", name, "--seeds", String(BUDGET_SEEDS), "--from", "0", "--stop"]);
+    const run = await runSim(["--mutant", name, "--seeds", String(MUTANT_BUDGET_SEEDS), "--from", "0", "--stop"]);
     const found = failures(run);
     expect(found.length, run.output).toBe(1);
     expect(found[0]).toMatch(CAUGHT_BY[name] as RegExp);
