@@ -11,7 +11,11 @@
  * of the SHA-256 of the shard channel's agreed record structures (wire.ts's CHANNEL_STRUCTURES,
  * derived from the command layouts): a new command type or member changes the records' ids, and so
  * the header, with nobody having to remember a bump. Bump INTER_NODE_WIRE_VERSION for any other
- * change of these encodings (the binding and relay arrays, the envelope).
+ * change of these encodings (the binding and relay arrays, the envelope), and for any change of what
+ * a message means to the node that acts on it, even when its bytes stay the same: version 2 came
+ * with decision I67, when the binding of a forwarded command's key moved from its sender to the
+ * market's owner, so that a node of version 1 (which executes what it is sent, unbound) never
+ * receives a command that nobody bound.
  *
  * Outside the header, and so never to change: a message without a body (the lease bucket's release
  * announcement, leases.ts), and a refusal, which is a reply with an empty body and the
@@ -21,7 +25,7 @@
 import { hash } from "node:crypto";
 import { CHANNEL_STRUCTURES } from "../runtime/wire.js";
 
-export const INTER_NODE_WIRE_VERSION = 1;
+export const INTER_NODE_WIRE_VERSION = 2;
 const MARK = 0xc1;
 const LAYOUT_DIGEST_BYTES = 4;
 const HEADER_BYTES = 2 + LAYOUT_DIGEST_BYTES;

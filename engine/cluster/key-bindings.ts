@@ -5,8 +5,10 @@
  * (`homeOf`: a hash of the key), and before a command executes on another partition its key is
  * bound, at the home's owner, to the command's fingerprint: first come, durably (the stream
  * `keys-<home>`, R3, appended by the home's owner with group commit and fenced by its epoch like
- * the partition's own stream). A key bound to another fingerprint is the spec's conflict; one bound
- * to the same fingerprint goes on to its market's owner, whose own index gives the original reply.
+ * the partition's own stream). The market's owner asks for the binding, just before it executes
+ * the command (cluster-runtime.ts `submitHere`, decision I67). A key bound to another fingerprint
+ * is the spec's conflict; one bound to the same fingerprint is executed, or answered by the
+ * owner's own index with the original reply.
  *
  * A command whose market lies in its key's home partition needs no binding: the home's owner is
  * its market's owner, whose index holds it; that owner only checks that no binding of the key to
