@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { SnapshotStore } from "../../storage/index.js";
 import { endianness } from "node:os";
 import type { IdempotencyIndex } from "./index.js";
-import type { SettledTableContinuationHeader, SettledTableImage, SettledTableImageHeader, SettledTableMark } from "./settled-table.js";
+import { markOf, type SettledTableContinuationHeader, type SettledTableImage, type SettledTableImageHeader, type SettledTableMark } from "./settled-table.js";
 
 // The columns are stored as the machine's typed arrays; every platform we ship for is
 // little-endian, and a big-endian one would misread them, so refuse it outright.
@@ -150,7 +150,7 @@ export function openIndexSnapshot(snapshots: SnapshotStore, shardCount: number):
 interface ChainLink {
   opened: OpenedIndexSnapshot;
   continues: StoredIndexV4Header | undefined;
-  /** Where a full v3 image ends, with its hash seed (a continuation must continue both). */
+  /** Where a v3 image or a continuation ends, with its hash seed (a continuation of it must continue both); undefined for v1 and v2. */
   end: (SettledTableMark & { seed: number }) | undefined;
 }
 
@@ -165,7 +165,7 @@ function openChain(snapshots: SnapshotStore, lsn: number, payload: Uint8Array, s
     const loaded = snapshots.loadValid(previous);
     if (typeof loaded === "string") return undefined;
     const earlier = decodeLink(loaded.payload, shardCount, expected);
-    const end = earlier.end ?? endOf(earlier.continues);
+    const { end } = earlier;
     if (end === undefined || end.seed !== seed || end.count !== from.count || end.arenaPages !== from.arenaPages || end.lastArenaPageBytes !== from.lastArenaPageBytes) return undefined;
     links.push(earlier);
     at = previous;
@@ -180,17 +180,13 @@ function openChain(snapshots: SnapshotStore, lsn: number, payload: Uint8Array, s
   };
 }
 
-function endOf(continuation: StoredIndexV4Header | undefined): (SettledTableMark & { seed: number }) | undefined {
-  return continuation === undefined ? undefined : { seed: continuation.seed, count: continuation.count, arenaPages: continuation.arenaPages, lastArenaPageBytes: continuation.lastArenaPageBytes };
-}
-
 function decodeLink(payload: Uint8Array, watermarkCount: number, expected: string): ChainLink {
   const decoded = decodeHeader(payload, watermarkCount, expected, [CONTINUATION_VERSION]);
   const { header, body } = decoded;
   if (header.v === CONTINUATION_VERSION) {
-    return { opened: { watermarks: header.watermarks, restoreInto: (index) => void index.appendImage(header, body) }, continues: header, end: undefined };
+    return { opened: { watermarks: header.watermarks, restoreInto: (index) => void index.appendImage(header, body) }, continues: header, end: { seed: header.seed, ...markOf(header) } };
   }
-  const end = header.v === VERSION ? { seed: header.seed, count: header.count, arenaPages: header.arenaPages, lastArenaPageBytes: header.lastArenaPageBytes } : undefined;
+  const end = header.v === VERSION ? { seed: header.seed, ...markOf(header) } : undefined;
   return { opened: openWhole({ ...decoded, header }, payload), continues: undefined, end };
 }
 
@@ -340,7 +336,7 @@ export class IndexSnapshotWriter {
     if (this.fullLsn !== undefined) await this.snapshots.pruneOlderThan(this.fullLsn);
     this.fullLsn = lsn;
     this.fullBytes = written.sizeBytes;
-    this.last = { lsn, end: { count: image.count, arenaPages: image.arenaPages, lastArenaPageBytes: image.lastArenaPageBytes } };
+    this.last = { lsn, end: markOf(image) };
     this.bytesSinceFull = 0;
     return written.sizeBytes;
   }
@@ -350,7 +346,7 @@ export class IndexSnapshotWriter {
 function continuationParts(index: IdempotencyIndex, watermarks: readonly number[], last: { lsn: number; end: SettledTableMark }): { parts: Uint8Array[]; end: SettledTableMark } {
   const { parts, ...image } = index.imageSince(last.end);
   const header: StoredIndexV4Header = { v: CONTINUATION_VERSION, watermarks: [...watermarks], previous: last.lsn, ...image };
-  return { parts: [alignedHeader(header), ...parts], end: { count: image.count, arenaPages: image.arenaPages, lastArenaPageBytes: image.lastArenaPageBytes } };
+  return { parts: [alignedHeader(header), ...parts], end: markOf(image) };
 }
 
 /**

@@ -89,6 +89,11 @@ export interface SettledTableContinuation extends SettledTableMark {
 
 export type SettledTableContinuationHeader = Omit<SettledTableContinuation, "parts">;
 
+/** Where `image` (an image, a continuation, or either's header) ends, and nothing else of it (not its parts). */
+export function markOf(image: SettledTableMark): SettledTableMark {
+  return { count: image.count, arenaPages: image.arenaPages, lastArenaPageBytes: image.lastArenaPageBytes };
+}
+
 /** Where an empty table ends: an image's arena runs from here. */
 const EMPTY_MARK: SettledTableMark = { count: 0, arenaPages: 0, lastArenaPageBytes: 0 };
 
