@@ -22,7 +22,12 @@
  *
  * Requests to one partition gathered in one event-loop turn travel as ONE NATS request (as requests
  * to a shard travel as one message on a node: shard-host.ts), and are answered in one reply: in a
- * claim storm the NATS messages per claim, not the claims, are what cost.
+ * claim storm the NATS messages per claim, not the claims, are what cost. Binds go further: one
+ * message per home and epoch is in flight from a node at a time, and the binds that arrive while it
+ * is answered leave together as the next (the home's own group commit, one append in flight, does
+ * the same with what reaches it): a bind waits for the home's append in any case, so gathering
+ * behind the one in flight costs it at most one more, and takes messages and appends off every
+ * claim (decision I68).
  *
  * What the sender gets when the owner cannot answer — nobody serves the partition, the owner did
  * not answer within the timeout, the owner was fenced or is stopping, NATS is out of reach — is an
@@ -101,6 +106,8 @@ export class Forwarder {
   /** Requests gathered this turn, by subject. */
   private readonly forwards = new Map<string, Outgoing<ShardRequest, ShardReply>>();
   private readonly binds = new Map<string, Outgoing<BindRequest, BindVerdict>>();
+  /** The bind message in flight to each subject, if any: the next one leaves once it is answered. */
+  private readonly bindsInFlight = new Map<string, Promise<void>>();
   /** Requests sent and unanswered, by partition. */
   private readonly inFlight = new Map<number, Set<InFlight>>();
   /** Messages of another build refused, reported through onHandlerError once each. */
@@ -240,25 +247,39 @@ export class Forwarder {
     return { data: opened.body, headers: message.headers };
   }
 
-  /** Queues `request` in this turn's message to the owner of `partition` at `epoch`. */
+  /**
+   * Queues `request` in the next message to the owner of `partition` at `epoch`: it leaves in the
+   * next turn, or, where one message per subject may be in flight (`inFlight` given), in the turn
+   * after the one in flight is answered; what is queued until then leaves with it.
+   */
   private enqueue<Request, Answer>(
     queues: Map<string, Outgoing<Request, Answer>>,
     partition: number,
     epoch: number,
     request: Request,
     flush: (outgoing: Outgoing<Request, Answer>) => Promise<void>,
+    inFlight?: Map<string, Promise<void>>,
   ): Promise<Answer | OwnerMoved> {
     const key = `${partition}.${epoch}`;
     let outgoing = queues.get(key);
     if (outgoing === undefined) {
       const fresh: Outgoing<Request, Answer> = { partition, epoch, items: [] };
       queues.set(key, fresh);
-      this.timers.soon(() => {
-        queues.delete(key);
-        flush(fresh).catch((error: unknown) => {
-          for (const item of fresh.items) item.reject(error);
+      const leave = (): void =>
+        this.timers.soon(() => {
+          queues.delete(key);
+          const sent = flush(fresh).catch((error: unknown) => {
+            for (const item of fresh.items) item.reject(error);
+          });
+          if (inFlight === undefined) return;
+          inFlight.set(key, sent);
+          void sent.then(() => {
+            if (inFlight.get(key) === sent) inFlight.delete(key);
+          });
         });
-      });
+      const previous = inFlight?.get(key);
+      if (previous === undefined) leave();
+      else void previous.then(leave);
       outgoing = fresh;
     }
     const queued = outgoing;
@@ -302,7 +323,7 @@ export class Forwarder {
         else if (code === VERDICT_CODES.conflict) item.resolve("conflict");
         else item.reject(new UnavailableError(reason));
       });
-    });
+    }, this.bindsInFlight);
   }
 
   close(): void {
