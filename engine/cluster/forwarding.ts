@@ -91,6 +91,8 @@ const UNDECIDED = 2;
 interface Outgoing<Request, Answer> {
   readonly partition: number;
   readonly epoch: number;
+  /** The lease moved past `epoch` before these left (`ownerMoved`): they are answered OWNER_MOVED, not sent. */
+  abandoned: boolean;
   readonly items: Array<{ request: Request; resolve: (answer: Answer | OwnerMoved) => void; reject: (error: unknown) => void }>;
 }
 
@@ -216,6 +218,10 @@ export class Forwarder {
    */
   ownerMoved(partition: number, epoch: number): void {
     for (const call of this.inFlight.get(partition) ?? []) if (call.epoch < epoch) call.abandon();
+    // Requests still waiting to leave for an earlier epoch (binds wait behind the one in flight) go the same way.
+    for (const queues of [this.forwards, this.binds]) {
+      for (const outgoing of queues.values()) if (outgoing.partition === partition && outgoing.epoch < epoch) outgoing.abandoned = true;
+    }
   }
 
   /** Sends `data` to `subject` (the owner of `partition` at `epoch`); resolves with the answer, or OWNER_MOVED. */
@@ -263,11 +269,15 @@ export class Forwarder {
     const key = `${partition}.${epoch}`;
     let outgoing = queues.get(key);
     if (outgoing === undefined) {
-      const fresh: Outgoing<Request, Answer> = { partition, epoch, items: [] };
+      const fresh: Outgoing<Request, Answer> = { partition, epoch, abandoned: false, items: [] };
       queues.set(key, fresh);
       const leave = (): void =>
         this.timers.soon(() => {
           queues.delete(key);
+          if (fresh.abandoned) {
+            for (const item of fresh.items) item.resolve(OWNER_MOVED);
+            return;
+          }
           const sent = flush(fresh).catch((error: unknown) => {
             for (const item of fresh.items) item.reject(error);
           });

@@ -4,7 +4,7 @@
  * for its answer and then leave together, as one message.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Forwarder, keysSubject } from "../../engine/cluster/forwarding.js";
+import { Forwarder, keysSubject, OWNER_MOVED } from "../../engine/cluster/forwarding.js";
 import type { BindVerdict } from "../../engine/cluster/key-bindings.js";
 import { connectMessaging, type NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
 import { okReply } from "../../engine/shard-protocol/shard-protocol.js";
@@ -81,7 +81,7 @@ describe("binds to one key home", () => {
     }
   });
 
-  it("go to a new epoch at once, without waiting for a message to the old one", async () => {
+  it("go to a new epoch at once, and are not sent to an epoch the lease moved past while they waited", async () => {
     const held = new Map<string, (verdict: BindVerdict) => void>();
     const oldHome = new Forwarder(owner.transport, systemTimers, TIMEOUT_MS, () => undefined);
     oldHome.serve(HOME + 1, 1, async () => okReply("{}"), (request) => new Promise<BindVerdict>((resolve) => held.set(request.commandId, resolve)));
@@ -95,6 +95,16 @@ describe("binds to one key home", () => {
       await expect(from.sendBind(HOME + 1, 2, bindOf("c-5"))).resolves.toBe("bound");
       held.get("c-4")?.("bound");
       await expect(stale).resolves.toBe("bound");
+
+      // Queued behind a bind to epoch 1 when the lease moves to 2: abandoned, never sent to epoch 1.
+      const inFlight = from.sendBind(HOME + 1, 1, bindOf("c-6"));
+      await until(() => held.has("c-6"));
+      const queued = from.sendBind(HOME + 1, 1, bindOf("c-7"));
+      await new Promise((resolve) => setImmediate(resolve));
+      from.ownerMoved(HOME + 1, 2);
+      await expect(inFlight).resolves.toBe(OWNER_MOVED);
+      await expect(queued).resolves.toBe(OWNER_MOVED);
+      expect(held.has("c-7")).toBe(false);
     } finally {
       oldHome.close();
       newHome.close();
