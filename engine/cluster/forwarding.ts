@@ -24,10 +24,11 @@
  * to a shard travel as one message on a node: shard-host.ts), and are answered in one reply: in a
  * claim storm the NATS messages per claim, not the claims, are what cost. Binds go further: one
  * message per home and epoch is in flight from a node at a time, and the binds that arrive while it
- * is answered leave together as the next (the home's own group commit, one append in flight, does
+ * is unanswered leave together as the next (the home's own group commit, one append in flight, does
  * the same with what reaches it): a bind waits for the home's append in any case, so gathering
  * behind the one in flight costs it at most one more, and takes messages and appends off every
- * claim (decision I68).
+ * claim (decision I68). A message abandoned (the lease moved) or timed out no longer holds the next
+ * back, though the home may still be working on it; so a bind waits at most two timeouts.
  *
  * What the sender gets when the owner cannot answer — nobody serves the partition, the owner did
  * not answer within the timeout, the owner was fenced or is stopping, NATS is out of reach — is an
@@ -268,12 +269,13 @@ export class Forwarder {
   ): Promise<Answer | OwnerMoved> {
     const key = `${partition}.${epoch}`;
     let outgoing = queues.get(key);
-    if (outgoing === undefined) {
+    // A batch abandoned while it waited is not joined: a request queued after the move is sent.
+    if (outgoing === undefined || outgoing.abandoned) {
       const fresh: Outgoing<Request, Answer> = { partition, epoch, abandoned: false, items: [] };
       queues.set(key, fresh);
       const leave = (): void =>
         this.timers.soon(() => {
-          queues.delete(key);
+          if (queues.get(key) === fresh) queues.delete(key);
           if (fresh.abandoned) {
             for (const item of fresh.items) item.resolve(OWNER_MOVED);
             return;

@@ -3,33 +3,17 @@
  * decision I68): over a real nats-server, binds queued while one bind message is unanswered wait
  * for its answer and then leave together, as one message.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Forwarder, keysSubject, OWNER_MOVED } from "../../engine/cluster/forwarding.js";
 import type { BindVerdict } from "../../engine/cluster/key-bindings.js";
-import { connectMessaging, type NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
 import { okReply } from "../../engine/shard-protocol/shard-protocol.js";
 import { systemTimers } from "../../engine/timers.js";
-import { NatsCluster } from "../../scripts/nats-cluster.js";
+import { ownerAndSender } from "./support/owner-and-sender.js";
 
 const TIMEOUT_MS = 10_000;
 const HOME = 20;
 
-let nats: NatsCluster;
-let owner: NatsMessaging;
-let sender: NatsMessaging;
-
-beforeAll(async () => {
-  nats = await NatsCluster.start();
-  const url = nats.nodes[0]?.url as string;
-  owner = await connectMessaging([url], "owner");
-  sender = await connectMessaging([url], "sender");
-}, 90_000);
-
-afterAll(async () => {
-  await owner?.close();
-  await sender?.close();
-  await nats?.stop();
-});
+const connections = ownerAndSender();
 
 /** Resolves once `condition` holds (checked every few milliseconds). */
 async function until(condition: () => boolean): Promise<void> {
@@ -42,7 +26,7 @@ describe("binds to one key home", () => {
   it("wait while one bind message is unanswered, then leave together as one message", async () => {
     // The home's owner holds every bind until the test answers it.
     const held = new Map<string, (verdict: BindVerdict) => void>();
-    const home = new Forwarder(owner.transport, systemTimers, TIMEOUT_MS, () => undefined);
+    const home = new Forwarder(connections.owner.transport, systemTimers, TIMEOUT_MS, () => undefined);
     home.serve(
       HOME,
       1,
@@ -51,10 +35,10 @@ describe("binds to one key home", () => {
     );
     // Every message on the home's subject, as a listener outside its queue group sees it.
     const messages: number[] = [];
-    const listener = sender.transport.subscribe(keysSubject(HOME, 1), {}, (message) => messages.push(message.data.length));
-    await owner.connection.flush();
-    await sender.connection.flush();
-    const from = new Forwarder(sender.transport, systemTimers, TIMEOUT_MS, () => undefined);
+    const listener = connections.sender.transport.subscribe(keysSubject(HOME, 1), {}, (message) => messages.push(message.data.length));
+    await connections.owner.connection.flush();
+    await connections.sender.connection.flush();
+    const from = new Forwarder(connections.sender.transport, systemTimers, TIMEOUT_MS, () => undefined);
     try {
       const first = from.sendBind(HOME, 1, bindOf("c-1"));
       await until(() => held.has("c-1"));
@@ -69,7 +53,7 @@ describe("binds to one key home", () => {
       held.get("c-1")?.("bound");
       await expect(first).resolves.toBe("bound");
       await until(() => held.has("c-2") && held.has("c-3"));
-      await sender.connection.flush();
+      await connections.sender.connection.flush();
       expect(messages).toHaveLength(2);
       held.get("c-2")?.("bound");
       held.get("c-3")?.("conflict");
@@ -83,12 +67,12 @@ describe("binds to one key home", () => {
 
   it("go to a new epoch at once, and are not sent to an epoch the lease moved past while they waited", async () => {
     const held = new Map<string, (verdict: BindVerdict) => void>();
-    const oldHome = new Forwarder(owner.transport, systemTimers, TIMEOUT_MS, () => undefined);
+    const oldHome = new Forwarder(connections.owner.transport, systemTimers, TIMEOUT_MS, () => undefined);
     oldHome.serve(HOME + 1, 1, async () => okReply("{}"), (request) => new Promise<BindVerdict>((resolve) => held.set(request.commandId, resolve)));
-    const newHome = new Forwarder(owner.transport, systemTimers, TIMEOUT_MS, () => undefined);
+    const newHome = new Forwarder(connections.owner.transport, systemTimers, TIMEOUT_MS, () => undefined);
     newHome.serve(HOME + 1, 2, async () => okReply("{}"), async () => "bound");
-    await owner.connection.flush();
-    const from = new Forwarder(sender.transport, systemTimers, TIMEOUT_MS, () => undefined);
+    await connections.owner.connection.flush();
+    const from = new Forwarder(connections.sender.transport, systemTimers, TIMEOUT_MS, () => undefined);
     try {
       const stale = from.sendBind(HOME + 1, 1, bindOf("c-4"));
       await until(() => held.has("c-4"));
@@ -105,6 +89,9 @@ describe("binds to one key home", () => {
       await expect(inFlight).resolves.toBe(OWNER_MOVED);
       await expect(queued).resolves.toBe(OWNER_MOVED);
       expect(held.has("c-7")).toBe(false);
+      // Queued after the move at the epoch a node's view may still name: sent, as before gathering.
+      void from.sendBind(HOME + 1, 1, bindOf("c-8"));
+      await until(() => held.has("c-8"));
     } finally {
       oldHome.close();
       newHome.close();

@@ -5,17 +5,16 @@
  * of the other version is refused in plain words, never decoded or acted on. The same calls
  * between nodes of one version go through, so a refusal here is the version's doing.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { EventRelay } from "../../engine/cluster/event-relay.js";
 import { Forwarder } from "../../engine/cluster/forwarding.js";
 import { INTER_NODE_WIRE_VERSION, interNodeHeader, OWN_INTER_NODE_HEADER } from "../../engine/cluster/inter-node-wire.js";
 import { CHANNEL_STRUCTURES } from "../../engine/runtime/wire.js";
-import { connectMessaging, type NatsMessaging } from "../../engine/messaging/nats/nats-messaging.js";
 import { marketRead, okReply, type EmittedEvent, type ShardRequest } from "../../engine/shard-protocol/shard-protocol.js";
 import { UnavailableError } from "../../engine/runtime/unavailable.js";
 import { plainWordsProblem } from "../../scripts/plain-words.js";
 import { systemTimers } from "../../engine/timers.js";
-import { NatsCluster } from "../../scripts/nats-cluster.js";
+import { ownerAndSender } from "./support/owner-and-sender.js";
 
 const OWN = OWN_INTER_NODE_HEADER;
 /** A build that bumped the wire version (a change to the binding or relay arrays). */
@@ -24,29 +23,14 @@ const OTHER_VERSION = interNodeHeader(INTER_NODE_WIRE_VERSION + 1);
 const OTHER_LAYOUT = interNodeHeader(INTER_NODE_WIRE_VERSION, [...CHANNEL_STRUCTURES, ["commandId", "principalId", "addedMember"]]);
 const TIMEOUT_MS = 5_000;
 
-let nats: NatsCluster;
-let owner: NatsMessaging;
-let sender: NatsMessaging;
-
-beforeAll(async () => {
-  nats = await NatsCluster.start();
-  const url = nats.nodes[0]?.url as string;
-  owner = await connectMessaging([url], "owner");
-  sender = await connectMessaging([url], "sender");
-}, 90_000);
-
-afterAll(async () => {
-  await owner?.close();
-  await sender?.close();
-  await nats?.stop();
-});
+const connections = ownerAndSender();
 
 /** An owner serving `partition` at epoch 1 that records what it was asked and what it reported. */
 async function servingOwner(partition: number, header: Uint8Array) {
   const handled: ShardRequest[] = [];
   const bound: string[] = [];
   const reported: string[] = [];
-  const forwarder = new Forwarder(owner.transport, systemTimers, TIMEOUT_MS, (_partition, error) => reported.push(String(error)), header);
+  const forwarder = new Forwarder(connections.owner.transport, systemTimers, TIMEOUT_MS, (_partition, error) => reported.push(String(error)), header);
   forwarder.serve(
     partition,
     1,
@@ -60,12 +44,12 @@ async function servingOwner(partition: number, header: Uint8Array) {
     },
   );
   // The subscriptions reach the server before anyone sends (they are on another connection).
-  await owner.connection.flush();
+  await connections.owner.connection.flush();
   return { forwarder, handled, bound, reported };
 }
 
 function senderOf(header: Uint8Array): Forwarder {
-  return new Forwarder(sender.transport, systemTimers, TIMEOUT_MS, () => undefined, header);
+  return new Forwarder(connections.sender.transport, systemTimers, TIMEOUT_MS, () => undefined, header);
 }
 
 async function refusal(call: Promise<unknown>): Promise<string> {
@@ -118,7 +102,7 @@ describe("forwarded requests and key bindings between two builds", () => {
   it("refuses a request with no header at all (a build from before versioned messages)", async () => {
     const served = await servingOwner(14, OWN);
     try {
-      const reply = await sender.transport.request("cluster.partition.14.1", Uint8Array.from([0x96, 1, 2, 3, 4, 5, 6]), TIMEOUT_MS);
+      const reply = await connections.sender.transport.request("cluster.partition.14.1", Uint8Array.from([0x96, 1, 2, 3, 4, 5, 6]), TIMEOUT_MS);
       expect(reply.data.length).toBe(0);
       const message = reply.headers?.get("Market-Service-Unavailable") ?? "";
       expect(message).toContain("older than versioned messages");
@@ -132,8 +116,8 @@ describe("forwarded requests and key bindings between two builds", () => {
   it("refuses a reply of another build, never reading it as an answer", async () => {
     // An owner that answers every request with a body of no known header (what a build from before
     // versioned messages would send back).
-    const rogue = owner.transport.subscribe("cluster.partition.15.1", { queue: "owner" }, (message) => message.respond(Uint8Array.from([0x91, 0x01])));
-    await owner.connection.flush();
+    const rogue = connections.owner.transport.subscribe("cluster.partition.15.1", { queue: "owner" }, (message) => message.respond(Uint8Array.from([0x91, 0x01])));
+    await connections.owner.connection.flush();
     try {
       const message = await refusal(senderOf(OWN).send(15, 1, marketRead("m-4")));
       expect(message).toContain("different builds");
@@ -149,16 +133,16 @@ describe("relayed live events between two builds", () => {
   async function relayed(publisherHeader: Uint8Array, followerHeader: Uint8Array): Promise<{ events: number; moved: number[]; errors: string[] }> {
     const seen = { events: 0, moved: [] as number[], errors: [] as string[] };
     const follower = new EventRelay(
-      sender.transport,
+      connections.sender.transport,
       { events: (events) => (seen.events += events.length), moved: (partition) => seen.moved.push(partition) },
       (error) => seen.errors.push(String(error)),
       followerHeader,
     );
-    const publisher = new EventRelay(owner.transport, { events: () => undefined, moved: () => undefined }, () => undefined, publisherHeader);
+    const publisher = new EventRelay(connections.owner.transport, { events: () => undefined, moved: () => undefined }, () => undefined, publisherHeader);
     follower.follow(13);
-    await sender.connection.flush();
+    await connections.sender.connection.flush();
     publisher.publishEvents(13, [event]);
-    await owner.connection.flush();
+    await connections.owner.connection.flush();
     await expect.poll(() => seen.events + seen.moved.length, { timeout: TIMEOUT_MS }).toBe(1);
     follower.close();
     publisher.close();
