@@ -17,8 +17,9 @@
  * The ratio cluster ÷ single node is printed for both storms. Every process's CPU (service nodes,
  * NATS nodes) is read from /proc before and after each storm, and each storm's group commits from
  * the services' `market_shard_commit_seconds` (on a cluster node: the batch's publish until
- * JetStream's quorum ack), the NATS servers' message counters and every stream's writes by kind
- * (partition, keys, leases…), to show where the time goes. Every storm is checked like the storm
+ * JetStream's quorum ack), the NATS servers' message counters, every stream's writes by kind
+ * (partition, keys, leases…) and the nodes' messages to owners (forwarded batches, binds, and the
+ * requests each carried: their /metrics), to show where the time goes. Every storm is checked like the storm
  * bench's (no 5xx, no connection error, allocation = accepted replies + what was in flight, the
  * hot market's record holds every claim with its hash recomputed); in every failover round, every
  * claim acknowledged is in the allocation afterwards. A failed check fails the run (exit 1).
@@ -138,6 +139,34 @@ interface NatsTraffic {
    * `KV_cluster-leases`, `identity`…).
    */
   streamWritesPerRequest: Record<string, number>;
+  /**
+   * What the service nodes sent to partitions' owners (their market_cluster_messages_sent and
+   * _requests_sent, summed): forwarded batches and bind messages per answered request, and how many
+   * requests each carried.
+   */
+  toOwners: { forwardsPerRequest: number; requestsPerForward: number; bindMessagesPerRequest: number; bindsPerMessage: number };
+}
+
+type SentToOwners = Record<"forward" | "bind", { messages: number; requests: number }>;
+
+/** The nodes' counts of what they sent to owners, summed (a node that does not answer counts 0: it was killed). */
+async function sentToOwners(urls: readonly string[], metricsToken: string): Promise<SentToOwners> {
+  const total: SentToOwners = { forward: { messages: 0, requests: 0 }, bind: { messages: 0, requests: 0 } };
+  await Promise.all(
+    urls.map(async (url) => {
+      try {
+        const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })).text();
+        for (const match of text.matchAll(/^market_cluster_(messages|requests)_sent\{kind="(forward|bind)"\} (\d+)$/gm)) {
+          const count = total[match[2] as "forward" | "bind"];
+          if (match[1] === "messages") count.messages += Number(match[3]);
+          else count.requests += Number(match[3]);
+        }
+      } catch {
+        // not running
+      }
+    }),
+  );
+  return total;
 }
 
 /** Each stream's last sequence (messages ever stored), as the first server that answers has them. */
@@ -185,22 +214,36 @@ async function natsCounters(monitors: readonly string[]): Promise<NatsCounters> 
 
 function natsTrafficPerRequest(before: NatsSnapshot, after: NatsSnapshot, requests: number): NatsTraffic {
   const per = (key: keyof NatsCounters, digits: number) => Number(((after.counters[key] - before.counters[key]) / Math.max(1, requests)).toFixed(digits));
+  const sent = (kind: "forward" | "bind") => ({
+    messages: after.toOwners[kind].messages - before.toOwners[kind].messages,
+    requests: after.toOwners[kind].requests - before.toOwners[kind].requests,
+  });
+  const forward = sent("forward");
+  const bind = sent("bind");
   return {
     messagesInPerRequest: per("inMsgs", 2),
     messagesOutPerRequest: per("outMsgs", 2),
     bytesInPerRequest: per("inBytes", 0),
     bytesOutPerRequest: per("outBytes", 0),
     streamWritesPerRequest: streamWritesPerRequest(before.streams, after.streams, requests),
+    toOwners: {
+      forwardsPerRequest: Number((forward.messages / Math.max(1, requests)).toFixed(3)),
+      requestsPerForward: round2(forward.requests / Math.max(1, forward.messages)),
+      bindMessagesPerRequest: Number((bind.messages / Math.max(1, requests)).toFixed(3)),
+      bindsPerMessage: round2(bind.requests / Math.max(1, bind.messages)),
+    },
   };
 }
 
 interface NatsSnapshot {
   counters: NatsCounters;
   streams: Map<string, number>;
+  toOwners: SentToOwners;
 }
 
-async function natsSnapshot(monitors: readonly string[]): Promise<NatsSnapshot> {
-  return { counters: await natsCounters(monitors), streams: await streamSequences(monitors) };
+async function natsSnapshot(subject: StormSubject): Promise<NatsSnapshot> {
+  const monitors = subject.natsMonitors;
+  return { counters: await natsCounters(monitors), streams: await streamSequences(monitors), toOwners: await sentToOwners(subject.urls, subject.metricsToken) };
 }
 
 /** The commits' p99 as the histogram tells it: at most a bucket bound, or above its last one (100 ms). */
@@ -277,10 +320,10 @@ async function storm(name: string, subject: StormSubject, paths: string): Promis
   const pids = subject.pids();
   const cpuBefore = cpuOf(pids);
   const commitsBefore = await commitBuckets(subject.urls, subject.metricsToken);
-  const natsBefore = await natsSnapshot(subject.natsMonitors);
+  const natsBefore = await natsSnapshot(subject);
   const results = await drive(subject.drivers, paths, SECONDS);
   const cpuAfter = cpuOf(pids);
-  const natsAfter = await natsSnapshot(subject.natsMonitors);
+  const natsAfter = await natsSnapshot(subject);
   const commits = commitLatencyBetween(commitsBefore, await commitBuckets(subject.urls, subject.metricsToken));
   const raw = merge(results);
   const done = answered(raw);
@@ -308,7 +351,7 @@ async function storm(name: string, subject: StormSubject, paths: string): Promis
   log(
     `${subject.mode}, ${name}: ${result.requestsPerSecond} req/s, p50 ${(raw.latencyUs.p50 / 1000).toFixed(2)} ms, p99 ${(raw.latencyUs.p99 / 1000).toFixed(2)} ms (worst driver); ` +
       `CPU per request: service ${result.cpu.serviceUsPerRequest} µs, NATS ${result.cpu.natsUsPerRequest} µs; ${commits.commits} commits (${result.commits.commandsPerCommit} claims each), p99 ${commitP99(commits)}` +
-      (result.nats === undefined ? "" : `; NATS per request: ${result.nats.messagesInPerRequest} messages in, ${result.nats.messagesOutPerRequest} out, ${result.nats.bytesInPerRequest} B in, ${result.nats.bytesOutPerRequest} B out; stream writes per request ${JSON.stringify(result.nats.streamWritesPerRequest)}`),
+      (result.nats === undefined ? "" : `; NATS per request: ${result.nats.messagesInPerRequest} messages in, ${result.nats.messagesOutPerRequest} out, ${result.nats.bytesInPerRequest} B in, ${result.nats.bytesOutPerRequest} B out; stream writes per request ${JSON.stringify(result.nats.streamWritesPerRequest)}; to owners per request ${JSON.stringify(result.nats.toOwners)}`),
   );
   return result;
 }

@@ -245,6 +245,10 @@ function serviceMetrics(late: LateParts, idempotency: IdempotencyIndex, auth: Au
       const runtime = late.runtime;
       return runtime !== undefined && "partitionViews" in runtime ? runtime.partitionViews() : [];
     },
+    clusterSent: () => {
+      const runtime = late.runtime;
+      return runtime !== undefined && "forwardingCounts" in runtime ? runtime.forwardingCounts() : undefined;
+    },
   });
 }
 

@@ -46,7 +46,7 @@ import { IDEMPOTENCY_CONFLICT, submitOnce, type Executor, type SubmitResult } fr
 import { UnavailableError } from "../runtime/unavailable.js";
 import type { RecordCacheStats } from "../runtime/record-cache.js";
 import type { ClusterSettings } from "./cluster-settings.js";
-import { Forwarder, OWNER_MOVED, type BindRequest, type OwnerMoved } from "./forwarding.js";
+import { Forwarder, OWNER_MOVED, type BindRequest, type ForwardingCounts, type OwnerMoved } from "./forwarding.js";
 import { homeOf, KeyBindings, type BindVerdict } from "./key-bindings.js";
 import { PartitionHost } from "./partition-host.js";
 import { PartitionIndexes } from "./partition-indexes.js";
@@ -238,6 +238,11 @@ export class ClusterRuntime implements Markets {
       const seen = this.ownership?.ownerOf(partition);
       return { partition, ownerNode: seen?.node ?? null, epoch: seen?.epoch ?? 0, servedHere: this.serving(partition) !== undefined };
     });
+  }
+
+  /** NATS messages this node sent to partitions' owners, and the requests they carried (metrics). */
+  forwardingCounts(): ForwardingCounts {
+    return this.forwarder.sent;
   }
 
   /** Requests queued for or in flight to each partition this node has open (0 for the others). */

@@ -88,6 +88,18 @@ const VERDICT_CODES: Readonly<Record<BindVerdict, number>> = { conflict: 0, boun
 /** A binding's answer byte when the owner could not decide it. */
 const UNDECIDED = 2;
 
+/** Messages a node sent to owners, and the requests (commands and reads, or binds) they carried. */
+export interface SentCount {
+  messages: number;
+  requests: number;
+}
+
+/** What a node sent to partitions' owners since it started, by kind (metrics: how many requests share a message). */
+export interface ForwardingCounts {
+  readonly forward: Readonly<SentCount>;
+  readonly bind: Readonly<SentCount>;
+}
+
 /** Requests for one subject gathered in one event-loop turn: they travel as one NATS request. */
 interface Outgoing<Request, Answer> {
   readonly partition: number;
@@ -115,6 +127,7 @@ export class Forwarder {
   private readonly inFlight = new Map<number, Set<InFlight>>();
   /** Messages of another build refused, reported through onHandlerError once each. */
   private readonly refusals: InterNodeRefusals;
+  private readonly counts = { forward: { messages: 0, requests: 0 }, bind: { messages: 0, requests: 0 } };
 
   constructor(
     private readonly transport: Transport,
@@ -301,6 +314,7 @@ export class Forwarder {
   /** Sends `request` to the owner of `partition` at lease `epoch`; resolves with its reply, or OWNER_MOVED. */
   send(partition: number, epoch: number, request: ShardRequest): Promise<ShardReply | OwnerMoved> {
     return this.enqueue(this.forwards, partition, epoch, request, async (outgoing) => {
+      this.counted(this.counts.forward, outgoing.items.length);
       const message = await this.call(partition, epoch, partitionSubject(partition, epoch), sealInterNode(packRequests(outgoing.items.map((item, id) => envelope(id, item.request))), this.wireHeader));
       if (message === OWNER_MOVED) {
         for (const item of outgoing.items) item.resolve(OWNER_MOVED);
@@ -321,6 +335,7 @@ export class Forwarder {
   /** Binds a key at its home partition's owner at lease `epoch`; resolves with the verdict, or OWNER_MOVED. */
   sendBind(home: number, epoch: number, request: BindRequest): Promise<BindVerdict | OwnerMoved> {
     return this.enqueue(this.binds, home, epoch, request, async (outgoing) => {
+      this.counted(this.counts.bind, outgoing.items.length);
       const body = sealInterNode(bindPackr.pack(outgoing.items.map(({ request: r }) => [r.actorId, r.commandId, r.fingerprint, r.marketPartition] satisfies LoggedBindRequest)), this.wireHeader);
       const message = await this.call(home, epoch, keysSubject(home, epoch), body);
       if (message === OWNER_MOVED) {
@@ -336,6 +351,16 @@ export class Forwarder {
         else item.reject(new UnavailableError(reason));
       });
     }, this.bindsInFlight);
+  }
+
+  /** What this node sent to owners since it started (metrics). */
+  get sent(): ForwardingCounts {
+    return this.counts;
+  }
+
+  private counted(count: SentCount, requests: number): void {
+    count.messages += 1;
+    count.requests += requests;
   }
 
   close(): void {

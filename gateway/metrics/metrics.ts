@@ -8,6 +8,7 @@ import { RequestCounter, RequestHistogram } from "./request-metrics.js";
 import type { RecordCacheStats } from "../../engine/runtime/record-cache.js";
 import type { ProofCacheStats } from "../../engine/audit/proof-tree-cache.js";
 import type { BatchStats } from "../../engine/shard-protocol/shard-protocol.js";
+import type { ForwardingCounts } from "../../engine/cluster/forwarding.js";
 
 /** Gauges read when /metrics is scraped. */
 export interface ServiceMetricsSources {
@@ -21,6 +22,8 @@ export interface ServiceMetricsSources {
   tokensKept: () => number;
   /** Cluster mode: each partition's owner as this node last saw it; undefined on a single node. */
   clusterPartitions?: () => ReadonlyArray<ClusterPartitionView>;
+  /** Cluster mode: what this node sent to partitions' owners; undefined on a single node. */
+  clusterSent?: () => ForwardingCounts | undefined;
 }
 
 /** One partition as a cluster node sees it (metrics). */
@@ -105,6 +108,20 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  /** Counts that only grow, sampled at scrape time (as market_proof_cache's). */
+  private readonly messagesSent = new Gauge({
+    name: "market_cluster_messages_sent",
+    help: "Cluster mode: NATS messages this node sent to partitions' owners since it started: forwarded batches of commands and reads (kind forward), key binds (kind bind).",
+    labelNames: ["kind"] as const,
+    registers: [this.registry],
+  });
+  private readonly requestsSent = new Gauge({
+    name: "market_cluster_requests_sent",
+    help: "Cluster mode: the requests those messages carried (commands and reads, or binds); divided by market_cluster_messages_sent, how many share a message.",
+    labelNames: ["kind"] as const,
+    registers: [this.registry],
+  });
+
   constructor(private readonly sample: ServiceMetricsSources) {
     collectDefaultMetrics({ register: this.registry, prefix: "market_" });
     // Counted here, rendered by prom-client's registry at scrape time (request-metrics.ts).
@@ -146,6 +163,12 @@ export class ServiceMetrics {
       this.partitionServed.set({ partition }, view.servedHere ? 1 : 0);
       this.partitionEpoch.set({ partition }, view.epoch);
       if (view.ownerNode !== null) this.partitionOwner.set({ partition, node: view.ownerNode }, 1);
+    }
+    const sent = this.sample.clusterSent?.();
+    if (sent === undefined) return;
+    for (const kind of ["forward", "bind"] as const) {
+      this.messagesSent.set({ kind }, sent[kind].messages);
+      this.requestsSent.set({ kind }, sent[kind].requests);
     }
   }
 

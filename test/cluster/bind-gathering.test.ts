@@ -59,6 +59,9 @@ describe("binds to one key home", () => {
       held.get("c-3")?.("conflict");
       await expect(second).resolves.toBe("bound");
       await expect(third).resolves.toBe("conflict");
+      // What the node counts for /metrics: two messages, three binds in them.
+      expect(from.sent.bind).toEqual({ messages: 2, requests: 3 });
+      expect(from.sent.forward).toEqual({ messages: 0, requests: 0 });
     } finally {
       listener.unsubscribe();
       home.close();

@@ -14,13 +14,14 @@ import { base64UrlDecode } from "@market-service/client/wire";
 import { eventually, MAIN_JS, spawnCaptured, tempDataDir, OPERATOR } from "../process/support.js";
 
 const PARTITIONS = 6;
+const METRICS_TOKEN = "cluster-mode-metrics-token-0123456789abcdef";
 let nats: NatsCluster;
 let nodes: ServiceCluster;
 let creator: ClusterPrincipal;
 
 beforeAll(async () => {
   nats = await NatsCluster.start();
-  nodes = await ServiceCluster.start(nats.urls, 3, { env: { CLUSTER_PARTITIONS: String(PARTITIONS) } });
+  nodes = await ServiceCluster.start(nats.urls, 3, { env: { CLUSTER_PARTITIONS: String(PARTITIONS), METRICS_TOKEN } });
   await everyPartitionServedOnce();
   creator = await provisionPrincipal(nodes, 0, "creator");
 }, 120_000);
@@ -33,6 +34,18 @@ async function everyPartitionServedOnce(): Promise<void> {
   const servers = (p: number) => running.filter((i) => nodes.serves(i, p)).length;
   const balanced = () => running.every((i) => ALL_PARTITIONS.filter((p) => nodes.serves(i, p)).length === PARTITIONS / running.length);
   await eventually(() => ALL_PARTITIONS.every((p) => servers(p) === 1) && balanced(), 60_000, "every partition served by exactly one node, evenly");
+}
+
+/** A node's market_cluster_messages_sent and market_cluster_requests_sent, by kind (-1: not exposed). */
+async function sentCounts(node: number): Promise<{ messages: { forward: number; bind: number }; requests: { forward: number; bind: number } }> {
+  const response = await fetch(`${nodes.url(node)}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  const text = await response.text();
+  expect(response.status, text).toBe(200);
+  const read = (name: string) => {
+    const value = (kind: string) => Number(new RegExp(`^${name}\\{kind="${kind}"\\} (\\d+)$`, "m").exec(text)?.[1] ?? -1);
+    return { forward: value("forward"), bind: value("bind") };
+  };
+  return { messages: read("market_cluster_messages_sent"), requests: read("market_cluster_requests_sent") };
 }
 
 afterAll(async () => {
@@ -75,6 +88,22 @@ describe("cluster mode", () => {
     const original = await request(nodes, 0, "POST", `/v1/markets/${marketId}/direct-claims`, first, claimBody("forward-claim-0", first));
     expect(retried.text).toBe(original.text);
     expect(retried.status).toBe(200);
+  });
+
+  it("counts on /metrics the messages a node sent to owners and the requests they carried", async () => {
+    const marketId = "counted-market";
+    await openDirectClaimMarket(nodes, 0, creator, marketId, 3);
+    const partition = shardOfMarket(marketId, PARTITIONS);
+    const via = [0, 1, 2].find((i) => !nodes.serves(i, partition)) as number;
+    const claimer = await provisionPrincipal(nodes, via, "counted-claimer");
+    const before = await sentCounts(via);
+    for (const counts of [before.messages, before.requests]) expect(Math.min(counts.forward, counts.bind)).toBeGreaterThanOrEqual(0);
+    const claimed = await request(nodes, via, "POST", `/v1/markets/${marketId}/direct-claims`, claimer, claimBody("counted-claim", claimer));
+    expect(claimed.status, claimed.text).toBe(200);
+    const after = await sentCounts(via);
+    // The claim went to its owner in a forwarded batch (a retry of a 503 would add more: at least one).
+    expect(after.messages.forward).toBeGreaterThan(before.messages.forward);
+    expect(after.requests.forward - before.requests.forward).toBeGreaterThanOrEqual(after.messages.forward - before.messages.forward);
   });
 
   it("serves a partition's heads and proofs on every node: the owner builds them, and they check against its receipts", async () => {
