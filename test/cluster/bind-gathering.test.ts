@@ -93,8 +93,10 @@ describe("binds to one key home", () => {
       await expect(queued).resolves.toBe(OWNER_MOVED);
       expect(held.has("c-7")).toBe(false);
       // Queued after the move at the epoch a node's view may still name: sent, as before gathering.
-      void from.sendBind(HOME + 1, 1, bindOf("c-8"));
+      const late = from.sendBind(HOME + 1, 1, bindOf("c-8"));
       await until(() => held.has("c-8"));
+      held.get("c-8")?.("bound");
+      await expect(late).resolves.toBe("bound");
     } finally {
       oldHome.close();
       newHome.close();
