@@ -48,7 +48,7 @@ import { numberArg, stringArg } from "./args.js";
 import { percentile } from "./percentile.js";
 import { freshResultStem, RESULTS_DIR } from "./result-stem.js";
 import { allocatedOf, answered, recordChecks, transportChecks, type Check, type CheckTarget } from "./storm/checks.js";
-import { commitLatencyBetween, readCommitBuckets, type CommitBuckets, type CommitLatency } from "./storm/commit-latency.js";
+import { commitLatencyBetween, parseCommitBuckets, readMetricsText, type CommitBuckets, type CommitLatency } from "./storm/commit-latency.js";
 import { cpuSecondsOf, REPO, requireWrk, runWrk, type WrkResult } from "./storm/processes.js";
 import { svg } from "./storm/report.js";
 import { createMarket, pathsFile, pool, setUpService, warmUp } from "./storm/setup.js";
@@ -149,23 +149,23 @@ interface NatsTraffic {
 
 type SentToOwners = Record<"forward" | "bind", { messages: number; requests: number }>;
 
-/** The nodes' counts of what they sent to owners, summed (a node that does not answer counts 0: it was killed). */
-async function sentToOwners(urls: readonly string[], metricsToken: string): Promise<SentToOwners> {
-  const total: SentToOwners = { forward: { messages: 0, requests: 0 }, bind: { messages: 0, requests: 0 } };
-  await Promise.all(
-    urls.map(async (url) => {
-      try {
-        const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })).text();
-        for (const match of text.matchAll(/^market_cluster_(messages|requests)_sent\{kind="(forward|bind)"\} (\d+)$/gm)) {
-          const count = total[match[2] as "forward" | "bind"];
-          if (match[1] === "messages") count.messages += Number(match[3]);
-          else count.requests += Number(match[3]);
-        }
-      } catch {
-        // not running
-      }
-    }),
-  );
+/** What the service nodes' /metrics say, summed over them: their group commits, and what they sent to owners. */
+interface NodeMetrics {
+  commits: CommitBuckets;
+  toOwners: SentToOwners;
+}
+
+/** Each node's /metrics, read once. */
+async function nodeMetrics(urls: readonly string[], metricsToken: string): Promise<NodeMetrics> {
+  const total: NodeMetrics = { commits: new Map(), toOwners: { forward: { messages: 0, requests: 0 }, bind: { messages: 0, requests: 0 } } };
+  for (const text of await Promise.all(urls.map((url) => readMetricsText(url, metricsToken)))) {
+    for (const [bound, count] of parseCommitBuckets(text)) total.commits.set(bound, (total.commits.get(bound) ?? 0) + count);
+    for (const match of text.matchAll(/^market_cluster_(messages|requests)_sent\{kind="(forward|bind)"\} (\d+)$/gm)) {
+      const count = total.toOwners[match[2] as "forward" | "bind"];
+      if (match[1] === "messages") count.messages += Number(match[3]);
+      else count.requests += Number(match[3]);
+    }
+  }
   return total;
 }
 
@@ -212,11 +212,11 @@ async function natsCounters(monitors: readonly string[]): Promise<NatsCounters> 
   return total;
 }
 
-function natsTrafficPerRequest(before: NatsSnapshot, after: NatsSnapshot, requests: number): NatsTraffic {
+function natsTrafficPerRequest(before: NatsSnapshot, after: NatsSnapshot, nodes: { before: NodeMetrics; after: NodeMetrics }, requests: number): NatsTraffic {
   const per = (key: keyof NatsCounters, digits: number) => Number(((after.counters[key] - before.counters[key]) / Math.max(1, requests)).toFixed(digits));
   const sent = (kind: "forward" | "bind") => ({
-    messages: after.toOwners[kind].messages - before.toOwners[kind].messages,
-    requests: after.toOwners[kind].requests - before.toOwners[kind].requests,
+    messages: nodes.after.toOwners[kind].messages - nodes.before.toOwners[kind].messages,
+    requests: nodes.after.toOwners[kind].requests - nodes.before.toOwners[kind].requests,
   });
   const forward = sent("forward");
   const bind = sent("bind");
@@ -238,12 +238,10 @@ function natsTrafficPerRequest(before: NatsSnapshot, after: NatsSnapshot, reques
 interface NatsSnapshot {
   counters: NatsCounters;
   streams: Map<string, number>;
-  toOwners: SentToOwners;
 }
 
-async function natsSnapshot(subject: StormSubject): Promise<NatsSnapshot> {
-  const monitors = subject.natsMonitors;
-  return { counters: await natsCounters(monitors), streams: await streamSequences(monitors), toOwners: await sentToOwners(subject.urls, subject.metricsToken) };
+async function natsSnapshot(monitors: readonly string[]): Promise<NatsSnapshot> {
+  return { counters: await natsCounters(monitors), streams: await streamSequences(monitors) };
 }
 
 /** The commits' p99 as the histogram tells it: at most a bucket bound, or above its last one (100 ms). */
@@ -253,14 +251,6 @@ function commitP99(commits: CommitLatency): string {
 
 function cpuOf(pids: { service: readonly number[]; nats: readonly number[] }): CpuSample {
   return { service: cpuSecondsOf(pids.service), nats: cpuSecondsOf(pids.nats) };
-}
-
-async function commitBuckets(urls: readonly string[], metricsToken: string): Promise<CommitBuckets> {
-  const merged: CommitBuckets = new Map();
-  for (const buckets of await Promise.all(urls.map((url) => readCommitBuckets(url, metricsToken)))) {
-    for (const [bound, count] of buckets) merged.set(bound, (merged.get(bound) ?? 0) + count);
-  }
-  return merged;
 }
 
 /** wrk results of several drivers as one (counts summed; percentiles: the worst driver's). */
@@ -319,12 +309,13 @@ async function measureIdle(subject: StormSubject, seconds = 3): Promise<void> {
 async function storm(name: string, subject: StormSubject, paths: string): Promise<Omit<StormResult, "checks"> & { raw: WrkResult }> {
   const pids = subject.pids();
   const cpuBefore = cpuOf(pids);
-  const commitsBefore = await commitBuckets(subject.urls, subject.metricsToken);
-  const natsBefore = await natsSnapshot(subject);
+  const nodesBefore = await nodeMetrics(subject.urls, subject.metricsToken);
+  const natsBefore = await natsSnapshot(subject.natsMonitors);
   const results = await drive(subject.drivers, paths, SECONDS);
   const cpuAfter = cpuOf(pids);
-  const natsAfter = await natsSnapshot(subject);
-  const commits = commitLatencyBetween(commitsBefore, await commitBuckets(subject.urls, subject.metricsToken));
+  const natsAfter = await natsSnapshot(subject.natsMonitors);
+  const nodesAfter = await nodeMetrics(subject.urls, subject.metricsToken);
+  const commits = commitLatencyBetween(nodesBefore.commits, nodesAfter.commits);
   const raw = merge(results);
   const done = answered(raw);
   const serviceSeconds = cpuAfter.service - cpuBefore.service;
@@ -345,7 +336,7 @@ async function storm(name: string, subject: StormSubject, paths: string): Promis
     },
     idleCpuPerSecond: subject.idle ?? { service: Number.NaN, nats: Number.NaN },
     commits: { ...commits, commandsPerCommit: round2(done / Math.max(1, commits.commits)) },
-    ...(subject.natsMonitors.length === 0 ? {} : { nats: natsTrafficPerRequest(natsBefore, natsAfter, done) }),
+    ...(subject.natsMonitors.length === 0 ? {} : { nats: natsTrafficPerRequest(natsBefore, natsAfter, { before: nodesBefore, after: nodesAfter }, done) }),
     raw,
   };
   log(

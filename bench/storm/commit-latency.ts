@@ -33,11 +33,15 @@ export function parseCommitBuckets(metricsText: string): CommitBuckets {
   return buckets;
 }
 
-/** `metricsToken`: the service's METRICS_TOKEN (GET /metrics is not public). */
-export async function readCommitBuckets(serviceUrl: string, metricsToken: string): Promise<CommitBuckets> {
+/** The service's /metrics text; `metricsToken`: its METRICS_TOKEN (GET /metrics is not public). */
+export async function readMetricsText(serviceUrl: string, metricsToken: string): Promise<string> {
   const response = await fetch(`${serviceUrl}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
   if (!response.ok) throw new Error(`GET /metrics answered ${response.status}`);
-  return parseCommitBuckets(await response.text());
+  return response.text();
+}
+
+export async function readCommitBuckets(serviceUrl: string, metricsToken: string): Promise<CommitBuckets> {
+  return parseCommitBuckets(await readMetricsText(serviceUrl, metricsToken));
 }
 
 /** The commits between two readings. */

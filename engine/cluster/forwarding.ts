@@ -100,6 +100,21 @@ export interface ForwardingCounts {
   readonly bind: Readonly<SentCount>;
 }
 
+/**
+ * One kind of message to owners (forwarded requests, or binds): the requests gathered for each
+ * subject, the message in flight to each subject where only one may be (binds), and what was sent.
+ */
+interface Lane<Request, Answer> {
+  readonly queues: Map<string, Outgoing<Request, Answer>>;
+  /** Absent: a subject's next message leaves in the next turn, whatever is in flight. */
+  readonly inFlight: Map<string, Promise<void>> | undefined;
+  readonly sent: SentCount;
+}
+
+function lane<Request, Answer>(oneInFlight: boolean): Lane<Request, Answer> {
+  return { queues: new Map(), inFlight: oneInFlight ? new Map() : undefined, sent: { messages: 0, requests: 0 } };
+}
+
 /** Requests for one subject gathered in one event-loop turn: they travel as one NATS request. */
 interface Outgoing<Request, Answer> {
   readonly partition: number;
@@ -118,16 +133,13 @@ interface InFlight {
 export class Forwarder {
   /** The subjects this node answers, by partition (both of a partition's subjects go together). */
   private readonly served = new Map<number, Subscription[]>();
-  /** Requests gathered this turn, by subject. */
-  private readonly forwards = new Map<string, Outgoing<ShardRequest, ShardReply>>();
-  private readonly binds = new Map<string, Outgoing<BindRequest, BindVerdict>>();
-  /** The bind message in flight to each subject, if any: the next one leaves once it is answered. */
-  private readonly bindsInFlight = new Map<string, Promise<void>>();
+  /** Requests waiting to leave, by kind and subject; binds leave one message per subject at a time. */
+  private readonly forwards = lane<ShardRequest, ShardReply>(false);
+  private readonly binds = lane<BindRequest, BindVerdict>(true);
   /** Requests sent and unanswered, by partition. */
   private readonly inFlight = new Map<number, Set<InFlight>>();
   /** Messages of another build refused, reported through onHandlerError once each. */
   private readonly refusals: InterNodeRefusals;
-  private readonly counts = { forward: { messages: 0, requests: 0 }, bind: { messages: 0, requests: 0 } };
 
   constructor(
     private readonly transport: Transport,
@@ -233,7 +245,7 @@ export class Forwarder {
   ownerMoved(partition: number, epoch: number): void {
     for (const call of this.inFlight.get(partition) ?? []) if (call.epoch < epoch) call.abandon();
     // Requests still waiting to leave for an earlier epoch (binds wait behind the one in flight) go the same way.
-    for (const queues of [this.forwards, this.binds]) {
+    for (const { queues } of [this.forwards, this.binds]) {
       for (const outgoing of queues.values()) if (outgoing.partition === partition && outgoing.epoch < epoch) outgoing.abandoned = true;
     }
   }
@@ -268,18 +280,18 @@ export class Forwarder {
   }
 
   /**
-   * Queues `request` in the next message to the owner of `partition` at `epoch`: it leaves in the
-   * next turn, or, where one message per subject may be in flight (`inFlight` given), in the turn
+   * Queues `request` in the next message of `lane` to the owner of `partition` at `epoch`: it
+   * leaves in the next turn, or, where one message per subject may be in flight (binds), in the turn
    * after the one in flight is answered; what is queued until then leaves with it.
    */
   private enqueue<Request, Answer>(
-    queues: Map<string, Outgoing<Request, Answer>>,
+    lane: Lane<Request, Answer>,
     partition: number,
     epoch: number,
     request: Request,
     flush: (outgoing: Outgoing<Request, Answer>) => Promise<void>,
-    inFlight?: Map<string, Promise<void>>,
   ): Promise<Answer | OwnerMoved> {
+    const { queues, inFlight } = lane;
     const key = `${partition}.${epoch}`;
     let outgoing = queues.get(key);
     // A batch abandoned while it waited is not joined: a request queued after the move is sent.
@@ -293,6 +305,8 @@ export class Forwarder {
             for (const item of fresh.items) item.resolve(OWNER_MOVED);
             return;
           }
+          lane.sent.messages += 1;
+          lane.sent.requests += fresh.items.length;
           const sent = flush(fresh).catch((error: unknown) => {
             for (const item of fresh.items) item.reject(error);
           });
@@ -314,7 +328,6 @@ export class Forwarder {
   /** Sends `request` to the owner of `partition` at lease `epoch`; resolves with its reply, or OWNER_MOVED. */
   send(partition: number, epoch: number, request: ShardRequest): Promise<ShardReply | OwnerMoved> {
     return this.enqueue(this.forwards, partition, epoch, request, async (outgoing) => {
-      this.counted(this.counts.forward, outgoing.items.length);
       const message = await this.call(partition, epoch, partitionSubject(partition, epoch), sealInterNode(packRequests(outgoing.items.map((item, id) => envelope(id, item.request))), this.wireHeader));
       if (message === OWNER_MOVED) {
         for (const item of outgoing.items) item.resolve(OWNER_MOVED);
@@ -335,7 +348,6 @@ export class Forwarder {
   /** Binds a key at its home partition's owner at lease `epoch`; resolves with the verdict, or OWNER_MOVED. */
   sendBind(home: number, epoch: number, request: BindRequest): Promise<BindVerdict | OwnerMoved> {
     return this.enqueue(this.binds, home, epoch, request, async (outgoing) => {
-      this.counted(this.counts.bind, outgoing.items.length);
       const body = sealInterNode(bindPackr.pack(outgoing.items.map(({ request: r }) => [r.actorId, r.commandId, r.fingerprint, r.marketPartition] satisfies LoggedBindRequest)), this.wireHeader);
       const message = await this.call(home, epoch, keysSubject(home, epoch), body);
       if (message === OWNER_MOVED) {
@@ -350,17 +362,12 @@ export class Forwarder {
         else if (code === VERDICT_CODES.conflict) item.resolve("conflict");
         else item.reject(new UnavailableError(reason));
       });
-    }, this.bindsInFlight);
+    });
   }
 
   /** What this node sent to owners since it started (metrics). */
   get sent(): ForwardingCounts {
-    return this.counts;
-  }
-
-  private counted(count: SentCount, requests: number): void {
-    count.messages += 1;
-    count.requests += requests;
+    return { forward: this.forwards.sent, bind: this.binds.sent };
   }
 
   close(): void {
