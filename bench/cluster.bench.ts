@@ -28,6 +28,7 @@
  *     [--connections 63] [--partitions 6] [--failover-rounds 5] [--failover-storm-seconds 8]
  *     [--kill-after-ms 2000] [--key-homes K (the cluster's CLUSTER_KEY_HOMES; default: the service's)]
  *     [--snapshot-every N (the cluster's CLUSTER_SNAPSHOT_EVERY_COMMANDS; default: the service's)]
+ *     [--batch-linger-ms N (the cluster's CLUSTER_BATCH_LINGER_MS, 0 for none; default: the service's)]
  *     [--kill hot-owner|key-home (whose owner a failover round kills: the hot market's partition's, or
  *     partition 0's, a key home, with its hot market placed there)] [--log-level warn|info]
  *     [--keep-logs DIR (the nodes' and NATS servers' logs copied there before the work directory goes)]
@@ -73,6 +74,8 @@ const KEEP_LOGS = stringArg("keep-logs", "");
 const KEY_HOMES = numberArg("key-homes", 0);
 /** CLUSTER_SNAPSHOT_EVERY_COMMANDS of the cluster the bench creates (0: the service's default). */
 const SNAPSHOT_EVERY = numberArg("snapshot-every", 0);
+/** CLUSTER_BATCH_LINGER_MS of the cluster the bench creates (-1: the service's default). */
+const BATCH_LINGER_MS = numberArg("batch-linger-ms", -1);
 /** How long a failover round waits for the killed owner's markets before it counts as failed. */
 const FAILOVER_GIVE_UP_MS = 30_000;
 const NODES = 3;
@@ -445,7 +448,7 @@ async function startCluster(): Promise<ClusterSetup> {
     ports: { kind: "free" },
     operatorSecret,
     metricsToken,
-    serviceEnv: { LOG_LEVEL: LOG_LEVEL, AUTH_TOKEN_TTL: "3600", ...(KEY_HOMES > 0 ? { CLUSTER_KEY_HOMES: String(KEY_HOMES) } : {}), ...(SNAPSHOT_EVERY > 0 ? { CLUSTER_SNAPSHOT_EVERY_COMMANDS: String(SNAPSHOT_EVERY) } : {}) },
+    serviceEnv: { LOG_LEVEL: LOG_LEVEL, AUTH_TOKEN_TTL: "3600", ...(KEY_HOMES > 0 ? { CLUSTER_KEY_HOMES: String(KEY_HOMES) } : {}), ...(SNAPSHOT_EVERY > 0 ? { CLUSTER_SNAPSHOT_EVERY_COMMANDS: String(SNAPSHOT_EVERY) } : {}), ...(BATCH_LINGER_MS >= 0 ? { CLUSTER_BATCH_LINGER_MS: String(BATCH_LINGER_MS) } : {}) },
     // As the storm's services (bench/storm/processes.ts): STORM_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles every node.
     serviceNodeArgs: (process.env["STORM_NODE_ARGS"] ?? "").split(" ").filter((arg) => arg !== ""),
     onUnexpectedExit: (name, code, signal) => log(`cluster: ${name} exited unexpectedly (${signal ?? `code ${code}`})`),
@@ -771,6 +774,7 @@ async function main(): Promise<void> {
     partitions: PARTITIONS,
     keyHomes: KEY_HOMES > 0 ? KEY_HOMES : "service default",
     snapshotEveryCommands: SNAPSHOT_EVERY > 0 ? SNAPSHOT_EVERY : "service default",
+    batchLingerMs: BATCH_LINGER_MS >= 0 ? BATCH_LINGER_MS : "service default",
     failoverRounds: FAILOVER_ROUNDS,
     failoverStormSeconds: FAILOVER_STORM_SECONDS,
     killAfterMs: KILL_AFTER_MS,

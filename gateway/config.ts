@@ -50,11 +50,13 @@
 import { availableParallelism } from "node:os";
 import * as path from "node:path";
 import { ConfigError } from "./auth/config-error.js";
+import { MAX_LINGER_MS } from "../engine/runtime/batch-gathering.js";
 import { DEFAULT_PROOF_CACHE_BYTES } from "../engine/audit/proof-tree-cache.js";
 import { ACCEPT_UNSIGNED_TAIL_SETTING, DEFAULT_HEAD_INTERVAL, parseAcceptedTails, type HeadInterval } from "../engine/audit/heads/unsigned-tail.js";
 import {
   DEFAULT_FORWARD_TIMEOUT_MS,
   DEFAULT_SNAPSHOT_EVERY_COMMANDS,
+  DEFAULT_BATCH_LINGER_MS,
   DEFAULT_KEY_HOMES,
   DEFAULT_LEASE_MS,
   DEFAULT_PARTITIONS,
@@ -188,7 +190,7 @@ function isSet(env: Env, name: string): boolean {
 function clusterSettings(env: Env): ClusterSettings | undefined {
   const urls = env["CLUSTER_NATS_URLS"];
   if (urls === undefined || urls === "") {
-    for (const name of ["CLUSTER_NODE_ID", "CLUSTER_PARTITIONS", "CLUSTER_KEY_HOMES", "CLUSTER_LEASE_MS", "CLUSTER_FORWARD_TIMEOUT_MS", "CLUSTER_SNAPSHOT_EVERY_COMMANDS"]) {
+    for (const name of ["CLUSTER_NODE_ID", "CLUSTER_PARTITIONS", "CLUSTER_KEY_HOMES", "CLUSTER_LEASE_MS", "CLUSTER_FORWARD_TIMEOUT_MS", "CLUSTER_SNAPSHOT_EVERY_COMMANDS", "CLUSTER_BATCH_LINGER_MS"]) {
       if (isSet(env, name)) throw new ConfigError(name, "is a cluster setting: set CLUSTER_NATS_URLS too, or unset it");
     }
     return undefined;
@@ -212,5 +214,6 @@ function clusterSettings(env: Env): ClusterSettings | undefined {
     leaseMs: integer(env, "CLUSTER_LEASE_MS", DEFAULT_LEASE_MS, 300, 60_000),
     forwardTimeoutMs: integer(env, "CLUSTER_FORWARD_TIMEOUT_MS", DEFAULT_FORWARD_TIMEOUT_MS, 100, 60_000),
     snapshotEveryCommands: integer(env, "CLUSTER_SNAPSHOT_EVERY_COMMANDS", DEFAULT_SNAPSHOT_EVERY_COMMANDS, 1, 100_000_000),
+    batchLingerMs: integer(env, "CLUSTER_BATCH_LINGER_MS", DEFAULT_BATCH_LINGER_MS, 0, MAX_LINGER_MS),
   };
 }

@@ -172,6 +172,7 @@ export class ClusterRuntime implements Markets {
       ...(options.onBatch === undefined ? {} : { onBatch: options.onBatch }),
       ...(options.heads === undefined ? {} : { heads: options.heads }),
       snapshotEveryCommands: options.settings.snapshotEveryCommands,
+      batchLingerMs: options.settings.batchLingerMs,
       onSnapshotting: (partition, mark) => this.indexes.snapshotting(partition, mark),
     });
     const everySeconds = options.checkpointEverySeconds ?? 60;

@@ -27,6 +27,12 @@ export interface ClusterSettings {
    * owner replays stays about this long, however long ago the last checkpoint was (decision I57).
    */
   readonly snapshotEveryCommands: number;
+  /**
+   * After a batch of at least two requests, how long a partition's next batch waits for more, from
+   * the moment the previous append returned (0: never): more claims share each replicated write
+   * under a storm, at the cost of that wait (decision I69, engine/runtime/batch-gathering.ts).
+   */
+  readonly batchLingerMs: number;
 }
 
 export const NODE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -42,3 +48,5 @@ export const DEFAULT_LEASE_MS = 1_500;
 export const DEFAULT_FORWARD_TIMEOUT_MS = 5_000;
 /** Why this default: decision I57 (docs/cluster.md, "Known problems"). */
 export const DEFAULT_SNAPSHOT_EVERY_COMMANDS = 5_000;
+/** Why this default: decision I69 (docs/cluster.md, "Batches that wait for company"). */
+export const DEFAULT_BATCH_LINGER_MS = 8;

@@ -40,6 +40,8 @@ export interface PartitionHostOptions {
   onBatch?: (partition: number, stats: BatchStats) => void;
   /** Each partition's shard snapshots itself once this many commands are in no snapshot (CLUSTER_SNAPSHOT_EVERY_COMMANDS, decision I57). */
   snapshotEveryCommands?: number;
+  /** After a batch of company, a partition's next batch waits up to this long for more (CLUSTER_BATCH_LINGER_MS, decision I69); 0 or unset: never. */
+  batchLingerMs?: number;
   /** Committed events of watched markets (live streams, docs/events.md). */
   onEvents?: (partition: number, events: readonly EmittedEvent[]) => void;
   /** A partition's shard took a snapshot, after the replies of every batch it holds: its mark (decision I58); the shard stores it once the promise settles (decision I60). */
@@ -119,6 +121,7 @@ export class PartitionHost {
       startMs: options.clock.nowMs(),
       tickIntervalMs: options.tickIntervalMs ?? 100,
       ...(options.snapshotEveryCommands === undefined ? {} : { snapshotEveryCommands: options.snapshotEveryCommands }),
+      ...(options.batchLingerMs === undefined || options.batchLingerMs === 0 ? {} : { batchLingerMs: options.batchLingerMs }),
       ...(options.heads === undefined ? {} : { heads: options.heads }),
     };
     const thread = this.takeThread();

@@ -19,6 +19,7 @@ import type { CommittedBatch, OpenedShard, ShardCore } from "./shard-core.js";
 import type { SnapshotMark } from "../journal/jetstream-snapshots.js";
 import type { ShardRequest, ShardResponse } from "../shard-protocol/shard-protocol.js";
 import { packResponses, unpackRequests } from "./wire.js";
+import { BatchGathering } from "./batch-gathering.js";
 import { envelope, type Envelope, type FromShard, type ShardWorkerData, type ToShard } from "./worker-messages.js";
 
 export interface ShardLoopOptions {
@@ -39,6 +40,8 @@ export interface ShardLoopOptions {
    * new owner's replay stays short however long ago the node's last checkpoint was.
    */
   snapshotEveryCommands: number | undefined;
+  /** Cluster mode (decision I69): after a batch of company, the next waits up to this long for more (batch-gathering.ts); undefined: never. */
+  batchLingerMs?: number;
 }
 
 /**
@@ -70,8 +73,11 @@ export class ShardLoop {
   private scheduled = false;
   private closing = false;
   private readonly ticker;
+  /** Cluster mode: how long the next batch waits for company (undefined: never). */
+  private readonly gathering: BatchGathering | undefined;
 
   constructor(private readonly options: ShardLoopOptions) {
+    this.gathering = options.batchLingerMs === undefined ? undefined : new BatchGathering(options.timers, options.batchLingerMs);
     this.enqueue(async () => {
       const { opened, close } = await options.open();
       this.core = opened.core;
@@ -97,14 +103,17 @@ export class ShardLoop {
     return this.core;
   }
 
-  /** One batch: everything that arrived since the last one (group commit falls out of this). */
+  /** One batch: everything that arrived since the last one (group commit falls out of this), in cluster mode after its wait for company. */
   private async processInbox(): Promise<void> {
     this.scheduled = false;
     if (this.inbox.length === 0) return;
+    const gathered = this.gathering?.wait(this.inbox.length);
+    if (gathered !== undefined) await gathered;
     const items = this.inbox;
     this.inbox = [];
     const shard = this.opened();
     const batch = await shard.commitBatch(items.map((item) => item.body));
+    this.gathering?.committed(items.length);
     this.postEvents(shard);
     const { responses, reads } = batch;
     const answered = reads === undefined ? responses.map((body, index) => envelope((items[index] as Envelope<ShardRequest>).id, body as ShardResponse)) : answeredNow(items, responses);
@@ -202,6 +211,7 @@ export class ShardLoop {
         if (this.closing) return;
         controlled?.set(Math.max(controlled.nowMs(), message.nowMs));
         for (const item of unpackRequests(message.items)) this.inbox.push(item);
+        this.gathering?.arrived(this.inbox.length);
         if (!this.scheduled) {
           this.scheduled = true;
           this.options.timers.soon(() => this.enqueue(() => this.processInbox()));

@@ -61,6 +61,7 @@ function startLoop(data: ShardWorkerData): ShardLoop {
     controlled,
     tickIntervalMs: data.tickIntervalMs,
     snapshotEveryCommands: data.snapshotEveryCommands,
+    ...(data.batchLingerMs === undefined ? {} : { batchLingerMs: data.batchLingerMs }),
   });
 }
 

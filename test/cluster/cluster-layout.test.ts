@@ -98,4 +98,14 @@ describe("the cluster layout", () => {
     expect(() => loadServiceConfig({ ...cluster, CLUSTER_SNAPSHOT_EVERY_COMMANDS: "9007199254740993" })).toThrow(/CLUSTER_SNAPSHOT_EVERY_COMMANDS: must be an integer/);
     expect(() => loadServiceConfig({ CLUSTER_SNAPSHOT_EVERY_COMMANDS: "40" })).toThrow(/CLUSTER_SNAPSHOT_EVERY_COMMANDS: is a cluster setting/);
   });
+
+  it("takes CLUSTER_BATCH_LINGER_MS from the environment, in cluster mode only, 0 turning the wait off (decision I69)", () => {
+    const cluster = { CLUSTER_NATS_URLS: "nats://127.0.0.1:4222", CLUSTER_NODE_ID: "a" };
+    expect(loadServiceConfig(cluster).cluster?.batchLingerMs).toBe(8);
+    expect(loadServiceConfig({ ...cluster, CLUSTER_BATCH_LINGER_MS: "0" }).cluster?.batchLingerMs).toBe(0);
+    expect(loadServiceConfig({ ...cluster, CLUSTER_BATCH_LINGER_MS: "3" }).cluster?.batchLingerMs).toBe(3);
+    expect(() => loadServiceConfig({ ...cluster, CLUSTER_BATCH_LINGER_MS: "101" })).toThrow(/CLUSTER_BATCH_LINGER_MS: must be an integer from 0 to 100/);
+    expect(() => loadServiceConfig({ ...cluster, CLUSTER_BATCH_LINGER_MS: "2.5" })).toThrow(/CLUSTER_BATCH_LINGER_MS: must be an integer/);
+    expect(() => loadServiceConfig({ CLUSTER_BATCH_LINGER_MS: "8" })).toThrow(/CLUSTER_BATCH_LINGER_MS: is a cluster setting/);
+  });
 });

@@ -8,41 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { readStreamMessages } from "../../engine/journal/jetstream-stream-reader.js";
 import type { OrderedConsumer, StoredMessage, Streams } from "../../engine/messaging/streams.js";
-import type { TimerHandle, Timers } from "../../engine/timers.js";
-
-/** Timers that fire only when the test moves the clock. */
-class SteppedTimers implements Timers {
-  private now = 0;
-  private timers: Array<{ atMs: number; run: () => void; cancelled: boolean }> = [];
-
-  nowMs(): number {
-    return this.now;
-  }
-
-  after(ms: number, run: () => void): TimerHandle {
-    const timer = { atMs: this.now + ms, run, cancelled: false };
-    this.timers.push(timer);
-    const handle: TimerHandle = { cancel: () => void (timer.cancelled = true), unref: () => handle };
-    return handle;
-  }
-
-  every(): TimerHandle {
-    throw new Error("not used by the reader");
-  }
-
-  soon(run: () => void): void {
-    setImmediate(run);
-  }
-
-  /** Moves the clock by `ms`, running what falls due, then lets promise continuations run. */
-  async step(ms: number): Promise<void> {
-    this.now += ms;
-    const due = this.timers.filter((timer) => !timer.cancelled && timer.atMs <= this.now);
-    this.timers = this.timers.filter((timer) => !due.includes(timer));
-    for (const timer of due) timer.run();
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
+import { SteppedTimers } from "../support/stepped-timers.js";
 
 /** What each consumer does, in order of creation: deliver these sequences, then end (with an error) or stay open. */
 type Script = { deliver: number[]; end?: Error | "never" };

@@ -1,8 +1,9 @@
 /**
  * The shard's loop answers a batch's reads after its commit without holding up the batches after
  * it: a read that waits on the journal (an old reply replayed from a partition's stream can take
- * seconds) must not stall the commands that arrive meanwhile. Real file journal in a temp dir; its
- * `readAt` held back by a gate the test opens.
+ * seconds) must not stall the commands that arrive meanwhile; in cluster mode a batch after one of
+ * company waits for more (decision I69). Real file journal in a temp dir; its `readAt` held back by a
+ * gate the test opens; the wait's time stepped by the test.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../engine/clock.js";
@@ -10,11 +11,13 @@ import { FileJournal } from "../../engine/journal/file-journal.js";
 import type { Journal } from "../../engine/journal/journal.js";
 import { ShardCore } from "../../engine/runtime/shard-core.js";
 import { ShardLoop } from "../../engine/runtime/shard-loop.js";
+import { GATHER_UP_TO_REQUESTS } from "../../engine/runtime/batch-gathering.js";
 import { packRequests, unpackResponses } from "../../engine/runtime/wire.js";
 import { envelope, type FromShard } from "../../engine/runtime/worker-messages.js";
 import { systemTimers } from "../../engine/timers.js";
 import { replyAtRead, type CommandResponse, type ShardRequest, type ShardResponse } from "../../engine/shard-protocol/shard-protocol.js";
 import { eventually } from "../process/support.js";
+import { SteppedTimers } from "../support/stepped-timers.js";
 import { T0, commands, directClaim, okJson, replyOf, request, tempDir } from "./support.js";
 
 const cleanups: Array<() => void> = [];
@@ -207,5 +210,74 @@ describe("the shard loop's snapshots by count (decision I60)", () => {
     loop.receive({ t: "besideStored", sequence: 5 });
     await eventually(() => driver.seen("closed").length === 1, 10_000, "the loop closed");
     expect(stored).toEqual([3, 4, 5]);
+  });
+});
+
+describe("the shard loop's wait for company (cluster mode, decision I69)", () => {
+  it("holds a batch that follows one of company until the wait ends or it is full, and never holds a lone client's", async () => {
+    const dir = tempDir("shard-loop-gathering");
+    cleanups.push(dir.cleanup);
+    const journal = FileJournal.open({ dir: dir.dir });
+    const clock = new ManualClock(T0);
+    const timers = new SteppedTimers();
+    const driver = loopDriver(clock);
+    const lingerMs = 8;
+    const loop = new ShardLoop({
+      open: async () => ({ opened: await ShardCore.open({ journal, shardIndex: 0, clock }), close: () => Promise.resolve() }),
+      post: driver.post,
+      exit: () => undefined,
+      timers,
+      controlled: clock,
+      tickIntervalMs: 100,
+      snapshotEveryCommands: undefined,
+      batchLingerMs: lingerMs,
+    });
+    driver.drive(loop);
+    const { send, answered } = driver;
+    /** The batch message (its index among them) that answered request `id`. */
+    const batchOf = (id: number): number => driver.seen("batch").findIndex((message) => unpackResponses(message.items).some((item) => item.id === id));
+    const turns = async (count: number): Promise<void> => {
+      for (let i = 0; i < count; i += 1) await new Promise((resolve) => setImmediate(resolve));
+    };
+
+    // The first batch follows none: it leaves at once (the clock never moves here).
+    const setup = send([
+      request(commands.create("alice", "m", directClaim({ capacity: 200, pricing: { mode: "free" }, confirmation: "none" }))),
+      request(commands.publish("alice", "m")),
+      request(commands.claim("bob", "m")),
+    ]);
+    await eventually(answered(setup), 10_000, "the first batch answered without waiting");
+
+    // After a batch of three, the next waits: a claim sent turns later still joins it.
+    const [carol] = send([request(commands.claim("carol", "m"))]);
+    await turns(5);
+    const [dave] = send([request(commands.claim("dave", "m"))]);
+    await turns(5);
+    expect(answered([carol as number, dave as number])()).toBe(false);
+    await timers.step(lingerMs);
+    await eventually(answered([carol as number, dave as number]), 10_000, "the held batch answered once its wait ended");
+    expect(batchOf(carol as number)).toBe(batchOf(dave as number));
+
+    // A batch of one follows a batch of two: it waits; then a lone client's next claim does not.
+    const [erin] = send([request(commands.claim("erin", "m"))]);
+    await turns(5);
+    await timers.step(lingerMs);
+    await eventually(answered([erin as number]), 10_000, "erin's claim answered");
+    const [frank] = send([request(commands.claim("frank", "m"))]);
+    await eventually(answered([frank as number]), 10_000, "a claim after a batch of one answered without the clock moving");
+
+    // A held batch leaves as soon as it holds GATHER_UP_TO_REQUESTS, without its wait ending.
+    const pair = send([request(commands.claim("gina", "m")), request(commands.claim("hal", "m"))]);
+    await eventually(answered(pair), 10_000, "a batch of two after a batch of one answered without waiting");
+    const crowd = send(Array.from({ length: GATHER_UP_TO_REQUESTS - 1 }, (_, i) => request(commands.claim(`p${i}`, "m"))));
+    await turns(5);
+    expect(answered(crowd)()).toBe(false);
+    const [last] = send([request(commands.claim("last", "m"))]);
+    await eventually(answered([...crowd, last as number]), 10_000, "the full batch answered with the clock still");
+    expect(new Set([...crowd, last as number].map(batchOf)).size).toBe(1);
+    expect(timers.pending).toBe(0);
+
+    loop.receive({ t: "close" });
+    await eventually(() => driver.seen("closed").length === 1, 10_000, "the loop closed");
   });
 });

@@ -17,6 +17,8 @@ export interface Scenario {
   readonly checkpointEverySeconds: number;
   /** Commands in no snapshot after which a partition's shard snapshots itself (CLUSTER_SNAPSHOT_EVERY_COMMANDS). */
   readonly snapshotEveryCommands: number;
+  /** After a batch of company, how long a partition's next batch waits for more (CLUSTER_BATCH_LINGER_MS; 0: never). */
+  readonly batchLingerMs: number;
   /** How often a partition's shard checks its timer wheel for due deadlines. */
   readonly tickIntervalMs: number;
   /** Faults and the workload happen before this instant; then every fault heals. */
@@ -33,7 +35,7 @@ export function drawScenario(random: Random): Scenario {
   const nodes = names.map((name) => ({ name, skewMs: drawSkew(random, leaseMs) }));
   const activeMs = random.int(4_000, 16_000);
   const partitions = random.int(1, 6);
-  const scenario: Omit<Scenario, "keyHomes" | "snapshotEveryCommands"> = {
+  const scenario: Omit<Scenario, "keyHomes" | "snapshotEveryCommands" | "batchLingerMs"> = {
     nodes,
     partitions,
     leaseMs,
@@ -53,14 +55,16 @@ export function drawScenario(random: Random): Scenario {
   // Drawn last, for the same reason: snapshots every few commands (takeovers from a snapshot and a
   // short tail, snapshots asked for mid-storm) or, as before, only at the periodic checkpoints.
   const snapshotEveryCommands = random.fork("checkpoint-commands").pick([10, 50, 100_000_000]);
-  return { ...scenario, keyHomes, snapshotEveryCommands };
+  // Drawn last as well: batches that wait for company (the default's wait, a short one) or never.
+  const batchLingerMs = random.fork("batch-linger").pick([0, 3, 8]);
+  return { ...scenario, keyHomes, snapshotEveryCommands, batchLingerMs };
 }
 
 export function describeScenario(scenario: Scenario): string {
   const nodes = scenario.nodes.map((node) => `${node.name} (clock ${node.skewMs >= 0 ? "+" : ""}${node.skewMs} ms)`).join(", ");
   const w = scenario.workload;
   return (
-    `${scenario.nodes.length} nodes: ${nodes}; ${scenario.partitions} partitions (${scenario.keyHomes} key home${scenario.keyHomes === 1 ? "" : "s"}); lease ${scenario.leaseMs} ms; checkpoints every ${scenario.checkpointEverySeconds} s and every ${scenario.snapshotEveryCommands} commands on a partition; ` +
+    `${scenario.nodes.length} nodes: ${nodes}; ${scenario.partitions} partitions (${scenario.keyHomes} key home${scenario.keyHomes === 1 ? "" : "s"}); lease ${scenario.leaseMs} ms; checkpoints every ${scenario.checkpointEverySeconds} s and every ${scenario.snapshotEveryCommands} commands on a partition; batches wait ${scenario.batchLingerMs} ms for company; ` +
     `faults for ${scenario.activeMs} ms; ${w.markets.length} markets (${w.markets.map((m) => `${m.id} ${m.mechanism}${m.mechanism === "direct" ? ` cap ${m.capacity} ${m.confirmation}` : ""}`).join(", ")}), ` +
     `${w.participants.length} participants${w.hot ? ", hot first market" : ""}` +
     (w.identity.principals.length > 0 ? `; ${w.identity.principals.length} principals provisioned, ${w.identity.delegationsEach} delegation(s) each` : "")

@@ -61,6 +61,7 @@ export class World {
       forwardTimeoutMs: scenario.forwardTimeoutMs,
       checkpointEverySeconds: scenario.checkpointEverySeconds,
       snapshotEveryCommands: scenario.snapshotEveryCommands,
+      batchLingerMs: scenario.batchLingerMs,
       tickIntervalMs: scenario.tickIntervalMs,
       epochMs: EPOCH_MS,
     };

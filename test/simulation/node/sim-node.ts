@@ -32,6 +32,7 @@ export interface NodeSettings {
   readonly forwardTimeoutMs: number;
   readonly checkpointEverySeconds: number;
   readonly snapshotEveryCommands: number;
+  readonly batchLingerMs: number;
   /** How often a partition's shard checks its timer wheel. */
   readonly tickIntervalMs: number;
   /** Epoch milliseconds at simulated time 0. */
@@ -131,6 +132,7 @@ export class SimNode implements ShardThreadHost {
       leaseMs: settings.leaseMs,
       forwardTimeoutMs: settings.forwardTimeoutMs,
       snapshotEveryCommands: settings.snapshotEveryCommands,
+      batchLingerMs: settings.batchLingerMs,
     };
     const idempotency = new IdempotencyIndex({ seed: 1 });
     const identity = await IdentityStore.open({

@@ -55,6 +55,7 @@ export class SimShardThread implements ShardThread {
       controlled: undefined,
       tickIntervalMs: data.tickIntervalMs,
       snapshotEveryCommands: data.snapshotEveryCommands,
+      ...(data.batchLingerMs === undefined ? {} : { batchLingerMs: data.batchLingerMs }),
     });
   }
 
