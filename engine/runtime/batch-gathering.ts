@@ -1,6 +1,6 @@
 /**
- * A partition's next batch waits a moment for company (cluster mode, decision I69; docs/cluster.md,
- * "Batches that wait for company").
+ * A partition's next batch, and a key home's next append, wait a moment for company (cluster mode,
+ * decisions I69 and I70; docs/cluster.md, "Batches that wait for company").
  *
  * On a stream every append is one replicated, fsynced write, and what it costs the NATS servers
  * hardly depends on how many commands it holds; under a storm the servers' share of that cost is
@@ -10,7 +10,10 @@
  * never wait), the next batch leaves `lingerMs` after the previous append returned, or as soon as it
  * holds `GATHER_UP_TO_REQUESTS`, whichever comes first. A batch that starts later than that (the
  * partition was idle) leaves at once. The embedded default has no gathering: an fsync of a local
- * file costs little, and its hot path is guarded against a pinned reference.
+ * file costs little, and its hot path is guarded against a pinned reference. A key home's appends
+ * (key-bindings.ts) follow the same rule with its senders counted as the partitions its bindings came
+ * for: each partition's owner sends one bind message at a time, so a home that serves one owner (a
+ * hot market) cannot expect company and never waits.
  *
  * Time is the injected timers' (engine/timers.ts), so the simulation runs the same waits.
  */
@@ -24,8 +27,8 @@ export const GATHER_UP_TO_REQUESTS = 64;
 export const MAX_LINGER_MS = 100;
 
 export class BatchGathering {
-  /** Requests in the batch committed last. */
-  private lastBatchRequests = 0;
+  /** Senders of the batch committed last (its requests, or the partitions a home's bindings came for). */
+  private lastBatchSenders = 0;
   /** When the previous append returned, by the timers' clock. */
   private lastCommittedAtMs = Number.NEGATIVE_INFINITY;
   /** The batch being held, released by its timer or by enough arrivals. */
@@ -44,7 +47,7 @@ export class BatchGathering {
    */
   wait(queuedRequests: number): Promise<void> | undefined {
     assert(this.held === undefined, "one batch is gathered at a time");
-    if (this.lastBatchRequests < 2 || queuedRequests >= GATHER_UP_TO_REQUESTS) return undefined;
+    if (this.lastBatchSenders < 2 || queuedRequests >= GATHER_UP_TO_REQUESTS) return undefined;
     const waitMs = this.lastCommittedAtMs + this.lingerMs - this.timers.nowMs();
     if (waitMs <= 0) return undefined;
     return new Promise((resolve) => {
@@ -58,9 +61,13 @@ export class BatchGathering {
     if (this.held !== undefined && queuedRequests >= GATHER_UP_TO_REQUESTS) this.release();
   }
 
-  /** The batch of `requests` was committed (its append returned) now. */
-  committed(requests: number): void {
-    this.lastBatchRequests = requests;
+  /**
+   * The batch was committed (its append returned) now; `senders`: how many independent senders it
+   * served (a shard's batch: its requests; a key home's: the partitions its bindings came for, each
+   * owner sending one message at a time). Company can come only where there are two.
+   */
+  committed(senders: number): void {
+    this.lastBatchSenders = senders;
     this.lastCommittedAtMs = this.timers.nowMs();
   }
 
