@@ -151,7 +151,7 @@ export class ClusterRuntime implements Markets {
     this.keys = new KeyBindings(options.messaging, (partition) => this.indexes.get(partition), {
       failed: (partition, error) => this.keysFailed(partition, error),
       snapshotFailed: (partition, error) => options.log("warn", "snapshot of key bindings failed", { partition, error: error instanceof Error ? error.message : String(error) }),
-    }, options.settings.batchLingerMs);
+    });
     this.forwarder = new Forwarder(options.messaging.transport, this.timers, options.settings.forwardTimeoutMs, (partition, error) =>
       options.log("error", "answering a forwarded request failed", { partition, error: error instanceof Error ? error.message : String(error) }),
     );

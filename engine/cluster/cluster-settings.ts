@@ -28,7 +28,7 @@ export interface ClusterSettings {
    */
   readonly snapshotEveryCommands: number;
   /**
-   * After a batch of at least two requests, how long a partition's next batch waits for more, from
+   * After a batch of at least two commands, how long a partition's next batch waits for more, from
    * the moment the previous append returned (0: never): more claims share each replicated write
    * under a storm, at the cost of that wait (decision I69, engine/runtime/batch-gathering.ts).
    */

@@ -33,7 +33,6 @@ import { JetStreamJournal } from "../journal/jetstream-journal.js";
 import type { JournalPosition } from "../journal/journal.js";
 import { UnavailableError } from "../runtime/unavailable.js";
 import { fnv1a32 } from "../runtime/shard-routing.js";
-import { BatchGathering } from "../runtime/batch-gathering.js";
 
 export type BindVerdict = "bound" | "conflict";
 
@@ -77,8 +76,6 @@ interface HomeLog {
   snapshotDue: boolean;
   /** The snapshot being written, if any (close waits for it). */
   snapshotting: Promise<void> | undefined;
-  /** How long the next append waits for company (decision I69), undefined: never. */
-  readonly gathering: BatchGathering | undefined;
 }
 
 /** What a node hears from its key homes. */
@@ -103,8 +100,6 @@ export class KeyBindings {
     /** The index of the commands executed in a partition this node owns (undefined: it has none open). */
     private readonly marketIndexOf: (partition: number) => IdempotencyIndex | undefined,
     private readonly events: KeyHomeEvents,
-    /** After an append of at least two bindings, the next waits up to this long for more (CLUSTER_BATCH_LINGER_MS, decision I69); 0: never. */
-    private readonly batchLingerMs = 0,
   ) {}
 
   /** Runs `step` after the home's earlier opens and closes. */
@@ -171,8 +166,7 @@ export class KeyBindings {
     }
     // What was read from the stream is not in a snapshot yet: the next checkpoint writes one.
     const sinceSnapshot = bindings.size - fromSnapshot;
-    const gathering = this.batchLingerMs === 0 ? undefined : new BatchGathering(this.messaging.timers, this.batchLingerMs);
-    this.homes.set(partition, { partition, journal, bindings, staged: [], appending: undefined, failure: undefined, sinceSnapshot, snapshotDue: false, snapshotting: undefined, gathering });
+    this.homes.set(partition, { partition, journal, bindings, staged: [], appending: undefined, failure: undefined, sinceSnapshot, snapshotDue: false, snapshotting: undefined });
     return { bindings: bindings.size, fromSnapshot };
   }
 
@@ -288,7 +282,6 @@ export class KeyBindings {
   /** Group commit: one append in flight per home; what is staged meanwhile is the next batch. */
   private append(log: HomeLog, payload: Uint8Array, claim: FreshClaim, marketPartition: number): Promise<void> {
     const appended = new Promise<void>((resolve, reject) => log.staged.push({ payload, claim, marketPartition, resolve, reject }));
-    log.gathering?.arrived(log.staged.length);
     if (log.appending === undefined) log.appending = this.flush(log);
     return appended;
   }
@@ -299,8 +292,6 @@ export class KeyBindings {
     // flush left in `appending` would make `close` (which awaits it until it is cleared) spin for ever.
     await undefined;
     while (log.staged.length > 0) {
-      const gathered = log.gathering?.wait(log.staged.length);
-      if (gathered !== undefined) await gathered;
       const batch = log.staged;
       log.staged = [];
       try {
@@ -315,7 +306,6 @@ export class KeyBindings {
           staged.resolve();
         });
         log.sinceSnapshot += batch.length;
-        log.gathering?.committed(new Set(batch.map((staged) => staged.marketPartition)).size);
         if (log.snapshotDue) this.snapshot(log);
       } catch (error) {
         // Fenced (another owner) or the stream out of reach: this home binds nothing more until reopened.

@@ -40,7 +40,7 @@ export interface PartitionHostOptions {
   onBatch?: (partition: number, stats: BatchStats) => void;
   /** Each partition's shard snapshots itself once this many commands are in no snapshot (CLUSTER_SNAPSHOT_EVERY_COMMANDS, decision I57). */
   snapshotEveryCommands?: number;
-  /** After a batch of company, a partition's next batch waits up to this long for more (CLUSTER_BATCH_LINGER_MS, decision I69); 0 or unset: never. */
+  /** After a batch of at least two commands, a partition's next batch waits up to this long for more (CLUSTER_BATCH_LINGER_MS, decision I69); 0 or unset: never. */
   batchLingerMs?: number;
   /** Committed events of watched markets (live streams, docs/events.md). */
   onEvents?: (partition: number, events: readonly EmittedEvent[]) => void;

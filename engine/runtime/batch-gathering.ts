@@ -1,19 +1,17 @@
 /**
- * A partition's next batch, and a key home's next append, wait a moment for company (cluster mode,
- * decisions I69 and I70; docs/cluster.md, "Batches that wait for company").
+ * A partition's next batch waits a moment for company (cluster mode, decision I69; docs/cluster.md,
+ * "Batches that wait for company").
  *
  * On a stream every append is one replicated, fsynced write, and what it costs the NATS servers
  * hardly depends on how many commands it holds; under a storm the servers' share of that cost is
  * most of what a claim costs. A shard's group commit takes whatever arrived while its previous
  * append was in flight; waiting a little longer lets more claims share the next write. So, after a
- * batch of at least two requests (others are arriving: a lone client's requests, one at a time,
- * never wait), the next batch leaves `lingerMs` after the previous append returned, or as soon as it
- * holds `GATHER_UP_TO_REQUESTS`, whichever comes first. A batch that starts later than that (the
+ * batch that appended at least two commands (others are arriving: a lone client's requests, one at a
+ * time, never wait; nor does a batch after one of reads alone, which wrote nothing), the next batch
+ * leaves `lingerMs` after the previous append returned, or as soon as it holds
+ * `GATHER_UP_TO_REQUESTS` requests, whichever comes first. A batch that starts later than that (the
  * partition was idle) leaves at once. The embedded default has no gathering: an fsync of a local
- * file costs little, and its hot path is guarded against a pinned reference. A key home's appends
- * (key-bindings.ts) follow the same rule with its senders counted as the partitions its bindings came
- * for: each partition's owner sends one bind message at a time, so a home that serves one owner (a
- * hot market) cannot expect company and never waits.
+ * file costs little, and its hot path is guarded against a pinned reference.
  *
  * Time is the injected timers' (engine/timers.ts), so the simulation runs the same waits.
  */
@@ -27,8 +25,8 @@ export const GATHER_UP_TO_REQUESTS = 64;
 export const MAX_LINGER_MS = 100;
 
 export class BatchGathering {
-  /** Senders of the batch committed last (its requests, or the partitions a home's bindings came for). */
-  private lastBatchSenders = 0;
+  /** Commands in the batch committed last. */
+  private lastBatchCommands = 0;
   /** When the previous append returned, by the timers' clock. */
   private lastCommittedAtMs = Number.NEGATIVE_INFINITY;
   /** The batch being held, released by its timer or by enough arrivals. */
@@ -47,7 +45,7 @@ export class BatchGathering {
    */
   wait(queuedRequests: number): Promise<void> | undefined {
     assert(this.held === undefined, "one batch is gathered at a time");
-    if (this.lastBatchSenders < 2 || queuedRequests >= GATHER_UP_TO_REQUESTS) return undefined;
+    if (this.lastBatchCommands < 2 || queuedRequests >= GATHER_UP_TO_REQUESTS) return undefined;
     const waitMs = this.lastCommittedAtMs + this.lingerMs - this.timers.nowMs();
     if (waitMs <= 0) return undefined;
     return new Promise((resolve) => {
@@ -61,13 +59,9 @@ export class BatchGathering {
     if (this.held !== undefined && queuedRequests >= GATHER_UP_TO_REQUESTS) this.release();
   }
 
-  /**
-   * The batch was committed (its append returned) now; `senders`: how many independent senders it
-   * served (a shard's batch: its requests; a key home's: the partitions its bindings came for, each
-   * owner sending one message at a time). Company can come only where there are two.
-   */
-  committed(senders: number): void {
-    this.lastBatchSenders = senders;
+  /** A batch was committed now, with `commands` commands appended (a batch of reads alone appends none, and brings no company). */
+  committed(commands: number): void {
+    this.lastBatchCommands = commands;
     this.lastCommittedAtMs = this.timers.nowMs();
   }
 

@@ -40,7 +40,7 @@ export interface ShardLoopOptions {
    * new owner's replay stays short however long ago the node's last checkpoint was.
    */
   snapshotEveryCommands: number | undefined;
-  /** Cluster mode (decision I69): after a batch of company, the next waits up to this long for more (batch-gathering.ts); undefined: never. */
+  /** Cluster mode (decision I69): after a batch of at least two commands, the next waits up to this long for more (batch-gathering.ts); undefined: never. */
   batchLingerMs?: number;
 }
 
@@ -72,6 +72,8 @@ export class ShardLoop {
   private readonly besideWaiters = new Map<number, Array<() => void>>();
   private scheduled = false;
   private closing = false;
+  /** A fatal error or a fence was posted: nothing more is appended (a batch held for company included). */
+  private failed = false;
   private readonly ticker;
   /** Cluster mode: how long the next batch waits for company (undefined: never). */
   private readonly gathering: BatchGathering | undefined;
@@ -88,6 +90,7 @@ export class ShardLoop {
   }
 
   private fatal(error: unknown): void {
+    this.failed = true;
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     this.ticker?.cancel();
     this.options.post(error instanceof JournalFencedError ? { t: "fenced", message } : { t: "fatal", message });
@@ -109,11 +112,13 @@ export class ShardLoop {
     if (this.inbox.length === 0) return;
     const gathered = this.gathering?.wait(this.inbox.length);
     if (gathered !== undefined) await gathered;
+    if (this.failed) return;
     const items = this.inbox;
     this.inbox = [];
     const shard = this.opened();
     const batch = await shard.commitBatch(items.map((item) => item.body));
-    this.gathering?.committed(items.length);
+    // Its commands, not its requests: a batch of reads alone appends nothing, and brings no company.
+    this.gathering?.committed(shard.lastBatch.commands);
     this.postEvents(shard);
     const { responses, reads } = batch;
     const answered = reads === undefined ? responses.map((body, index) => envelope((items[index] as Envelope<ShardRequest>).id, body as ShardResponse)) : answeredNow(items, responses);

@@ -37,7 +37,7 @@ export interface ShardWorkerData {
   heads?: ShardHeadsSpec;
   /** Cluster mode: snapshot once this many commands are in no snapshot (decision I57); unset: only when asked. */
   snapshotEveryCommands?: number;
-  /** Cluster mode: after a batch of company, the next waits up to this long for more (decision I69); unset: never. */
+  /** Cluster mode: after a batch of at least two commands, the next waits up to this long for more (decision I69); unset: never. */
   batchLingerMs?: number;
 }
 

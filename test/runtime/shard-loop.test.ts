@@ -15,7 +15,7 @@ import { GATHER_UP_TO_REQUESTS } from "../../engine/runtime/batch-gathering.js";
 import { packRequests, unpackResponses } from "../../engine/runtime/wire.js";
 import { envelope, type FromShard } from "../../engine/runtime/worker-messages.js";
 import { systemTimers } from "../../engine/timers.js";
-import { replyAtRead, type CommandResponse, type ShardRequest, type ShardResponse } from "../../engine/shard-protocol/shard-protocol.js";
+import { marketRead, replyAtRead, type CommandResponse, type ShardRequest, type ShardResponse } from "../../engine/shard-protocol/shard-protocol.js";
 import { eventually } from "../process/support.js";
 import { SteppedTimers } from "../support/stepped-timers.js";
 import { T0, commands, directClaim, okJson, replyOf, request, tempDir } from "./support.js";
@@ -261,10 +261,16 @@ describe("the shard loop's wait for company (cluster mode, decision I69)", () =>
     // A batch of one follows a batch of two: it waits; then a lone client's next claim does not.
     const [erin] = send([request(commands.claim("erin", "m"))]);
     await turns(5);
+    expect(answered([erin as number])()).toBe(false);
     await timers.step(lingerMs);
     await eventually(answered([erin as number]), 10_000, "erin's claim answered");
     const [frank] = send([request(commands.claim("frank", "m"))]);
     await eventually(answered([frank as number]), 10_000, "a claim after a batch of one answered without the clock moving");
+    // Reads alone append nothing, and bring no company: the claim after them is not held either.
+    const reads = send([marketRead("m"), marketRead("m")]);
+    await eventually(answered(reads), 10_000, "two reads answered");
+    const [after] = send([request(commands.claim("ivy", "m"))]);
+    await eventually(answered([after as number]), 10_000, "a claim after a batch of reads answered without the clock moving");
 
     // A held batch leaves as soon as it holds GATHER_UP_TO_REQUESTS, without its wait ending.
     const pair = send([request(commands.claim("gina", "m")), request(commands.claim("hal", "m"))]);
