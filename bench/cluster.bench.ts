@@ -51,6 +51,7 @@ import { freshResultStem, RESULTS_DIR } from "./result-stem.js";
 import { allocatedOf, answered, recordChecks, transportChecks, type Check, type CheckTarget } from "./storm/checks.js";
 import { commitLatencyBetween, parseCommitBuckets, readMetricsText, type CommitBuckets, type CommitLatency } from "./storm/commit-latency.js";
 import { cpuSecondsOf, REPO, requireWrk, runWrk, type WrkResult } from "./storm/processes.js";
+import type { ForwardingCounts, SentCount } from "../engine/cluster/forwarding.js";
 import { svg } from "./storm/report.js";
 import { createMarket, pathsFile, pool, setUpService, warmUp } from "./storm/setup.js";
 
@@ -150,7 +151,8 @@ interface NatsTraffic {
   toOwners: { forwardsPerRequest: number; requestsPerForward: number; bindMessagesPerRequest: number; bindsPerMessage: number };
 }
 
-type SentToOwners = Record<"forward" | "bind", { messages: number; requests: number }>;
+/** The nodes' counts of what they sent to owners (engine/cluster/forwarding.ts), summed over them. */
+type SentToOwners = Record<keyof ForwardingCounts, SentCount>;
 
 /** What the service nodes' /metrics say, summed over them: their group commits, and what they sent to owners. */
 interface NodeMetrics {
@@ -164,7 +166,7 @@ async function nodeMetrics(urls: readonly string[], metricsToken: string): Promi
   for (const text of await Promise.all(urls.map((url) => readMetricsText(url, metricsToken)))) {
     for (const [bound, count] of parseCommitBuckets(text)) total.commits.set(bound, (total.commits.get(bound) ?? 0) + count);
     for (const match of text.matchAll(/^market_cluster_(messages|requests)_sent\{kind="(forward|bind)"\} (\d+)$/gm)) {
-      const count = total.toOwners[match[2] as "forward" | "bind"];
+      const count = total.toOwners[match[2] as keyof ForwardingCounts];
       if (match[1] === "messages") count.messages += Number(match[3]);
       else count.requests += Number(match[3]);
     }
@@ -217,7 +219,7 @@ async function natsCounters(monitors: readonly string[]): Promise<NatsCounters> 
 
 function natsTrafficPerRequest(before: NatsSnapshot, after: NatsSnapshot, nodes: { before: NodeMetrics; after: NodeMetrics }, requests: number): NatsTraffic {
   const per = (key: keyof NatsCounters, digits: number) => Number(((after.counters[key] - before.counters[key]) / Math.max(1, requests)).toFixed(digits));
-  const sent = (kind: "forward" | "bind") => ({
+  const sent = (kind: keyof ForwardingCounts) => ({
     messages: nodes.after.toOwners[kind].messages - nodes.before.toOwners[kind].messages,
     requests: nodes.after.toOwners[kind].requests - nodes.before.toOwners[kind].requests,
   });
