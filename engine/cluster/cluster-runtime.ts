@@ -152,8 +152,12 @@ export class ClusterRuntime implements Markets {
       failed: (partition, error) => this.keysFailed(partition, error),
       snapshotFailed: (partition, error) => options.log("warn", "snapshot of key bindings failed", { partition, error: error instanceof Error ? error.message : String(error) }),
     });
-    this.forwarder = new Forwarder(options.messaging.transport, this.timers, options.settings.forwardTimeoutMs, (partition, error) =>
-      options.log("error", "answering a forwarded request failed", { partition, error: error instanceof Error ? error.message : String(error) }),
+    this.forwarder = new Forwarder(
+      options.messaging.transport,
+      this.timers,
+      options.settings.forwardTimeoutMs,
+      (partition, error) => options.log("error", "answering a forwarded request failed", { partition, error: error instanceof Error ? error.message : String(error) }),
+      { bindLingerMs: options.settings.batchLingerMs },
     );
     this.host = new PartitionHost({
       natsUrls: options.settings.natsUrls,

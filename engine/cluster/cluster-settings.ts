@@ -30,7 +30,9 @@ export interface ClusterSettings {
   /**
    * After a batch of at least two commands, how long a partition's next batch waits for more, from
    * the moment the previous append returned (0: never): more claims share each replicated write
-   * under a storm, at the cost of that wait (decision I69, engine/runtime/batch-gathering.ts).
+   * under a storm, at the cost of that wait (decision I69, engine/runtime/batch-gathering.ts). A
+   * node's next bind message to a key home, after one of two binds or more, waits as long after its
+   * answer (decision I70, forwarding.ts).
    */
   readonly batchLingerMs: number;
 }

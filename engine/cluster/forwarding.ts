@@ -27,8 +27,12 @@
  * is unanswered leave together as the next (the home's own group commit, one append in flight, does
  * the same with what reaches it): a bind waits for the home's append in any case, so gathering
  * behind the one in flight costs it at most one more, and takes messages and appends off every
- * claim (decision I68). A message abandoned (the lease moved) or timed out no longer holds the next
- * back, though the home may still be working on it; so a bind waits at most two timeouts.
+ * claim (decision I68). After a message of two binds or more is answered, the next waits for company
+ * as a partition's batch does (batch-gathering.ts, the cluster's batch linger: decision I70): it
+ * leaves the linger after that answer, or once it holds 64, so a busy sender's binds share fewer
+ * messages and fewer appends at the home; a lone client's bind, after a message of one, goes at once.
+ * A message abandoned (the lease moved) or timed out no longer holds the next back, though the home
+ * may still be working on it; so a bind waits at most two timeouts and the linger.
  *
  * What the sender gets when the owner cannot answer — nobody serves the partition, the owner did
  * not answer within the timeout, the owner was fenced or is stopping, NATS is out of reach — is an
@@ -47,6 +51,7 @@ import { UnavailableError } from "../runtime/unavailable.js";
 import { Packr } from "msgpackr";
 import type { BindVerdict } from "./key-bindings.js";
 import { InterNodeRefusals, OWN_INTER_NODE_HEADER, openInterNode, sealInterNode } from "./inter-node-wire.js";
+import { BatchGathering } from "../runtime/batch-gathering.js";
 
 /** Header of a reply the owner could not give at all (its value says why, for the client's message). */
 const UNAVAILABLE_HEADER = "Market-Service-Unavailable";
@@ -108,11 +113,18 @@ interface Lane<Request, Answer> {
   readonly queues: Map<string, Outgoing<Request, Answer>>;
   /** Absent: a subject's next message leaves in the next turn, whatever is in flight. */
   readonly inFlight: Map<string, Promise<void>> | undefined;
+  /** Where a subject's next message waits for company after the one answered (binds, decision I70); absent: it never waits. */
+  readonly gatherings: Map<string, BatchGathering> | undefined;
   readonly sent: SentCount;
 }
 
-function lane<Request, Answer>(oneInFlight: boolean): Lane<Request, Answer> {
-  return { queues: new Map(), inFlight: oneInFlight ? new Map() : undefined, sent: { messages: 0, requests: 0 } };
+function lane<Request, Answer>(oneInFlight: boolean, gatherForMs = 0): Lane<Request, Answer> {
+  return {
+    queues: new Map(),
+    inFlight: oneInFlight ? new Map() : undefined,
+    gatherings: oneInFlight && gatherForMs > 0 ? new Map() : undefined,
+    sent: { messages: 0, requests: 0 },
+  };
 }
 
 /** Requests for one subject gathered in one event-loop turn: they travel as one NATS request. */
@@ -130,12 +142,21 @@ interface InFlight {
   abandon(): void;
 }
 
+export interface ForwarderOptions {
+  /** The inter-node header this node's messages carry (inter-node-wire.ts); another only in tests of a mixed cluster. */
+  readonly wireHeader?: Uint8Array;
+  /** How long a node's next bind message to a home waits for company after a busy one was answered (the cluster's batch linger; 0: never). */
+  readonly bindLingerMs?: number;
+}
+
 export class Forwarder {
+  private readonly wireHeader: Uint8Array;
+  private readonly bindLingerMs: number;
   /** The subjects this node answers, by partition (both of a partition's subjects go together). */
   private readonly served = new Map<number, Subscription[]>();
   /** Requests waiting to leave, by kind and subject; binds leave one message per subject at a time. */
   private readonly forwards = lane<ShardRequest, ShardReply>(false);
-  private readonly binds = lane<BindRequest, BindVerdict>(true);
+  private readonly binds: Lane<BindRequest, BindVerdict>;
   /** Requests sent and unanswered, by partition. */
   private readonly inFlight = new Map<number, Set<InFlight>>();
   /** Messages of another build refused, reported through onHandlerError once each. */
@@ -148,10 +169,12 @@ export class Forwarder {
     private readonly timeoutMs: number,
     /** Where an unexpected failure of a handler is reported (the sender gets a 503 either way). */
     private readonly onHandlerError: (partition: number, error: unknown) => void,
-    /** The inter-node header this node's messages carry (inter-node-wire.ts); another only in tests of a mixed cluster. */
-    private readonly wireHeader: Uint8Array = OWN_INTER_NODE_HEADER,
+    options: ForwarderOptions = {},
   ) {
     this.refusals = new InterNodeRefusals(onHandlerError);
+    this.wireHeader = options.wireHeader ?? OWN_INTER_NODE_HEADER;
+    this.bindLingerMs = options.bindLingerMs ?? 0;
+    this.binds = lane(true, this.bindLingerMs);
   }
 
   /**
@@ -245,8 +268,13 @@ export class Forwarder {
   ownerMoved(partition: number, epoch: number): void {
     for (const call of this.inFlight.get(partition) ?? []) if (call.epoch < epoch) call.abandon();
     // Requests still waiting to leave for an earlier epoch (binds wait behind the one in flight) go the same way.
-    for (const { queues } of [this.forwards, this.binds]) {
+    for (const { queues, gatherings } of [this.forwards, this.binds]) {
       for (const outgoing of queues.values()) if (outgoing.partition === partition && outgoing.epoch < epoch) outgoing.abandoned = true;
+      // An earlier epoch's subject gets no more messages: its wait for company goes (one held still releases on its timer).
+      for (const key of gatherings?.keys() ?? []) {
+        const [keyPartition, keyEpoch] = key.split(".").map(Number);
+        if (keyPartition === partition && (keyEpoch ?? 0) < epoch) gatherings?.delete(key);
+      }
     }
   }
 
@@ -293,6 +321,7 @@ export class Forwarder {
   ): Promise<Answer | OwnerMoved> {
     const { queues, inFlight } = lane;
     const key = `${partition}.${epoch}`;
+    const gathering = this.gatheringOf(lane, key);
     let outgoing = queues.get(key);
     // A batch abandoned while it waited is not joined: a request queued after the move is sent.
     if (outgoing === undefined || outgoing.abandoned) {
@@ -307,22 +336,44 @@ export class Forwarder {
           }
           lane.sent.messages += 1;
           lane.sent.requests += fresh.items.length;
-          const sent = flush(fresh).catch((error: unknown) => {
-            for (const item of fresh.items) item.reject(error);
-          });
+          const sent = flush(fresh)
+            .catch((error: unknown) => {
+              for (const item of fresh.items) item.reject(error);
+            })
+            // Answered (or failed): the message's size says whether the next waits for company.
+            .then(() => gathering?.committed(fresh.items.length));
           if (inFlight === undefined) return;
           inFlight.set(key, sent);
           void sent.then(() => {
             if (inFlight.get(key) === sent) inFlight.delete(key);
           });
         });
+      // After a busy message's answer the next waits for company (it counts what it holds once its turn comes).
+      const leaveWhenGathered = (): void => {
+        const wait = gathering?.wait(fresh.items.length);
+        if (wait === undefined) leave();
+        else void wait.then(leave);
+      };
       const previous = inFlight?.get(key);
-      if (previous === undefined) leave();
-      else void previous.then(leave);
+      if (previous === undefined) leaveWhenGathered();
+      else void previous.then(leaveWhenGathered);
       outgoing = fresh;
     }
     const queued = outgoing;
-    return new Promise<Answer | OwnerMoved>((resolve, reject) => queued.items.push({ request, resolve, reject }));
+    const answer = new Promise<Answer | OwnerMoved>((resolve, reject) => queued.items.push({ request, resolve, reject }));
+    gathering?.arrived(queued.items.length);
+    return answer;
+  }
+
+  /** The wait for company of `lane`'s messages to `key` (partition and epoch), if that lane's messages wait. */
+  private gatheringOf<Request, Answer>(lane: Lane<Request, Answer>, key: string): BatchGathering | undefined {
+    if (lane.gatherings === undefined) return undefined;
+    let gathering = lane.gatherings.get(key);
+    if (gathering === undefined) {
+      gathering = new BatchGathering(this.timers, this.bindLingerMs);
+      lane.gatherings.set(key, gathering);
+    }
+    return gathering;
   }
 
   /** Sends `request` to the owner of `partition` at lease `epoch`; resolves with its reply, or OWNER_MOVED. */

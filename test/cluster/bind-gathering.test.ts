@@ -1,13 +1,15 @@
 /**
  * A node's binds to one key home leave one message at a time (engine/cluster/forwarding.ts,
  * decision I68): over a real nats-server, binds queued while one bind message is unanswered wait
- * for its answer and then leave together, as one message.
+ * for its answer and then leave together, as one message; and, with a linger, the message after a
+ * busy one waits for company (decision I70).
  */
 import { describe, expect, it } from "vitest";
 import { Forwarder, keysSubject, OWNER_MOVED } from "../../engine/cluster/forwarding.js";
 import type { BindVerdict } from "../../engine/cluster/key-bindings.js";
 import { okReply } from "../../engine/shard-protocol/shard-protocol.js";
 import { systemTimers } from "../../engine/timers.js";
+import { SteppedTimers } from "../support/stepped-timers.js";
 import { ownerAndSender } from "./support/owner-and-sender.js";
 
 const TIMEOUT_MS = 10_000;
@@ -100,6 +102,50 @@ describe("binds to one key home", () => {
     } finally {
       oldHome.close();
       newHome.close();
+    }
+  });
+  it("wait for company after a busy message: the linger after its answer, or until 64 are queued", async () => {
+    const LINGER_MS = 8;
+    const held = new Map<string, (verdict: BindVerdict) => void>();
+    const home = new Forwarder(connections.owner.transport, systemTimers, TIMEOUT_MS, () => undefined);
+    home.serve(HOME + 2, 1, async () => okReply("{}"), (request) => new Promise<BindVerdict>((resolve) => held.set(request.commandId, resolve)));
+    await connections.owner.connection.flush();
+    const timers = new SteppedTimers();
+    const from = new Forwarder(connections.sender.transport, timers, TIMEOUT_MS, () => undefined, { bindLingerMs: LINGER_MS });
+    const answer = async (commandIds: string[], sent: Array<Promise<unknown>>): Promise<void> => {
+      for (const commandId of commandIds) held.get(commandId)?.("bound");
+      for (const promise of sent) await expect(promise).resolves.toBe("bound");
+    };
+    try {
+      // The first message goes at once; it carries two binds (one turn's).
+      const busy = [from.sendBind(HOME + 2, 1, bindOf("g-1")), from.sendBind(HOME + 2, 1, bindOf("g-2"))];
+      await until(() => held.has("g-1") && held.has("g-2"));
+      await answer(["g-1", "g-2"], busy);
+
+      // After a message of two, the next waits the linger after that answer: not sent before it.
+      const waiting = from.sendBind(HOME + 2, 1, bindOf("g-3"));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(held.has("g-3")).toBe(false);
+      await timers.step(LINGER_MS - 1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(held.has("g-3")).toBe(false);
+      await timers.step(1);
+      await until(() => held.has("g-3"));
+      await answer(["g-3"], [waiting]);
+
+      // After a message of one (a lone client), the next goes at once.
+      const lone = [from.sendBind(HOME + 2, 1, bindOf("g-4")), from.sendBind(HOME + 2, 1, bindOf("g-5"))];
+      await until(() => held.has("g-4") && held.has("g-5"));
+      await answer(["g-4", "g-5"], lone);
+
+      // After a busy one again, 64 queued binds leave without waiting for the linger.
+      const many = Array.from({ length: 64 }, (_, i) => from.sendBind(HOME + 2, 1, bindOf(`m-${i}`)));
+      await until(() => held.size === 5 + 64);
+      await answer(Array.from({ length: 64 }, (_, i) => `m-${i}`), many);
+      expect(timers.pending).toBe(0);
+      expect(from.sent.bind).toEqual({ messages: 4, requests: 69 });
+    } finally {
+      home.close();
     }
   });
 });

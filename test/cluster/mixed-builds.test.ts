@@ -30,7 +30,7 @@ async function servingOwner(partition: number, header: Uint8Array) {
   const handled: ShardRequest[] = [];
   const bound: string[] = [];
   const reported: string[] = [];
-  const forwarder = new Forwarder(connections.owner.transport, systemTimers, TIMEOUT_MS, (_partition, error) => reported.push(String(error)), header);
+  const forwarder = new Forwarder(connections.owner.transport, systemTimers, TIMEOUT_MS, (_partition, error) => reported.push(String(error)), { wireHeader: header });
   forwarder.serve(
     partition,
     1,
@@ -49,7 +49,7 @@ async function servingOwner(partition: number, header: Uint8Array) {
 }
 
 function senderOf(header: Uint8Array): Forwarder {
-  return new Forwarder(connections.sender.transport, systemTimers, TIMEOUT_MS, () => undefined, header);
+  return new Forwarder(connections.sender.transport, systemTimers, TIMEOUT_MS, () => undefined, { wireHeader: header });
 }
 
 async function refusal(call: Promise<unknown>): Promise<string> {
