@@ -41,6 +41,7 @@
  * client. None of them acknowledges anything: a command that did execute is found by its retry
  * (same commandId) through idempotency.
  */
+import { strict as assert } from "node:assert";
 import type { IncomingMessage, ReceivedMessage, Subscription, Transport } from "../messaging/transport.js";
 import { isMessagingFailure } from "../messaging/messaging-error.js";
 import type { Timers } from "../timers.js";
@@ -113,18 +114,23 @@ interface Lane<Request, Answer> {
   readonly queues: Map<string, Outgoing<Request, Answer>>;
   /** Absent: a subject's next message leaves in the next turn, whatever is in flight. */
   readonly inFlight: Map<string, Promise<void>> | undefined;
-  /** Where a subject's next message waits for company after the one answered (binds, decision I70); absent: it never waits. */
-  readonly gatherings: Map<string, BatchGathering> | undefined;
+  /** How long a subject's next message waits for company after a busy one's answer (binds, decision I70); 0: never. */
+  readonly lingerMs: number;
+  /** Each subject's wait for company, by the subject's key (lingerMs > 0 only). */
+  readonly gatherings: Map<string, SubjectGathering>;
   readonly sent: SentCount;
 }
 
-function lane<Request, Answer>(oneInFlight: boolean, gatherForMs = 0): Lane<Request, Answer> {
-  return {
-    queues: new Map(),
-    inFlight: oneInFlight ? new Map() : undefined,
-    gatherings: oneInFlight && gatherForMs > 0 ? new Map() : undefined,
-    sent: { messages: 0, requests: 0 },
-  };
+/** The wait for company of one subject: the owner of `partition` at `epoch`. */
+interface SubjectGathering {
+  readonly partition: number;
+  readonly epoch: number;
+  readonly gathering: BatchGathering;
+}
+
+function lane<Request, Answer>(oneInFlight: boolean, lingerMs = 0): Lane<Request, Answer> {
+  assert(lingerMs === 0 || oneInFlight, "only a lane with one message in flight per subject waits for company");
+  return { queues: new Map(), inFlight: oneInFlight ? new Map() : undefined, lingerMs, gatherings: new Map(), sent: { messages: 0, requests: 0 } };
 }
 
 /** Requests for one subject gathered in one event-loop turn: they travel as one NATS request. */
@@ -151,7 +157,6 @@ export interface ForwarderOptions {
 
 export class Forwarder {
   private readonly wireHeader: Uint8Array;
-  private readonly bindLingerMs: number;
   /** The subjects this node answers, by partition (both of a partition's subjects go together). */
   private readonly served = new Map<number, Subscription[]>();
   /** Requests waiting to leave, by kind and subject; binds leave one message per subject at a time. */
@@ -173,8 +178,7 @@ export class Forwarder {
   ) {
     this.refusals = new InterNodeRefusals(onHandlerError);
     this.wireHeader = options.wireHeader ?? OWN_INTER_NODE_HEADER;
-    this.bindLingerMs = options.bindLingerMs ?? 0;
-    this.binds = lane(true, this.bindLingerMs);
+    this.binds = lane(true, options.bindLingerMs ?? 0);
   }
 
   /**
@@ -270,10 +274,12 @@ export class Forwarder {
     // Requests still waiting to leave for an earlier epoch (binds wait behind the one in flight) go the same way.
     for (const { queues, gatherings } of [this.forwards, this.binds]) {
       for (const outgoing of queues.values()) if (outgoing.partition === partition && outgoing.epoch < epoch) outgoing.abandoned = true;
-      // An earlier epoch's subject gets no more messages: its wait for company goes (one held still releases on its timer).
-      for (const key of gatherings?.keys() ?? []) {
-        const [keyPartition, keyEpoch] = key.split(".").map(Number);
-        if (keyPartition === partition && (keyEpoch ?? 0) < epoch) gatherings?.delete(key);
+      // An earlier epoch's subject gets no more messages: a message held for company leaves now (to
+      // be answered OWNER_MOVED, abandoned above), and the wait goes.
+      for (const [key, subject] of gatherings) {
+        if (subject.partition !== partition || subject.epoch >= epoch) continue;
+        subject.gathering.release();
+        gatherings.delete(key);
       }
     }
   }
@@ -321,36 +327,16 @@ export class Forwarder {
   ): Promise<Answer | OwnerMoved> {
     const { queues, inFlight } = lane;
     const key = `${partition}.${epoch}`;
-    const gathering = this.gatheringOf(lane, key);
+    const gathering = this.gatheringOf(lane, key, partition, epoch);
     let outgoing = queues.get(key);
     // A batch abandoned while it waited is not joined: a request queued after the move is sent.
     if (outgoing === undefined || outgoing.abandoned) {
       const fresh: Outgoing<Request, Answer> = { partition, epoch, abandoned: false, items: [] };
       queues.set(key, fresh);
-      const leave = (): void =>
-        this.timers.soon(() => {
-          if (queues.get(key) === fresh) queues.delete(key);
-          if (fresh.abandoned) {
-            for (const item of fresh.items) item.resolve(OWNER_MOVED);
-            return;
-          }
-          lane.sent.messages += 1;
-          lane.sent.requests += fresh.items.length;
-          const sent = flush(fresh)
-            .catch((error: unknown) => {
-              for (const item of fresh.items) item.reject(error);
-            })
-            // Answered (or failed): the message's size says whether the next waits for company.
-            .then(() => gathering?.committed(fresh.items.length));
-          if (inFlight === undefined) return;
-          inFlight.set(key, sent);
-          void sent.then(() => {
-            if (inFlight.get(key) === sent) inFlight.delete(key);
-          });
-        });
+      const leave = (): void => this.timers.soon(() => this.dispatch(lane, key, fresh, gathering, flush));
       // After a busy message's answer the next waits for company (it counts what it holds once its turn comes).
       const leaveWhenGathered = (): void => {
-        const wait = gathering?.wait(fresh.items.length);
+        const wait = fresh.abandoned ? undefined : gathering?.wait(fresh.items.length);
         if (wait === undefined) leave();
         else void wait.then(leave);
       };
@@ -365,15 +351,50 @@ export class Forwarder {
     return answer;
   }
 
-  /** The wait for company of `lane`'s messages to `key` (partition and epoch), if that lane's messages wait. */
-  private gatheringOf<Request, Answer>(lane: Lane<Request, Answer>, key: string): BatchGathering | undefined {
-    if (lane.gatherings === undefined) return undefined;
-    let gathering = lane.gatherings.get(key);
-    if (gathering === undefined) {
-      gathering = new BatchGathering(this.timers, this.bindLingerMs);
-      lane.gatherings.set(key, gathering);
+  /** Sends the message `outgoing` (to `key`'s subject) now, unless it was abandoned meanwhile: then its requests are answered OWNER_MOVED. */
+  private dispatch<Request, Answer>(
+    lane: Lane<Request, Answer>,
+    key: string,
+    outgoing: Outgoing<Request, Answer>,
+    gathering: BatchGathering | undefined,
+    flush: (outgoing: Outgoing<Request, Answer>) => Promise<void>,
+  ): void {
+    const { queues, inFlight } = lane;
+    if (queues.get(key) === outgoing) queues.delete(key);
+    if (outgoing.abandoned) {
+      for (const item of outgoing.items) item.resolve(OWNER_MOVED);
+      return;
     }
-    return gathering;
+    lane.sent.messages += 1;
+    lane.sent.requests += outgoing.items.length;
+    // Answered: the message's size says whether the next waits for company; failed (no answer in
+    // time, NATS out of reach): the next has no company to wait for.
+    const sent = flush(outgoing).then(
+      () => gathering?.committed(outgoing.items.length),
+      (error: unknown) => {
+        gathering?.committed(0);
+        for (const item of outgoing.items) item.reject(error);
+      },
+    );
+    if (inFlight === undefined) return;
+    inFlight.set(key, sent);
+    void sent.then(() => {
+      if (inFlight.get(key) === sent) inFlight.delete(key);
+    });
+  }
+
+  /**
+   * The wait for company of `lane`'s messages to the owner of `partition` at `epoch` (`key`), if that
+   * lane's messages wait: a BatchGathering, whose "batch committed" is here a message answered.
+   */
+  private gatheringOf<Request, Answer>(lane: Lane<Request, Answer>, key: string, partition: number, epoch: number): BatchGathering | undefined {
+    if (lane.lingerMs === 0) return undefined;
+    let subject = lane.gatherings.get(key);
+    if (subject === undefined) {
+      subject = { partition, epoch, gathering: new BatchGathering(this.timers, lane.lingerMs) };
+      lane.gatherings.set(key, subject);
+    }
+    return subject.gathering;
   }
 
   /** Sends `request` to the owner of `partition` at lease `epoch`; resolves with its reply, or OWNER_MOVED. */

@@ -13,6 +13,9 @@
  * partition was idle) leaves at once. The embedded default has no gathering: an fsync of a local
  * file costs little, and its hot path is guarded against a pinned reference.
  *
+ * A node's bind messages to a key home wait the same way (engine/cluster/forwarding.ts, decision
+ * I70): there a "batch" is one bind message and "committed" its answer.
+ *
  * Time is the injected timers' (engine/timers.ts), so the simulation runs the same waits.
  */
 import { strict as assert } from "node:assert";
@@ -65,7 +68,8 @@ export class BatchGathering {
     this.lastCommittedAtMs = this.timers.nowMs();
   }
 
-  private release(): void {
+  /** Lets the batch being held, if any, leave now (forwarding.ts: its messages' subject was abandoned). */
+  release(): void {
     const held = this.held;
     this.held = undefined;
     held?.timer.cancel();

@@ -17,9 +17,13 @@ const HOME = 20;
 
 const connections = ownerAndSender();
 
-/** Resolves once `condition` holds (checked every few milliseconds). */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+/** Resolves once `condition` holds (checked every few milliseconds); fails after 20 s saying what it waited for. */
+async function until(condition: () => boolean, what = "the condition"): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`waited 20 s for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 const bindOf = (commandId: string) => ({ actorId: "a", commandId, fingerprint: "f", marketPartition: 3 });
@@ -116,34 +120,71 @@ describe("binds to one key home", () => {
       for (const commandId of commandIds) held.get(commandId)?.("bound");
       for (const promise of sent) await expect(promise).resolves.toBe("bound");
     };
-    try {
-      // The first message goes at once; it carries two binds (one turn's).
-      const busy = [from.sendBind(HOME + 2, 1, bindOf("g-1")), from.sendBind(HOME + 2, 1, bindOf("g-2"))];
-      await until(() => held.has("g-1") && held.has("g-2"));
-      await answer(["g-1", "g-2"], busy);
-
-      // After a message of two, the next waits the linger after that answer: not sent before it.
-      const waiting = from.sendBind(HOME + 2, 1, bindOf("g-3"));
+    /** Sends one turn's binds and waits until the home holds them. */
+    const sendTogether = async (commandIds: string[]): Promise<Array<Promise<unknown>>> => {
+      const sent = commandIds.map((commandId) => from.sendBind(HOME + 2, 1, bindOf(commandId)));
+      await until(() => commandIds.every((commandId) => held.has(commandId)), commandIds.join(", "));
+      return sent;
+    };
+    /** Not at the home after a moment of real time (a message sent would have arrived). */
+    const notSent = async (commandId: string): Promise<void> => {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(held.has("g-3")).toBe(false);
-      await timers.step(LINGER_MS - 1);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(held.has("g-3")).toBe(false);
+      expect(held.has(commandId)).toBe(false);
+    };
+    try {
+      // The first message goes at once; it carries two binds (one turn's), answered 2 ms later.
+      const first = await sendTogether(["g-1", "g-2"]);
+      await timers.step(2);
+      await answer(["g-1", "g-2"], first);
+
+      // After a message of two, the next leaves the linger after that ANSWER (not after its send):
+      // sent 3 ms after the answer, it waits 5 ms more.
+      await timers.step(3);
+      const waiting = from.sendBind(HOME + 2, 1, bindOf("g-3"));
+      await notSent("g-3");
+      await timers.step(LINGER_MS - 4);
+      await notSent("g-3");
       await timers.step(1);
-      await until(() => held.has("g-3"));
+      await until(() => held.has("g-3"), "g-3");
       await answer(["g-3"], [waiting]);
 
       // After a message of one (a lone client), the next goes at once.
-      const lone = [from.sendBind(HOME + 2, 1, bindOf("g-4")), from.sendBind(HOME + 2, 1, bindOf("g-5"))];
-      await until(() => held.has("g-4") && held.has("g-5"));
-      await answer(["g-4", "g-5"], lone);
+      await answer(["g-4", "g-5"], await sendTogether(["g-4", "g-5"]));
 
       // After a busy one again, 64 queued binds leave without waiting for the linger.
-      const many = Array.from({ length: 64 }, (_, i) => from.sendBind(HOME + 2, 1, bindOf(`m-${i}`)));
-      await until(() => held.size === 5 + 64);
-      await answer(Array.from({ length: 64 }, (_, i) => `m-${i}`), many);
+      const many = Array.from({ length: 64 }, (_, i) => `m-${i}`);
+      await answer(many, await sendTogether(many));
+
+      // A sender idle for longer than the linger since a busy answer sends at once.
+      await timers.step(LINGER_MS);
+      await answer(["g-6"], await sendTogether(["g-6"]));
       expect(timers.pending).toBe(0);
-      expect(from.sent.bind).toEqual({ messages: 4, requests: 69 });
+      expect(from.sent.bind).toEqual({ messages: 5, requests: 70 });
+    } finally {
+      home.close();
+    }
+  });
+
+  it("answer a message held for company OWNER_MOVED at once when the lease moves past its epoch", async () => {
+    const held = new Map<string, (verdict: BindVerdict) => void>();
+    const home = new Forwarder(connections.owner.transport, systemTimers, TIMEOUT_MS, () => undefined);
+    home.serve(HOME + 3, 1, async () => okReply("{}"), (request) => new Promise<BindVerdict>((resolve) => held.set(request.commandId, resolve)));
+    await connections.owner.connection.flush();
+    const timers = new SteppedTimers();
+    const from = new Forwarder(connections.sender.transport, timers, TIMEOUT_MS, () => undefined, { bindLingerMs: 8 });
+    try {
+      const busy = [from.sendBind(HOME + 3, 1, bindOf("h-1")), from.sendBind(HOME + 3, 1, bindOf("h-2"))];
+      await until(() => held.has("h-1") && held.has("h-2"), "h-1 and h-2");
+      held.get("h-1")?.("bound");
+      held.get("h-2")?.("bound");
+      await Promise.all(busy);
+      // Held for company (the clock does not move), then the lease moves: answered without the clock.
+      const waiting = from.sendBind(HOME + 3, 1, bindOf("h-3"));
+      await new Promise((resolve) => setImmediate(resolve));
+      from.ownerMoved(HOME + 3, 2);
+      await expect(waiting).resolves.toBe(OWNER_MOVED);
+      expect(held.has("h-3")).toBe(false);
+      expect(timers.pending).toBe(0);
     } finally {
       home.close();
     }
