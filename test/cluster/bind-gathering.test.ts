@@ -108,8 +108,12 @@ describe("binds to one key home", () => {
       newHome.close();
     }
   });
+
   it("wait for company after a busy message: the linger after its answer, or until 64 are queued", async () => {
     const LINGER_MS = 8;
+    /** Steps of the test's clock: from the first message's send to its answer, and from that answer to the next send. */
+    const ANSWERED_AFTER_MS = 2;
+    const SENT_AFTER_ANSWER_MS = 3;
     const held = new Map<string, (verdict: BindVerdict) => void>();
     const home = new Forwarder(connections.owner.transport, systemTimers, TIMEOUT_MS, () => undefined);
     home.serve(HOME + 2, 1, async () => okReply("{}"), (request) => new Promise<BindVerdict>((resolve) => held.set(request.commandId, resolve)));
@@ -132,17 +136,19 @@ describe("binds to one key home", () => {
       expect(held.has(commandId)).toBe(false);
     };
     try {
-      // The first message goes at once; it carries two binds (one turn's), answered 2 ms later.
+      // The first message goes at once; it carries two binds (one turn's), answered a moment later
+      // (the stepped clock moves between the send and the answer, so the two can be told apart).
       const first = await sendTogether(["g-1", "g-2"]);
-      await timers.step(2);
+      await timers.step(ANSWERED_AFTER_MS);
       await answer(["g-1", "g-2"], first);
 
       // After a message of two, the next leaves the linger after that ANSWER (not after its send):
-      // sent 3 ms after the answer, it waits 5 ms more.
-      await timers.step(3);
+      // sent a little after the answer, it waits out the rest of the linger.
+      await timers.step(SENT_AFTER_ANSWER_MS);
       const waiting = from.sendBind(HOME + 2, 1, bindOf("g-3"));
+      const restOfLingerMs = LINGER_MS - SENT_AFTER_ANSWER_MS;
       await notSent("g-3");
-      await timers.step(LINGER_MS - 4);
+      await timers.step(restOfLingerMs - 1);
       await notSent("g-3");
       await timers.step(1);
       await until(() => held.has("g-3"), "g-3");
