@@ -393,6 +393,9 @@ async function storms(subject: StormSubject, target: CheckTarget, recordTarget: 
 // 1. The embedded default.
 // ---------------------------------------------------------------------------------------------
 
+/** How much of a failed single node's stderr is printed. */
+const STDERR_SHOWN_CHARS = 4_000;
+
 async function singleNode(): Promise<StormResult[]> {
   const setup = await setUpService({ workDir: WORK, label: "single", participants: PARTICIPANTS, port: await freePort() });
   try {
@@ -408,6 +411,11 @@ async function singleNode(): Promise<StormResult[]> {
     };
     await measureIdle(subject);
     return await storms(subject, setup, async () => setup, "single", [setup.client]);
+  } catch (error) {
+    // Whether the service died or only a connection closed: its state and last words, before it is stopped.
+    const { exitCode, signalCode } = setup.service.process;
+    log(`[single] failed; the service ${exitCode === null && signalCode === null ? "is still running" : `exited (code ${exitCode}, signal ${signalCode})`}; its stderr ends:\n${setup.service.stderr().slice(-STDERR_SHOWN_CHARS)}`);
+    throw error;
   } finally {
     await setup.stop();
   }
