@@ -22,7 +22,8 @@
  *
  * Requests to one partition gathered in one event-loop turn travel as ONE NATS request (as requests
  * to a shard travel as one message on a node: shard-host.ts), and are answered in one reply: in a
- * claim storm the NATS messages per claim, not the claims, are what cost. Binds go further: one
+ * claim storm the NATS messages per claim, not the claims, are what cost. Every message ready by the
+ * end of a turn leaves in one later turn, together: one write of the NATS client's socket (decision I71). Binds go further: one
  * message per home and epoch is in flight from a node at a time, and the binds that arrive while it
  * is unanswered leave together as the next (the home's own group commit, one append in flight, does
  * the same with what reaches it): a bind waits for the home's append in any case, so gathering
@@ -162,6 +163,8 @@ export class Forwarder {
   /** Requests waiting to leave, by kind and subject; binds leave one message per subject at a time. */
   private readonly forwards = lane<ShardRequest, ShardReply>(false);
   private readonly binds: Lane<BindRequest, BindVerdict>;
+  /** Messages that leave in the next turn, together (`leaveSoon`). */
+  private ready: Array<() => void> = [];
   /** Requests sent and unanswered, by partition. */
   private readonly inFlight = new Map<number, Set<InFlight>>();
   /** Messages of another build refused, reported through onHandlerError once each. */
@@ -333,7 +336,7 @@ export class Forwarder {
     if (outgoing === undefined || outgoing.abandoned) {
       const fresh: Outgoing<Request, Answer> = { partition, epoch, abandoned: false, items: [] };
       queues.set(key, fresh);
-      const leave = (): void => this.timers.soon(() => this.dispatch(lane, key, fresh, gathering, flush));
+      const leave = (): void => this.leaveSoon(() => this.dispatch(lane, key, fresh, gathering, flush));
       // After a busy message's answer the next waits for company (it counts what it holds once its turn comes).
       const leaveWhenGathered = (): void => {
         const wait = fresh.abandoned ? undefined : gathering?.wait(fresh.items.length);
@@ -349,6 +352,22 @@ export class Forwarder {
     const answer = new Promise<Answer | OwnerMoved>((resolve, reject) => queued.items.push({ request, resolve, reject }));
     gathering?.arrived(queued.items.length);
     return answer;
+  }
+
+  /**
+   * Queues `send` for the next turn, with every other message that becomes ready before then: they
+   * leave in ONE turn, whatever their subjects and lanes. The NATS client writes its socket once per
+   * microtask checkpoint, and a turn of its own per message would make that one write per message.
+   */
+  private leaveSoon(send: () => void): void {
+    this.ready.push(send);
+    if (this.ready.length === 1) this.timers.soon(() => this.leaveNow());
+  }
+
+  private leaveNow(): void {
+    const ready = this.ready;
+    this.ready = [];
+    for (const send of ready) send();
   }
 
   /** Sends the message `outgoing` (to `key`'s subject) now, unless it was abandoned meanwhile: then its requests are answered OWNER_MOVED. */

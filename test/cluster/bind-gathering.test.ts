@@ -2,13 +2,15 @@
  * A node's binds to one key home leave one message at a time (engine/cluster/forwarding.ts,
  * decision I68): over a real nats-server, binds queued while one bind message is unanswered wait
  * for its answer and then leave together, as one message; and, with a linger, the message after a
- * busy one waits for company (decision I70).
+ * busy one waits for company (decision I70). And messages to several owners that are ready in one
+ * turn leave together in one turn (decision I71).
  */
 import { describe, expect, it } from "vitest";
 import { Forwarder, keysSubject, OWNER_MOVED } from "../../engine/cluster/forwarding.js";
 import type { BindVerdict } from "../../engine/cluster/key-bindings.js";
-import { okReply } from "../../engine/shard-protocol/shard-protocol.js";
-import { systemTimers } from "../../engine/timers.js";
+import { marketRead, okReply } from "../../engine/shard-protocol/shard-protocol.js";
+import type { Transport } from "../../engine/messaging/transport.js";
+import { systemTimers, type Timers } from "../../engine/timers.js";
 import { SteppedTimers } from "../support/stepped-timers.js";
 import { ownerAndSender } from "./support/owner-and-sender.js";
 
@@ -193,6 +195,49 @@ describe("binds to one key home", () => {
       expect(timers.pending).toBe(0);
     } finally {
       home.close();
+    }
+  });
+});
+
+describe("messages to several owners", () => {
+  it("ready in one turn, leave together in one turn (one write of the NATS client's socket)", async () => {
+    const owner = new Forwarder(connections.owner.transport, systemTimers, TIMEOUT_MS, () => undefined);
+    for (const partition of [HOME + 10, HOME + 11, HOME + 12]) owner.serve(partition, 1, async () => okReply("{}"), async () => "bound");
+    await connections.owner.connection.flush();
+    // The sender's turns: each `soon` is counted, and each request names the turn it was sent in.
+    let turnsAsked = 0;
+    let turn = 0;
+    const timers: Timers = {
+      ...systemTimers,
+      soon: (run) => {
+        turnsAsked += 1;
+        systemTimers.soon(() => {
+          turn += 1;
+          run();
+        });
+      },
+    };
+    const sentIn: Array<{ subject: string; turn: number }> = [];
+    const { transport } = connections.sender;
+    const counted: Transport = {
+      publish: (subject, data) => transport.publish(subject, data),
+      subscribe: (subject, options, onMessage) => transport.subscribe(subject, options, onMessage),
+      request: (subject, data, timeoutMs) => {
+        sentIn.push({ subject, turn });
+        return transport.request(subject, data, timeoutMs);
+      },
+      watchStatus: (listener) => transport.watchStatus(listener),
+    };
+    const from = new Forwarder(counted, timers, TIMEOUT_MS, () => undefined, { bindLingerMs: 8 });
+    try {
+      // Two partitions' forwards and one home's bind, queued in this turn.
+      const answers = Promise.all([from.send(HOME + 10, 1, marketRead("m-1")), from.send(HOME + 11, 1, marketRead("m-2")), from.sendBind(HOME + 12, 1, bindOf("c-1"))]);
+      await expect(answers).resolves.toEqual([expect.objectContaining({ ok: true }), expect.objectContaining({ ok: true }), "bound"]);
+      expect(turnsAsked).toBe(1);
+      expect(sentIn.map(({ turn: sentTurn }) => sentTurn)).toEqual([1, 1, 1]);
+      expect(new Set(sentIn.map(({ subject }) => subject)).size).toBe(3);
+    } finally {
+      owner.close();
     }
   });
 });
