@@ -23,7 +23,8 @@
  * Requests to one partition gathered in one event-loop turn travel as ONE NATS request (as requests
  * to a shard travel as one message on a node: shard-host.ts), and are answered in one reply: in a
  * claim storm the NATS messages per claim, not the claims, are what cost. Every message ready by the
- * end of a turn leaves in one later turn, together: one write of the NATS client's socket (decision I71). Binds go further: one
+ * end of a turn leaves in one later turn, together: one write of the NATS client's socket, unless
+ * they fill its outbound buffer (decision I71). Binds go further: one
  * message per home and epoch is in flight from a node at a time, and the binds that arrive while it
  * is unanswered leave together as the next (the home's own group commit, one append in flight, does
  * the same with what reaches it): a bind waits for the home's append in any case, so gathering
@@ -364,6 +365,7 @@ export class Forwarder {
     if (this.ready.length === 1) this.timers.soon(() => this.leaveNow());
   }
 
+  /** Sends what is ready; `dispatch` never throws (a flush is async: its failures reject its promise). */
   private leaveNow(): void {
     const ready = this.ready;
     this.ready = [];

@@ -200,7 +200,7 @@ describe("binds to one key home", () => {
 });
 
 describe("messages to several owners", () => {
-  it("ready in one turn, leave together in one turn (one write of the NATS client's socket)", async () => {
+  it("ready in one turn, leave together in one turn", async () => {
     const owner = new Forwarder(connections.owner.transport, systemTimers, TIMEOUT_MS, () => undefined);
     for (const partition of [HOME + 10, HOME + 11, HOME + 12]) owner.serve(partition, 1, async () => okReply("{}"), async () => "bound");
     await connections.owner.connection.flush();
