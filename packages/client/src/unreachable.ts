@@ -10,14 +10,16 @@ import { MarketServiceError } from "./service-error.js";
  * does not resolve, a TLS certificate or protocol mismatch), so the client does not retry it; every
  * other cause may pass (a service restarting refuses or resets connections for a while).
  */
-const CAUSES: Readonly<Record<string, { what: string; hint: string; lasting?: true }>> = {
+const CAUSES: Readonly<Record<string, { what: string; hint: string; lasting?: true; afterSent?: true }>> = {
   ECONNREFUSED: { what: "connection refused", hint: "is the service running, and on this port?" },
   ENOTFOUND: { what: "host not found", hint: "check the host name in the URL", lasting: true },
   EAI_AGAIN: { what: "host name lookup failed for now", hint: "check DNS, then try again" },
   ETIMEDOUT: { what: "connection timed out", hint: "is the host reachable, and the port open?" },
   UND_ERR_CONNECT_TIMEOUT: { what: "connection timed out", hint: "is the host reachable, and the port open?" },
-  ECONNRESET: { what: "connection reset", hint: "does the URL's scheme (http or https) match the service?" },
-  UND_ERR_SOCKET: { what: "connection closed by the other side", hint: "does the URL's scheme (http or https) match the service?" },
+  // `afterSent`: the connection was open and ended before the answer, so how long after the request
+  // tells an idle or slow exchange cut by a timer (the service's or a proxy's) from a refusal at once.
+  ECONNRESET: { what: "connection reset", hint: "does the URL's scheme (http or https) match the service?", afterSent: true },
+  UND_ERR_SOCKET: { what: "connection closed by the other side", hint: "does the URL's scheme (http or https) match the service?", afterSent: true },
   EHOSTUNREACH: { what: "host unreachable", hint: "check the network route to the host" },
   ENETUNREACH: { what: "network unreachable", hint: "check the network route to the host" },
   EPROTO: { what: "TLS handshake failed", hint: "does the URL's scheme (http or https) match the service?", lasting: true },
@@ -58,9 +60,10 @@ function causeText(error: unknown): string {
 /**
  * The error of a request that got no HTTP answer at all (code `unreachable`, status 0):
  * `cannot reach http://127.0.0.1:8080 (connection refused, ECONNREFUSED): is the service running,
- * and on this port?`
+ * and on this port?`; a connection that ended before the answer also says how long after the
+ * request was sent (`elapsedMs`, by the client's clock).
  */
-export function unreachable(url: string, action: string, error: unknown, timeoutMs: number | undefined): MarketServiceError {
+export function unreachable(url: string, action: string, error: unknown, timeoutMs: number | undefined, elapsedMs: number): MarketServiceError {
   const failed = (causeCode: string | undefined, message: string, lasting = false) => new MarketServiceError({ code: "unreachable", status: 0, serviceMessage: message, message, action, causeCode, lasting });
   const name = error instanceof Error ? error.name : "";
   if (name === "TimeoutError" || name === "AbortError") {
@@ -69,7 +72,8 @@ export function unreachable(url: string, action: string, error: unknown, timeout
   }
   const code = causeCode(error);
   const known = code === undefined ? undefined : CAUSES[code];
-  if (known !== undefined) return failed(code, `cannot reach ${url} (${known.what}, ${code}): ${known.hint}`, known.lasting === true);
+  const after = known?.afterSent === true ? `, ${Math.round(elapsedMs)} ms after the request was sent` : "";
+  if (known !== undefined) return failed(code, `cannot reach ${url} (${known.what}, ${code}${after}): ${known.hint}`, known.lasting === true);
   const detail = code === undefined ? causeText(error) : `${code}: ${causeText(error)}`;
   return failed(code, `cannot reach ${url} (${detail})`);
 }
