@@ -85,6 +85,8 @@ export class Exchange implements TrackedReply, PausableReads {
   /** PausedReads's record of this exchange's pause. */
   pausedAtMs = NOT_PAUSED;
   pausedIndex = NOT_PAUSED;
+  /** Answered 503 at its deadline (`answerLate`): the handler's own answer, when it comes, is dropped. */
+  private answeredLate = false;
   /** Called once when the client goes away (before or during the reply). */
   private abortHooks: (() => void)[] | undefined;
   /** A reply written in the request's turn, whose report waits for the turn's end (delivery.ts). */
@@ -194,6 +196,14 @@ export class Exchange implements TrackedReply, PausableReads {
     if (this.open) this.context.pausedReads.pauseAtTurnEnd(this);
   }
 
+  /** paused-reads.ts: the answer is still pending at its deadline; uWS's idle timer would soon close the connection unanswered. */
+  answerLate(deadlineMs: number): void {
+    if (!this.open) return;
+    safeLog(this.log, "warn", "no answer by the deadline: answered 503", { requestId: this.requestId, route: this.route, deadlineMs });
+    this.answeredLate = true;
+    this.writeThrown(new UnavailableError(`no answer within ${deadlineMs} ms: the service is slow to store or read this request now; retry shortly (a command with the same commandId, which is never done twice)`));
+  }
+
   /** paused-reads.ts: stop reading this connection until the answer. */
   pauseReading(): void {
     if (!this.open || this.paused) return;
@@ -257,7 +267,8 @@ export class Exchange implements TrackedReply, PausableReads {
       return;
     }
     if (this.responded) {
-      safeLog(this.log, "error", "second reply to one request dropped", { requestId: this.requestId, route: this.route, status });
+      if (this.answeredLate) safeLog(this.log, "info", "answer after its deadline dropped", { requestId: this.requestId, route: this.route, status });
+      else safeLog(this.log, "error", "second reply to one request dropped", { requestId: this.requestId, route: this.route, status });
       return;
     }
     const line = statusLine(status);

@@ -14,9 +14,13 @@
  * - A paused socket sees nothing, not even a client that left: uWS stops polling it. So a pause lasts
  *   at most `maxPausedMs`; then reading resumes (a client that left is noticed, `onAborted` fires),
  *   and a pipelined request that arrives after that point closes the connection as before. Resuming
- *   also re-arms uWS's idle timer (10 s): an answer slower than `maxPausedMs` plus that loses its
- *   connection.
+ *   also re-arms uWS's idle timer (10 s, firing in 4 s steps, so after 8 s at the earliest), which
+ *   would close the connection of an answer slower than that with no word to the client. So an
+ *   answer still pending `maxAnswerMs` after its pause is given for it: the client's 503 with
+ *   Retry-After (`answerLate`), and the late answer is dropped. Only answers slower than
+ *   `maxPausedMs` are watched for this, on a list of their own.
  */
+import { strict as assert } from "node:assert";
 import type { LoopTurn } from "./loop-turn.js";
 
 /** What pausing needs from an exchange (exchange.ts implements it). */
@@ -28,6 +32,8 @@ export interface PausableReads {
   pausedIndex: number;
   pauseReading(): void;
   resumeReading(): void;
+  /** Its answer is still pending `deadlineMs` after its pause: tell the client it may retry. */
+  answerLate(deadlineMs: number): void;
 }
 
 export const NOT_PAUSED = -1;
@@ -43,11 +49,17 @@ export class PausedReads {
   private candidates: PausableReads[] = [];
   private readonly paused: PausableReads[] = [];
   private timer: NodeJS.Timeout | undefined;
+  /** Resumed with their answers still pending, oldest pause first: each is answered late at its pause + `maxAnswerMs`. */
+  private slow: PausableReads[] = [];
+  private slowTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly turn: LoopTurn,
     private readonly maxPausedMs: number,
-  ) {}
+    private readonly maxAnswerMs: number,
+  ) {
+    assert(maxAnswerMs > maxPausedMs, "an answer's deadline comes after its longest pause");
+  }
 
   /** The request is complete and its answer pending: pause its reads at the end of this turn. */
   pauseAtTurnEnd(exchange: PausableReads): void {
@@ -103,8 +115,33 @@ export class PausedReads {
         continue;
       }
       this.forget(exchange);
-      if (exchange.open) exchange.resumeReading();
+      if (!exchange.open) continue;
+      exchange.resumeReading();
+      this.slow.push(exchange);
     }
     if (oldestLeftMs !== Number.POSITIVE_INFINITY) this.armAt(oldestLeftMs + this.maxPausedMs);
+    if (this.slowTimer === undefined) this.armSlow();
+  };
+
+  private armSlow(): void {
+    // The sweep above visits pauses newest first: the oldest pause decides the next deadline.
+    let oldestMs = Number.POSITIVE_INFINITY;
+    for (const exchange of this.slow) oldestMs = Math.min(oldestMs, exchange.pausedAtMs);
+    if (oldestMs === Number.POSITIVE_INFINITY) return;
+    this.slowTimer = setTimeout(this.answerSlow, Math.max(0, oldestMs + this.maxAnswerMs - performance.now()));
+    this.slowTimer.unref();
+  }
+
+  private readonly answerSlow = (): void => {
+    this.slowTimer = undefined;
+    const cutoff = performance.now() - this.maxAnswerMs;
+    const waiting: PausableReads[] = [];
+    for (const exchange of this.slow) {
+      if (!exchange.open) continue;
+      if (exchange.pausedAtMs <= cutoff) exchange.answerLate(this.maxAnswerMs);
+      else waiting.push(exchange);
+    }
+    this.slow = waiting;
+    this.armSlow();
   };
 }

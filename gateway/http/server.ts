@@ -45,6 +45,10 @@ export interface HttpLimits extends DiscardBounds {
   maxDiscardMs: number;
   /** Longest pause of a connection's reads while its answer is pending (paused-reads.ts). */
   maxPausedMs: number;
+  /** An answer still pending this long after its request was complete is a 503 with Retry-After
+   * (paused-reads.ts): uWS's idle timer would otherwise close the connection unanswered, at the
+   * earliest 8 s after a pause ended. */
+  maxAnswerMs: number;
 }
 
 export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = {
@@ -54,6 +58,7 @@ export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = {
   maxDiscardBytes: 64 * 1024 * 1024,
   maxDiscardMs: 30_000,
   maxPausedMs: 1_000,
+  maxAnswerMs: 8_000,
 };
 
 /** No route may raise its body limit above this: a body is held whole in memory. */
@@ -141,7 +146,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     options.onResponse?.(info);
   };
   const turn = new LoopTurn((error) => safeLog(log, "error", "end-of-turn task failed", { error: describeThrown(error) }));
-  const pausedReads = new PausedReads(turn, limits.maxPausedMs);
+  const pausedReads = new PausedReads(turn, limits.maxPausedMs, limits.maxAnswerMs);
   const context: ExchangeContext = { log, observer, turn, delivery: new DeliveryTracker(turn), pausedReads };
   const exchangeFor = (res: HttpResponse, method: string): Exchange => {
     inFlight += 1;
@@ -404,6 +409,7 @@ function definedOnly(partial: Partial<HttpLimits>): Partial<HttpLimits> {
   if (partial.maxDiscardBytes !== undefined) out.maxDiscardBytes = partial.maxDiscardBytes;
   if (partial.maxDiscardMs !== undefined) out.maxDiscardMs = partial.maxDiscardMs;
   if (partial.maxPausedMs !== undefined) out.maxPausedMs = partial.maxPausedMs;
+  if (partial.maxAnswerMs !== undefined) out.maxAnswerMs = partial.maxAnswerMs;
   return out;
 }
 
@@ -414,6 +420,7 @@ function checkLimits(limits: HttpLimits): void {
   assertIntegerIn("maxDiscardBytes", limits.maxDiscardBytes, 0, 1024 * 1024 * 1024);
   assertIntegerIn("maxDiscardMs", limits.maxDiscardMs, 1, 3_600_000);
   assertIntegerIn("maxPausedMs", limits.maxPausedMs, 1, 3_600_000);
+  assertIntegerIn("maxAnswerMs", limits.maxAnswerMs, limits.maxPausedMs + 1, 3_600_000);
 }
 
 function assertIntegerIn(name: string, value: number, min: number, max: number): void {

@@ -1,7 +1,8 @@
 /**
  * PausedReads's bookkeeping (gateway/http/paused-reads.ts) on its own, with fake exchanges and fake
  * time: pauses at the end of the turn only what is still pending, forgets what answered, resumes
- * what stayed paused past maxPausedMs (oldest first, each once), and counts what is paused.
+ * what stayed paused past maxPausedMs (oldest first, each once), counts what is paused, and answers
+ * late (503) what is still pending maxAnswerMs after its pause.
  * test/http/pipelining.test.ts covers the same on real uWS connections.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -9,6 +10,7 @@ import { LoopTurn } from "../../gateway/http/loop-turn.js";
 import { NOT_PAUSED, PausedReads, type PausableReads } from "../../gateway/http/paused-reads.js";
 
 const MAX_PAUSED_MS = 1_000;
+const MAX_ANSWER_MS = 8_000;
 
 class FakeExchange implements PausableReads {
   open = true;
@@ -29,6 +31,12 @@ class FakeExchange implements PausableReads {
     this.open = false;
     if (this.pauses > this.resumes) this.resumeReading();
   }
+  /** The deadlines it was answered late at (exchange.ts writes the 503, which answers it). */
+  readonly lateAnswers: number[] = [];
+  answerLate(deadlineMs: number): void {
+    this.lateAnswers.push(deadlineMs);
+    this.answer();
+  }
 }
 
 describe("PausedReads", () => {
@@ -40,7 +48,7 @@ describe("PausedReads", () => {
     turn = new LoopTurn((error) => {
       throw error;
     });
-    reads = new PausedReads(turn, MAX_PAUSED_MS);
+    reads = new PausedReads(turn, MAX_PAUSED_MS, MAX_ANSWER_MS);
   });
 
   afterEach(() => {
@@ -91,6 +99,29 @@ describe("PausedReads", () => {
     // Once resumed, an exchange is never resumed again.
     vi.advanceTimersByTime(10 * MAX_PAUSED_MS);
     expect([early.resumes, answered.resumes, late.resumes]).toEqual([1, 1, 1]);
+  });
+
+  it("given answers still pending, when maxAnswerMs passes after each pause, then each is answered late once, at its own deadline; one answered before is not", () => {
+    const [first, answered, second] = exchanges(3) as [FakeExchange, FakeExchange, FakeExchange];
+    reads.pauseAtTurnEnd(first);
+    reads.pauseAtTurnEnd(answered);
+    endTurn();
+    vi.advanceTimersByTime(3_000);
+    reads.pauseAtTurnEnd(second);
+    endTurn();
+    vi.advanceTimersByTime(MAX_PAUSED_MS);
+    // All three resumed at their pause's end, none answered late yet.
+    expect([first.resumes, answered.resumes, second.resumes]).toEqual([1, 1, 1]);
+    answered.answer();
+    vi.advanceTimersByTime(MAX_ANSWER_MS - 3_000 - MAX_PAUSED_MS - 1);
+    expect([first.lateAnswers, second.lateAnswers]).toEqual([[], []]);
+    vi.advanceTimersByTime(1);
+    expect(first.lateAnswers).toEqual([MAX_ANSWER_MS]);
+    expect(second.lateAnswers).toEqual([]);
+    vi.advanceTimersByTime(3_000);
+    expect(second.lateAnswers).toEqual([MAX_ANSWER_MS]);
+    vi.advanceTimersByTime(10 * MAX_ANSWER_MS);
+    expect([first.lateAnswers.length, answered.lateAnswers.length, second.lateAnswers.length]).toEqual([1, 0, 1]);
   });
 
   it("given a storm of short pauses answered in any order, then nothing answered is kept and the rest is resumed on time", () => {

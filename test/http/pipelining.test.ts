@@ -3,7 +3,8 @@
  * the connection's reads are paused, so a request arriving in a later read waits in the kernel
  * instead of making uWS close the connection; the answer resumes reading in its cork. Requests in
  * the same read as the pending one are still lost (inherent, pinned in delivery.test.ts and
- * uws-inherent.test.ts). A paused connection whose client leaves is noticed within maxPausedMs.
+ * uws-inherent.test.ts). A paused connection whose client leaves is noticed within maxPausedMs; an
+ * answer still pending maxAnswerMs after its pause is a 503, before uWS's idle timer cuts the connection.
  */
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,13 +25,17 @@ const slowPost: HttpRoute = {
 let t: TestServer;
 /** Pauses last at most 100 ms here, so that a client leaving a paused connection is seen soon. */
 let short: TestServer;
+/** And answers are due 300 ms after their pause here, so that one too slow is answered 503 soon. */
+let due: TestServer;
 beforeAll(async () => {
   t = await startTestServer([slowPost]);
   short = await startTestServer([], { limits: { maxPausedMs: 100 } });
+  due = await startTestServer([], { limits: { maxPausedMs: 100, maxAnswerMs: 300 } });
 });
 afterAll(() => {
   t.server.close();
   short.server.close();
+  due.server.close();
 });
 
 /** Resolves once `condition` holds, checked after each event-loop turn (bounded by the test timeout). */
@@ -127,6 +132,32 @@ describe("a request in a later read waits for the pending answer", () => {
       expect((await c.wait(2 * (i + 1))).length).toBe(2 * (i + 1));
     }
     expect(c.responses().map((r) => r.status)).toEqual(Array(8).fill(200));
+    c.socket.destroy();
+  });
+});
+
+describe("an answer slower than maxAnswerMs", () => {
+  it("is answered 503 with Retry-After at its deadline; the handler's late answer is dropped, and the connection serves the next request", async () => {
+    const c = await open(due.port);
+    c.socket.write("GET /slow/too-late HTTP/1.1\r\nHost: x\r\n\r\n");
+    await due.gates.entered("too-late");
+    const [late] = await c.wait(1);
+    expect(late?.status).toBe(503);
+    expect(late?.headers.get("retry-after")).toBe("1");
+    expect(JSON.parse(late?.body ?? "")).toEqual({
+      error: { code: "service_unavailable", message: "no answer within 300 ms: the service is slow to store or read this request now; retry shortly (a command with the same commandId, which is never done twice)" },
+    });
+    due.gates.open("too-late");
+    await until(() => due.finished.includes("too-late"));
+    c.socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    const responses = await c.wait(2);
+    expect(responses.map((r) => [r.status, r.body])).toEqual([
+      [503, late?.body],
+      [200, '{"status":"ok"}'],
+    ]);
+    expect(c.closed()).toBe(false);
+    await until(() => due.logs.some((entry) => entry.message === "answer after its deadline dropped"));
+    expect(due.logs.filter((entry) => entry.level === "error")).toEqual([]);
     c.socket.destroy();
   });
 });
