@@ -196,12 +196,18 @@ export class Exchange implements TrackedReply, PausableReads {
     if (this.open) this.context.pausedReads.pauseAtTurnEnd(this);
   }
 
+  /** A reply after the request was answered: the handler's own, after `answerLate` (expected), or a second one (our bug). */
+  private dropSecondReply(status: number): void {
+    if (this.answeredLate) safeLog(this.log, "info", "answer after its deadline dropped", { requestId: this.requestId, route: this.route, status });
+    else safeLog(this.log, "error", "second reply to one request dropped", { requestId: this.requestId, route: this.route, status });
+  }
+
   /** paused-reads.ts: the answer is still pending at its deadline; uWS's idle timer would soon close the connection unanswered. */
   answerLate(deadlineMs: number): void {
     if (!this.open) return;
     safeLog(this.log, "warn", "no answer by the deadline: answered 503", { requestId: this.requestId, route: this.route, deadlineMs });
     this.answeredLate = true;
-    this.writeThrown(new UnavailableError(`no answer within ${deadlineMs} ms: the service is slow to store or read this request now; retry shortly (a command with the same commandId, which is never done twice)`));
+    this.writeThrown(new UnavailableError(`no answer within ${deadlineMs / 1000} s: the service is slow right now; retry shortly (a command retried with the same commandId is not done twice)`));
   }
 
   /** paused-reads.ts: stop reading this connection until the answer. */
@@ -267,8 +273,7 @@ export class Exchange implements TrackedReply, PausableReads {
       return;
     }
     if (this.responded) {
-      if (this.answeredLate) safeLog(this.log, "info", "answer after its deadline dropped", { requestId: this.requestId, route: this.route, status });
-      else safeLog(this.log, "error", "second reply to one request dropped", { requestId: this.requestId, route: this.route, status });
+      this.dropSecondReply(status);
       return;
     }
     const line = statusLine(status);
@@ -410,6 +415,10 @@ export class Exchange implements TrackedReply, PausableReads {
     const reader = reply.stream.getReader();
     try {
       if (this.aborted) return;
+      if (this.responded) {
+        this.dropSecondReply(reply.status); // the stream is cancelled below, its onDone called
+        return;
+      }
       const line = statusLine(reply.status);
       if (line === undefined || !/^[\x20-\x7e]{1,200}$/.test(reply.contentType)) {
         this.writeInternalError(new Error("invalid stream reply"), "handler returned an invalid reply");

@@ -49,8 +49,14 @@ export class PausedReads {
   private candidates: PausableReads[] = [];
   private readonly paused: PausableReads[] = [];
   private timer: NodeJS.Timeout | undefined;
-  /** Resumed with their answers still pending, oldest pause first: each is answered late at its pause + `maxAnswerMs`. */
+  /**
+   * Resumed with their answers still pending, oldest pause first (each sweep's are sorted, and are
+   * younger than every earlier sweep's), from `slowHead` on: each is answered late at its pause +
+   * `maxAnswerMs`, if still pending then. A queue, so a stall that leaves thousands pending costs
+   * each of them one visit.
+   */
   private slow: PausableReads[] = [];
+  private slowHead = 0;
   private slowTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -107,6 +113,7 @@ export class PausedReads {
     this.timer = undefined;
     const cutoff = performance.now() - this.maxPausedMs;
     let oldestLeftMs = Number.POSITIVE_INFINITY;
+    const resumed: PausableReads[] = [];
     // Backwards: forgetting moves the last one into the slot being left, which was visited already.
     for (let i = this.paused.length - 1; i >= 0; i--) {
       const exchange = this.paused[i] as PausableReads;
@@ -117,17 +124,30 @@ export class PausedReads {
       this.forget(exchange);
       if (!exchange.open) continue;
       exchange.resumeReading();
-      this.slow.push(exchange);
+      resumed.push(exchange);
     }
     if (oldestLeftMs !== Number.POSITIVE_INFINITY) this.armAt(oldestLeftMs + this.maxPausedMs);
+    if (resumed.length === 0) return;
+    // Paused after the previous sweep's cutoff, so after everything on the queue already.
+    resumed.sort((a, b) => a.pausedAtMs - b.pausedAtMs);
+    for (const exchange of resumed) this.slow.push(exchange);
     if (this.slowTimer === undefined) this.armSlow();
   };
 
+  /** Drops the answered exchanges at the head of the queue, then waits for the head's deadline. */
   private armSlow(): void {
-    // The sweep above visits pauses newest first: the oldest pause decides the next deadline.
-    let oldestMs = Number.POSITIVE_INFINITY;
-    for (const exchange of this.slow) oldestMs = Math.min(oldestMs, exchange.pausedAtMs);
-    if (oldestMs === Number.POSITIVE_INFINITY) return;
+    while (this.slowHead < this.slow.length && !(this.slow[this.slowHead] as PausableReads).open) this.slowHead++;
+    if (this.slowHead === this.slow.length) {
+      this.slow = [];
+      this.slowHead = 0;
+      return;
+    }
+    // Let go of those visited already (the queue lives on through a long stall).
+    if (this.slowHead >= 1024 && 2 * this.slowHead >= this.slow.length) {
+      this.slow = this.slow.slice(this.slowHead);
+      this.slowHead = 0;
+    }
+    const oldestMs = (this.slow[this.slowHead] as PausableReads).pausedAtMs;
     this.slowTimer = setTimeout(this.answerSlow, Math.max(0, oldestMs + this.maxAnswerMs - performance.now()));
     this.slowTimer.unref();
   }
@@ -135,13 +155,12 @@ export class PausedReads {
   private readonly answerSlow = (): void => {
     this.slowTimer = undefined;
     const cutoff = performance.now() - this.maxAnswerMs;
-    const waiting: PausableReads[] = [];
-    for (const exchange of this.slow) {
-      if (!exchange.open) continue;
-      if (exchange.pausedAtMs <= cutoff) exchange.answerLate(this.maxAnswerMs);
-      else waiting.push(exchange);
+    while (this.slowHead < this.slow.length) {
+      const exchange = this.slow[this.slowHead] as PausableReads;
+      if (exchange.open && exchange.pausedAtMs > cutoff) break;
+      this.slowHead++;
+      if (exchange.open) exchange.answerLate(this.maxAnswerMs);
     }
-    this.slow = waiting;
     this.armSlow();
   };
 }

@@ -47,7 +47,7 @@ export interface HttpLimits extends DiscardBounds {
   maxPausedMs: number;
   /** An answer still pending this long after its request was complete is a 503 with Retry-After
    * (paused-reads.ts): uWS's idle timer would otherwise close the connection unanswered, at the
-   * earliest 8 s after a pause ended. */
+   * earliest 8 s after a pause ended; so less than `maxPausedMs` + 8 s. */
   maxAnswerMs: number;
 }
 
@@ -420,7 +420,9 @@ function checkLimits(limits: HttpLimits): void {
   assertIntegerIn("maxDiscardBytes", limits.maxDiscardBytes, 0, 1024 * 1024 * 1024);
   assertIntegerIn("maxDiscardMs", limits.maxDiscardMs, 1, 3_600_000);
   assertIntegerIn("maxPausedMs", limits.maxPausedMs, 1, 3_600_000);
-  assertIntegerIn("maxAnswerMs", limits.maxAnswerMs, limits.maxPausedMs + 1, 3_600_000);
+  // uWS's idle timer, re-armed when a pause ends, closes the connection 8 s later at the earliest: a
+  // deadline from then on would never be met (the default leaves a second to spare).
+  assertIntegerIn("maxAnswerMs", limits.maxAnswerMs, limits.maxPausedMs + 1, limits.maxPausedMs + 7_999);
 }
 
 function assertIntegerIn(name: string, value: number, min: number, max: number): void {

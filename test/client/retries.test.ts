@@ -147,26 +147,33 @@ describe("the default retry budget rides out a restart", () => {
     }
   });
 
-  it("a connection that ends before the answer says how long after the request was sent; a refused one does not", async () => {
+  it("a connection that ends before the answer says how long after the request was started, and a late one another hint; a refused one says neither", async () => {
     let nowMs = 1_000;
+    let tookMs = 10_512;
     let cause = "UND_ERR_SOCKET";
     const client = new MarketClient({
       baseUrl: "http://127.0.0.1:9",
       clock: { nowMs: () => nowMs },
       retry: { maxAttempts: 1 },
       fetch: async () => {
-        nowMs += 10_512;
+        nowMs += tookMs;
         throw new TypeError("fetch failed", { cause: Object.assign(new Error("other side closed"), { code: cause }) });
       },
     });
     const closed = await client.getMarket("m").catch((thrown: unknown) => thrown);
     expect(closed).toMatchObject({ code: "unreachable", causeCode: "UND_ERR_SOCKET" });
     expect((closed as MarketServiceError).message).toBe(
-      "cannot reach http://127.0.0.1:9 (connection closed by the other side, UND_ERR_SOCKET, 10512 ms after the request was sent): does the URL's scheme (http or https) match the service?",
+      "cannot reach http://127.0.0.1:9 (connection closed by the other side, UND_ERR_SOCKET, 10512 ms after the request was started): the service, or a proxy before it, ended the exchange before answering: retry; if it recurs, check their timeouts and restarts",
     );
     cause = "ECONNREFUSED";
     const refused = await client.getMarket("m").catch((thrown: unknown) => thrown);
     expect((refused as MarketServiceError).message).toBe("cannot reach http://127.0.0.1:9 (connection refused, ECONNREFUSED): is the service running, and on this port?");
+    cause = "ECONNRESET";
+    tookMs = 3;
+    const reset = await client.getMarket("m").catch((thrown: unknown) => thrown);
+    expect((reset as MarketServiceError).message).toBe(
+      "cannot reach http://127.0.0.1:9 (connection reset, ECONNRESET, 3 ms after the request was started): does the URL's scheme (http or https) match the service?",
+    );
   });
 
   it("does not retry a cause that waiting cannot fix (host not found)", async () => {

@@ -22,6 +22,25 @@ const slowPost: HttpRoute = {
   },
 };
 
+const streamGates = new Gates();
+const streamsDone: string[] = [];
+/** A streamed reply (as `/mcp` and `/metrics` give) that comes only once its gate opens. */
+const slowStream: HttpRoute = {
+  method: "GET",
+  pattern: "/slow-stream/:key",
+  handler: async (request) => {
+    const key = request.params.key ?? "";
+    await streamGates.wait(key);
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode("late"));
+        controller.close();
+      },
+    });
+    return { status: 200, contentType: "text/plain", stream, onDone: () => void streamsDone.push(key) };
+  },
+};
+
 let t: TestServer;
 /** Pauses last at most 100 ms here, so that a client leaving a paused connection is seen soon. */
 let short: TestServer;
@@ -30,7 +49,7 @@ let due: TestServer;
 beforeAll(async () => {
   t = await startTestServer([slowPost]);
   short = await startTestServer([], { limits: { maxPausedMs: 100 } });
-  due = await startTestServer([], { limits: { maxPausedMs: 100, maxAnswerMs: 300 } });
+  due = await startTestServer([slowStream], { limits: { maxPausedMs: 100, maxAnswerMs: 300 } });
 });
 afterAll(() => {
   t.server.close();
@@ -145,7 +164,7 @@ describe("an answer slower than maxAnswerMs", () => {
     expect(late?.status).toBe(503);
     expect(late?.headers.get("retry-after")).toBe("1");
     expect(JSON.parse(late?.body ?? "")).toEqual({
-      error: { code: "service_unavailable", message: "no answer within 300 ms: the service is slow to store or read this request now; retry shortly (a command with the same commandId, which is never done twice)" },
+      error: { code: "service_unavailable", message: "no answer within 0.3 s: the service is slow right now; retry shortly (a command retried with the same commandId is not done twice)" },
     });
     due.gates.open("too-late");
     await until(() => due.finished.includes("too-late"));
@@ -158,6 +177,24 @@ describe("an answer slower than maxAnswerMs", () => {
     expect(c.closed()).toBe(false);
     await until(() => due.logs.some((entry) => entry.message === "answer after its deadline dropped"));
     expect(due.logs.filter((entry) => entry.level === "error")).toEqual([]);
+    c.socket.destroy();
+  });
+
+  it("a streamed answer that comes after the 503 is dropped too: the stream is let go, nothing is written, nothing logged as an error", async () => {
+    const c = await open(due.port);
+    c.socket.write("GET /slow-stream/too-late HTTP/1.1\r\nHost: x\r\n\r\n");
+    await streamGates.entered("too-late");
+    expect((await c.wait(1)).map((r) => r.status)).toEqual([503]);
+    streamGates.open("too-late");
+    await until(() => streamsDone.includes("too-late"));
+    c.socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    expect((await c.wait(2)).map((r) => [r.status, r.body])).toEqual([
+      [503, c.responses()[0]?.body],
+      [200, '{"status":"ok"}'],
+    ]);
+    expect(c.closed()).toBe(false);
+    expect(due.logs.filter((entry) => entry.level === "error")).toEqual([]);
+    expect(due.logs.some((entry) => entry.message === "answer after its deadline dropped" && entry.fields["route"] === "/slow-stream/:key")).toBe(true);
     c.socket.destroy();
   });
 });

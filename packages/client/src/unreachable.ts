@@ -31,6 +31,9 @@ const CAUSES: Readonly<Record<string, { what: string; hint: string; lasting?: tr
   ERR_TLS_CERT_ALTNAME_INVALID: { what: "TLS certificate is for another host name", hint: "use the host name the certificate names", lasting: true },
 };
 
+/** A connection that ends this long after its request was started was not refused at once. */
+const LATE_CLOSE_MS = 1_000;
+
 /** The first error code found on `error` or its causes (fetch wraps the socket error). */
 function causeCode(error: unknown): string | undefined {
   let current: unknown = error;
@@ -61,7 +64,7 @@ function causeText(error: unknown): string {
  * The error of a request that got no HTTP answer at all (code `unreachable`, status 0):
  * `cannot reach http://127.0.0.1:8080 (connection refused, ECONNREFUSED): is the service running,
  * and on this port?`; a connection that ended before the answer also says how long after the
- * request was sent (`elapsedMs`, by the client's clock).
+ * request was started (`elapsedMs`, by the client's clock: connecting included).
  */
 export function unreachable(url: string, action: string, error: unknown, timeoutMs: number | undefined, elapsedMs: number): MarketServiceError {
   const failed = (causeCode: string | undefined, message: string, lasting = false) => new MarketServiceError({ code: "unreachable", status: 0, serviceMessage: message, message, action, causeCode, lasting });
@@ -72,8 +75,12 @@ export function unreachable(url: string, action: string, error: unknown, timeout
   }
   const code = causeCode(error);
   const known = code === undefined ? undefined : CAUSES[code];
-  const after = known?.afterSent === true ? `, ${Math.round(elapsedMs)} ms after the request was sent` : "";
-  if (known !== undefined) return failed(code, `cannot reach ${url} (${known.what}, ${code}${after}): ${known.hint}`, known.lasting === true);
+  if (known !== undefined && known.afterSent === true) {
+    // At once: likely a plain-http/https mismatch; after a while: an exchange a timer or a restart ended.
+    const hint = elapsedMs < LATE_CLOSE_MS ? known.hint : "the service, or a proxy before it, ended the exchange before answering: retry; if it recurs, check their timeouts and restarts";
+    return failed(code, `cannot reach ${url} (${known.what}, ${code}, ${Math.round(elapsedMs)} ms after the request was started): ${hint}`);
+  }
+  if (known !== undefined) return failed(code, `cannot reach ${url} (${known.what}, ${code}): ${known.hint}`, known.lasting === true);
   const detail = code === undefined ? causeText(error) : `${code}: ${causeText(error)}`;
   return failed(code, `cannot reach ${url} (${detail})`);
 }
