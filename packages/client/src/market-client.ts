@@ -485,7 +485,7 @@ export class MarketClient {
     const { timeoutMs } = this.options;
     let response: Response;
     let text: string;
-    const sentAtMs = this.clock.nowMs();
+    const attemptStartedMs = this.clock.nowMs();
     try {
       response = await this.fetchImpl(`${this.baseUrl}${exchange.pathAndQuery}`, {
         method: exchange.method,
@@ -496,7 +496,7 @@ export class MarketClient {
       text = await response.text();
     } catch (error) {
       // No (whole) HTTP answer: name the service and the cause instead of fetch's "fetch failed".
-      throw unreachable(this.baseUrl, `${exchange.method} ${exchange.pathAndQuery}`, error, timeoutMs, this.clock.nowMs() - sentAtMs);
+      throw unreachable(this.baseUrl, `${exchange.method} ${exchange.pathAndQuery}`, error, timeoutMs, this.clock.nowMs() - attemptStartedMs);
     }
     return { response, text };
   }
