@@ -29,6 +29,9 @@
  *     [--kill-after-ms 2000] [--key-homes K (the cluster's CLUSTER_KEY_HOMES; default: the service's)]
  *     [--snapshot-every N (the cluster's CLUSTER_SNAPSHOT_EVERY_COMMANDS; default: the service's)]
  *     [--batch-linger-ms N (the cluster's CLUSTER_BATCH_LINGER_MS, 0 for none; default: the service's)]
+ *     [--lease-ms N (the cluster's CLUSTER_LEASE_MS, whose third is the lease round's period; default: the service's)]
+ *     [--cluster-warm-up 30 (seconds of the cluster's warm-up; --warm-up is the single node's)]
+ *     [--perf (each storm's CPU on the whole machine by Linux perf, per claim, by process and what ran: bench/storm/perf-breakdown.ts)]
  *     [--kill hot-owner|key-home (whose owner a failover round kills: the hot market's partition's, or
  *     partition 0's, a key home, with its hot market placed there)] [--log-level warn|info]
  *     [--keep-logs DIR (the nodes' and NATS servers' logs copied there before the work directory goes)]
@@ -45,7 +48,7 @@ import { shardOfMarket } from "../engine/runtime/shard-routing.js";
 import { MarketClient } from "@market-service/client";
 import { LocalCluster } from "../scripts/local-cluster.js";
 import { freePort } from "../scripts/free-port.js";
-import { numberArg, stringArg } from "./args.js";
+import { flagArg, numberArg, stringArg } from "./args.js";
 import { percentile } from "./percentile.js";
 import { freshResultStem, RESULTS_DIR } from "./result-stem.js";
 import { allocatedOf, answered, recordChecks, transportChecks, type Check, type CheckTarget } from "./storm/checks.js";
@@ -53,12 +56,26 @@ import { commitLatencyBetween, parseCommitBuckets, readMetricsText, type CommitB
 import { cpuSecondsOf, REPO, requireWrk, runWrk, type WrkResult } from "./storm/processes.js";
 import type { ForwardingCounts, SentCount } from "../engine/cluster/forwarding.js";
 import { svg } from "./storm/report.js";
+import { perfSeconds, recordPerf, requirePerf, type PerfRole, type PerfSeconds } from "./storm/perf-breakdown.js";
 import { createMarket, pathsFile, pool, setUpService, warmUp } from "./storm/setup.js";
 
 const PARTICIPANTS = numberArg("participants", 3_000);
 const MARKETS = numberArg("markets", 1_000);
 const SECONDS = numberArg("seconds", 10);
 const WARM_UP_SECONDS = numberArg("warm-up", 5);
+/**
+ * The cluster's warm-up, longer than the single node's: every partition's worker and every node's
+ * thread compiles its own hot code (V8 optimizes per thread), at the cluster's lower rate, and a
+ * storm measured before that is done measures the optimizing compiler (docs/cluster.md, Measured,
+ * "Where a claim's CPU goes, by perf").
+ */
+const CLUSTER_WARM_UP_SECONDS = numberArg("cluster-warm-up", 30);
+/** Warm-up markets of the cluster per partition, so that every partition's worker is warmed. */
+const CLUSTER_WARM_UP_MARKETS_PER_PARTITION = 3;
+/** Record each storm's CPU on the whole machine with Linux perf (bench/storm/perf-breakdown.ts). */
+const PERF = flagArg("perf");
+/** perf records the storm's middle: from this long after its start to as long before its end. */
+const PERF_MARGIN_SECONDS = 1;
 const CONNECTIONS = numberArg("connections", 63);
 const PARTITIONS = numberArg("partitions", 6);
 const FAILOVER_ROUNDS = numberArg("failover-rounds", 5);
@@ -77,6 +94,8 @@ const KEY_HOMES = numberArg("key-homes", 0);
 const SNAPSHOT_EVERY = numberArg("snapshot-every", 0);
 /** CLUSTER_BATCH_LINGER_MS of the cluster the bench creates (-1: the service's default). */
 const BATCH_LINGER_MS = numberArg("batch-linger-ms", -1);
+/** CLUSTER_LEASE_MS of the cluster the bench creates (0: the service's default). */
+const LEASE_MS = numberArg("lease-ms", 0);
 /** How long a failover round waits for the killed owner's markets before it counts as failed. */
 const FAILOVER_GIVE_UP_MS = 30_000;
 const NODES = 3;
@@ -112,6 +131,8 @@ interface StormResult {
   statuses: Record<string, number>;
   /** CPU seconds (user + system, all threads) during the storm, and per answered request. */
   cpu: { serviceSeconds: number; natsSeconds: number; serviceUsPerRequest: number; natsUsPerRequest: number };
+  /** With --perf: CPU µs per answered request in the storm's middle, by process and what ran (perf-breakdown.ts). */
+  perfUsPerRequest?: Record<string, number>;
   /** CPU per second of the same processes with no load, measured before the storms (what runs anyway: leases, heartbeats, tails). */
   idleCpuPerSecond: { service: number; nats: number };
   /** The services' group commits during the storm (summed over nodes). */
@@ -316,6 +337,7 @@ async function storm(name: string, subject: StormSubject, paths: string): Promis
   const cpuBefore = cpuOf(pids);
   const nodesBefore = await nodeMetrics(subject.urls, subject.metricsToken);
   const natsBefore = await natsSnapshot(subject.natsMonitors);
+  const perf = PERF ? perfDuring(`${subject.mode}-${name}`.replace(/[^a-z0-9]+/gi, "-")) : undefined;
   const results = await drive(subject.drivers, paths, SECONDS);
   const cpuAfter = cpuOf(pids);
   const natsAfter = await natsSnapshot(subject.natsMonitors);
@@ -342,6 +364,7 @@ async function storm(name: string, subject: StormSubject, paths: string): Promis
     idleCpuPerSecond: subject.idle ?? { service: Number.NaN, nats: Number.NaN },
     commits: { ...commits, commandsPerCommit: round2(done / Math.max(1, commits.commits)) },
     ...(subject.natsMonitors.length === 0 ? {} : { nats: natsTrafficPerRequest(natsBefore, natsAfter, { before: nodesBefore, after: nodesAfter }, done) }),
+    ...(perf === undefined ? {} : { perfUsPerRequest: perUs(await perf, pids, raw.requestsPerSecond) }),
     raw,
   };
   log(
@@ -349,7 +372,28 @@ async function storm(name: string, subject: StormSubject, paths: string): Promis
       `CPU per request: service ${result.cpu.serviceUsPerRequest} µs, NATS ${result.cpu.natsUsPerRequest} µs; ${commits.commits} commits (${result.commits.commandsPerCommit} claims each), p99 ${commitP99(commits)}` +
       (result.nats === undefined ? "" : `; NATS per request: ${result.nats.messagesInPerRequest} messages in, ${result.nats.messagesOutPerRequest} out, ${result.nats.bytesInPerRequest} B in, ${result.nats.bytesOutPerRequest} B out; stream writes per request ${JSON.stringify(result.nats.streamWritesPerRequest)}; to owners per request ${JSON.stringify(result.nats.toOwners)}`),
   );
+  if (result.perfUsPerRequest !== undefined) log(`${subject.mode}, ${name}: CPU per request by perf (µs): ${JSON.stringify(result.perfUsPerRequest)}`);
   return result;
+}
+
+/** A perf recording of the storm's middle, starting now with the storm: its file, once written. */
+async function perfDuring(label: string): Promise<{ file: string; seconds: number }> {
+  const file = path.join(WORK, `perf-${label}.data`);
+  const seconds = SECONDS - 2 * PERF_MARGIN_SECONDS;
+  await new Promise((resolve) => setTimeout(resolve, PERF_MARGIN_SECONDS * 1000));
+  const recording = recordPerf(file, "every CPU");
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  await recording.stop();
+  return { file, seconds };
+}
+
+/** `recorded`'s CPU of the subject's processes per request answered at `requestsPerSecond` meanwhile, in µs, largest first. */
+function perUs(recorded: { file: string; seconds: number }, pids: { service: number[]; nats: number[] }, requestsPerSecond: number): Record<string, number> {
+  const roles = new Map<number, PerfRole>([...pids.service.map((pid) => [pid, "service"] as const), ...pids.nats.map((pid) => [pid, "nats"] as const)]);
+  const seconds: PerfSeconds = perfSeconds(recorded.file, roles);
+  rmSync(recorded.file, { force: true });
+  const requests = Math.max(1, requestsPerSecond * recorded.seconds);
+  return Object.fromEntries(Object.entries(seconds).sort((a, b) => b[1] - a[1]).map(([key, s]) => [key, Math.round((s * 1e6) / requests)]));
 }
 
 /** The hot-market and spread storms against one subject, with their checks. */
@@ -458,7 +502,7 @@ async function startCluster(): Promise<ClusterSetup> {
     ports: { kind: "free" },
     operatorSecret,
     metricsToken,
-    serviceEnv: { LOG_LEVEL: LOG_LEVEL, AUTH_TOKEN_TTL: "3600", ...(KEY_HOMES > 0 ? { CLUSTER_KEY_HOMES: String(KEY_HOMES) } : {}), ...(SNAPSHOT_EVERY > 0 ? { CLUSTER_SNAPSHOT_EVERY_COMMANDS: String(SNAPSHOT_EVERY) } : {}), ...(BATCH_LINGER_MS >= 0 ? { CLUSTER_BATCH_LINGER_MS: String(BATCH_LINGER_MS) } : {}) },
+    serviceEnv: { LOG_LEVEL: LOG_LEVEL, AUTH_TOKEN_TTL: "3600", ...(KEY_HOMES > 0 ? { CLUSTER_KEY_HOMES: String(KEY_HOMES) } : {}), ...(SNAPSHOT_EVERY > 0 ? { CLUSTER_SNAPSHOT_EVERY_COMMANDS: String(SNAPSHOT_EVERY) } : {}), ...(BATCH_LINGER_MS >= 0 ? { CLUSTER_BATCH_LINGER_MS: String(BATCH_LINGER_MS) } : {}), ...(LEASE_MS > 0 ? { CLUSTER_LEASE_MS: String(LEASE_MS) } : {}) },
     // As the storm's services (bench/storm/processes.ts): STORM_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles every node.
     serviceNodeArgs: (process.env["STORM_NODE_ARGS"] ?? "").split(" ").filter((arg) => arg !== ""),
     onUnexpectedExit: (name, code, signal) => log(`cluster: ${name} exited unexpectedly (${signal ?? `code ${code}`})`),
@@ -511,14 +555,17 @@ function clusterSubject(setup: ClusterSetup, nodes: readonly number[] = [0, 1, 2
 }
 
 async function clusterWarmUp(setup: ClusterSetup): Promise<void> {
-  if (WARM_UP_SECONDS <= 0) return;
+  if (CLUSTER_WARM_UP_SECONDS <= 0) return;
   const target = { client: setup.clients[0] as MarketClient, creatorToken: setup.creatorToken };
-  const ids = Array.from({ length: 16 }, (_, i) => `warm-up-cluster-${i}`);
-  await pool(ids, 4, (id) => createMarket(target, id, Math.max(1, Math.floor(PARTICIPANTS / 2))));
-  const results = await drive(clusterSubject(setup).drivers, pathsFile(WORK, "cluster-warm-up", ids.map((id) => `/v1/markets/${id}/direct-claims`)), WARM_UP_SECONDS);
+  // Claims on markets of every partition, accepted (unbounded capacity) until each participant has
+  // claimed each: both the refusals of the hot storm and the acceptances of the spread storm run
+  // on every partition's worker before either storm is measured.
+  const ids = Array.from({ length: PARTITIONS * CLUSTER_WARM_UP_MARKETS_PER_PARTITION }, (_, i) => marketIn(i % PARTITIONS, `warm-up-cluster-${Math.floor(i / PARTITIONS)}`));
+  await pool(ids, 4, (id) => createMarket(target, id, UNBOUNDED));
+  const results = await drive(clusterSubject(setup).drivers, pathsFile(WORK, "cluster-warm-up", ids.map((id) => `/v1/markets/${id}/direct-claims`)), CLUSTER_WARM_UP_SECONDS);
   const failed = results.flatMap((result) => transportChecks(result)).filter((check) => !check.ok);
   if (failed.length > 0) throw new Error(`cluster warm-up failed: ${failed.map((check) => check.detail).join("; ")}`);
-  log(`[cluster] warm-up: ${WARM_UP_SECONDS} s, ${Math.round(merge(results).requestsPerSecond)} req/s (not reported)`);
+  log(`[cluster] warm-up: ${CLUSTER_WARM_UP_SECONDS} s over ${ids.length} markets, ${Math.round(merge(results).requestsPerSecond)} req/s (not reported)`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -772,6 +819,7 @@ function markdown(stem: string, result: Record<string, unknown>, stormResults: r
 
 async function main(): Promise<void> {
   requireWrk();
+  if (PERF) requirePerf();
   if (CONNECTIONS % NODES !== 0) throw new Error(`--connections must be a multiple of ${NODES} (the cluster's drivers split them evenly)`);
   rmSync(WORK, { recursive: true, force: true });
   mkdirSync(WORK, { recursive: true });
@@ -780,16 +828,18 @@ async function main(): Promise<void> {
     markets: MARKETS,
     seconds: SECONDS,
     warmUpSeconds: WARM_UP_SECONDS,
+    clusterWarmUpSeconds: CLUSTER_WARM_UP_SECONDS,
     connections: CONNECTIONS,
     partitions: PARTITIONS,
     keyHomes: KEY_HOMES > 0 ? KEY_HOMES : "service default",
     snapshotEveryCommands: SNAPSHOT_EVERY > 0 ? SNAPSHOT_EVERY : "service default",
     batchLingerMs: BATCH_LINGER_MS >= 0 ? BATCH_LINGER_MS : "service default",
+    perf: PERF,
     failoverRounds: FAILOVER_ROUNDS,
     failoverStormSeconds: FAILOVER_STORM_SECONDS,
     killAfterMs: KILL_AFTER_MS,
     kill: KILL,
-    leaseMs: "service default",
+    leaseMs: LEASE_MS > 0 ? LEASE_MS : "service default",
   };
   const startedAt = new Date();
   const machineInfo = machine();

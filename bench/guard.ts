@@ -19,8 +19,6 @@
  *
  * A benchmark, never a test: run it on a machine with nothing else to do.
  */
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus } from "node:os";
 import * as path from "node:path";
@@ -33,6 +31,7 @@ import { allocatedOf, transportChecks, type Check } from "./storm/checks.js";
 import { pairedRounds, type PairedSummary } from "./storm/paired-rounds.js";
 import { cpuSecondsByThread, REPO, requireWrk, runWrk, threadCpuSplit, type WrkResult } from "./storm/processes.js";
 import { createMarket, pathsFile, setUpService, warmUp, type Setup } from "./storm/setup.js";
+import { recordPerf } from "./storm/perf-breakdown.js";
 
 
 const AGAINST = stringArg("against", PINNED_REFERENCE);
@@ -74,22 +73,10 @@ interface CpuByThread {
   system: number;
 }
 
-/** `perf record` of one process (every thread) until `stop`. */
-function startPerf(pid: number, file: string): { stop: () => Promise<void> } {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const child = spawn("perf", ["record", "-e", "cpu-clock", "-F", "2999", "-g", "-p", String(pid), "-o", file], { stdio: ["ignore", "ignore", "ignore"] });
-  return {
-    stop: async () => {
-      child.kill("SIGINT");
-      await once(child, "exit");
-    },
-  };
-}
-
 async function stormOnce(setup: Setup, marketId: string, capacity: number): Promise<Storm> {
   await createMarket(setup, marketId, capacity);
   const pid = setup.service.process.pid as number;
-  const perf = PERF_DIR === "" ? undefined : startPerf(pid, path.resolve(PERF_DIR, `${marketId}-${path.basename(path.dirname(setup.tokensFile))}.data`));
+  const perf = PERF_DIR === "" ? undefined : recordPerf(path.resolve(PERF_DIR, `${marketId}-${path.basename(path.dirname(setup.tokensFile))}.data`), { pid });
   const before = cpuSecondsByThread(pid);
   const wrk = await runWrk({
     url: setup.url,
