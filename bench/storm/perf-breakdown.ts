@@ -38,15 +38,16 @@ export function recordPerf(file: string, of: { readonly pid: number } | "every C
   const child = spawn("perf", ["record", "-e", "cpu-clock", ...target, "-o", file], { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve, reject) => {
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
     child.once("error", reject);
-    child.once("exit", (code) => resolve(code));
+    child.once("exit", (code, signal) => resolve({ code, signal }));
   });
   return {
     stop: async () => {
+      // perf writes its file on SIGINT and ends by it.
       child.kill("SIGINT");
-      const code = await exited;
-      if (code !== 0) throw new Error(`perf record exited with ${code}: ${stderr.trim()}`);
+      const { code, signal } = await exited;
+      if (code !== 0 && signal !== "SIGINT") throw new Error(`perf record ended with ${signal ?? `code ${code}`}: ${stderr.trim()}`);
     },
   };
 }
