@@ -56,7 +56,7 @@ import { commitLatencyBetween, parseCommitBuckets, readMetricsText, type CommitB
 import { cpuSecondsOf, REPO, requireWrk, runWrk, type WrkResult } from "./storm/processes.js";
 import type { ForwardingCounts, SentCount } from "../engine/cluster/forwarding.js";
 import { svg } from "./storm/report.js";
-import { perfSeconds, recordPerf, requirePerf, type PerfRole, type PerfSeconds } from "./storm/perf-breakdown.js";
+import { perfSeconds, recordEveryCpu, requirePerf, type PerfRole, type PerfSeconds } from "./storm/perf-breakdown.js";
 import { createMarket, pathsFile, pool, setUpService, warmUp } from "./storm/setup.js";
 
 const PARTICIPANTS = numberArg("participants", 3_000);
@@ -337,8 +337,7 @@ async function storm(name: string, subject: StormSubject, paths: string): Promis
   const cpuBefore = cpuOf(pids);
   const nodesBefore = await nodeMetrics(subject.urls, subject.metricsToken);
   const natsBefore = await natsSnapshot(subject.natsMonitors);
-  const perf = PERF ? perfDuring(`${subject.mode}-${name}`.replace(/[^a-z0-9]+/gi, "-")) : undefined;
-  const results = await drive(subject.drivers, paths, SECONDS);
+  const [results, recorded] = await Promise.all([drive(subject.drivers, paths, SECONDS), PERF ? perfDuring(`${subject.mode}-${name}`.replace(/[^a-z0-9]+/gi, "-")) : undefined]);
   const cpuAfter = cpuOf(pids);
   const natsAfter = await natsSnapshot(subject.natsMonitors);
   const nodesAfter = await nodeMetrics(subject.urls, subject.metricsToken);
@@ -364,7 +363,7 @@ async function storm(name: string, subject: StormSubject, paths: string): Promis
     idleCpuPerSecond: subject.idle ?? { service: Number.NaN, nats: Number.NaN },
     commits: { ...commits, commandsPerCommit: round2(done / Math.max(1, commits.commits)) },
     ...(subject.natsMonitors.length === 0 ? {} : { nats: natsTrafficPerRequest(natsBefore, natsAfter, { before: nodesBefore, after: nodesAfter }, done) }),
-    ...(perf === undefined ? {} : { perfUsPerRequest: perUs(await perf, pids, raw.requestsPerSecond) }),
+    ...(recorded === undefined ? {} : { perfUsPerRequest: perUs(recorded, pids, done / (raw.durationUs / 1e6)) }),
     raw,
   };
   log(
@@ -381,13 +380,11 @@ async function perfDuring(label: string): Promise<{ file: string; seconds: numbe
   const file = path.join(WORK, `perf-${label}.data`);
   const seconds = SECONDS - 2 * PERF_MARGIN_SECONDS;
   await new Promise((resolve) => setTimeout(resolve, PERF_MARGIN_SECONDS * 1000));
-  const recording = recordPerf(file, "every CPU");
-  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-  await recording.stop();
+  await recordEveryCpu(file, seconds);
   return { file, seconds };
 }
 
-/** `recorded`'s CPU of the subject's processes per request answered at `requestsPerSecond` meanwhile, in µs, largest first. */
+/** `recorded`'s CPU of the subject's processes per request, answered at `requestsPerSecond` over the storm, in µs, largest first. */
 function perUs(recorded: { file: string; seconds: number }, pids: { service: number[]; nats: number[] }, requestsPerSecond: number): Record<string, number> {
   const roles = new Map<number, PerfRole>([...pids.service.map((pid) => [pid, "service"] as const), ...pids.nats.map((pid) => [pid, "nats"] as const)]);
   const seconds: PerfSeconds = perfSeconds(recorded.file, roles);
@@ -819,7 +816,10 @@ function markdown(stem: string, result: Record<string, unknown>, stormResults: r
 
 async function main(): Promise<void> {
   requireWrk();
-  if (PERF) requirePerf();
+  if (PERF) {
+    requirePerf();
+    if (SECONDS <= 2 * PERF_MARGIN_SECONDS + 1) throw new Error(`--perf records a storm's middle: --seconds must be above ${2 * PERF_MARGIN_SECONDS + 1}`);
+  }
   if (CONNECTIONS % NODES !== 0) throw new Error(`--connections must be a multiple of ${NODES} (the cluster's drivers split them evenly)`);
   rmSync(WORK, { recursive: true, force: true });
   mkdirSync(WORK, { recursive: true });

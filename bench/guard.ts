@@ -31,7 +31,7 @@ import { allocatedOf, transportChecks, type Check } from "./storm/checks.js";
 import { pairedRounds, type PairedSummary } from "./storm/paired-rounds.js";
 import { cpuSecondsByThread, REPO, requireWrk, runWrk, threadCpuSplit, type WrkResult } from "./storm/processes.js";
 import { createMarket, pathsFile, setUpService, warmUp, type Setup } from "./storm/setup.js";
-import { recordPerf } from "./storm/perf-breakdown.js";
+import { recordProcess } from "./storm/perf-breakdown.js";
 
 
 const AGAINST = stringArg("against", PINNED_REFERENCE);
@@ -76,7 +76,7 @@ interface CpuByThread {
 async function stormOnce(setup: Setup, marketId: string, capacity: number): Promise<Storm> {
   await createMarket(setup, marketId, capacity);
   const pid = setup.service.process.pid as number;
-  const perf = PERF_DIR === "" ? undefined : recordPerf(path.resolve(PERF_DIR, `${marketId}-${path.basename(path.dirname(setup.tokensFile))}.data`), { pid });
+  const perf = PERF_DIR === "" ? undefined : recordProcess(path.resolve(PERF_DIR, `${marketId}-${path.basename(path.dirname(setup.tokensFile))}.data`), pid);
   const before = cpuSecondsByThread(pid);
   const wrk = await runWrk({
     url: setup.url,
