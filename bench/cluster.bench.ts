@@ -31,6 +31,7 @@
  *     [--batch-linger-ms N (the cluster's CLUSTER_BATCH_LINGER_MS, 0 for none; default: the service's)]
  *     [--lease-ms N (the cluster's CLUSTER_LEASE_MS, whose third is the lease round's period; default: the service's)]
  *     [--cluster-warm-up 30 (seconds of the cluster's warm-up; --warm-up is the single node's)]
+ *     [--service-nodes 3 (the cluster's service nodes, each driven by one driver; below 3 only with --failover-rounds 0)]
  *     [--perf (each storm's CPU on the whole machine by Linux perf, per claim, by process and what ran: bench/storm/perf-breakdown.ts)]
  *     [--kill hot-owner|key-home (whose owner a failover round kills: the hot market's partition's, or
  *     partition 0's, a key home, with its hot market placed there)] [--log-level warn|info]
@@ -98,7 +99,8 @@ const BATCH_LINGER_MS = numberArg("batch-linger-ms", -1);
 const LEASE_MS = numberArg("lease-ms", 0);
 /** How long a failover round waits for the killed owner's markets before it counts as failed. */
 const FAILOVER_GIVE_UP_MS = 30_000;
-const NODES = 3;
+/** The cluster's service nodes; fewer than three only without failover rounds (a round kills one and drives the storm through the others). */
+const NODES = numberArg("service-nodes", 3);
 const WORK = path.join(REPO, ".tmp", "cluster-bench");
 /** A capacity no storm reaches: every claim of a new principal is accepted. */
 const UNBOUNDED = 1_000_000;
@@ -496,6 +498,7 @@ async function startCluster(): Promise<ClusterSetup> {
   const cluster = await LocalCluster.start({
     dir: path.join(WORK, "cluster"),
     partitions: PARTITIONS,
+    serviceNodes: NODES,
     ports: { kind: "free" },
     operatorSecret,
     metricsToken,
@@ -505,7 +508,7 @@ async function startCluster(): Promise<ClusterSetup> {
     onUnexpectedExit: (name, code, signal) => log(`cluster: ${name} exited unexpectedly (${signal ?? `code ${code}`})`),
   });
   await cluster.waitUntilServed(PARTITIONS, { balanced: true });
-  log(`[cluster] 3 NATS + 3 service nodes up, ${PARTITIONS} partitions served, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  log(`[cluster] 3 NATS + ${NODES} service node${NODES === 1 ? "" : "s"} up, ${PARTITIONS} partitions served, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const clients = cluster.services.map((node) => new MarketClient({ baseUrl: node.url, timeoutMs: 15_000 }));
   const operator = { actorId: "operator", secret: operatorSecret };
   const first = clients[0] as MarketClient;
@@ -536,7 +539,7 @@ async function startCluster(): Promise<ClusterSetup> {
   return setup;
 }
 
-function clusterSubject(setup: ClusterSetup, nodes: readonly number[] = [0, 1, 2]): StormSubject {
+function clusterSubject(setup: ClusterSetup, nodes: readonly number[] = Array.from({ length: NODES }, (_, k) => k)): StormSubject {
   const { cluster } = setup;
   return {
     mode: "cluster",
@@ -666,7 +669,7 @@ async function failoverRound(setup: ClusterSetup, round: number, participantCoun
   const victimPartitions = (await cluster.servedByNode())[victim] ?? [hotPartition];
   const markets = victimPartitions.map((partition) => ({ partition, marketId: partition === hotPartition ? hotId : marketIn(partition, `failover-${round}-p${partition}`) }));
   for (const { marketId } of markets) if (marketId !== hotId) await createMarketWhenServed(target, marketId, UNBOUNDED);
-  const survivors = [0, 1, 2].filter((k) => k !== victim);
+  const survivors = Array.from({ length: NODES }, (_, k) => k).filter((k) => k !== victim);
   const survivorClients = survivors.map((k) => clients[k] as MarketClient);
   const kill: { atMs: number | undefined } = { atMs: undefined };
   const giveUpAt = () => (kill.atMs === undefined ? Number.POSITIVE_INFINITY : kill.atMs + FAILOVER_GIVE_UP_MS);
@@ -820,6 +823,8 @@ async function main(): Promise<void> {
     requirePerf();
     if (SECONDS <= 2 * PERF_MARGIN_SECONDS + 1) throw new Error(`--perf records a storm's middle: --seconds must be above ${2 * PERF_MARGIN_SECONDS + 1}`);
   }
+  if (!Number.isSafeInteger(NODES) || NODES < 1) throw new Error("--service-nodes must be a positive integer");
+  if (NODES < 3 && FAILOVER_ROUNDS > 0) throw new Error("--service-nodes below 3 needs --failover-rounds 0 (a round kills one node and drives the storm through two others)");
   if (CONNECTIONS % NODES !== 0) throw new Error(`--connections must be a multiple of ${NODES} (the cluster's drivers split them evenly)`);
   rmSync(WORK, { recursive: true, force: true });
   mkdirSync(WORK, { recursive: true });
@@ -831,6 +836,7 @@ async function main(): Promise<void> {
     clusterWarmUpSeconds: CLUSTER_WARM_UP_SECONDS,
     connections: CONNECTIONS,
     partitions: PARTITIONS,
+    serviceNodes: NODES,
     keyHomes: KEY_HOMES > 0 ? KEY_HOMES : "service default",
     snapshotEveryCommands: SNAPSHOT_EVERY > 0 ? SNAPSHOT_EVERY : "service default",
     batchLingerMs: BATCH_LINGER_MS >= 0 ? BATCH_LINGER_MS : "service default",
@@ -877,7 +883,7 @@ async function main(): Promise<void> {
     bench: "cluster",
     date: startedAt.toISOString(),
     machine: machineInfo,
-    setup: "single node: the built service, file journal, default SHARDS; cluster: 3 nats-server 2.10 (R3, sync_interval: always) + 3 service nodes, all on this machine with the drivers (wrk)",
+    setup: `single node: the built service, file journal, default SHARDS; cluster: 3 nats-server 2.10 (R3, sync_interval: always) + ${NODES} service nodes, all on this machine with the drivers (wrk)`,
     settings,
     storms: stormResults,
     ratioClusterToSingle: ratios,
