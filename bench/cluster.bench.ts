@@ -4,12 +4,12 @@
  *   1. the embedded default: one service (file journal, default SHARDS), a hot-market storm and a
  *      storm spread over `--markets` markets, driven by the storm's driver (wrk + claims.lua,
  *      bench/storm/), `--connections` connections;
- *   2. the cluster mode: 3 nats-server nodes (R3 streams, `sync_interval: always`) and 3 service
- *      nodes (scripts/local-cluster.ts), the same two storms with the same connections split over
- *      three drivers, one per node, so requests arrive at every node and most are forwarded to the
- *      owner of their market's partition;
+ *   2. the cluster mode: 3 nats-server nodes (R3 streams, `sync_interval: always`) and
+ *      `--service-nodes` service nodes (3 by default; scripts/local-cluster.ts), the same two storms
+ *      with the same connections split over one driver per node, so requests arrive at every node
+ *      and most are forwarded to the owner of their market's partition;
  *   3. failover: `--failover-rounds` times, during a storm on a fresh hot market (driven through the
- *      two other nodes), kill -9 of the node serving that market's partition; from the kill to the
+ *      other nodes), kill -9 of the node serving that market's partition; from the kill to the
  *      first claim answered (accepted or refused by the rules) on that market and on one market of
  *      every other partition the killed node served, each claim sent after the kill. The killed
  *      node is started again and the partitions rebalanced before the next round.
@@ -31,7 +31,7 @@
  *     [--batch-linger-ms N (the cluster's CLUSTER_BATCH_LINGER_MS, 0 for none; default: the service's)]
  *     [--lease-ms N (the cluster's CLUSTER_LEASE_MS, whose third is the lease round's period; default: the service's)]
  *     [--cluster-warm-up 30 (seconds of the cluster's warm-up; --warm-up is the single node's)]
- *     [--service-nodes 3 (the cluster's service nodes, each driven by one driver; below 3 only with --failover-rounds 0)]
+ *     [--service-nodes 3 (the cluster's service nodes, one driver each, the connections split evenly; 1 only with --failover-rounds 0)]
  *     [--perf (each storm's CPU on the whole machine by Linux perf, per claim, by process and what ran: bench/storm/perf-breakdown.ts)]
  *     [--kill hot-owner|key-home (whose owner a failover round kills: the hot market's partition's, or
  *     partition 0's, a key home, with its hot market placed there)] [--log-level warn|info]
@@ -99,7 +99,7 @@ const BATCH_LINGER_MS = numberArg("batch-linger-ms", -1);
 const LEASE_MS = numberArg("lease-ms", 0);
 /** How long a failover round waits for the killed owner's markets before it counts as failed. */
 const FAILOVER_GIVE_UP_MS = 30_000;
-/** The cluster's service nodes; fewer than three only without failover rounds (a round kills one and drives the storm through the others). */
+/** The cluster's service nodes; one only without failover rounds (a round kills one and drives the storm through the others). */
 const NODES = numberArg("service-nodes", 3);
 const WORK = path.join(REPO, ".tmp", "cluster-bench");
 /** A capacity no storm reaches: every claim of a new principal is accepted. */
@@ -580,7 +580,7 @@ interface FailoverRound {
   hotPartition: number;
   hotMarketMs: number | null;
   allMarketsMs: number | null;
-  /** Statuses the storm's drivers (through the two other nodes) and the probes got during the round. */
+  /** Statuses the storm's drivers (through the other nodes) and the probes got during the round. */
   stormStatuses: Record<string, number>;
   stormTimeouts: number;
   probeStatuses: Record<string, number>;
@@ -742,7 +742,7 @@ function summary(values: ReadonlyArray<number | null>): { samples: number; faile
 async function charts(stem: string, stormResults: readonly StormResult[], rounds: readonly FailoverRound[]): Promise<void> {
   const throughput = await svg({
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-    title: "Claims/s at saturation: one node (file journal) vs 3 nodes on 3 NATS (one machine)",
+    title: `Claims/s at saturation: one node (file journal) vs ${NODES} node${NODES === 1 ? "" : "s"} on 3 NATS (one machine)`,
     width: 520,
     height: 160,
     data: { values: stormResults.map((s) => ({ storm: s.name, mode: s.mode, rps: s.requestsPerSecond })) },
@@ -798,7 +798,7 @@ function markdown(stem: string, result: Record<string, unknown>, stormResults: r
     "",
     `Cluster ÷ single node: hot market **${ratios["hotMarket"]?.toFixed(2)}×**, ${MARKETS.toLocaleString("en-US")} markets **${ratios["spread"]?.toFixed(2)}×**.`,
     "",
-    `Failover (${rounds.length} round${rounds.length === 1 ? "" : "s"}; kill -9 of the owner of a hot market's partition during a storm through the two other nodes): ` +
+    `Failover (${rounds.length} round${rounds.length === 1 ? "" : "s"}; kill -9 of the owner of a hot market's partition during a storm through the other nodes): ` +
       `first claim answered on the hot market p50 ${failover.hotMarket.p50Ms} ms, p99 ${failover.hotMarket.p99Ms} ms; on every market of the killed node p50 ${failover.allMarkets.p50Ms} ms, p99 ${failover.allMarkets.p99Ms} ms` +
       `${rounds.length < 100 ? ` (with ${rounds.length} rounds the p99 is the slowest round)` : ""}.`,
     "",
@@ -824,7 +824,7 @@ async function main(): Promise<void> {
     if (SECONDS <= 2 * PERF_MARGIN_SECONDS + 1) throw new Error(`--perf records a storm's middle: --seconds must be above ${2 * PERF_MARGIN_SECONDS + 1}`);
   }
   if (!Number.isSafeInteger(NODES) || NODES < 1) throw new Error("--service-nodes must be a positive integer");
-  if (NODES < 3 && FAILOVER_ROUNDS > 0) throw new Error("--service-nodes below 3 needs --failover-rounds 0 (a round kills one node and drives the storm through two others)");
+  if (NODES < 2 && FAILOVER_ROUNDS > 0) throw new Error("--service-nodes 1 needs --failover-rounds 0 (a round kills one node and drives the storm through the others)");
   if (CONNECTIONS % NODES !== 0) throw new Error(`--connections must be a multiple of ${NODES} (the cluster's drivers split them evenly)`);
   rmSync(WORK, { recursive: true, force: true });
   mkdirSync(WORK, { recursive: true });
@@ -883,7 +883,7 @@ async function main(): Promise<void> {
     bench: "cluster",
     date: startedAt.toISOString(),
     machine: machineInfo,
-    setup: `single node: the built service, file journal, default SHARDS; cluster: 3 nats-server 2.10 (R3, sync_interval: always) + ${NODES} service nodes, all on this machine with the drivers (wrk)`,
+    setup: `single node: the built service, file journal, default SHARDS; cluster: 3 nats-server 2.10 (R3, sync_interval: always) + ${NODES} service node${NODES === 1 ? "" : "s"}, all on this machine with the drivers (wrk)`,
     settings,
     storms: stormResults,
     ratioClusterToSingle: ratios,
