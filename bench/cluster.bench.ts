@@ -101,6 +101,10 @@ const LEASE_MS = numberArg("lease-ms", 0);
 const FAILOVER_GIVE_UP_MS = 30_000;
 /** The cluster's service nodes; one only without failover rounds (a round kills one and drives the storm through the others). */
 const NODES = numberArg("service-nodes", 3);
+/** Every service node's index, in order. */
+const ALL_NODES: readonly number[] = Array.from({ length: NODES }, (_, k) => k);
+/** "3 service nodes", "1 service node": the cluster's service nodes in words. */
+const SERVICE_NODES_TEXT = `${NODES} service node${NODES === 1 ? "" : "s"}`;
 const WORK = path.join(REPO, ".tmp", "cluster-bench");
 /** A capacity no storm reaches: every claim of a new principal is accepted. */
 const UNBOUNDED = 1_000_000;
@@ -508,7 +512,7 @@ async function startCluster(): Promise<ClusterSetup> {
     onUnexpectedExit: (name, code, signal) => log(`cluster: ${name} exited unexpectedly (${signal ?? `code ${code}`})`),
   });
   await cluster.waitUntilServed(PARTITIONS, { balanced: true });
-  log(`[cluster] 3 NATS + ${NODES} service node${NODES === 1 ? "" : "s"} up, ${PARTITIONS} partitions served, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  log(`[cluster] 3 NATS + ${SERVICE_NODES_TEXT} up, ${PARTITIONS} partitions served, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const clients = cluster.services.map((node) => new MarketClient({ baseUrl: node.url, timeoutMs: 15_000 }));
   const operator = { actorId: "operator", secret: operatorSecret };
   const first = clients[0] as MarketClient;
@@ -539,7 +543,7 @@ async function startCluster(): Promise<ClusterSetup> {
   return setup;
 }
 
-function clusterSubject(setup: ClusterSetup, nodes: readonly number[] = Array.from({ length: NODES }, (_, k) => k)): StormSubject {
+function clusterSubject(setup: ClusterSetup, nodes: readonly number[] = ALL_NODES): StormSubject {
   const { cluster } = setup;
   return {
     mode: "cluster",
@@ -669,7 +673,7 @@ async function failoverRound(setup: ClusterSetup, round: number, participantCoun
   const victimPartitions = (await cluster.servedByNode())[victim] ?? [hotPartition];
   const markets = victimPartitions.map((partition) => ({ partition, marketId: partition === hotPartition ? hotId : marketIn(partition, `failover-${round}-p${partition}`) }));
   for (const { marketId } of markets) if (marketId !== hotId) await createMarketWhenServed(target, marketId, UNBOUNDED);
-  const survivors = Array.from({ length: NODES }, (_, k) => k).filter((k) => k !== victim);
+  const survivors = ALL_NODES.filter((k) => k !== victim);
   const survivorClients = survivors.map((k) => clients[k] as MarketClient);
   const kill: { atMs: number | undefined } = { atMs: undefined };
   const giveUpAt = () => (kill.atMs === undefined ? Number.POSITIVE_INFINITY : kill.atMs + FAILOVER_GIVE_UP_MS);
@@ -742,7 +746,7 @@ function summary(values: ReadonlyArray<number | null>): { samples: number; faile
 async function charts(stem: string, stormResults: readonly StormResult[], rounds: readonly FailoverRound[]): Promise<void> {
   const throughput = await svg({
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-    title: `Claims/s at saturation: one node (file journal) vs ${NODES} node${NODES === 1 ? "" : "s"} on 3 NATS (one machine)`,
+    title: `Claims/s at saturation: one node (file journal) vs ${SERVICE_NODES_TEXT} on 3 NATS (one machine)`,
     width: 520,
     height: 160,
     data: { values: stormResults.map((s) => ({ storm: s.name, mode: s.mode, rps: s.requestsPerSecond })) },
@@ -883,7 +887,7 @@ async function main(): Promise<void> {
     bench: "cluster",
     date: startedAt.toISOString(),
     machine: machineInfo,
-    setup: `single node: the built service, file journal, default SHARDS; cluster: 3 nats-server 2.10 (R3, sync_interval: always) + ${NODES} service node${NODES === 1 ? "" : "s"}, all on this machine with the drivers (wrk)`,
+    setup: `single node: the built service, file journal, default SHARDS; cluster: 3 nats-server 2.10 (R3, sync_interval: always) + ${SERVICE_NODES_TEXT}, all on this machine with the drivers (wrk)`,
     settings,
     storms: stormResults,
     ratioClusterToSingle: ratios,
