@@ -22,10 +22,18 @@ async function requirePortFree(port: number): Promise<void> {
   if (!(await portFree(port))) throw new Error(`port ${port} on 127.0.0.1 is in use: stop what holds it, or choose another port (the storms: --port)`);
 }
 
-async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+/**
+ * Waits for `url`'s /healthz. A process that ends first is reported with the end of what it wrote
+ * to stderr: a service says there why it stopped (a configuration error, or that the processes that
+ * launched it went away: gateway/lifecycle.ts stops it when an ancestor in its process group ends,
+ * so a bench started in the background of a shell that then exits loses its services; start it
+ * with `setsid`).
+ */
+async function waitForHealth(url: string, started: Started, timeoutMs: number): Promise<void> {
+  const child = started.process;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before it was healthy`);
+    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before it was healthy; its stderr ended with: ${started.stderr().slice(-2_000).trim() || "(nothing)"}`);
     try {
       const response = await fetch(`${url}/healthz`);
       if (response.status === 200) return;
@@ -74,7 +82,7 @@ export async function startService(env: Record<string, string>, port: number, ex
   });
   const started = track(child);
   const url = `http://127.0.0.1:${port}`;
-  await waitForHealth(url, child, 60_000);
+  await waitForHealth(url, started, 60_000);
   return { ...started, url };
 }
 
@@ -91,7 +99,7 @@ export async function startBenchServer(script: string, args: readonly string[], 
   });
   const started = track(child);
   const url = `http://127.0.0.1:${port}`;
-  await waitForHealth(url, child, 30_000);
+  await waitForHealth(url, started, 30_000);
   return { ...started, url };
 }
 
