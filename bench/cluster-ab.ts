@@ -19,7 +19,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { numberArg, stringArg } from "./args.js";
 import { REPO } from "./storm/processes.js";
-import { median, pairedRounds } from "./storm/paired-rounds.js";
+import { median, pairedRounds, ratioSummary } from "./storm/paired-rounds.js";
 
 const ROUNDS = numberArg("rounds", 3);
 const COMMON = stringArg("common", "--failover-rounds 0 --seconds 10 --participants 600");
@@ -87,9 +87,8 @@ export function compare(rounds: ReadonlyArray<{ a: RunFigures; b: RunFigures }>)
   return Object.fromEntries(
     names.map((name) => {
       const pick = (figures: RunFigures): StormFigures => figures[name] as StormFigures;
-      const ratios = rounds.map((r) => pick(r.b).clusterPerSecond / pick(r.a).clusterPerSecond);
       const toSingle = (way: "a" | "b") => median(rounds.map((r) => pick(r[way]).clusterPerSecond / pick(r[way]).singlePerSecond));
-      return [name, { ratio: { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) }, aToSingle: toSingle("a"), bToSingle: toSingle("b") }];
+      return [name, { ratio: ratioSummary(rounds.map((r) => pick(r.b).clusterPerSecond / pick(r.a).clusterPerSecond)), aToSingle: toSingle("a"), bToSingle: toSingle("b") }];
     }),
   );
 }
@@ -116,6 +115,7 @@ async function run(way: "a" | "b", round: number): Promise<RunFigures> {
 }
 
 async function main(): Promise<void> {
+  // pairedRounds gives the alternating order; the ratios are taken per storm (compare), not by one score.
   const summary = await pairedRounds({ rounds: ROUNDS, measure: run, score: () => 1 });
   const rounds = summary.rounds.map((r) => ({ round: r.round, a: r.a, b: r.b }));
   const compared = compare(rounds);

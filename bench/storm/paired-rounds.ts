@@ -47,6 +47,10 @@ export async function pairedRounds<T>(options: {
     const b = results.b as T;
     rounds.push({ round, a, b, ratio: options.score(b) / options.score(a) });
   }
-  const ratios = rounds.map((r) => r.ratio);
-  return { rounds, median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
+  return { rounds, ...ratioSummary(rounds.map((r) => r.ratio)) };
+}
+
+/** The median and range of rounds' ratios. */
+export function ratioSummary(ratios: readonly number[]): { median: number; min: number; max: number } {
+  return { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
 }
